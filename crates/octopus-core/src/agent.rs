@@ -1,0 +1,264 @@
+//! Agents: a system prompt, an LLM, and the settings of its memory (seed 002's
+//! `Octopus_Agents`, with `LLMConfigJson` and `MemoryConfigJson` typed).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::tenant::validate_name;
+use crate::{AgentId, Error, Result, TenantId};
+
+/// Longest system prompt accepted, in bytes.
+pub const MAX_SYSTEM_PROMPT_BYTES: usize = 256 * 1024;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Agent {
+    pub id: AgentId,
+    #[serde(skip)]
+    pub tenant_id: TenantId,
+    pub name: String,
+    pub system_prompt: String,
+    pub llm: LlmConfig,
+    pub memory: MemoryConfig,
+    /// Inactive agents are hidden from lists and take no new conversations.
+    pub is_active: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The fields a caller gives to create an agent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct AgentSpec {
+    pub name: String,
+    #[serde(default)]
+    pub system_prompt: String,
+    pub llm: LlmConfig,
+    #[serde(default)]
+    pub memory: MemoryConfig,
+}
+
+impl AgentSpec {
+    pub fn validate(&self) -> Result<()> {
+        validate_name("name", &self.name)?;
+        if self.system_prompt.len() > MAX_SYSTEM_PROMPT_BYTES {
+            return Err(Error::invalid(
+                "system_prompt",
+                format!("must be at most {MAX_SYSTEM_PROMPT_BYTES} bytes"),
+            ));
+        }
+        self.llm.validate().map_err(|e| e.within("llm"))?;
+        self.memory.validate().map_err(|e| e.within("memory"))
+    }
+}
+
+/// Which family of chat API serves the agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum LlmProvider {
+    #[serde(alias = "OpenAI")]
+    Openai,
+    #[serde(alias = "AzureOpenAI")]
+    AzureOpenai,
+    #[serde(alias = "Anthropic")]
+    Anthropic,
+    #[serde(alias = "Ollama")]
+    Ollama,
+}
+
+impl LlmProvider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LlmProvider::Openai => "openai",
+            LlmProvider::AzureOpenai => "azure_openai",
+            LlmProvider::Anthropic => "anthropic",
+            LlmProvider::Ollama => "ollama",
+        }
+    }
+}
+
+/// The agent's model and how to call it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct LlmConfig {
+    pub provider: LlmProvider,
+    /// The model name (for Azure OpenAI: the model behind the deployment).
+    pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
+    /// Overrides the provider's default endpoint (required for Azure OpenAI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Azure OpenAI deployment name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<String>,
+    /// Azure OpenAI API version, e.g. `2024-10-21`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// A cheaper model for episode summaries; the main model when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_model: Option<String>,
+}
+
+impl LlmConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.model.trim().is_empty() {
+            return Err(Error::invalid("model", "must not be empty"));
+        }
+        if let Some(t) = self.temperature
+            && !(0.0..=2.0).contains(&t)
+        {
+            return Err(Error::invalid("temperature", "must be between 0 and 2"));
+        }
+        if let Some(p) = self.top_p
+            && !(p > 0.0 && p <= 1.0)
+        {
+            return Err(Error::invalid("top_p", "must be in (0, 1]"));
+        }
+        if self.max_output_tokens == Some(0) {
+            return Err(Error::invalid("max_output_tokens", "must be positive"));
+        }
+        if let Some(url) = &self.base_url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return Err(Error::invalid("base_url", "must be an http:// or https:// URL"));
+        }
+        if self.provider == LlmProvider::AzureOpenai
+            && (self.base_url.is_none() || self.deployment.is_none())
+        {
+            return Err(Error::invalid(
+                "provider",
+                "azure_openai needs base_url (the resource endpoint) and deployment",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How an agent's memory behaves. Every field has a default, so `{}` is valid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default, deny_unknown_fields)]
+pub struct MemoryConfig {
+    /// Budget of the context assembled for one turn, in tokens. Default 8000.
+    pub max_working_memory_tokens: u32,
+    /// Knowledge chunks retrieved per turn. Default 5 (seed 003).
+    pub knowledge_top_k: u32,
+    /// Knowledge chunks scoring below this are dropped. Default 0.7 (seed 003).
+    pub knowledge_min_score: f32,
+    /// Past episodes recalled per turn. Default 3 (seed 004).
+    pub episodic_top_k: u32,
+    /// Most recent messages of the current episode kept as history. Default 20.
+    pub history_max_messages: u32,
+    /// An open episode with no message for this long is closed with reason
+    /// `timeout`; the next message opens a new one. Default 1800 (30 minutes).
+    pub episode_idle_timeout_secs: u64,
+    /// Episodes older than this are archived by the retention job; none when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retention_days: Option<u32>,
+    /// Summarise an episode (more than 2 messages) when it closes. Default true.
+    pub summarize_on_close: bool,
+    /// Embed messages for recall by meaning. Default true.
+    pub embed_messages: bool,
+    /// Messages shorter than this many tokens are not embedded. Default 4.
+    pub min_embedding_tokens: u32,
+    /// Send only PII-redacted content to the LLM and the vector store. Default false.
+    pub redact_pii: bool,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        Self {
+            max_working_memory_tokens: 8000,
+            knowledge_top_k: 5,
+            knowledge_min_score: 0.7,
+            episodic_top_k: 3,
+            history_max_messages: 20,
+            episode_idle_timeout_secs: 1800,
+            retention_days: None,
+            summarize_on_close: true,
+            embed_messages: true,
+            min_embedding_tokens: 4,
+            redact_pii: false,
+        }
+    }
+}
+
+impl MemoryConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.max_working_memory_tokens < 256 {
+            return Err(Error::invalid("max_working_memory_tokens", "must be at least 256"));
+        }
+        if self.knowledge_top_k > 100 {
+            return Err(Error::invalid("knowledge_top_k", "must be at most 100"));
+        }
+        if !(-1.0..=1.0).contains(&self.knowledge_min_score) {
+            return Err(Error::invalid("knowledge_min_score", "must be between -1 and 1"));
+        }
+        if self.episodic_top_k > 100 {
+            return Err(Error::invalid("episodic_top_k", "must be at most 100"));
+        }
+        if self.history_max_messages > 10_000 {
+            return Err(Error::invalid("history_max_messages", "must be at most 10000"));
+        }
+        if self.episode_idle_timeout_secs == 0 {
+            return Err(Error::invalid("episode_idle_timeout_secs", "must be positive"));
+        }
+        if self.retention_days == Some(0) {
+            return Err(Error::invalid("retention_days", "must be positive (omit it to keep forever)"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn memory_config_defaults_fill_missing_fields() {
+        let config: MemoryConfig = serde_json::from_value(json!({"knowledge_top_k": 9})).unwrap();
+        assert_eq!(config.knowledge_top_k, 9);
+        assert_eq!(config.max_working_memory_tokens, MemoryConfig::default().max_working_memory_tokens);
+    }
+
+    #[test]
+    fn provider_accepts_seed_spelling() {
+        let provider: LlmProvider = serde_json::from_value(json!("AzureOpenAI")).unwrap();
+        assert_eq!(provider, LlmProvider::AzureOpenai);
+    }
+
+    #[test]
+    fn nested_errors_name_their_path() {
+        let spec: AgentSpec = serde_json::from_value(json!({
+            "name": "support", "llm": {"provider": "openai", "model": "gpt-4o", "temperature": 7.0}
+        }))
+        .unwrap();
+        let error = spec.validate().unwrap_err();
+        assert!(matches!(error, Error::Invalid { ref field, .. } if field == "llm.temperature"), "{error}");
+    }
+
+    #[test]
+    fn azure_needs_endpoint_and_deployment() {
+        let llm = LlmConfig {
+            provider: LlmProvider::AzureOpenai,
+            model: "gpt-4o".into(),
+            temperature: None,
+            top_p: None,
+            max_output_tokens: None,
+            base_url: None,
+            deployment: None,
+            api_version: None,
+            summary_model: None,
+        };
+        assert!(llm.validate().is_err());
+    }
+}

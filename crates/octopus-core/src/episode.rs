@@ -1,0 +1,121 @@
+//! Episodes: one session of a conversation, from its first message to its close
+//! (seeds 001 and 002), with its summary and usage totals.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::message::Message;
+use crate::{AgentId, ConversationId, EpisodeId, Error, Result, TenantId};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Episode {
+    pub id: EpisodeId,
+    #[serde(skip)]
+    pub tenant_id: TenantId,
+    pub conversation_id: ConversationId,
+    pub agent_id: AgentId,
+    pub user_id: String,
+    /// The timestamp of its first message.
+    pub started_at: DateTime<Utc>,
+    /// Set when the episode closes.
+    pub ended_at: Option<DateTime<Utc>>,
+    pub end_reason: Option<EndReason>,
+    /// A short summary written at close.
+    pub summary: Option<String>,
+    /// Facts worth remembering, extracted at close.
+    pub key_facts: Vec<String>,
+    /// The embedding of the summary, for recall by meaning. Not sent over HTTP.
+    #[serde(skip)]
+    pub summary_embedding: Option<Vec<f32>>,
+    pub message_count: u32,
+    /// Tokens of the messages the model read (user, system, tool).
+    pub total_input_tokens: u64,
+    /// Tokens of the messages the model wrote (assistant).
+    pub total_output_tokens: u64,
+    /// The timestamp of its latest message.
+    pub last_message_at: DateTime<Utc>,
+    /// Soft-deleted episodes are hidden from every read until restored or purged.
+    pub deleted_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Episode {
+    pub fn is_open(&self) -> bool {
+        self.ended_at.is_none()
+    }
+}
+
+/// Why an episode ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    UserClosed,
+    AgentClosed,
+    /// No message arrived within the agent's idle timeout.
+    Timeout,
+}
+
+impl EndReason {
+    pub const ALL: [EndReason; 3] = [EndReason::UserClosed, EndReason::AgentClosed, EndReason::Timeout];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::UserClosed => "user_closed",
+            EndReason::AgentClosed => "agent_closed",
+            EndReason::Timeout => "timeout",
+        }
+    }
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for EndReason {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        EndReason::ALL.into_iter().find(|reason| reason.as_str() == s).ok_or_else(|| {
+            Error::invalid("end_reason", format!("unknown end reason `{s}`; expected user_closed, agent_closed or timeout"))
+        })
+    }
+}
+
+/// An episode and its messages in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EpisodeWithMessages {
+    #[serde(flatten)]
+    pub episode: Episode,
+    pub messages: Vec<Message>,
+}
+
+/// Which episodes to list. Time bounds apply to `started_at`: `from` inclusive,
+/// `to` exclusive.
+#[derive(Clone, Debug, Default)]
+pub struct EpisodeFilter {
+    pub agent_id: Option<AgentId>,
+    pub user_id: Option<String>,
+    pub conversation_id: Option<ConversationId>,
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+    /// List soft-deleted episodes instead of live ones.
+    pub deleted: bool,
+    pub page: crate::store::Page,
+}
+
+/// How to close an episode.
+#[derive(Clone, Debug)]
+pub struct CloseEpisode {
+    pub reason: EndReason,
+    /// When it ended; the close time when absent.
+    pub ended_at: Option<DateTime<Utc>>,
+}

@@ -1,0 +1,64 @@
+use std::fmt;
+
+/// What can go wrong in the domain and its stores.
+///
+/// The variants say whose fault it is: the caller's input (`Invalid`), a missing or
+/// foreign object (`NotFound` — the same for both, so a tenant never learns that
+/// another tenant's object exists), a state conflict (`Conflict`, `Gone`), or the
+/// backend (`Backend`, whose details are logged and never shown to clients).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{field}: {message}")]
+    Invalid { field: String, message: String },
+
+    #[error("{kind} {id} not found")]
+    NotFound { kind: &'static str, id: String },
+
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
+
+    #[error("{message}")]
+    Gone { code: &'static str, message: String },
+
+    #[error("storage backend failed: {0}")]
+    Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn invalid(field: impl Into<String>, message: impl fmt::Display) -> Self {
+        Error::Invalid { field: field.into(), message: message.to_string() }
+    }
+
+    pub fn not_found(kind: &'static str, id: impl fmt::Display) -> Self {
+        Error::NotFound { kind, id: id.to_string() }
+    }
+
+    pub fn conflict(code: &'static str, message: impl fmt::Display) -> Self {
+        Error::Conflict { code, message: message.to_string() }
+    }
+
+    pub fn gone(code: &'static str, message: impl fmt::Display) -> Self {
+        Error::Gone { code, message: message.to_string() }
+    }
+
+    pub fn backend(source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Error::Backend(Box::new(source))
+    }
+
+    /// Prefixes the field of an `Invalid` error, so that a problem found deep in a
+    /// nested value names its full path (`messages[3].content`).
+    pub fn within(self, prefix: &str) -> Self {
+        match self {
+            Error::Invalid { field, message } if field.is_empty() => {
+                Error::Invalid { field: prefix.to_owned(), message }
+            }
+            Error::Invalid { field, message } => {
+                let joiner = if field.starts_with('[') { "" } else { "." };
+                Error::Invalid { field: format!("{prefix}{joiner}{field}"), message }
+            }
+            other => other,
+        }
+    }
+}

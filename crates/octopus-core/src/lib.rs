@@ -1,0 +1,31 @@
+//! The domain of Octopus and the ports its storage backends implement.
+//!
+//! This crate does no IO. It holds:
+//! - the entities of the four memories and their tenancy ([`tenant`], [`agent`],
+//!   [`conversation`], [`episode`], [`message`], [`procedure`]), with the validation
+//!   rules that every entry point shares;
+//! - the storage ports ([`store`]): narrow async traits whose doc comments are the
+//!   contract every backend must honour (the conformance suite in `octopus-testkit`
+//!   checks it);
+//! - small pure helpers: token estimates ([`tokens`]), key hashing inputs.
+//!
+//! Every store method that touches tenant data takes a [`TenantId`]: isolation is
+//! part of each signature, not a filter a caller may forget.
+
+pub mod agent;
+pub mod conversation;
+pub mod episode;
+mod error;
+pub mod ids;
+pub mod message;
+pub mod procedure;
+pub mod search;
+pub mod store;
+pub mod tenant;
+pub mod tokens;
+
+pub use error::{Error, Result};
+pub use ids::{AgentId, ApiKeyId, ConversationId, EpisodeId, MessageId, ProcedureId, TenantId};
+
+/// Every instant Octopus stores is UTC.
+pub type Timestamp = chrono::DateTime<chrono::Utc>;

@@ -1,0 +1,164 @@
+//! The storage ports. Each trait is narrow, async, object-safe and held as
+//! `Arc<dyn …>`; its doc comments are the contract, and `octopus-testkit`'s
+//! conformance suite checks every backend against them.
+//!
+//! Contract shared by every method:
+//! - a method that takes a [`TenantId`] never reads or writes another tenant's rows,
+//!   and answers [`Error::NotFound`] for another tenant's object exactly as for one
+//!   that does not exist;
+//! - a method that fails has written nothing.
+
+use async_trait::async_trait;
+
+use crate::agent::Agent;
+use crate::conversation::{Conversation, ConversationFilter};
+use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeWithMessages};
+use crate::message::{Message, MessageContent, Role, ToolCallRecord};
+use crate::search::{MessageHit, MessageSearchQuery};
+use crate::tenant::{ApiKey, KeyHash, Tenant};
+use crate::{AgentId, ApiKeyId, ConversationId, EpisodeId, MessageId, Result, TenantId, Timestamp};
+
+#[allow(unused_imports)] // linked from the docs above
+use crate::Error;
+
+/// Offset pagination for lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Page {
+    pub limit: u32,
+    pub offset: u32,
+}
+
+impl Page {
+    pub const MAX_LIMIT: u32 = 1000;
+}
+
+impl Default for Page {
+    fn default() -> Self {
+        Self { limit: 50, offset: 0 }
+    }
+}
+
+/// Tenants, their API keys, and the admin key.
+#[async_trait]
+pub trait TenantStore: Send + Sync {
+    async fn create_tenant(&self, tenant: &Tenant) -> Result<()>;
+    async fn get_tenant(&self, id: TenantId) -> Result<Tenant>;
+    async fn list_tenants(&self, page: Page) -> Result<Vec<Tenant>>;
+
+    /// Fails with `NotFound` when the key's tenant does not exist.
+    async fn create_api_key(&self, key: &ApiKey) -> Result<()>;
+    async fn list_api_keys(&self, tenant: TenantId) -> Result<Vec<ApiKey>>;
+    /// Marks the key revoked; it authenticates nothing from then on.
+    async fn revoke_api_key(&self, tenant: TenantId, id: ApiKeyId, at: Timestamp) -> Result<()>;
+    /// The tenant of a live (unrevoked) key with this hash.
+    async fn tenant_for_key(&self, hash: &KeyHash) -> Result<Option<TenantId>>;
+
+    async fn admin_key_hash(&self) -> Result<Option<KeyHash>>;
+    async fn set_admin_key_hash(&self, hash: &KeyHash) -> Result<()>;
+}
+
+/// Agent configurations.
+#[async_trait]
+pub trait AgentStore: Send + Sync {
+    /// Fails with `Conflict` (`agent_name_taken`) when an active agent of the tenant
+    /// already has this name.
+    async fn create_agent(&self, agent: &Agent) -> Result<()>;
+    /// Inactive agents are returned too; callers decide what inactive means to them.
+    async fn get_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent>;
+    /// Active agents, oldest first.
+    async fn list_agents(&self, tenant: TenantId, page: Page) -> Result<Vec<Agent>>;
+    /// Replaces every field but the ids and `created_at`; same name rule as create.
+    async fn update_agent(&self, agent: &Agent) -> Result<()>;
+}
+
+/// Conversations.
+#[async_trait]
+pub trait ConversationStore: Send + Sync {
+    async fn create_conversation(&self, conversation: &Conversation) -> Result<()>;
+    /// Deleted conversations are returned too, with `deleted_at` set.
+    async fn get_conversation(&self, tenant: TenantId, id: ConversationId) -> Result<Conversation>;
+    /// Newest first.
+    async fn list_conversations(&self, tenant: TenantId, filter: &ConversationFilter) -> Result<Vec<Conversation>>;
+    /// Marks the conversation deleted and closes its open episode (`user_closed`).
+    /// Its episodes stay readable until they are deleted themselves.
+    async fn delete_conversation(&self, tenant: TenantId, id: ConversationId, at: Timestamp) -> Result<()>;
+}
+
+/// A message ready to store: validated, with its id, token count and timestamp
+/// decided.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageRecord {
+    pub id: MessageId,
+    pub role: Role,
+    pub content: Option<MessageContent>,
+    pub name: Option<String>,
+    pub tool_call_id: Option<String>,
+    pub tool_calls: Vec<ToolCallRecord>,
+    pub token_count: u32,
+    pub timestamp: Timestamp,
+    pub agent_id: Option<AgentId>,
+    pub contains_pii: bool,
+    pub redacted_content: Option<String>,
+}
+
+/// A batch of messages for one conversation.
+#[derive(Clone, Debug)]
+pub struct AppendMessages {
+    pub conversation_id: ConversationId,
+    pub messages: Vec<MessageRecord>,
+    /// A message whose timestamp is later than the open episode's last message by
+    /// more than this closes that episode (`timeout`, ended at its last message)
+    /// and opens a new one.
+    pub idle_timeout: chrono::Duration,
+    /// The time of the append: `created_at` of rows written.
+    pub now: Timestamp,
+}
+
+/// Messages and episodes.
+#[async_trait]
+pub trait EpisodeStore: Send + Sync {
+    /// Appends the batch to the conversation's open episode, opening one when none
+    /// is open, in order; all of it or none of it is stored. Ordinals continue the
+    /// episode's. Fails with `NotFound` for an unknown conversation and `Gone`
+    /// (`conversation_deleted`) for a deleted one. Returns the stored messages.
+    async fn append_messages(&self, tenant: TenantId, batch: AppendMessages) -> Result<Vec<Message>>;
+
+    /// A live (not soft-deleted) episode.
+    async fn get_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode>;
+    /// A live episode with its messages in order.
+    async fn get_episode_with_messages(&self, tenant: TenantId, id: EpisodeId) -> Result<EpisodeWithMessages>;
+    /// Newest `started_at` first.
+    async fn list_episodes(&self, tenant: TenantId, filter: &EpisodeFilter) -> Result<Vec<Episode>>;
+
+    /// Closes an open episode. Fails with `Conflict` (`episode_closed`) when it is
+    /// closed already.
+    async fn close_episode(&self, tenant: TenantId, id: EpisodeId, close: CloseEpisode, now: Timestamp) -> Result<Episode>;
+    /// Hides a live episode and its messages from every read and search.
+    async fn soft_delete_episode(&self, tenant: TenantId, id: EpisodeId, at: Timestamp) -> Result<Episode>;
+    /// Brings a soft-deleted episode back; `NotFound` unless it is soft-deleted.
+    async fn restore_episode(&self, tenant: TenantId, id: EpisodeId, now: Timestamp) -> Result<Episode>;
+    /// Removes a soft-deleted episode and its messages for good. Fails with
+    /// `Conflict` (`episode_not_deleted`) for a live episode: purging is the second
+    /// step of deleting.
+    async fn purge_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<()>;
+}
+
+/// Full-text search over messages.
+#[async_trait]
+pub trait MessageSearch: Send + Sync {
+    /// Messages of live episodes matching any word of the query, best BM25 first.
+    /// Sees every message whose append returned before the search began.
+    async fn search_messages(&self, tenant: TenantId, query: &MessageSearchQuery) -> Result<Vec<MessageHit>>;
+}
+
+/// Health of a backend.
+#[async_trait]
+pub trait Health: Send + Sync {
+    /// Fails when the backend cannot serve requests.
+    async fn ready(&self) -> Result<()>;
+}
+
+/// Everything the relational side of Octopus needs from one backend.
+pub trait Store: TenantStore + AgentStore + ConversationStore + EpisodeStore + MessageSearch + Health {}
+
+impl<T: TenantStore + AgentStore + ConversationStore + EpisodeStore + MessageSearch + Health> Store for T {}
