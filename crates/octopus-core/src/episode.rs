@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::message::Message;
-use crate::{AgentId, ConversationId, EpisodeId, Error, Result, TenantId};
+use crate::{AgentId, ConversationId, EpisodeId, Error, Result, TenantId, Timestamp};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -117,5 +117,33 @@ pub struct EpisodeFilter {
 pub struct CloseEpisode {
     pub reason: EndReason,
     /// When it ended; the close time when absent.
-    pub ended_at: Option<DateTime<Utc>>,
+    pub ended_at: Option<Timestamp>,
+    /// A summary the caller wrote itself; Octopus writes one otherwise.
+    pub summary: Option<EpisodeSummary>,
+}
+
+/// What is remembered of a closed episode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpisodeSummary {
+    pub summary: String,
+    pub key_facts: Vec<String>,
+    pub embedding: Option<Vec<f32>>,
+}
+
+/// Longest summary accepted (seed 001: `nvarchar(2000)`), in characters.
+pub const MAX_SUMMARY_CHARS: usize = 2000;
+
+impl EpisodeSummary {
+    pub fn validate(&self) -> Result<()> {
+        if self.summary.trim().is_empty() {
+            return Err(Error::invalid("summary", "must not be empty"));
+        }
+        if self.summary.chars().count() > MAX_SUMMARY_CHARS {
+            return Err(Error::invalid("summary", format!("must be at most {MAX_SUMMARY_CHARS} characters")));
+        }
+        if self.key_facts.len() > 100 || self.key_facts.iter().any(|fact| fact.chars().count() > 1000) {
+            return Err(Error::invalid("key_facts", "at most 100 facts of at most 1000 characters each"));
+        }
+        Ok(())
+    }
 }

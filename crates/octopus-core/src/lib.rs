@@ -27,5 +27,17 @@ pub mod tokens;
 pub use error::{Error, Result};
 pub use ids::{AgentId, ApiKeyId, ConversationId, EpisodeId, MessageId, ProcedureId, TenantId};
 
-/// Every instant Octopus stores is UTC.
+/// Every instant Octopus stores is UTC, to the microsecond.
 pub type Timestamp = chrono::DateTime<chrono::Utc>;
+
+/// The current time at the precision stores keep (microseconds), so that what is
+/// written reads back equal.
+pub fn now() -> Timestamp {
+    to_stored_precision(chrono::Utc::now())
+}
+
+/// Drops sub-microsecond digits, which no store keeps.
+pub fn to_stored_precision(at: Timestamp) -> Timestamp {
+    use chrono::SubsecRound;
+    at.trunc_subsecs(6)
+}

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 
 use crate::agent::Agent;
 use crate::conversation::{Conversation, ConversationFilter};
-use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeWithMessages};
+use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
 use crate::message::{Message, MessageContent, Role, ToolCallRecord};
 use crate::search::{MessageHit, MessageSearchQuery};
 use crate::tenant::{ApiKey, KeyHash, Tenant};
@@ -130,10 +130,15 @@ pub trait EpisodeStore: Send + Sync {
     /// Newest `started_at` first.
     async fn list_episodes(&self, tenant: TenantId, filter: &EpisodeFilter) -> Result<Vec<Episode>>;
 
-    /// Closes an open episode. Fails with `Conflict` (`episode_closed`) when it is
+    /// Closes an open episode, storing the summary when one is given. Fails with `Conflict` (`episode_closed`) when it is
     /// closed already.
     async fn close_episode(&self, tenant: TenantId, id: EpisodeId, close: CloseEpisode, now: Timestamp) -> Result<Episode>;
-    /// Hides a live episode and its messages from every read and search.
+    /// Sets the summary, key facts and summary embedding of a live episode,
+    /// replacing any it had.
+    async fn set_episode_summary(&self, tenant: TenantId, id: EpisodeId, summary: EpisodeSummary, now: Timestamp) -> Result<Episode>;
+    /// Hides a live episode and its messages from every read and search; an open
+    /// episode is closed first (`user_closed`), so the conversation's next message
+    /// opens a new one.
     async fn soft_delete_episode(&self, tenant: TenantId, id: EpisodeId, at: Timestamp) -> Result<Episode>;
     /// Brings a soft-deleted episode back; `NotFound` unless it is soft-deleted.
     async fn restore_episode(&self, tenant: TenantId, id: EpisodeId, now: Timestamp) -> Result<Episode>;

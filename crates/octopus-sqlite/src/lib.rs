@@ -1,1 +1,69 @@
-//! placeholder
+//! The embedded relational store of Octopus: SQLite in WAL mode, in the data
+//! directory, with no server to run.
+//!
+//! Layout:
+//! - [`db`](SqliteOptions): the two database files, connection handling and the
+//!   async-to-blocking bridge;
+//! - `migrations`: the schema, applied automatically on open;
+//! - `codec` and `rows`: how values sit in columns;
+//! - one module per storage port: `tenants`, `agents`, `conversations`,
+//!   `episodes` (with `messages` for the append path), `search`.
+//!
+//! Why rusqlite rather than sqlx: SQLite is a blocking library, and calling it
+//! directly from a blocking thread avoids sqlx's per-statement hop to a worker
+//! thread; it also gives direct control over pragmas, transaction modes and FTS5.
+
+mod agents;
+mod codec;
+mod conversations;
+mod db;
+mod episodes;
+mod error;
+mod messages;
+mod migrations;
+mod rows;
+mod search;
+mod tenants;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+pub use db::{Durability, SqliteOptions};
+pub use error::Error;
+
+/// Octopus's store on SQLite. Cheap to clone; clones share connections.
+#[derive(Clone)]
+pub struct SqliteStore {
+    db: Arc<db::Db>,
+    indexer: Arc<search::Indexer>,
+}
+
+impl SqliteStore {
+    /// Opens the store in `options.data_dir`, creating it and applying migrations
+    /// as needed. Blocks: call it before serving, or from a blocking thread.
+    pub fn open(options: SqliteOptions) -> Result<Self, Error> {
+        let db = Arc::new(db::Db::open(options)?);
+        let indexer = search::Indexer::start(&db)?;
+        tracing::info!(path = %db.main_path.display(), search = %db.search_path.display(), "opened SQLite store");
+        Ok(Self { db, indexer })
+    }
+
+    /// Indexes every message not yet in the full-text index. Searches do this
+    /// themselves; this is for benchmarks and tools that want to measure it.
+    pub fn catch_up_search_index(&self) -> Result<usize, Error> {
+        self.indexer.catch_up()
+    }
+}
+
+#[async_trait]
+impl octopus_core::store::Health for SqliteStore {
+    async fn ready(&self) -> octopus_core::Result<()> {
+        self.db
+            .read(|conn| {
+                conn.query_row("SELECT 1 FROM search.index_state", [], |_| Ok(()))?;
+                Ok(())
+            })
+            .await
+    }
+}

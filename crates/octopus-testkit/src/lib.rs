@@ -1,1 +1,53 @@
-//! placeholder
+//! What every Octopus backend must pass, and fixtures shared by test suites.
+//!
+//! A backend's integration tests call [`store_conformance_tests!`] with an
+//! expression that builds a [`Backend`]; the macro expands to one `#[tokio::test]`
+//! per contract rule in [`conformance`], so a failure names the rule broken.
+
+pub mod conformance;
+pub mod fixtures;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use octopus_core::store::Store;
+
+/// A place where a store keeps its data, which can be opened more than once:
+/// reopening must show everything written before.
+#[async_trait]
+pub trait Backend: Send + Sync {
+    async fn open(&self) -> Arc<dyn Store>;
+}
+
+/// Expands to the conformance suite for the backend `$backend` builds.
+#[macro_export]
+macro_rules! store_conformance_tests {
+    ($backend:expr) => {
+        $crate::store_conformance_tests!(@each $backend;
+            tenants_and_api_keys,
+            agents_are_tenant_scoped_and_names_unique,
+            append_opens_an_episode_and_continues_it,
+            idle_gap_closes_the_episode_and_opens_another,
+            closed_episode_is_followed_by_a_new_one,
+            failed_batch_writes_nothing,
+            deleted_conversation_takes_no_messages,
+            every_field_survives_reopening,
+            soft_delete_restore_and_purge,
+            purge_requires_soft_delete,
+            search_ranks_by_bm25_and_filters,
+            search_sees_every_acknowledged_message,
+            episodes_list_with_filters,
+            concurrent_appends_keep_ordinals_dense,
+            foreign_tenant_sees_nothing
+        );
+    };
+    (@each $backend:expr; $($rule:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $rule() {
+                let backend = $backend;
+                $crate::conformance::$rule(&backend).await;
+            }
+        )*
+    };
+}

@@ -1,0 +1,116 @@
+use async_trait::async_trait;
+use octopus_core::conversation::{Conversation, ConversationFilter};
+use octopus_core::store::ConversationStore;
+use octopus_core::{AgentId, ConversationId, Error as DomainError, Result, TenantId, Timestamp};
+use rusqlite::types::Value;
+use rusqlite::{Connection, params};
+
+use crate::SqliteStore;
+use crate::codec::micros;
+use crate::error::{Error, corrupt};
+use crate::rows::{self, Filters, blob};
+
+const COLUMNS: &str = "id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at";
+
+#[async_trait]
+impl ConversationStore for SqliteStore {
+    async fn create_conversation(&self, conversation: &Conversation) -> Result<()> {
+        let c = conversation.clone();
+        self.db
+            .write(move |conn| {
+                conn.execute(
+                    "INSERT INTO conversations (id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    params![
+                        c.id.0.as_bytes(),
+                        c.tenant_id.0.as_bytes(),
+                        c.agent_id.0.as_bytes(),
+                        c.user_id,
+                        c.title,
+                        serde_json::Value::Object(c.metadata).to_string(),
+                        micros(c.created_at),
+                        micros(c.updated_at),
+                        c.deleted_at.map(micros)
+                    ],
+                )?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn get_conversation(&self, tenant: TenantId, id: ConversationId) -> Result<Conversation> {
+        self.db.read(move |conn| get_conversation(conn, tenant, id)).await
+    }
+
+    async fn list_conversations(&self, tenant: TenantId, filter: &ConversationFilter) -> Result<Vec<Conversation>> {
+        let filter = filter.clone();
+        self.db
+            .read(move |conn| {
+                let mut filters = Filters::default();
+                filters.push("tenant_id = ?", blob(&tenant.0));
+                if let Some(agent) = filter.agent_id {
+                    filters.push("agent_id = ?", blob(&agent.0));
+                }
+                if let Some(user) = filter.user_id {
+                    filters.push("user_id = ?", Value::Text(user));
+                }
+                if !filter.include_deleted {
+                    filters.push_plain("deleted_at IS NULL");
+                }
+                let limit = filters.bind(Value::Integer(filter.page.limit.into()));
+                let offset = filters.bind(Value::Integer(filter.page.offset.into()));
+                let sql = format!(
+                    "SELECT {COLUMNS} FROM conversations {} ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET {offset}",
+                    filters.where_sql()
+                );
+                let mut stmt = conn.prepare_cached(&sql)?;
+                rows::collect(&mut stmt, rusqlite::params_from_iter(filters.params), conversation_from_row)
+            })
+            .await
+    }
+
+    async fn delete_conversation(&self, tenant: TenantId, id: ConversationId, at: Timestamp) -> Result<()> {
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let conversation = get_conversation(&tx, tenant, id)?;
+                if conversation.deleted_at.is_none() {
+                    tx.execute(
+                        "UPDATE conversations SET deleted_at = ?3, updated_at = ?3 WHERE id = ?1 AND tenant_id = ?2",
+                        params![id.0.as_bytes(), tenant.0.as_bytes(), micros(at)],
+                    )?;
+                    tx.execute(
+                        "UPDATE episodes SET ended_at = ?3, end_reason = 'user_closed', updated_at = ?3
+                         WHERE conversation_id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
+                        params![id.0.as_bytes(), tenant.0.as_bytes(), micros(at)],
+                    )?;
+                }
+                tx.commit()?;
+                Ok(())
+            })
+            .await
+    }
+}
+
+pub(crate) fn get_conversation(conn: &Connection, tenant: TenantId, id: ConversationId) -> Result<Conversation, Error> {
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM conversations WHERE id = ?1 AND tenant_id = ?2"))?;
+    rows::collect(&mut stmt, [id.0.as_bytes(), tenant.0.as_bytes()], conversation_from_row)?
+        .pop()
+        .ok_or_else(|| DomainError::not_found(ConversationId::KIND, id).into())
+}
+
+fn conversation_from_row(row: &rusqlite::Row<'_>) -> Result<Conversation, Error> {
+    let metadata: String = row.get("metadata")?;
+    Ok(Conversation {
+        id: ConversationId(rows::uuid(row, "id")?),
+        tenant_id: TenantId(rows::uuid(row, "tenant_id")?),
+        agent_id: AgentId(rows::uuid(row, "agent_id")?),
+        user_id: row.get("user_id")?,
+        title: row.get("title")?,
+        metadata: serde_json::from_str(&metadata).map_err(|e| corrupt("conversation metadata", e))?,
+        created_at: rows::time(row, "created_at")?,
+        updated_at: rows::time(row, "updated_at")?,
+        deleted_at: rows::opt_time(row, "deleted_at")?,
+    })
+}

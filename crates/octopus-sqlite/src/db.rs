@@ -1,0 +1,169 @@
+//! Connections to the two database files, and the bridge from async callers to
+//! SQLite's blocking API.
+//!
+//! - `octopus.sqlite` holds everything relational. One writer connection (SQLite
+//!   admits one writer at a time anyway) behind a mutex; readers come from a small
+//!   pool and never wait for the writer, thanks to WAL.
+//! - `search.sqlite` holds the full-text index, which is derived data. Keeping it in
+//!   its own file gives it its own write lock, so indexing never delays an append.
+//!   Reader connections attach it as `search`.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::error::{Error, Result};
+use crate::migrations;
+
+/// How hard a commit works to survive a crash.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// WAL with `synchronous = NORMAL`: a committed write survives the process
+    /// being killed at any moment; a power loss may drop the last commits.
+    #[default]
+    Process,
+    /// `synchronous = FULL`: every commit is fsynced and survives a power loss.
+    PowerLoss,
+}
+
+#[derive(Clone, Debug)]
+pub struct SqliteOptions {
+    pub data_dir: PathBuf,
+    pub durability: Durability,
+    /// Reader connections kept open between requests.
+    pub max_idle_readers: usize,
+}
+
+impl SqliteOptions {
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Self { data_dir: data_dir.into(), durability: Durability::default(), max_idle_readers: 8 }
+    }
+}
+
+pub(crate) const MAIN_FILE: &str = "octopus.sqlite";
+pub(crate) const SEARCH_FILE: &str = "search.sqlite";
+
+pub(crate) struct Db {
+    pub main_path: PathBuf,
+    pub search_path: PathBuf,
+    options: SqliteOptions,
+    writer: Mutex<Connection>,
+    idle_readers: Mutex<Vec<Connection>>,
+}
+
+impl Db {
+    /// Opens (creating when needed) both files and applies pending migrations.
+    pub fn open(options: SqliteOptions) -> Result<Self> {
+        std::fs::create_dir_all(&options.data_dir)
+            .map_err(|source| Error::DataDir { path: options.data_dir.clone(), source })?;
+        let main_path = options.data_dir.join(MAIN_FILE);
+        let search_path = options.data_dir.join(SEARCH_FILE);
+
+        let mut writer = open_connection(&main_path, &options)?;
+        migrations::apply(&mut writer, migrations::MAIN)?;
+        let mut search = open_connection(&search_path, &options)?;
+        migrations::apply(&mut search, migrations::SEARCH)?;
+        drop(search);
+
+        Ok(Self { main_path, search_path, options, writer: Mutex::new(writer), idle_readers: Mutex::new(Vec::new()) })
+    }
+
+    /// A connection to the main file with the search file attached, for the
+    /// full-text indexer.
+    pub fn open_indexer_connection(&self) -> Result<Connection> {
+        let conn = open_connection(&self.main_path, &self.options)?;
+        attach_search(&conn, &self.search_path)?;
+        Ok(conn)
+    }
+
+    /// Runs `work` on the writer connection, on a blocking thread.
+    pub async fn write<T, F>(self: &Arc<Self>, work: F) -> octopus_core::Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
+        self.write_prepared(|| (), |conn, ()| work(conn)).await
+    }
+
+    /// Runs `prepare` and then, holding the writer connection, `work` with what
+    /// `prepare` made: CPU work such as compression stays outside the lock.
+    pub async fn write_prepared<P, T, Prep, F>(self: &Arc<Self>, prepare: Prep, work: F) -> octopus_core::Result<T>
+    where
+        T: Send + 'static,
+        Prep: FnOnce() -> P + Send + 'static,
+        F: FnOnce(&mut Connection, P) -> Result<T> + Send + 'static,
+    {
+        let db = Arc::clone(self);
+        let outcome = tokio::task::spawn_blocking(move || {
+            let prepared = prepare();
+            work(&mut lock(&db.writer), prepared)
+        })
+        .await;
+        Ok(outcome.map_err(Error::Task)??)
+    }
+
+    /// Runs `work` on a reader connection (with `search` attached), on a blocking
+    /// thread.
+    pub async fn read<T, F>(self: &Arc<Self>, work: F) -> octopus_core::Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
+        let db = Arc::clone(self);
+        let outcome = tokio::task::spawn_blocking(move || {
+            let mut conn = db.take_reader()?;
+            let result = work(&mut conn);
+            db.return_reader(conn);
+            result
+        })
+        .await;
+        Ok(outcome.map_err(Error::Task)??)
+    }
+
+    fn take_reader(&self) -> Result<Connection> {
+        if let Some(conn) = lock(&self.idle_readers).pop() {
+            return Ok(conn);
+        }
+        let conn = open_connection(&self.main_path, &self.options)?;
+        conn.pragma_update(None, "query_only", true)?;
+        attach_search(&conn, &self.search_path)?;
+        Ok(conn)
+    }
+
+    fn return_reader(&self, conn: Connection) {
+        let mut idle = lock(&self.idle_readers);
+        if idle.len() < self.options.max_idle_readers && conn.is_autocommit() {
+            idle.push(conn);
+        }
+    }
+}
+
+/// A poisoned lock only means another thread panicked mid-call; SQLite rolled its
+/// transaction back, so the connection is still sound.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn open_connection(path: &Path, options: &SqliteOptions) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)
+        .map_err(|source| Error::Open { path: path.to_owned(), source })?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    let synchronous = match options.durability {
+        Durability::Process => "NORMAL",
+        Durability::PowerLoss => "FULL",
+    };
+    conn.pragma_update(None, "synchronous", synchronous)?;
+    conn.pragma_update(None, "foreign_keys", true)?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    conn.pragma_update(None, "cache_size", -32_000)?; // 32 MB
+    conn.set_prepared_statement_cache_capacity(64);
+    Ok(conn)
+}
+
+fn attach_search(conn: &Connection, search_path: &Path) -> Result<()> {
+    conn.execute("ATTACH DATABASE ?1 AS search", [search_path.to_string_lossy()])?;
+    Ok(())
+}

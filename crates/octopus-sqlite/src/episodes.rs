@@ -1,0 +1,243 @@
+use async_trait::async_trait;
+use octopus_core::episode::{CloseEpisode, EndReason, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
+use octopus_core::message::Message;
+use octopus_core::store::{AppendMessages, EpisodeStore};
+use octopus_core::{AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp};
+use rusqlite::types::Value;
+use rusqlite::{Connection, params};
+
+use crate::SqliteStore;
+use crate::codec::{self, micros};
+use crate::error::{Error, corrupt};
+use crate::messages;
+use crate::rows::{self, Filters, blob};
+
+const COLUMNS: &str = "id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason, summary,
+    key_facts, summary_embedding, message_count, total_input_tokens, total_output_tokens, last_message_at,
+    deleted_at, created_at, updated_at";
+
+/// Which episodes a lookup may see.
+#[derive(Clone, Copy, PartialEq)]
+enum Visibility {
+    Live,
+    Deleted,
+}
+
+#[async_trait]
+impl EpisodeStore for SqliteStore {
+    async fn append_messages(&self, tenant: TenantId, batch: AppendMessages) -> Result<Vec<Message>> {
+        let AppendMessages { conversation_id, messages, idle_timeout, now } = batch;
+        let placement = messages::Placement { conversation_id, idle_timeout, now };
+        let stored = self
+            .db
+            .write_prepared(
+                move || messages.into_iter().map(messages::encode).collect(),
+                move |conn, encoded| messages::append(conn, tenant, &placement, encoded),
+            )
+            .await?;
+        self.indexer.wake();
+        Ok(stored)
+    }
+
+    async fn get_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode> {
+        self.db.read(move |conn| get_episode(conn, tenant, id, Visibility::Live)).await
+    }
+
+    async fn get_episode_with_messages(&self, tenant: TenantId, id: EpisodeId) -> Result<EpisodeWithMessages> {
+        self.db
+            .read(move |conn| {
+                // One read transaction, so the episode and its messages agree.
+                let tx = conn.transaction()?;
+                let episode = get_episode(&tx, tenant, id, Visibility::Live)?;
+                let messages = messages::episode_messages(&tx, tenant, id)?;
+                Ok(EpisodeWithMessages { episode, messages })
+            })
+            .await
+    }
+
+    async fn list_episodes(&self, tenant: TenantId, filter: &EpisodeFilter) -> Result<Vec<Episode>> {
+        let filter = filter.clone();
+        self.db
+            .read(move |conn| {
+                let mut filters = Filters::default();
+                filters.push("tenant_id = ?", blob(&tenant.0));
+                filters.push_plain(if filter.deleted { "deleted_at IS NOT NULL" } else { "deleted_at IS NULL" });
+                if let Some(agent) = filter.agent_id {
+                    filters.push("agent_id = ?", blob(&agent.0));
+                }
+                if let Some(user) = filter.user_id {
+                    filters.push("user_id = ?", Value::Text(user));
+                }
+                if let Some(conversation) = filter.conversation_id {
+                    filters.push("conversation_id = ?", blob(&conversation.0));
+                }
+                if let Some(from) = filter.from {
+                    filters.push("started_at >= ?", Value::Integer(micros(from)));
+                }
+                if let Some(to) = filter.to {
+                    filters.push("started_at < ?", Value::Integer(micros(to)));
+                }
+                let limit = filters.bind(Value::Integer(filter.page.limit.into()));
+                let offset = filters.bind(Value::Integer(filter.page.offset.into()));
+                let sql = format!(
+                    "SELECT {COLUMNS} FROM episodes {} ORDER BY started_at DESC, id DESC LIMIT {limit} OFFSET {offset}",
+                    filters.where_sql()
+                );
+                let mut stmt = conn.prepare_cached(&sql)?;
+                rows::collect(&mut stmt, rusqlite::params_from_iter(filters.params), episode_from_row)
+            })
+            .await
+    }
+
+    async fn close_episode(&self, tenant: TenantId, id: EpisodeId, close: CloseEpisode, now: Timestamp) -> Result<Episode> {
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let episode = get_episode(&tx, tenant, id, Visibility::Live)?;
+                if !episode.is_open() {
+                    return Err(DomainError::conflict("episode_closed", format!("episode {id} is closed already")).into());
+                }
+                let ended_at = close.ended_at.unwrap_or(now);
+                messages::close(&tx, tenant, id, close.reason.as_str(), micros(ended_at), micros(now))?;
+                if let Some(summary) = &close.summary {
+                    save_summary(&tx, tenant, id, summary, now)?;
+                }
+                let closed = get_episode(&tx, tenant, id, Visibility::Live)?;
+                tx.commit()?;
+                Ok(closed)
+            })
+            .await
+    }
+
+    async fn set_episode_summary(&self, tenant: TenantId, id: EpisodeId, summary: EpisodeSummary, now: Timestamp) -> Result<Episode> {
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                get_episode(&tx, tenant, id, Visibility::Live)?;
+                save_summary(&tx, tenant, id, &summary, now)?;
+                let updated = get_episode(&tx, tenant, id, Visibility::Live)?;
+                tx.commit()?;
+                Ok(updated)
+            })
+            .await
+    }
+
+    async fn soft_delete_episode(&self, tenant: TenantId, id: EpisodeId, at: Timestamp) -> Result<Episode> {
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                get_episode(&tx, tenant, id, Visibility::Live)?;
+                // A deleted episode must not stay the conversation's open one.
+                messages::close(&tx, tenant, id, EndReason::UserClosed.as_str(), micros(at), micros(at))?;
+                tx.execute(
+                    "UPDATE episodes SET deleted_at = ?3, updated_at = ?3 WHERE id = ?1 AND tenant_id = ?2",
+                    params![id.0.as_bytes(), tenant.0.as_bytes(), micros(at)],
+                )?;
+                let deleted = get_episode(&tx, tenant, id, Visibility::Deleted)?;
+                tx.commit()?;
+                Ok(deleted)
+            })
+            .await
+    }
+
+    async fn restore_episode(&self, tenant: TenantId, id: EpisodeId, now: Timestamp) -> Result<Episode> {
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                get_episode(&tx, tenant, id, Visibility::Deleted)?;
+                tx.execute(
+                    "UPDATE episodes SET deleted_at = NULL, updated_at = ?3 WHERE id = ?1 AND tenant_id = ?2",
+                    params![id.0.as_bytes(), tenant.0.as_bytes(), micros(now)],
+                )?;
+                let restored = get_episode(&tx, tenant, id, Visibility::Live)?;
+                tx.commit()?;
+                Ok(restored)
+            })
+            .await
+    }
+
+    async fn purge_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<()> {
+        let purged_seqs = self
+            .db
+            .write(move |conn| {
+                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                if let Err(Error::Domain(DomainError::NotFound { .. })) =
+                    get_episode(&tx, tenant, id, Visibility::Deleted)
+                {
+                    get_episode(&tx, tenant, id, Visibility::Live)?;
+                    return Err(DomainError::conflict(
+                        "episode_not_deleted",
+                        format!("episode {id} is live; delete it before purging it"),
+                    )
+                    .into());
+                }
+                let seqs: Vec<i64> = rows::collect(
+                    &mut tx.prepare("SELECT seq FROM messages WHERE episode_id = ?1 AND tenant_id = ?2")?,
+                    [id.0.as_bytes(), tenant.0.as_bytes()],
+                    |row| Ok(row.get(0)?),
+                )?;
+                tx.execute("DELETE FROM messages WHERE episode_id = ?1 AND tenant_id = ?2", [id.0.as_bytes(), tenant.0.as_bytes()])?;
+                tx.execute("DELETE FROM episodes WHERE id = ?1 AND tenant_id = ?2", [id.0.as_bytes(), tenant.0.as_bytes()])?;
+                tx.commit()?;
+                Ok(seqs)
+            })
+            .await?;
+        // Search joins its hits to live messages, so rows left behind by a crash
+        // here are invisible; forgetting them only reclaims space.
+        self.indexer.forget(purged_seqs).await
+    }
+}
+
+fn save_summary(conn: &Connection, tenant: TenantId, id: EpisodeId, summary: &EpisodeSummary, now: Timestamp) -> Result<(), Error> {
+    conn.execute(
+        "UPDATE episodes SET summary = ?3, key_facts = ?4, summary_embedding = ?5, updated_at = ?6
+         WHERE id = ?1 AND tenant_id = ?2",
+        params![
+            id.0.as_bytes(),
+            tenant.0.as_bytes(),
+            summary.summary,
+            serde_json::to_string(&summary.key_facts).unwrap_or_else(|_| "[]".into()),
+            summary.embedding.as_deref().map(codec::embedding_bytes),
+            micros(now)
+        ],
+    )?;
+    Ok(())
+}
+
+fn get_episode(conn: &Connection, tenant: TenantId, id: EpisodeId, visibility: Visibility) -> Result<Episode, Error> {
+    let deleted = match visibility {
+        Visibility::Live => "deleted_at IS NULL",
+        Visibility::Deleted => "deleted_at IS NOT NULL",
+    };
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM episodes WHERE id = ?1 AND tenant_id = ?2 AND {deleted}"))?;
+    rows::collect(&mut stmt, [id.0.as_bytes(), tenant.0.as_bytes()], episode_from_row)?
+        .pop()
+        .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id).into())
+}
+
+fn episode_from_row(row: &rusqlite::Row<'_>) -> Result<Episode, Error> {
+    let end_reason: Option<String> = row.get("end_reason")?;
+    let key_facts: String = row.get("key_facts")?;
+    let embedding: Option<Vec<u8>> = row.get("summary_embedding")?;
+    Ok(Episode {
+        id: EpisodeId(rows::uuid(row, "id")?),
+        tenant_id: TenantId(rows::uuid(row, "tenant_id")?),
+        conversation_id: ConversationId(rows::uuid(row, "conversation_id")?),
+        agent_id: AgentId(rows::uuid(row, "agent_id")?),
+        user_id: row.get("user_id")?,
+        started_at: rows::time(row, "started_at")?,
+        ended_at: rows::opt_time(row, "ended_at")?,
+        end_reason: end_reason.map(|r| r.parse().map_err(|e| corrupt("end reason", e))).transpose()?,
+        summary: row.get("summary")?,
+        key_facts: serde_json::from_str(&key_facts).map_err(|e| corrupt("key facts", e))?,
+        summary_embedding: embedding.map(|bytes| codec::embedding_from(&bytes)).transpose()?,
+        message_count: row.get("message_count")?,
+        total_input_tokens: rows::count(row, "total_input_tokens")?,
+        total_output_tokens: rows::count(row, "total_output_tokens")?,
+        last_message_at: rows::time(row, "last_message_at")?,
+        deleted_at: rows::opt_time(row, "deleted_at")?,
+        created_at: rows::time(row, "created_at")?,
+        updated_at: rows::time(row, "updated_at")?,
+    })
+}

@@ -1,0 +1,275 @@
+//! Appending messages, and reading them back.
+
+use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
+use octopus_core::store::MessageRecord;
+use octopus_core::{AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId};
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+
+use crate::codec::{self, micros};
+use crate::conversations::get_conversation;
+use crate::error::{Result, corrupt};
+use crate::rows;
+
+/// Message columns, each qualified by `alias`.
+pub(crate) fn columns(alias: &str) -> String {
+    [
+        "seq", "id", "episode_id", "conversation_id", "ordinal", "role", "content", "name", "tool_call_id",
+        "tool_calls", "token_count", "timestamp", "agent_id", "contains_pii", "redacted_content", "embedding_ref",
+        "created_at",
+    ]
+    .map(|column| format!("{alias}.{column} AS {column}"))
+    .join(", ")
+}
+
+/// A record with its payloads already encoded, so that compression happens before
+/// the writer lock is taken.
+pub(crate) struct EncodedMessage {
+    record: MessageRecord,
+    content: Option<Vec<u8>>,
+    tool_calls: Option<Vec<u8>>,
+    redacted: Option<Vec<u8>>,
+}
+
+pub(crate) fn encode(record: MessageRecord) -> EncodedMessage {
+    EncodedMessage {
+        content: record.content.as_ref().map(codec::encode_json),
+        tool_calls: (!record.tool_calls.is_empty()).then(|| codec::encode_json(&record.tool_calls)),
+        redacted: record.redacted_content.as_ref().map(|text| codec::encode_payload(text.as_bytes())),
+        record,
+    }
+}
+
+/// Where a batch goes, and the clock it is stamped with.
+pub(crate) struct Placement {
+    pub conversation_id: ConversationId,
+    pub idle_timeout: chrono::Duration,
+    pub now: chrono::DateTime<chrono::Utc>,
+}
+
+/// The open episode of a conversation, as the append sees it.
+struct OpenEpisode {
+    id: EpisodeId,
+    message_count: u32,
+    last_message_at: i64,
+    input_tokens: i64,
+    output_tokens: i64,
+}
+
+/// Appends in one transaction: all messages or none.
+pub(crate) fn append(
+    conn: &mut Connection,
+    tenant: TenantId,
+    batch: &Placement,
+    encoded: Vec<EncodedMessage>,
+) -> Result<Vec<Message>> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let conversation = get_conversation(&tx, tenant, batch.conversation_id)?;
+    if conversation.deleted_at.is_some() {
+        return Err(DomainError::gone(
+            "conversation_deleted",
+            format!("conversation {} was deleted and takes no new messages", conversation.id),
+        )
+        .into());
+    }
+    let now = micros(batch.now);
+    let idle_micros = batch.idle_timeout.num_microseconds().unwrap_or(i64::MAX);
+    let mut open = find_open_episode(&tx, tenant, batch.conversation_id)?;
+    let mut stored = Vec::with_capacity(encoded.len());
+
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO messages (id, tenant_id, episode_id, conversation_id, ordinal, role, content, name, tool_call_id,
+                               tool_calls, token_count, timestamp, agent_id, contains_pii, redacted_content, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )?;
+    for message in encoded {
+        let at = micros(message.record.timestamp);
+        let episode = match open.take() {
+            Some(episode) if at - episode.last_message_at <= idle_micros => episode,
+            stale => {
+                if let Some(stale) = stale {
+                    save_counters(&tx, tenant, &stale, now)?;
+                    close(&tx, tenant, stale.id, "timeout", stale.last_message_at, now)?;
+                }
+                start_episode(&tx, tenant, &conversation, at, now)?
+            }
+        };
+        let episode = open.insert(episode);
+        let r = &message.record;
+        insert.execute(params![
+            r.id.0.as_bytes(),
+            tenant.0.as_bytes(),
+            episode.id.0.as_bytes(),
+            batch.conversation_id.0.as_bytes(),
+            episode.message_count,
+            r.role.as_str(),
+            message.content,
+            r.name,
+            r.tool_call_id,
+            message.tool_calls,
+            r.token_count,
+            at,
+            r.agent_id.map(|a| *a.0.as_bytes()),
+            r.contains_pii,
+            message.redacted,
+            now
+        ])?;
+        let tokens = i64::from(r.token_count);
+        if r.role.is_model_output() {
+            episode.output_tokens += tokens;
+        } else {
+            episode.input_tokens += tokens;
+        }
+        episode.last_message_at = episode.last_message_at.max(at);
+        stored.push(Message {
+            id: r.id,
+            episode_id: episode.id,
+            conversation_id: batch.conversation_id,
+            ordinal: episode.message_count,
+            role: r.role,
+            content: message.record.content,
+            name: message.record.name,
+            tool_call_id: message.record.tool_call_id,
+            tool_calls: message.record.tool_calls,
+            token_count: message.record.token_count,
+            timestamp: message.record.timestamp,
+            agent_id: message.record.agent_id,
+            contains_pii: message.record.contains_pii,
+            redacted_content: message.record.redacted_content,
+            embedding_ref: None,
+            created_at: batch.now,
+        });
+        episode.message_count += 1;
+    }
+    drop(insert);
+    if let Some(episode) = &open {
+        save_counters(&tx, tenant, episode, now)?;
+    }
+    tx.execute(
+        "UPDATE conversations SET updated_at = ?3 WHERE id = ?1 AND tenant_id = ?2",
+        params![batch.conversation_id.0.as_bytes(), tenant.0.as_bytes(), now],
+    )?;
+    tx.commit()?;
+    Ok(stored)
+}
+
+fn find_open_episode(tx: &Transaction<'_>, tenant: TenantId, conversation: ConversationId) -> Result<Option<OpenEpisode>> {
+    let row = tx
+        .prepare_cached(
+            "SELECT id, message_count, last_message_at, total_input_tokens, total_output_tokens FROM episodes
+             WHERE conversation_id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
+        )?
+        .query_row([conversation.0.as_bytes(), tenant.0.as_bytes()], |row| {
+            Ok((row.get::<_, Vec<u8>>(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+        })
+        .optional()?;
+    row.map(|(id, message_count, last_message_at, input_tokens, output_tokens)| {
+        Ok(OpenEpisode {
+            id: EpisodeId(codec::uuid_from(&id)?),
+            message_count,
+            last_message_at,
+            input_tokens,
+            output_tokens,
+        })
+    })
+    .transpose()
+}
+
+fn start_episode(
+    tx: &Transaction<'_>,
+    tenant: TenantId,
+    conversation: &octopus_core::conversation::Conversation,
+    started_at: i64,
+    now: i64,
+) -> Result<OpenEpisode> {
+    let id = EpisodeId::new();
+    tx.prepare_cached(
+        "INSERT INTO episodes (id, tenant_id, conversation_id, agent_id, user_id, started_at, last_message_at,
+                               created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?7)",
+    )?
+    .execute(params![
+        id.0.as_bytes(),
+        tenant.0.as_bytes(),
+        conversation.id.0.as_bytes(),
+        conversation.agent_id.0.as_bytes(),
+        conversation.user_id,
+        started_at,
+        now
+    ])?;
+    Ok(OpenEpisode { id, message_count: 0, last_message_at: started_at, input_tokens: 0, output_tokens: 0 })
+}
+
+fn save_counters(tx: &Transaction<'_>, tenant: TenantId, episode: &OpenEpisode, now: i64) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE episodes SET message_count = ?3, last_message_at = ?4, total_input_tokens = ?5,
+                             total_output_tokens = ?6, updated_at = ?7
+         WHERE id = ?1 AND tenant_id = ?2",
+    )?
+    .execute(params![
+        episode.id.0.as_bytes(),
+        tenant.0.as_bytes(),
+        episode.message_count,
+        episode.last_message_at,
+        episode.input_tokens,
+        episode.output_tokens,
+        now
+    ])?;
+    Ok(())
+}
+
+pub(crate) fn close(
+    tx: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+    reason: &str,
+    ended_at: i64,
+    now: i64,
+) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE episodes SET ended_at = ?3, end_reason = ?4, updated_at = ?5
+         WHERE id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
+    )?
+    .execute(params![episode.0.as_bytes(), tenant.0.as_bytes(), ended_at, reason, now])?;
+    Ok(())
+}
+
+/// The messages of an episode in order.
+pub(crate) fn episode_messages(conn: &Connection, tenant: TenantId, episode: EpisodeId) -> Result<Vec<Message>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {} FROM messages m WHERE m.episode_id = ?1 AND m.tenant_id = ?2 ORDER BY m.ordinal",
+        columns("m")
+    ))?;
+    rows::collect(&mut stmt, [episode.0.as_bytes(), tenant.0.as_bytes()], message_from_row)
+}
+
+pub(crate) fn message_from_row(row: &Row<'_>) -> Result<Message> {
+    let role: String = row.get("role")?;
+    let content: Option<Vec<u8>> = row.get("content")?;
+    let tool_calls: Option<Vec<u8>> = row.get("tool_calls")?;
+    let redacted: Option<Vec<u8>> = row.get("redacted_content")?;
+    Ok(Message {
+        id: MessageId(rows::uuid(row, "id")?),
+        episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
+        conversation_id: ConversationId(rows::uuid(row, "conversation_id")?),
+        ordinal: row.get("ordinal")?,
+        role: role.parse::<Role>().map_err(|e| corrupt("message role", e))?,
+        content: content.map(|c| codec::decode_json::<MessageContent>(&c, "message content")).transpose()?,
+        name: row.get("name")?,
+        tool_call_id: row.get("tool_call_id")?,
+        tool_calls: tool_calls
+            .map(|t| codec::decode_json::<Vec<ToolCallRecord>>(&t, "tool calls"))
+            .transpose()?
+            .unwrap_or_default(),
+        token_count: row.get("token_count")?,
+        timestamp: rows::time(row, "timestamp")?,
+        agent_id: rows::opt_uuid(row, "agent_id")?.map(AgentId),
+        contains_pii: row.get("contains_pii")?,
+        redacted_content: redacted
+            .map(|r| {
+                String::from_utf8(codec::decode_payload(&r)?).map_err(|e| corrupt("redacted content", e))
+            })
+            .transpose()?,
+        embedding_ref: row.get("embedding_ref")?,
+        created_at: rows::time(row, "created_at")?,
+    })
+}

@@ -1,0 +1,43 @@
+//! Schema migrations, embedded in the binary and applied on open.
+//!
+//! Each database file has its own ordered list. A migration runs in the same
+//! transaction as the bump of `PRAGMA user_version`, so a crash leaves either the
+//! old schema or the new one, never half of it.
+
+use rusqlite::Connection;
+
+use crate::error::Error;
+
+pub(crate) struct Migration {
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+pub(crate) const MAIN: &[Migration] = &[Migration {
+    name: "main/0001_initial",
+    sql: include_str!("../migrations/main/0001_initial.sql"),
+}];
+
+pub(crate) const SEARCH: &[Migration] = &[Migration {
+    name: "search/0001_message_fts",
+    sql: include_str!("../migrations/search/0001_message_fts.sql"),
+}];
+
+/// Applies the migrations `conn` has not seen yet; returns how many ran.
+pub(crate) fn apply(conn: &mut Connection, migrations: &[Migration]) -> Result<usize, Error> {
+    let known = migrations.len() as i64;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if current > known {
+        return Err(Error::SchemaTooNew { found: current, known });
+    }
+    let pending = &migrations[current as usize..];
+    for migration in pending {
+        tx.execute_batch(migration.sql)
+            .map_err(|source| Error::Migration { name: migration.name, source })?;
+        tracing::info!(migration = migration.name, "applied migration");
+    }
+    tx.pragma_update(None, "user_version", known)?;
+    tx.commit()?;
+    Ok(pending.len())
+}

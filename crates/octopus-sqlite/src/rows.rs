@@ -1,0 +1,84 @@
+//! Reading typed values out of rows, and building queries with optional filters.
+
+use chrono::{DateTime, Utc};
+use rusqlite::types::Value;
+use rusqlite::{Row, Statement};
+use uuid::Uuid;
+
+use crate::codec;
+use crate::error::Result;
+
+pub(crate) fn uuid(row: &Row<'_>, column: &str) -> Result<Uuid> {
+    let bytes: Vec<u8> = row.get(column)?;
+    codec::uuid_from(&bytes)
+}
+
+pub(crate) fn opt_uuid(row: &Row<'_>, column: &str) -> Result<Option<Uuid>> {
+    let bytes: Option<Vec<u8>> = row.get(column)?;
+    bytes.map(|b| codec::uuid_from(&b)).transpose()
+}
+
+pub(crate) fn time(row: &Row<'_>, column: &str) -> Result<DateTime<Utc>> {
+    codec::instant(row.get(column)?)
+}
+
+pub(crate) fn opt_time(row: &Row<'_>, column: &str) -> Result<Option<DateTime<Utc>>> {
+    let micros: Option<i64> = row.get(column)?;
+    micros.map(codec::instant).transpose()
+}
+
+/// A non-negative counter. SQLite integers are signed 64-bit.
+pub(crate) fn count(row: &Row<'_>, column: &str) -> Result<u64> {
+    let value: i64 = row.get(column)?;
+    u64::try_from(value).map_err(|_| crate::error::corrupt("counter", format!("{column} = {value}")))
+}
+
+/// Runs `stmt` and maps every row.
+pub(crate) fn collect<T>(
+    stmt: &mut Statement<'_>,
+    params: impl rusqlite::Params,
+    mut map: impl FnMut(&Row<'_>) -> Result<T>,
+) -> Result<Vec<T>> {
+    let mut rows = stmt.query(params)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(map(row)?);
+    }
+    Ok(out)
+}
+
+pub(crate) fn blob(id: &Uuid) -> Value {
+    Value::Blob(id.as_bytes().to_vec())
+}
+
+/// A `WHERE` clause grown one optional filter at a time, with its parameters.
+#[derive(Default)]
+pub(crate) struct Filters {
+    clauses: Vec<String>,
+    pub params: Vec<Value>,
+}
+
+impl Filters {
+    /// Adds `clause`, whose single `?` takes `value`.
+    pub fn push(&mut self, clause: &str, value: Value) -> &mut Self {
+        self.params.push(value);
+        self.clauses.push(clause.replace('?', &format!("?{}", self.params.len())));
+        self
+    }
+
+    /// Adds a clause without parameters.
+    pub fn push_plain(&mut self, clause: &str) -> &mut Self {
+        self.clauses.push(clause.to_owned());
+        self
+    }
+
+    /// The next positional parameter's placeholder, for LIMIT and OFFSET.
+    pub fn bind(&mut self, value: Value) -> String {
+        self.params.push(value);
+        format!("?{}", self.params.len())
+    }
+
+    pub fn where_sql(&self) -> String {
+        if self.clauses.is_empty() { String::new() } else { format!("WHERE {}", self.clauses.join(" AND ")) }
+    }
+}

@@ -1,0 +1,213 @@
+//! Full-text search over messages, and the indexer that keeps it current.
+//!
+//! Appends do not touch the index: maintaining FTS5 in the append transaction
+//! would cut append throughput roughly twentyfold (DESIGN.md §7). Instead, an
+//! indexer follows the messages table by its ever-increasing `seq`, in batches, on
+//! its own thread and in its own database file. Before a search runs, it catches up
+//! on whatever is still pending, so a search sees every message whose append
+//! returned before the search began. Under a heavy ingest that catch-up is the
+//! price a search pays; appends never pay it.
+
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use octopus_core::message::{MessageContent, ToolCallRecord, message_search_text};
+use octopus_core::search::{MessageHit, MessageSearchQuery, search_terms};
+use octopus_core::store::MessageSearch;
+use octopus_core::{AgentId, Result, TenantId};
+use rusqlite::types::Value;
+use rusqlite::{Connection, params};
+
+use crate::SqliteStore;
+use crate::codec::{self, micros};
+use crate::db::{Db, lock};
+use crate::error::{Error, Result as StoreResult};
+use crate::messages;
+use crate::rows::{self, Filters, blob};
+
+/// Messages indexed per transaction: large enough to amortise FTS5's per-commit
+/// segment flush, small enough to keep a catch-up's lock short.
+const BATCH: usize = 2_000;
+
+/// How often the indexer looks for messages written by another process.
+const IDLE_POLL: Duration = Duration::from_secs(1);
+
+pub(crate) struct Indexer {
+    conn: Mutex<Connection>,
+    wake: SyncSender<()>,
+}
+
+impl Indexer {
+    /// Starts the indexer's thread; it stops when the indexer is dropped.
+    pub fn start(db: &Db) -> StoreResult<Arc<Self>> {
+        let (wake, woken) = mpsc::sync_channel(1);
+        let indexer = Arc::new(Self { conn: Mutex::new(db.open_indexer_connection()?), wake });
+        let weak = Arc::downgrade(&indexer);
+        std::thread::Builder::new()
+            .name("octopus-fts-indexer".into())
+            .spawn(move || run(weak, woken))
+            .map_err(|e| crate::error::corrupt("indexer thread", e))?;
+        Ok(indexer)
+    }
+
+    /// Tells the indexer that messages were appended.
+    pub fn wake(&self) {
+        match self.wake.try_send(()) {
+            Ok(()) | Err(TrySendError::Full(())) | Err(TrySendError::Disconnected(())) => {}
+        }
+    }
+
+    /// Indexes every message appended so far; returns how many it indexed.
+    pub fn catch_up(&self) -> StoreResult<usize> {
+        let mut conn = lock(&self.conn);
+        if !has_pending(&conn)? {
+            return Ok(0);
+        }
+        let mut total = 0;
+        loop {
+            let indexed = index_batch(&mut conn)?;
+            total += indexed;
+            if indexed < BATCH {
+                return Ok(total);
+            }
+        }
+    }
+
+    /// Drops purged messages from the index.
+    pub async fn forget(self: &Arc<Self>, seqs: Vec<i64>) -> Result<()> {
+        if seqs.is_empty() {
+            return Ok(());
+        }
+        let indexer = Arc::clone(self);
+        let outcome = tokio::task::spawn_blocking(move || -> StoreResult<()> {
+            let mut conn = lock(&indexer.conn);
+            let tx = conn.transaction()?;
+            {
+                let mut delete = tx.prepare_cached("DELETE FROM search.message_fts WHERE rowid = ?1")?;
+                for seq in seqs {
+                    delete.execute([seq])?;
+                }
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await;
+        Ok(outcome.map_err(Error::Task)??)
+    }
+}
+
+fn run(indexer: std::sync::Weak<Indexer>, woken: Receiver<()>) {
+    loop {
+        let Some(indexer) = indexer.upgrade() else { return };
+        if let Err(error) = indexer.catch_up() {
+            tracing::warn!(%error, "full-text indexing failed; will retry");
+        }
+        drop(indexer);
+        match woken.recv_timeout(IDLE_POLL) {
+            Ok(()) => {
+                // Let a burst of appends land, then index them in one batch.
+                std::thread::sleep(Duration::from_millis(20));
+                while woken.try_recv().is_ok() {}
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+fn has_pending(conn: &Connection) -> StoreResult<bool> {
+    let indexed: i64 = conn.query_row("SELECT last_seq FROM search.index_state WHERE id = 1", [], |r| r.get(0))?;
+    let newest: i64 =
+        conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM main.messages", [], |r| r.get(0))?;
+    Ok(newest > indexed)
+}
+
+fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
+    let tx = conn.transaction()?;
+    // Writing first takes the search file's write lock before anything is read, so
+    // two processes' indexers serialise instead of indexing the same rows twice.
+    tx.execute("UPDATE search.index_state SET last_seq = last_seq WHERE id = 1", [])?;
+    let after: i64 = tx.query_row("SELECT last_seq FROM search.index_state WHERE id = 1", [], |r| r.get(0))?;
+    let mut select =
+        tx.prepare_cached("SELECT seq, content, tool_calls FROM main.messages WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
+    let pending: Vec<(i64, Option<Vec<u8>>, Option<Vec<u8>>)> = rows::collect(
+        &mut select,
+        params![after, BATCH as i64],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+    )?;
+    drop(select);
+    let Some(&(last, _, _)) = pending.last() else { return Ok(0) };
+    {
+        let mut insert = tx.prepare_cached("INSERT INTO search.message_fts (rowid, text) VALUES (?1, ?2)")?;
+        for (seq, content, tool_calls) in &pending {
+            let content = content.as_deref().map(|c| codec::decode_json::<MessageContent>(c, "message content")).transpose()?;
+            let calls = tool_calls.as_deref().map(|t| codec::decode_json::<Vec<ToolCallRecord>>(t, "tool calls")).transpose()?;
+            insert.execute(params![seq, message_search_text(content.as_ref(), calls.as_deref().unwrap_or(&[]))])?;
+        }
+    }
+    tx.execute("UPDATE search.index_state SET last_seq = ?1 WHERE id = 1", [last])?;
+    tx.commit()?;
+    Ok(pending.len())
+}
+
+/// An FTS5 query matching any of the words, each quoted so it is never syntax.
+fn fts_query(text: &str) -> String {
+    search_terms(text).iter().map(|word| format!("\"{word}\"")).collect::<Vec<_>>().join(" OR ")
+}
+
+#[async_trait]
+impl MessageSearch for SqliteStore {
+    async fn search_messages(&self, tenant: TenantId, query: &MessageSearchQuery) -> Result<Vec<MessageHit>> {
+        let indexer = Arc::clone(&self.indexer);
+        tokio::task::spawn_blocking(move || indexer.catch_up()).await.map_err(Error::Task)??;
+
+        let query = query.clone();
+        self.db
+            .read(move |conn| {
+                let mut filters = Filters::default();
+                filters.push("message_fts MATCH ?", Value::Text(fts_query(&query.text)));
+                filters.push("m.tenant_id = ?", blob(&tenant.0));
+                filters.push_plain("e.deleted_at IS NULL");
+                if let Some(agent) = query.agent_id {
+                    filters.push("e.agent_id = ?", blob(&agent.0));
+                }
+                if let Some(user) = query.user_id {
+                    filters.push("e.user_id = ?", Value::Text(user));
+                }
+                if let Some(conversation) = query.conversation_id {
+                    filters.push("m.conversation_id = ?", blob(&conversation.0));
+                }
+                if let Some(from) = query.from {
+                    filters.push("m.timestamp >= ?", Value::Integer(micros(from)));
+                }
+                if let Some(to) = query.to {
+                    filters.push("m.timestamp < ?", Value::Integer(micros(to)));
+                }
+                let limit = filters.bind(Value::Integer(query.limit.into()));
+                let sql = format!(
+                    "SELECT {}, e.agent_id AS episode_agent_id, e.user_id AS episode_user_id,
+                            bm25(message_fts) AS rank
+                     FROM search.message_fts
+                     JOIN messages m ON m.seq = message_fts.rowid
+                     JOIN episodes e ON e.id = m.episode_id
+                     {} ORDER BY rank LIMIT {limit}",
+                    messages::columns("m"),
+                    filters.where_sql()
+                );
+                let mut stmt = conn.prepare_cached(&sql)?;
+                rows::collect(&mut stmt, rusqlite::params_from_iter(filters.params), |row| {
+                    let rank: f64 = row.get("rank")?;
+                    Ok(MessageHit {
+                        // FTS5's bm25() is lower-is-better; clients expect higher-is-better.
+                        score: -rank,
+                        agent_id: AgentId(rows::uuid(row, "episode_agent_id")?),
+                        user_id: row.get("episode_user_id")?,
+                        message: messages::message_from_row(row)?,
+                    })
+                })
+            })
+            .await
+    }
+}

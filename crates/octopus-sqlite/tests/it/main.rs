@@ -1,0 +1,30 @@
+//! The SQLite store against the storage contract, plus SQLite-specific checks.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use octopus_core::store::Store;
+use octopus_sqlite::{SqliteOptions, SqliteStore};
+use octopus_testkit::{Backend, store_conformance_tests};
+
+mod sqlite_specific;
+
+/// A store in a fresh temporary data directory.
+pub struct TempSqlite {
+    pub dir: tempfile::TempDir,
+}
+
+impl TempSqlite {
+    pub fn new() -> Self {
+        Self { dir: tempfile::tempdir().unwrap() }
+    }
+}
+
+#[async_trait]
+impl Backend for TempSqlite {
+    async fn open(&self) -> Arc<dyn Store> {
+        Arc::new(SqliteStore::open(SqliteOptions::new(self.dir.path())).unwrap())
+    }
+}
+
+store_conformance_tests!(TempSqlite::new());
