@@ -1,1 +1,19 @@
-//! placeholder
+//! Octopus's use cases, between the transports (HTTP, CLI) and the storage ports.
+//!
+//! - [`Octopus`]: the service. Each method is one operation a client can ask for,
+//!   taking the caller's tenant, validating input, and calling the stores.
+//! - [`keys`]: API keys: minting, hashing, and authenticating a presented key.
+//! - [`config`]: the settings the engine runs with, and opening the backends they
+//!   name.
+//! - [`merge_patch`]: JSON merge patch (RFC 7386), for partial updates.
+
+pub mod config;
+mod error;
+pub mod keys;
+pub mod merge_patch;
+mod service;
+
+pub use config::{EngineConfig, Limits};
+pub use error::{Error, Result};
+pub use keys::{Caller, MintedKey};
+pub use service::Octopus;

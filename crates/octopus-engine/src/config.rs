@@ -1,0 +1,56 @@
+//! The engine's settings.
+
+use std::path::PathBuf;
+
+use octopus_core::message::MessageLimits;
+use serde::{Deserialize, Serialize};
+
+/// Where the engine keeps its data and how it guards its inputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EngineConfig {
+    /// The directory holding the SQLite files.
+    pub data_dir: PathBuf,
+    /// `process`: a commit survives the server being killed (WAL, synchronous =
+    /// NORMAL). `power_loss`: it also survives a power cut (every commit fsynced).
+    pub durability: DurabilityLevel,
+    pub limits: Limits,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self { data_dir: PathBuf::from("./octopus-data"), durability: DurabilityLevel::Process, limits: Limits::default() }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DurabilityLevel {
+    #[default]
+    Process,
+    PowerLoss,
+}
+
+/// Bounds on what one request may ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Bytes of one message's content, tool calls and redacted content together.
+    pub max_message_bytes: usize,
+    /// Messages in one append.
+    pub max_batch_messages: usize,
+    /// Tool calls on one message.
+    pub max_tool_calls: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_message_bytes: 1 << 20, max_batch_messages: 1000, max_tool_calls: 128 }
+    }
+}
+
+impl Limits {
+    pub fn message_limits(&self) -> MessageLimits {
+        MessageLimits { max_message_bytes: self.max_message_bytes, max_tool_calls: self.max_tool_calls }
+    }
+}

@@ -1,0 +1,20 @@
+/// What an engine operation can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A domain outcome: invalid input, not found, conflict, backend failure.
+    #[error(transparent)]
+    Domain(#[from] octopus_core::Error),
+
+    /// No key, or a key that is unknown or revoked.
+    #[error("a valid API key is required: send `Authorization: Bearer <key>`")]
+    Unauthenticated,
+
+    /// A tenant key on an admin operation.
+    #[error("this operation needs the admin key")]
+    AdminOnly,
+
+    #[error("open the store: {0}")]
+    OpenStore(#[from] octopus_sqlite::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

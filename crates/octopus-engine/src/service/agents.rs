@@ -1,0 +1,98 @@
+use octopus_core::agent::{Agent, AgentSpec};
+use octopus_core::store::Page;
+use octopus_core::{AgentId, Error as DomainError, TenantId, now};
+use serde_json::Value;
+
+use super::Octopus;
+use crate::{Result, merge_patch};
+
+/// The agent fields a patch may change.
+const PATCHABLE: [&str; 5] = ["name", "system_prompt", "llm", "memory", "is_active"];
+
+impl Octopus {
+    pub async fn create_agent(&self, tenant: TenantId, spec: AgentSpec) -> Result<Agent> {
+        spec.validate()?;
+        let at = now();
+        let agent = Agent {
+            id: AgentId::new(),
+            tenant_id: tenant,
+            name: spec.name.trim().to_owned(),
+            system_prompt: spec.system_prompt,
+            llm: spec.llm,
+            memory: spec.memory,
+            is_active: true,
+            created_at: at,
+            updated_at: at,
+        };
+        self.store.create_agent(&agent).await?;
+        tracing::info!(tenant_id = %tenant, agent_id = %agent.id, "created agent");
+        Ok(agent)
+    }
+
+    pub async fn get_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
+        Ok(self.store.get_agent(tenant, id).await?)
+    }
+
+    pub async fn list_agents(&self, tenant: TenantId, page: Page) -> Result<Vec<Agent>> {
+        Ok(self.store.list_agents(tenant, page).await?)
+    }
+
+    /// Applies a JSON merge patch to the agent's `name`, `system_prompt`, `llm`,
+    /// `memory` and `is_active`, then validates the whole result.
+    pub async fn update_agent(&self, tenant: TenantId, id: AgentId, patch: &Value) -> Result<Agent> {
+        let Value::Object(fields) = patch else {
+            return Err(DomainError::invalid("", "the patch must be a JSON object").into());
+        };
+        if let Some(field) = fields.keys().find(|key| !PATCHABLE.contains(&key.as_str())) {
+            return Err(DomainError::invalid(
+                field.as_str(),
+                format!("cannot be changed; patchable fields are {}", PATCHABLE.join(", ")),
+            )
+            .into());
+        }
+        let current = self.store.get_agent(tenant, id).await?;
+        let mut document = serde_json::json!({
+            "spec": AgentSpec {
+                name: current.name.clone(),
+                system_prompt: current.system_prompt.clone(),
+                llm: current.llm.clone(),
+                memory: current.memory.clone(),
+            },
+            "is_active": current.is_active,
+        });
+        let mut spec_patch = patch.clone();
+        let is_active = spec_patch.as_object_mut().and_then(|f| f.remove("is_active"));
+        merge_patch::apply(&mut document["spec"], &spec_patch);
+        let spec: AgentSpec = serde_json::from_value(document["spec"].take())
+            .map_err(|e| DomainError::invalid("", e))?;
+        spec.validate()?;
+        let is_active = match is_active {
+            None => current.is_active,
+            Some(Value::Bool(active)) => active,
+            Some(_) => return Err(DomainError::invalid("is_active", "must be true or false").into()),
+        };
+        let updated = Agent {
+            name: spec.name.trim().to_owned(),
+            system_prompt: spec.system_prompt,
+            llm: spec.llm,
+            memory: spec.memory,
+            is_active,
+            updated_at: now(),
+            ..current
+        };
+        self.store.update_agent(&updated).await?;
+        Ok(updated)
+    }
+
+    /// Deactivates the agent: it takes no new conversations and frees its name.
+    /// Its conversations and episodes stay readable.
+    pub async fn deactivate_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
+        let mut agent = self.store.get_agent(tenant, id).await?;
+        if agent.is_active {
+            agent.is_active = false;
+            agent.updated_at = now();
+            self.store.update_agent(&agent).await?;
+        }
+        Ok(agent)
+    }
+}

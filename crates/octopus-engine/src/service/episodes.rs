@@ -1,0 +1,124 @@
+use std::collections::BTreeSet;
+
+use chrono::Duration;
+use octopus_core::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
+use octopus_core::message::{Message, NewMessage};
+use octopus_core::search::{MessageHit, MessageSearchQuery};
+use octopus_core::store::{AppendMessages, MessageRecord};
+use octopus_core::{ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId, now, to_stored_precision};
+
+use super::Octopus;
+use crate::Result;
+
+impl Octopus {
+    /// Appends messages to a conversation, in order, all or none. Opens an episode
+    /// when none is open; a message later than the open episode's last by more
+    /// than the agent's idle timeout closes it (`timeout`) and opens another.
+    pub async fn append_messages(
+        &self,
+        tenant: TenantId,
+        conversation_id: ConversationId,
+        messages: Vec<NewMessage>,
+    ) -> Result<Vec<Message>> {
+        if messages.is_empty() {
+            return Err(DomainError::invalid("messages", "must not be empty").into());
+        }
+        if messages.len() > self.limits.max_batch_messages {
+            return Err(DomainError::invalid(
+                "messages",
+                format!("{} messages in one batch; the limit is {}", messages.len(), self.limits.max_batch_messages),
+            )
+            .into());
+        }
+        let limits = self.limits.message_limits();
+        for (index, message) in messages.iter().enumerate() {
+            message.validate(&limits).map_err(|e| e.within(&format!("messages[{index}]")))?;
+        }
+
+        let conversation = self.store.get_conversation(tenant, conversation_id).await?;
+        let agent = self.store.get_agent(tenant, conversation.agent_id).await?;
+        let speakers: BTreeSet<_> = messages.iter().filter_map(|m| m.agent_id).collect();
+        for speaker in speakers {
+            if let Err(error) = self.store.get_agent(tenant, speaker).await {
+                let index = messages.iter().position(|m| m.agent_id == Some(speaker)).unwrap_or(0);
+                return Err(error.within(&format!("messages[{index}].agent_id")).into());
+            }
+        }
+
+        let at = now();
+        let records = messages
+            .into_iter()
+            .map(|message| MessageRecord {
+                id: MessageId::new(),
+                token_count: message.token_count.unwrap_or_else(|| self.tokens.count_message(&message)),
+                timestamp: message.timestamp.map(to_stored_precision).unwrap_or(at),
+                role: message.role,
+                content: message.content,
+                name: message.name,
+                tool_call_id: message.tool_call_id,
+                tool_calls: message.tool_calls,
+                agent_id: message.agent_id,
+                contains_pii: message.contains_pii,
+                redacted_content: message.redacted_content,
+            })
+            .collect();
+        let idle = i64::try_from(agent.memory.episode_idle_timeout_secs).unwrap_or(i64::MAX);
+        let batch = AppendMessages {
+            conversation_id,
+            messages: records,
+            idle_timeout: Duration::try_seconds(idle).unwrap_or(Duration::MAX),
+            now: at,
+        };
+        Ok(self.store.append_messages(tenant, batch).await?)
+    }
+
+    pub async fn get_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<EpisodeWithMessages> {
+        Ok(self.store.get_episode_with_messages(tenant, id).await?)
+    }
+
+    /// Lists episodes; an agent or conversation named in the filter must be the
+    /// tenant's.
+    pub async fn list_episodes(&self, tenant: TenantId, filter: &EpisodeFilter) -> Result<Vec<Episode>> {
+        self.check_agent(tenant, filter.agent_id).await?;
+        if let Some(conversation) = filter.conversation_id {
+            self.store.get_conversation(tenant, conversation).await?;
+        }
+        Ok(self.store.list_episodes(tenant, filter).await?)
+    }
+
+    pub async fn close_episode(&self, tenant: TenantId, id: EpisodeId, close: CloseEpisode) -> Result<Episode> {
+        if let Some(summary) = &close.summary {
+            summary.validate()?;
+        }
+        let close = CloseEpisode { ended_at: close.ended_at.map(to_stored_precision), ..close };
+        Ok(self.store.close_episode(tenant, id, close, now()).await?)
+    }
+
+    pub async fn set_episode_summary(&self, tenant: TenantId, id: EpisodeId, summary: EpisodeSummary) -> Result<Episode> {
+        summary.validate()?;
+        Ok(self.store.set_episode_summary(tenant, id, summary, now()).await?)
+    }
+
+    pub async fn delete_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode> {
+        Ok(self.store.soft_delete_episode(tenant, id, now()).await?)
+    }
+
+    pub async fn restore_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode> {
+        Ok(self.store.restore_episode(tenant, id, now()).await?)
+    }
+
+    pub async fn purge_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<()> {
+        self.store.purge_episode(tenant, id).await?;
+        tracing::info!(tenant_id = %tenant, episode_id = %id, "purged episode");
+        Ok(())
+    }
+
+    pub async fn search_messages(&self, tenant: TenantId, query: &MessageSearchQuery) -> Result<Vec<MessageHit>> {
+        query.validate()?;
+        self.check_agent(tenant, query.agent_id).await?;
+        if let Some(conversation) = query.conversation_id {
+            self.store.get_conversation(tenant, conversation).await?;
+        }
+        Ok(self.store.search_messages(tenant, query).await?)
+    }
+}

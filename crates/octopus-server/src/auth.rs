@@ -1,0 +1,61 @@
+//! Authentication: `Authorization: Bearer <key>` on every `/v1` route.
+//!
+//! Handlers ask for the caller they need: [`TenantCaller`] for tenant data (the
+//! admin key has no tenant, so it is refused there) or [`AdminCaller`] for tenants
+//! and keys. The tenant id is recorded on the request's span.
+
+use axum::extract::FromRequestParts;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use octopus_core::TenantId;
+use octopus_engine::{Caller, Error as EngineError};
+
+use crate::AppState;
+use crate::error::ApiError;
+
+/// A caller holding a tenant's key.
+pub struct TenantCaller(pub TenantId);
+
+/// A caller holding the admin key.
+pub struct AdminCaller;
+
+async fn caller(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
+    let secret = parts
+        .headers
+        .get(AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|secret| !secret.is_empty())
+        .ok_or(EngineError::Unauthenticated)?;
+    Ok(state.octopus.authenticate(secret).await?)
+}
+
+impl FromRequestParts<AppState> for TenantCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        match caller(parts, state).await? {
+            Caller::Tenant(tenant) => {
+                tracing::Span::current().record("tenant_id", tracing::field::display(tenant));
+                Ok(TenantCaller(tenant))
+            }
+            Caller::Admin => Err(ApiError::new(
+                axum::http::StatusCode::FORBIDDEN,
+                "tenant_key_required",
+                "the admin key manages tenants and keys; use a tenant's key for tenant data",
+            )),
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for AdminCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        match caller(parts, state).await? {
+            Caller::Admin => Ok(AdminCaller),
+            Caller::Tenant(_) => Err(EngineError::AdminOnly.into()),
+        }
+    }
+}

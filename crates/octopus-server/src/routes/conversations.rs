@@ -1,0 +1,122 @@
+use axum::extract::State;
+use axum::http::StatusCode;
+use octopus_core::conversation::{Conversation, ConversationFilter, ConversationSpec};
+use octopus_core::message::{Message, NewMessage};
+use octopus_core::{AgentId, ConversationId};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+
+use super::{Items, from_value, page};
+use crate::AppState;
+use crate::auth::TenantCaller;
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::{Json, Path, Query};
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ListConversations {
+    pub agent_id: Option<AgentId>,
+    pub user_id: Option<String>,
+    /// Include deleted conversations. Default false.
+    #[serde(default)]
+    pub include_deleted: bool,
+    pub limit: Option<u32>,
+    pub offset: Option<u32>,
+}
+
+/// A batch of messages. A single message object (without the `messages` wrapper)
+/// is accepted too.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AppendMessagesRequest {
+    pub messages: Vec<NewMessage>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub(crate) struct AppendedMessages {
+    /// The stored messages, with their ids, episodes and ordinals.
+    pub messages: Vec<Message>,
+}
+
+/// Start a conversation between a user and an agent.
+#[utoipa::path(post, path = "/v1/conversations", tag = "conversations", security(("bearer" = [])),
+    request_body = ConversationSpec,
+    responses((status = 201, body = Conversation), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub(crate) async fn create_conversation(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Json(spec): Json<ConversationSpec>,
+) -> ApiResult<(StatusCode, axum::Json<Conversation>)> {
+    Ok((StatusCode::CREATED, axum::Json(state.octopus.create_conversation(tenant, spec).await?)))
+}
+
+/// List conversations, newest first.
+#[utoipa::path(get, path = "/v1/conversations", tag = "conversations", security(("bearer" = [])),
+    params(ListConversations),
+    responses((status = 200, body = Items<Conversation>), (status = 404, body = ErrorBody)))]
+pub(crate) async fn list_conversations(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Query(params): Query<ListConversations>,
+) -> ApiResult<axum::Json<Items<Conversation>>> {
+    let filter = ConversationFilter {
+        agent_id: params.agent_id,
+        user_id: params.user_id,
+        include_deleted: params.include_deleted,
+        page: page(params.limit, params.offset)?,
+    };
+    Ok(axum::Json(Items { items: state.octopus.list_conversations(tenant, &filter).await? }))
+}
+
+/// Get a conversation.
+#[utoipa::path(get, path = "/v1/conversations/{conversation_id}", tag = "conversations", security(("bearer" = [])),
+    params(("conversation_id" = ConversationId, Path)),
+    responses((status = 200, body = Conversation), (status = 404, body = ErrorBody)))]
+pub(crate) async fn get_conversation(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Path(id): Path<ConversationId>,
+) -> ApiResult<axum::Json<Conversation>> {
+    Ok(axum::Json(state.octopus.get_conversation(tenant, id).await?))
+}
+
+/// Delete a conversation: it takes no more messages, and its open episode closes.
+#[utoipa::path(delete, path = "/v1/conversations/{conversation_id}", tag = "conversations", security(("bearer" = [])),
+    params(("conversation_id" = ConversationId, Path)),
+    responses((status = 204), (status = 404, body = ErrorBody)))]
+pub(crate) async fn delete_conversation(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Path(id): Path<ConversationId>,
+) -> ApiResult<StatusCode> {
+    state.octopus.delete_conversation(tenant, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Append messages to a conversation, in order, all or none. Opens an episode when
+/// none is open. Give `timestamp` on each message when importing history.
+#[utoipa::path(post, path = "/v1/conversations/{conversation_id}/messages", tag = "conversations",
+    security(("bearer" = [])), params(("conversation_id" = ConversationId, Path)),
+    request_body = AppendMessagesRequest,
+    responses(
+        (status = 201, body = AppendedMessages),
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 410, description = "the conversation was deleted", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 422, body = ErrorBody)
+    ))]
+pub(crate) async fn append_messages(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Path(conversation): Path<ConversationId>,
+    Json(body): Json<Value>,
+) -> ApiResult<(StatusCode, axum::Json<AppendedMessages>)> {
+    let messages = if body.get("messages").is_some() {
+        from_value::<AppendMessagesRequest>(body)?.messages
+    } else {
+        vec![from_value::<NewMessage>(body)?]
+    };
+    let messages = state.octopus.append_messages(tenant, conversation, messages).await?;
+    Ok((StatusCode::CREATED, axum::Json(AppendedMessages { messages })))
+}

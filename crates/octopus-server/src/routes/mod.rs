@@ -1,0 +1,103 @@
+//! The route table. Every route is registered together with its OpenAPI
+//! description (`utoipa_axum::routes!`), so `/openapi.json` lists exactly the
+//! routes the server answers.
+
+mod agents;
+mod conversations;
+mod episodes;
+mod health;
+mod search;
+mod tenants;
+
+use octopus_core::store::Page;
+use serde::{Deserialize, Serialize};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{IntoParams, Modify, OpenApi, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::AppState;
+use crate::error::{ApiError, ErrorBody};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Octopus", description = "Memory for LLM agents: episodic, semantic, procedural and working memory, for many tenants."),
+    modifiers(&BearerAuth),
+    components(schemas(ErrorBody)),
+    tags(
+        (name = "admin", description = "Tenants and API keys; needs the admin key"),
+        (name = "agents"),
+        (name = "conversations"),
+        (name = "episodes"),
+        (name = "search"),
+        (name = "health"),
+    )
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+pub(crate) fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(health::healthz))
+        .routes(routes!(health::readyz))
+        .routes(routes!(tenants::create_tenant, tenants::list_tenants))
+        .routes(routes!(tenants::get_tenant))
+        .routes(routes!(tenants::create_api_key, tenants::list_api_keys))
+        .routes(routes!(tenants::revoke_api_key))
+        .routes(routes!(agents::create_agent, agents::list_agents))
+        .routes(routes!(agents::get_agent, agents::update_agent, agents::deactivate_agent))
+        .routes(routes!(conversations::create_conversation, conversations::list_conversations))
+        .routes(routes!(conversations::get_conversation, conversations::delete_conversation))
+        .routes(routes!(conversations::append_messages))
+        .routes(routes!(episodes::list_episodes))
+        .routes(routes!(episodes::get_episode, episodes::delete_episode))
+        .routes(routes!(episodes::close_episode))
+        .routes(routes!(episodes::set_episode_summary))
+        .routes(routes!(episodes::restore_episode))
+        .routes(routes!(episodes::purge_episode))
+        .routes(routes!(search::search_messages))
+}
+
+/// `limit` and `offset` of a list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PageParams {
+    /// 1 to 1000; default 50.
+    pub limit: Option<u32>,
+    /// Default 0.
+    pub offset: Option<u32>,
+}
+
+pub(crate) fn page(limit: Option<u32>, offset: Option<u32>) -> Result<Page, ApiError> {
+    let limit = limit.unwrap_or(Page::default().limit);
+    if limit == 0 || limit > Page::MAX_LIMIT {
+        return Err(octopus_core::Error::invalid("limit", format!("must be between 1 and {}", Page::MAX_LIMIT)).into());
+    }
+    Ok(Page { limit, offset: offset.unwrap_or(0) })
+}
+
+/// A list of items.
+#[derive(Serialize, ToSchema)]
+pub(crate) struct Items<T> {
+    pub items: Vec<T>,
+}
+
+/// Deserializes a JSON value, naming the path of a field of the wrong shape.
+pub(crate) fn from_value<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        ApiError::from(octopus_core::Error::invalid(path, error.into_inner()))
+    })
+}

@@ -1,0 +1,142 @@
+//! A server on a fresh data directory, and a client that speaks JSON to it.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use http_body_util::BodyExt;
+use octopus_engine::{EngineConfig, Octopus};
+use octopus_server::{ServerConfig, app};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+pub const ADMIN_KEY: &str = "oct_test_admin_key";
+
+pub struct TestServer {
+    pub app: Router,
+    _dir: tempfile::TempDir,
+}
+
+/// What a response carried.
+pub struct Reply {
+    pub status: StatusCode,
+    pub body: Value,
+}
+
+impl Reply {
+    /// The `code` of an error body.
+    pub fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or_else(|| panic!("not an error body: {}", self.body))
+    }
+}
+
+impl TestServer {
+    pub async fn start() -> Self {
+        Self::with_config(ServerConfig::default()).await
+    }
+
+    pub async fn with_config(config: ServerConfig) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = EngineConfig { data_dir: dir.path().to_owned(), ..EngineConfig::default() };
+        let octopus = Octopus::open(&engine).unwrap();
+        octopus.ensure_admin_key(Some(ADMIN_KEY)).await.unwrap();
+        Self { app: app(octopus, &config), _dir: dir }
+    }
+
+    /// Sends a request with a raw body.
+    pub async fn raw(&self, method: Method, path: &str, key: Option<&str>, body: Option<Vec<u8>>) -> Reply {
+        let mut request = Request::builder().method(method).uri(path);
+        if let Some(key) = key {
+            request = request.header(header::AUTHORIZATION, format!("Bearer {key}"));
+        }
+        let request = match body {
+            Some(bytes) => request.header(header::CONTENT_TYPE, "application/json").body(Body::from(bytes)),
+            None => request.body(Body::empty()),
+        }
+        .unwrap();
+        let response = self.app.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes).unwrap_or_else(|_| panic!("{status}: body is not JSON: {bytes:?}"))
+        };
+        Reply { status, body }
+    }
+
+    pub async fn call(&self, method: Method, path: &str, key: &str, body: Option<Value>) -> Reply {
+        self.raw(method, path, Some(key), body.map(|b| serde_json::to_vec(&b).unwrap())).await
+    }
+
+    /// Sends and insists on `expected`, returning the body.
+    pub async fn ok(&self, method: Method, path: &str, key: &str, body: Option<Value>, expected: StatusCode) -> Value {
+        let reply = self.call(method.clone(), path, key, body).await;
+        assert_eq!(reply.status, expected, "{method} {path}: {}", reply.body);
+        reply.body
+    }
+
+    /// A tenant with an API key; returns (tenant id, key).
+    pub async fn tenant(&self, name: &str) -> (String, String) {
+        let tenant = self.ok(Method::POST, "/v1/tenants", ADMIN_KEY, Some(json!({"name": name})), StatusCode::CREATED).await;
+        let id = tenant["id"].as_str().unwrap().to_owned();
+        let key = self
+            .ok(Method::POST, &format!("/v1/tenants/{id}/keys"), ADMIN_KEY, Some(json!({"name": "test"})), StatusCode::CREATED)
+            .await;
+        (id, key["key"].as_str().unwrap().to_owned())
+    }
+}
+
+/// Everything one tenant owns in a typical test: an agent, a conversation, an
+/// episode with two messages.
+pub struct Seeded {
+    pub key: String,
+    pub tenant: String,
+    pub agent: String,
+    pub conversation: String,
+    pub episode: String,
+    pub message: String,
+}
+
+pub async fn seed(server: &TestServer, name: &str) -> Seeded {
+    let (tenant, key) = server.tenant(name).await;
+    let agent = server
+        .ok(Method::POST, "/v1/agents", &key, Some(agent_body("support")), StatusCode::CREATED)
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let conversation = server
+        .ok(Method::POST, "/v1/conversations", &key, Some(json!({"agent_id": agent, "user_id": "alice"})), StatusCode::CREATED)
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let appended = server
+        .ok(
+            Method::POST,
+            &format!("/v1/conversations/{conversation}/messages"),
+            &key,
+            Some(json!({"messages": [
+                {"role": "user", "content": format!("{name} secret roadmap")},
+                {"role": "assistant", "content": "Noted."}
+            ]})),
+            StatusCode::CREATED,
+        )
+        .await;
+    Seeded {
+        key,
+        tenant,
+        agent,
+        conversation,
+        episode: appended["messages"][0]["episode_id"].as_str().unwrap().to_owned(),
+        message: appended["messages"][0]["id"].as_str().unwrap().to_owned(),
+    }
+}
+
+pub fn agent_body(name: &str) -> Value {
+    json!({
+        "name": name,
+        "system_prompt": "You are a helpful support agent.",
+        "llm": {"provider": "openai", "model": "gpt-4o-mini"}
+    })
+}
