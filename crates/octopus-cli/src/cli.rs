@@ -1,0 +1,290 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use octopus_engine::config::DurabilityLevel;
+
+/// Octopus: memory for LLM agents.
+#[derive(Debug, Parser)]
+#[command(name = "octopus", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the HTTP API.
+    Serve(ServerArgs),
+    /// Create or upgrade the database schema, then exit.
+    Migrate(ServerArgs),
+    /// Tenants (admin key).
+    #[command(subcommand)]
+    Tenants(TenantCommand),
+    /// A tenant's API keys (admin key).
+    #[command(subcommand)]
+    Keys(KeyCommand),
+    /// Agents.
+    #[command(subcommand)]
+    Agents(AgentCommand),
+    /// Conversations.
+    #[command(subcommand)]
+    Conversations(ConversationCommand),
+    /// Messages.
+    #[command(subcommand)]
+    Messages(MessageCommand),
+    /// Episodes.
+    #[command(subcommand)]
+    Episodes(EpisodeCommand),
+    /// Full-text search over messages.
+    Search(SearchArgs),
+}
+
+/// Settings of a command that opens the data directory.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// Configuration file [default: ./config/octopus.toml when it exists].
+    #[arg(long, env = "OCTOPUS_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Address to listen on [default: 127.0.0.1:7700].
+    #[arg(long, env = "OCTOPUS_LISTEN")]
+    pub listen: Option<String>,
+    /// Data directory [default: ./octopus-data].
+    #[arg(long, env = "OCTOPUS_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// What an acknowledged write survives [default: process].
+    #[arg(long, env = "OCTOPUS_DURABILITY", value_enum)]
+    pub durability: Option<Durability>,
+    /// The admin key; generated and printed once when neither this nor a stored one exists.
+    #[arg(long, env = "OCTOPUS_ADMIN_KEY", hide_env_values = true)]
+    pub admin_key: Option<String>,
+    /// Log filter, e.g. `info` or `octopus_server=debug` [default: info].
+    #[arg(long, env = "OCTOPUS_LOG")]
+    pub log: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Durability {
+    Process,
+    PowerLoss,
+}
+
+impl From<Durability> for DurabilityLevel {
+    fn from(value: Durability) -> Self {
+        match value {
+            Durability::Process => DurabilityLevel::Process,
+            Durability::PowerLoss => DurabilityLevel::PowerLoss,
+        }
+    }
+}
+
+/// Where the server is and which key to present.
+#[derive(Debug, Args, Clone)]
+pub struct Remote {
+    /// The server's base URL.
+    #[arg(long, env = "OCTOPUS_URL", default_value = "http://127.0.0.1:7700")]
+    pub url: String,
+    /// API key (a tenant's, or the admin key for tenants and keys).
+    #[arg(long, env = "OCTOPUS_API_KEY", hide_env_values = true)]
+    pub api_key: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TenantCommand {
+    Create {
+        name: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    List {
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Mint a key; its secret is printed only now.
+    Create {
+        tenant_id: String,
+        #[arg(long, default_value = "default")]
+        name: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    List {
+        tenant_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    Revoke {
+        tenant_id: String,
+        key_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentCommand {
+    Create {
+        #[arg(long)]
+        name: String,
+        /// openai, azure_openai, anthropic or ollama.
+        #[arg(long, default_value = "openai")]
+        provider: String,
+        #[arg(long)]
+        model: String,
+        #[arg(long, default_value = "")]
+        system_prompt: String,
+        /// Memory settings as JSON, e.g. '{"max_working_memory_tokens": 4000}'.
+        #[arg(long)]
+        memory: Option<String>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    List {
+        #[command(flatten)]
+        remote: Remote,
+    },
+    Get {
+        agent_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Apply a JSON merge patch, e.g. '{"llm": {"temperature": 0.2}}'.
+    Update {
+        agent_id: String,
+        patch: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Deactivate.
+    Delete {
+        agent_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConversationCommand {
+    Create {
+        #[arg(long)]
+        agent: String,
+        #[arg(long)]
+        user: String,
+        #[arg(long)]
+        title: Option<String>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    List {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long)]
+        user: Option<String>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    Get {
+        conversation_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    Delete {
+        conversation_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MessageCommand {
+    /// Append one message (--role and --content), or a JSON batch from --file
+    /// (`-` for standard input) in the API's `{"messages": [...]}` form.
+    Append {
+        conversation_id: String,
+        #[arg(long, requires = "content", conflicts_with = "file")]
+        role: Option<String>,
+        #[arg(long, requires = "role")]
+        content: Option<String>,
+        #[arg(long)]
+        file: Option<PathBuf>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EpisodeCommand {
+    List {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long)]
+        user: Option<String>,
+        #[arg(long)]
+        conversation: Option<String>,
+        /// RFC 3339, e.g. 2026-03-01T00:00:00Z.
+        #[arg(long)]
+        from: Option<String>,
+        #[arg(long)]
+        to: Option<String>,
+        /// List soft-deleted episodes.
+        #[arg(long)]
+        deleted: bool,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// An episode with its messages.
+    Get {
+        episode_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    Close {
+        episode_id: String,
+        /// user_closed, agent_closed or timeout.
+        #[arg(long, default_value = "user_closed")]
+        reason: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Soft-delete.
+    Delete {
+        episode_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    Restore {
+        episode_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Remove a soft-deleted episode for good.
+    Purge {
+        episode_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    pub query: String,
+    #[arg(long)]
+    pub agent: Option<String>,
+    #[arg(long)]
+    pub user: Option<String>,
+    #[arg(long)]
+    pub conversation: Option<String>,
+    #[arg(long)]
+    pub from: Option<String>,
+    #[arg(long)]
+    pub to: Option<String>,
+    #[arg(long, default_value_t = 20)]
+    pub limit: u32,
+    #[command(flatten)]
+    pub remote: Remote,
+}

@@ -1,0 +1,133 @@
+//! Configuration: compiled-in defaults < TOML file < environment < flags.
+//!
+//! clap reads each flag's environment variable itself (`env = …`), so the
+//! overrides handed to [`Config::load`] already hold environment-over-flag
+//! precedence; the file sits beneath both.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use octopus_engine::config::DurabilityLevel;
+use octopus_engine::{EngineConfig, Limits};
+use octopus_server::ServerConfig;
+use serde::Deserialize;
+
+/// The whole configuration, as `config/octopus.toml` lays it out.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub admin_key: Option<String>,
+    pub server: ServerConfig,
+    pub storage: StorageConfig,
+    pub limits: Limits,
+    pub log: LogConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageConfig {
+    pub data_dir: PathBuf,
+    pub durability: DurabilityLevel,
+}
+
+impl Default for StorageConfig {
+    fn default() -> Self {
+        let engine = EngineConfig::default();
+        Self { data_dir: engine.data_dir, durability: engine.durability }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    pub filter: String,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        Self { filter: "info".into() }
+    }
+}
+
+/// Values from the environment or flags; `None` leaves the file's value.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub admin_key: Option<String>,
+    pub listen: Option<String>,
+    pub data_dir: Option<PathBuf>,
+    pub durability: Option<DurabilityLevel>,
+    pub log: Option<String>,
+}
+
+const DEFAULT_FILE: &str = "config/octopus.toml";
+
+impl Config {
+    /// Reads `file` (or `./config/octopus.toml` when it exists) and applies
+    /// `overrides`.
+    pub fn load(file: Option<&Path>, overrides: Overrides) -> anyhow::Result<Self> {
+        let default_file = Path::new(DEFAULT_FILE);
+        let file = file.or_else(|| default_file.exists().then_some(default_file));
+        let mut config = match file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).with_context(|| format!("read config file {}", path.display()))?;
+                Self::parse(&text).with_context(|| format!("parse config file {}", path.display()))?
+            }
+            None => Config::default(),
+        };
+        config.apply(overrides);
+        Ok(config)
+    }
+
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        Ok(toml::from_str(text)?)
+    }
+
+    fn apply(&mut self, overrides: Overrides) {
+        if let Some(key) = overrides.admin_key.filter(|k| !k.is_empty()) {
+            self.admin_key = Some(key);
+        }
+        if let Some(listen) = overrides.listen {
+            self.server.listen = listen;
+        }
+        if let Some(dir) = overrides.data_dir {
+            self.storage.data_dir = dir;
+        }
+        if let Some(durability) = overrides.durability {
+            self.storage.durability = durability;
+        }
+        if let Some(filter) = overrides.log {
+            self.log.filter = filter;
+        }
+    }
+
+    pub fn engine(&self) -> EngineConfig {
+        EngineConfig { data_dir: self.storage.data_dir.clone(), durability: self.storage.durability, limits: self.limits }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_file_holds_exactly_the_defaults() {
+        let reference = include_str!("../../../config/octopus.toml");
+        assert_eq!(Config::parse(reference).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn overrides_beat_the_file_and_the_file_beats_defaults() {
+        let mut config = Config::parse("[server]\nlisten = \"0.0.0.0:9000\"\n[storage]\ndata_dir = \"/srv/octopus\"").unwrap();
+        assert_eq!(config.server.listen, "0.0.0.0:9000");
+        assert_eq!(config.server.max_body_bytes, ServerConfig::default().max_body_bytes);
+        config.apply(Overrides { listen: Some("127.0.0.1:1".into()), ..Overrides::default() });
+        assert_eq!(config.server.listen, "127.0.0.1:1");
+        assert_eq!(config.storage.data_dir, PathBuf::from("/srv/octopus"));
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        let error = Config::parse("[server]\nlisen = \"x\"").unwrap_err();
+        assert!(format!("{error:#}").contains("lisen"), "{error:#}");
+    }
+}

@@ -1,0 +1,77 @@
+//! `octopus serve` and `octopus migrate`.
+
+use anyhow::Context;
+use octopus_engine::Octopus;
+
+use crate::cli::ServerArgs;
+use crate::config::{Config, Overrides};
+
+pub fn load(args: &ServerArgs) -> anyhow::Result<Config> {
+    let overrides = Overrides {
+        admin_key: args.admin_key.clone(),
+        listen: args.listen.clone(),
+        data_dir: args.data_dir.clone(),
+        durability: args.durability.map(Into::into),
+        log: args.log.clone(),
+    };
+    Config::load(args.config.as_deref(), overrides)
+}
+
+pub fn init_logging(filter: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}
+
+pub async fn open(config: &Config) -> anyhow::Result<Octopus> {
+    let engine = config.engine();
+    let octopus = tokio::task::spawn_blocking(move || Octopus::open(&engine))
+        .await?
+        .with_context(|| format!("open the data directory {}", config.storage.data_dir.display()))?;
+    Ok(octopus)
+}
+
+pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
+    let config = load(&args)?;
+    init_logging(&config.log.filter);
+    let octopus = open(&config).await?;
+    if let Some(secret) = octopus.ensure_admin_key(config.admin_key.as_deref()).await? {
+        // Printed once: only its hash is kept.
+        println!("Generated the admin key (shown only this once; keep it):\n  OCTOPUS_ADMIN_KEY={secret}");
+    }
+    let listener = tokio::net::TcpListener::bind(&config.server.listen)
+        .await
+        .with_context(|| format!("listen on {}", config.server.listen))?;
+    let address = listener.local_addr()?;
+    // Tests and scripts read this line to find a port chosen with :0.
+    println!("Octopus listening on http://{address}");
+    tracing::info!(%address, data_dir = %config.storage.data_dir.display(), "serving");
+    let app = octopus_server::app(octopus, &config.server);
+    octopus_server::serve(listener, app, shutdown_signal()).await.context("serve HTTP")?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+pub async fn migrate(args: ServerArgs) -> anyhow::Result<()> {
+    let config = load(&args)?;
+    init_logging(&config.log.filter);
+    open(&config).await?;
+    println!("The schema in {} is up to date.", config.storage.data_dir.display());
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(signal) => signal,
+            Err(_) => return interrupt.await.unwrap_or(()),
+        };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    interrupt.await.unwrap_or(());
+}

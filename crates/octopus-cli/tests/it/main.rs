@@ -1,0 +1,4 @@
+//! The real `octopus` binary: started, loaded, killed, restarted.
+
+mod durability;
+mod process;
