@@ -14,12 +14,22 @@ pub struct Client {
 
 impl Client {
     pub fn new(remote: &Remote) -> Self {
-        Self { http: reqwest::Client::new(), base: remote.url.trim_end_matches('/').to_owned(), key: remote.api_key.clone() }
+        Self {
+            http: reqwest::Client::new(),
+            base: remote.url.trim_end_matches('/').to_owned(),
+            key: remote.api_key.clone(),
+        }
     }
 
     /// Sends a request; a non-2xx answer becomes an error carrying the server's
     /// message.
-    pub async fn send(&self, method: Method, path: &str, query: &[(&str, String)], body: Option<Value>) -> anyhow::Result<Value> {
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<Value>,
+    ) -> anyhow::Result<Value> {
         let url = format!("{}{path}", self.base);
         let mut request = self.http.request(method.clone(), &url).query(query);
         match &self.key {
@@ -29,12 +39,22 @@ impl Client {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response = request.send().await.with_context(|| format!("reach the Octopus server at {}", self.base))?;
+        let response = request
+            .send()
+            .await
+            .with_context(|| format!("reach the Octopus server at {}", self.base))?;
         let status = response.status();
         let text = response.text().await.context("read the server's answer")?;
-        let value = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        let value = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
         if !status.is_success() {
-            let message = value["error"]["message"].as_str().map(str::to_owned).unwrap_or_else(|| value.to_string());
+            let message = value["error"]["message"]
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| value.to_string());
             let code = value["error"]["code"].as_str().unwrap_or("error");
             bail!("{method} {path}: {status} {code}: {message}");
         }
@@ -44,5 +64,8 @@ impl Client {
 
 /// Query pairs for the options that are set.
 pub fn query(pairs: &[(&'static str, Option<String>)]) -> Vec<(&'static str, String)> {
-    pairs.iter().filter_map(|(name, value)| value.clone().map(|v| (*name, v))).collect()
+    pairs
+        .iter()
+        .filter_map(|(name, value)| value.clone().map(|v| (*name, v)))
+        .collect()
 }

@@ -7,7 +7,10 @@ use anyhow::Context;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::cli::{AgentCommand, Command, ConversationCommand, EpisodeCommand, KeyCommand, MessageCommand, TenantCommand};
+use crate::cli::{
+    AgentCommand, Command, ConversationCommand, EpisodeCommand, KeyCommand, MessageCommand,
+    TenantCommand,
+};
 use crate::client::{Client, query};
 
 pub async fn run(command: Command) -> anyhow::Result<()> {
@@ -29,7 +32,9 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
                 ("to", args.to),
                 ("limit", Some(args.limit.to_string())),
             ]);
-            Client::new(&args.remote).send(Method::GET, "/v1/messages/search", &query, None).await?
+            Client::new(&args.remote)
+                .send(Method::GET, "/v1/messages/search", &query, None)
+                .await?
         }
     };
     if !answer.is_null() {
@@ -41,92 +46,202 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
 async fn tenants(command: TenantCommand) -> anyhow::Result<Value> {
     match command {
         TenantCommand::Create { name, remote } => {
-            Client::new(&remote).send(Method::POST, "/v1/tenants", &[], Some(json!({"name": name}))).await
+            Client::new(&remote)
+                .send(
+                    Method::POST,
+                    "/v1/tenants",
+                    &[],
+                    Some(json!({"name": name})),
+                )
+                .await
         }
-        TenantCommand::List { remote } => Client::new(&remote).send(Method::GET, "/v1/tenants", &[], None).await,
+        TenantCommand::List { remote } => {
+            Client::new(&remote)
+                .send(Method::GET, "/v1/tenants", &[], None)
+                .await
+        }
     }
 }
 
 async fn keys(command: KeyCommand) -> anyhow::Result<Value> {
     match command {
-        KeyCommand::Create { tenant_id, name, remote } => {
+        KeyCommand::Create {
+            tenant_id,
+            name,
+            remote,
+        } => {
             let path = format!("/v1/tenants/{tenant_id}/keys");
-            Client::new(&remote).send(Method::POST, &path, &[], Some(json!({"name": name}))).await
+            Client::new(&remote)
+                .send(Method::POST, &path, &[], Some(json!({"name": name})))
+                .await
         }
         KeyCommand::List { tenant_id, remote } => {
-            Client::new(&remote).send(Method::GET, &format!("/v1/tenants/{tenant_id}/keys"), &[], None).await
+            Client::new(&remote)
+                .send(
+                    Method::GET,
+                    &format!("/v1/tenants/{tenant_id}/keys"),
+                    &[],
+                    None,
+                )
+                .await
         }
-        KeyCommand::Revoke { tenant_id, key_id, remote } => {
+        KeyCommand::Revoke {
+            tenant_id,
+            key_id,
+            remote,
+        } => {
             let path = format!("/v1/tenants/{tenant_id}/keys/{key_id}");
-            Client::new(&remote).send(Method::DELETE, &path, &[], None).await
+            Client::new(&remote)
+                .send(Method::DELETE, &path, &[], None)
+                .await
         }
     }
 }
 
 async fn agents(command: AgentCommand) -> anyhow::Result<Value> {
     match command {
-        AgentCommand::Create { name, provider, model, system_prompt, memory, remote } => {
+        AgentCommand::Create {
+            name,
+            provider,
+            model,
+            system_prompt,
+            memory,
+            remote,
+        } => {
             let mut body = json!({"name": name, "system_prompt": system_prompt, "llm": {"provider": provider, "model": model}});
             if let Some(memory) = memory {
                 body["memory"] = serde_json::from_str(&memory).context("--memory must be JSON")?;
             }
-            Client::new(&remote).send(Method::POST, "/v1/agents", &[], Some(body)).await
+            Client::new(&remote)
+                .send(Method::POST, "/v1/agents", &[], Some(body))
+                .await
         }
-        AgentCommand::List { remote } => Client::new(&remote).send(Method::GET, "/v1/agents", &[], None).await,
+        AgentCommand::List { remote } => {
+            Client::new(&remote)
+                .send(Method::GET, "/v1/agents", &[], None)
+                .await
+        }
         AgentCommand::Get { agent_id, remote } => {
-            Client::new(&remote).send(Method::GET, &format!("/v1/agents/{agent_id}"), &[], None).await
+            Client::new(&remote)
+                .send(Method::GET, &format!("/v1/agents/{agent_id}"), &[], None)
+                .await
         }
-        AgentCommand::Update { agent_id, patch, remote } => {
+        AgentCommand::Update {
+            agent_id,
+            patch,
+            remote,
+        } => {
             let patch: Value = serde_json::from_str(&patch).context("the patch must be JSON")?;
-            Client::new(&remote).send(Method::PATCH, &format!("/v1/agents/{agent_id}"), &[], Some(patch)).await
+            Client::new(&remote)
+                .send(
+                    Method::PATCH,
+                    &format!("/v1/agents/{agent_id}"),
+                    &[],
+                    Some(patch),
+                )
+                .await
         }
         AgentCommand::Delete { agent_id, remote } => {
-            Client::new(&remote).send(Method::DELETE, &format!("/v1/agents/{agent_id}"), &[], None).await
+            Client::new(&remote)
+                .send(Method::DELETE, &format!("/v1/agents/{agent_id}"), &[], None)
+                .await
         }
     }
 }
 
 async fn conversations(command: ConversationCommand) -> anyhow::Result<Value> {
     match command {
-        ConversationCommand::Create { agent, user, title, remote } => {
+        ConversationCommand::Create {
+            agent,
+            user,
+            title,
+            remote,
+        } => {
             let body = json!({"agent_id": agent, "user_id": user, "title": title});
-            Client::new(&remote).send(Method::POST, "/v1/conversations", &[], Some(body)).await
+            Client::new(&remote)
+                .send(Method::POST, "/v1/conversations", &[], Some(body))
+                .await
         }
-        ConversationCommand::List { agent, user, remote } => {
+        ConversationCommand::List {
+            agent,
+            user,
+            remote,
+        } => {
             let query = query(&[("agent_id", agent), ("user_id", user)]);
-            Client::new(&remote).send(Method::GET, "/v1/conversations", &query, None).await
+            Client::new(&remote)
+                .send(Method::GET, "/v1/conversations", &query, None)
+                .await
         }
-        ConversationCommand::Get { conversation_id, remote } => {
-            Client::new(&remote).send(Method::GET, &format!("/v1/conversations/{conversation_id}"), &[], None).await
+        ConversationCommand::Get {
+            conversation_id,
+            remote,
+        } => {
+            Client::new(&remote)
+                .send(
+                    Method::GET,
+                    &format!("/v1/conversations/{conversation_id}"),
+                    &[],
+                    None,
+                )
+                .await
         }
-        ConversationCommand::Delete { conversation_id, remote } => {
-            Client::new(&remote).send(Method::DELETE, &format!("/v1/conversations/{conversation_id}"), &[], None).await
+        ConversationCommand::Delete {
+            conversation_id,
+            remote,
+        } => {
+            Client::new(&remote)
+                .send(
+                    Method::DELETE,
+                    &format!("/v1/conversations/{conversation_id}"),
+                    &[],
+                    None,
+                )
+                .await
         }
     }
 }
 
 async fn messages(command: MessageCommand) -> anyhow::Result<Value> {
-    let MessageCommand::Append { conversation_id, role, content, file, remote } = command;
+    let MessageCommand::Append {
+        conversation_id,
+        role,
+        content,
+        file,
+        remote,
+    } = command;
     let body = match (role, content, file) {
         (Some(role), Some(content), None) => json!({"role": role, "content": content}),
         (None, None, Some(path)) => {
             let mut text = String::new();
             if path.as_os_str() == "-" {
-                std::io::stdin().read_to_string(&mut text).context("read standard input")?;
+                std::io::stdin()
+                    .read_to_string(&mut text)
+                    .context("read standard input")?;
             } else {
-                text = std::fs::read_to_string(&path).with_context(|| format!("read {}", path.display()))?;
+                text = std::fs::read_to_string(&path)
+                    .with_context(|| format!("read {}", path.display()))?;
             }
             serde_json::from_str(&text).context("the batch must be JSON")?
         }
         _ => anyhow::bail!("give --role and --content, or --file"),
     };
     let path = format!("/v1/conversations/{conversation_id}/messages");
-    Client::new(&remote).send(Method::POST, &path, &[], Some(body)).await
+    Client::new(&remote)
+        .send(Method::POST, &path, &[], Some(body))
+        .await
 }
 
 async fn episodes(command: EpisodeCommand) -> anyhow::Result<Value> {
     match command {
-        EpisodeCommand::List { agent, user, conversation, from, to, deleted, remote } => {
+        EpisodeCommand::List {
+            agent,
+            user,
+            conversation,
+            from,
+            to,
+            deleted,
+            remote,
+        } => {
             let query = query(&[
                 ("agent_id", agent),
                 ("user_id", user),
@@ -135,23 +250,64 @@ async fn episodes(command: EpisodeCommand) -> anyhow::Result<Value> {
                 ("to", to),
                 ("deleted", deleted.then(|| "true".to_owned())),
             ]);
-            Client::new(&remote).send(Method::GET, "/v1/episodes", &query, None).await
+            Client::new(&remote)
+                .send(Method::GET, "/v1/episodes", &query, None)
+                .await
         }
         EpisodeCommand::Get { episode_id, remote } => {
-            Client::new(&remote).send(Method::GET, &format!("/v1/episodes/{episode_id}"), &[], None).await
+            Client::new(&remote)
+                .send(
+                    Method::GET,
+                    &format!("/v1/episodes/{episode_id}"),
+                    &[],
+                    None,
+                )
+                .await
         }
-        EpisodeCommand::Close { episode_id, reason, remote } => {
+        EpisodeCommand::Close {
+            episode_id,
+            reason,
+            remote,
+        } => {
             let path = format!("/v1/episodes/{episode_id}/close");
-            Client::new(&remote).send(Method::POST, &path, &[], Some(json!({"end_reason": reason}))).await
+            Client::new(&remote)
+                .send(
+                    Method::POST,
+                    &path,
+                    &[],
+                    Some(json!({"end_reason": reason})),
+                )
+                .await
         }
         EpisodeCommand::Delete { episode_id, remote } => {
-            Client::new(&remote).send(Method::DELETE, &format!("/v1/episodes/{episode_id}"), &[], None).await
+            Client::new(&remote)
+                .send(
+                    Method::DELETE,
+                    &format!("/v1/episodes/{episode_id}"),
+                    &[],
+                    None,
+                )
+                .await
         }
         EpisodeCommand::Restore { episode_id, remote } => {
-            Client::new(&remote).send(Method::POST, &format!("/v1/episodes/{episode_id}/restore"), &[], None).await
+            Client::new(&remote)
+                .send(
+                    Method::POST,
+                    &format!("/v1/episodes/{episode_id}/restore"),
+                    &[],
+                    None,
+                )
+                .await
         }
         EpisodeCommand::Purge { episode_id, remote } => {
-            Client::new(&remote).send(Method::POST, &format!("/v1/episodes/{episode_id}/purge"), &[], None).await
+            Client::new(&remote)
+                .send(
+                    Method::POST,
+                    &format!("/v1/episodes/{episode_id}/purge"),
+                    &[],
+                    None,
+                )
+                .await
         }
     }
 }

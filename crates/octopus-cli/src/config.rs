@@ -33,7 +33,10 @@ pub struct StorageConfig {
 impl Default for StorageConfig {
     fn default() -> Self {
         let engine = EngineConfig::default();
-        Self { data_dir: engine.data_dir, durability: engine.durability }
+        Self {
+            data_dir: engine.data_dir,
+            durability: engine.durability,
+        }
     }
 }
 
@@ -45,7 +48,9 @@ pub struct LogConfig {
 
 impl Default for LogConfig {
     fn default() -> Self {
-        Self { filter: "info".into() }
+        Self {
+            filter: "info".into(),
+        }
     }
 }
 
@@ -69,8 +74,10 @@ impl Config {
         let file = file.or_else(|| default_file.exists().then_some(default_file));
         let mut config = match file {
             Some(path) => {
-                let text = std::fs::read_to_string(path).with_context(|| format!("read config file {}", path.display()))?;
-                Self::parse(&text).with_context(|| format!("parse config file {}", path.display()))?
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("read config file {}", path.display()))?;
+                Self::parse(&text)
+                    .with_context(|| format!("parse config file {}", path.display()))?
             }
             None => Config::default(),
         };
@@ -101,7 +108,11 @@ impl Config {
     }
 
     pub fn engine(&self) -> EngineConfig {
-        EngineConfig { data_dir: self.storage.data_dir.clone(), durability: self.storage.durability, limits: self.limits }
+        EngineConfig {
+            data_dir: self.storage.data_dir.clone(),
+            durability: self.storage.durability,
+            limits: self.limits,
+        }
     }
 }
 
@@ -117,10 +128,19 @@ mod tests {
 
     #[test]
     fn overrides_beat_the_file_and_the_file_beats_defaults() {
-        let mut config = Config::parse("[server]\nlisten = \"0.0.0.0:9000\"\n[storage]\ndata_dir = \"/srv/octopus\"").unwrap();
+        let mut config = Config::parse(
+            "[server]\nlisten = \"0.0.0.0:9000\"\n[storage]\ndata_dir = \"/srv/octopus\"",
+        )
+        .unwrap();
         assert_eq!(config.server.listen, "0.0.0.0:9000");
-        assert_eq!(config.server.max_body_bytes, ServerConfig::default().max_body_bytes);
-        config.apply(Overrides { listen: Some("127.0.0.1:1".into()), ..Overrides::default() });
+        assert_eq!(
+            config.server.max_body_bytes,
+            ServerConfig::default().max_body_bytes
+        );
+        config.apply(Overrides {
+            listen: Some("127.0.0.1:1".into()),
+            ..Overrides::default()
+        });
         assert_eq!(config.server.listen, "127.0.0.1:1");
         assert_eq!(config.storage.data_dir, PathBuf::from("/srv/octopus"));
     }

@@ -18,15 +18,24 @@ pub fn load(args: &ServerArgs) -> anyhow::Result<Config> {
 }
 
 pub fn init_logging(filter: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
 }
 
 pub async fn open(config: &Config) -> anyhow::Result<Octopus> {
     let engine = config.engine();
     let octopus = tokio::task::spawn_blocking(move || Octopus::open(&engine))
         .await?
-        .with_context(|| format!("open the data directory {}", config.storage.data_dir.display()))?;
+        .with_context(|| {
+            format!(
+                "open the data directory {}",
+                config.storage.data_dir.display()
+            )
+        })?;
     Ok(octopus)
 }
 
@@ -34,9 +43,14 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     let config = load(&args)?;
     init_logging(&config.log.filter);
     let octopus = open(&config).await?;
-    if let Some(secret) = octopus.ensure_admin_key(config.admin_key.as_deref()).await? {
+    if let Some(secret) = octopus
+        .ensure_admin_key(config.admin_key.as_deref())
+        .await?
+    {
         // Printed once: only its hash is kept.
-        println!("Generated the admin key (shown only this once; keep it):\n  OCTOPUS_ADMIN_KEY={secret}");
+        println!(
+            "Generated the admin key (shown only this once; keep it):\n  OCTOPUS_ADMIN_KEY={secret}"
+        );
     }
     let listener = tokio::net::TcpListener::bind(&config.server.listen)
         .await
@@ -46,7 +60,9 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     println!("Octopus listening on http://{address}");
     tracing::info!(%address, data_dir = %config.storage.data_dir.display(), "serving");
     let app = octopus_server::app(octopus, &config.server);
-    octopus_server::serve(listener, app, shutdown_signal()).await.context("serve HTTP")?;
+    octopus_server::serve(listener, app, shutdown_signal())
+        .await
+        .context("serve HTTP")?;
     tracing::info!("stopped");
     Ok(())
 }
@@ -55,7 +71,10 @@ pub async fn migrate(args: ServerArgs) -> anyhow::Result<()> {
     let config = load(&args)?;
     init_logging(&config.log.filter);
     open(&config).await?;
-    println!("The schema in {} is up to date.", config.storage.data_dir.display());
+    println!(
+        "The schema in {} is up to date.",
+        config.storage.data_dir.display()
+    );
     Ok(())
 }
 
@@ -63,10 +82,11 @@ async fn shutdown_signal() {
     let interrupt = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(signal) => signal,
-            Err(_) => return interrupt.await.unwrap_or(()),
-        };
+        let mut terminate =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(signal) => signal,
+                Err(_) => return interrupt.await.unwrap_or(()),
+            };
         tokio::select! {
             _ = interrupt => {}
             _ = terminate.recv() => {}

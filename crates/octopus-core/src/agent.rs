@@ -128,7 +128,10 @@ impl LlmConfig {
         if let Some(url) = &self.base_url
             && !(url.starts_with("http://") || url.starts_with("https://"))
         {
-            return Err(Error::invalid("base_url", "must be an http:// or https:// URL"));
+            return Err(Error::invalid(
+                "base_url",
+                "must be an http:// or https:// URL",
+            ));
         }
         if self.provider == LlmProvider::AzureOpenai
             && (self.base_url.is_none() || self.deployment.is_none())
@@ -194,25 +197,40 @@ impl Default for MemoryConfig {
 impl MemoryConfig {
     pub fn validate(&self) -> Result<()> {
         if self.max_working_memory_tokens < 256 {
-            return Err(Error::invalid("max_working_memory_tokens", "must be at least 256"));
+            return Err(Error::invalid(
+                "max_working_memory_tokens",
+                "must be at least 256",
+            ));
         }
         if self.knowledge_top_k > 100 {
             return Err(Error::invalid("knowledge_top_k", "must be at most 100"));
         }
         if !(-1.0..=1.0).contains(&self.knowledge_min_score) {
-            return Err(Error::invalid("knowledge_min_score", "must be between -1 and 1"));
+            return Err(Error::invalid(
+                "knowledge_min_score",
+                "must be between -1 and 1",
+            ));
         }
         if self.episodic_top_k > 100 {
             return Err(Error::invalid("episodic_top_k", "must be at most 100"));
         }
         if self.history_max_messages > 10_000 {
-            return Err(Error::invalid("history_max_messages", "must be at most 10000"));
+            return Err(Error::invalid(
+                "history_max_messages",
+                "must be at most 10000",
+            ));
         }
         if self.episode_idle_timeout_secs == 0 {
-            return Err(Error::invalid("episode_idle_timeout_secs", "must be positive"));
+            return Err(Error::invalid(
+                "episode_idle_timeout_secs",
+                "must be positive",
+            ));
         }
         if self.retention_days == Some(0) {
-            return Err(Error::invalid("retention_days", "must be positive (omit it to keep forever)"));
+            return Err(Error::invalid(
+                "retention_days",
+                "must be positive (omit it to keep forever)",
+            ));
         }
         Ok(())
     }
@@ -227,7 +245,10 @@ mod tests {
     fn memory_config_defaults_fill_missing_fields() {
         let config: MemoryConfig = serde_json::from_value(json!({"knowledge_top_k": 9})).unwrap();
         assert_eq!(config.knowledge_top_k, 9);
-        assert_eq!(config.max_working_memory_tokens, MemoryConfig::default().max_working_memory_tokens);
+        assert_eq!(
+            config.max_working_memory_tokens,
+            MemoryConfig::default().max_working_memory_tokens
+        );
     }
 
     #[test]
@@ -243,7 +264,10 @@ mod tests {
         }))
         .unwrap();
         let error = spec.validate().unwrap_err();
-        assert!(matches!(error, Error::Invalid { ref field, .. } if field == "llm.temperature"), "{error}");
+        assert!(
+            matches!(error, Error::Invalid { ref field, .. } if field == "llm.temperature"),
+            "{error}"
+        );
     }
 
     #[test]

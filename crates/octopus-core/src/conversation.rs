@@ -59,7 +59,10 @@ pub fn validate_user_id(user_id: &str) -> Result<()> {
         return Err(Error::invalid("user_id", "must not be empty"));
     }
     if user_id.chars().count() > MAX_USER_ID_CHARS {
-        return Err(Error::invalid("user_id", format!("must be at most {MAX_USER_ID_CHARS} characters")));
+        return Err(Error::invalid(
+            "user_id",
+            format!("must be at most {MAX_USER_ID_CHARS} characters"),
+        ));
     }
     Ok(())
 }

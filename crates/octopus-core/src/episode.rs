@@ -62,7 +62,11 @@ pub enum EndReason {
 }
 
 impl EndReason {
-    pub const ALL: [EndReason; 3] = [EndReason::UserClosed, EndReason::AgentClosed, EndReason::Timeout];
+    pub const ALL: [EndReason; 3] = [
+        EndReason::UserClosed,
+        EndReason::AgentClosed,
+        EndReason::Timeout,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -83,9 +87,17 @@ impl FromStr for EndReason {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        EndReason::ALL.into_iter().find(|reason| reason.as_str() == s).ok_or_else(|| {
-            Error::invalid("end_reason", format!("unknown end reason `{s}`; expected user_closed, agent_closed or timeout"))
-        })
+        EndReason::ALL
+            .into_iter()
+            .find(|reason| reason.as_str() == s)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "end_reason",
+                    format!(
+                        "unknown end reason `{s}`; expected user_closed, agent_closed or timeout"
+                    ),
+                )
+            })
     }
 }
 
@@ -139,10 +151,21 @@ impl EpisodeSummary {
             return Err(Error::invalid("summary", "must not be empty"));
         }
         if self.summary.chars().count() > MAX_SUMMARY_CHARS {
-            return Err(Error::invalid("summary", format!("must be at most {MAX_SUMMARY_CHARS} characters")));
+            return Err(Error::invalid(
+                "summary",
+                format!("must be at most {MAX_SUMMARY_CHARS} characters"),
+            ));
         }
-        if self.key_facts.len() > 100 || self.key_facts.iter().any(|fact| fact.chars().count() > 1000) {
-            return Err(Error::invalid("key_facts", "at most 100 facts of at most 1000 characters each"));
+        if self.key_facts.len() > 100
+            || self
+                .key_facts
+                .iter()
+                .any(|fact| fact.chars().count() > 1000)
+        {
+            return Err(Error::invalid(
+                "key_facts",
+                "at most 100 facts of at most 1000 characters each",
+            ));
         }
         Ok(())
     }

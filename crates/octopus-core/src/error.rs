@@ -28,19 +28,31 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn invalid(field: impl Into<String>, message: impl fmt::Display) -> Self {
-        Error::Invalid { field: field.into(), message: message.to_string() }
+        Error::Invalid {
+            field: field.into(),
+            message: message.to_string(),
+        }
     }
 
     pub fn not_found(kind: &'static str, id: impl fmt::Display) -> Self {
-        Error::NotFound { kind, id: id.to_string() }
+        Error::NotFound {
+            kind,
+            id: id.to_string(),
+        }
     }
 
     pub fn conflict(code: &'static str, message: impl fmt::Display) -> Self {
-        Error::Conflict { code, message: message.to_string() }
+        Error::Conflict {
+            code,
+            message: message.to_string(),
+        }
     }
 
     pub fn gone(code: &'static str, message: impl fmt::Display) -> Self {
-        Error::Gone { code, message: message.to_string() }
+        Error::Gone {
+            code,
+            message: message.to_string(),
+        }
     }
 
     pub fn backend(source: impl std::error::Error + Send + Sync + 'static) -> Self {
@@ -51,12 +63,16 @@ impl Error {
     /// nested value names its full path (`messages[3].content`).
     pub fn within(self, prefix: &str) -> Self {
         match self {
-            Error::Invalid { field, message } if field.is_empty() => {
-                Error::Invalid { field: prefix.to_owned(), message }
-            }
+            Error::Invalid { field, message } if field.is_empty() => Error::Invalid {
+                field: prefix.to_owned(),
+                message,
+            },
             Error::Invalid { field, message } => {
                 let joiner = if field.starts_with('[') { "" } else { "." };
-                Error::Invalid { field: format!("{prefix}{joiner}{field}"), message }
+                Error::Invalid {
+                    field: format!("{prefix}{joiner}{field}"),
+                    message,
+                }
             }
             other => other,
         }

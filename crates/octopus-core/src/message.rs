@@ -55,9 +55,15 @@ impl FromStr for Role {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        Role::ALL.into_iter().find(|role| role.as_str() == s).ok_or_else(|| {
-            Error::invalid("role", format!("unknown role `{s}`; expected user, assistant, system or tool"))
-        })
+        Role::ALL
+            .into_iter()
+            .find(|role| role.as_str() == s)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "role",
+                    format!("unknown role `{s}`; expected user, assistant, system or tool"),
+                )
+            })
     }
 }
 
@@ -237,11 +243,15 @@ impl TryFrom<ToolCallWire> for ToolCallRecord {
         if let Some(kind) = &wire.kind
             && kind != "function"
         {
-            return Err(format!("unsupported tool call type `{kind}`; expected `function`"));
+            return Err(format!(
+                "unsupported tool call type `{kind}`; expected `function`"
+            ));
         }
         let tool_call_id = wire.tool_call_id.ok_or("missing field `tool_call_id`")?;
         let (function_name, arguments) = match (wire.function_name, wire.function) {
-            (Some(_), Some(_)) => return Err("give either `function_name` or `function`, not both".into()),
+            (Some(_), Some(_)) => {
+                return Err("give either `function_name` or `function`, not both".into());
+            }
             (Some(name), None) => (name, wire.arguments),
             (None, Some(function)) => (function.name, function.arguments.or(wire.arguments)),
             (None, None) => return Err("missing field `function_name`".into()),
@@ -275,7 +285,10 @@ impl ToolCallRecord {
     /// What full-text search should find this call by.
     pub fn search_text(&self) -> String {
         let mut text = self.function_name.clone();
-        for value in [Some(&self.arguments), self.result.as_ref()].into_iter().flatten() {
+        for value in [Some(&self.arguments), self.result.as_ref()]
+            .into_iter()
+            .flatten()
+        {
             if !value.is_null() {
                 text.push(' ');
                 push_json_text(value, &mut text);
@@ -352,7 +365,10 @@ pub struct MessageLimits {
 
 impl Default for MessageLimits {
     fn default() -> Self {
-        Self { max_message_bytes: 1 << 20, max_tool_calls: 128 }
+        Self {
+            max_message_bytes: 1 << 20,
+            max_tool_calls: 128,
+        }
     }
 }
 
@@ -386,21 +402,33 @@ impl NewMessage {
         if !self.tool_calls.is_empty() && !matches!(self.role, Role::Assistant | Role::Tool) {
             return Err(Error::invalid(
                 "tool_calls",
-                format!("only assistant and tool messages carry tool calls, not {}", self.role),
+                format!(
+                    "only assistant and tool messages carry tool calls, not {}",
+                    self.role
+                ),
             ));
         }
         if self.tool_call_id.is_some() && self.role != Role::Tool {
-            return Err(Error::invalid("tool_call_id", "only tool messages answer a tool call"));
+            return Err(Error::invalid(
+                "tool_call_id",
+                "only tool messages answer a tool call",
+            ));
         }
         if let Some(MessageContent::Parts(parts)) = &self.content {
             if parts.is_empty() {
-                return Err(Error::invalid("content", "an array of parts must not be empty"));
+                return Err(Error::invalid(
+                    "content",
+                    "an array of parts must not be empty",
+                ));
             }
             for (index, part) in parts.iter().enumerate() {
                 if let ContentPart::ImageUrl { image_url } = part
                     && image_url.url.is_empty()
                 {
-                    return Err(Error::invalid(format!("content[{index}].image_url.url"), "must not be empty"));
+                    return Err(Error::invalid(
+                        format!("content[{index}].image_url.url"),
+                        "must not be empty",
+                    ));
                 }
             }
         }
@@ -418,13 +446,23 @@ impl NewMessage {
                 format!("at most {} tool calls per message", limits.max_tool_calls),
             ));
         }
-        let bytes = self.content.as_ref().map_or(0, MessageContent::payload_bytes)
+        let bytes = self
+            .content
+            .as_ref()
+            .map_or(0, MessageContent::payload_bytes)
             + self.redacted_content.as_ref().map_or(0, String::len)
-            + self.tool_calls.iter().map(|call| call.search_text().len()).sum::<usize>();
+            + self
+                .tool_calls
+                .iter()
+                .map(|call| call.search_text().len())
+                .sum::<usize>();
         if bytes > limits.max_message_bytes {
             return Err(Error::invalid(
                 "content",
-                format!("message is {bytes} bytes; the limit is {}", limits.max_message_bytes),
+                format!(
+                    "message is {bytes} bytes; the limit is {}",
+                    limits.max_message_bytes
+                ),
             ));
         }
         Ok(())
@@ -464,7 +502,10 @@ impl Message {
 }
 
 /// The text full-text search indexes for a message's content and tool calls.
-pub fn message_search_text(content: Option<&MessageContent>, tool_calls: &[ToolCallRecord]) -> String {
+pub fn message_search_text(
+    content: Option<&MessageContent>,
+    tool_calls: &[ToolCallRecord],
+) -> String {
     let mut text = content.map(MessageContent::text).unwrap_or_default();
     for call in tool_calls {
         if !text.is_empty() {
@@ -494,23 +535,42 @@ mod tests {
             {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAA"}}
         ]}))
         .unwrap();
-        let Some(MessageContent::Parts(parts)) = parts.content else { panic!("expected parts") };
+        let Some(MessageContent::Parts(parts)) = parts.content else {
+            panic!("expected parts")
+        };
         assert_eq!(parts.len(), 2);
-        assert_eq!(parts[0], ContentPart::Text { text: "Analyze this chart:".into() });
+        assert_eq!(
+            parts[0],
+            ContentPart::Text {
+                text: "Analyze this chart:".into()
+            }
+        );
     }
 
     #[test]
     fn rejects_wrong_content_shape_with_a_clear_message() {
-        let error = parse(json!({"role": "user", "content": 42})).unwrap_err().to_string();
-        assert!(error.contains("a string or an array of content parts"), "{error}");
-        let error = parse(json!({"role": "user", "content": [{"type": "video"}]})).unwrap_err().to_string();
+        let error = parse(json!({"role": "user", "content": 42}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("a string or an array of content parts"),
+            "{error}"
+        );
+        let error = parse(json!({"role": "user", "content": [{"type": "video"}]}))
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("unknown variant `video`"), "{error}");
     }
 
     #[test]
     fn rejects_unknown_role_naming_the_choices() {
-        let error = parse(json!({"role": "robot", "content": "x"})).unwrap_err().to_string();
-        assert!(error.contains("robot") && error.contains("assistant"), "{error}");
+        let error = parse(json!({"role": "robot", "content": "x"}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("robot") && error.contains("assistant"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -521,12 +581,17 @@ mod tests {
             "durationMs": 142, "isError": false
         }]}))
         .unwrap();
-        let openai = parse(json!({"role": "assistant", "content": null, "tool_calls": [{
-            "id": "call_abc123", "type": "function",
-            "function": {"name": "get_order_status", "arguments": "{\"orderId\":\"ORD-8821\"}"}
-        }]}))
+        let openai = parse(
+            json!({"role": "assistant", "content": null, "tool_calls": [{
+                "id": "call_abc123", "type": "function",
+                "function": {"name": "get_order_status", "arguments": "{\"orderId\":\"ORD-8821\"}"}
+            }]}),
+        )
         .unwrap();
-        assert_eq!(seed.tool_calls[0].tool_call_id, openai.tool_calls[0].tool_call_id);
+        assert_eq!(
+            seed.tool_calls[0].tool_call_id,
+            openai.tool_calls[0].tool_call_id
+        );
         assert_eq!(seed.tool_calls[0].arguments, openai.tool_calls[0].arguments);
         assert_eq!(seed.tool_calls[0].duration_ms, Some(142));
         assert!(openai.tool_calls[0].result.is_none());
@@ -551,9 +616,16 @@ mod tests {
     #[test]
     fn oversized_message_is_rejected() {
         let message = NewMessage::text(Role::User, "x".repeat(101));
-        let limits = MessageLimits { max_message_bytes: 100, ..MessageLimits::default() };
+        let limits = MessageLimits {
+            max_message_bytes: 100,
+            ..MessageLimits::default()
+        };
         assert!(message.validate(&limits).is_err());
-        assert!(NewMessage::text(Role::User, "x".repeat(100)).validate(&limits).is_ok());
+        assert!(
+            NewMessage::text(Role::User, "x".repeat(100))
+                .validate(&limits)
+                .is_ok()
+        );
     }
 
     #[test]

@@ -28,7 +28,10 @@ impl MessageSearchQuery {
             return Err(Error::invalid("q", "must contain at least one word"));
         }
         if self.limit == 0 || self.limit > MAX_SEARCH_LIMIT {
-            return Err(Error::invalid("limit", format!("must be between 1 and {MAX_SEARCH_LIMIT}")));
+            return Err(Error::invalid(
+                "limit",
+                format!("must be between 1 and {MAX_SEARCH_LIMIT}"),
+            ));
         }
         Ok(())
     }
@@ -37,7 +40,10 @@ impl MessageSearchQuery {
 /// The words of a free-text query: runs of letters and digits. Everything else is
 /// a separator, so no user input can form query syntax.
 pub fn search_terms(text: &str) -> Vec<&str> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).take(64).collect()
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .take(64)
+        .collect()
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -56,7 +62,10 @@ mod tests {
 
     #[test]
     fn terms_drop_query_syntax() {
-        assert_eq!(search_terms("\"order\" AND #ORD-8821*"), vec!["order", "AND", "ORD", "8821"]);
+        assert_eq!(
+            search_terms("\"order\" AND #ORD-8821*"),
+            vec!["order", "AND", "ORD", "8821"]
+        );
         assert!(search_terms("  ()*: ").is_empty());
     }
 }

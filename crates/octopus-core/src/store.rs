@@ -34,7 +34,10 @@ impl Page {
 
 impl Default for Page {
     fn default() -> Self {
-        Self { limit: 50, offset: 0 }
+        Self {
+            limit: 50,
+            offset: 0,
+        }
     }
 }
 
@@ -78,10 +81,19 @@ pub trait ConversationStore: Send + Sync {
     /// Deleted conversations are returned too, with `deleted_at` set.
     async fn get_conversation(&self, tenant: TenantId, id: ConversationId) -> Result<Conversation>;
     /// Newest first.
-    async fn list_conversations(&self, tenant: TenantId, filter: &ConversationFilter) -> Result<Vec<Conversation>>;
+    async fn list_conversations(
+        &self,
+        tenant: TenantId,
+        filter: &ConversationFilter,
+    ) -> Result<Vec<Conversation>>;
     /// Marks the conversation deleted and closes its open episode (`user_closed`).
     /// Its episodes stay readable until they are deleted themselves.
-    async fn delete_conversation(&self, tenant: TenantId, id: ConversationId, at: Timestamp) -> Result<()>;
+    async fn delete_conversation(
+        &self,
+        tenant: TenantId,
+        id: ConversationId,
+        at: Timestamp,
+    ) -> Result<()>;
 }
 
 /// A message ready to store: validated, with its id, token count and timestamp
@@ -121,27 +133,58 @@ pub trait EpisodeStore: Send + Sync {
     /// is open, in order; all of it or none of it is stored. Ordinals continue the
     /// episode's. Fails with `NotFound` for an unknown conversation and `Gone`
     /// (`conversation_deleted`) for a deleted one. Returns the stored messages.
-    async fn append_messages(&self, tenant: TenantId, batch: AppendMessages) -> Result<Vec<Message>>;
+    async fn append_messages(
+        &self,
+        tenant: TenantId,
+        batch: AppendMessages,
+    ) -> Result<Vec<Message>>;
 
     /// A live (not soft-deleted) episode.
     async fn get_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode>;
     /// A live episode with its messages in order.
-    async fn get_episode_with_messages(&self, tenant: TenantId, id: EpisodeId) -> Result<EpisodeWithMessages>;
+    async fn get_episode_with_messages(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+    ) -> Result<EpisodeWithMessages>;
     /// Newest `started_at` first.
-    async fn list_episodes(&self, tenant: TenantId, filter: &EpisodeFilter) -> Result<Vec<Episode>>;
+    async fn list_episodes(&self, tenant: TenantId, filter: &EpisodeFilter)
+    -> Result<Vec<Episode>>;
 
     /// Closes an open episode, storing the summary when one is given. Fails with `Conflict` (`episode_closed`) when it is
     /// closed already.
-    async fn close_episode(&self, tenant: TenantId, id: EpisodeId, close: CloseEpisode, now: Timestamp) -> Result<Episode>;
+    async fn close_episode(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        close: CloseEpisode,
+        now: Timestamp,
+    ) -> Result<Episode>;
     /// Sets the summary, key facts and summary embedding of a live episode,
     /// replacing any it had.
-    async fn set_episode_summary(&self, tenant: TenantId, id: EpisodeId, summary: EpisodeSummary, now: Timestamp) -> Result<Episode>;
+    async fn set_episode_summary(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        summary: EpisodeSummary,
+        now: Timestamp,
+    ) -> Result<Episode>;
     /// Hides a live episode and its messages from every read and search; an open
     /// episode is closed first (`user_closed`), so the conversation's next message
     /// opens a new one.
-    async fn soft_delete_episode(&self, tenant: TenantId, id: EpisodeId, at: Timestamp) -> Result<Episode>;
+    async fn soft_delete_episode(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        at: Timestamp,
+    ) -> Result<Episode>;
     /// Brings a soft-deleted episode back; `NotFound` unless it is soft-deleted.
-    async fn restore_episode(&self, tenant: TenantId, id: EpisodeId, now: Timestamp) -> Result<Episode>;
+    async fn restore_episode(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        now: Timestamp,
+    ) -> Result<Episode>;
     /// Removes a soft-deleted episode and its messages for good. Fails with
     /// `Conflict` (`episode_not_deleted`) for a live episode: purging is the second
     /// step of deleting.
@@ -153,7 +196,11 @@ pub trait EpisodeStore: Send + Sync {
 pub trait MessageSearch: Send + Sync {
     /// Messages of live episodes matching any word of the query, best BM25 first.
     /// Sees every message whose append returned before the search began.
-    async fn search_messages(&self, tenant: TenantId, query: &MessageSearchQuery) -> Result<Vec<MessageHit>>;
+    async fn search_messages(
+        &self,
+        tenant: TenantId,
+        query: &MessageSearchQuery,
+    ) -> Result<Vec<MessageHit>>;
 }
 
 /// Health of a backend.
@@ -164,6 +211,12 @@ pub trait Health: Send + Sync {
 }
 
 /// Everything the relational side of Octopus needs from one backend.
-pub trait Store: TenantStore + AgentStore + ConversationStore + EpisodeStore + MessageSearch + Health {}
+pub trait Store:
+    TenantStore + AgentStore + ConversationStore + EpisodeStore + MessageSearch + Health
+{
+}
 
-impl<T: TenantStore + AgentStore + ConversationStore + EpisodeStore + MessageSearch + Health> Store for T {}
+impl<T: TenantStore + AgentStore + ConversationStore + EpisodeStore + MessageSearch + Health> Store
+    for T
+{
+}

@@ -42,7 +42,10 @@ pub fn validate_name(field: &str, name: &str) -> Result<()> {
         return Err(Error::invalid(field, "must not be empty"));
     }
     if name.chars().count() > MAX_NAME_CHARS {
-        return Err(Error::invalid(field, format!("must be at most {MAX_NAME_CHARS} characters")));
+        return Err(Error::invalid(
+            field,
+            format!("must be at most {MAX_NAME_CHARS} characters"),
+        ));
     }
     Ok(())
 }

@@ -19,7 +19,11 @@ pub struct EngineConfig {
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        Self { data_dir: PathBuf::from("./octopus-data"), durability: DurabilityLevel::Process, limits: Limits::default() }
+        Self {
+            data_dir: PathBuf::from("./octopus-data"),
+            durability: DurabilityLevel::Process,
+            limits: Limits::default(),
+        }
     }
 }
 
@@ -45,12 +49,19 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_message_bytes: 1 << 20, max_batch_messages: 1000, max_tool_calls: 128 }
+        Self {
+            max_message_bytes: 1 << 20,
+            max_batch_messages: 1000,
+            max_tool_calls: 128,
+        }
     }
 }
 
 impl Limits {
     pub fn message_limits(&self) -> MessageLimits {
-        MessageLimits { max_message_bytes: self.max_message_bytes, max_tool_calls: self.max_tool_calls }
+        MessageLimits {
+            max_message_bytes: self.max_message_bytes,
+            max_tool_calls: self.max_tool_calls,
+        }
     }
 }

@@ -30,7 +30,11 @@ pub fn mint() -> MintedKey {
     // The OS random source failing leaves nothing sensible to do.
     getrandom::fill(&mut bytes).expect("the operating system's random source failed");
     let secret = format!("{PREFIX}{}", hex(&bytes));
-    MintedKey { hash: hash(&secret), prefix: secret[..SHOWN_CHARS].to_owned(), secret }
+    MintedKey {
+        hash: hash(&secret),
+        prefix: secret[..SHOWN_CHARS].to_owned(),
+        secret,
+    }
 }
 
 pub fn hash(secret: &str) -> KeyHash {
@@ -43,7 +47,10 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Compares two hashes in time independent of where they differ.
 pub(crate) fn same_hash(a: &KeyHash, b: &KeyHash) -> bool {
-    a.0.iter().zip(b.0.iter()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.0.iter()
+        .zip(b.0.iter())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
 }
 
 #[cfg(test)]

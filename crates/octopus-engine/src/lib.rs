@@ -7,6 +7,7 @@
 //!   name.
 //! - [`merge_patch`]: JSON merge patch (RFC 7386), for partial updates.
 
+mod cache;
 pub mod config;
 mod error;
 pub mod keys;

@@ -36,7 +36,12 @@ pub struct ErrorDetail {
 
 impl ApiError {
     pub fn new(status: StatusCode, code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { status, code: code.into(), message: message.into(), field: None }
+        Self {
+            status,
+            code: code.into(),
+            message: message.into(),
+            field: None,
+        }
     }
 
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
@@ -50,7 +55,11 @@ impl ApiError {
     }
 
     pub fn method_not_allowed() -> Self {
-        Self::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this route does not take that method")
+        Self::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "this route does not take that method",
+        )
     }
 }
 
@@ -59,17 +68,28 @@ impl From<octopus_core::Error> for ApiError {
         use octopus_core::Error as E;
         match error {
             E::Invalid { field, message } => {
-                let text = if field.is_empty() { message.clone() } else { format!("{field}: {message}") };
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", text).with_field(field)
+                let text = if field.is_empty() {
+                    message.clone()
+                } else {
+                    format!("{field}: {message}")
+                };
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", text)
+                    .with_field(field)
             }
-            E::NotFound { kind, id } => {
-                ApiError::new(StatusCode::NOT_FOUND, format!("{kind}_not_found"), format!("{kind} {id} not found"))
-            }
+            E::NotFound { kind, id } => ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("{kind}_not_found"),
+                format!("{kind} {id} not found"),
+            ),
             E::Conflict { code, message } => ApiError::new(StatusCode::CONFLICT, code, message),
             E::Gone { code, message } => ApiError::new(StatusCode::GONE, code, message),
             E::Backend(source) => {
                 tracing::error!(error = %source, "storage backend failed");
-                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error; see the server log")
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "internal error; see the server log",
+                )
             }
         }
     }
@@ -80,11 +100,19 @@ impl From<octopus_engine::Error> for ApiError {
         use octopus_engine::Error as E;
         match error {
             E::Domain(domain) => domain.into(),
-            E::Unauthenticated => ApiError::new(StatusCode::UNAUTHORIZED, "unauthenticated", error.to_string()),
+            E::Unauthenticated => ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "unauthenticated",
+                error.to_string(),
+            ),
             E::AdminOnly => ApiError::new(StatusCode::FORBIDDEN, "admin_only", error.to_string()),
             E::OpenStore(source) => {
                 tracing::error!(error = %source, "store unavailable");
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the store is unavailable")
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    "the store is unavailable",
+                )
             }
         }
     }
@@ -93,10 +121,18 @@ impl From<octopus_engine::Error> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let unauthenticated = self.status == StatusCode::UNAUTHORIZED;
-        let body = ErrorBody { error: ErrorDetail { code: self.code, message: self.message, field: self.field } };
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: self.code,
+                message: self.message,
+                field: self.field,
+            },
+        };
         let mut response = (self.status, Json(body)).into_response();
         if unauthenticated {
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         response
     }

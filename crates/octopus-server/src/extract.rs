@@ -20,7 +20,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
         if let Some(content_type) = request.headers().get(axum::http::header::CONTENT_TYPE)
-            && !content_type.to_str().is_ok_and(|v| v.starts_with("application/json"))
+            && !content_type
+                .to_str()
+                .is_ok_and(|v| v.starts_with("application/json"))
         {
             return Err(ApiError::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -28,7 +30,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
                 "send the body as application/json",
             ));
         }
-        let bytes = Bytes::from_request(request, state).await.map_err(body_rejection)?;
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(body_rejection)?;
         parse_json(&bytes).map(Json)
     }
 }
@@ -40,21 +44,37 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         let path = error.path().to_string();
         let inner = error.into_inner();
         if inner.is_data() {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", format!("{path}: {inner}"))
-                .with_field(path)
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_request",
+                format!("{path}: {inner}"),
+            )
+            .with_field(path)
         } else {
-            ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", format!("the body is not valid JSON: {inner}"))
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "malformed_json",
+                format!("the body is not valid JSON: {inner}"),
+            )
         }
     })?;
     deserializer.end().map_err(|error| {
-        ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", format!("the body is not valid JSON: {error}"))
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+            format!("the body is not valid JSON: {error}"),
+        )
     })?;
     Ok(value)
 }
 
 fn body_rejection(rejection: BytesRejection) -> ApiError {
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts")
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            "the request body is larger than the server accepts",
+        )
     } else {
         ApiError::new(rejection.status(), "unreadable_body", rejection.body_text())
     }
@@ -71,7 +91,11 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T>
             .await
             .map(|axum::extract::Path(value)| Path(value))
             .map_err(|rejection: PathRejection| {
-                ApiError::new(StatusCode::BAD_REQUEST, "invalid_id", format!("invalid path parameter: {}", rejection.body_text()))
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_id",
+                    format!("invalid path parameter: {}", rejection.body_text()),
+                )
             })
     }
 }
@@ -87,7 +111,11 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
             .await
             .map(|axum::extract::Query(value)| Query(value))
             .map_err(|rejection: QueryRejection| {
-                ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", rejection.body_text())
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_query",
+                    rejection.body_text(),
+                )
             })
     }
 }

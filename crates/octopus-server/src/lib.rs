@@ -42,7 +42,10 @@ pub struct ServerConfig {
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        Self { listen: "127.0.0.1:7700".into(), max_body_bytes: 16 << 20 }
+        Self {
+            listen: "127.0.0.1:7700".into(),
+            max_body_bytes: 16 << 20,
+        }
     }
 }
 
@@ -76,7 +79,9 @@ pub async fn serve(
     app: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
 }
 
 /// One span per request, carrying the tenant once authentication knows it.

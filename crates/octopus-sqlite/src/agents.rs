@@ -51,7 +51,11 @@ impl AgentStore for SqliteStore {
                     "SELECT {COLUMNS} FROM agents WHERE tenant_id = ?1 AND is_active = 1
                      ORDER BY created_at, id LIMIT ?2 OFFSET ?3"
                 ))?;
-                rows::collect(&mut stmt, params![tenant.0.as_bytes(), page.limit, page.offset], agent_from_row)
+                rows::collect(
+                    &mut stmt,
+                    params![tenant.0.as_bytes(), page.limit, page.offset],
+                    agent_from_row,
+                )
             })
             .await
     }
@@ -87,10 +91,16 @@ impl AgentStore for SqliteStore {
 }
 
 pub(crate) fn get_agent(conn: &Connection, tenant: TenantId, id: AgentId) -> Result<Agent, Error> {
-    let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM agents WHERE id = ?1 AND tenant_id = ?2"))?;
-    rows::collect(&mut stmt, [id.0.as_bytes(), tenant.0.as_bytes()], agent_from_row)?
-        .pop()
-        .ok_or_else(|| DomainError::not_found(AgentId::KIND, id).into())
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM agents WHERE id = ?1 AND tenant_id = ?2"
+    ))?;
+    rows::collect(
+        &mut stmt,
+        [id.0.as_bytes(), tenant.0.as_bytes()],
+        agent_from_row,
+    )?
+    .pop()
+    .ok_or_else(|| DomainError::not_found(AgentId::KIND, id).into())
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {
@@ -102,8 +112,14 @@ fn json<T: serde::Serialize>(value: &T) -> String {
 fn name_conflict(outcome: rusqlite::Result<usize>, name: &str) -> Result<(), Error> {
     match outcome {
         Ok(_) => Ok(()),
-        Err(rusqlite::Error::SqliteFailure(e, _)) if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE => {
-            Err(DomainError::conflict("agent_name_taken", format!("an active agent named `{name}` exists")).into())
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
+        {
+            Err(DomainError::conflict(
+                "agent_name_taken",
+                format!("an active agent named `{name}` exists"),
+            )
+            .into())
         }
         Err(e) => Err(e.into()),
     }

@@ -24,7 +24,10 @@ const COMPRESS_FROM_BYTES: usize = 256;
 
 pub(crate) fn encode_payload(bytes: &[u8]) -> Vec<u8> {
     if bytes.len() >= COMPRESS_FROM_BYTES {
-        let mut encoder = GzEncoder::new(Vec::with_capacity(bytes.len() / 2 + 32), Compression::fast());
+        let mut encoder = GzEncoder::new(
+            Vec::with_capacity(bytes.len() / 2 + 32),
+            Compression::fast(),
+        );
         encoder.get_mut().push(GZIP);
         // Writing to a Vec cannot fail.
         if encoder.write_all(bytes).is_ok()
@@ -60,7 +63,10 @@ pub(crate) fn encode_json<T: serde::Serialize>(value: &T) -> Vec<u8> {
     encode_payload(&serde_json::to_vec(value).unwrap_or_default())
 }
 
-pub(crate) fn decode_json<T: serde::de::DeserializeOwned>(stored: &[u8], what: &'static str) -> Result<T, Error> {
+pub(crate) fn decode_json<T: serde::de::DeserializeOwned>(
+    stored: &[u8],
+    what: &'static str,
+) -> Result<T, Error> {
     serde_json::from_slice(&decode_payload(stored)?).map_err(|e| corrupt(what, e))
 }
 
@@ -69,7 +75,9 @@ pub(crate) fn micros(at: DateTime<Utc>) -> i64 {
 }
 
 pub(crate) fn instant(micros: i64) -> Result<DateTime<Utc>, Error> {
-    Utc.timestamp_micros(micros).single().ok_or_else(|| corrupt("timestamp", micros))
+    Utc.timestamp_micros(micros)
+        .single()
+        .ok_or_else(|| corrupt("timestamp", micros))
 }
 
 pub(crate) fn uuid_from(bytes: &[u8]) -> Result<Uuid, Error> {
@@ -81,10 +89,16 @@ pub(crate) fn embedding_bytes(vector: &[f32]) -> Vec<u8> {
 }
 
 pub(crate) fn embedding_from(bytes: &[u8]) -> Result<Vec<f32>, Error> {
-    if bytes.len() % 4 != 0 {
-        return Err(corrupt("embedding", format!("{} bytes is not a whole number of f32s", bytes.len())));
+    if !bytes.len().is_multiple_of(4) {
+        return Err(corrupt(
+            "embedding",
+            format!("{} bytes is not a whole number of f32s", bytes.len()),
+        ));
     }
-    Ok(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ use crate::codec::micros;
 use crate::error::{Error, corrupt};
 use crate::rows::{self, Filters, blob};
 
-const COLUMNS: &str = "id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at";
+const COLUMNS: &str =
+    "id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at";
 
 #[async_trait]
 impl ConversationStore for SqliteStore {
@@ -39,10 +40,16 @@ impl ConversationStore for SqliteStore {
     }
 
     async fn get_conversation(&self, tenant: TenantId, id: ConversationId) -> Result<Conversation> {
-        self.db.read(move |conn| get_conversation(conn, tenant, id)).await
+        self.db
+            .read(move |conn| get_conversation(conn, tenant, id))
+            .await
     }
 
-    async fn list_conversations(&self, tenant: TenantId, filter: &ConversationFilter) -> Result<Vec<Conversation>> {
+    async fn list_conversations(
+        &self,
+        tenant: TenantId,
+        filter: &ConversationFilter,
+    ) -> Result<Vec<Conversation>> {
         let filter = filter.clone();
         self.db
             .read(move |conn| {
@@ -69,7 +76,12 @@ impl ConversationStore for SqliteStore {
             .await
     }
 
-    async fn delete_conversation(&self, tenant: TenantId, id: ConversationId, at: Timestamp) -> Result<()> {
+    async fn delete_conversation(
+        &self,
+        tenant: TenantId,
+        id: ConversationId,
+        at: Timestamp,
+    ) -> Result<()> {
         self.db
             .write(move |conn| {
                 let tx = conn.transaction()?;
@@ -92,12 +104,21 @@ impl ConversationStore for SqliteStore {
     }
 }
 
-pub(crate) fn get_conversation(conn: &Connection, tenant: TenantId, id: ConversationId) -> Result<Conversation, Error> {
-    let mut stmt =
-        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM conversations WHERE id = ?1 AND tenant_id = ?2"))?;
-    rows::collect(&mut stmt, [id.0.as_bytes(), tenant.0.as_bytes()], conversation_from_row)?
-        .pop()
-        .ok_or_else(|| DomainError::not_found(ConversationId::KIND, id).into())
+pub(crate) fn get_conversation(
+    conn: &Connection,
+    tenant: TenantId,
+    id: ConversationId,
+) -> Result<Conversation, Error> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM conversations WHERE id = ?1 AND tenant_id = ?2"
+    ))?;
+    rows::collect(
+        &mut stmt,
+        [id.0.as_bytes(), tenant.0.as_bytes()],
+        conversation_from_row,
+    )?
+    .pop()
+    .ok_or_else(|| DomainError::not_found(ConversationId::KIND, id).into())
 }
 
 fn conversation_from_row(row: &rusqlite::Row<'_>) -> Result<Conversation, Error> {
@@ -108,7 +129,8 @@ fn conversation_from_row(row: &rusqlite::Row<'_>) -> Result<Conversation, Error>
         agent_id: AgentId(rows::uuid(row, "agent_id")?),
         user_id: row.get("user_id")?,
         title: row.get("title")?,
-        metadata: serde_json::from_str(&metadata).map_err(|e| corrupt("conversation metadata", e))?,
+        metadata: serde_json::from_str(&metadata)
+            .map_err(|e| corrupt("conversation metadata", e))?,
         created_at: rows::time(row, "created_at")?,
         updated_at: rows::time(row, "updated_at")?,
         deleted_at: rows::opt_time(row, "deleted_at")?,

@@ -37,7 +37,11 @@ pub struct SqliteOptions {
 
 impl SqliteOptions {
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
-        Self { data_dir: data_dir.into(), durability: Durability::default(), max_idle_readers: 8 }
+        Self {
+            data_dir: data_dir.into(),
+            durability: Durability::default(),
+            max_idle_readers: 8,
+        }
     }
 }
 
@@ -55,8 +59,10 @@ pub(crate) struct Db {
 impl Db {
     /// Opens (creating when needed) both files and applies pending migrations.
     pub fn open(options: SqliteOptions) -> Result<Self> {
-        std::fs::create_dir_all(&options.data_dir)
-            .map_err(|source| Error::DataDir { path: options.data_dir.clone(), source })?;
+        std::fs::create_dir_all(&options.data_dir).map_err(|source| Error::DataDir {
+            path: options.data_dir.clone(),
+            source,
+        })?;
         let main_path = options.data_dir.join(MAIN_FILE);
         let search_path = options.data_dir.join(SEARCH_FILE);
 
@@ -66,7 +72,13 @@ impl Db {
         migrations::apply(&mut search, migrations::SEARCH)?;
         drop(search);
 
-        Ok(Self { main_path, search_path, options, writer: Mutex::new(writer), idle_readers: Mutex::new(Vec::new()) })
+        Ok(Self {
+            main_path,
+            search_path,
+            options,
+            writer: Mutex::new(writer),
+            idle_readers: Mutex::new(Vec::new()),
+        })
     }
 
     /// A connection to the main file with the search file attached, for the
@@ -88,7 +100,11 @@ impl Db {
 
     /// Runs `prepare` and then, holding the writer connection, `work` with what
     /// `prepare` made: CPU work such as compression stays outside the lock.
-    pub async fn write_prepared<P, T, Prep, F>(self: &Arc<Self>, prepare: Prep, work: F) -> octopus_core::Result<T>
+    pub async fn write_prepared<P, T, Prep, F>(
+        self: &Arc<Self>,
+        prepare: Prep,
+        work: F,
+    ) -> octopus_core::Result<T>
     where
         T: Send + 'static,
         Prep: FnOnce() -> P + Send + 'static,
@@ -142,13 +158,19 @@ impl Db {
 /// A poisoned lock only means another thread panicked mid-call; SQLite rolled its
 /// transaction back, so the connection is still sound.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn open_connection(path: &Path, options: &SqliteOptions) -> Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags)
-        .map_err(|source| Error::Open { path: path.to_owned(), source })?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|source| Error::Open {
+        path: path.to_owned(),
+        source,
+    })?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     let synchronous = match options.durability {
@@ -164,6 +186,9 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> Result<Connection> {
 }
 
 fn attach_search(conn: &Connection, search_path: &Path) -> Result<()> {
-    conn.execute("ATTACH DATABASE ?1 AS search", [search_path.to_string_lossy()])?;
+    conn.execute(
+        "ATTACH DATABASE ?1 AS search",
+        [search_path.to_string_lossy()],
+    )?;
     Ok(())
 }

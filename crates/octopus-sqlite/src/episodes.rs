@@ -1,8 +1,12 @@
 use async_trait::async_trait;
-use octopus_core::episode::{CloseEpisode, EndReason, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
+use octopus_core::episode::{
+    CloseEpisode, EndReason, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
+};
 use octopus_core::message::Message;
 use octopus_core::store::{AppendMessages, EpisodeStore};
-use octopus_core::{AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp};
+use octopus_core::{
+    AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
+};
 use rusqlite::types::Value;
 use rusqlite::{Connection, params};
 
@@ -25,9 +29,22 @@ enum Visibility {
 
 #[async_trait]
 impl EpisodeStore for SqliteStore {
-    async fn append_messages(&self, tenant: TenantId, batch: AppendMessages) -> Result<Vec<Message>> {
-        let AppendMessages { conversation_id, messages, idle_timeout, now } = batch;
-        let placement = messages::Placement { conversation_id, idle_timeout, now };
+    async fn append_messages(
+        &self,
+        tenant: TenantId,
+        batch: AppendMessages,
+    ) -> Result<Vec<Message>> {
+        let AppendMessages {
+            conversation_id,
+            messages,
+            idle_timeout,
+            now,
+        } = batch;
+        let placement = messages::Placement {
+            conversation_id,
+            idle_timeout,
+            now,
+        };
         let stored = self
             .db
             .write_prepared(
@@ -40,10 +57,16 @@ impl EpisodeStore for SqliteStore {
     }
 
     async fn get_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode> {
-        self.db.read(move |conn| get_episode(conn, tenant, id, Visibility::Live)).await
+        self.db
+            .read(move |conn| get_episode(conn, tenant, id, Visibility::Live))
+            .await
     }
 
-    async fn get_episode_with_messages(&self, tenant: TenantId, id: EpisodeId) -> Result<EpisodeWithMessages> {
+    async fn get_episode_with_messages(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+    ) -> Result<EpisodeWithMessages> {
         self.db
             .read(move |conn| {
                 // One read transaction, so the episode and its messages agree.
@@ -55,7 +78,11 @@ impl EpisodeStore for SqliteStore {
             .await
     }
 
-    async fn list_episodes(&self, tenant: TenantId, filter: &EpisodeFilter) -> Result<Vec<Episode>> {
+    async fn list_episodes(
+        &self,
+        tenant: TenantId,
+        filter: &EpisodeFilter,
+    ) -> Result<Vec<Episode>> {
         let filter = filter.clone();
         self.db
             .read(move |conn| {
@@ -89,16 +116,34 @@ impl EpisodeStore for SqliteStore {
             .await
     }
 
-    async fn close_episode(&self, tenant: TenantId, id: EpisodeId, close: CloseEpisode, now: Timestamp) -> Result<Episode> {
+    async fn close_episode(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        close: CloseEpisode,
+        now: Timestamp,
+    ) -> Result<Episode> {
         self.db
             .write(move |conn| {
-                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 let episode = get_episode(&tx, tenant, id, Visibility::Live)?;
                 if !episode.is_open() {
-                    return Err(DomainError::conflict("episode_closed", format!("episode {id} is closed already")).into());
+                    return Err(DomainError::conflict(
+                        "episode_closed",
+                        format!("episode {id} is closed already"),
+                    )
+                    .into());
                 }
                 let ended_at = close.ended_at.unwrap_or(now);
-                messages::close(&tx, tenant, id, close.reason.as_str(), micros(ended_at), micros(now))?;
+                messages::close(
+                    &tx,
+                    tenant,
+                    id,
+                    close.reason.as_str(),
+                    micros(ended_at),
+                    micros(now),
+                )?;
                 if let Some(summary) = &close.summary {
                     save_summary(&tx, tenant, id, summary, now)?;
                 }
@@ -109,10 +154,17 @@ impl EpisodeStore for SqliteStore {
             .await
     }
 
-    async fn set_episode_summary(&self, tenant: TenantId, id: EpisodeId, summary: EpisodeSummary, now: Timestamp) -> Result<Episode> {
+    async fn set_episode_summary(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        summary: EpisodeSummary,
+        now: Timestamp,
+    ) -> Result<Episode> {
         self.db
             .write(move |conn| {
-                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 get_episode(&tx, tenant, id, Visibility::Live)?;
                 save_summary(&tx, tenant, id, &summary, now)?;
                 let updated = get_episode(&tx, tenant, id, Visibility::Live)?;
@@ -122,7 +174,12 @@ impl EpisodeStore for SqliteStore {
             .await
     }
 
-    async fn soft_delete_episode(&self, tenant: TenantId, id: EpisodeId, at: Timestamp) -> Result<Episode> {
+    async fn soft_delete_episode(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        at: Timestamp,
+    ) -> Result<Episode> {
         self.db
             .write(move |conn| {
                 let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -140,7 +197,12 @@ impl EpisodeStore for SqliteStore {
             .await
     }
 
-    async fn restore_episode(&self, tenant: TenantId, id: EpisodeId, now: Timestamp) -> Result<Episode> {
+    async fn restore_episode(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        now: Timestamp,
+    ) -> Result<Episode> {
         self.db
             .write(move |conn| {
                 let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -160,7 +222,8 @@ impl EpisodeStore for SqliteStore {
         let purged_seqs = self
             .db
             .write(move |conn| {
-                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 if let Err(Error::Domain(DomainError::NotFound { .. })) =
                     get_episode(&tx, tenant, id, Visibility::Deleted)
                 {
@@ -172,12 +235,20 @@ impl EpisodeStore for SqliteStore {
                     .into());
                 }
                 let seqs: Vec<i64> = rows::collect(
-                    &mut tx.prepare("SELECT seq FROM messages WHERE episode_id = ?1 AND tenant_id = ?2")?,
+                    &mut tx.prepare(
+                        "SELECT seq FROM messages WHERE episode_id = ?1 AND tenant_id = ?2",
+                    )?,
                     [id.0.as_bytes(), tenant.0.as_bytes()],
                     |row| Ok(row.get(0)?),
                 )?;
-                tx.execute("DELETE FROM messages WHERE episode_id = ?1 AND tenant_id = ?2", [id.0.as_bytes(), tenant.0.as_bytes()])?;
-                tx.execute("DELETE FROM episodes WHERE id = ?1 AND tenant_id = ?2", [id.0.as_bytes(), tenant.0.as_bytes()])?;
+                tx.execute(
+                    "DELETE FROM messages WHERE episode_id = ?1 AND tenant_id = ?2",
+                    [id.0.as_bytes(), tenant.0.as_bytes()],
+                )?;
+                tx.execute(
+                    "DELETE FROM episodes WHERE id = ?1 AND tenant_id = ?2",
+                    [id.0.as_bytes(), tenant.0.as_bytes()],
+                )?;
                 tx.commit()?;
                 Ok(seqs)
             })
@@ -188,7 +259,13 @@ impl EpisodeStore for SqliteStore {
     }
 }
 
-fn save_summary(conn: &Connection, tenant: TenantId, id: EpisodeId, summary: &EpisodeSummary, now: Timestamp) -> Result<(), Error> {
+fn save_summary(
+    conn: &Connection,
+    tenant: TenantId,
+    id: EpisodeId,
+    summary: &EpisodeSummary,
+    now: Timestamp,
+) -> Result<(), Error> {
     conn.execute(
         "UPDATE episodes SET summary = ?3, key_facts = ?4, summary_embedding = ?5, updated_at = ?6
          WHERE id = ?1 AND tenant_id = ?2",
@@ -204,16 +281,26 @@ fn save_summary(conn: &Connection, tenant: TenantId, id: EpisodeId, summary: &Ep
     Ok(())
 }
 
-fn get_episode(conn: &Connection, tenant: TenantId, id: EpisodeId, visibility: Visibility) -> Result<Episode, Error> {
+fn get_episode(
+    conn: &Connection,
+    tenant: TenantId,
+    id: EpisodeId,
+    visibility: Visibility,
+) -> Result<Episode, Error> {
     let deleted = match visibility {
         Visibility::Live => "deleted_at IS NULL",
         Visibility::Deleted => "deleted_at IS NOT NULL",
     };
-    let mut stmt =
-        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM episodes WHERE id = ?1 AND tenant_id = ?2 AND {deleted}"))?;
-    rows::collect(&mut stmt, [id.0.as_bytes(), tenant.0.as_bytes()], episode_from_row)?
-        .pop()
-        .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id).into())
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM episodes WHERE id = ?1 AND tenant_id = ?2 AND {deleted}"
+    ))?;
+    rows::collect(
+        &mut stmt,
+        [id.0.as_bytes(), tenant.0.as_bytes()],
+        episode_from_row,
+    )?
+    .pop()
+    .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id).into())
 }
 
 fn episode_from_row(row: &rusqlite::Row<'_>) -> Result<Episode, Error> {
@@ -228,10 +315,14 @@ fn episode_from_row(row: &rusqlite::Row<'_>) -> Result<Episode, Error> {
         user_id: row.get("user_id")?,
         started_at: rows::time(row, "started_at")?,
         ended_at: rows::opt_time(row, "ended_at")?,
-        end_reason: end_reason.map(|r| r.parse().map_err(|e| corrupt("end reason", e))).transpose()?,
+        end_reason: end_reason
+            .map(|r| r.parse().map_err(|e| corrupt("end reason", e)))
+            .transpose()?,
         summary: row.get("summary")?,
         key_facts: serde_json::from_str(&key_facts).map_err(|e| corrupt("key facts", e))?,
-        summary_embedding: embedding.map(|bytes| codec::embedding_from(&bytes)).transpose()?,
+        summary_embedding: embedding
+            .map(|bytes| codec::embedding_from(&bytes))
+            .transpose()?,
         message_count: row.get("message_count")?,
         total_input_tokens: rows::count(row, "total_input_tokens")?,
         total_output_tokens: rows::count(row, "total_output_tokens")?,

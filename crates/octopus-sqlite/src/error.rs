@@ -6,15 +6,26 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("open database {path}: {source}")]
-    Open { path: PathBuf, source: rusqlite::Error },
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
 
     #[error("create data directory {path}: {source}")]
-    DataDir { path: PathBuf, source: std::io::Error },
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 
     #[error("apply migration {name}: {source}")]
-    Migration { name: &'static str, source: rusqlite::Error },
+    Migration {
+        name: &'static str,
+        source: rusqlite::Error,
+    },
 
-    #[error("the database was written by a newer Octopus (schema version {found}, this build knows {known})")]
+    #[error(
+        "the database was written by a newer Octopus (schema version {found}, this build knows {known})"
+    )]
     SchemaTooNew { found: i64, known: i64 },
 
     #[error(transparent)]
@@ -40,7 +51,9 @@ impl From<Error> for octopus_core::Error {
             Error::Sqlite(rusqlite::Error::SqliteFailure(code, _))
                 if code.code == rusqlite::ErrorCode::DatabaseBusy =>
             {
-                octopus_core::Error::backend(Error::Sqlite(rusqlite::Error::SqliteFailure(code, None)))
+                octopus_core::Error::backend(Error::Sqlite(rusqlite::Error::SqliteFailure(
+                    code, None,
+                )))
             }
             other => octopus_core::Error::backend(other),
         }
@@ -48,5 +61,8 @@ impl From<Error> for octopus_core::Error {
 }
 
 pub(crate) fn corrupt(what: &'static str, detail: impl std::fmt::Display) -> Error {
-    Error::Corrupt { what, detail: detail.to_string() }
+    Error::Corrupt {
+        what,
+        detail: detail.to_string(),
+    }
 }

@@ -13,8 +13,22 @@ use crate::rows;
 /// Message columns, each qualified by `alias`.
 pub(crate) fn columns(alias: &str) -> String {
     [
-        "seq", "id", "episode_id", "conversation_id", "ordinal", "role", "content", "name", "tool_call_id",
-        "tool_calls", "token_count", "timestamp", "agent_id", "contains_pii", "redacted_content", "embedding_ref",
+        "seq",
+        "id",
+        "episode_id",
+        "conversation_id",
+        "ordinal",
+        "role",
+        "content",
+        "name",
+        "tool_call_id",
+        "tool_calls",
+        "token_count",
+        "timestamp",
+        "agent_id",
+        "contains_pii",
+        "redacted_content",
+        "embedding_ref",
         "created_at",
     ]
     .map(|column| format!("{alias}.{column} AS {column}"))
@@ -34,7 +48,10 @@ pub(crate) fn encode(record: MessageRecord) -> EncodedMessage {
     EncodedMessage {
         content: record.content.as_ref().map(codec::encode_json),
         tool_calls: (!record.tool_calls.is_empty()).then(|| codec::encode_json(&record.tool_calls)),
-        redacted: record.redacted_content.as_ref().map(|text| codec::encode_payload(text.as_bytes())),
+        redacted: record
+            .redacted_content
+            .as_ref()
+            .map(|text| codec::encode_payload(text.as_bytes())),
         record,
     }
 }
@@ -67,7 +84,10 @@ pub(crate) fn append(
     if conversation.deleted_at.is_some() {
         return Err(DomainError::gone(
             "conversation_deleted",
-            format!("conversation {} was deleted and takes no new messages", conversation.id),
+            format!(
+                "conversation {} was deleted and takes no new messages",
+                conversation.id
+            ),
         )
         .into());
     }
@@ -152,7 +172,11 @@ pub(crate) fn append(
     Ok(stored)
 }
 
-fn find_open_episode(tx: &Transaction<'_>, tenant: TenantId, conversation: ConversationId) -> Result<Option<OpenEpisode>> {
+fn find_open_episode(
+    tx: &Transaction<'_>,
+    tenant: TenantId,
+    conversation: ConversationId,
+) -> Result<Option<OpenEpisode>> {
     let row = tx
         .prepare_cached(
             "SELECT id, message_count, last_message_at, total_input_tokens, total_output_tokens FROM episodes
@@ -162,15 +186,17 @@ fn find_open_episode(tx: &Transaction<'_>, tenant: TenantId, conversation: Conve
             Ok((row.get::<_, Vec<u8>>(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
         })
         .optional()?;
-    row.map(|(id, message_count, last_message_at, input_tokens, output_tokens)| {
-        Ok(OpenEpisode {
-            id: EpisodeId(codec::uuid_from(&id)?),
-            message_count,
-            last_message_at,
-            input_tokens,
-            output_tokens,
-        })
-    })
+    row.map(
+        |(id, message_count, last_message_at, input_tokens, output_tokens)| {
+            Ok(OpenEpisode {
+                id: EpisodeId(codec::uuid_from(&id)?),
+                message_count,
+                last_message_at,
+                input_tokens,
+                output_tokens,
+            })
+        },
+    )
     .transpose()
 }
 
@@ -196,10 +222,21 @@ fn start_episode(
         started_at,
         now
     ])?;
-    Ok(OpenEpisode { id, message_count: 0, last_message_at: started_at, input_tokens: 0, output_tokens: 0 })
+    Ok(OpenEpisode {
+        id,
+        message_count: 0,
+        last_message_at: started_at,
+        input_tokens: 0,
+        output_tokens: 0,
+    })
 }
 
-fn save_counters(tx: &Transaction<'_>, tenant: TenantId, episode: &OpenEpisode, now: i64) -> Result<()> {
+fn save_counters(
+    tx: &Transaction<'_>,
+    tenant: TenantId,
+    episode: &OpenEpisode,
+    now: i64,
+) -> Result<()> {
     tx.prepare_cached(
         "UPDATE episodes SET message_count = ?3, last_message_at = ?4, total_input_tokens = ?5,
                              total_output_tokens = ?6, updated_at = ?7
@@ -229,17 +266,31 @@ pub(crate) fn close(
         "UPDATE episodes SET ended_at = ?3, end_reason = ?4, updated_at = ?5
          WHERE id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
     )?
-    .execute(params![episode.0.as_bytes(), tenant.0.as_bytes(), ended_at, reason, now])?;
+    .execute(params![
+        episode.0.as_bytes(),
+        tenant.0.as_bytes(),
+        ended_at,
+        reason,
+        now
+    ])?;
     Ok(())
 }
 
 /// The messages of an episode in order.
-pub(crate) fn episode_messages(conn: &Connection, tenant: TenantId, episode: EpisodeId) -> Result<Vec<Message>> {
+pub(crate) fn episode_messages(
+    conn: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+) -> Result<Vec<Message>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {} FROM messages m WHERE m.episode_id = ?1 AND m.tenant_id = ?2 ORDER BY m.ordinal",
         columns("m")
     ))?;
-    rows::collect(&mut stmt, [episode.0.as_bytes(), tenant.0.as_bytes()], message_from_row)
+    rows::collect(
+        &mut stmt,
+        [episode.0.as_bytes(), tenant.0.as_bytes()],
+        message_from_row,
+    )
 }
 
 pub(crate) fn message_from_row(row: &Row<'_>) -> Result<Message> {
@@ -252,8 +303,12 @@ pub(crate) fn message_from_row(row: &Row<'_>) -> Result<Message> {
         episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
         conversation_id: ConversationId(rows::uuid(row, "conversation_id")?),
         ordinal: row.get("ordinal")?,
-        role: role.parse::<Role>().map_err(|e| corrupt("message role", e))?,
-        content: content.map(|c| codec::decode_json::<MessageContent>(&c, "message content")).transpose()?,
+        role: role
+            .parse::<Role>()
+            .map_err(|e| corrupt("message role", e))?,
+        content: content
+            .map(|c| codec::decode_json::<MessageContent>(&c, "message content"))
+            .transpose()?,
         name: row.get("name")?,
         tool_call_id: row.get("tool_call_id")?,
         tool_calls: tool_calls
@@ -266,7 +321,8 @@ pub(crate) fn message_from_row(row: &Row<'_>) -> Result<Message> {
         contains_pii: row.get("contains_pii")?,
         redacted_content: redacted
             .map(|r| {
-                String::from_utf8(codec::decode_payload(&r)?).map_err(|e| corrupt("redacted content", e))
+                String::from_utf8(codec::decode_payload(&r)?)
+                    .map_err(|e| corrupt("redacted content", e))
             })
             .transpose()?,
         embedding_ref: row.get("embedding_ref")?,

@@ -29,12 +29,18 @@ pub(crate) fn apply(conn: &mut Connection, migrations: &[Migration]) -> Result<u
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     if current > known {
-        return Err(Error::SchemaTooNew { found: current, known });
+        return Err(Error::SchemaTooNew {
+            found: current,
+            known,
+        });
     }
     let pending = &migrations[current as usize..];
     for migration in pending {
         tx.execute_batch(migration.sql)
-            .map_err(|source| Error::Migration { name: migration.name, source })?;
+            .map_err(|source| Error::Migration {
+                name: migration.name,
+                source,
+            })?;
         tracing::info!(migration = migration.name, "applied migration");
     }
     tx.pragma_update(None, "user_version", known)?;

@@ -30,7 +30,8 @@ pub(crate) fn opt_time(row: &Row<'_>, column: &str) -> Result<Option<DateTime<Ut
 /// A non-negative counter. SQLite integers are signed 64-bit.
 pub(crate) fn count(row: &Row<'_>, column: &str) -> Result<u64> {
     let value: i64 = row.get(column)?;
-    u64::try_from(value).map_err(|_| crate::error::corrupt("counter", format!("{column} = {value}")))
+    u64::try_from(value)
+        .map_err(|_| crate::error::corrupt("counter", format!("{column} = {value}")))
 }
 
 /// Runs `stmt` and maps every row.
@@ -62,7 +63,8 @@ impl Filters {
     /// Adds `clause`, whose single `?` takes `value`.
     pub fn push(&mut self, clause: &str, value: Value) -> &mut Self {
         self.params.push(value);
-        self.clauses.push(clause.replace('?', &format!("?{}", self.params.len())));
+        self.clauses
+            .push(clause.replace('?', &format!("?{}", self.params.len())));
         self
     }
 
@@ -79,6 +81,10 @@ impl Filters {
     }
 
     pub fn where_sql(&self) -> String {
-        if self.clauses.is_empty() { String::new() } else { format!("WHERE {}", self.clauses.join(" AND ")) }
+        if self.clauses.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", self.clauses.join(" AND "))
+        }
     }
 }

@@ -43,7 +43,10 @@ impl Indexer {
     /// Starts the indexer's thread; it stops when the indexer is dropped.
     pub fn start(db: &Db) -> StoreResult<Arc<Self>> {
         let (wake, woken) = mpsc::sync_channel(1);
-        let indexer = Arc::new(Self { conn: Mutex::new(db.open_indexer_connection()?), wake });
+        let indexer = Arc::new(Self {
+            conn: Mutex::new(db.open_indexer_connection()?),
+            wake,
+        });
         let weak = Arc::downgrade(&indexer);
         std::thread::Builder::new()
             .name("octopus-fts-indexer".into())
@@ -85,7 +88,8 @@ impl Indexer {
             let mut conn = lock(&indexer.conn);
             let tx = conn.transaction()?;
             {
-                let mut delete = tx.prepare_cached("DELETE FROM search.message_fts WHERE rowid = ?1")?;
+                let mut delete =
+                    tx.prepare_cached("DELETE FROM search.message_fts WHERE rowid = ?1")?;
                 for seq in seqs {
                     delete.execute([seq])?;
                 }
@@ -100,7 +104,9 @@ impl Indexer {
 
 fn run(indexer: std::sync::Weak<Indexer>, woken: Receiver<()>) {
     loop {
-        let Some(indexer) = indexer.upgrade() else { return };
+        let Some(indexer) = indexer.upgrade() else {
+            return;
+        };
         if let Err(error) = indexer.catch_up() {
             tracing::warn!(%error, "full-text indexing failed; will retry");
         }
@@ -118,50 +124,91 @@ fn run(indexer: std::sync::Weak<Indexer>, woken: Receiver<()>) {
 }
 
 fn has_pending(conn: &Connection) -> StoreResult<bool> {
-    let indexed: i64 = conn.query_row("SELECT last_seq FROM search.index_state WHERE id = 1", [], |r| r.get(0))?;
+    let indexed: i64 = conn.query_row(
+        "SELECT last_seq FROM search.index_state WHERE id = 1",
+        [],
+        |r| r.get(0),
+    )?;
     let newest: i64 =
-        conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM main.messages", [], |r| r.get(0))?;
+        conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM main.messages", [], |r| {
+            r.get(0)
+        })?;
     Ok(newest > indexed)
 }
+
+/// A message awaiting indexing: its seq, content and tool calls, as stored.
+type PendingRow = (i64, Option<Vec<u8>>, Option<Vec<u8>>);
 
 fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
     let tx = conn.transaction()?;
     // Writing first takes the search file's write lock before anything is read, so
     // two processes' indexers serialise instead of indexing the same rows twice.
-    tx.execute("UPDATE search.index_state SET last_seq = last_seq WHERE id = 1", [])?;
-    let after: i64 = tx.query_row("SELECT last_seq FROM search.index_state WHERE id = 1", [], |r| r.get(0))?;
-    let mut select =
-        tx.prepare_cached("SELECT seq, content, tool_calls FROM main.messages WHERE seq > ?1 ORDER BY seq LIMIT ?2")?;
-    let pending: Vec<(i64, Option<Vec<u8>>, Option<Vec<u8>>)> = rows::collect(
-        &mut select,
-        params![after, BATCH as i64],
-        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+    tx.execute(
+        "UPDATE search.index_state SET last_seq = last_seq WHERE id = 1",
+        [],
     )?;
+    let after: i64 = tx.query_row(
+        "SELECT last_seq FROM search.index_state WHERE id = 1",
+        [],
+        |r| r.get(0),
+    )?;
+    let mut select = tx.prepare_cached(
+        "SELECT seq, content, tool_calls FROM main.messages WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+    )?;
+    let pending: Vec<PendingRow> =
+        rows::collect(&mut select, params![after, BATCH as i64], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?;
     drop(select);
-    let Some(&(last, _, _)) = pending.last() else { return Ok(0) };
+    let Some(&(last, _, _)) = pending.last() else {
+        return Ok(0);
+    };
     {
-        let mut insert = tx.prepare_cached("INSERT INTO search.message_fts (rowid, text) VALUES (?1, ?2)")?;
+        let mut insert =
+            tx.prepare_cached("INSERT INTO search.message_fts (rowid, text) VALUES (?1, ?2)")?;
         for (seq, content, tool_calls) in &pending {
-            let content = content.as_deref().map(|c| codec::decode_json::<MessageContent>(c, "message content")).transpose()?;
-            let calls = tool_calls.as_deref().map(|t| codec::decode_json::<Vec<ToolCallRecord>>(t, "tool calls")).transpose()?;
-            insert.execute(params![seq, message_search_text(content.as_ref(), calls.as_deref().unwrap_or(&[]))])?;
+            let content = content
+                .as_deref()
+                .map(|c| codec::decode_json::<MessageContent>(c, "message content"))
+                .transpose()?;
+            let calls = tool_calls
+                .as_deref()
+                .map(|t| codec::decode_json::<Vec<ToolCallRecord>>(t, "tool calls"))
+                .transpose()?;
+            insert.execute(params![
+                seq,
+                message_search_text(content.as_ref(), calls.as_deref().unwrap_or(&[]))
+            ])?;
         }
     }
-    tx.execute("UPDATE search.index_state SET last_seq = ?1 WHERE id = 1", [last])?;
+    tx.execute(
+        "UPDATE search.index_state SET last_seq = ?1 WHERE id = 1",
+        [last],
+    )?;
     tx.commit()?;
     Ok(pending.len())
 }
 
 /// An FTS5 query matching any of the words, each quoted so it is never syntax.
 fn fts_query(text: &str) -> String {
-    search_terms(text).iter().map(|word| format!("\"{word}\"")).collect::<Vec<_>>().join(" OR ")
+    search_terms(text)
+        .iter()
+        .map(|word| format!("\"{word}\""))
+        .collect::<Vec<_>>()
+        .join(" OR ")
 }
 
 #[async_trait]
 impl MessageSearch for SqliteStore {
-    async fn search_messages(&self, tenant: TenantId, query: &MessageSearchQuery) -> Result<Vec<MessageHit>> {
+    async fn search_messages(
+        &self,
+        tenant: TenantId,
+        query: &MessageSearchQuery,
+    ) -> Result<Vec<MessageHit>> {
         let indexer = Arc::clone(&self.indexer);
-        tokio::task::spawn_blocking(move || indexer.catch_up()).await.map_err(Error::Task)??;
+        tokio::task::spawn_blocking(move || indexer.catch_up())
+            .await
+            .map_err(Error::Task)??;
 
         let query = query.clone();
         self.db
@@ -197,16 +244,20 @@ impl MessageSearch for SqliteStore {
                     filters.where_sql()
                 );
                 let mut stmt = conn.prepare_cached(&sql)?;
-                rows::collect(&mut stmt, rusqlite::params_from_iter(filters.params), |row| {
-                    let rank: f64 = row.get("rank")?;
-                    Ok(MessageHit {
-                        // FTS5's bm25() is lower-is-better; clients expect higher-is-better.
-                        score: -rank,
-                        agent_id: AgentId(rows::uuid(row, "episode_agent_id")?),
-                        user_id: row.get("episode_user_id")?,
-                        message: messages::message_from_row(row)?,
-                    })
-                })
+                rows::collect(
+                    &mut stmt,
+                    rusqlite::params_from_iter(filters.params),
+                    |row| {
+                        let rank: f64 = row.get("rank")?;
+                        Ok(MessageHit {
+                            // FTS5's bm25() is lower-is-better; clients expect higher-is-better.
+                            score: -rank,
+                            agent_id: AgentId(rows::uuid(row, "episode_agent_id")?),
+                            user_id: row.get("episode_user_id")?,
+                            message: messages::message_from_row(row)?,
+                        })
+                    },
+                )
             })
             .await
     }

@@ -4,10 +4,10 @@ use octopus_core::tenant::{ApiKey, KeyHash, Tenant};
 use octopus_core::{ApiKeyId, Error as DomainError, Result, TenantId, Timestamp};
 use rusqlite::{OptionalExtension, params};
 
+use crate::SqliteStore;
 use crate::codec::micros;
 use crate::error::Error;
 use crate::rows;
-use crate::SqliteStore;
 
 const ADMIN_KEY_SETTING: &str = "admin_key_sha256";
 
@@ -19,7 +19,11 @@ impl TenantStore for SqliteStore {
             .write(move |conn| {
                 conn.execute(
                     "INSERT INTO tenants (id, name, created_at) VALUES (?1, ?2, ?3)",
-                    params![tenant.id.0.as_bytes(), tenant.name, micros(tenant.created_at)],
+                    params![
+                        tenant.id.0.as_bytes(),
+                        tenant.name,
+                        micros(tenant.created_at)
+                    ],
                 )?;
                 Ok(())
             })
@@ -29,7 +33,8 @@ impl TenantStore for SqliteStore {
     async fn get_tenant(&self, id: TenantId) -> Result<Tenant> {
         self.db
             .read(move |conn| {
-                let mut stmt = conn.prepare_cached("SELECT id, name, created_at FROM tenants WHERE id = ?1")?;
+                let mut stmt =
+                    conn.prepare_cached("SELECT id, name, created_at FROM tenants WHERE id = ?1")?;
                 rows::collect(&mut stmt, [id.0.as_bytes()], tenant_from_row)?
                     .pop()
                     .ok_or_else(|| DomainError::not_found(TenantId::KIND, id).into())
@@ -92,7 +97,10 @@ impl TenantStore for SqliteStore {
                         tenant_id: TenantId(rows::uuid(row, "tenant_id")?),
                         name: row.get("name")?,
                         prefix: row.get("prefix")?,
-                        hash: KeyHash(hash.try_into().map_err(|_| crate::error::corrupt("key hash", "not 32 bytes"))?),
+                        hash: KeyHash(
+                            hash.try_into()
+                                .map_err(|_| crate::error::corrupt("key hash", "not 32 bytes"))?,
+                        ),
                         created_at: rows::time(row, "created_at")?,
                         revoked_at: rows::opt_time(row, "revoked_at")?,
                     })
@@ -121,10 +129,14 @@ impl TenantStore for SqliteStore {
         self.db
             .read(move |conn| {
                 let tenant: Option<Vec<u8>> = conn
-                    .prepare_cached("SELECT tenant_id FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL")?
+                    .prepare_cached(
+                        "SELECT tenant_id FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL",
+                    )?
                     .query_row([hash.0], |row| row.get(0))
                     .optional()?;
-                tenant.map(|bytes| Ok(TenantId(crate::codec::uuid_from(&bytes)?))).transpose()
+                tenant
+                    .map(|bytes| Ok(TenantId(crate::codec::uuid_from(&bytes)?)))
+                    .transpose()
             })
             .await
     }
@@ -133,11 +145,18 @@ impl TenantStore for SqliteStore {
         self.db
             .read(|conn| {
                 let stored: Option<Vec<u8>> = conn
-                    .query_row("SELECT value FROM settings WHERE key = ?1", [ADMIN_KEY_SETTING], |row| row.get(0))
+                    .query_row(
+                        "SELECT value FROM settings WHERE key = ?1",
+                        [ADMIN_KEY_SETTING],
+                        |row| row.get(0),
+                    )
                     .optional()?;
                 stored
                     .map(|bytes| {
-                        bytes.try_into().map(KeyHash).map_err(|_| crate::error::corrupt("admin key hash", "not 32 bytes"))
+                        bytes
+                            .try_into()
+                            .map(KeyHash)
+                            .map_err(|_| crate::error::corrupt("admin key hash", "not 32 bytes"))
                     })
                     .transpose()
             })
@@ -160,5 +179,9 @@ impl TenantStore for SqliteStore {
 }
 
 fn tenant_from_row(row: &rusqlite::Row<'_>) -> Result<Tenant, Error> {
-    Ok(Tenant { id: TenantId(rows::uuid(row, "id")?), name: row.get("name")?, created_at: rows::time(row, "created_at")? })
+    Ok(Tenant {
+        id: TenantId(rows::uuid(row, "id")?),
+        name: row.get("name")?,
+        created_at: rows::time(row, "created_at")?,
+    })
 }

@@ -45,7 +45,13 @@ pub async fn tenants_and_api_keys(backend: &impl Backend) {
     let tenant = fixtures::tenant("acme");
     store.create_tenant(&tenant).await.unwrap();
     assert_eq!(store.get_tenant(tenant.id).await.unwrap(), tenant);
-    assert!(store.list_tenants(Page::default()).await.unwrap().contains(&tenant));
+    assert!(
+        store
+            .list_tenants(Page::default())
+            .await
+            .unwrap()
+            .contains(&tenant)
+    );
 
     let key = ApiKey {
         id: ApiKeyId::new(),
@@ -57,20 +63,41 @@ pub async fn tenants_and_api_keys(backend: &impl Backend) {
         revoked_at: None,
     };
     store.create_api_key(&key).await.unwrap();
-    assert_eq!(store.tenant_for_key(&KeyHash([7; 32])).await.unwrap(), Some(tenant.id));
+    assert_eq!(
+        store.tenant_for_key(&KeyHash([7; 32])).await.unwrap(),
+        Some(tenant.id)
+    );
     assert_eq!(store.tenant_for_key(&KeyHash([8; 32])).await.unwrap(), None);
-    assert_eq!(store.list_api_keys(tenant.id).await.unwrap(), vec![key.clone()]);
+    assert_eq!(
+        store.list_api_keys(tenant.id).await.unwrap(),
+        vec![key.clone()]
+    );
 
-    store.revoke_api_key(tenant.id, key.id, now()).await.unwrap();
-    assert_eq!(store.tenant_for_key(&KeyHash([7; 32])).await.unwrap(), None, "a revoked key authenticates nothing");
+    store
+        .revoke_api_key(tenant.id, key.id, now())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.tenant_for_key(&KeyHash([7; 32])).await.unwrap(),
+        None,
+        "a revoked key authenticates nothing"
+    );
 
-    let orphan = ApiKey { id: ApiKeyId::new(), tenant_id: fixtures::tenant("ghost").id, hash: KeyHash([9; 32]), ..key };
+    let orphan = ApiKey {
+        id: ApiKeyId::new(),
+        tenant_id: fixtures::tenant("ghost").id,
+        hash: KeyHash([9; 32]),
+        ..key
+    };
     assert_not_found(store.create_api_key(&orphan).await);
 
     assert_eq!(store.admin_key_hash().await.unwrap(), None);
     store.set_admin_key_hash(&KeyHash([1; 32])).await.unwrap();
     store.set_admin_key_hash(&KeyHash([2; 32])).await.unwrap();
-    assert_eq!(store.admin_key_hash().await.unwrap(), Some(KeyHash([2; 32])));
+    assert_eq!(
+        store.admin_key_hash().await.unwrap(),
+        Some(KeyHash([2; 32]))
+    );
 }
 
 pub async fn agents_are_tenant_scoped_and_names_unique(backend: &impl Backend) {
@@ -81,7 +108,10 @@ pub async fn agents_are_tenant_scoped_and_names_unique(backend: &impl Backend) {
 
     let twin = fixtures::agent(world.tenant, "support");
     match store.create_agent(&twin).await {
-        Err(Error::Conflict { code: "agent_name_taken", .. }) => {}
+        Err(Error::Conflict {
+            code: "agent_name_taken",
+            ..
+        }) => {}
         other => panic!("expected agent_name_taken, got {other:?}"),
     }
 
@@ -89,14 +119,29 @@ pub async fn agents_are_tenant_scoped_and_names_unique(backend: &impl Backend) {
     agent.memory.knowledge_top_k = 9;
     agent.updated_at = now();
     store.update_agent(&agent).await.unwrap();
-    assert_eq!(store.get_agent(world.tenant, world.agent).await.unwrap(), agent);
+    assert_eq!(
+        store.get_agent(world.tenant, world.agent).await.unwrap(),
+        agent
+    );
 
     // Deactivating frees the name and hides the agent from lists.
     agent.is_active = false;
     store.update_agent(&agent).await.unwrap();
-    assert!(store.list_agents(world.tenant, Page::default()).await.unwrap().is_empty());
+    assert!(
+        store
+            .list_agents(world.tenant, Page::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
     store.create_agent(&twin).await.unwrap();
-    assert_eq!(store.list_agents(world.tenant, Page::default()).await.unwrap(), vec![twin]);
+    assert_eq!(
+        store
+            .list_agents(world.tenant, Page::default())
+            .await
+            .unwrap(),
+        vec![twin]
+    );
 
     let other = World::create(&*store, "globex").await;
     assert_not_found(store.get_agent(other.tenant, world.agent).await);
@@ -105,23 +150,50 @@ pub async fn agents_are_tenant_scoped_and_names_unique(backend: &impl Backend) {
 pub async fn append_opens_an_episode_and_continues_it(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;
-    let first = world.say(&*store, t(9, 0), &["hello", "my order is late"]).await;
+    let first = world
+        .say(&*store, t(9, 0), &["hello", "my order is late"])
+        .await;
     let mut answer = text(Role::Assistant, "Let me check order 8821.", t(9, 1));
     answer.token_count = 10;
-    let second = store.append_messages(world.tenant, batch(world.conversation, vec![answer])).await.unwrap();
+    let second = store
+        .append_messages(world.tenant, batch(world.conversation, vec![answer]))
+        .await
+        .unwrap();
 
     let episode = first[0].episode_id;
-    assert!(first.iter().chain(&second).all(|m| m.episode_id == episode), "one open episode takes every message");
-    assert_eq!(first.iter().chain(&second).map(|m| m.ordinal).collect::<Vec<_>>(), vec![0, 1, 2]);
+    assert!(
+        first.iter().chain(&second).all(|m| m.episode_id == episode),
+        "one open episode takes every message"
+    );
+    assert_eq!(
+        first
+            .iter()
+            .chain(&second)
+            .map(|m| m.ordinal)
+            .collect::<Vec<_>>(),
+        vec![0, 1, 2]
+    );
 
-    let stored = store.get_episode_with_messages(world.tenant, episode).await.unwrap();
+    let stored = store
+        .get_episode_with_messages(world.tenant, episode)
+        .await
+        .unwrap();
     assert_eq!(stored.messages, [first, second].concat());
     let e = stored.episode;
     assert!(e.is_open());
-    assert_eq!((e.message_count, e.started_at, e.last_message_at), (3, t(9, 0), t(9, 1)));
+    assert_eq!(
+        (e.message_count, e.started_at, e.last_message_at),
+        (3, t(9, 0), t(9, 1))
+    );
     assert_eq!(e.total_output_tokens, 10);
-    assert_eq!(e.total_input_tokens, u64::from(stored.messages[0].token_count + stored.messages[1].token_count));
-    assert_eq!((e.agent_id, e.user_id.as_str(), e.conversation_id), (world.agent, "alice", world.conversation));
+    assert_eq!(
+        e.total_input_tokens,
+        u64::from(stored.messages[0].token_count + stored.messages[1].token_count)
+    );
+    assert_eq!(
+        (e.agent_id, e.user_id.as_str(), e.conversation_id),
+        (world.agent, "alice", world.conversation)
+    );
 }
 
 pub async fn idle_gap_closes_the_episode_and_opens_another(backend: &impl Backend) {
@@ -133,16 +205,29 @@ pub async fn idle_gap_closes_the_episode_and_opens_another(backend: &impl Backen
         text(Role::Assistant, "monday answer", t(9, 5)),
         text(Role::User, "back after lunch", t(13, 0)),
     ];
-    let stored = store.append_messages(world.tenant, batch(world.conversation, records)).await.unwrap();
+    let stored = store
+        .append_messages(world.tenant, batch(world.conversation, records))
+        .await
+        .unwrap();
     assert_eq!(stored[0].episode_id, stored[1].episode_id);
     assert_ne!(stored[1].episode_id, stored[2].episode_id);
     assert_eq!(stored[2].ordinal, 0);
 
-    let first = store.get_episode(world.tenant, stored[0].episode_id).await.unwrap();
+    let first = store
+        .get_episode(world.tenant, stored[0].episode_id)
+        .await
+        .unwrap();
     assert_eq!(first.end_reason, Some(EndReason::Timeout));
-    assert_eq!(first.ended_at, Some(t(9, 5)), "a timed-out episode ends at its last message");
+    assert_eq!(
+        first.ended_at,
+        Some(t(9, 5)),
+        "a timed-out episode ends at its last message"
+    );
     assert_eq!(first.message_count, 2);
-    let second = store.get_episode(world.tenant, stored[2].episode_id).await.unwrap();
+    let second = store
+        .get_episode(world.tenant, stored[2].episode_id)
+        .await
+        .unwrap();
     assert!(second.is_open());
     assert_eq!(second.started_at, t(13, 0));
 }
@@ -151,12 +236,22 @@ pub async fn closed_episode_is_followed_by_a_new_one(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;
     let first = world.say(&*store, t(9, 0), &["hi"]).await[0].episode_id;
-    let close = CloseEpisode { reason: EndReason::UserClosed, ended_at: None, summary: None };
-    let closed = store.close_episode(world.tenant, first, close.clone(), now()).await.unwrap();
+    let close = CloseEpisode {
+        reason: EndReason::UserClosed,
+        ended_at: None,
+        summary: None,
+    };
+    let closed = store
+        .close_episode(world.tenant, first, close.clone(), now())
+        .await
+        .unwrap();
     assert_eq!(closed.end_reason, Some(EndReason::UserClosed));
     assert!(closed.ended_at.is_some());
     match store.close_episode(world.tenant, first, close, now()).await {
-        Err(Error::Conflict { code: "episode_closed", .. }) => {}
+        Err(Error::Conflict {
+            code: "episode_closed",
+            ..
+        }) => {}
         other => panic!("expected episode_closed, got {other:?}"),
     }
     let next = world.say(&*store, t(9, 1), &["me again"]).await[0].clone();
@@ -174,33 +269,71 @@ pub async fn failed_batch_writes_nothing(backend: &impl Backend) {
     let good = text(Role::User, "second", t(9, 1));
     let mut clash = text(Role::User, "third", t(9, 2));
     clash.id = good.id;
-    assert!(store.append_messages(world.tenant, batch(world.conversation, vec![good, clash])).await.is_err());
+    assert!(
+        store
+            .append_messages(world.tenant, batch(world.conversation, vec![good, clash]))
+            .await
+            .is_err()
+    );
 
-    let episode = store.get_episode_with_messages(world.tenant, before[0].episode_id).await.unwrap();
+    let episode = store
+        .get_episode_with_messages(world.tenant, before[0].episode_id)
+        .await
+        .unwrap();
     assert_eq!(episode.messages, before);
     assert_eq!(episode.episode.message_count, 1);
     assert_eq!(episode.episode.last_message_at, t(9, 0));
-    assert!(store.search_messages(world.tenant, &search("second")).await.unwrap().is_empty());
+    assert!(
+        store
+            .search_messages(world.tenant, &search("second"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 pub async fn deleted_conversation_takes_no_messages(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;
     let open = world.say(&*store, t(9, 0), &["hi"]).await[0].episode_id;
-    store.delete_conversation(world.tenant, world.conversation, now()).await.unwrap();
+    store
+        .delete_conversation(world.tenant, world.conversation, now())
+        .await
+        .unwrap();
 
-    let outcome = store.append_messages(world.tenant, batch(world.conversation, vec![text(Role::User, "x", t(9, 1))])).await;
+    let outcome = store
+        .append_messages(
+            world.tenant,
+            batch(world.conversation, vec![text(Role::User, "x", t(9, 1))]),
+        )
+        .await;
     match outcome {
-        Err(Error::Gone { code: "conversation_deleted", .. }) => {}
+        Err(Error::Gone {
+            code: "conversation_deleted",
+            ..
+        }) => {}
         other => panic!("expected conversation_deleted, got {other:?}"),
     }
-    let episode = store.get_episode_with_messages(world.tenant, open).await.unwrap();
+    let episode = store
+        .get_episode_with_messages(world.tenant, open)
+        .await
+        .unwrap();
     assert_eq!(episode.messages.len(), 1);
-    assert_eq!(episode.episode.end_reason, Some(EndReason::UserClosed), "deleting a conversation closes its episode");
+    assert_eq!(
+        episode.episode.end_reason,
+        Some(EndReason::UserClosed),
+        "deleting a conversation closes its episode"
+    );
 
-    let conversation = store.get_conversation(world.tenant, world.conversation).await.unwrap();
+    let conversation = store
+        .get_conversation(world.tenant, world.conversation)
+        .await
+        .unwrap();
     assert!(conversation.deleted_at.is_some());
-    let listed = store.list_conversations(world.tenant, &ConversationFilter::default()).await.unwrap();
+    let listed = store
+        .list_conversations(world.tenant, &ConversationFilter::default())
+        .await
+        .unwrap();
     assert!(listed.is_empty());
 }
 
@@ -212,9 +345,14 @@ pub async fn every_field_survives_reopening(backend: &impl Backend) {
 
     let mut multipart = text(Role::User, "", t(9, 0));
     multipart.content = Some(MessageContent::Parts(vec![
-        ContentPart::Text { text: "Analyze this chart:".into() },
+        ContentPart::Text {
+            text: "Analyze this chart:".into(),
+        },
         ContentPart::ImageUrl {
-            image_url: ImageUrl { url: "data:image/png;base64,iVBORw0KGgo=".into(), detail: Some("high".into()) },
+            image_url: ImageUrl {
+                url: "data:image/png;base64,iVBORw0KGgo=".into(),
+                detail: Some("high".into()),
+            },
         },
     ]));
     multipart.name = Some("alice_w".into());
@@ -235,14 +373,23 @@ pub async fn every_field_survives_reopening(backend: &impl Backend) {
     let mut result = text(Role::Tool, "shipped", t(9, 2));
     result.tool_call_id = Some("call_abc123".into());
     result.tool_calls = vec![ToolCallRecord {
-        result: Some(json!({"status": "shipped", "carrier": "FedEx", "estimatedDelivery": "2026-05-27"})),
+        result: Some(
+            json!({"status": "shipped", "carrier": "FedEx", "estimatedDelivery": "2026-05-27"}),
+        ),
         duration_ms: Some(142),
         is_error: false,
         ..call.tool_calls[0].clone()
     }];
-    let long = text(Role::Assistant, &"Your parcel is on its way with FedEx. ".repeat(50), t(9, 3));
+    let long = text(
+        Role::Assistant,
+        &"Your parcel is on its way with FedEx. ".repeat(50),
+        t(9, 3),
+    );
     let written = store
-        .append_messages(world.tenant, batch(world.conversation, vec![multipart, call, result, long]))
+        .append_messages(
+            world.tenant,
+            batch(world.conversation, vec![multipart, call, result, long]),
+        )
         .await
         .unwrap();
     let episode_id = written[0].episode_id;
@@ -251,53 +398,142 @@ pub async fn every_field_survives_reopening(backend: &impl Backend) {
         key_facts: vec!["order ORD-8821 shipped".into(), "carrier: FedEx".into()],
         embedding: Some(vec![0.125, -0.5, 0.75]),
     };
-    let close = CloseEpisode { reason: EndReason::AgentClosed, ended_at: Some(t(9, 4)), summary: Some(summary.clone()) };
-    store.close_episode(world.tenant, episode_id, close, now()).await.unwrap();
-    let before = store.get_episode_with_messages(world.tenant, episode_id).await.unwrap();
+    let close = CloseEpisode {
+        reason: EndReason::AgentClosed,
+        ended_at: Some(t(9, 4)),
+        summary: Some(summary.clone()),
+    };
+    store
+        .close_episode(world.tenant, episode_id, close, now())
+        .await
+        .unwrap();
+    let before = store
+        .get_episode_with_messages(world.tenant, episode_id)
+        .await
+        .unwrap();
     let agent_before = store.get_agent(world.tenant, helper.id).await.unwrap();
-    let conversation_before = store.get_conversation(world.tenant, world.conversation).await.unwrap();
+    let conversation_before = store
+        .get_conversation(world.tenant, world.conversation)
+        .await
+        .unwrap();
     drop(store);
 
     let store = backend.open().await;
-    let after = store.get_episode_with_messages(world.tenant, episode_id).await.unwrap();
+    let after = store
+        .get_episode_with_messages(world.tenant, episode_id)
+        .await
+        .unwrap();
     assert_eq!(after, before);
     assert_eq!(after.messages, written);
-    assert_eq!(after.episode.summary.as_deref(), Some(summary.summary.as_str()));
+    assert_eq!(
+        after.episode.summary.as_deref(),
+        Some(summary.summary.as_str())
+    );
     assert_eq!(after.episode.key_facts, summary.key_facts);
     assert_eq!(after.episode.summary_embedding, summary.embedding);
     assert_eq!(after.episode.ended_at, Some(t(9, 4)));
-    assert_eq!(store.get_agent(world.tenant, helper.id).await.unwrap(), agent_before);
-    assert_eq!(store.get_conversation(world.tenant, world.conversation).await.unwrap(), conversation_before);
+    assert_eq!(
+        store.get_agent(world.tenant, helper.id).await.unwrap(),
+        agent_before
+    );
+    assert_eq!(
+        store
+            .get_conversation(world.tenant, world.conversation)
+            .await
+            .unwrap(),
+        conversation_before
+    );
 }
 
 pub async fn soft_delete_restore_and_purge(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;
-    let episode = world.say(&*store, t(9, 0), &["my zebra password leaked"]).await[0].episode_id;
+    let episode = world
+        .say(&*store, t(9, 0), &["my zebra password leaked"])
+        .await[0]
+        .episode_id;
     let live = EpisodeFilter::default();
-    let deleted = EpisodeFilter { deleted: true, ..EpisodeFilter::default() };
+    let deleted = EpisodeFilter {
+        deleted: true,
+        ..EpisodeFilter::default()
+    };
 
-    store.soft_delete_episode(world.tenant, episode, now()).await.unwrap();
+    store
+        .soft_delete_episode(world.tenant, episode, now())
+        .await
+        .unwrap();
     assert_not_found(store.get_episode(world.tenant, episode).await);
-    assert!(store.list_episodes(world.tenant, &live).await.unwrap().is_empty());
-    assert_eq!(store.list_episodes(world.tenant, &deleted).await.unwrap().len(), 1);
-    assert!(store.search_messages(world.tenant, &search("zebra")).await.unwrap().is_empty());
+    assert!(
+        store
+            .list_episodes(world.tenant, &live)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store
+            .list_episodes(world.tenant, &deleted)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(
+        store
+            .search_messages(world.tenant, &search("zebra"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
     // The deleted episode was the open one: the next message opens a new episode.
     let next = world.say(&*store, t(9, 1), &["hello again"]).await[0].episode_id;
     assert_ne!(next, episode);
 
-    let restored = store.restore_episode(world.tenant, episode, now()).await.unwrap();
+    let restored = store
+        .restore_episode(world.tenant, episode, now())
+        .await
+        .unwrap();
     assert!(restored.deleted_at.is_none());
-    assert_eq!(store.search_messages(world.tenant, &search("zebra")).await.unwrap().len(), 1);
+    assert_eq!(
+        store
+            .search_messages(world.tenant, &search("zebra"))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
     assert_not_found(store.restore_episode(world.tenant, episode, now()).await);
 
-    store.soft_delete_episode(world.tenant, episode, now()).await.unwrap();
+    store
+        .soft_delete_episode(world.tenant, episode, now())
+        .await
+        .unwrap();
     store.purge_episode(world.tenant, episode).await.unwrap();
-    assert!(store.list_episodes(world.tenant, &deleted).await.unwrap().is_empty());
+    assert!(
+        store
+            .list_episodes(world.tenant, &deleted)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert_not_found(store.restore_episode(world.tenant, episode, now()).await);
     assert_not_found(store.purge_episode(world.tenant, episode).await);
-    assert!(store.search_messages(world.tenant, &search("zebra")).await.unwrap().is_empty());
-    assert_eq!(store.get_episode(world.tenant, next).await.unwrap().message_count, 1, "other episodes untouched");
+    assert!(
+        store
+            .search_messages(world.tenant, &search("zebra"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store
+            .get_episode(world.tenant, next)
+            .await
+            .unwrap()
+            .message_count,
+        1,
+        "other episodes untouched"
+    );
 }
 
 pub async fn purge_requires_soft_delete(backend: &impl Backend) {
@@ -305,10 +541,21 @@ pub async fn purge_requires_soft_delete(backend: &impl Backend) {
     let world = World::create(&*store, "acme").await;
     let episode = world.say(&*store, t(9, 0), &["keep me"]).await[0].episode_id;
     match store.purge_episode(world.tenant, episode).await {
-        Err(Error::Conflict { code: "episode_not_deleted", .. }) => {}
+        Err(Error::Conflict {
+            code: "episode_not_deleted",
+            ..
+        }) => {}
         other => panic!("expected episode_not_deleted, got {other:?}"),
     }
-    assert_eq!(store.get_episode_with_messages(world.tenant, episode).await.unwrap().messages.len(), 1);
+    assert_eq!(
+        store
+            .get_episode_with_messages(world.tenant, episode)
+            .await
+            .unwrap()
+            .messages
+            .len(),
+        1
+    );
 }
 
 pub async fn search_ranks_by_bm25_and_filters(backend: &impl Backend) {
@@ -325,32 +572,100 @@ pub async fn search_ranks_by_bm25_and_filters(backend: &impl Backend) {
             ],
         )
         .await;
-    let hits = store.search_messages(world.tenant, &search("invoice")).await.unwrap();
+    let hits = store
+        .search_messages(world.tenant, &search("invoice"))
+        .await
+        .unwrap();
     assert_eq!(hits.len(), 2);
-    assert!(hits[0].message.search_text().starts_with("Invoice, invoice"), "denser match ranks first");
+    assert!(
+        hits[0]
+            .message
+            .search_text()
+            .starts_with("Invoice, invoice"),
+        "denser match ranks first"
+    );
     assert!(hits[0].score > hits[1].score, "scores fall with rank");
-    assert_eq!((hits[0].agent_id, hits[0].user_id.as_str()), (world.agent, "alice"));
+    assert_eq!(
+        (hits[0].agent_id, hits[0].user_id.as_str()),
+        (world.agent, "alice")
+    );
 
     // Stemming: "invoices" finds "invoice"; punctuation in the query is not syntax.
-    assert_eq!(store.search_messages(world.tenant, &search("\"invoices\" OR (")).await.unwrap().len(), 2);
+    assert_eq!(
+        store
+            .search_messages(world.tenant, &search("\"invoices\" OR ("))
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
 
     // Filters: another user of the same agent, and time bounds.
     let bob = fixtures::conversation(world.tenant, world.agent, "bob");
     store.create_conversation(&bob).await.unwrap();
     let records = vec![text(Role::User, "bob's invoice question", t(15, 0))];
-    store.append_messages(world.tenant, batch(bob.id, records)).await.unwrap();
-    let only_bob = MessageSearchQuery { user_id: Some("bob".into()), ..search("invoice") };
-    let hits = store.search_messages(world.tenant, &only_bob).await.unwrap();
+    store
+        .append_messages(world.tenant, batch(bob.id, records))
+        .await
+        .unwrap();
+    let only_bob = MessageSearchQuery {
+        user_id: Some("bob".into()),
+        ..search("invoice")
+    };
+    let hits = store
+        .search_messages(world.tenant, &only_bob)
+        .await
+        .unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].user_id, "bob");
-    let by_conversation = MessageSearchQuery { conversation_id: Some(world.conversation), ..search("invoice") };
-    assert_eq!(store.search_messages(world.tenant, &by_conversation).await.unwrap().len(), 2);
-    let afternoon = MessageSearchQuery { from: Some(t(12, 0)), to: Some(t(18, 0)), ..search("invoice") };
-    assert_eq!(store.search_messages(world.tenant, &afternoon).await.unwrap().len(), 1);
-    let other_agent = MessageSearchQuery { agent_id: Some(fixtures::agent(world.tenant, "x").id), ..search("invoice") };
-    assert!(store.search_messages(world.tenant, &other_agent).await.unwrap().is_empty());
-    let top_one = MessageSearchQuery { limit: 1, ..search("invoice") };
-    assert_eq!(store.search_messages(world.tenant, &top_one).await.unwrap().len(), 1);
+    let by_conversation = MessageSearchQuery {
+        conversation_id: Some(world.conversation),
+        ..search("invoice")
+    };
+    assert_eq!(
+        store
+            .search_messages(world.tenant, &by_conversation)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    let afternoon = MessageSearchQuery {
+        from: Some(t(12, 0)),
+        to: Some(t(18, 0)),
+        ..search("invoice")
+    };
+    assert_eq!(
+        store
+            .search_messages(world.tenant, &afternoon)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    let other_agent = MessageSearchQuery {
+        agent_id: Some(fixtures::agent(world.tenant, "x").id),
+        ..search("invoice")
+    };
+    assert!(
+        store
+            .search_messages(world.tenant, &other_agent)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let top_one = MessageSearchQuery {
+        limit: 1,
+        ..search("invoice")
+    };
+    assert_eq!(
+        store
+            .search_messages(world.tenant, &top_one)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 pub async fn search_sees_every_acknowledged_message(backend: &impl Backend) {
@@ -360,8 +675,15 @@ pub async fn search_sees_every_acknowledged_message(backend: &impl Backend) {
         let word = format!("needle{round}");
         world.say(&*store, t(9, round), &[word.as_str()]).await;
         // No pause: the search must catch the index up itself.
-        let hits = store.search_messages(world.tenant, &search(&word)).await.unwrap();
-        assert_eq!(hits.len(), 1, "message `{word}` was acknowledged but not found");
+        let hits = store
+            .search_messages(world.tenant, &search(&word))
+            .await
+            .unwrap();
+        assert_eq!(
+            hits.len(),
+            1,
+            "message `{word}` was acknowledged but not found"
+        );
     }
 }
 
@@ -372,22 +694,81 @@ pub async fn episodes_list_with_filters(backend: &impl Backend) {
     let afternoon = world.say(&*store, t(14, 0), &["b"]).await[0].episode_id; // past the idle timeout
     let bob = fixtures::conversation(world.tenant, world.agent, "bob");
     store.create_conversation(&bob).await.unwrap();
-    let bobs = store.append_messages(world.tenant, batch(bob.id, vec![text(Role::User, "c", t(11, 0))])).await.unwrap()[0]
+    let bobs = store
+        .append_messages(
+            world.tenant,
+            batch(bob.id, vec![text(Role::User, "c", t(11, 0))]),
+        )
+        .await
+        .unwrap()[0]
         .episode_id;
 
-    let ids = |episodes: Vec<octopus_core::episode::Episode>| episodes.into_iter().map(|e| e.id).collect::<Vec<_>>();
-    let all = store.list_episodes(world.tenant, &EpisodeFilter::default()).await.unwrap();
-    assert_eq!(ids(all), vec![afternoon, bobs, morning], "newest started first");
-    let alice = EpisodeFilter { user_id: Some("alice".into()), ..EpisodeFilter::default() };
-    assert_eq!(ids(store.list_episodes(world.tenant, &alice).await.unwrap()), vec![afternoon, morning]);
-    let window = EpisodeFilter { from: Some(t(10, 0)), to: Some(t(14, 0)), ..EpisodeFilter::default() };
-    assert_eq!(ids(store.list_episodes(world.tenant, &window).await.unwrap()), vec![bobs]);
-    let by_conversation = EpisodeFilter { conversation_id: Some(bob.id), ..EpisodeFilter::default() };
-    assert_eq!(ids(store.list_episodes(world.tenant, &by_conversation).await.unwrap()), vec![bobs]);
-    let second_page = EpisodeFilter { page: Page { limit: 1, offset: 1 }, ..EpisodeFilter::default() };
-    assert_eq!(ids(store.list_episodes(world.tenant, &second_page).await.unwrap()), vec![bobs]);
-    let by_agent = EpisodeFilter { agent_id: Some(world.agent), ..EpisodeFilter::default() };
-    assert_eq!(store.list_episodes(world.tenant, &by_agent).await.unwrap().len(), 3);
+    let ids = |episodes: Vec<octopus_core::episode::Episode>| {
+        episodes.into_iter().map(|e| e.id).collect::<Vec<_>>()
+    };
+    let all = store
+        .list_episodes(world.tenant, &EpisodeFilter::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        ids(all),
+        vec![afternoon, bobs, morning],
+        "newest started first"
+    );
+    let alice = EpisodeFilter {
+        user_id: Some("alice".into()),
+        ..EpisodeFilter::default()
+    };
+    assert_eq!(
+        ids(store.list_episodes(world.tenant, &alice).await.unwrap()),
+        vec![afternoon, morning]
+    );
+    let window = EpisodeFilter {
+        from: Some(t(10, 0)),
+        to: Some(t(14, 0)),
+        ..EpisodeFilter::default()
+    };
+    assert_eq!(
+        ids(store.list_episodes(world.tenant, &window).await.unwrap()),
+        vec![bobs]
+    );
+    let by_conversation = EpisodeFilter {
+        conversation_id: Some(bob.id),
+        ..EpisodeFilter::default()
+    };
+    assert_eq!(
+        ids(store
+            .list_episodes(world.tenant, &by_conversation)
+            .await
+            .unwrap()),
+        vec![bobs]
+    );
+    let second_page = EpisodeFilter {
+        page: Page {
+            limit: 1,
+            offset: 1,
+        },
+        ..EpisodeFilter::default()
+    };
+    assert_eq!(
+        ids(store
+            .list_episodes(world.tenant, &second_page)
+            .await
+            .unwrap()),
+        vec![bobs]
+    );
+    let by_agent = EpisodeFilter {
+        agent_id: Some(world.agent),
+        ..EpisodeFilter::default()
+    };
+    assert_eq!(
+        store
+            .list_episodes(world.tenant, &by_agent)
+            .await
+            .unwrap()
+            .len(),
+        3
+    );
 }
 
 pub async fn concurrent_appends_keep_ordinals_dense(backend: &impl Backend) {
@@ -404,7 +785,10 @@ pub async fn concurrent_appends_keep_ordinals_dense(backend: &impl Backend) {
             for i in 0..20 {
                 let record = text(Role::User, &format!("writer {writer} message {i}"), base);
                 ids.push(record.id);
-                store.append_messages(tenant, batch(conversation, vec![record])).await.unwrap();
+                store
+                    .append_messages(tenant, batch(conversation, vec![record]))
+                    .await
+                    .unwrap();
             }
             ids
         }));
@@ -413,11 +797,27 @@ pub async fn concurrent_appends_keep_ordinals_dense(backend: &impl Backend) {
     for task in tasks {
         sent.extend(task.await.unwrap());
     }
-    let episodes = store.list_episodes(world.tenant, &EpisodeFilter::default()).await.unwrap();
+    let episodes = store
+        .list_episodes(world.tenant, &EpisodeFilter::default())
+        .await
+        .unwrap();
     assert_eq!(episodes.len(), 1);
-    let stored = store.get_episode_with_messages(world.tenant, episodes[0].id).await.unwrap();
-    assert_eq!(stored.messages.iter().map(|m| m.ordinal).collect::<Vec<_>>(), (0..160).collect::<Vec<_>>());
-    assert_eq!(stored.messages.iter().map(|m| m.id).collect::<HashSet<_>>(), sent);
+    let stored = store
+        .get_episode_with_messages(world.tenant, episodes[0].id)
+        .await
+        .unwrap();
+    assert_eq!(
+        stored
+            .messages
+            .iter()
+            .map(|m| m.ordinal)
+            .collect::<Vec<_>>(),
+        (0..160).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        stored.messages.iter().map(|m| m.id).collect::<HashSet<_>>(),
+        sent
+    );
     assert_eq!(stored.episode.message_count, 160);
 }
 
@@ -430,32 +830,77 @@ pub async fn foreign_tenant_sees_nothing(backend: &impl Backend) {
 
     assert_not_found(store.get_agent(foreign, owner.agent).await);
     assert_not_found(store.get_conversation(foreign, owner.conversation).await);
-    assert_not_found(store.delete_conversation(foreign, owner.conversation, now()).await);
+    assert_not_found(
+        store
+            .delete_conversation(foreign, owner.conversation, now())
+            .await,
+    );
     assert_not_found(store.get_episode(foreign, episode).await);
     assert_not_found(store.get_episode_with_messages(foreign, episode).await);
-    let close = CloseEpisode { reason: EndReason::UserClosed, ended_at: None, summary: None };
+    let close = CloseEpisode {
+        reason: EndReason::UserClosed,
+        ended_at: None,
+        summary: None,
+    };
     assert_not_found(store.close_episode(foreign, episode, close, now()).await);
     assert_not_found(store.soft_delete_episode(foreign, episode, now()).await);
     assert_not_found(store.restore_episode(foreign, episode, now()).await);
     assert_not_found(store.purge_episode(foreign, episode).await);
-    let summary = EpisodeSummary { summary: "x".into(), key_facts: vec![], embedding: None };
-    assert_not_found(store.set_episode_summary(foreign, episode, summary, now()).await);
+    let summary = EpisodeSummary {
+        summary: "x".into(),
+        key_facts: vec![],
+        embedding: None,
+    };
+    assert_not_found(
+        store
+            .set_episode_summary(foreign, episode, summary, now())
+            .await,
+    );
     let records = vec![text(Role::User, "intrusion", t(9, 1))];
-    assert_not_found(store.append_messages(foreign, batch(owner.conversation, records)).await);
+    assert_not_found(
+        store
+            .append_messages(foreign, batch(owner.conversation, records))
+            .await,
+    );
     let mut hijacked = store.get_agent(owner.tenant, owner.agent).await.unwrap();
     hijacked.tenant_id = foreign;
     assert_not_found(store.update_agent(&hijacked).await);
 
-    assert!(store.search_messages(foreign, &search("secret plans")).await.unwrap().is_empty());
-    assert!(store.list_episodes(foreign, &EpisodeFilter::default()).await.unwrap().is_empty());
+    assert!(
+        store
+            .search_messages(foreign, &search("secret plans"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .list_episodes(foreign, &EpisodeFilter::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let agents = store.list_agents(foreign, Page::default()).await.unwrap();
     assert!(agents.iter().all(|a| a.id != owner.agent));
-    let conversations = store.list_conversations(foreign, &ConversationFilter::default()).await.unwrap();
+    let conversations = store
+        .list_conversations(foreign, &ConversationFilter::default())
+        .await
+        .unwrap();
     assert!(conversations.iter().all(|c| c.id != owner.conversation));
 
     // And the owner's data is intact after every attempt.
-    let intact = store.get_episode_with_messages(owner.tenant, episode).await.unwrap();
+    let intact = store
+        .get_episode_with_messages(owner.tenant, episode)
+        .await
+        .unwrap();
     assert!(intact.episode.is_open() && intact.episode.deleted_at.is_none());
     assert_eq!(intact.messages.len(), 1);
-    assert_eq!(store.get_agent(owner.tenant, owner.agent).await.unwrap().tenant_id, owner.tenant);
+    assert_eq!(
+        store
+            .get_agent(owner.tenant, owner.agent)
+            .await
+            .unwrap()
+            .tenant_id,
+        owner.tenant
+    );
 }

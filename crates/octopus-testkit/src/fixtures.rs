@@ -9,7 +9,11 @@ use octopus_core::tenant::Tenant;
 use octopus_core::{AgentId, ConversationId, MessageId, TenantId, Timestamp, now};
 
 pub fn tenant(name: &str) -> Tenant {
-    Tenant { id: TenantId::new(), name: name.into(), created_at: now() }
+    Tenant {
+        id: TenantId::new(),
+        name: name.into(),
+        created_at: now(),
+    }
 }
 
 pub fn llm() -> LlmConfig {
@@ -73,7 +77,12 @@ pub fn text(role: Role, content: &str, at: Timestamp) -> MessageRecord {
 }
 
 pub fn batch(conversation: ConversationId, messages: Vec<MessageRecord>) -> AppendMessages {
-    AppendMessages { conversation_id: conversation, messages, idle_timeout: Duration::minutes(30), now: now() }
+    AppendMessages {
+        conversation_id: conversation,
+        messages,
+        idle_timeout: Duration::minutes(30),
+        now: now(),
+    }
 }
 
 /// A tenant with one agent and one conversation of user `alice`.
@@ -91,16 +100,28 @@ impl World {
         store.create_agent(&agent).await.unwrap();
         let conversation = conversation(tenant.id, agent.id, "alice");
         store.create_conversation(&conversation).await.unwrap();
-        World { tenant: tenant.id, agent: agent.id, conversation: conversation.id }
+        World {
+            tenant: tenant.id,
+            agent: agent.id,
+            conversation: conversation.id,
+        }
     }
 
     /// Appends plain user messages, one a second from `start`.
-    pub async fn say(&self, store: &dyn Store, start: Timestamp, texts: &[&str]) -> Vec<octopus_core::message::Message> {
+    pub async fn say(
+        &self,
+        store: &dyn Store,
+        start: Timestamp,
+        texts: &[&str],
+    ) -> Vec<octopus_core::message::Message> {
         let records = texts
             .iter()
             .enumerate()
             .map(|(i, t)| text(Role::User, t, start + Duration::seconds(i as i64)))
             .collect();
-        store.append_messages(self.tenant, batch(self.conversation, records)).await.unwrap()
+        store
+            .append_messages(self.tenant, batch(self.conversation, records))
+            .await
+            .unwrap()
     }
 }

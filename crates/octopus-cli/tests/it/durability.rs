@@ -16,14 +16,26 @@ const BATCH: usize = 5;
 
 /// Writes batches to its conversation until told to stop or the server dies;
 /// returns the batches the server acknowledged, in order.
-async fn writer(client: reqwest::Client, url: String, key: String, conversation: String, writer: usize, stop: Arc<AtomicBool>) -> Vec<Vec<String>> {
+async fn writer(
+    client: reqwest::Client,
+    url: String,
+    key: String,
+    conversation: String,
+    writer: usize,
+    stop: Arc<AtomicBool>,
+) -> Vec<Vec<String>> {
     let mut acknowledged = Vec::new();
     for batch in 0.. {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let texts: Vec<String> = (0..BATCH).map(|i| format!("w{writer} b{batch} m{i} {}", "lorem ipsum ".repeat(i * 8))).collect();
-        let messages: Vec<Value> = texts.iter().map(|t| json!({"role": "user", "content": t})).collect();
+        let texts: Vec<String> = (0..BATCH)
+            .map(|i| format!("w{writer} b{batch} m{i} {}", "lorem ipsum ".repeat(i * 8)))
+            .collect();
+        let messages: Vec<Value> = texts
+            .iter()
+            .map(|t| json!({"role": "user", "content": t}))
+            .collect();
         let sent = client
             .post(format!("{url}/v1/conversations/{conversation}/messages"))
             .bearer_auth(&key)
@@ -52,15 +64,39 @@ async fn acknowledged_messages_survive_kill_9() {
         {"role": "tool", "content": "ok", "tool_call_id": "c1", "timestamp": "2026-01-02T03:04:06Z",
          "tool_calls": [{"tool_call_id": "c1", "function_name": "lookup", "arguments": {"id": 7}, "result": [1, 2], "duration_ms": 9, "is_error": true}]}
     ]});
-    let stored = server.call(&key, Method::POST, &format!("/v1/conversations/{fixture_conversation}/messages"), Some(fixture)).await;
-    let fixture_episode = stored["messages"][0]["episode_id"].as_str().unwrap().to_owned();
-    let before = server.call(&key, Method::GET, &format!("/v1/episodes/{fixture_episode}"), None).await;
+    let stored = server
+        .call(
+            &key,
+            Method::POST,
+            &format!("/v1/conversations/{fixture_conversation}/messages"),
+            Some(fixture),
+        )
+        .await;
+    let fixture_episode = stored["messages"][0]["episode_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let before = server
+        .call(
+            &key,
+            Method::GET,
+            &format!("/v1/episodes/{fixture_episode}"),
+            None,
+        )
+        .await;
 
     let stop = Arc::new(AtomicBool::new(false));
     let writers: Vec<_> = (0..WRITERS)
         .map(|w| {
             let conversation = conversations[w % CONVERSATIONS].clone();
-            tokio::spawn(writer(server.client(), server.url.clone(), key.clone(), conversation, w, stop.clone()))
+            tokio::spawn(writer(
+                server.client(),
+                server.url.clone(),
+                key.clone(),
+                conversation,
+                w,
+                stop.clone(),
+            ))
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -71,31 +107,63 @@ async fn acknowledged_messages_survive_kill_9() {
     for handle in writers {
         acknowledged.push(handle.await.unwrap());
     }
-    let total: usize = acknowledged.iter().map(|batches| batches.len() * BATCH).sum();
-    assert!(total > 200, "the load was too light to prove anything: {total} messages");
+    let total: usize = acknowledged
+        .iter()
+        .map(|batches| batches.len() * BATCH)
+        .sum();
+    assert!(
+        total > 200,
+        "the load was too light to prove anything: {total} messages"
+    );
     eprintln!("{total} messages acknowledged by {WRITERS} concurrent writers before kill -9");
 
     let server = Server::start(&data_dir);
-    let after = server.call(&key, Method::GET, &format!("/v1/episodes/{fixture_episode}"), None).await;
-    assert_eq!(after, before, "the fixture reads back identically after the restart");
+    let after = server
+        .call(
+            &key,
+            Method::GET,
+            &format!("/v1/episodes/{fixture_episode}"),
+            None,
+        )
+        .await;
+    assert_eq!(
+        after, before,
+        "the fixture reads back identically after the restart"
+    );
 
     let mut stored: HashMap<String, Vec<String>> = HashMap::new();
     for conversation in &conversations {
         let messages = server.conversation_messages(&key, conversation).await;
-        let texts: Vec<String> =
-            messages.iter().filter_map(|m| m["content"].as_str().map(str::to_owned)).filter(|t| t.starts_with('w')).collect();
-        assert_eq!(texts.iter().collect::<HashSet<_>>().len(), texts.len(), "no message stored twice");
+        let texts: Vec<String> = messages
+            .iter()
+            .filter_map(|m| m["content"].as_str().map(str::to_owned))
+            .filter(|t| t.starts_with('w'))
+            .collect();
+        assert_eq!(
+            texts.iter().collect::<HashSet<_>>().len(),
+            texts.len(),
+            "no message stored twice"
+        );
         stored.insert(conversation.clone(), texts);
     }
 
     for (w, batches) in acknowledged.iter().enumerate() {
         let texts = &stored[&conversations[w % CONVERSATIONS]];
-        let position: HashMap<&str, usize> = texts.iter().enumerate().map(|(i, t)| (t.as_str(), i)).collect();
+        let position: HashMap<&str, usize> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.as_str(), i))
+            .collect();
         let mut previous = None;
         for batch in batches {
             for text in batch {
-                let at = *position.get(text.as_str()).unwrap_or_else(|| panic!("acknowledged message lost: {text}"));
-                assert!(previous.is_none_or(|p| at > p), "acknowledged messages out of order at {text}");
+                let at = *position
+                    .get(text.as_str())
+                    .unwrap_or_else(|| panic!("acknowledged message lost: {text}"));
+                assert!(
+                    previous.is_none_or(|p| at > p),
+                    "acknowledged messages out of order at {text}"
+                );
                 previous = Some(at);
             }
         }
@@ -107,7 +175,10 @@ async fn acknowledged_messages_survive_kill_9() {
         for batch in texts.chunks(BATCH) {
             let prefix = batch[0].split(" m0 ").next().unwrap();
             for (i, text) in batch.iter().enumerate() {
-                assert!(text.starts_with(&format!("{prefix} m{i} ")), "batch {prefix} is not whole and in order: {text}");
+                assert!(
+                    text.starts_with(&format!("{prefix} m{i} ")),
+                    "batch {prefix} is not whole and in order: {text}"
+                );
             }
         }
     }
@@ -115,6 +186,20 @@ async fn acknowledged_messages_survive_kill_9() {
     // The full-text index agrees with the messages after the crash.
     let last = acknowledged.iter().flatten().last().unwrap()[0].clone();
     let word = last.split(' ').take(2).collect::<Vec<_>>().join(" ");
-    let hits = server.call(&key, Method::GET, &format!("/v1/messages/search?q={}&limit=200", word.replace(' ', "+")), None).await;
-    assert!(hits["items"].as_array().unwrap().iter().any(|h| h["message"]["content"] == last.as_str()), "search lost {last}");
+    let hits = server
+        .call(
+            &key,
+            Method::GET,
+            &format!("/v1/messages/search?q={}&limit=200", word.replace(' ', "+")),
+            None,
+        )
+        .await;
+    assert!(
+        hits["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["message"]["content"] == last.as_str()),
+        "search lost {last}"
+    );
 }

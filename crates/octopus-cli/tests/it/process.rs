@@ -19,7 +19,15 @@ impl Server {
     /// Starts the binary on a free port over `data_dir` and waits until it listens.
     pub fn start(data_dir: &Path) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_octopus"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--log", "warn", "--admin-key", ADMIN_KEY])
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--log",
+                "warn",
+                "--admin-key",
+                ADMIN_KEY,
+            ])
             .arg("--data-dir")
             .arg(data_dir)
             .env_remove("OCTOPUS_CONFIG")
@@ -30,14 +38,20 @@ impl Server {
         let stdout = child.stdout.take().unwrap();
         let mut lines = BufReader::new(stdout).lines();
         let url = loop {
-            let line = lines.next().expect("octopus exited before listening").unwrap();
+            let line = lines
+                .next()
+                .expect("octopus exited before listening")
+                .unwrap();
             if let Some(url) = line.strip_prefix("Octopus listening on ") {
                 break url.trim().to_owned();
             }
         };
         // Keep draining stdout so the child never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(20))
+            .build()
+            .unwrap();
         Server { child, url, http }
     }
 
@@ -51,8 +65,17 @@ impl Server {
         self.http.clone()
     }
 
-    pub async fn call(&self, key: &str, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
-        let mut request = self.http.request(method.clone(), format!("{}{path}", self.url)).bearer_auth(key);
+    pub async fn call(
+        &self,
+        key: &str,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Value {
+        let mut request = self
+            .http
+            .request(method.clone(), format!("{}{path}", self.url))
+            .bearer_auth(key);
         if let Some(body) = body {
             request = request.json(&body);
         }
@@ -66,16 +89,41 @@ impl Server {
     /// A tenant key, an agent, and `n` conversations: (key, agent, conversations).
     pub async fn seed(&self, n: usize) -> (String, String, Vec<String>) {
         use reqwest::Method;
-        let tenant = self.call(ADMIN_KEY, Method::POST, "/v1/tenants", Some(json!({"name": "load"}))).await;
+        let tenant = self
+            .call(
+                ADMIN_KEY,
+                Method::POST,
+                "/v1/tenants",
+                Some(json!({"name": "load"})),
+            )
+            .await;
         let tenant = tenant["id"].as_str().unwrap();
-        let key = self.call(ADMIN_KEY, Method::POST, &format!("/v1/tenants/{tenant}/keys"), Some(json!({"name": "k"}))).await;
+        let key = self
+            .call(
+                ADMIN_KEY,
+                Method::POST,
+                &format!("/v1/tenants/{tenant}/keys"),
+                Some(json!({"name": "k"})),
+            )
+            .await;
         let key = key["key"].as_str().unwrap().to_owned();
         let agent = json!({"name": "a", "llm": {"provider": "ollama", "model": "llama3"}});
-        let agent = self.call(&key, Method::POST, "/v1/agents", Some(agent)).await["id"].as_str().unwrap().to_owned();
+        let agent = self
+            .call(&key, Method::POST, "/v1/agents", Some(agent))
+            .await["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
         let mut conversations = Vec::new();
         for i in 0..n {
             let body = json!({"agent_id": agent, "user_id": format!("user{i}")});
-            conversations.push(self.call(&key, Method::POST, "/v1/conversations", Some(body)).await["id"].as_str().unwrap().to_owned());
+            conversations.push(
+                self.call(&key, Method::POST, "/v1/conversations", Some(body))
+                    .await["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            );
         }
         (key, agent, conversations)
     }
@@ -83,17 +131,31 @@ impl Server {
     /// Every message of a conversation, in order: episodes oldest first, then ordinal.
     pub async fn conversation_messages(&self, key: &str, conversation: &str) -> Vec<Value> {
         use reqwest::Method;
-        let episodes = self.call(key, Method::GET, &format!("/v1/episodes?conversation_id={conversation}&limit=1000"), None).await;
+        let episodes = self
+            .call(
+                key,
+                Method::GET,
+                &format!("/v1/episodes?conversation_id={conversation}&limit=1000"),
+                None,
+            )
+            .await;
         let mut ids: Vec<(String, String)> = episodes["items"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|e| (e["started_at"].as_str().unwrap().to_owned(), e["id"].as_str().unwrap().to_owned()))
+            .map(|e| {
+                (
+                    e["started_at"].as_str().unwrap().to_owned(),
+                    e["id"].as_str().unwrap().to_owned(),
+                )
+            })
             .collect();
         ids.sort();
         let mut messages = Vec::new();
         for (_, id) in ids {
-            let episode = self.call(key, Method::GET, &format!("/v1/episodes/{id}"), None).await;
+            let episode = self
+                .call(key, Method::GET, &format!("/v1/episodes/{id}"), None)
+                .await;
             messages.extend(episode["messages"].as_array().unwrap().iter().cloned());
         }
         messages

@@ -39,14 +39,22 @@ impl Octopus {
 
     /// Applies a JSON merge patch to the agent's `name`, `system_prompt`, `llm`,
     /// `memory` and `is_active`, then validates the whole result.
-    pub async fn update_agent(&self, tenant: TenantId, id: AgentId, patch: &Value) -> Result<Agent> {
+    pub async fn update_agent(
+        &self,
+        tenant: TenantId,
+        id: AgentId,
+        patch: &Value,
+    ) -> Result<Agent> {
         let Value::Object(fields) = patch else {
             return Err(DomainError::invalid("", "the patch must be a JSON object").into());
         };
         if let Some(field) = fields.keys().find(|key| !PATCHABLE.contains(&key.as_str())) {
             return Err(DomainError::invalid(
                 field.as_str(),
-                format!("cannot be changed; patchable fields are {}", PATCHABLE.join(", ")),
+                format!(
+                    "cannot be changed; patchable fields are {}",
+                    PATCHABLE.join(", ")
+                ),
             )
             .into());
         }
@@ -61,7 +69,9 @@ impl Octopus {
             "is_active": current.is_active,
         });
         let mut spec_patch = patch.clone();
-        let is_active = spec_patch.as_object_mut().and_then(|f| f.remove("is_active"));
+        let is_active = spec_patch
+            .as_object_mut()
+            .and_then(|f| f.remove("is_active"));
         merge_patch::apply(&mut document["spec"], &spec_patch);
         let spec: AgentSpec = serde_json::from_value(document["spec"].take())
             .map_err(|e| DomainError::invalid("", e))?;
@@ -69,7 +79,9 @@ impl Octopus {
         let is_active = match is_active {
             None => current.is_active,
             Some(Value::Bool(active)) => active,
-            Some(_) => return Err(DomainError::invalid("is_active", "must be true or false").into()),
+            Some(_) => {
+                return Err(DomainError::invalid("is_active", "must be true or false").into());
+            }
         };
         let updated = Agent {
             name: spec.name.trim().to_owned(),
@@ -81,6 +93,7 @@ impl Octopus {
             ..current
         };
         self.store.update_agent(&updated).await?;
+        self.caches.agents.remove(&(tenant, id));
         Ok(updated)
     }
 
@@ -92,6 +105,7 @@ impl Octopus {
             agent.is_active = false;
             agent.updated_at = now();
             self.store.update_agent(&agent).await?;
+            self.caches.agents.remove(&(tenant, id));
         }
         Ok(agent)
     }

@@ -6,11 +6,19 @@ use crate::Result;
 
 impl Octopus {
     /// Starts a conversation between a user and an active agent of the tenant.
-    pub async fn create_conversation(&self, tenant: TenantId, spec: ConversationSpec) -> Result<Conversation> {
+    pub async fn create_conversation(
+        &self,
+        tenant: TenantId,
+        spec: ConversationSpec,
+    ) -> Result<Conversation> {
         spec.validate()?;
         let agent = self.store.get_agent(tenant, spec.agent_id).await?;
         if !agent.is_active {
-            return Err(DomainError::conflict("agent_inactive", format!("agent {} is inactive", agent.id)).into());
+            return Err(DomainError::conflict(
+                "agent_inactive",
+                format!("agent {} is inactive", agent.id),
+            )
+            .into());
         }
         let at = now();
         let conversation = Conversation {
@@ -28,12 +36,20 @@ impl Octopus {
         Ok(conversation)
     }
 
-    pub async fn get_conversation(&self, tenant: TenantId, id: ConversationId) -> Result<Conversation> {
+    pub async fn get_conversation(
+        &self,
+        tenant: TenantId,
+        id: ConversationId,
+    ) -> Result<Conversation> {
         Ok(self.store.get_conversation(tenant, id).await?)
     }
 
     /// Lists conversations; an agent named in the filter must be the tenant's.
-    pub async fn list_conversations(&self, tenant: TenantId, filter: &ConversationFilter) -> Result<Vec<Conversation>> {
+    pub async fn list_conversations(
+        &self,
+        tenant: TenantId,
+        filter: &ConversationFilter,
+    ) -> Result<Vec<Conversation>> {
         self.check_agent(tenant, filter.agent_id).await?;
         Ok(self.store.list_conversations(tenant, filter).await?)
     }

@@ -1,11 +1,15 @@
 use std::collections::BTreeSet;
 
 use chrono::Duration;
-use octopus_core::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
+use octopus_core::episode::{
+    CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
+};
 use octopus_core::message::{Message, NewMessage};
 use octopus_core::search::{MessageHit, MessageSearchQuery};
 use octopus_core::store::{AppendMessages, MessageRecord};
-use octopus_core::{ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId, now, to_stored_precision};
+use octopus_core::{
+    ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId, now, to_stored_precision,
+};
 
 use super::Octopus;
 use crate::Result;
@@ -26,22 +30,39 @@ impl Octopus {
         if messages.len() > self.limits.max_batch_messages {
             return Err(DomainError::invalid(
                 "messages",
-                format!("{} messages in one batch; the limit is {}", messages.len(), self.limits.max_batch_messages),
+                format!(
+                    "{} messages in one batch; the limit is {}",
+                    messages.len(),
+                    self.limits.max_batch_messages
+                ),
             )
             .into());
         }
         let limits = self.limits.message_limits();
         for (index, message) in messages.iter().enumerate() {
-            message.validate(&limits).map_err(|e| e.within(&format!("messages[{index}]")))?;
+            message
+                .validate(&limits)
+                .map_err(|e| e.within(&format!("messages[{index}]")))?;
         }
 
-        let conversation = self.store.get_conversation(tenant, conversation_id).await?;
-        let agent = self.store.get_agent(tenant, conversation.agent_id).await?;
+        // Whether the conversation is deleted is decided inside the append's
+        // transaction; here only its (immutable) agent is needed.
+        let agent_id = self.conversation_agent(tenant, conversation_id).await?;
+        let agent = self.cached_agent(tenant, agent_id).await?;
         let speakers: BTreeSet<_> = messages.iter().filter_map(|m| m.agent_id).collect();
         for speaker in speakers {
-            if let Err(error) = self.store.get_agent(tenant, speaker).await {
-                let index = messages.iter().position(|m| m.agent_id == Some(speaker)).unwrap_or(0);
-                return Err(error.within(&format!("messages[{index}].agent_id")).into());
+            if let Err(error) = self.cached_agent(tenant, speaker).await {
+                let index = messages
+                    .iter()
+                    .position(|m| m.agent_id == Some(speaker))
+                    .unwrap_or(0);
+                let error = match error {
+                    crate::Error::Domain(domain) => {
+                        domain.within(&format!("messages[{index}].agent_id"))
+                    }
+                    other => return Err(other),
+                };
+                return Err(error.into());
             }
         }
 
@@ -50,7 +71,9 @@ impl Octopus {
             .into_iter()
             .map(|message| MessageRecord {
                 id: MessageId::new(),
-                token_count: message.token_count.unwrap_or_else(|| self.tokens.count_message(&message)),
+                token_count: message
+                    .token_count
+                    .unwrap_or_else(|| self.tokens.count_message(&message)),
                 timestamp: message.timestamp.map(to_stored_precision).unwrap_or(at),
                 role: message.role,
                 content: message.content,
@@ -72,13 +95,21 @@ impl Octopus {
         Ok(self.store.append_messages(tenant, batch).await?)
     }
 
-    pub async fn get_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<EpisodeWithMessages> {
+    pub async fn get_episode(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+    ) -> Result<EpisodeWithMessages> {
         Ok(self.store.get_episode_with_messages(tenant, id).await?)
     }
 
     /// Lists episodes; an agent or conversation named in the filter must be the
     /// tenant's.
-    pub async fn list_episodes(&self, tenant: TenantId, filter: &EpisodeFilter) -> Result<Vec<Episode>> {
+    pub async fn list_episodes(
+        &self,
+        tenant: TenantId,
+        filter: &EpisodeFilter,
+    ) -> Result<Vec<Episode>> {
         self.check_agent(tenant, filter.agent_id).await?;
         if let Some(conversation) = filter.conversation_id {
             self.store.get_conversation(tenant, conversation).await?;
@@ -86,17 +117,33 @@ impl Octopus {
         Ok(self.store.list_episodes(tenant, filter).await?)
     }
 
-    pub async fn close_episode(&self, tenant: TenantId, id: EpisodeId, close: CloseEpisode) -> Result<Episode> {
+    pub async fn close_episode(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        close: CloseEpisode,
+    ) -> Result<Episode> {
         if let Some(summary) = &close.summary {
             summary.validate()?;
         }
-        let close = CloseEpisode { ended_at: close.ended_at.map(to_stored_precision), ..close };
+        let close = CloseEpisode {
+            ended_at: close.ended_at.map(to_stored_precision),
+            ..close
+        };
         Ok(self.store.close_episode(tenant, id, close, now()).await?)
     }
 
-    pub async fn set_episode_summary(&self, tenant: TenantId, id: EpisodeId, summary: EpisodeSummary) -> Result<Episode> {
+    pub async fn set_episode_summary(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        summary: EpisodeSummary,
+    ) -> Result<Episode> {
         summary.validate()?;
-        Ok(self.store.set_episode_summary(tenant, id, summary, now()).await?)
+        Ok(self
+            .store
+            .set_episode_summary(tenant, id, summary, now())
+            .await?)
     }
 
     pub async fn delete_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode> {
@@ -113,7 +160,11 @@ impl Octopus {
         Ok(())
     }
 
-    pub async fn search_messages(&self, tenant: TenantId, query: &MessageSearchQuery) -> Result<Vec<MessageHit>> {
+    pub async fn search_messages(
+        &self,
+        tenant: TenantId,
+        query: &MessageSearchQuery,
+    ) -> Result<Vec<MessageHit>> {
         query.validate()?;
         self.check_agent(tenant, query.agent_id).await?;
         if let Some(conversation) = query.conversation_id {

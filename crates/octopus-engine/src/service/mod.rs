@@ -6,12 +6,17 @@ mod episodes;
 mod tenants;
 
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use octopus_core::agent::Agent;
+use octopus_core::{AgentId, ConversationId, TenantId};
 
 use octopus_core::store::Store;
 use octopus_core::tenant::KeyHash;
 use octopus_core::tokens::{ApproximateTokenCounter, TokenCounter};
 use octopus_sqlite::{Durability, SqliteOptions, SqliteStore};
 
+use crate::cache::TtlCache;
 use crate::config::{DurabilityLevel, EngineConfig, Limits};
 use crate::keys::{self, Caller};
 use crate::{Error, Result};
@@ -24,6 +29,20 @@ pub struct Octopus {
     limits: Limits,
     /// The admin key's hash, read once: every request compares against it.
     admin_key: Arc<RwLock<Option<KeyHash>>>,
+    caches: Arc<Caches>,
+}
+
+/// How long another process's change (a revoked key, an edited agent) may go
+/// unseen here.
+const CACHE_TTL: Duration = Duration::from_secs(5);
+const CACHE_CAPACITY: usize = 100_000;
+
+/// What every append would otherwise read from the store before writing.
+struct Caches {
+    key_tenants: TtlCache<KeyHash, TenantId>,
+    agents: TtlCache<(TenantId, AgentId), Agent>,
+    /// A conversation's agent never changes, so this one is never stale.
+    conversation_agents: TtlCache<(TenantId, ConversationId), AgentId>,
 }
 
 impl Octopus {
@@ -39,7 +58,18 @@ impl Octopus {
     }
 
     pub fn with_store(store: Arc<dyn Store>, limits: Limits) -> Self {
-        Self { store, tokens: Arc::new(ApproximateTokenCounter), limits, admin_key: Arc::new(RwLock::new(None)) }
+        let caches = Caches {
+            key_tenants: TtlCache::new(CACHE_TTL, CACHE_CAPACITY),
+            agents: TtlCache::new(CACHE_TTL, CACHE_CAPACITY),
+            conversation_agents: TtlCache::new(CACHE_TTL, CACHE_CAPACITY),
+        };
+        Self {
+            store,
+            tokens: Arc::new(ApproximateTokenCounter),
+            limits,
+            admin_key: Arc::new(RwLock::new(None)),
+            caches: Arc::new(caches),
+        }
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
@@ -78,10 +108,42 @@ impl Octopus {
         if admin.is_some_and(|admin| keys::same_hash(&admin, &hash)) {
             return Ok(Caller::Admin);
         }
+        if let Some(tenant) = self.caches.key_tenants.get(&hash) {
+            return Ok(Caller::Tenant(tenant));
+        }
         match self.store.tenant_for_key(&hash).await? {
-            Some(tenant) => Ok(Caller::Tenant(tenant)),
+            Some(tenant) => {
+                self.caches.key_tenants.insert(hash, tenant);
+                Ok(Caller::Tenant(tenant))
+            }
             None => Err(Error::Unauthenticated),
         }
+    }
+
+    /// An agent, from the cache when it was read in the last few seconds.
+    pub(crate) async fn cached_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
+        if let Some(agent) = self.caches.agents.get(&(tenant, id)) {
+            return Ok(agent);
+        }
+        let agent = self.store.get_agent(tenant, id).await?;
+        self.caches.agents.insert((tenant, id), agent.clone());
+        Ok(agent)
+    }
+
+    /// The agent of a conversation.
+    pub(crate) async fn conversation_agent(
+        &self,
+        tenant: TenantId,
+        id: ConversationId,
+    ) -> Result<AgentId> {
+        if let Some(agent) = self.caches.conversation_agents.get(&(tenant, id)) {
+            return Ok(agent);
+        }
+        let conversation = self.store.get_conversation(tenant, id).await?;
+        self.caches
+            .conversation_agents
+            .insert((tenant, id), conversation.agent_id);
+        Ok(conversation.agent_id)
     }
 
     /// Is the store able to serve?

@@ -3,13 +3,17 @@ use octopus_core::tenant::{ApiKey, Tenant, validate_name};
 use octopus_core::{ApiKeyId, TenantId, now};
 
 use super::Octopus;
-use crate::keys;
 use crate::Result;
+use crate::keys;
 
 impl Octopus {
     pub async fn create_tenant(&self, name: &str) -> Result<Tenant> {
         validate_name("name", name)?;
-        let tenant = Tenant { id: TenantId::new(), name: name.trim().to_owned(), created_at: now() };
+        let tenant = Tenant {
+            id: TenantId::new(),
+            name: name.trim().to_owned(),
+            created_at: now(),
+        };
         self.store.create_tenant(&tenant).await?;
         tracing::info!(tenant_id = %tenant.id, "created tenant");
         Ok(tenant)
@@ -48,6 +52,8 @@ impl Octopus {
 
     pub async fn revoke_api_key(&self, tenant: TenantId, key: ApiKeyId) -> Result<()> {
         self.store.revoke_api_key(tenant, key, now()).await?;
+        // The cache is keyed by hash, which the key id does not give: drop it all.
+        self.caches.key_tenants.clear();
         tracing::info!(tenant_id = %tenant, key_id = %key, "revoked API key");
         Ok(())
     }

@@ -19,7 +19,10 @@ pub(crate) async fn create_agent(
     TenantCaller(tenant): TenantCaller,
     Json(spec): Json<AgentSpec>,
 ) -> ApiResult<(StatusCode, axum::Json<Agent>)> {
-    Ok((StatusCode::CREATED, axum::Json(state.octopus.create_agent(tenant, spec).await?)))
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(state.octopus.create_agent(tenant, spec).await?),
+    ))
 }
 
 /// List the tenant's active agents.
@@ -30,7 +33,10 @@ pub(crate) async fn list_agents(
     TenantCaller(tenant): TenantCaller,
     Query(params): Query<PageParams>,
 ) -> ApiResult<axum::Json<Items<Agent>>> {
-    let items = state.octopus.list_agents(tenant, page(params.limit, params.offset)?).await?;
+    let items = state
+        .octopus
+        .list_agents(tenant, page(params.limit, params.offset)?)
+        .await?;
     Ok(axum::Json(Items { items }))
 }
 
@@ -57,7 +63,9 @@ pub(crate) async fn update_agent(
     Path(id): Path<AgentId>,
     Json(patch): Json<Value>,
 ) -> ApiResult<axum::Json<Agent>> {
-    Ok(axum::Json(state.octopus.update_agent(tenant, id, &patch).await?))
+    Ok(axum::Json(
+        state.octopus.update_agent(tenant, id, &patch).await?,
+    ))
 }
 
 /// Deactivate an agent. Its conversations and episodes stay readable.
@@ -69,5 +77,7 @@ pub(crate) async fn deactivate_agent(
     TenantCaller(tenant): TenantCaller,
     Path(id): Path<AgentId>,
 ) -> ApiResult<axum::Json<Agent>> {
-    Ok(axum::Json(state.octopus.deactivate_agent(tenant, id).await?))
+    Ok(axum::Json(
+        state.octopus.deactivate_agent(tenant, id).await?,
+    ))
 }

@@ -49,7 +49,10 @@ pub(crate) async fn create_conversation(
     TenantCaller(tenant): TenantCaller,
     Json(spec): Json<ConversationSpec>,
 ) -> ApiResult<(StatusCode, axum::Json<Conversation>)> {
-    Ok((StatusCode::CREATED, axum::Json(state.octopus.create_conversation(tenant, spec).await?)))
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(state.octopus.create_conversation(tenant, spec).await?),
+    ))
 }
 
 /// List conversations, newest first.
@@ -67,7 +70,9 @@ pub(crate) async fn list_conversations(
         include_deleted: params.include_deleted,
         page: page(params.limit, params.offset)?,
     };
-    Ok(axum::Json(Items { items: state.octopus.list_conversations(tenant, &filter).await? }))
+    Ok(axum::Json(Items {
+        items: state.octopus.list_conversations(tenant, &filter).await?,
+    }))
 }
 
 /// Get a conversation.
@@ -79,7 +84,9 @@ pub(crate) async fn get_conversation(
     TenantCaller(tenant): TenantCaller,
     Path(id): Path<ConversationId>,
 ) -> ApiResult<axum::Json<Conversation>> {
-    Ok(axum::Json(state.octopus.get_conversation(tenant, id).await?))
+    Ok(axum::Json(
+        state.octopus.get_conversation(tenant, id).await?,
+    ))
 }
 
 /// Delete a conversation: it takes no more messages, and its open episode closes.
@@ -117,6 +124,12 @@ pub(crate) async fn append_messages(
     } else {
         vec![from_value::<NewMessage>(body)?]
     };
-    let messages = state.octopus.append_messages(tenant, conversation, messages).await?;
-    Ok((StatusCode::CREATED, axum::Json(AppendedMessages { messages })))
+    let messages = state
+        .octopus
+        .append_messages(tenant, conversation, messages)
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(AppendedMessages { messages }),
+    ))
 }

@@ -1,7 +1,9 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
-use octopus_core::episode::{CloseEpisode, EndReason, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
+use octopus_core::episode::{
+    CloseEpisode, EndReason, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
+};
 use octopus_core::{AgentId, ConversationId, EpisodeId};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
@@ -69,7 +71,9 @@ pub(crate) async fn list_episodes(
         deleted: params.deleted,
         page: page(params.limit, params.offset)?,
     };
-    Ok(axum::Json(Items { items: state.octopus.list_episodes(tenant, &filter).await? }))
+    Ok(axum::Json(Items {
+        items: state.octopus.list_episodes(tenant, &filter).await?,
+    }))
 }
 
 /// Get an episode with its messages in order.
@@ -96,14 +100,24 @@ pub(crate) async fn close_episode(
     Json(body): Json<CloseEpisodeRequest>,
 ) -> ApiResult<axum::Json<Episode>> {
     let summary = match body.summary {
-        Some(summary) => Some(EpisodeSummary { summary, key_facts: body.key_facts, embedding: None }),
+        Some(summary) => Some(EpisodeSummary {
+            summary,
+            key_facts: body.key_facts,
+            embedding: None,
+        }),
         None if !body.key_facts.is_empty() => {
             return Err(octopus_core::Error::invalid("key_facts", "come with a summary").into());
         }
         None => None,
     };
-    let close = CloseEpisode { reason: body.end_reason, ended_at: body.ended_at, summary };
-    Ok(axum::Json(state.octopus.close_episode(tenant, id, close).await?))
+    let close = CloseEpisode {
+        reason: body.end_reason,
+        ended_at: body.ended_at,
+        summary,
+    };
+    Ok(axum::Json(
+        state.octopus.close_episode(tenant, id, close).await?,
+    ))
 }
 
 /// Set an episode's summary and key facts, replacing any it had.
@@ -116,8 +130,17 @@ pub(crate) async fn set_episode_summary(
     Path(id): Path<EpisodeId>,
     Json(body): Json<EpisodeSummaryRequest>,
 ) -> ApiResult<axum::Json<Episode>> {
-    let summary = EpisodeSummary { summary: body.summary, key_facts: body.key_facts, embedding: None };
-    Ok(axum::Json(state.octopus.set_episode_summary(tenant, id, summary).await?))
+    let summary = EpisodeSummary {
+        summary: body.summary,
+        key_facts: body.key_facts,
+        embedding: None,
+    };
+    Ok(axum::Json(
+        state
+            .octopus
+            .set_episode_summary(tenant, id, summary)
+            .await?,
+    ))
 }
 
 /// Soft-delete an episode: hidden from every read and search until restored or purged.

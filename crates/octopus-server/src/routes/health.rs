@@ -21,7 +21,10 @@ pub(crate) async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<V
         Ok(()) => (StatusCode::OK, Json(json!({"status": "ready"}))),
         Err(error) => {
             tracing::warn!(%error, "readiness check failed");
-            (StatusCode::SERVICE_UNAVAILABLE, Json(json!({"status": "unavailable"})))
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Json(json!({"status": "unavailable"})),
+            )
         }
     }
 }

@@ -56,9 +56,19 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(tenants::create_api_key, tenants::list_api_keys))
         .routes(routes!(tenants::revoke_api_key))
         .routes(routes!(agents::create_agent, agents::list_agents))
-        .routes(routes!(agents::get_agent, agents::update_agent, agents::deactivate_agent))
-        .routes(routes!(conversations::create_conversation, conversations::list_conversations))
-        .routes(routes!(conversations::get_conversation, conversations::delete_conversation))
+        .routes(routes!(
+            agents::get_agent,
+            agents::update_agent,
+            agents::deactivate_agent
+        ))
+        .routes(routes!(
+            conversations::create_conversation,
+            conversations::list_conversations
+        ))
+        .routes(routes!(
+            conversations::get_conversation,
+            conversations::delete_conversation
+        ))
         .routes(routes!(conversations::append_messages))
         .routes(routes!(episodes::list_episodes))
         .routes(routes!(episodes::get_episode, episodes::delete_episode))
@@ -83,9 +93,16 @@ pub(crate) struct PageParams {
 pub(crate) fn page(limit: Option<u32>, offset: Option<u32>) -> Result<Page, ApiError> {
     let limit = limit.unwrap_or(Page::default().limit);
     if limit == 0 || limit > Page::MAX_LIMIT {
-        return Err(octopus_core::Error::invalid("limit", format!("must be between 1 and {}", Page::MAX_LIMIT)).into());
+        return Err(octopus_core::Error::invalid(
+            "limit",
+            format!("must be between 1 and {}", Page::MAX_LIMIT),
+        )
+        .into());
     }
-    Ok(Page { limit, offset: offset.unwrap_or(0) })
+    Ok(Page {
+        limit,
+        offset: offset.unwrap_or(0),
+    })
 }
 
 /// A list of items.
@@ -95,7 +112,9 @@ pub(crate) struct Items<T> {
 }
 
 /// Deserializes a JSON value, naming the path of a field of the wrong shape.
-pub(crate) fn from_value<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
+pub(crate) fn from_value<T: serde::de::DeserializeOwned>(
+    value: serde_json::Value,
+) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();
         ApiError::from(octopus_core::Error::invalid(path, error.into_inner()))

@@ -46,5 +46,7 @@ pub(crate) async fn search_messages(
         to: params.to,
         limit: params.limit.unwrap_or(20),
     };
-    Ok(axum::Json(Items { items: state.octopus.search_messages(tenant, &query).await? }))
+    Ok(axum::Json(Items {
+        items: state.octopus.search_messages(tenant, &query).await?,
+    }))
 }

@@ -40,7 +40,10 @@ pub(crate) async fn create_tenant(
     _: AdminCaller,
     Json(body): Json<CreateTenant>,
 ) -> ApiResult<(StatusCode, axum::Json<Tenant>)> {
-    Ok((StatusCode::CREATED, axum::Json(state.octopus.create_tenant(&body.name).await?)))
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(state.octopus.create_tenant(&body.name).await?),
+    ))
 }
 
 /// List tenants.
@@ -51,7 +54,10 @@ pub(crate) async fn list_tenants(
     _: AdminCaller,
     Query(params): Query<PageParams>,
 ) -> ApiResult<axum::Json<Items<Tenant>>> {
-    let items = state.octopus.list_tenants(page(params.limit, params.offset)?).await?;
+    let items = state
+        .octopus
+        .list_tenants(page(params.limit, params.offset)?)
+        .await?;
     Ok(axum::Json(Items { items }))
 }
 
@@ -78,7 +84,10 @@ pub(crate) async fn create_api_key(
     Json(body): Json<CreateApiKey>,
 ) -> ApiResult<(StatusCode, axum::Json<CreatedApiKey>)> {
     let (api_key, key) = state.octopus.create_api_key(tenant, &body.name).await?;
-    Ok((StatusCode::CREATED, axum::Json(CreatedApiKey { key, api_key })))
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(CreatedApiKey { key, api_key }),
+    ))
 }
 
 /// List a tenant's API keys (without their secrets).
@@ -90,7 +99,9 @@ pub(crate) async fn list_api_keys(
     _: AdminCaller,
     Path(tenant): Path<TenantId>,
 ) -> ApiResult<axum::Json<Items<ApiKey>>> {
-    Ok(axum::Json(Items { items: state.octopus.list_api_keys(tenant).await? }))
+    Ok(axum::Json(Items {
+        items: state.octopus.list_api_keys(tenant).await?,
+    }))
 }
 
 /// Revoke an API key.

@@ -9,16 +9,38 @@ use crate::harness::{ADMIN_KEY, Seeded, TestServer, seed};
 
 /// The seeded episode still holds exactly its two messages.
 async fn assert_nothing_written(server: &TestServer, seeded: &Seeded) {
-    let episode = server.ok(Method::GET, &format!("/v1/episodes/{}", seeded.episode), &seeded.key, None, StatusCode::OK).await;
+    let episode = server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes/{}", seeded.episode),
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
     assert_eq!(episode["message_count"], 2);
     assert_eq!(episode["messages"].as_array().unwrap().len(), 2);
-    let episodes = server.ok(Method::GET, "/v1/episodes", &seeded.key, None, StatusCode::OK).await;
-    assert_eq!(episodes["items"].as_array().unwrap().len(), 1, "no episode was opened");
+    let episodes = server
+        .ok(
+            Method::GET,
+            "/v1/episodes",
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(
+        episodes["items"].as_array().unwrap().len(),
+        1,
+        "no episode was opened"
+    );
 }
 
 async fn append_raw(server: &TestServer, seeded: &Seeded, body: &[u8]) -> crate::harness::Reply {
     let path = format!("/v1/conversations/{}/messages", seeded.conversation);
-    server.raw(Method::POST, &path, Some(&seeded.key), Some(body.to_vec())).await
+    server
+        .raw(Method::POST, &path, Some(&seeded.key), Some(body.to_vec()))
+        .await
 }
 
 async fn append(server: &TestServer, seeded: &Seeded, body: Value) -> crate::harness::Reply {
@@ -29,7 +51,11 @@ async fn append(server: &TestServer, seeded: &Seeded, body: Value) -> crate::har
 async fn malformed_json_is_400() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
-    for body in [&b"{\"role\": \"user\", \"content\": "[..], b"not json", b"{} trailing"] {
+    for body in [
+        &b"{\"role\": \"user\", \"content\": "[..],
+        b"not json",
+        b"{} trailing",
+    ] {
         let reply = append_raw(&server, &seeded, body).await;
         assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.body);
         assert_eq!(reply.code(), "malformed_json");
@@ -41,15 +67,24 @@ async fn malformed_json_is_400() {
 async fn unknown_role_names_the_field() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
-    let reply = append(&server, &seeded, json!({"messages": [
-        {"role": "user", "content": "fine"},
-        {"role": "robot", "content": "beep"}
-    ]}))
+    let reply = append(
+        &server,
+        &seeded,
+        json!({"messages": [
+            {"role": "user", "content": "fine"},
+            {"role": "robot", "content": "beep"}
+        ]}),
+    )
     .await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(reply.code(), "invalid_request");
     assert_eq!(reply.body["error"]["field"], "messages[1].role");
-    assert!(reply.body["error"]["message"].as_str().unwrap().contains("robot"));
+    assert!(
+        reply.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("robot")
+    );
     assert_nothing_written(&server, &seeded).await;
 }
 
@@ -60,22 +95,54 @@ async fn wrong_content_shape_names_the_field() {
     let cases = [
         (json!({"role": "user", "content": 42}), "content"),
         (json!({"role": "user", "content": {"text": "x"}}), "content"),
-        (json!({"role": "user", "content": [{"type": "video", "url": "x"}]}), "content[0]"),
-        (json!({"role": "user", "content": []}), "messages[0].content"),
+        (
+            json!({"role": "user", "content": [{"type": "video", "url": "x"}]}),
+            "content[0]",
+        ),
+        (
+            json!({"role": "user", "content": []}),
+            "messages[0].content",
+        ),
         (json!({"role": "user"}), "messages[0].content"),
-        (json!({"role": "user", "content": "x", "colour": "red"}), "."),
+        (
+            json!({"role": "user", "content": "x", "colour": "red"}),
+            ".",
+        ),
     ];
     for (message, field) in cases {
         // Sent bare (a single message) for the shape errors, in a batch for the
         // rule errors: both forms must name the field.
-        let body = if field.starts_with("messages") { json!({"messages": [message]}) } else { message.clone() };
+        let body = if field.starts_with("messages") {
+            json!({"messages": [message]})
+        } else {
+            message.clone()
+        };
         let reply = append(&server, &seeded, body).await;
-        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{message}: {}", reply.body);
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{message}: {}",
+            reply.body
+        );
         assert_eq!(reply.code(), "invalid_request");
         if field != "." {
-            assert!(reply.body["error"]["field"].as_str().unwrap_or("").starts_with(field), "{message}: {}", reply.body);
+            assert!(
+                reply.body["error"]["field"]
+                    .as_str()
+                    .unwrap_or("")
+                    .starts_with(field),
+                "{message}: {}",
+                reply.body
+            );
         } else {
-            assert!(reply.body["error"]["message"].as_str().unwrap().contains("colour"), "{}", reply.body);
+            assert!(
+                reply.body["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("colour"),
+                "{}",
+                reply.body
+            );
         }
     }
     assert_nothing_written(&server, &seeded).await;
@@ -83,9 +150,18 @@ async fn wrong_content_shape_names_the_field() {
 
 #[tokio::test]
 async fn oversized_body_is_413() {
-    let server = TestServer::with_config(ServerConfig { max_body_bytes: 4096, ..ServerConfig::default() }).await;
+    let server = TestServer::with_config(ServerConfig {
+        max_body_bytes: 4096,
+        ..ServerConfig::default()
+    })
+    .await;
     let seeded = seed(&server, "acme").await;
-    let reply = append(&server, &seeded, json!({"role": "user", "content": "x".repeat(10_000)})).await;
+    let reply = append(
+        &server,
+        &seeded,
+        json!({"role": "user", "content": "x".repeat(10_000)}),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(reply.code(), "body_too_large");
     assert_nothing_written(&server, &seeded).await;
@@ -95,11 +171,18 @@ async fn oversized_body_is_413() {
 async fn oversized_message_and_batch_are_422() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
-    let reply = append(&server, &seeded, json!({"role": "user", "content": "x".repeat((1 << 20) + 1)})).await;
+    let reply = append(
+        &server,
+        &seeded,
+        json!({"role": "user", "content": "x".repeat((1 << 20) + 1)}),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(reply.body["error"]["field"], "messages[0].content");
 
-    let many: Vec<Value> = (0..1001).map(|i| json!({"role": "user", "content": format!("m{i}")})).collect();
+    let many: Vec<Value> = (0..1001)
+        .map(|i| json!({"role": "user", "content": format!("m{i}")}))
+        .collect();
     let reply = append(&server, &seeded, json!({"messages": many})).await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(reply.body["error"]["field"], "messages");
@@ -112,17 +195,45 @@ async fn oversized_message_and_batch_are_422() {
 async fn invalid_ids_are_400() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
-    for path in ["/v1/episodes/not-a-uuid", "/v1/agents/123", "/v1/conversations/zzz/messages"] {
-        let method = if path.ends_with("messages") { Method::POST } else { Method::GET };
-        let reply = server.call(method, path, &seeded.key, Some(json!({"role": "user", "content": "x"}))).await;
-        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{path}: {}", reply.body);
+    for path in [
+        "/v1/episodes/not-a-uuid",
+        "/v1/agents/123",
+        "/v1/conversations/zzz/messages",
+    ] {
+        let method = if path.ends_with("messages") {
+            Method::POST
+        } else {
+            Method::GET
+        };
+        let reply = server
+            .call(
+                method,
+                path,
+                &seeded.key,
+                Some(json!({"role": "user", "content": "x"})),
+            )
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{path}: {}",
+            reply.body
+        );
         assert_eq!(reply.code(), "invalid_id");
     }
-    let reply = server.call(Method::GET, "/v1/episodes?agent_id=nope", &seeded.key, None).await;
+    let reply = server
+        .call(Method::GET, "/v1/episodes?agent_id=nope", &seeded.key, None)
+        .await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
     assert_eq!(reply.code(), "invalid_query");
-    let reply = server.call(Method::GET, "/v1/episodes?agentId=x", &seeded.key, None).await;
-    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "unknown query parameters are refused");
+    let reply = server
+        .call(Method::GET, "/v1/episodes?agentId=x", &seeded.key, None)
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::BAD_REQUEST,
+        "unknown query parameters are refused"
+    );
     assert_nothing_written(&server, &seeded).await;
 }
 
@@ -131,14 +242,25 @@ async fn unknown_agent_is_404() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
     let ghost = uuid_string();
-    let reply = server.call(Method::POST, "/v1/conversations", &seeded.key, Some(json!({"agent_id": ghost, "user_id": "u"}))).await;
+    let reply = server
+        .call(
+            Method::POST,
+            "/v1/conversations",
+            &seeded.key,
+            Some(json!({"agent_id": ghost, "user_id": "u"})),
+        )
+        .await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND);
     assert_eq!(reply.code(), "agent_not_found");
 
-    let reply = append(&server, &seeded, json!({"messages": [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": "hello", "agent_id": ghost}
-    ]}))
+    let reply = append(
+        &server,
+        &seeded,
+        json!({"messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "hello", "agent_id": ghost}
+        ]}),
+    )
     .await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND);
     assert_eq!(reply.code(), "agent_not_found");
@@ -150,11 +272,32 @@ async fn message_to_a_deleted_conversation_is_410() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
     let path = format!("/v1/conversations/{}", seeded.conversation);
-    server.ok(Method::DELETE, &path, &seeded.key, None, StatusCode::NO_CONTENT).await;
-    let reply = append(&server, &seeded, json!({"role": "user", "content": "anyone there?"})).await;
+    server
+        .ok(
+            Method::DELETE,
+            &path,
+            &seeded.key,
+            None,
+            StatusCode::NO_CONTENT,
+        )
+        .await;
+    let reply = append(
+        &server,
+        &seeded,
+        json!({"role": "user", "content": "anyone there?"}),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::GONE);
     assert_eq!(reply.code(), "conversation_deleted");
-    let episode = server.ok(Method::GET, &format!("/v1/episodes/{}", seeded.episode), &seeded.key, None, StatusCode::OK).await;
+    let episode = server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes/{}", seeded.episode),
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
     assert_eq!(episode["message_count"], 2);
     assert_eq!(episode["end_reason"], "user_closed");
 }
@@ -164,13 +307,39 @@ async fn unknown_end_reason_is_422() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
     let path = format!("/v1/episodes/{}/close", seeded.episode);
-    let reply = server.call(Method::POST, &path, &seeded.key, Some(json!({"end_reason": "bored"}))).await;
+    let reply = server
+        .call(
+            Method::POST,
+            &path,
+            &seeded.key,
+            Some(json!({"end_reason": "bored"})),
+        )
+        .await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(reply.body["error"]["field"], "end_reason");
-    assert!(reply.body["error"]["message"].as_str().unwrap().contains("user_closed"));
-    let reply = server.call(Method::POST, &path, &seeded.key, Some(json!({}))).await;
-    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "end_reason is required");
-    let episode = server.ok(Method::GET, &format!("/v1/episodes/{}", seeded.episode), &seeded.key, None, StatusCode::OK).await;
+    assert!(
+        reply.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("user_closed")
+    );
+    let reply = server
+        .call(Method::POST, &path, &seeded.key, Some(json!({})))
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "end_reason is required"
+    );
+    let episode = server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes/{}", seeded.episode),
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
     assert!(episode["ended_at"].is_null(), "the episode is still open");
 }
 
@@ -178,22 +347,44 @@ async fn unknown_end_reason_is_422() {
 async fn bad_agent_config_names_the_nested_field() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
-    let body = json!({"name": "x", "llm": {"provider": "openai", "model": "gpt-4o", "temperature": 9}});
-    let reply = server.call(Method::POST, "/v1/agents", &seeded.key, Some(body)).await;
+    let body =
+        json!({"name": "x", "llm": {"provider": "openai", "model": "gpt-4o", "temperature": 9}});
+    let reply = server
+        .call(Method::POST, "/v1/agents", &seeded.key, Some(body))
+        .await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(reply.body["error"]["field"], "llm.temperature");
     let body = json!({"name": "x", "llm": {"provider": "skynet", "model": "t-800"}});
-    let reply = server.call(Method::POST, "/v1/agents", &seeded.key, Some(body)).await;
+    let reply = server
+        .call(Method::POST, "/v1/agents", &seeded.key, Some(body))
+        .await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(reply.body["error"]["field"], "llm.provider");
     let path = format!("/v1/agents/{}", seeded.agent);
-    let reply = server.call(Method::PATCH, &path, &seeded.key, Some(json!({"memory": {"max_working_memory_tokens": 0}}))).await;
+    let reply = server
+        .call(
+            Method::PATCH,
+            &path,
+            &seeded.key,
+            Some(json!({"memory": {"max_working_memory_tokens": 0}})),
+        )
+        .await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(reply.body["error"]["field"], "memory.max_working_memory_tokens");
-    let reply = server.call(Method::PATCH, &path, &seeded.key, Some(json!({"id": "x"}))).await;
+    assert_eq!(
+        reply.body["error"]["field"],
+        "memory.max_working_memory_tokens"
+    );
+    let reply = server
+        .call(Method::PATCH, &path, &seeded.key, Some(json!({"id": "x"})))
+        .await;
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
-    let agent = server.ok(Method::GET, &path, &seeded.key, None, StatusCode::OK).await;
-    assert_eq!(agent["memory"]["max_working_memory_tokens"], 8000, "a refused patch changes nothing");
+    let agent = server
+        .ok(Method::GET, &path, &seeded.key, None, StatusCode::OK)
+        .await;
+    assert_eq!(
+        agent["memory"]["max_working_memory_tokens"], 8000,
+        "a refused patch changes nothing"
+    );
 }
 
 #[tokio::test]
@@ -203,31 +394,66 @@ async fn authentication_errors_are_json() {
     let reply = server.raw(Method::GET, "/v1/agents", None, None).await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
     assert_eq!(reply.code(), "unauthenticated");
-    let reply = server.call(Method::GET, "/v1/agents", "oct_wrong", None).await;
+    let reply = server
+        .call(Method::GET, "/v1/agents", "oct_wrong", None)
+        .await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
-    let reply = server.call(Method::GET, "/v1/tenants", &seeded.key, None).await;
+    let reply = server
+        .call(Method::GET, "/v1/tenants", &seeded.key, None)
+        .await;
     assert_eq!(reply.status, StatusCode::FORBIDDEN);
     assert_eq!(reply.code(), "admin_only");
-    let reply = server.call(Method::GET, "/v1/agents", ADMIN_KEY, None).await;
+    let reply = server
+        .call(Method::GET, "/v1/agents", ADMIN_KEY, None)
+        .await;
     assert_eq!(reply.status, StatusCode::FORBIDDEN);
     assert_eq!(reply.code(), "tenant_key_required");
-    let reply = server.call(Method::GET, "/v1/nowhere", &seeded.key, None).await;
-    assert_eq!((reply.status, reply.code()), (StatusCode::NOT_FOUND, "route_not_found"));
-    let reply = server.call(Method::PUT, "/v1/agents", &seeded.key, None).await;
-    assert_eq!((reply.status, reply.code()), (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"));
+    let reply = server
+        .call(Method::GET, "/v1/nowhere", &seeded.key, None)
+        .await;
+    assert_eq!(
+        (reply.status, reply.code()),
+        (StatusCode::NOT_FOUND, "route_not_found")
+    );
+    let reply = server
+        .call(Method::PUT, "/v1/agents", &seeded.key, None)
+        .await;
+    assert_eq!(
+        (reply.status, reply.code()),
+        (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed")
+    );
 }
 
 #[tokio::test]
 async fn revoked_key_stops_working() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
-    let keys = server.ok(Method::GET, &format!("/v1/tenants/{}/keys", seeded.tenant), ADMIN_KEY, None, StatusCode::OK).await;
-    let key_id = keys["items"][0]["id"].as_str().unwrap();
-    assert!(keys["items"][0].get("hash").is_none() && keys["items"][0].get("key").is_none(), "secrets never listed");
-    server
-        .ok(Method::DELETE, &format!("/v1/tenants/{}/keys/{key_id}", seeded.tenant), ADMIN_KEY, None, StatusCode::NO_CONTENT)
+    let keys = server
+        .ok(
+            Method::GET,
+            &format!("/v1/tenants/{}/keys", seeded.tenant),
+            ADMIN_KEY,
+            None,
+            StatusCode::OK,
+        )
         .await;
-    let reply = server.call(Method::GET, "/v1/agents", &seeded.key, None).await;
+    let key_id = keys["items"][0]["id"].as_str().unwrap();
+    assert!(
+        keys["items"][0].get("hash").is_none() && keys["items"][0].get("key").is_none(),
+        "secrets never listed"
+    );
+    server
+        .ok(
+            Method::DELETE,
+            &format!("/v1/tenants/{}/keys/{key_id}", seeded.tenant),
+            ADMIN_KEY,
+            None,
+            StatusCode::NO_CONTENT,
+        )
+        .await;
+    let reply = server
+        .call(Method::GET, "/v1/agents", &seeded.key, None)
+        .await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
 }
 

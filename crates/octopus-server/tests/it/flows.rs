@@ -9,7 +9,15 @@ use crate::harness::{TestServer, agent_body, seed};
 async fn every_message_field_round_trips_through_the_api() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
-    let helper = server.ok(Method::POST, "/v1/agents", &seeded.key, Some(agent_body("billing")), StatusCode::CREATED).await;
+    let helper = server
+        .ok(
+            Method::POST,
+            "/v1/agents",
+            &seeded.key,
+            Some(agent_body("billing")),
+            StatusCode::CREATED,
+        )
+        .await;
     let sent = json!([
         {"role": "user", "name": "alice_w", "contains_pii": true, "redacted_content": "my email is [EMAIL]",
          "timestamp": "2026-03-14T09:00:00.123456Z",
@@ -25,14 +33,42 @@ async fn every_message_field_round_trips_through_the_api() {
                          "duration_ms": 142, "is_error": false}]}
     ]);
     let conversation = server
-        .ok(Method::POST, "/v1/conversations", &seeded.key, Some(json!({"agent_id": seeded.agent, "user_id": "bob"})), StatusCode::CREATED)
+        .ok(
+            Method::POST,
+            "/v1/conversations",
+            &seeded.key,
+            Some(json!({"agent_id": seeded.agent, "user_id": "bob"})),
+            StatusCode::CREATED,
+        )
         .await;
-    let path = format!("/v1/conversations/{}/messages", conversation["id"].as_str().unwrap());
-    let stored = server.ok(Method::POST, &path, &seeded.key, Some(json!({"messages": sent})), StatusCode::CREATED).await;
+    let path = format!(
+        "/v1/conversations/{}/messages",
+        conversation["id"].as_str().unwrap()
+    );
+    let stored = server
+        .ok(
+            Method::POST,
+            &path,
+            &seeded.key,
+            Some(json!({"messages": sent})),
+            StatusCode::CREATED,
+        )
+        .await;
     let episode_id = stored["messages"][0]["episode_id"].as_str().unwrap();
-    let read = server.ok(Method::GET, &format!("/v1/episodes/{episode_id}"), &seeded.key, None, StatusCode::OK).await;
+    let read = server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes/{episode_id}"),
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
 
-    assert_eq!(read["messages"], stored["messages"], "what is read is what the append returned");
+    assert_eq!(
+        read["messages"], stored["messages"],
+        "what is read is what the append returned"
+    );
     for (index, message) in sent.as_array().unwrap().iter().enumerate() {
         let got = &read["messages"][index];
         for (field, value) in message.as_object().unwrap() {
@@ -40,7 +76,10 @@ async fn every_message_field_round_trips_through_the_api() {
         }
         assert_eq!(got["ordinal"], index);
     }
-    assert_eq!(read["messages"][0]["timestamp"], "2026-03-14T09:00:00.123456Z");
+    assert_eq!(
+        read["messages"][0]["timestamp"],
+        "2026-03-14T09:00:00.123456Z"
+    );
     assert_eq!(read["message_count"], 3);
     assert_eq!(read["total_output_tokens"], 17);
 }
@@ -54,43 +93,162 @@ async fn a_conversation_from_first_message_to_purge() {
 
     // One message more, bare (not in a batch), lands in the same open episode.
     let path = format!("/v1/conversations/{}/messages", seeded.conversation);
-    let more = server.ok(Method::POST, &path, key, Some(json!({"role": "user", "content": "Where is order 8821?"})), StatusCode::CREATED).await;
+    let more = server
+        .ok(
+            Method::POST,
+            &path,
+            key,
+            Some(json!({"role": "user", "content": "Where is order 8821?"})),
+            StatusCode::CREATED,
+        )
+        .await;
     assert_eq!(more["messages"][0]["episode_id"], seeded.episode.as_str());
     assert_eq!(more["messages"][0]["ordinal"], 2);
 
-    let hits = server.ok(Method::GET, "/v1/messages/search?q=order%208821", key, None, StatusCode::OK).await;
-    assert_eq!(hits["items"][0]["message"]["content"], "Where is order 8821?");
+    let hits = server
+        .ok(
+            Method::GET,
+            "/v1/messages/search?q=order%208821",
+            key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(
+        hits["items"][0]["message"]["content"],
+        "Where is order 8821?"
+    );
     assert!(hits["items"][0]["score"].as_f64().unwrap() > 0.0);
 
     let close = json!({"end_reason": "agent_closed", "summary": "Alice asked after order 8821.", "key_facts": ["order 8821"]});
-    let closed = server.ok(Method::POST, &format!("{episode_path}/close"), key, Some(close), StatusCode::OK).await;
+    let closed = server
+        .ok(
+            Method::POST,
+            &format!("{episode_path}/close"),
+            key,
+            Some(close),
+            StatusCode::OK,
+        )
+        .await;
     assert_eq!(closed["end_reason"], "agent_closed");
     assert_eq!(closed["key_facts"], json!(["order 8821"]));
-    let again = server.call(Method::POST, &format!("{episode_path}/close"), key, Some(json!({"end_reason": "timeout"}))).await;
-    assert_eq!((again.status, again.code()), (StatusCode::CONFLICT, "episode_closed"));
+    let again = server
+        .call(
+            Method::POST,
+            &format!("{episode_path}/close"),
+            key,
+            Some(json!({"end_reason": "timeout"})),
+        )
+        .await;
+    assert_eq!(
+        (again.status, again.code()),
+        (StatusCode::CONFLICT, "episode_closed")
+    );
 
-    let next = server.ok(Method::POST, &path, key, Some(json!({"role": "user", "content": "new day"})), StatusCode::CREATED).await;
+    let next = server
+        .ok(
+            Method::POST,
+            &path,
+            key,
+            Some(json!({"role": "user", "content": "new day"})),
+            StatusCode::CREATED,
+        )
+        .await;
     assert_ne!(next["messages"][0]["episode_id"], seeded.episode.as_str());
 
-    let listed = server.ok(Method::GET, &format!("/v1/episodes?conversation_id={}", seeded.conversation), key, None, StatusCode::OK).await;
+    let listed = server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes?conversation_id={}", seeded.conversation),
+            key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
     assert_eq!(listed["items"].as_array().unwrap().len(), 2);
-    let window = server.ok(Method::GET, "/v1/episodes?from=2000-01-01T00:00:00Z&to=2001-01-01T00:00:00Z", key, None, StatusCode::OK).await;
+    let window = server
+        .ok(
+            Method::GET,
+            "/v1/episodes?from=2000-01-01T00:00:00Z&to=2001-01-01T00:00:00Z",
+            key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
     assert!(window["items"].as_array().unwrap().is_empty());
 
-    let purge = server.call(Method::POST, &format!("{episode_path}/purge"), key, None).await;
-    assert_eq!((purge.status, purge.code()), (StatusCode::CONFLICT, "episode_not_deleted"));
-    server.ok(Method::DELETE, &episode_path, key, None, StatusCode::OK).await;
-    assert_eq!(server.call(Method::GET, &episode_path, key, None).await.status, StatusCode::NOT_FOUND);
-    let deleted = server.ok(Method::GET, "/v1/episodes?deleted=true", key, None, StatusCode::OK).await;
+    let purge = server
+        .call(Method::POST, &format!("{episode_path}/purge"), key, None)
+        .await;
+    assert_eq!(
+        (purge.status, purge.code()),
+        (StatusCode::CONFLICT, "episode_not_deleted")
+    );
+    server
+        .ok(Method::DELETE, &episode_path, key, None, StatusCode::OK)
+        .await;
+    assert_eq!(
+        server
+            .call(Method::GET, &episode_path, key, None)
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    let deleted = server
+        .ok(
+            Method::GET,
+            "/v1/episodes?deleted=true",
+            key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
     assert_eq!(deleted["items"].as_array().unwrap().len(), 1);
-    let hits = server.ok(Method::GET, "/v1/messages/search?q=8821", key, None, StatusCode::OK).await;
-    assert!(hits["items"].as_array().unwrap().is_empty(), "deleted episodes are not searched");
-    server.ok(Method::POST, &format!("{episode_path}/restore"), key, None, StatusCode::OK).await;
-    server.ok(Method::GET, &episode_path, key, None, StatusCode::OK).await;
-    server.ok(Method::DELETE, &episode_path, key, None, StatusCode::OK).await;
-    server.ok(Method::POST, &format!("{episode_path}/purge"), key, None, StatusCode::NO_CONTENT).await;
-    let restore = server.call(Method::POST, &format!("{episode_path}/restore"), key, None).await;
-    assert_eq!(restore.status, StatusCode::NOT_FOUND, "purged is gone for good");
+    let hits = server
+        .ok(
+            Method::GET,
+            "/v1/messages/search?q=8821",
+            key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert!(
+        hits["items"].as_array().unwrap().is_empty(),
+        "deleted episodes are not searched"
+    );
+    server
+        .ok(
+            Method::POST,
+            &format!("{episode_path}/restore"),
+            key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    server
+        .ok(Method::GET, &episode_path, key, None, StatusCode::OK)
+        .await;
+    server
+        .ok(Method::DELETE, &episode_path, key, None, StatusCode::OK)
+        .await;
+    server
+        .ok(
+            Method::POST,
+            &format!("{episode_path}/purge"),
+            key,
+            None,
+            StatusCode::NO_CONTENT,
+        )
+        .await;
+    let restore = server
+        .call(Method::POST, &format!("{episode_path}/restore"), key, None)
+        .await;
+    assert_eq!(
+        restore.status,
+        StatusCode::NOT_FOUND,
+        "purged is gone for good"
+    );
 }
 
 #[tokio::test]
@@ -99,38 +257,93 @@ async fn agents_are_patched_and_deactivated() {
     let seeded = seed(&server, "acme").await;
     let path = format!("/v1/agents/{}", seeded.agent);
     let patched = server
-        .ok(Method::PATCH, &path, &seeded.key, Some(json!({"llm": {"temperature": 0.5}, "memory": {"knowledge_top_k": 8}})), StatusCode::OK)
+        .ok(
+            Method::PATCH,
+            &path,
+            &seeded.key,
+            Some(json!({"llm": {"temperature": 0.5}, "memory": {"knowledge_top_k": 8}})),
+            StatusCode::OK,
+        )
         .await;
     assert_eq!(patched["llm"]["temperature"], 0.5);
-    assert_eq!(patched["llm"]["model"], "gpt-4o-mini", "a merge patch keeps what it does not name");
+    assert_eq!(
+        patched["llm"]["model"], "gpt-4o-mini",
+        "a merge patch keeps what it does not name"
+    );
     assert_eq!(patched["memory"]["knowledge_top_k"], 8);
     assert_eq!(patched["memory"]["episodic_top_k"], 3);
 
-    let twin = server.call(Method::POST, "/v1/agents", &seeded.key, Some(agent_body("support"))).await;
-    assert_eq!((twin.status, twin.code()), (StatusCode::CONFLICT, "agent_name_taken"));
+    let twin = server
+        .call(
+            Method::POST,
+            "/v1/agents",
+            &seeded.key,
+            Some(agent_body("support")),
+        )
+        .await;
+    assert_eq!(
+        (twin.status, twin.code()),
+        (StatusCode::CONFLICT, "agent_name_taken")
+    );
 
-    server.ok(Method::DELETE, &path, &seeded.key, None, StatusCode::OK).await;
-    let listed = server.ok(Method::GET, "/v1/agents", &seeded.key, None, StatusCode::OK).await;
+    server
+        .ok(Method::DELETE, &path, &seeded.key, None, StatusCode::OK)
+        .await;
+    let listed = server
+        .ok(Method::GET, "/v1/agents", &seeded.key, None, StatusCode::OK)
+        .await;
     assert!(listed["items"].as_array().unwrap().is_empty());
     let refused = server
-        .call(Method::POST, "/v1/conversations", &seeded.key, Some(json!({"agent_id": seeded.agent, "user_id": "u"})))
+        .call(
+            Method::POST,
+            "/v1/conversations",
+            &seeded.key,
+            Some(json!({"agent_id": seeded.agent, "user_id": "u"})),
+        )
         .await;
-    assert_eq!((refused.status, refused.code()), (StatusCode::CONFLICT, "agent_inactive"));
-    server.ok(Method::POST, "/v1/agents", &seeded.key, Some(agent_body("support")), StatusCode::CREATED).await;
+    assert_eq!(
+        (refused.status, refused.code()),
+        (StatusCode::CONFLICT, "agent_inactive")
+    );
+    server
+        .ok(
+            Method::POST,
+            "/v1/agents",
+            &seeded.key,
+            Some(agent_body("support")),
+            StatusCode::CREATED,
+        )
+        .await;
 }
 
 #[tokio::test]
 async fn openapi_lists_every_route_with_its_security() {
     let server = TestServer::start().await;
-    let doc = server.raw(Method::GET, "/openapi.json", None, None).await.body;
+    let doc = server
+        .raw(Method::GET, "/openapi.json", None, None)
+        .await
+        .body;
     let paths = doc["paths"].as_object().unwrap();
     for expected in [
-        "/v1/tenants", "/v1/tenants/{tenant_id}/keys", "/v1/agents/{agent_id}", "/v1/conversations/{conversation_id}/messages",
-        "/v1/episodes/{episode_id}/close", "/v1/episodes/{episode_id}/purge", "/v1/messages/search", "/healthz", "/readyz",
+        "/v1/tenants",
+        "/v1/tenants/{tenant_id}/keys",
+        "/v1/agents/{agent_id}",
+        "/v1/conversations/{conversation_id}/messages",
+        "/v1/episodes/{episode_id}/close",
+        "/v1/episodes/{episode_id}/purge",
+        "/v1/messages/search",
+        "/healthz",
+        "/readyz",
     ] {
-        assert!(paths.contains_key(expected), "{expected} missing from the OpenAPI document");
+        assert!(
+            paths.contains_key(expected),
+            "{expected} missing from the OpenAPI document"
+        );
     }
-    assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
+    assert_eq!(
+        doc["components"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
     let health = server.raw(Method::GET, "/readyz", None, None).await;
     assert_eq!(health.status, StatusCode::OK);
 }

@@ -25,7 +25,9 @@ pub struct Reply {
 impl Reply {
     /// The `code` of an error body.
     pub fn code(&self) -> &str {
-        self.body["error"]["code"].as_str().unwrap_or_else(|| panic!("not an error body: {}", self.body))
+        self.body["error"]["code"]
+            .as_str()
+            .unwrap_or_else(|| panic!("not an error body: {}", self.body))
     }
 }
 
@@ -36,20 +38,34 @@ impl TestServer {
 
     pub async fn with_config(config: ServerConfig) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let engine = EngineConfig { data_dir: dir.path().to_owned(), ..EngineConfig::default() };
+        let engine = EngineConfig {
+            data_dir: dir.path().to_owned(),
+            ..EngineConfig::default()
+        };
         let octopus = Octopus::open(&engine).unwrap();
         octopus.ensure_admin_key(Some(ADMIN_KEY)).await.unwrap();
-        Self { app: app(octopus, &config), _dir: dir }
+        Self {
+            app: app(octopus, &config),
+            _dir: dir,
+        }
     }
 
     /// Sends a request with a raw body.
-    pub async fn raw(&self, method: Method, path: &str, key: Option<&str>, body: Option<Vec<u8>>) -> Reply {
+    pub async fn raw(
+        &self,
+        method: Method,
+        path: &str,
+        key: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> Reply {
         let mut request = Request::builder().method(method).uri(path);
         if let Some(key) = key {
             request = request.header(header::AUTHORIZATION, format!("Bearer {key}"));
         }
         let request = match body {
-            Some(bytes) => request.header(header::CONTENT_TYPE, "application/json").body(Body::from(bytes)),
+            Some(bytes) => request
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(bytes)),
             None => request.body(Body::empty()),
         }
         .unwrap();
@@ -59,17 +75,31 @@ impl TestServer {
         let body = if bytes.is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(&bytes).unwrap_or_else(|_| panic!("{status}: body is not JSON: {bytes:?}"))
+            serde_json::from_slice(&bytes)
+                .unwrap_or_else(|_| panic!("{status}: body is not JSON: {bytes:?}"))
         };
         Reply { status, body }
     }
 
     pub async fn call(&self, method: Method, path: &str, key: &str, body: Option<Value>) -> Reply {
-        self.raw(method, path, Some(key), body.map(|b| serde_json::to_vec(&b).unwrap())).await
+        self.raw(
+            method,
+            path,
+            Some(key),
+            body.map(|b| serde_json::to_vec(&b).unwrap()),
+        )
+        .await
     }
 
     /// Sends and insists on `expected`, returning the body.
-    pub async fn ok(&self, method: Method, path: &str, key: &str, body: Option<Value>, expected: StatusCode) -> Value {
+    pub async fn ok(
+        &self,
+        method: Method,
+        path: &str,
+        key: &str,
+        body: Option<Value>,
+        expected: StatusCode,
+    ) -> Value {
         let reply = self.call(method.clone(), path, key, body).await;
         assert_eq!(reply.status, expected, "{method} {path}: {}", reply.body);
         reply.body
@@ -77,10 +107,24 @@ impl TestServer {
 
     /// A tenant with an API key; returns (tenant id, key).
     pub async fn tenant(&self, name: &str) -> (String, String) {
-        let tenant = self.ok(Method::POST, "/v1/tenants", ADMIN_KEY, Some(json!({"name": name})), StatusCode::CREATED).await;
+        let tenant = self
+            .ok(
+                Method::POST,
+                "/v1/tenants",
+                ADMIN_KEY,
+                Some(json!({"name": name})),
+                StatusCode::CREATED,
+            )
+            .await;
         let id = tenant["id"].as_str().unwrap().to_owned();
         let key = self
-            .ok(Method::POST, &format!("/v1/tenants/{id}/keys"), ADMIN_KEY, Some(json!({"name": "test"})), StatusCode::CREATED)
+            .ok(
+                Method::POST,
+                &format!("/v1/tenants/{id}/keys"),
+                ADMIN_KEY,
+                Some(json!({"name": "test"})),
+                StatusCode::CREATED,
+            )
             .await;
         (id, key["key"].as_str().unwrap().to_owned())
     }
@@ -100,13 +144,25 @@ pub struct Seeded {
 pub async fn seed(server: &TestServer, name: &str) -> Seeded {
     let (tenant, key) = server.tenant(name).await;
     let agent = server
-        .ok(Method::POST, "/v1/agents", &key, Some(agent_body("support")), StatusCode::CREATED)
+        .ok(
+            Method::POST,
+            "/v1/agents",
+            &key,
+            Some(agent_body("support")),
+            StatusCode::CREATED,
+        )
         .await["id"]
         .as_str()
         .unwrap()
         .to_owned();
     let conversation = server
-        .ok(Method::POST, "/v1/conversations", &key, Some(json!({"agent_id": agent, "user_id": "alice"})), StatusCode::CREATED)
+        .ok(
+            Method::POST,
+            "/v1/conversations",
+            &key,
+            Some(json!({"agent_id": agent, "user_id": "alice"})),
+            StatusCode::CREATED,
+        )
         .await["id"]
         .as_str()
         .unwrap()
@@ -128,7 +184,10 @@ pub async fn seed(server: &TestServer, name: &str) -> Seeded {
         tenant,
         agent,
         conversation,
-        episode: appended["messages"][0]["episode_id"].as_str().unwrap().to_owned(),
+        episode: appended["messages"][0]["episode_id"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
         message: appended["messages"][0]["id"].as_str().unwrap().to_owned(),
     }
 }

@@ -40,11 +40,26 @@ fn id_for(parameter: &str, victim: &Seeded) -> String {
 /// A itself sent (a 404 may name the id it could not find).
 fn assert_reveals_nothing(reply: &Value, victim: &Seeded, sent: &str, context: &str) {
     let text = reply.to_string();
-    let secrets = [&victim.agent, &victim.conversation, &victim.episode, &victim.message, &victim.tenant];
-    for secret in secrets.into_iter().filter(|secret| !sent.contains(secret.as_str())) {
-        assert!(!text.contains(secret.as_str()), "{context} revealed {secret}: {text}");
+    let secrets = [
+        &victim.agent,
+        &victim.conversation,
+        &victim.episode,
+        &victim.message,
+        &victim.tenant,
+    ];
+    for secret in secrets
+        .into_iter()
+        .filter(|secret| !sent.contains(secret.as_str()))
+    {
+        assert!(
+            !text.contains(secret.as_str()),
+            "{context} revealed {secret}: {text}"
+        );
     }
-    assert!(!text.contains("victim secret roadmap"), "{context} revealed B's messages: {text}");
+    assert!(
+        !text.contains("victim secret roadmap"),
+        "{context} revealed B's messages: {text}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -52,23 +67,32 @@ async fn a_foreign_key_reaches_nothing_on_any_route() {
     let server = TestServer::start().await;
     let victim = seed(&server, "victim").await;
     let intruder = seed(&server, "intruder").await;
-    let doc = server.raw(Method::GET, "/openapi.json", None, None).await.body;
+    let doc = server
+        .raw(Method::GET, "/openapi.json", None, None)
+        .await
+        .body;
 
     let mut walked = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
-            let Ok(method) = method.to_uppercase().parse::<Method>() else { continue };
+            let Ok(method) = method.to_uppercase().parse::<Method>() else {
+                continue;
+            };
             if operation.get("security").is_none() {
                 continue; // health checks: no key, no tenant data
             }
             walked += 1;
             let name = operation["operationId"].as_str().unwrap();
-            let params = operation["parameters"].as_array().cloned().unwrap_or_default();
+            let params = operation["parameters"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             let mut concrete = path.clone();
             let mut names_victim = false;
             for param in params.iter().filter(|p| p["in"] == "path") {
                 let param_name = param["name"].as_str().unwrap();
-                concrete = concrete.replace(&format!("{{{param_name}}}"), &id_for(param_name, &victim));
+                concrete =
+                    concrete.replace(&format!("{{{param_name}}}"), &id_for(param_name, &victim));
                 names_victim = true;
             }
             let required_query: Vec<&str> = params
@@ -76,23 +100,64 @@ async fn a_foreign_key_reaches_nothing_on_any_route() {
                 .filter(|p| p["in"] == "query" && p["required"] == true)
                 .map(|p| p["name"].as_str().unwrap())
                 .collect();
-            let base_query = if required_query.contains(&"q") { "q=victim+secret+roadmap".to_owned() } else { String::new() };
-            let body = operation.get("requestBody").map(|_| body_for(name, &victim));
-            let body_names_victim = body.as_ref().is_some_and(|b| b.to_string().contains(&victim.agent));
-            let admin = operation["tags"].as_array().is_some_and(|tags| tags.iter().any(|t| t == "admin"));
+            let base_query = if required_query.contains(&"q") {
+                "q=victim+secret+roadmap".to_owned()
+            } else {
+                String::new()
+            };
+            let body = operation
+                .get("requestBody")
+                .map(|_| body_for(name, &victim));
+            let body_names_victim = body
+                .as_ref()
+                .is_some_and(|b| b.to_string().contains(&victim.agent));
+            let admin = operation["tags"]
+                .as_array()
+                .is_some_and(|tags| tags.iter().any(|t| t == "admin"));
 
-            let with_query = |query: &str| if query.is_empty() { concrete.clone() } else { format!("{concrete}?{query}") };
-            let reply = server.call(method.clone(), &with_query(&base_query), &intruder.key, body.clone()).await;
+            let with_query = |query: &str| {
+                if query.is_empty() {
+                    concrete.clone()
+                } else {
+                    format!("{concrete}?{query}")
+                }
+            };
+            let reply = server
+                .call(
+                    method.clone(),
+                    &with_query(&base_query),
+                    &intruder.key,
+                    body.clone(),
+                )
+                .await;
             let context = format!("{method} {path} ({name})");
             if admin {
-                assert_eq!(reply.status, StatusCode::FORBIDDEN, "{context}: {}", reply.body);
+                assert_eq!(
+                    reply.status,
+                    StatusCode::FORBIDDEN,
+                    "{context}: {}",
+                    reply.body
+                );
             } else if names_victim || body_names_victim {
-                assert_eq!(reply.status, StatusCode::NOT_FOUND, "{context}: {}", reply.body);
-                assert!(reply.code().ends_with("_not_found"), "{context}: {}", reply.body);
+                assert_eq!(
+                    reply.status,
+                    StatusCode::NOT_FOUND,
+                    "{context}: {}",
+                    reply.body
+                );
+                assert!(
+                    reply.code().ends_with("_not_found"),
+                    "{context}: {}",
+                    reply.body
+                );
             } else {
                 assert!(reply.status.is_success(), "{context}: {}", reply.body);
             }
-            let sent = format!("{} {}", with_query(&base_query), body.as_ref().map(Value::to_string).unwrap_or_default());
+            let sent = format!(
+                "{} {}",
+                with_query(&base_query),
+                body.as_ref().map(Value::to_string).unwrap_or_default()
+            );
             assert_reveals_nothing(&reply.body, &victim, &sent, &context);
 
             // Every id-valued query filter, pointed at B's objects, is a 404 too.
@@ -102,9 +167,24 @@ async fn a_foreign_key_reaches_nothing_on_any_route() {
                     continue;
                 }
                 let separator = if base_query.is_empty() { "" } else { "&" };
-                let query = format!("{base_query}{separator}{param_name}={}", id_for(param_name, &victim));
-                let reply = server.call(method.clone(), &with_query(&query), &intruder.key, body.clone()).await;
-                assert_eq!(reply.status, StatusCode::NOT_FOUND, "{context} with {param_name}: {}", reply.body);
+                let query = format!(
+                    "{base_query}{separator}{param_name}={}",
+                    id_for(param_name, &victim)
+                );
+                let reply = server
+                    .call(
+                        method.clone(),
+                        &with_query(&query),
+                        &intruder.key,
+                        body.clone(),
+                    )
+                    .await;
+                assert_eq!(
+                    reply.status,
+                    StatusCode::NOT_FOUND,
+                    "{context} with {param_name}: {}",
+                    reply.body
+                );
                 assert_reveals_nothing(&reply.body, &victim, &query, &context);
             }
         }
@@ -112,16 +192,51 @@ async fn a_foreign_key_reaches_nothing_on_any_route() {
     assert!(walked >= 20, "the walk covered only {walked} operations");
 
     // B's data is exactly as it was.
-    let agent = server.ok(Method::GET, &format!("/v1/agents/{}", victim.agent), &victim.key, None, StatusCode::OK).await;
+    let agent = server
+        .ok(
+            Method::GET,
+            &format!("/v1/agents/{}", victim.agent),
+            &victim.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
     assert_eq!(agent["system_prompt"], "You are a helpful support agent.");
     assert_eq!(agent["is_active"], true);
-    let conversation =
-        server.ok(Method::GET, &format!("/v1/conversations/{}", victim.conversation), &victim.key, None, StatusCode::OK).await;
+    let conversation = server
+        .ok(
+            Method::GET,
+            &format!("/v1/conversations/{}", victim.conversation),
+            &victim.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
     assert!(conversation["deleted_at"].is_null());
-    let episode = server.ok(Method::GET, &format!("/v1/episodes/{}", victim.episode), &victim.key, None, StatusCode::OK).await;
-    assert!(episode["ended_at"].is_null() && episode["summary"].is_null() && episode["deleted_at"].is_null());
+    let episode = server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes/{}", victim.episode),
+            &victim.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert!(
+        episode["ended_at"].is_null()
+            && episode["summary"].is_null()
+            && episode["deleted_at"].is_null()
+    );
     assert_eq!(episode["messages"].as_array().unwrap().len(), 2);
-    let everything = server.ok(Method::GET, "/v1/episodes", &victim.key, None, StatusCode::OK).await;
+    let everything = server
+        .ok(
+            Method::GET,
+            "/v1/episodes",
+            &victim.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
     assert_eq!(everything["items"].as_array().unwrap().len(), 1);
     assert!(!everything.to_string().contains("pwned"));
 }

@@ -14,9 +14,11 @@ pub struct TempSqlite {
     pub dir: tempfile::TempDir,
 }
 
-impl TempSqlite {
-    pub fn new() -> Self {
-        Self { dir: tempfile::tempdir().unwrap() }
+impl Default for TempSqlite {
+    fn default() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+        }
     }
 }
 
@@ -27,4 +29,4 @@ impl Backend for TempSqlite {
     }
 }
 
-store_conformance_tests!(TempSqlite::new());
+store_conformance_tests!(TempSqlite::default());

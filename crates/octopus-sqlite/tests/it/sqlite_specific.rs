@@ -9,10 +9,16 @@ use crate::TempSqlite;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deleted_search_index_is_rebuilt_from_messages() {
-    let backend = TempSqlite::new();
+    let backend = TempSqlite::default();
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;
-    world.say(&*store, Utc::now(), &["the quarterly forecast", "lunch plans"]).await;
+    world
+        .say(
+            &*store,
+            Utc::now(),
+            &["the quarterly forecast", "lunch plans"],
+        )
+        .await;
     drop(store);
 
     for suffix in ["", "-wal", "-shm"] {

@@ -1,0 +1,334 @@
+//! Message ingestion throughput and latency.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use octopus_core::message::Role;
+use octopus_core::store::{AppendMessages, EpisodeStore, MessageRecord, Store};
+use octopus_core::{MessageId, TenantId, now};
+use octopus_engine::{EngineConfig, Octopus};
+use octopus_sqlite::{SqliteOptions, SqliteStore};
+use serde_json::{Value, json};
+
+use crate::corpus;
+
+#[derive(clap::Args)]
+pub struct Options {
+    /// Messages appended through the store API.
+    #[arg(long, default_value_t = 200_000)]
+    store_messages: usize,
+    /// Messages appended over HTTP in each HTTP run.
+    #[arg(long, default_value_t = 50_000)]
+    http_messages: usize,
+    /// Single-message appends timed for latency.
+    #[arg(long, default_value_t = 5_000)]
+    latency_samples: usize,
+    /// Concurrent HTTP clients.
+    #[arg(long, default_value_t = 8)]
+    clients: usize,
+    /// Folder of LoCoMo conversations used as message text.
+    #[arg(long, default_value = "../shared/data/locomo-dev")]
+    corpus: PathBuf,
+}
+
+struct Row {
+    what: String,
+    figure: String,
+    note: String,
+}
+
+pub fn run(options: Options) -> anyhow::Result<()> {
+    let turns = Arc::new(corpus::chat_turns(&options.corpus)?);
+    let mean_len = turns.iter().map(String::len).sum::<usize>() / turns.len();
+    println!(
+        "message text: {} LoCoMo turns, mean {mean_len} bytes",
+        turns.len()
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let mut rows = Vec::new();
+    rows.extend(runtime.block_on(store_api(&options, &turns))?);
+    rows.extend(runtime.block_on(http(&options, &turns))?);
+    print_table(&rows);
+    Ok(())
+}
+
+fn record(text: &str, role: Role) -> MessageRecord {
+    MessageRecord {
+        id: MessageId::new(),
+        role,
+        content: Some(octopus_core::message::MessageContent::Text(text.to_owned())),
+        name: None,
+        tool_call_id: None,
+        tool_calls: Vec::new(),
+        token_count: u32::try_from(text.len() / 4).unwrap_or(u32::MAX),
+        timestamp: now(),
+        agent_id: None,
+        contains_pii: false,
+        redacted_content: None,
+    }
+}
+
+async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Row>> {
+    let dir = tempfile::tempdir()?;
+    let store = SqliteStore::open(SqliteOptions::new(dir.path()))?;
+    let world = seed_store(&store).await?;
+    let batches = options.store_messages / 100;
+    let started = Instant::now();
+    let mut latencies = Vec::with_capacity(batches);
+    for b in 0..batches {
+        let messages = (0..100)
+            .map(|i| {
+                let n = b * 100 + i;
+                record(
+                    &turns[n % turns.len()],
+                    if n % 2 == 0 {
+                        Role::User
+                    } else {
+                        Role::Assistant
+                    },
+                )
+            })
+            .collect();
+        let conversation = world.1[b % world.1.len()];
+        let batch = AppendMessages {
+            conversation_id: conversation,
+            messages,
+            idle_timeout: chrono::Duration::hours(1),
+            now: now(),
+        };
+        let t = Instant::now();
+        store.append_messages(world.0, batch).await?;
+        latencies.push(t.elapsed());
+    }
+    let elapsed = started.elapsed();
+    let rate = (batches * 100) as f64 / elapsed.as_secs_f64();
+
+    let left_behind = store.catch_up_search_index()?;
+    drop(store);
+    let db_bytes = std::fs::metadata(dir.path().join("octopus.sqlite"))?.len()
+        + std::fs::metadata(dir.path().join("octopus.sqlite-wal"))
+            .map(|m| m.len())
+            .unwrap_or(0);
+
+    // The indexer keeps up in the background during the ingest above, so measure
+    // its rate on a rebuild: delete the index file and index every message again.
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(format!("search.sqlite{suffix}")));
+    }
+    let index_started = Instant::now();
+    let store = SqliteStore::open(SqliteOptions::new(dir.path()))?;
+    store.catch_up_search_index()?;
+    let index_elapsed = index_started.elapsed();
+    let indexed = batches * 100;
+
+    Ok(vec![
+        Row {
+            what: "store API append, batches of 100, 1 caller".into(),
+            figure: format!("{rate:.0} msg/s"),
+            note: format!(
+                "{} messages in {:.2} s; batch p50 {} p99 {}",
+                batches * 100,
+                elapsed.as_secs_f64(),
+                ms(percentile(&mut latencies, 0.5)),
+                ms(percentile(&mut latencies, 0.99))
+            ),
+        },
+        Row {
+            what: "full-text index rebuild (FTS5), from the messages table".into(),
+            figure: format!("{:.0} msg/s", indexed as f64 / index_elapsed.as_secs_f64()),
+            note: format!(
+                "{indexed} messages in {:.2} s; during the ingest the background indexer kept up ({left_behind} left when the last append returned)",
+                index_elapsed.as_secs_f64()
+            ),
+        },
+        Row {
+            what: "database size after store-API ingest".into(),
+            figure: format!("{:.1} MB", db_bytes as f64 / 1e6),
+            note: format!(
+                "{:.0} bytes/message",
+                db_bytes as f64 / (batches * 100) as f64
+            ),
+        },
+    ])
+}
+
+/// A tenant, an agent and 16 conversations, written straight to the store.
+async fn seed_store(
+    store: &SqliteStore,
+) -> anyhow::Result<(TenantId, Vec<octopus_core::ConversationId>)> {
+    let octopus = Octopus::with_store(
+        Arc::new(store.clone()) as Arc<dyn Store>,
+        Default::default(),
+    );
+    let tenant = octopus.create_tenant("bench").await?;
+    let spec = serde_json::from_value(
+        json!({"name": "bench", "llm": {"provider": "openai", "model": "gpt-4o"}}),
+    )?;
+    let agent = octopus.create_agent(tenant.id, spec).await?;
+    let mut conversations = Vec::new();
+    for u in 0..16 {
+        let spec =
+            serde_json::from_value(json!({"agent_id": agent.id, "user_id": format!("user{u}")}))?;
+        conversations.push(octopus.create_conversation(tenant.id, spec).await?.id);
+    }
+    Ok((tenant.id, conversations))
+}
+
+struct HttpServer {
+    url: String,
+    key: String,
+    conversations: Vec<String>,
+    _dir: tempfile::TempDir,
+}
+
+async fn start_http() -> anyhow::Result<HttpServer> {
+    let dir = tempfile::tempdir()?;
+    let config = EngineConfig {
+        data_dir: dir.path().to_owned(),
+        ..EngineConfig::default()
+    };
+    let octopus = tokio::task::spawn_blocking(move || Octopus::open(&config)).await??;
+    octopus.ensure_admin_key(Some("oct_bench_admin")).await?;
+    let tenant = octopus.create_tenant("bench").await?;
+    let (_, key) = octopus.create_api_key(tenant.id, "bench").await?;
+    let spec = serde_json::from_value(
+        json!({"name": "bench", "llm": {"provider": "openai", "model": "gpt-4o"}}),
+    )?;
+    let agent = octopus.create_agent(tenant.id, spec).await?;
+    let mut conversations = Vec::new();
+    for u in 0..16 {
+        let spec =
+            serde_json::from_value(json!({"agent_id": agent.id, "user_id": format!("user{u}")}))?;
+        conversations.push(
+            octopus
+                .create_conversation(tenant.id, spec)
+                .await?
+                .id
+                .to_string(),
+        );
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let app = octopus_server::app(octopus, &Default::default());
+    tokio::spawn(octopus_server::serve(listener, app, std::future::pending()));
+    Ok(HttpServer {
+        url,
+        key,
+        conversations,
+        _dir: dir,
+    })
+}
+
+async fn http(options: &Options, turns: &Arc<Vec<String>>) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for batch_size in [100usize, 1] {
+        let server = start_http().await?;
+        let client = reqwest::Client::new();
+        let per_client = options.http_messages / options.clients / batch_size;
+        let started = Instant::now();
+        let mut tasks = Vec::new();
+        for c in 0..options.clients {
+            let (client, url, key, turns) = (
+                client.clone(),
+                server.url.clone(),
+                server.key.clone(),
+                Arc::clone(turns),
+            );
+            let conversation = server.conversations[c % server.conversations.len()].clone();
+            tasks.push(tokio::spawn(async move {
+                for r in 0..per_client {
+                    let messages: Vec<Value> = (0..batch_size)
+                        .map(|i| json!({"role": "user", "content": turns[(c * 7919 + r * batch_size + i) % turns.len()]}))
+                        .collect();
+                    let response = client
+                        .post(format!("{url}/v1/conversations/{conversation}/messages"))
+                        .bearer_auth(&key)
+                        .json(&json!({"messages": messages}))
+                        .send()
+                        .await?;
+                    anyhow::ensure!(response.status().is_success(), "append failed: {}", response.status());
+                }
+                anyhow::Ok(())
+            }));
+        }
+        for task in tasks {
+            task.await??;
+        }
+        let elapsed = started.elapsed();
+        let sent = per_client * options.clients * batch_size;
+        rows.push(Row {
+            what: format!(
+                "HTTP append, {} clients, {} message{} per request",
+                options.clients,
+                batch_size,
+                if batch_size == 1 { "" } else { "s" }
+            ),
+            figure: format!("{:.0} msg/s", sent as f64 / elapsed.as_secs_f64()),
+            note: format!(
+                "{sent} messages in {:.2} s, client in the same process",
+                elapsed.as_secs_f64()
+            ),
+        });
+    }
+
+    let server = start_http().await?;
+    let client = reqwest::Client::new();
+    let url = format!(
+        "{}/v1/conversations/{}/messages",
+        server.url, server.conversations[0]
+    );
+    let mut latencies = Vec::with_capacity(options.latency_samples);
+    for i in 0..options.latency_samples + 200 {
+        let body = json!({"role": "user", "content": turns[i % turns.len()]});
+        let t = Instant::now();
+        let response = client
+            .post(&url)
+            .bearer_auth(&server.key)
+            .json(&body)
+            .send()
+            .await?;
+        anyhow::ensure!(
+            response.status().is_success(),
+            "append failed: {}",
+            response.status()
+        );
+        if i >= 200 {
+            latencies.push(t.elapsed()); // the first 200 warm connections and caches
+        }
+    }
+    rows.push(Row {
+        what: "HTTP single-message append latency, 1 client".into(),
+        figure: format!(
+            "p50 {} / p99 {}",
+            ms(percentile(&mut latencies, 0.5)),
+            ms(percentile(&mut latencies, 0.99))
+        ),
+        note: format!(
+            "{} sequential requests, keep-alive; max {}",
+            latencies.len(),
+            ms(percentile(&mut latencies, 1.0))
+        ),
+    });
+    Ok(rows)
+}
+
+fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    samples.sort_unstable();
+    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
+    samples[index.min(samples.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn print_table(rows: &[Row]) {
+    println!("\n| measurement | figure | detail |\n|---|---|---|");
+    for row in rows {
+        println!("| {} | {} | {} |", row.what, row.figure, row.note);
+    }
+}

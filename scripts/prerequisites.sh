@@ -1,0 +1,33 @@
+# Sourced by run.sh and test.sh: makes sure the build tools are present.
+# Rust (cargo) builds Octopus; a C compiler builds the bundled SQLite; curl and jq
+# serve the README's walk-through.
+
+ensure_prerequisites() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    if [ -x "$HOME/.cargo/bin/cargo" ]; then
+      export PATH="$HOME/.cargo/bin:$PATH"
+    else
+      echo "Installing Rust with rustup (https://rustup.rs)..." >&2
+      curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal -c rustfmt,clippy
+      export PATH="$HOME/.cargo/bin:$PATH"
+    fi
+  fi
+  local missing=()
+  command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v jq >/dev/null 2>&1 || missing+=(jq)
+  if [ ${#missing[@]} -gt 0 ]; then
+    if command -v apt-get >/dev/null 2>&1; then
+      local sudo=""
+      [ "$(id -u)" -eq 0 ] || sudo="sudo"
+      echo "Installing ${missing[*]} with apt-get..." >&2
+      $sudo apt-get update -qq && $sudo apt-get install -y -qq "${missing[@]}"
+    else
+      echo "Please install: ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+    command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy
+  fi
+}
