@@ -597,6 +597,34 @@ mod tests {
         assert!(openai.tool_calls[0].result.is_none());
     }
 
+    fn part() -> impl proptest::strategy::Strategy<Value = ContentPart> {
+        use proptest::prelude::*;
+        prop_oneof![
+            any::<String>().prop_map(|text| ContentPart::Text { text }),
+            (any::<String>(), proptest::option::of("low|high|auto")).prop_map(|(url, detail)| {
+                ContentPart::ImageUrl {
+                    image_url: ImageUrl { url, detail },
+                }
+            }),
+            (any::<String>(), "wav|mp3").prop_map(|(data, format)| ContentPart::InputAudio {
+                input_audio: InputAudio {
+                    data,
+                    format: format.to_owned()
+                }
+            }),
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn content_survives_json(text in proptest::prelude::any::<String>(), parts in proptest::collection::vec(part(), 1..5)) {
+            for content in [MessageContent::Text(text.clone()), MessageContent::Parts(parts.clone())] {
+                let json = serde_json::to_string(&content).unwrap();
+                proptest::prop_assert_eq!(serde_json::from_str::<MessageContent>(&json).unwrap(), content);
+            }
+        }
+    }
+
     #[test]
     fn content_is_required_without_tool_calls() {
         let message = parse(json!({"role": "user"})).unwrap();

@@ -119,6 +119,19 @@ mod tests {
         assert_eq!(decode_payload(&stored).unwrap(), long.as_bytes());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_payload_round_trips(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..4096)) {
+            proptest::prop_assert_eq!(decode_payload(&encode_payload(&bytes)).unwrap(), bytes);
+        }
+
+        #[test]
+        fn repetitive_text_is_stored_smaller(word in "[a-z]{3,8}", repeats in 64usize..512) {
+            let text = format!("{word} ").repeat(repeats);
+            proptest::prop_assert!(encode_payload(text.as_bytes()).len() < text.len());
+        }
+    }
+
     #[test]
     fn unknown_tag_is_reported_as_corruption() {
         assert!(decode_payload(&[9, 1, 2]).is_err());

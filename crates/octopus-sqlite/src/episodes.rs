@@ -123,11 +123,12 @@ impl EpisodeStore for SqliteStore {
         close: CloseEpisode,
         now: Timestamp,
     ) -> Result<Episode> {
-        self.db
-            .write(move |conn| {
-                let tx =
-                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                let episode = get_episode(&tx, tenant, id, Visibility::Live)?;
+        self.change_episode(
+            tenant,
+            id,
+            Visibility::Live,
+            Visibility::Live,
+            move |tx, episode| {
                 if !episode.is_open() {
                     return Err(DomainError::conflict(
                         "episode_closed",
@@ -137,21 +138,20 @@ impl EpisodeStore for SqliteStore {
                 }
                 let ended_at = close.ended_at.unwrap_or(now);
                 messages::close(
-                    &tx,
+                    tx,
                     tenant,
                     id,
                     close.reason.as_str(),
                     micros(ended_at),
                     micros(now),
                 )?;
-                if let Some(summary) = &close.summary {
-                    save_summary(&tx, tenant, id, summary, now)?;
+                match &close.summary {
+                    Some(summary) => save_summary(tx, tenant, id, summary, now),
+                    None => Ok(()),
                 }
-                let closed = get_episode(&tx, tenant, id, Visibility::Live)?;
-                tx.commit()?;
-                Ok(closed)
-            })
-            .await
+            },
+        )
+        .await
     }
 
     async fn set_episode_summary(
@@ -161,17 +161,14 @@ impl EpisodeStore for SqliteStore {
         summary: EpisodeSummary,
         now: Timestamp,
     ) -> Result<Episode> {
-        self.db
-            .write(move |conn| {
-                let tx =
-                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                get_episode(&tx, tenant, id, Visibility::Live)?;
-                save_summary(&tx, tenant, id, &summary, now)?;
-                let updated = get_episode(&tx, tenant, id, Visibility::Live)?;
-                tx.commit()?;
-                Ok(updated)
-            })
-            .await
+        self.change_episode(
+            tenant,
+            id,
+            Visibility::Live,
+            Visibility::Live,
+            move |tx, _| save_summary(tx, tenant, id, &summary, now),
+        )
+        .await
     }
 
     async fn soft_delete_episode(
@@ -180,21 +177,25 @@ impl EpisodeStore for SqliteStore {
         id: EpisodeId,
         at: Timestamp,
     ) -> Result<Episode> {
-        self.db
-            .write(move |conn| {
-                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                get_episode(&tx, tenant, id, Visibility::Live)?;
+        self.change_episode(
+            tenant,
+            id,
+            Visibility::Live,
+            Visibility::Deleted,
+            move |tx, _| {
                 // A deleted episode must not stay the conversation's open one.
-                messages::close(&tx, tenant, id, EndReason::UserClosed.as_str(), micros(at), micros(at))?;
-                tx.execute(
-                    "UPDATE episodes SET deleted_at = ?3, updated_at = ?3 WHERE id = ?1 AND tenant_id = ?2",
-                    params![id.0.as_bytes(), tenant.0.as_bytes(), micros(at)],
+                messages::close(
+                    tx,
+                    tenant,
+                    id,
+                    EndReason::UserClosed.as_str(),
+                    micros(at),
+                    micros(at),
                 )?;
-                let deleted = get_episode(&tx, tenant, id, Visibility::Deleted)?;
-                tx.commit()?;
-                Ok(deleted)
-            })
-            .await
+                set_deleted_at(tx, tenant, id, Some(at), at)
+            },
+        )
+        .await
     }
 
     async fn restore_episode(
@@ -203,19 +204,14 @@ impl EpisodeStore for SqliteStore {
         id: EpisodeId,
         now: Timestamp,
     ) -> Result<Episode> {
-        self.db
-            .write(move |conn| {
-                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                get_episode(&tx, tenant, id, Visibility::Deleted)?;
-                tx.execute(
-                    "UPDATE episodes SET deleted_at = NULL, updated_at = ?3 WHERE id = ?1 AND tenant_id = ?2",
-                    params![id.0.as_bytes(), tenant.0.as_bytes(), micros(now)],
-                )?;
-                let restored = get_episode(&tx, tenant, id, Visibility::Live)?;
-                tx.commit()?;
-                Ok(restored)
-            })
-            .await
+        self.change_episode(
+            tenant,
+            id,
+            Visibility::Deleted,
+            Visibility::Live,
+            move |tx, _| set_deleted_at(tx, tenant, id, None, now),
+        )
+        .await
     }
 
     async fn purge_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<()> {
@@ -257,6 +253,53 @@ impl EpisodeStore for SqliteStore {
         // here are invisible; forgetting them only reclaims space.
         self.indexer.forget(purged_seqs).await
     }
+}
+
+impl SqliteStore {
+    /// Runs `change` on an episode in one write transaction. The episode must be
+    /// visible as `before` (else `NotFound`); it is returned as `after` sees it.
+    async fn change_episode<F>(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        before: Visibility,
+        after: Visibility,
+        change: F,
+    ) -> Result<Episode>
+    where
+        F: FnOnce(&Connection, &Episode) -> Result<(), Error> + Send + 'static,
+    {
+        self.db
+            .write(move |conn| {
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let episode = get_episode(&tx, tenant, id, before)?;
+                change(&tx, &episode)?;
+                let changed = get_episode(&tx, tenant, id, after)?;
+                tx.commit()?;
+                Ok(changed)
+            })
+            .await
+    }
+}
+
+fn set_deleted_at(
+    conn: &Connection,
+    tenant: TenantId,
+    id: EpisodeId,
+    deleted_at: Option<Timestamp>,
+    now: Timestamp,
+) -> Result<(), Error> {
+    conn.execute(
+        "UPDATE episodes SET deleted_at = ?3, updated_at = ?4 WHERE id = ?1 AND tenant_id = ?2",
+        params![
+            id.0.as_bytes(),
+            tenant.0.as_bytes(),
+            deleted_at.map(micros),
+            micros(now)
+        ],
+    )?;
+    Ok(())
 }
 
 fn save_summary(
