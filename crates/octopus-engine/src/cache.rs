@@ -64,17 +64,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entries_expire_and_capacity_is_bounded() {
-        let cache = TtlCache::new(Duration::from_millis(30), 2);
-        cache.insert(1, "a");
-        assert_eq!(cache.get(&1), Some("a"));
-        std::thread::sleep(Duration::from_millis(40));
-        assert_eq!(cache.get(&1), None);
-        cache.insert(1, "a");
-        cache.insert(2, "b");
-        cache.insert(3, "c");
-        assert!(cache.entries.read().unwrap().len() <= 2);
-        cache.remove(&3);
-        assert_eq!(cache.get(&3), None);
+    fn expired_entries_are_not_returned() {
+        let expired = TtlCache::new(Duration::ZERO, 10);
+        expired.insert(1, "a");
+        assert_eq!(expired.get(&1), None);
+        let fresh = TtlCache::new(Duration::from_secs(3600), 10);
+        fresh.insert(1, "a");
+        assert_eq!(fresh.get(&1), Some("a"));
+        fresh.remove(&1);
+        assert_eq!(fresh.get(&1), None);
+    }
+
+    #[test]
+    fn capacity_is_bounded() {
+        let cache = TtlCache::new(Duration::from_secs(3600), 2);
+        for key in 0..5 {
+            cache.insert(key, key);
+            assert!(cache.entries.read().unwrap().len() <= 2);
+        }
+        assert_eq!(cache.get(&4), Some(4), "the newest entry is kept");
     }
 }

@@ -1,0 +1,119 @@
+//! The engine over a real SQLite store.
+
+use chrono::{Duration, TimeZone, Utc};
+use octopus_core::message::{NewMessage, Role};
+use octopus_engine::{Caller, EngineConfig, Error, Octopus};
+use serde_json::json;
+
+fn open() -> (Octopus, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = EngineConfig {
+        data_dir: dir.path().to_owned(),
+        ..EngineConfig::default()
+    };
+    (Octopus::open(&config).unwrap(), dir)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_key_is_minted_once_and_a_configured_one_replaces_it() {
+    let (octopus, dir) = open();
+    let minted = octopus
+        .ensure_admin_key(None)
+        .await
+        .unwrap()
+        .expect("first start mints a key");
+    assert_eq!(
+        octopus.ensure_admin_key(None).await.unwrap(),
+        None,
+        "printed only once"
+    );
+    assert_eq!(octopus.authenticate(&minted).await.unwrap(), Caller::Admin);
+
+    // A restart remembers the minted key by its hash.
+    drop(octopus);
+    let reopened = Octopus::open(&EngineConfig {
+        data_dir: dir.path().to_owned(),
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    assert_eq!(reopened.ensure_admin_key(None).await.unwrap(), None);
+    assert_eq!(reopened.authenticate(&minted).await.unwrap(), Caller::Admin);
+
+    reopened
+        .ensure_admin_key(Some("oct_configured"))
+        .await
+        .unwrap();
+    assert_eq!(
+        reopened.authenticate("oct_configured").await.unwrap(),
+        Caller::Admin
+    );
+    assert!(matches!(
+        reopened.authenticate(&minted).await,
+        Err(Error::Unauthenticated)
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_edit_applies_to_the_next_append() {
+    let (octopus, _dir) = open();
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let spec = serde_json::from_value(
+        json!({"name": "a", "llm": {"provider": "ollama", "model": "llama3"}}),
+    )
+    .unwrap();
+    let agent = octopus.create_agent(tenant, spec).await.unwrap();
+    let spec = serde_json::from_value(json!({"agent_id": agent.id, "user_id": "u"})).unwrap();
+    let conversation = octopus.create_conversation(tenant, spec).await.unwrap().id;
+    let at = |minutes: i64| {
+        Utc.with_ymd_and_hms(2026, 5, 1, 9, 0, 0).unwrap() + Duration::minutes(minutes)
+    };
+    let say = |minutes: i64| NewMessage {
+        timestamp: Some(at(minutes)),
+        ..NewMessage::text(Role::User, "hello")
+    };
+
+    let first = octopus
+        .append_messages(tenant, conversation, vec![say(0)])
+        .await
+        .unwrap();
+    // 20 minutes later is within the default 30-minute idle timeout: same episode.
+    let second = octopus
+        .append_messages(tenant, conversation, vec![say(20)])
+        .await
+        .unwrap();
+    assert_eq!(first[0].episode_id, second[0].episode_id);
+
+    // Shorten the timeout; the cached agent must not hide the change.
+    octopus
+        .update_agent(
+            tenant,
+            agent.id,
+            &json!({"memory": {"episode_idle_timeout_secs": 600}}),
+        )
+        .await
+        .unwrap();
+    let third = octopus
+        .append_messages(tenant, conversation, vec![say(40)])
+        .await
+        .unwrap();
+    assert_ne!(
+        third[0].episode_id, second[0].episode_id,
+        "20 idle minutes exceed the new 10-minute timeout"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_key_is_refused_at_once() {
+    let (octopus, _dir) = open();
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let (key, secret) = octopus.create_api_key(tenant, "k").await.unwrap();
+    assert_eq!(
+        octopus.authenticate(&secret).await.unwrap(),
+        Caller::Tenant(tenant)
+    );
+    octopus.revoke_api_key(tenant, key.id).await.unwrap();
+    assert!(matches!(
+        octopus.authenticate(&secret).await,
+        Err(Error::Unauthenticated)
+    ));
+}
