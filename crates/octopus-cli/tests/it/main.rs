@@ -1,4 +1,5 @@
 //! The real `octopus` binary: started, loaded, killed, restarted.
 
+mod client_commands;
 mod durability;
 mod process;

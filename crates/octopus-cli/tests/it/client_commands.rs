@@ -1,0 +1,127 @@
+//! The client subcommands, run as a user would, against a real server.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::process::{ADMIN_KEY, Server};
+
+/// Runs `octopus ARGS` with `key`; returns its JSON output, or panics with stderr.
+fn octopus(server: &Server, key: &str, args: &[&str]) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_octopus"))
+        .args(args)
+        .env("OCTOPUS_URL", &server.url)
+        .env("OCTOPUS_API_KEY", key)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "octopus {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if stdout.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&stdout).unwrap()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_drives_a_running_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let tenant = octopus(&server, ADMIN_KEY, &["tenants", "create", "acme"]);
+    let tenant = tenant["id"].as_str().unwrap();
+    let key = octopus(
+        &server,
+        ADMIN_KEY,
+        &["keys", "create", tenant, "--name", "cli"],
+    );
+    let key = key["key"].as_str().unwrap();
+
+    let agent = octopus(
+        &server,
+        key,
+        &[
+            "agents",
+            "create",
+            "--name",
+            "support",
+            "--model",
+            "gpt-4o-mini",
+            "--memory",
+            r#"{"episodic_top_k": 5}"#,
+        ],
+    );
+    assert_eq!(agent["memory"]["episodic_top_k"], 5);
+    let agent = agent["id"].as_str().unwrap();
+    let conversation = octopus(
+        &server,
+        key,
+        &[
+            "conversations",
+            "create",
+            "--agent",
+            agent,
+            "--user",
+            "alice",
+        ],
+    );
+    let conversation = conversation["id"].as_str().unwrap();
+
+    let appended = octopus(
+        &server,
+        key,
+        &[
+            "messages",
+            "append",
+            conversation,
+            "--role",
+            "user",
+            "--content",
+            "my parcel is late",
+        ],
+    );
+    let episode = appended["messages"][0]["episode_id"].as_str().unwrap();
+    let batch = dir.path().join("batch.json");
+    std::fs::write(
+        &batch,
+        r#"{"messages": [{"role": "assistant", "content": "It ships tomorrow."}]}"#,
+    )
+    .unwrap();
+    octopus(
+        &server,
+        key,
+        &[
+            "messages",
+            "append",
+            conversation,
+            "--file",
+            batch.to_str().unwrap(),
+        ],
+    );
+
+    let listed = octopus(&server, key, &["episodes", "list", "--user", "alice"]);
+    assert_eq!(listed["items"][0]["message_count"], 2);
+    let hits = octopus(&server, key, &["search", "parcel", "--user", "alice"]);
+    assert_eq!(hits["items"][0]["message"]["content"], "my parcel is late");
+    let closed = octopus(
+        &server,
+        key,
+        &["episodes", "close", episode, "--reason", "agent_closed"],
+    );
+    assert_eq!(closed["end_reason"], "agent_closed");
+    let read = octopus(&server, key, &["episodes", "get", episode]);
+    assert_eq!(read["messages"][1]["content"], "It ships tomorrow.");
+
+    // A refused request exits non-zero and says why.
+    let output = Command::new(env!("CARGO_BIN_EXE_octopus"))
+        .args(["episodes", "close", episode])
+        .env("OCTOPUS_URL", &server.url)
+        .env("OCTOPUS_API_KEY", key)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("episode_closed"));
+}
