@@ -75,7 +75,11 @@ fn record(text: &str, role: Role) -> MessageRecord {
 async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Row>> {
     let dir = tempfile::tempdir()?;
     let store = SqliteStore::open(SqliteOptions::new(dir.path()))?;
-    let world = seed_store(&store).await?;
+    let octopus = Octopus::with_store(
+        Arc::new(store.clone()) as Arc<dyn Store>,
+        Default::default(),
+    );
+    let world = seed(&octopus).await?;
     let batches = options.store_messages / 100;
     let started = Instant::now();
     let mut latencies = Vec::with_capacity(batches);
@@ -156,14 +160,8 @@ async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Ro
     ])
 }
 
-/// A tenant, an agent and 16 conversations, written straight to the store.
-async fn seed_store(
-    store: &SqliteStore,
-) -> anyhow::Result<(TenantId, Vec<octopus_core::ConversationId>)> {
-    let octopus = Octopus::with_store(
-        Arc::new(store.clone()) as Arc<dyn Store>,
-        Default::default(),
-    );
+/// A tenant, an agent and 16 conversations of different users.
+async fn seed(octopus: &Octopus) -> anyhow::Result<(TenantId, Vec<octopus_core::ConversationId>)> {
     let tenant = octopus.create_tenant("bench").await?;
     let spec = serde_json::from_value(
         json!({"name": "bench", "llm": {"provider": "openai", "model": "gpt-4o"}}),
@@ -193,24 +191,9 @@ async fn start_http() -> anyhow::Result<HttpServer> {
     };
     let octopus = tokio::task::spawn_blocking(move || Octopus::open(&config)).await??;
     octopus.ensure_admin_key(Some("oct_bench_admin")).await?;
-    let tenant = octopus.create_tenant("bench").await?;
-    let (_, key) = octopus.create_api_key(tenant.id, "bench").await?;
-    let spec = serde_json::from_value(
-        json!({"name": "bench", "llm": {"provider": "openai", "model": "gpt-4o"}}),
-    )?;
-    let agent = octopus.create_agent(tenant.id, spec).await?;
-    let mut conversations = Vec::new();
-    for u in 0..16 {
-        let spec =
-            serde_json::from_value(json!({"agent_id": agent.id, "user_id": format!("user{u}")}))?;
-        conversations.push(
-            octopus
-                .create_conversation(tenant.id, spec)
-                .await?
-                .id
-                .to_string(),
-        );
-    }
+    let (tenant, conversations) = seed(&octopus).await?;
+    let (_, key) = octopus.create_api_key(tenant, "bench").await?;
+    let conversations = conversations.iter().map(ToString::to_string).collect();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}", listener.local_addr()?);
     let app = octopus_server::app(octopus, &Default::default());
