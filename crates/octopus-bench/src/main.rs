@@ -2,8 +2,10 @@
 //! prints a table; targets are compared in the closing notes, never asserted.
 //!
 //! `cargo run --release -p octopus-bench -- ingest`
+//! `cargo run --release -p octopus-bench -- embed --reference-python PATH`
 
 mod corpus;
+mod embed;
 mod ingest;
 
 use clap::{Parser, Subcommand};
@@ -19,10 +21,18 @@ struct Cli {
 enum Bench {
     /// Message ingestion: store API, HTTP with concurrent clients, single-append latency.
     Ingest(ingest::Options),
+    /// Local embedding throughput, beside sentence-transformers when given its Python.
+    Embed(embed::Options),
+    /// One embedding measurement (run by `embed` in a child process).
+    #[command(hide = true)]
+    EmbedWorker(embed::WorkerOptions),
 }
 
 fn main() -> anyhow::Result<()> {
+    octopus_embed::process::keep_freed_memory();
     match Cli::parse().bench {
         Bench::Ingest(options) => ingest::run(options),
+        Bench::Embed(options) => embed::run(options),
+        Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }

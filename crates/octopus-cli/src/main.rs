@@ -9,9 +9,24 @@ mod serve;
 
 use clap::Parser;
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    // Before any thread exists: it sets process-wide allocator parameters.
+    octopus_embed::process::keep_freed_memory();
     let cli = cli::Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: start the async runtime: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(cli))
+}
+
+async fn run(cli: cli::Cli) -> std::process::ExitCode {
     let outcome = match cli.command {
         cli::Command::Serve(args) => serve::serve(args).await,
         cli::Command::Migrate(args) => serve::migrate(args).await,

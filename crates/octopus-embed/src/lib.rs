@@ -9,3 +9,4 @@
 #[cfg(feature = "local")]
 pub mod local;
 pub mod model_dir;
+pub mod process;

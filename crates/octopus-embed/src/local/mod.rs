@@ -16,13 +16,30 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use octopus_core::embedding::{EmbedError, Embedder};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 pub use folder::FolderConfig;
 pub use pooling::Pooling;
 
-/// Texts embedded in one forward pass.
-const DEFAULT_BATCH: usize = 32;
+/// How inputs are grouped into forward passes.
+#[derive(Clone, Copy, Debug)]
+pub struct BatchLimits {
+    /// Most inputs in one forward pass.
+    pub max_inputs: usize,
+    /// Most tokens (inputs × padded length) in one forward pass. Bounds the
+    /// attention tensors (inputs × heads × length²), which otherwise reach a
+    /// hundred megabytes for 32 inputs of 256 tokens.
+    pub max_tokens: usize,
+}
+
+impl Default for BatchLimits {
+    fn default() -> Self {
+        Self {
+            max_inputs: 32,
+            max_tokens: 1024,
+        }
+    }
+}
 
 /// A local sentence-embedding model. Cheap to clone; clones share the model.
 #[derive(Clone)]
@@ -34,9 +51,10 @@ struct Inner {
     name: String,
     model: BertModel,
     tokenizer: Tokenizer,
+    pad_id: u32,
     folder: FolderConfig,
     dimension: usize,
-    batch: usize,
+    limits: BatchLimits,
 }
 
 fn model_error(context: &str) -> impl Fn(candle_core::Error) -> EmbedError + '_ {
@@ -46,6 +64,11 @@ fn model_error(context: &str) -> impl Fn(candle_core::Error) -> EmbedError + '_ 
 impl LocalEmbedder {
     /// Loads the model in `dir`. Blocks for the time it takes to read the weights.
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
+        Self::load_with(dir, BatchLimits::default())
+    }
+
+    /// Loads the model in `dir`, batching within `limits`.
+    pub fn load_with(dir: &Path, limits: BatchLimits) -> Result<Self, EmbedError> {
         let folder = FolderConfig::read(dir)?;
         let config_path = folder::file(dir, "config.json")?;
         let config_text = std::fs::read_to_string(&config_path)
@@ -62,13 +85,11 @@ impl LocalEmbedder {
         let tokenizer_path = folder::file(dir, "tokenizer.json")?;
         let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
             .map_err(|e| EmbedError::Model(format!("load {}: {e}", tokenizer_path.display())))?;
-        // Folders often ship a tokenizer padded to a fixed length; pad each batch
-        // only to its longest input instead, and truncate where the model does.
-        let padding = PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            ..tokenizer.get_padding().cloned().unwrap_or_default()
-        };
-        tokenizer.with_padding(Some(padding));
+        // Folders often ship a tokenizer padded to a fixed length. Batches are
+        // padded here instead, each to its own longest input (see `embed_blocking`),
+        // and inputs are truncated where the model's pipeline truncates them.
+        let pad_id = tokenizer.get_padding().map_or(0, |p| p.pad_id);
+        tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: folder.max_seq_length,
@@ -86,38 +107,81 @@ impl LocalEmbedder {
                 name,
                 model,
                 tokenizer,
+                pad_id,
                 dimension: config.hidden_size,
                 folder,
-                batch: DEFAULT_BATCH,
+                limits,
             }),
         })
     }
 
     /// Embeds on the calling thread. CPU-bound: call it from a blocking context.
+    ///
+    /// Inputs are tokenised once, sorted by length and batched in that order, so
+    /// that each batch pads only to inputs of about its own length; vectors are
+    /// returned in the order of `texts`.
     pub fn embed_blocking(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut vectors = Vec::with_capacity(texts.len());
-        for chunk in texts.chunks(self.inner.batch) {
-            vectors.extend(self.inner.embed_batch(chunk)?);
+        let encodings = self
+            .inner
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| EmbedError::Input(format!("tokenize: {e}")))?;
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].get_ids().len()));
+        let mut vectors = vec![Vec::new(); encodings.len()];
+        let mut rest = order.as_slice();
+        while !rest.is_empty() {
+            // Longest first, so the first input of a batch sets its padded length.
+            let width = encodings[rest[0]].get_ids().len().max(1);
+            let size = (self.inner.limits.max_tokens / width)
+                .clamp(1, self.inner.limits.max_inputs)
+                .min(rest.len());
+            let (chunk, tail) = rest.split_at(size);
+            let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
+            for (&i, vector) in chunk.iter().zip(self.inner.embed_batch(&batch)?) {
+                vectors[i] = vector;
+            }
+            rest = tail;
         }
         Ok(vectors)
     }
 }
 
 impl Inner {
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| EmbedError::Input(format!("tokenize: {e}")))?;
+    /// Runs one padded batch through the model.
+    fn embed_batch(&self, encodings: &[&Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let rows = encodings.len();
-        let width = encodings.first().map_or(0, |e| e.get_ids().len());
+        let width = encodings
+            .iter()
+            .map(|e| e.get_ids().len())
+            .max()
+            .unwrap_or(0);
         let mut ids = Vec::with_capacity(rows * width);
         let mut types = Vec::with_capacity(rows * width);
         let mut mask = Vec::with_capacity(rows * width);
-        for encoding in &encodings {
-            ids.extend_from_slice(encoding.get_ids());
-            types.extend_from_slice(encoding.get_type_ids());
-            mask.extend_from_slice(encoding.get_attention_mask());
+        for encoding in encodings {
+            let padding = width - encoding.get_ids().len();
+            ids.extend(
+                encoding
+                    .get_ids()
+                    .iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(self.pad_id, padding)),
+            );
+            types.extend(
+                encoding
+                    .get_type_ids()
+                    .iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(0, padding)),
+            );
+            mask.extend(
+                encoding
+                    .get_attention_mask()
+                    .iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(0, padding)),
+            );
         }
         let shape = (rows, width);
         let tensor = |data: Vec<u32>| {

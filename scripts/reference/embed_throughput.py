@@ -1,0 +1,30 @@
+"""sentence-transformers throughput on the texts Octopus's bench embeds.
+
+Usage: python embed_throughput.py MODEL_DIR TEXTS.json THREADS
+Prints one JSON object: sentences per second for each set of texts.
+"""
+import json
+import sys
+import time
+
+import torch
+from sentence_transformers import SentenceTransformer
+
+
+def main() -> None:
+    model_dir, texts_path, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    torch.set_num_threads(threads)
+    model = SentenceTransformer(model_dir, device="cpu")
+    with open(texts_path) as f:
+        sets = json.load(f)
+    model.encode(sets["short"][:64], batch_size=32)  # warm-up
+    rates = {}
+    for name, texts in sets.items():
+        started = time.perf_counter()
+        model.encode(texts, batch_size=32)
+        rates[name] = len(texts) / (time.perf_counter() - started)
+    print(json.dumps(rates))
+
+
+if __name__ == "__main__":
+    main()
