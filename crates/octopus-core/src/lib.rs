@@ -18,6 +18,7 @@ pub mod embedding;
 pub mod episode;
 mod error;
 pub mod ids;
+pub mod knowledge;
 pub mod message;
 pub mod procedure;
 pub mod search;

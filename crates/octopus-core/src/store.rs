@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use crate::agent::Agent;
 use crate::conversation::{Conversation, ConversationFilter};
 use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
+use crate::knowledge::{ChunkHit, Collection, NewChunk, VectorQuery};
 use crate::message::{Message, MessageContent, Role, ToolCallRecord};
 use crate::search::{MessageHit, MessageSearchQuery};
 use crate::tenant::{ApiKey, KeyHash, Tenant};
@@ -203,6 +204,49 @@ pub trait MessageSearch: Send + Sync {
     ) -> Result<Vec<MessageHit>>;
 }
 
+/// An agent's knowledge: one collection per agent and tenant, chunks with
+/// vectors. A collection is created with a fixed dimension and model; vectors of
+/// any other dimension are refused with `Invalid`, before anything is written.
+#[async_trait]
+pub trait KnowledgeStore: Send + Sync {
+    /// Creates the agent's collection; creating it again with the same dimension
+    /// and model is a no-op, with another a `Conflict` (`collection_mismatch`).
+    async fn create_collection(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        dimension: u32,
+        model: &str,
+    ) -> Result<Collection>;
+    /// The agent's collection, if it exists.
+    async fn collection(&self, tenant: TenantId, agent: AgentId) -> Result<Option<Collection>>;
+    /// Stores chunks, all or none. `NotFound` without a collection.
+    async fn store_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        chunks: Vec<NewChunk>,
+    ) -> Result<()>;
+    /// Replaces every chunk of `source` with `chunks`, in one transaction, so a
+    /// search sees the old version or the new one, never a mix.
+    async fn replace_source(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        source: &str,
+        chunks: Vec<NewChunk>,
+    ) -> Result<()>;
+    /// The closest chunks by cosine similarity, best first.
+    async fn search_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        query: &VectorQuery,
+    ) -> Result<Vec<ChunkHit>>;
+    /// Deletes one chunk; `NotFound` when the collection has no such chunk.
+    async fn delete_chunk(&self, tenant: TenantId, agent: AgentId, id: uuid::Uuid) -> Result<()>;
+}
+
 /// Health of a backend.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -212,11 +256,23 @@ pub trait Health: Send + Sync {
 
 /// Everything the relational side of Octopus needs from one backend.
 pub trait Store:
-    TenantStore + AgentStore + ConversationStore + EpisodeStore + MessageSearch + Health
+    TenantStore
+    + AgentStore
+    + ConversationStore
+    + EpisodeStore
+    + MessageSearch
+    + KnowledgeStore
+    + Health
 {
 }
 
-impl<T: TenantStore + AgentStore + ConversationStore + EpisodeStore + MessageSearch + Health> Store
-    for T
+impl<T> Store for T where
+    T: TenantStore
+        + AgentStore
+        + ConversationStore
+        + EpisodeStore
+        + MessageSearch
+        + KnowledgeStore
+        + Health
 {
 }

@@ -19,6 +19,7 @@ mod conversations;
 mod db;
 mod episodes;
 mod error;
+mod knowledge;
 mod messages;
 mod migrations;
 mod rows;
@@ -37,6 +38,7 @@ pub use error::Error;
 pub struct SqliteStore {
     db: Arc<db::Db>,
     indexer: Arc<search::Indexer>,
+    knowledge: Arc<knowledge::KnowledgeIndexes>,
 }
 
 impl SqliteStore {
@@ -46,7 +48,11 @@ impl SqliteStore {
         let db = Arc::new(db::Db::open(options)?);
         let indexer = search::Indexer::start(&db)?;
         tracing::info!(path = %db.main_path.display(), search = %db.search_path.display(), "opened SQLite store");
-        Ok(Self { db, indexer })
+        Ok(Self {
+            db,
+            indexer,
+            knowledge: Default::default(),
+        })
     }
 
     /// Indexes every message not yet in the full-text index. Searches do this

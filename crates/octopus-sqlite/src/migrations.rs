@@ -13,10 +13,16 @@ pub(crate) struct Migration {
     pub sql: &'static str,
 }
 
-pub(crate) const MAIN: &[Migration] = &[Migration {
-    name: "main/0001_initial",
-    sql: include_str!("../migrations/main/0001_initial.sql"),
-}];
+pub(crate) const MAIN: &[Migration] = &[
+    Migration {
+        name: "main/0001_initial",
+        sql: include_str!("../migrations/main/0001_initial.sql"),
+    },
+    Migration {
+        name: "main/0002_knowledge",
+        sql: include_str!("../migrations/main/0002_knowledge.sql"),
+    },
+];
 
 pub(crate) const SEARCH: &[Migration] = &[Migration {
     name: "search/0001_message_fts",

@@ -6,6 +6,7 @@
 
 pub mod conformance;
 pub mod fixtures;
+pub mod knowledge;
 
 use std::sync::Arc;
 
@@ -40,6 +41,25 @@ macro_rules! store_conformance_tests {
             concurrent_appends_keep_ordinals_dense,
             foreign_tenant_sees_nothing
         );
+        $crate::store_conformance_tests!(@knowledge $backend;
+            collections_are_created_once_per_agent,
+            search_returns_the_nearest_chunks_first,
+            filters_narrow_the_search,
+            wrong_dimension_is_refused_and_writes_nothing,
+            replacing_a_source_leaves_no_duplicates,
+            deleted_chunks_are_not_found,
+            knowledge_is_isolated_per_agent_and_tenant,
+            chunks_survive_reopening_and_a_second_store_sees_them
+        );
+    };
+    (@knowledge $backend:expr; $($rule:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $rule() {
+                let backend = $backend;
+                $crate::knowledge::$rule(&backend).await;
+            }
+        )*
     };
     (@each $backend:expr; $($rule:ident),* $(,)?) => {
         $(

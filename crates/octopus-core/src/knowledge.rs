@@ -1,0 +1,162 @@
+//! Semantic memory: an agent's knowledge, as chunks of text with embeddings,
+//! hard-isolated per agent and tenant (seed 003).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::{AgentId, Error, Result, TenantId};
+
+/// The seed's collection name for an agent's knowledge: `agent_{agentId}_{tenantId}`.
+pub fn collection_name(agent: AgentId, tenant: TenantId) -> String {
+    format!("agent_{agent}_{tenant}")
+}
+
+/// A collection's fixed properties: every vector in it has `dimension` floats
+/// from `model`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Collection {
+    pub name: String,
+    pub agent_id: AgentId,
+    pub dimension: u32,
+    pub model: String,
+    pub chunk_count: u64,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Where a chunk came from (seed 003's `MemoryMetadata`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ChunkMetadata {
+    /// The source document's name, e.g. a file path.
+    pub source: String,
+    /// Position of the chunk in its source, from 0.
+    pub chunk_index: u32,
+    /// e.g. "policy", "manual", "faq".
+    pub category: Option<String>,
+    /// The Markdown headings above the chunk, outermost first, joined by " > ".
+    pub heading: Option<String>,
+    pub indexed_at: DateTime<Utc>,
+}
+
+/// A chunk to store: text, its vector, its metadata.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewChunk {
+    pub id: Uuid,
+    pub content: String,
+    pub embedding: Vec<f32>,
+    pub metadata: ChunkMetadata,
+}
+
+/// A stored chunk, without its vector.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Chunk {
+    pub id: Uuid,
+    pub agent_id: AgentId,
+    pub content: String,
+    #[serde(flatten)]
+    pub metadata: ChunkMetadata,
+}
+
+/// Which chunks a search may return. Every set field must match.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChunkFilter {
+    pub source: Option<String>,
+    pub category: Option<String>,
+    /// Indexed at or after.
+    pub indexed_from: Option<DateTime<Utc>>,
+    /// Indexed before.
+    pub indexed_to: Option<DateTime<Utc>>,
+}
+
+impl ChunkFilter {
+    pub fn matches(&self, metadata: &ChunkMetadata) -> bool {
+        self.source.as_ref().is_none_or(|s| *s == metadata.source)
+            && self
+                .category
+                .as_ref()
+                .is_none_or(|c| metadata.category.as_ref() == Some(c))
+            && self
+                .indexed_from
+                .is_none_or(|from| metadata.indexed_at >= from)
+            && self.indexed_to.is_none_or(|to| metadata.indexed_at < to)
+    }
+}
+
+/// A search by vector.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VectorQuery {
+    pub vector: Vec<f32>,
+    pub top_k: u32,
+    /// Hits scoring below this (cosine similarity) are dropped.
+    pub min_score: f32,
+    pub filter: ChunkFilter,
+}
+
+/// Most hits one search returns.
+pub const MAX_TOP_K: u32 = 1000;
+
+impl VectorQuery {
+    pub fn validate(&self, dimension: u32) -> Result<()> {
+        check_dimension("vector", &self.vector, dimension)?;
+        if self.top_k == 0 || self.top_k > MAX_TOP_K {
+            return Err(Error::invalid(
+                "top_k",
+                format!("must be between 1 and {MAX_TOP_K}"),
+            ));
+        }
+        if !(-1.0..=1.0).contains(&self.min_score) {
+            return Err(Error::invalid("min_score", "must be between -1 and 1"));
+        }
+        Ok(())
+    }
+}
+
+/// A vector must have the collection's dimension and finite values.
+pub fn check_dimension(field: &str, vector: &[f32], dimension: u32) -> Result<()> {
+    if vector.len() != dimension as usize {
+        return Err(Error::invalid(
+            field,
+            format!(
+                "has {} dimensions; the collection holds vectors of {dimension}",
+                vector.len()
+            ),
+        ));
+    }
+    if vector.iter().any(|x| !x.is_finite()) {
+        return Err(Error::invalid(field, "must hold finite numbers"));
+    }
+    Ok(())
+}
+
+/// A chunk found by a search, with its score (higher is closer).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ChunkHit {
+    pub score: f32,
+    pub chunk: Chunk,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collection_name_follows_the_seed() {
+        let agent = AgentId(Uuid::nil());
+        let tenant = TenantId(Uuid::max());
+        assert_eq!(
+            collection_name(agent, tenant),
+            "agent_00000000-0000-0000-0000-000000000000_ffffffff-ffff-ffff-ffff-ffffffffffff"
+        );
+    }
+
+    #[test]
+    fn wrong_dimension_and_nan_are_refused() {
+        assert!(check_dimension("v", &[0.0; 3], 4).is_err());
+        assert!(check_dimension("v", &[0.0, f32::NAN, 0.0, 0.0], 4).is_err());
+        assert!(check_dimension("v", &[0.0; 4], 4).is_ok());
+    }
+}

@@ -1,0 +1,476 @@
+//! Semantic memory on SQLite: chunks in `knowledge_chunks`, searched through an
+//! in-memory vector index per collection.
+//!
+//! The index is derived data. It is built from the rows on first use, and
+//! rebuilt whenever the collection's `version` in SQLite differs from the one it
+//! was built at: after a restart, a crash, or a change by another process. This
+//! process's own writes update it in place, under the collection's lock, in step
+//! with the transaction that bumps the version.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+use async_trait::async_trait;
+use octopus_core::knowledge::{
+    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, NewChunk, VectorQuery,
+    check_dimension, collection_name,
+};
+use octopus_core::store::KnowledgeStore;
+use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
+use octopus_vector::ExactIndex;
+use rusqlite::{Connection, OptionalExtension, params};
+use uuid::Uuid;
+
+use crate::SqliteStore;
+use crate::codec::{self, micros};
+use crate::db::lock;
+use crate::error::Result as StoreResult;
+use crate::rows;
+
+type CollectionKey = (TenantId, AgentId);
+
+/// The in-memory indexes of the collections searched so far.
+#[derive(Default)]
+pub(crate) struct KnowledgeIndexes {
+    collections: Mutex<HashMap<CollectionKey, Arc<RwLock<LoadedIndex>>>>,
+}
+
+/// One collection's index and the filterable metadata of its chunks.
+struct LoadedIndex {
+    /// The collection version the index reflects; `None` until built.
+    version: Option<i64>,
+    index: ExactIndex,
+    filters: HashMap<u64, FilterFields>,
+}
+
+struct FilterFields {
+    metadata: ChunkMetadata,
+}
+
+impl KnowledgeIndexes {
+    fn get(&self, key: CollectionKey, dimension: usize) -> Arc<RwLock<LoadedIndex>> {
+        let mut collections = lock(&self.collections);
+        Arc::clone(collections.entry(key).or_insert_with(|| {
+            Arc::new(RwLock::new(LoadedIndex {
+                version: None,
+                index: ExactIndex::new(dimension),
+                filters: HashMap::new(),
+            }))
+        }))
+    }
+}
+
+struct CollectionRow {
+    dimension: u32,
+    model: String,
+    version: i64,
+    created_at: i64,
+}
+
+fn collection_row(
+    conn: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+) -> StoreResult<Option<CollectionRow>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT dimension, model, version, created_at FROM knowledge_collections WHERE tenant_id = ?1 AND agent_id = ?2",
+        )?
+        .query_row([tenant.0.as_bytes(), agent.0.as_bytes()], |row| {
+            Ok(CollectionRow { dimension: row.get(0)?, model: row.get(1)?, version: row.get(2)?, created_at: row.get(3)? })
+        })
+        .optional()?)
+}
+
+fn require_collection(
+    conn: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+) -> StoreResult<CollectionRow> {
+    collection_row(conn, tenant, agent)?
+        .ok_or_else(|| DomainError::not_found("collection", collection_name(agent, tenant)).into())
+}
+
+fn collection(
+    conn: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+    row: CollectionRow,
+) -> StoreResult<Collection> {
+    let chunk_count: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2",
+        [tenant.0.as_bytes(), agent.0.as_bytes()],
+        |r| r.get(0),
+    )?;
+    Ok(Collection {
+        name: collection_name(agent, tenant),
+        agent_id: agent,
+        dimension: row.dimension,
+        model: row.model,
+        chunk_count: chunk_count.unsigned_abs(),
+        created_at: codec::instant(row.created_at)?,
+    })
+}
+
+fn bump_version(conn: &Connection, tenant: TenantId, agent: AgentId) -> StoreResult<i64> {
+    Ok(conn.query_row(
+        "UPDATE knowledge_collections SET version = version + 1 WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
+        [tenant.0.as_bytes(), agent.0.as_bytes()],
+        |r| r.get(0),
+    )?)
+}
+
+/// Inserts chunks; returns their seqs in order.
+fn insert_chunks(
+    conn: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+    chunks: &[NewChunk],
+) -> StoreResult<Vec<i64>> {
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO knowledge_chunks (id, tenant_id, agent_id, source, chunk_index, category, heading, content, embedding, indexed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING seq",
+    )?;
+    let mut seqs = Vec::with_capacity(chunks.len());
+    for chunk in chunks {
+        let m = &chunk.metadata;
+        seqs.push(insert.query_row(
+            params![
+                chunk.id.as_bytes(),
+                tenant.0.as_bytes(),
+                agent.0.as_bytes(),
+                m.source,
+                m.chunk_index,
+                m.category,
+                m.heading,
+                chunk.content,
+                codec::embedding_bytes(&chunk.embedding),
+                micros(m.indexed_at)
+            ],
+            |r| r.get(0),
+        )?);
+    }
+    Ok(seqs)
+}
+
+fn check_chunks(chunks: &[NewChunk], dimension: u32) -> StoreResult<()> {
+    for (i, chunk) in chunks.iter().enumerate() {
+        check_dimension(
+            &format!("chunks[{i}].embedding"),
+            &chunk.embedding,
+            dimension,
+        )?;
+    }
+    Ok(())
+}
+
+/// Rebuilds `loaded` from the rows, at the version read in the same transaction.
+fn rebuild(
+    conn: &mut Connection,
+    tenant: TenantId,
+    agent: AgentId,
+    loaded: &mut LoadedIndex,
+) -> StoreResult<()> {
+    let tx = conn.transaction()?;
+    let row = require_collection(&tx, tenant, agent)?;
+    let mut index = ExactIndex::new(row.dimension as usize);
+    let mut filters = HashMap::new();
+    let mut stmt = tx.prepare_cached(
+        "SELECT seq, source, chunk_index, category, heading, embedding, indexed_at
+         FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2",
+    )?;
+    let mut rows = stmt.query([tenant.0.as_bytes(), agent.0.as_bytes()])?;
+    while let Some(row) = rows.next()? {
+        let seq: i64 = row.get("seq")?;
+        let embedding: Vec<u8> = row.get("embedding")?;
+        index.insert(seq as u64, &codec::embedding_from(&embedding)?);
+        filters.insert(
+            seq as u64,
+            FilterFields {
+                metadata: metadata_from_row(row)?,
+            },
+        );
+    }
+    drop(rows);
+    drop(stmt);
+    tx.commit()?;
+    *loaded = LoadedIndex {
+        version: Some(row.version),
+        index,
+        filters,
+    };
+    tracing::debug!(tenant_id = %tenant, agent_id = %agent, chunks = loaded.index.len(), "built knowledge index");
+    Ok(())
+}
+
+fn metadata_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMetadata> {
+    Ok(ChunkMetadata {
+        source: row.get("source")?,
+        chunk_index: row.get("chunk_index")?,
+        category: row.get("category")?,
+        heading: row.get("heading")?,
+        indexed_at: rows::time(row, "indexed_at")?,
+    })
+}
+
+fn matches(filter: &ChunkFilter, fields: Option<&FilterFields>) -> bool {
+    fields.is_some_and(|f| filter.matches(&f.metadata))
+}
+
+impl SqliteStore {
+    /// Runs a change to a collection's chunks: under the collection's index lock,
+    /// in one transaction that also bumps the version; then applies the change to
+    /// the index when it was current, or leaves it to be rebuilt.
+    async fn change_chunks<F>(&self, tenant: TenantId, agent: AgentId, change: F) -> Result<()>
+    where
+        F: FnOnce(&Connection, &CollectionRow) -> StoreResult<IndexChange> + Send + 'static,
+    {
+        let indexes = Arc::clone(&self.knowledge);
+        self.db
+            .write(move |conn| {
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let row = require_collection(&tx, tenant, agent)?;
+                let loaded = indexes.get((tenant, agent), row.dimension as usize);
+                let mut loaded = loaded.write().unwrap_or_else(|p| p.into_inner());
+                let applied = change(&tx, &row)?;
+                let version = bump_version(&tx, tenant, agent)?;
+                tx.commit()?;
+                if loaded.version == Some(row.version) {
+                    for seq in applied.removed {
+                        loaded.index.remove(seq as u64);
+                        loaded.filters.remove(&(seq as u64));
+                    }
+                    for (seq, chunk) in applied.added {
+                        loaded.index.insert(seq as u64, &chunk.embedding);
+                        loaded.filters.insert(
+                            seq as u64,
+                            FilterFields {
+                                metadata: chunk.metadata,
+                            },
+                        );
+                    }
+                    loaded.version = Some(version);
+                }
+                Ok(())
+            })
+            .await
+    }
+}
+
+/// What a change did to the rows, for the index to follow.
+struct IndexChange {
+    removed: Vec<i64>,
+    added: Vec<(i64, NewChunk)>,
+}
+
+#[async_trait]
+impl KnowledgeStore for SqliteStore {
+    async fn create_collection(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        dimension: u32,
+        model: &str,
+    ) -> Result<Collection> {
+        if dimension == 0 || dimension > 16_384 {
+            return Err(DomainError::invalid(
+                "dimension",
+                "must be between 1 and 16384",
+            ));
+        }
+        let model = model.to_owned();
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let agent_exists: bool = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM agents WHERE id = ?1 AND tenant_id = ?2)",
+                    [agent.0.as_bytes(), tenant.0.as_bytes()],
+                    |r| r.get(0),
+                )?;
+                if !agent_exists {
+                    return Err(DomainError::not_found(AgentId::KIND, agent).into());
+                }
+                if let Some(existing) = collection_row(&tx, tenant, agent)? {
+                    if existing.dimension != dimension || existing.model != model {
+                        return Err(DomainError::conflict(
+                            "collection_mismatch",
+                            format!(
+                                "the collection holds {}-dimensional vectors of {}, not {dimension}-dimensional vectors of {model}",
+                                existing.dimension, existing.model
+                            ),
+                        )
+                        .into());
+                    }
+                } else {
+                    tx.execute(
+                        "INSERT INTO knowledge_collections (tenant_id, agent_id, dimension, model, created_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                        params![tenant.0.as_bytes(), agent.0.as_bytes(), dimension, model, micros(octopus_core::now())],
+                    )?;
+                }
+                let row = require_collection(&tx, tenant, agent)?;
+                let created = collection(&tx, tenant, agent, row)?;
+                tx.commit()?;
+                Ok(created)
+            })
+            .await
+    }
+
+    async fn collection(&self, tenant: TenantId, agent: AgentId) -> Result<Option<Collection>> {
+        self.db
+            .read(move |conn| match collection_row(conn, tenant, agent)? {
+                Some(row) => Ok(Some(collection(conn, tenant, agent, row)?)),
+                None => Ok(None),
+            })
+            .await
+    }
+
+    async fn store_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        chunks: Vec<NewChunk>,
+    ) -> Result<()> {
+        self.change_chunks(tenant, agent, move |tx, row| {
+            check_chunks(&chunks, row.dimension)?;
+            let seqs = insert_chunks(tx, tenant, agent, &chunks)?;
+            Ok(IndexChange {
+                removed: Vec::new(),
+                added: seqs.into_iter().zip(chunks).collect(),
+            })
+        })
+        .await
+    }
+
+    async fn replace_source(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        source: &str,
+        chunks: Vec<NewChunk>,
+    ) -> Result<()> {
+        if let Some(stray) = chunks.iter().position(|c| c.metadata.source != source) {
+            return Err(DomainError::invalid(
+                format!("chunks[{stray}].source"),
+                format!("must be `{source}`"),
+            ));
+        }
+        let source = source.to_owned();
+        self.change_chunks(tenant, agent, move |tx, row| {
+            check_chunks(&chunks, row.dimension)?;
+            let mut delete = tx.prepare_cached(
+                "DELETE FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2 AND source = ?3 RETURNING seq",
+            )?;
+            let removed: Vec<i64> = rows::collect(
+                &mut delete,
+                params![tenant.0.as_bytes(), agent.0.as_bytes(), source],
+                |r| Ok(r.get(0)?),
+            )?;
+            drop(delete);
+            let seqs = insert_chunks(tx, tenant, agent, &chunks)?;
+            Ok(IndexChange { removed, added: seqs.into_iter().zip(chunks).collect() })
+        })
+        .await
+    }
+
+    async fn search_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        query: &VectorQuery,
+    ) -> Result<Vec<ChunkHit>> {
+        let query = query.clone();
+        let indexes = Arc::clone(&self.knowledge);
+        self.db
+            .read(move |conn| {
+                let row = require_collection(conn, tenant, agent)?;
+                query.validate(row.dimension)?;
+                let loaded = indexes.get((tenant, agent), row.dimension as usize);
+                let stale =
+                    loaded.read().unwrap_or_else(|p| p.into_inner()).version != Some(row.version);
+                if stale {
+                    let mut writable = loaded.write().unwrap_or_else(|p| p.into_inner());
+                    if writable.version != Some(row.version) {
+                        rebuild(conn, tenant, agent, &mut writable)?;
+                    }
+                }
+                let neighbours = {
+                    let loaded = loaded.read().unwrap_or_else(|p| p.into_inner());
+                    loaded
+                        .index
+                        .search(&query.vector, query.top_k as usize, |key| {
+                            matches(&query.filter, loaded.filters.get(&key))
+                        })
+                };
+                let neighbours: Vec<_> = neighbours
+                    .into_iter()
+                    .filter(|n| n.score >= query.min_score)
+                    .collect();
+                fetch_hits(conn, tenant, agent, &neighbours)
+            })
+            .await
+    }
+
+    async fn delete_chunk(&self, tenant: TenantId, agent: AgentId, id: Uuid) -> Result<()> {
+        self.change_chunks(tenant, agent, move |tx, _| {
+            let seq: Option<i64> = tx
+                .query_row(
+                    "DELETE FROM knowledge_chunks WHERE id = ?1 AND tenant_id = ?2 AND agent_id = ?3 RETURNING seq",
+                    [id.as_bytes(), tenant.0.as_bytes(), agent.0.as_bytes()],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            match seq {
+                Some(seq) => Ok(IndexChange { removed: vec![seq], added: Vec::new() }),
+                None => Err(DomainError::not_found("chunk", id).into()),
+            }
+        })
+        .await
+    }
+}
+
+/// The chunks of `neighbours`, in their order, read in one query.
+fn fetch_hits(
+    conn: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+    neighbours: &[octopus_vector::Neighbour],
+) -> StoreResult<Vec<ChunkHit>> {
+    if neighbours.is_empty() {
+        return Ok(Vec::new());
+    }
+    let placeholders = vec!["?"; neighbours.len()].join(", ");
+    let sql = format!(
+        "SELECT seq, id, source, chunk_index, category, heading, content, indexed_at FROM knowledge_chunks
+         WHERE tenant_id = ? AND agent_id = ? AND seq IN ({placeholders})"
+    );
+    let mut values: Vec<rusqlite::types::Value> = vec![rows::blob(&tenant.0), rows::blob(&agent.0)];
+    values.extend(
+        neighbours
+            .iter()
+            .map(|n| rusqlite::types::Value::Integer(n.key as i64)),
+    );
+    let mut by_seq: HashMap<i64, Chunk> = HashMap::new();
+    let mut stmt = conn.prepare(&sql)?;
+    let mut found = stmt.query(rusqlite::params_from_iter(values))?;
+    while let Some(row) = found.next()? {
+        let chunk = Chunk {
+            id: rows::uuid(row, "id")?,
+            agent_id: agent,
+            content: row.get("content")?,
+            metadata: metadata_from_row(row)?,
+        };
+        by_seq.insert(row.get("seq")?, chunk);
+    }
+    // A chunk deleted between the index lookup and this read is simply absent.
+    Ok(neighbours
+        .iter()
+        .filter_map(|n| {
+            by_seq.remove(&(n.key as i64)).map(|chunk| ChunkHit {
+                score: n.score,
+                chunk,
+            })
+        })
+        .collect())
+}

@@ -1,0 +1,457 @@
+//! The knowledge-store contract, rule by rule.
+
+use chrono::{TimeZone, Utc};
+use octopus_core::knowledge::{ChunkFilter, ChunkMetadata, NewChunk, VectorQuery};
+use octopus_core::{AgentId, Error, TenantId};
+use uuid::Uuid;
+
+use crate::Backend;
+use crate::fixtures::{self, World};
+
+const DIM: u32 = 8;
+
+/// A unit vector pointing mostly along `axis`, tilted by `tilt` towards the next axis.
+pub fn direction(axis: usize, tilt: f32) -> Vec<f32> {
+    let mut v = vec![0.0; DIM as usize];
+    v[axis % DIM as usize] = 1.0;
+    v[(axis + 1) % DIM as usize] = tilt;
+    let norm = (1.0 + tilt * tilt).sqrt();
+    v.iter().map(|x| x / norm).collect()
+}
+
+pub fn chunk(source: &str, index: u32, content: &str, embedding: Vec<f32>) -> NewChunk {
+    NewChunk {
+        id: Uuid::now_v7(),
+        content: content.into(),
+        embedding,
+        metadata: ChunkMetadata {
+            source: source.into(),
+            chunk_index: index,
+            category: None,
+            heading: None,
+            indexed_at: Utc.with_ymd_and_hms(2026, 6, 1, 12, 0, 0).unwrap(),
+        },
+    }
+}
+
+fn query(vector: Vec<f32>) -> VectorQuery {
+    VectorQuery {
+        vector,
+        top_k: 10,
+        min_score: -1.0,
+        filter: ChunkFilter::default(),
+    }
+}
+
+async fn with_collection(
+    store: &dyn octopus_core::store::Store,
+    name: &str,
+) -> (TenantId, AgentId) {
+    let world = World::create(store, name).await;
+    store
+        .create_collection(world.tenant, world.agent, DIM, "test-model")
+        .await
+        .unwrap();
+    (world.tenant, world.agent)
+}
+
+pub async fn collections_are_created_once_per_agent(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    assert_eq!(
+        store.collection(world.tenant, world.agent).await.unwrap(),
+        None
+    );
+    let created = store
+        .create_collection(world.tenant, world.agent, DIM, "m")
+        .await
+        .unwrap();
+    assert_eq!(
+        created.name,
+        format!("agent_{}_{}", world.agent, world.tenant)
+    );
+    assert_eq!((created.dimension, created.chunk_count), (DIM, 0));
+    let again = store
+        .create_collection(world.tenant, world.agent, DIM, "m")
+        .await
+        .unwrap();
+    assert_eq!(again, created, "creating it again is a no-op");
+    match store
+        .create_collection(world.tenant, world.agent, 16, "m")
+        .await
+    {
+        Err(Error::Conflict {
+            code: "collection_mismatch",
+            ..
+        }) => {}
+        other => panic!("expected collection_mismatch, got {other:?}"),
+    }
+    let stranger = World::create(&*store, "globex").await;
+    assert!(matches!(
+        store
+            .create_collection(stranger.tenant, world.agent, DIM, "m")
+            .await,
+        Err(Error::NotFound { .. })
+    ));
+    assert_eq!(
+        store
+            .collection(stranger.tenant, world.agent)
+            .await
+            .unwrap(),
+        None
+    );
+}
+
+pub async fn search_returns_the_nearest_chunks_first(backend: &impl Backend) {
+    let store = backend.open().await;
+    let (tenant, agent) = with_collection(&*store, "acme").await;
+    let chunks = vec![
+        chunk("a.md", 0, "exactly on axis 0", direction(0, 0.0)),
+        chunk("a.md", 1, "near axis 0", direction(0, 0.3)),
+        chunk("b.md", 0, "on axis 3", direction(3, 0.0)),
+    ];
+    store.store_chunks(tenant, agent, chunks).await.unwrap();
+    let hits = store
+        .search_chunks(tenant, agent, &query(direction(0, 0.0)))
+        .await
+        .unwrap();
+    let contents: Vec<&str> = hits.iter().map(|h| h.chunk.content.as_str()).collect();
+    assert_eq!(
+        contents,
+        vec!["exactly on axis 0", "near axis 0", "on axis 3"]
+    );
+    assert!((hits[0].score - 1.0).abs() < 1e-5);
+    assert!(hits[0].score > hits[1].score && hits[1].score > hits[2].score);
+    assert_eq!(hits[1].chunk.metadata.source, "a.md");
+    assert_eq!(hits[1].chunk.metadata.chunk_index, 1);
+
+    let top_one = VectorQuery {
+        top_k: 1,
+        ..query(direction(0, 0.0))
+    };
+    assert_eq!(
+        store
+            .search_chunks(tenant, agent, &top_one)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    let close_only = VectorQuery {
+        min_score: 0.5,
+        ..query(direction(0, 0.0))
+    };
+    assert_eq!(
+        store
+            .search_chunks(tenant, agent, &close_only)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(
+        store
+            .collection(tenant, agent)
+            .await
+            .unwrap()
+            .unwrap()
+            .chunk_count,
+        3
+    );
+}
+
+pub async fn filters_narrow_the_search(backend: &impl Backend) {
+    let store = backend.open().await;
+    let (tenant, agent) = with_collection(&*store, "acme").await;
+    let mut policy = chunk(
+        "handbook.md",
+        0,
+        "refunds within 30 days",
+        direction(1, 0.0),
+    );
+    policy.metadata.category = Some("policy".into());
+    let mut faq = chunk("faq.md", 0, "how do refunds work", direction(1, 0.1));
+    faq.metadata.category = Some("faq".into());
+    faq.metadata.indexed_at = Utc.with_ymd_and_hms(2026, 9, 1, 0, 0, 0).unwrap();
+    store
+        .store_chunks(tenant, agent, vec![policy, faq])
+        .await
+        .unwrap();
+
+    let search = |filter: ChunkFilter| {
+        let store = store.clone();
+        async move {
+            let q = VectorQuery {
+                filter,
+                ..query(direction(1, 0.0))
+            };
+            store
+                .search_chunks(tenant, agent, &q)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|h| h.chunk.content)
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(
+        search(ChunkFilter {
+            category: Some("faq".into()),
+            ..ChunkFilter::default()
+        })
+        .await,
+        vec!["how do refunds work"]
+    );
+    assert_eq!(
+        search(ChunkFilter {
+            source: Some("handbook.md".into()),
+            ..ChunkFilter::default()
+        })
+        .await,
+        vec!["refunds within 30 days"]
+    );
+    let august = Utc.with_ymd_and_hms(2026, 8, 1, 0, 0, 0).unwrap();
+    assert_eq!(
+        search(ChunkFilter {
+            indexed_from: Some(august),
+            ..ChunkFilter::default()
+        })
+        .await,
+        vec!["how do refunds work"]
+    );
+    assert_eq!(
+        search(ChunkFilter {
+            indexed_to: Some(august),
+            ..ChunkFilter::default()
+        })
+        .await,
+        vec!["refunds within 30 days"]
+    );
+    assert!(
+        search(ChunkFilter {
+            category: Some("manual".into()),
+            ..ChunkFilter::default()
+        })
+        .await
+        .is_empty()
+    );
+}
+
+pub async fn wrong_dimension_is_refused_and_writes_nothing(backend: &impl Backend) {
+    let store = backend.open().await;
+    let (tenant, agent) = with_collection(&*store, "acme").await;
+    let batch = vec![
+        chunk("a.md", 0, "fine", direction(0, 0.0)),
+        chunk("a.md", 1, "too short", vec![1.0, 0.0]),
+    ];
+    match store.store_chunks(tenant, agent, batch).await {
+        Err(Error::Invalid { field, .. }) => assert_eq!(field, "chunks[1].embedding"),
+        other => panic!("expected Invalid, got {other:?}"),
+    }
+    assert_eq!(
+        store
+            .collection(tenant, agent)
+            .await
+            .unwrap()
+            .unwrap()
+            .chunk_count,
+        0
+    );
+    let short_query = query(vec![1.0; 3]);
+    assert!(matches!(
+        store.search_chunks(tenant, agent, &short_query).await,
+        Err(Error::Invalid { .. })
+    ));
+}
+
+pub async fn replacing_a_source_leaves_no_duplicates(backend: &impl Backend) {
+    let store = backend.open().await;
+    let (tenant, agent) = with_collection(&*store, "acme").await;
+    let v1 = vec![
+        chunk("guide.md", 0, "old intro", direction(2, 0.0)),
+        chunk("guide.md", 1, "old body", direction(2, 0.2)),
+    ];
+    store
+        .replace_source(tenant, agent, "guide.md", v1)
+        .await
+        .unwrap();
+    store
+        .store_chunks(
+            tenant,
+            agent,
+            vec![chunk("other.md", 0, "unrelated", direction(2, 0.1))],
+        )
+        .await
+        .unwrap();
+    let v2 = vec![chunk("guide.md", 0, "new intro", direction(2, 0.0))];
+    store
+        .replace_source(tenant, agent, "guide.md", v2)
+        .await
+        .unwrap();
+
+    let hits = store
+        .search_chunks(tenant, agent, &query(direction(2, 0.0)))
+        .await
+        .unwrap();
+    let contents: Vec<&str> = hits.iter().map(|h| h.chunk.content.as_str()).collect();
+    assert_eq!(contents, vec!["new intro", "unrelated"]);
+    assert_eq!(
+        store
+            .collection(tenant, agent)
+            .await
+            .unwrap()
+            .unwrap()
+            .chunk_count,
+        2
+    );
+}
+
+pub async fn deleted_chunks_are_not_found(backend: &impl Backend) {
+    let store = backend.open().await;
+    let (tenant, agent) = with_collection(&*store, "acme").await;
+    let doomed = chunk("a.md", 0, "delete me", direction(4, 0.0));
+    let id = doomed.id;
+    store
+        .store_chunks(
+            tenant,
+            agent,
+            vec![doomed, chunk("a.md", 1, "keep me", direction(4, 0.5))],
+        )
+        .await
+        .unwrap();
+    store.delete_chunk(tenant, agent, id).await.unwrap();
+    let hits = store
+        .search_chunks(tenant, agent, &query(direction(4, 0.0)))
+        .await
+        .unwrap();
+    assert_eq!(
+        hits.iter()
+            .map(|h| h.chunk.content.as_str())
+            .collect::<Vec<_>>(),
+        vec!["keep me"]
+    );
+    assert!(matches!(
+        store.delete_chunk(tenant, agent, id).await,
+        Err(Error::NotFound { .. })
+    ));
+}
+
+pub async fn knowledge_is_isolated_per_agent_and_tenant(backend: &impl Backend) {
+    let store = backend.open().await;
+    let (tenant, agent) = with_collection(&*store, "acme").await;
+    let finance = fixtures::agent(tenant, "finance");
+    store.create_agent(&finance).await.unwrap();
+    store
+        .create_collection(tenant, finance.id, DIM, "test-model")
+        .await
+        .unwrap();
+    let (other_tenant, other_agent) = with_collection(&*store, "globex").await;
+
+    store
+        .store_chunks(
+            tenant,
+            agent,
+            vec![chunk("hr.md", 0, "salary bands", direction(5, 0.0))],
+        )
+        .await
+        .unwrap();
+    store
+        .store_chunks(
+            tenant,
+            finance.id,
+            vec![chunk("fin.md", 0, "quarterly numbers", direction(5, 0.0))],
+        )
+        .await
+        .unwrap();
+    store
+        .store_chunks(
+            other_tenant,
+            other_agent,
+            vec![chunk("x.md", 0, "globex secrets", direction(5, 0.0))],
+        )
+        .await
+        .unwrap();
+
+    let hits = store
+        .search_chunks(tenant, agent, &query(direction(5, 0.0)))
+        .await
+        .unwrap();
+    assert_eq!(
+        hits.iter()
+            .map(|h| h.chunk.content.as_str())
+            .collect::<Vec<_>>(),
+        vec!["salary bands"]
+    );
+    assert!(hits.iter().all(|h| h.chunk.agent_id == agent));
+    // Another tenant naming this agent reaches nothing.
+    assert!(matches!(
+        store
+            .search_chunks(other_tenant, agent, &query(direction(5, 0.0)))
+            .await,
+        Err(Error::NotFound { .. })
+    ));
+    let stray = chunk("x.md", 1, "intrusion", direction(5, 0.0));
+    assert!(matches!(
+        store.store_chunks(other_tenant, agent, vec![stray]).await,
+        Err(Error::NotFound { .. })
+    ));
+    let own = store
+        .search_chunks(tenant, agent, &query(direction(5, 0.0)))
+        .await
+        .unwrap();
+    assert_eq!(own.len(), 1);
+}
+
+pub async fn chunks_survive_reopening_and_a_second_store_sees_them(backend: &impl Backend) {
+    let store = backend.open().await;
+    let (tenant, agent) = with_collection(&*store, "acme").await;
+    store
+        .store_chunks(
+            tenant,
+            agent,
+            vec![chunk("a.md", 0, "first", direction(6, 0.0))],
+        )
+        .await
+        .unwrap();
+    // Warm this store's index, then write through a second store on the same data.
+    assert_eq!(
+        store
+            .search_chunks(tenant, agent, &query(direction(6, 0.0)))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    let second = backend.open().await;
+    second
+        .store_chunks(
+            tenant,
+            agent,
+            vec![chunk("a.md", 1, "second", direction(6, 0.1))],
+        )
+        .await
+        .unwrap();
+    let seen = store
+        .search_chunks(tenant, agent, &query(direction(6, 0.0)))
+        .await
+        .unwrap();
+    assert_eq!(
+        seen.len(),
+        2,
+        "the first store's index follows the second store's write"
+    );
+    drop(store);
+    drop(second);
+
+    let reopened = backend.open().await;
+    let hits = reopened
+        .search_chunks(tenant, agent, &query(direction(6, 0.0)))
+        .await
+        .unwrap();
+    assert_eq!(
+        hits.iter()
+            .map(|h| h.chunk.content.as_str())
+            .collect::<Vec<_>>(),
+        vec!["first", "second"]
+    );
+}
