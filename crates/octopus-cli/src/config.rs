@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use octopus_engine::config::DurabilityLevel;
-use octopus_engine::{EngineConfig, Limits};
+use octopus_engine::{EmbeddingConfig, EngineConfig, Limits};
 use octopus_server::ServerConfig;
 use serde::Deserialize;
 
@@ -20,6 +20,7 @@ pub struct Config {
     pub server: ServerConfig,
     pub storage: StorageConfig,
     pub limits: Limits,
+    pub embedding: EmbeddingConfig,
     pub log: LogConfig,
 }
 
@@ -112,6 +113,7 @@ impl Config {
             data_dir: self.storage.data_dir.clone(),
             durability: self.storage.durability,
             limits: self.limits,
+            embedding: self.embedding.clone(),
         }
     }
 }

@@ -17,6 +17,18 @@ pub trait Embedder: Send + Sync {
 
     /// One vector per text, in the order given.
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+
+    /// The most tokens of one input the model reads; the rest is cut off, so
+    /// chunks should not be longer. `None` when unknown.
+    fn max_input_tokens(&self) -> Option<usize> {
+        None
+    }
+
+    /// Tokens of `text` as the model counts them (without special tokens), when
+    /// the embedder can tell.
+    fn count_tokens(&self, _text: &str) -> Option<usize> {
+        None
+    }
 }
 
 /// Why embedding failed, and whose fault it is.

@@ -15,6 +15,16 @@ pub struct EngineConfig {
     /// NORMAL). `power_loss`: it also survives a power cut (every commit fsynced).
     pub durability: DurabilityLevel,
     pub limits: Limits,
+    pub embedding: EmbeddingConfig,
+}
+
+/// Which model embeds text.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmbeddingConfig {
+    /// A folder with `model.safetensors`, `tokenizer.json` and `config.json` (and
+    /// the sentence-transformers configs); the cached all-MiniLM-L6-v2 when absent.
+    pub model_dir: Option<PathBuf>,
 }
 
 impl Default for EngineConfig {
@@ -23,6 +33,7 @@ impl Default for EngineConfig {
             data_dir: PathBuf::from("./octopus-data"),
             durability: DurabilityLevel::Process,
             limits: Limits::default(),
+            embedding: EmbeddingConfig::default(),
         }
     }
 }

@@ -13,6 +13,9 @@ pub enum Error {
     #[error("this operation needs the admin key")]
     AdminOnly,
 
+    #[error(transparent)]
+    Embedding(#[from] octopus_core::embedding::EmbedError),
+
     #[error("open the store: {0}")]
     OpenStore(#[from] octopus_sqlite::Error),
 }

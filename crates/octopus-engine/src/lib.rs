@@ -14,7 +14,7 @@ pub mod keys;
 pub mod merge_patch;
 mod service;
 
-pub use config::{EngineConfig, Limits};
+pub use config::{EmbeddingConfig, EngineConfig, Limits};
 pub use error::{Error, Result};
 pub use keys::{Caller, MintedKey};
-pub use service::Octopus;
+pub use service::{IngestDocument, IngestReport, KnowledgeQuery, Octopus};

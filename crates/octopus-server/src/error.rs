@@ -106,6 +106,7 @@ impl From<octopus_engine::Error> for ApiError {
                 error.to_string(),
             ),
             E::AdminOnly => ApiError::new(StatusCode::FORBIDDEN, "admin_only", error.to_string()),
+            E::Embedding(embedding) => embedding_error(embedding),
             E::OpenStore(source) => {
                 tracing::error!(error = %source, "store unavailable");
                 ApiError::new(
@@ -114,6 +115,42 @@ impl From<octopus_engine::Error> for ApiError {
                     "the store is unavailable",
                 )
             }
+        }
+    }
+}
+
+/// Whose fault an embedding failure is decides the status: the caller's input
+/// (422), the provider (502, or 503 when it asked to retry later), or our model
+/// (503, logged).
+fn embedding_error(error: octopus_core::embedding::EmbedError) -> ApiError {
+    use octopus_core::embedding::EmbedError as E;
+    match error {
+        E::Input(message) => {
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", message)
+        }
+        E::Provider {
+            provider,
+            message,
+            retry_after,
+        } => {
+            let status = if retry_after.is_some() {
+                StatusCode::SERVICE_UNAVAILABLE
+            } else {
+                StatusCode::BAD_GATEWAY
+            };
+            ApiError::new(
+                status,
+                "embedding_provider_failed",
+                format!("{provider}: {message}"),
+            )
+        }
+        E::Model(message) => {
+            tracing::error!(%message, "embedding model unavailable");
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "embedding_unavailable",
+                "the embedding model is not available; see the server log (is it installed? scripts/fetch-model.sh)",
+            )
         }
     }
 }

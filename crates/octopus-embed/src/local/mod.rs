@@ -51,6 +51,8 @@ struct Inner {
     name: String,
     model: BertModel,
     tokenizer: Tokenizer,
+    /// The same tokenizer without truncation, for measuring whole texts.
+    counter: Tokenizer,
     pad_id: u32,
     folder: FolderConfig,
     dimension: usize,
@@ -90,6 +92,10 @@ impl LocalEmbedder {
         // and inputs are truncated where the model's pipeline truncates them.
         let pad_id = tokenizer.get_padding().map_or(0, |p| p.pad_id);
         tokenizer.with_padding(None);
+        let mut counter = tokenizer.clone();
+        counter
+            .with_truncation(None)
+            .map_err(|e| EmbedError::Model(format!("set truncation: {e}")))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: folder.max_seq_length,
@@ -107,6 +113,7 @@ impl LocalEmbedder {
                 name,
                 model,
                 tokenizer,
+                counter,
                 pad_id,
                 dimension: config.hidden_size,
                 folder,
@@ -214,6 +221,18 @@ impl Embedder for LocalEmbedder {
 
     fn dimension(&self) -> usize {
         self.inner.dimension
+    }
+
+    fn max_input_tokens(&self) -> Option<usize> {
+        Some(self.inner.folder.max_seq_length)
+    }
+
+    fn count_tokens(&self, text: &str) -> Option<usize> {
+        self.inner
+            .counter
+            .encode(text, false)
+            .ok()
+            .map(|encoding| encoding.get_ids().len())
     }
 
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {

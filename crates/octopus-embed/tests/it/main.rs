@@ -76,6 +76,20 @@ fn a_vector_does_not_depend_on_its_batch() {
 }
 
 #[test]
+fn token_counts_are_not_truncated() {
+    let fixture = fixture();
+    let model = model();
+    assert_eq!(model.max_input_tokens(), Some(256));
+    let long = fixture.sentences.last().unwrap();
+    assert_eq!(
+        model.count_tokens(long),
+        Some(fixture.long_text_tokens - 2),
+        "reference counts [CLS] and [SEP]"
+    );
+    assert_eq!(model.count_tokens("hi"), Some(1));
+}
+
+#[test]
 fn a_folder_without_the_model_is_a_clear_error() {
     let empty = std::env::temp_dir().join("octopus-no-model-here");
     std::fs::create_dir_all(&empty).unwrap();

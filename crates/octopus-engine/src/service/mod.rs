@@ -3,12 +3,16 @@
 mod agents;
 mod conversations;
 mod episodes;
+mod knowledge;
 mod tenants;
+
+pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use octopus_core::agent::Agent;
+use octopus_core::embedding::{EmbedError, Embedder};
 use octopus_core::{AgentId, ConversationId, TenantId};
 
 use octopus_core::store::Store;
@@ -30,6 +34,27 @@ pub struct Octopus {
     /// The admin key's hash, read once: every request compares against it.
     admin_key: Arc<RwLock<Option<KeyHash>>>,
     caches: Arc<Caches>,
+    embedding: Arc<Embedding>,
+}
+
+/// The embedder, loaded on first use: a server that never embeds never pays for
+/// loading the model.
+struct Embedding {
+    config: crate::config::EmbeddingConfig,
+    loaded: tokio::sync::OnceCell<Arc<dyn Embedder>>,
+    /// One ingestion batch embeds at a time, so a large ingest leaves CPU for
+    /// the queries of live conversations, which do not wait on this.
+    ingest_permits: tokio::sync::Semaphore,
+}
+
+impl Embedding {
+    fn new(config: crate::config::EmbeddingConfig) -> Self {
+        Self {
+            config,
+            loaded: tokio::sync::OnceCell::new(),
+            ingest_permits: tokio::sync::Semaphore::new(1),
+        }
+    }
 }
 
 /// How long another process's change (a revoked key, an edited agent) may go
@@ -54,7 +79,9 @@ impl Octopus {
             DurabilityLevel::PowerLoss => Durability::PowerLoss,
         };
         let store = SqliteStore::open(options)?;
-        Ok(Self::with_store(Arc::new(store), config.limits))
+        let mut octopus = Self::with_store(Arc::new(store), config.limits);
+        octopus.embedding = Arc::new(Embedding::new(config.embedding.clone()));
+        Ok(octopus)
     }
 
     pub fn with_store(store: Arc<dyn Store>, limits: Limits) -> Self {
@@ -69,6 +96,7 @@ impl Octopus {
             limits,
             admin_key: Arc::new(RwLock::new(None)),
             caches: Arc::new(caches),
+            embedding: Arc::new(Embedding::new(Default::default())),
         }
     }
 
@@ -144,6 +172,36 @@ impl Octopus {
             .conversation_agents
             .insert((tenant, id), conversation.agent_id);
         Ok(conversation.agent_id)
+    }
+
+    /// Uses `embedder` instead of the configured model.
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        let embedding = Embedding::new(self.embedding.config.clone());
+        embedding.loaded.set(embedder).ok();
+        self.embedding = Arc::new(embedding);
+        self
+    }
+
+    /// The embedder, loading the configured model on first use.
+    pub async fn embedder(&self) -> Result<Arc<dyn Embedder>> {
+        let embedding = Arc::clone(&self.embedding);
+        let loaded = embedding
+            .loaded
+            .get_or_try_init(|| async {
+                let dir = embedding
+                    .config
+                    .model_dir
+                    .clone()
+                    .unwrap_or_else(octopus_embed::model_dir::default_model_dir);
+                let model = tokio::task::spawn_blocking(move || {
+                    octopus_embed::local::LocalEmbedder::load(&dir)
+                })
+                .await
+                .map_err(|e| EmbedError::Model(format!("the model loading task failed: {e}")))??;
+                Ok::<_, Error>(Arc::new(model) as Arc<dyn Embedder>)
+            })
+            .await?;
+        Ok(Arc::clone(loaded))
     }
 
     /// Is the store able to serve?

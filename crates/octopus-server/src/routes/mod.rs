@@ -6,6 +6,7 @@ mod agents;
 mod conversations;
 mod episodes;
 mod health;
+mod knowledge;
 mod search;
 mod tenants;
 
@@ -30,6 +31,7 @@ use crate::error::{ApiError, ErrorBody};
         (name = "conversations"),
         (name = "episodes"),
         (name = "search"),
+        (name = "knowledge", description = "Semantic memory: an agent's documents, searched by meaning"),
         (name = "health"),
     )
 )]
@@ -77,6 +79,10 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(episodes::restore_episode))
         .routes(routes!(episodes::purge_episode))
         .routes(routes!(search::search_messages))
+        .routes(routes!(knowledge::ingest_document))
+        .routes(routes!(knowledge::search_knowledge))
+        .routes(routes!(knowledge::knowledge_info))
+        .routes(routes!(knowledge::delete_chunk))
 }
 
 /// `limit` and `offset` of a list.

@@ -20,6 +20,8 @@ fn body_for(operation: &str, victim: &Seeded) -> Value {
         "set_episode_summary" => json!({"summary": "pwned"}),
         "create_tenant" => json!({"name": "pwned"}),
         "create_api_key" => json!({"name": "pwned"}),
+        "ingest_document" => json!({"source": "pwned.md", "text": "pwned"}),
+        "search_knowledge" => json!({"query": "victim secret roadmap"}),
         other => panic!("operation `{other}` takes a body: add a valid one to the isolation walk"),
     }
 }
@@ -32,6 +34,7 @@ fn id_for(parameter: &str, victim: &Seeded) -> String {
         "episode_id" => victim.episode.clone(),
         "tenant_id" => victim.tenant.clone(),
         "key_id" => victim.message.clone(), // any id of B's: a key id is never exposed to A
+        "chunk_id" => victim.message.clone(), // likewise: B's agent is refused first
         other => panic!("path parameter `{other}` is new: map it to one of the victim's ids"),
     }
 }

@@ -4,3 +4,4 @@ mod bad_input;
 mod flows;
 mod harness;
 mod isolation;
+mod knowledge;

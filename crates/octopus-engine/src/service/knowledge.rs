@@ -1,0 +1,187 @@
+//! Semantic memory: ingesting documents into an agent's collection, and searching it.
+
+use octopus_core::chunking::{ChunkingOptions, Format, chunk_text};
+use octopus_core::knowledge::{
+    ChunkFilter, ChunkHit, ChunkMetadata, Collection, NewChunk, VectorQuery,
+};
+use octopus_core::tokens::{ApproximateTokenCounter, TokenCounter};
+use octopus_core::{AgentId, Error as DomainError, TenantId, now};
+use uuid::Uuid;
+
+use super::Octopus;
+use crate::Result;
+
+/// Longest document accepted in one ingestion, in bytes.
+pub const MAX_DOCUMENT_BYTES: usize = 10 << 20;
+/// Texts embedded per batch during ingestion; the ingestion permit is held per batch.
+const INGEST_BATCH: usize = 32;
+/// Room left in the model's input for the heading path written before each chunk.
+const HEADING_ALLOWANCE: usize = 32;
+
+/// A document to ingest.
+#[derive(Clone, Debug)]
+pub struct IngestDocument {
+    /// Names the document; ingesting the same source again replaces its chunks.
+    pub source: String,
+    pub text: String,
+    pub format: Format,
+    pub category: Option<String>,
+}
+
+/// What an ingestion stored.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct IngestReport {
+    pub source: String,
+    pub chunks: usize,
+    pub tokens: usize,
+}
+
+/// A search of an agent's knowledge by meaning.
+#[derive(Clone, Debug)]
+pub struct KnowledgeQuery {
+    pub text: String,
+    pub top_k: u32,
+    pub min_score: f32,
+    pub filter: ChunkFilter,
+}
+
+impl Octopus {
+    /// Chunks, embeds and stores a document in the agent's collection (created on
+    /// first use), replacing any earlier version of the same source.
+    pub async fn ingest_document(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        document: IngestDocument,
+    ) -> Result<IngestReport> {
+        if document.source.trim().is_empty() || document.source.chars().count() > 1000 {
+            return Err(DomainError::invalid("source", "must be 1 to 1000 characters").into());
+        }
+        if document.text.len() > MAX_DOCUMENT_BYTES {
+            return Err(DomainError::invalid(
+                "text",
+                format!("must be at most {MAX_DOCUMENT_BYTES} bytes"),
+            )
+            .into());
+        }
+        self.cached_agent(tenant, agent).await?;
+        let embedder = self.embedder().await?;
+        let dimension = u32::try_from(embedder.dimension()).unwrap_or(u32::MAX);
+        self.store
+            .create_collection(tenant, agent, dimension, embedder.model())
+            .await?;
+
+        // Chunks must fit the model's input, or their tails would be invisible to
+        // the vector: cap the seed's 500 tokens at the model's window.
+        let mut options = ChunkingOptions::default();
+        if let Some(window) = embedder.max_input_tokens() {
+            options.max_tokens = options
+                .max_tokens
+                .min(window.saturating_sub(HEADING_ALLOWANCE).max(16));
+        }
+        let count = |text: &str| {
+            embedder
+                .count_tokens(text)
+                .unwrap_or_else(|| ApproximateTokenCounter.count(text) as usize)
+        };
+        let pieces = chunk_text(&document.text, document.format, options, &count);
+
+        let indexed_at = now();
+        let mut chunks = Vec::with_capacity(pieces.len());
+        for batch in pieces.chunks(INGEST_BATCH) {
+            // Each chunk is embedded with its heading path, its context in the document.
+            let texts: Vec<String> = batch
+                .iter()
+                .map(|piece| match &piece.heading {
+                    Some(heading) => format!("{heading}\n\n{}", piece.text),
+                    None => piece.text.clone(),
+                })
+                .collect();
+            let vectors = {
+                let _permit = self.embedding.ingest_permits.acquire().await.map_err(|_| {
+                    octopus_core::embedding::EmbedError::Model(
+                        "the embedder is shutting down".into(),
+                    )
+                })?;
+                embedder.embed(&texts).await?
+            };
+            for (piece, embedding) in batch.iter().zip(vectors) {
+                chunks.push(NewChunk {
+                    id: Uuid::now_v7(),
+                    content: piece.text.clone(),
+                    embedding,
+                    metadata: ChunkMetadata {
+                        source: document.source.clone(),
+                        chunk_index: u32::try_from(chunks.len()).unwrap_or(u32::MAX),
+                        category: document.category.clone(),
+                        heading: piece.heading.clone(),
+                        indexed_at,
+                    },
+                });
+            }
+        }
+        let report = IngestReport {
+            source: document.source.clone(),
+            chunks: chunks.len(),
+            tokens: pieces.iter().map(|p| p.tokens).sum(),
+        };
+        self.store
+            .replace_source(tenant, agent, &document.source, chunks)
+            .await?;
+        tracing::info!(tenant_id = %tenant, agent_id = %agent, source = %report.source, chunks = report.chunks, "ingested document");
+        Ok(report)
+    }
+
+    /// The agent's knowledge closest in meaning to the query, best first. An agent
+    /// with no knowledge yet has an empty answer.
+    pub async fn search_knowledge(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        query: KnowledgeQuery,
+    ) -> Result<Vec<ChunkHit>> {
+        if query.text.trim().is_empty() {
+            return Err(DomainError::invalid("query", "must not be empty").into());
+        }
+        self.cached_agent(tenant, agent).await?;
+        if self.store.collection(tenant, agent).await?.is_none() {
+            return Ok(Vec::new());
+        }
+        let embedder = self.embedder().await?;
+        let vector = embedder
+            .embed(std::slice::from_ref(&query.text))
+            .await?
+            .pop()
+            .unwrap_or_default();
+        let vector_query = VectorQuery {
+            vector,
+            top_k: query.top_k,
+            min_score: query.min_score,
+            filter: query.filter,
+        };
+        Ok(self
+            .store
+            .search_chunks(tenant, agent, &vector_query)
+            .await?)
+    }
+
+    /// The agent's collection, if it has any knowledge.
+    pub async fn knowledge_collection(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+    ) -> Result<Option<Collection>> {
+        self.cached_agent(tenant, agent).await?;
+        Ok(self.store.collection(tenant, agent).await?)
+    }
+
+    pub async fn delete_knowledge_chunk(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        chunk: Uuid,
+    ) -> Result<()> {
+        self.cached_agent(tenant, agent).await?;
+        Ok(self.store.delete_chunk(tenant, agent, chunk).await?)
+    }
+}

@@ -1,0 +1,193 @@
+//! Semantic memory through the API, with the real local model.
+
+use axum::http::{Method, StatusCode};
+use serde_json::json;
+
+use crate::harness::{TestServer, agent_body, seed};
+
+const HANDBOOK: &str = "# Employee handbook
+
+## Leave
+
+Employees receive 25 days of paid vacation per year. Unused days carry over until March.
+
+## Expenses
+
+Travel costs are reimbursed within two weeks when receipts are submitted through the finance portal.
+";
+
+const FAQ: &str = "The office kitchen is cleaned every Friday afternoon.\n\nParking permits are issued by the front desk.";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn documents_are_ingested_and_found_by_meaning() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    let key = &seeded.key;
+    let base = format!("/v1/agents/{}/knowledge", seeded.agent);
+
+    let empty = server
+        .ok(Method::GET, &base, key, None, StatusCode::OK)
+        .await;
+    assert!(empty["collection"].is_null());
+
+    let report = server
+        .ok(
+            Method::POST,
+            &format!("{base}/documents"),
+            key,
+            Some(json!({"source": "handbook.md", "text": HANDBOOK, "category": "policy"})),
+            StatusCode::CREATED,
+        )
+        .await;
+    assert_eq!(report["chunks"], 2, "one chunk per section: {report}");
+    server
+        .ok(
+            Method::POST,
+            &format!("{base}/documents"),
+            key,
+            Some(json!({"source": "faq.txt", "text": FAQ})),
+            StatusCode::CREATED,
+        )
+        .await;
+
+    // No word of the question appears in the answer's chunk.
+    let search = json!({"query": "how many holidays do I get?", "top_k": 3, "min_score": 0.0});
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{base}/search"),
+            key,
+            Some(search),
+            StatusCode::OK,
+        )
+        .await;
+    let first = &hits["items"][0];
+    assert!(
+        first["chunk"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("25 days of paid vacation"),
+        "{hits}"
+    );
+    assert_eq!(first["chunk"]["heading"], "Employee handbook > Leave");
+    assert_eq!(first["chunk"]["source"], "handbook.md");
+    assert_eq!(first["chunk"]["category"], "policy");
+    assert!(first["score"].as_f64().unwrap() > hits["items"][1]["score"].as_f64().unwrap());
+
+    let filtered =
+        json!({"query": "how many holidays do I get?", "min_score": 0.0, "source": "faq.txt"});
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{base}/search"),
+            key,
+            Some(filtered),
+            StatusCode::OK,
+        )
+        .await;
+    assert!(
+        hits["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["chunk"]["source"] == "faq.txt")
+    );
+
+    // Re-ingesting a source replaces its chunks.
+    let revised = HANDBOOK.replace("25 days", "30 days");
+    server
+        .ok(
+            Method::POST,
+            &format!("{base}/documents"),
+            key,
+            Some(json!({"source": "handbook.md", "text": revised})),
+            StatusCode::CREATED,
+        )
+        .await;
+    let info = server
+        .ok(Method::GET, &base, key, None, StatusCode::OK)
+        .await;
+    assert_eq!(
+        info["collection"]["chunk_count"], 3,
+        "2 handbook chunks (one per section) + 1 faq chunk: {info}"
+    );
+    assert_eq!(info["collection"]["dimension"], 384);
+    let search = json!({"query": "vacation days per year", "top_k": 1, "min_score": 0.0});
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{base}/search"),
+            key,
+            Some(search),
+            StatusCode::OK,
+        )
+        .await;
+    assert!(
+        hits["items"][0]["chunk"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("30 days")
+    );
+
+    // Another agent of the same tenant has no knowledge of it.
+    let other = server
+        .ok(
+            Method::POST,
+            "/v1/agents",
+            key,
+            Some(agent_body("finance")),
+            StatusCode::CREATED,
+        )
+        .await;
+    let other_base = format!("/v1/agents/{}/knowledge", other["id"].as_str().unwrap());
+    let search = json!({"query": "vacation days per year", "min_score": -1.0});
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{other_base}/search"),
+            key,
+            Some(search),
+            StatusCode::OK,
+        )
+        .await;
+    assert!(hits["items"].as_array().unwrap().is_empty());
+
+    let chunk_id = hits_first_chunk_id(&server, key, &base).await;
+    server
+        .ok(
+            Method::DELETE,
+            &format!("{base}/chunks/{chunk_id}"),
+            key,
+            None,
+            StatusCode::NO_CONTENT,
+        )
+        .await;
+    let info = server
+        .ok(Method::GET, &base, key, None, StatusCode::OK)
+        .await;
+    assert_eq!(info["collection"]["chunk_count"], 2);
+
+    let reply = server
+        .call(
+            Method::POST,
+            &format!("{base}/search"),
+            key,
+            Some(json!({"query": "x", "top_k": 0})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+async fn hits_first_chunk_id(server: &TestServer, key: &str, base: &str) -> String {
+    let search = json!({"query": "kitchen cleaning", "top_k": 1, "min_score": -1.0});
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{base}/search"),
+            key,
+            Some(search),
+            StatusCode::OK,
+        )
+        .await;
+    hits["items"][0]["chunk"]["id"].as_str().unwrap().to_owned()
+}
