@@ -131,6 +131,41 @@ pub fn check_dimension(field: &str, vector: &[f32], dimension: u32) -> Result<()
     Ok(())
 }
 
+/// A search by words, ranked by BM25.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeywordQuery {
+    pub text: String,
+    pub top_k: u32,
+    pub filter: ChunkFilter,
+}
+
+/// How a knowledge search finds chunks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SearchMode {
+    /// By meaning and by words, fused by reciprocal rank.
+    #[default]
+    Hybrid,
+    /// By meaning only (cosine similarity of embeddings).
+    Vector,
+    /// By words only (BM25).
+    Keyword,
+}
+
+/// A chunk found by a knowledge search, with every score that placed it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct KnowledgeHit {
+    /// The ranking score: the fused score in hybrid mode, else the one below.
+    pub score: f32,
+    /// Cosine similarity, when found by meaning.
+    pub vector_score: Option<f32>,
+    /// BM25 (higher is better), when found by words.
+    pub keyword_score: Option<f32>,
+    pub chunk: Chunk,
+}
+
 /// A chunk found by a search, with its score (higher is closer).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

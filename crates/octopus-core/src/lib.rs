@@ -18,6 +18,7 @@ pub mod conversation;
 pub mod embedding;
 pub mod episode;
 mod error;
+pub mod fusion;
 pub mod ids;
 pub mod knowledge;
 pub mod message;

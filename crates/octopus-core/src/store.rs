@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use crate::agent::Agent;
 use crate::conversation::{Conversation, ConversationFilter};
 use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
-use crate::knowledge::{ChunkHit, Collection, NewChunk, VectorQuery};
+use crate::knowledge::{ChunkHit, Collection, KeywordQuery, NewChunk, VectorQuery};
 use crate::message::{Message, MessageContent, Role, ToolCallRecord};
 use crate::search::{MessageHit, MessageSearchQuery};
 use crate::tenant::{ApiKey, KeyHash, Tenant};
@@ -242,6 +242,14 @@ pub trait KnowledgeStore: Send + Sync {
         tenant: TenantId,
         agent: AgentId,
         query: &VectorQuery,
+    ) -> Result<Vec<ChunkHit>>;
+    /// Chunks matching any word of the query, best BM25 first (`score` is BM25,
+    /// higher is better).
+    async fn keyword_search_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        query: &KeywordQuery,
     ) -> Result<Vec<ChunkHit>>;
     /// Deletes one chunk; `NotFound` when the collection has no such chunk.
     async fn delete_chunk(&self, tenant: TenantId, agent: AgentId, id: uuid::Uuid) -> Result<()>;

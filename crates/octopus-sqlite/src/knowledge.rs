@@ -12,12 +12,13 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use async_trait::async_trait;
 use octopus_core::knowledge::{
-    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, NewChunk, VectorQuery,
+    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
     check_dimension, collection_name,
 };
 use octopus_core::store::KnowledgeStore;
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
 use octopus_vector::ExactIndex;
+use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
@@ -25,7 +26,7 @@ use crate::SqliteStore;
 use crate::codec::{self, micros};
 use crate::db::lock;
 use crate::error::Result as StoreResult;
-use crate::rows;
+use crate::rows::{self, Filters};
 
 type CollectionKey = (TenantId, AgentId);
 
@@ -408,6 +409,74 @@ impl KnowledgeStore for SqliteStore {
                     .filter(|n| n.score >= query.min_score)
                     .collect();
                 fetch_hits(conn, tenant, agent, &neighbours)
+            })
+            .await
+    }
+
+    async fn keyword_search_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        query: &KeywordQuery,
+    ) -> Result<Vec<ChunkHit>> {
+        if octopus_core::search::search_terms(&query.text).is_empty() {
+            return Err(DomainError::invalid(
+                "query",
+                "must contain at least one word",
+            ));
+        }
+        if query.top_k == 0 || query.top_k > octopus_core::knowledge::MAX_TOP_K {
+            return Err(DomainError::invalid(
+                "top_k",
+                format!(
+                    "must be between 1 and {}",
+                    octopus_core::knowledge::MAX_TOP_K
+                ),
+            ));
+        }
+        let query = query.clone();
+        self.db
+            .read(move |conn| {
+                require_collection(conn, tenant, agent)?;
+                let mut filters = Filters::default();
+                filters.push("knowledge_fts MATCH ?", Value::Text(crate::search::fts_query(&query.text)));
+                filters.push("c.tenant_id = ?", rows::blob(&tenant.0));
+                filters.push("c.agent_id = ?", rows::blob(&agent.0));
+                if let Some(source) = query.filter.source {
+                    filters.push("c.source = ?", Value::Text(source));
+                }
+                if let Some(category) = query.filter.category {
+                    filters.push("c.category = ?", Value::Text(category));
+                }
+                if let Some(from) = query.filter.indexed_from {
+                    filters.push("c.indexed_at >= ?", Value::Integer(micros(from)));
+                }
+                if let Some(to) = query.filter.indexed_to {
+                    filters.push("c.indexed_at < ?", Value::Integer(micros(to)));
+                }
+                let limit = filters.bind(Value::Integer(query.top_k.into()));
+                let sql = format!(
+                    "SELECT c.id AS id, c.source AS source, c.chunk_index AS chunk_index, c.category AS category,
+                            c.heading AS heading, c.content AS content, c.indexed_at AS indexed_at,
+                            bm25(knowledge_fts) AS rank
+                     FROM knowledge_fts JOIN knowledge_chunks c ON c.seq = knowledge_fts.rowid
+                     {} ORDER BY rank LIMIT {limit}",
+                    filters.where_sql()
+                );
+                let mut stmt = conn.prepare_cached(&sql)?;
+                rows::collect(&mut stmt, rusqlite::params_from_iter(filters.params), |row| {
+                    let rank: f64 = row.get("rank")?;
+                    Ok(ChunkHit {
+                        // bm25() is lower-is-better.
+                        score: -rank as f32,
+                        chunk: Chunk {
+                            id: rows::uuid(row, "id")?,
+                            agent_id: agent,
+                            content: row.get("content")?,
+                            metadata: metadata_from_row(row)?,
+                        },
+                    })
+                })
             })
             .await
     }

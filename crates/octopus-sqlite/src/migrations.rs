@@ -22,6 +22,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0002_knowledge",
         sql: include_str!("../migrations/main/0002_knowledge.sql"),
     },
+    Migration {
+        name: "main/0003_knowledge_fts",
+        sql: include_str!("../migrations/main/0003_knowledge_fts.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[Migration {

@@ -190,7 +190,7 @@ fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
 }
 
 /// An FTS5 query matching any of the words, each quoted so it is never syntax.
-fn fts_query(text: &str) -> String {
+pub(crate) fn fts_query(text: &str) -> String {
     search_terms(text)
         .iter()
         .map(|word| format!("\"{word}\""))

@@ -455,3 +455,117 @@ pub async fn chunks_survive_reopening_and_a_second_store_sees_them(backend: &imp
         vec!["first", "second"]
     );
 }
+
+fn words(text: &str) -> octopus_core::knowledge::KeywordQuery {
+    octopus_core::knowledge::KeywordQuery {
+        text: text.into(),
+        top_k: 10,
+        filter: ChunkFilter::default(),
+    }
+}
+
+pub async fn keyword_search_follows_every_change(backend: &impl Backend) {
+    let store = backend.open().await;
+    let (tenant, agent) = with_collection(&*store, "acme").await;
+    let finance = fixtures::agent(tenant, "finance");
+    store.create_agent(&finance).await.unwrap();
+    store
+        .create_collection(tenant, finance.id, DIM, "test-model")
+        .await
+        .unwrap();
+
+    let mut dense = chunk(
+        "a.md",
+        0,
+        "Invoice invoice invoice: the invoice total.",
+        direction(0, 0.0),
+    );
+    dense.metadata.heading = Some("Billing".into());
+    let sparse = chunk(
+        "b.md",
+        0,
+        "Attach the invoice to the claim.",
+        direction(1, 0.0),
+    );
+    let doomed = chunk("c.md", 0, "An old invoice policy.", direction(2, 0.0));
+    let doomed_id = doomed.id;
+    store
+        .store_chunks(tenant, agent, vec![dense, sparse, doomed])
+        .await
+        .unwrap();
+    store
+        .store_chunks(
+            tenant,
+            finance.id,
+            vec![chunk("f.md", 0, "invoice ledger", direction(3, 0.0))],
+        )
+        .await
+        .unwrap();
+
+    let hits = store
+        .keyword_search_chunks(tenant, agent, &words("invoices"))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 3, "stemmed, and only this agent's chunks");
+    assert_eq!(
+        hits[0].chunk.metadata.source, "a.md",
+        "the denser match ranks first"
+    );
+    assert!(hits[0].score > hits[1].score);
+    let by_heading = store
+        .keyword_search_chunks(tenant, agent, &words("billing"))
+        .await
+        .unwrap();
+    assert_eq!(by_heading.len(), 1, "headings are searchable too");
+
+    let filtered = octopus_core::knowledge::KeywordQuery {
+        filter: ChunkFilter {
+            source: Some("b.md".into()),
+            ..ChunkFilter::default()
+        },
+        ..words("invoice")
+    };
+    assert_eq!(
+        store
+            .keyword_search_chunks(tenant, agent, &filtered)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+
+    store.delete_chunk(tenant, agent, doomed_id).await.unwrap();
+    store
+        .replace_source(
+            tenant,
+            agent,
+            "b.md",
+            vec![chunk("b.md", 0, "Attach the receipt.", direction(1, 0.0))],
+        )
+        .await
+        .unwrap();
+    let hits = store
+        .keyword_search_chunks(tenant, agent, &words("invoice"))
+        .await
+        .unwrap();
+    assert_eq!(
+        hits.iter()
+            .map(|h| h.chunk.metadata.source.as_str())
+            .collect::<Vec<_>>(),
+        vec!["a.md"]
+    );
+    assert_eq!(
+        store
+            .keyword_search_chunks(tenant, agent, &words("receipt"))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(matches!(
+        store
+            .keyword_search_chunks(tenant, agent, &words("?!"))
+            .await,
+        Err(Error::Invalid { .. })
+    ));
+}

@@ -49,7 +49,8 @@ macro_rules! store_conformance_tests {
             replacing_a_source_leaves_no_duplicates,
             deleted_chunks_are_not_found,
             knowledge_is_isolated_per_agent_and_tenant,
-            chunks_survive_reopening_and_a_second_store_sees_them
+            chunks_survive_reopening_and_a_second_store_sees_them,
+            keyword_search_follows_every_change
         );
     };
     (@knowledge $backend:expr; $($rule:ident),* $(,)?) => {

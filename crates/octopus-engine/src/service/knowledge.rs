@@ -1,9 +1,14 @@
 //! Semantic memory: ingesting documents into an agent's collection, and searching it.
 
 use octopus_core::chunking::{ChunkingOptions, Format, chunk_text};
+use std::collections::HashMap;
+
+use octopus_core::fusion::reciprocal_rank_fusion;
 use octopus_core::knowledge::{
-    ChunkFilter, ChunkHit, ChunkMetadata, Collection, NewChunk, VectorQuery,
+    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, KnowledgeHit, MAX_TOP_K,
+    NewChunk, SearchMode, VectorQuery,
 };
+use octopus_core::search::search_terms;
 use octopus_core::tokens::{ApproximateTokenCounter, TokenCounter};
 use octopus_core::{AgentId, Error as DomainError, TenantId, now};
 use uuid::Uuid;
@@ -36,14 +41,21 @@ pub struct IngestReport {
     pub tokens: usize,
 }
 
-/// A search of an agent's knowledge by meaning.
+/// A search of an agent's knowledge.
 #[derive(Clone, Debug)]
 pub struct KnowledgeQuery {
     pub text: String,
     pub top_k: u32,
+    /// Drops chunks found by meaning with a lower cosine similarity. Chunks
+    /// found by words are not held to it: BM25 is on another scale.
     pub min_score: f32,
     pub filter: ChunkFilter,
+    pub mode: SearchMode,
 }
+
+/// Candidates each retriever contributes to a fusion, per hit asked for:
+/// fusion rewards agreement, which it can only see deeper than the top-k.
+const FUSION_DEPTH: u32 = 4;
 
 impl Octopus {
     /// Chunks, embeds and stores a document in the agent's collection (created on
@@ -132,37 +144,82 @@ impl Octopus {
         Ok(report)
     }
 
-    /// The agent's knowledge closest in meaning to the query, best first. An agent
-    /// with no knowledge yet has an empty answer.
+    /// The agent's knowledge best matching the query, by meaning, by words, or
+    /// both fused (reciprocal rank fusion), best first. An agent with no
+    /// knowledge yet has an empty answer.
     pub async fn search_knowledge(
         &self,
         tenant: TenantId,
         agent: AgentId,
         query: KnowledgeQuery,
-    ) -> Result<Vec<ChunkHit>> {
+    ) -> Result<Vec<KnowledgeHit>> {
         if query.text.trim().is_empty() {
             return Err(DomainError::invalid("query", "must not be empty").into());
+        }
+        if query.top_k == 0 || query.top_k > MAX_TOP_K {
+            return Err(DomainError::invalid(
+                "top_k",
+                format!("must be between 1 and {MAX_TOP_K}"),
+            )
+            .into());
+        }
+        let has_words = !search_terms(&query.text).is_empty();
+        if query.mode == SearchMode::Keyword && !has_words {
+            return Err(DomainError::invalid("query", "must contain at least one word").into());
         }
         self.cached_agent(tenant, agent).await?;
         if self.store.collection(tenant, agent).await?.is_none() {
             return Ok(Vec::new());
         }
-        let embedder = self.embedder().await?;
-        let vector = embedder
-            .embed(std::slice::from_ref(&query.text))
-            .await?
-            .pop()
-            .unwrap_or_default();
-        let vector_query = VectorQuery {
-            vector,
-            top_k: query.top_k,
-            min_score: query.min_score,
-            filter: query.filter,
+        let depth = if query.mode == SearchMode::Hybrid {
+            (query.top_k * FUSION_DEPTH).min(MAX_TOP_K)
+        } else {
+            query.top_k
         };
-        Ok(self
-            .store
-            .search_chunks(tenant, agent, &vector_query)
-            .await?)
+        let by_meaning = async {
+            if query.mode == SearchMode::Keyword {
+                return Ok(Vec::new());
+            }
+            let embedder = self.embedder().await?;
+            let vector = embedder
+                .embed(std::slice::from_ref(&query.text))
+                .await?
+                .pop()
+                .unwrap_or_default();
+            let vector_query = VectorQuery {
+                vector,
+                top_k: depth,
+                min_score: query.min_score,
+                filter: query.filter.clone(),
+            };
+            Ok::<_, crate::Error>(
+                self.store
+                    .search_chunks(tenant, agent, &vector_query)
+                    .await?,
+            )
+        };
+        let by_words = async {
+            if query.mode == SearchMode::Vector || !has_words {
+                return Ok(Vec::new());
+            }
+            let keyword_query = KeywordQuery {
+                text: query.text.clone(),
+                top_k: depth,
+                filter: query.filter.clone(),
+            };
+            Ok::<_, crate::Error>(
+                self.store
+                    .keyword_search_chunks(tenant, agent, &keyword_query)
+                    .await?,
+            )
+        };
+        let (by_meaning, by_words) = tokio::join!(by_meaning, by_words);
+        Ok(fuse(
+            by_meaning?,
+            by_words?,
+            query.mode,
+            query.top_k as usize,
+        ))
     }
 
     /// The agent's collection, if it has any knowledge.
@@ -184,4 +241,42 @@ impl Octopus {
         self.cached_agent(tenant, agent).await?;
         Ok(self.store.delete_chunk(tenant, agent, chunk).await?)
     }
+}
+
+/// Ranks the retrievers' hits as `mode` says, keeping every score.
+fn fuse(
+    by_meaning: Vec<ChunkHit>,
+    by_words: Vec<ChunkHit>,
+    mode: SearchMode,
+    top_k: usize,
+) -> Vec<KnowledgeHit> {
+    let mut vector_scores: HashMap<Uuid, f32> =
+        by_meaning.iter().map(|h| (h.chunk.id, h.score)).collect();
+    let mut keyword_scores: HashMap<Uuid, f32> =
+        by_words.iter().map(|h| (h.chunk.id, h.score)).collect();
+    let ranking: Vec<(Uuid, f32)> = match mode {
+        SearchMode::Vector => by_meaning.iter().map(|h| (h.chunk.id, h.score)).collect(),
+        SearchMode::Keyword => by_words.iter().map(|h| (h.chunk.id, h.score)).collect(),
+        SearchMode::Hybrid => reciprocal_rank_fusion(&[
+            by_meaning.iter().map(|h| h.chunk.id).collect(),
+            by_words.iter().map(|h| h.chunk.id).collect(),
+        ]),
+    };
+    let mut chunks: HashMap<Uuid, Chunk> = by_meaning
+        .into_iter()
+        .chain(by_words)
+        .map(|h| (h.chunk.id, h.chunk))
+        .collect();
+    ranking
+        .into_iter()
+        .take(top_k)
+        .filter_map(|(id, score)| {
+            chunks.remove(&id).map(|chunk| KnowledgeHit {
+                score,
+                vector_score: vector_scores.remove(&id),
+                keyword_score: keyword_scores.remove(&id),
+                chunk,
+            })
+        })
+        .collect()
 }

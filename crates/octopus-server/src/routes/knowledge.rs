@@ -3,7 +3,7 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use octopus_core::AgentId;
 use octopus_core::chunking::Format;
-use octopus_core::knowledge::{ChunkFilter, ChunkHit, Collection};
+use octopus_core::knowledge::{ChunkFilter, Collection, KnowledgeHit, SearchMode};
 use octopus_engine::{IngestDocument, KnowledgeQuery};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -49,6 +49,9 @@ pub(crate) struct IngestResponse {
 #[serde(deny_unknown_fields)]
 pub(crate) struct KnowledgeSearchRequest {
     pub query: String,
+    /// `hybrid` (default), `vector` or `keyword`.
+    #[serde(default)]
+    pub mode: SearchMode,
     /// Default: the agent's `memory.knowledge_top_k`.
     #[serde(default)]
     pub top_k: Option<u32>,
@@ -113,21 +116,22 @@ fn is_markdown(source: &str) -> bool {
     lower.ends_with(".md") || lower.ends_with(".markdown")
 }
 
-/// Search the agent's knowledge by meaning.
+/// Search the agent's knowledge by meaning and by words (`mode`), with every score.
 #[utoipa::path(post, path = "/v1/agents/{agent_id}/knowledge/search", tag = "knowledge", security(("bearer" = [])),
     params(("agent_id" = AgentId, Path)), request_body = KnowledgeSearchRequest,
-    responses((status = 200, body = Items<ChunkHit>), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, body = Items<KnowledgeHit>), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub(crate) async fn search_knowledge(
     State(state): State<AppState>,
     TenantCaller(tenant): TenantCaller,
     Path(agent): Path<AgentId>,
     Json(body): Json<KnowledgeSearchRequest>,
-) -> ApiResult<axum::Json<Items<ChunkHit>>> {
+) -> ApiResult<axum::Json<Items<KnowledgeHit>>> {
     let memory = state.octopus.get_agent(tenant, agent).await?.memory;
     let query = KnowledgeQuery {
         text: body.query,
         top_k: body.top_k.unwrap_or(memory.knowledge_top_k),
         min_score: body.min_score.unwrap_or(memory.knowledge_min_score),
+        mode: body.mode,
         filter: ChunkFilter {
             source: body.source,
             category: body.category,

@@ -93,6 +93,61 @@ async fn documents_are_ingested_and_found_by_meaning() {
             .all(|h| h["chunk"]["source"] == "faq.txt")
     );
 
+    // Modes: words only, meaning only, and both fused, each hit with its scores.
+    let by_words = json!({"query": "receipts finance portal", "mode": "keyword", "top_k": 2});
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{base}/search"),
+            key,
+            Some(by_words),
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(
+        hits["items"][0]["chunk"]["heading"], "Employee handbook > Expenses",
+        "{hits}"
+    );
+    assert!(hits["items"][0]["keyword_score"].as_f64().unwrap() > 0.0);
+    assert!(hits["items"][0]["vector_score"].is_null());
+    let by_meaning =
+        json!({"query": "receipts finance portal", "mode": "vector", "top_k": 2, "min_score": 0.0});
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{base}/search"),
+            key,
+            Some(by_meaning),
+            StatusCode::OK,
+        )
+        .await;
+    assert!(
+        hits["items"][0]["keyword_score"].is_null()
+            && hits["items"][0]["vector_score"].as_f64().is_some()
+    );
+    let both = json!({"query": "receipts finance portal", "top_k": 2, "min_score": 0.0});
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{base}/search"),
+            key,
+            Some(both),
+            StatusCode::OK,
+        )
+        .await;
+    let first = &hits["items"][0];
+    assert_eq!(first["chunk"]["heading"], "Employee handbook > Expenses");
+    assert!(
+        first["vector_score"].as_f64().is_some() && first["keyword_score"].as_f64().is_some(),
+        "{first}"
+    );
+    let bad_mode = json!({"query": "x", "mode": "telepathy"});
+    let reply = server
+        .call(Method::POST, &format!("{base}/search"), key, Some(bad_mode))
+        .await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(reply.body["error"]["field"], "mode");
+
     // Re-ingesting a source replaces its chunks.
     let revised = HANDBOOK.replace("25 days", "30 days");
     server
