@@ -37,8 +37,11 @@ pub enum Command {
     /// Episodes.
     #[command(subcommand)]
     Episodes(EpisodeCommand),
-    /// Full-text search over messages.
-    Search(SearchArgs),
+    /// Search messages (full text) or an agent's knowledge (meaning and words).
+    #[command(subcommand)]
+    Search(SearchCommand),
+    /// Ingest files or folders (.md, .markdown, .txt) into an agent's knowledge.
+    Ingest(IngestArgs),
 }
 
 /// Settings of a command that opens the data directory.
@@ -268,6 +271,50 @@ pub enum EpisodeCommand {
         #[command(flatten)]
         remote: Remote,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SearchCommand {
+    /// Full-text search over messages, ranked by BM25.
+    Messages(SearchArgs),
+    /// Search an agent's knowledge.
+    Knowledge(KnowledgeSearchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct KnowledgeSearchArgs {
+    pub query: String,
+    #[arg(long)]
+    pub agent: String,
+    /// hybrid, vector or keyword.
+    #[arg(long, default_value = "hybrid")]
+    pub mode: String,
+    /// Default: the agent's knowledge_top_k.
+    #[arg(long)]
+    pub top_k: Option<u32>,
+    /// Default: the agent's knowledge_min_score.
+    #[arg(long)]
+    pub min_score: Option<f32>,
+    #[arg(long)]
+    pub source: Option<String>,
+    #[arg(long)]
+    pub category: Option<String>,
+    #[command(flatten)]
+    pub remote: Remote,
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// Files, or folders searched recursively for .md, .markdown and .txt files.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    #[arg(long)]
+    pub agent: String,
+    /// Category stored with every chunk, e.g. policy, manual, faq.
+    #[arg(long)]
+    pub category: Option<String>,
+    #[command(flatten)]
+    pub remote: Remote,
 }
 
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::cli::{
     AgentCommand, Command, ConversationCommand, EpisodeCommand, KeyCommand, MessageCommand,
-    TenantCommand,
+    SearchCommand, TenantCommand,
 };
 use crate::client::{Client, query};
 
@@ -22,7 +22,28 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
         Command::Conversations(command) => conversations(command).await?,
         Command::Messages(command) => messages(command).await?,
         Command::Episodes(command) => episodes(command).await?,
-        Command::Search(args) => {
+        Command::Search(SearchCommand::Knowledge(args)) => {
+            let mut body = json!({"query": args.query, "mode": args.mode});
+            for (field, value) in [
+                ("source", args.source.map(Value::from)),
+                ("category", args.category.map(Value::from)),
+            ]
+            .into_iter()
+            .chain([
+                ("top_k", args.top_k.map(Value::from)),
+                ("min_score", args.min_score.map(Value::from)),
+            ]) {
+                if let Some(value) = value {
+                    body[field] = value;
+                }
+            }
+            let path = format!("/v1/agents/{}/knowledge/search", args.agent);
+            Client::new(&args.remote)
+                .send(Method::POST, &path, &[], Some(body))
+                .await?
+        }
+        Command::Ingest(args) => crate::ingest::run(args).await?,
+        Command::Search(SearchCommand::Messages(args)) => {
             let query = query(&[
                 ("q", Some(args.query)),
                 ("agent_id", args.agent),

@@ -5,6 +5,7 @@ mod cli;
 mod client;
 mod commands;
 mod config;
+mod ingest;
 mod serve;
 
 use clap::Parser;

@@ -104,7 +104,11 @@ async fn the_cli_drives_a_running_server() {
 
     let listed = octopus(&server, key, &["episodes", "list", "--user", "alice"]);
     assert_eq!(listed["items"][0]["message_count"], 2);
-    let hits = octopus(&server, key, &["search", "parcel", "--user", "alice"]);
+    let hits = octopus(
+        &server,
+        key,
+        &["search", "messages", "parcel", "--user", "alice"],
+    );
     assert_eq!(hits["items"][0]["message"]["content"], "my parcel is late");
     let closed = octopus(
         &server,
@@ -114,6 +118,81 @@ async fn the_cli_drives_a_running_server() {
     assert_eq!(closed["end_reason"], "agent_closed");
     let read = octopus(&server, key, &["episodes", "get", episode]);
     assert_eq!(read["messages"][1]["content"], "It ships tomorrow.");
+
+    // A folder of documents becomes the agent's knowledge.
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(docs.join("policies")).unwrap();
+    std::fs::write(
+        docs.join("policies/leave.md"),
+        "# Leave\n\nEmployees receive 25 days of paid vacation per year.",
+    )
+    .unwrap();
+    std::fs::write(
+        docs.join("kitchen.txt"),
+        "The kitchen is cleaned every Friday.",
+    )
+    .unwrap();
+    std::fs::write(docs.join("logo.png"), [0u8, 1, 2]).unwrap();
+    std::fs::write(docs.join(".draft.md"), "hidden").unwrap();
+    let report = octopus(
+        &server,
+        key,
+        &[
+            "ingest",
+            docs.to_str().unwrap(),
+            "--agent",
+            agent,
+            "--category",
+            "hr",
+        ],
+    );
+    assert_eq!(
+        report["files"], 2,
+        "only .md/.markdown/.txt, hidden files skipped: {report}"
+    );
+    assert_eq!(report["chunks"], 2);
+    let hits = octopus(
+        &server,
+        key,
+        &[
+            "search",
+            "knowledge",
+            "how much vacation?",
+            "--agent",
+            agent,
+            "--min-score",
+            "0",
+        ],
+    );
+    let first = &hits["items"][0];
+    assert!(
+        first["chunk"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("25 days"),
+        "{hits}"
+    );
+    assert_eq!(first["chunk"]["category"], "hr");
+    assert!(first["vector_score"].is_number() && first["score"].is_number());
+    let hits = octopus(
+        &server,
+        key,
+        &[
+            "search",
+            "knowledge",
+            "Friday",
+            "--agent",
+            agent,
+            "--mode",
+            "keyword",
+        ],
+    );
+    assert!(
+        hits["items"][0]["chunk"]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("kitchen.txt")
+    );
 
     // A refused request exits non-zero and says why.
     let output = Command::new(env!("CARGO_BIN_EXE_octopus"))
