@@ -65,6 +65,7 @@ struct CollectionRow {
     dimension: u32,
     model: String,
     version: i64,
+    chunk_count: i64,
     created_at: i64,
 }
 
@@ -75,10 +76,17 @@ fn collection_row(
 ) -> StoreResult<Option<CollectionRow>> {
     Ok(conn
         .prepare_cached(
-            "SELECT dimension, model, version, created_at FROM knowledge_collections WHERE tenant_id = ?1 AND agent_id = ?2",
+            "SELECT dimension, model, version, chunk_count, created_at FROM knowledge_collections
+             WHERE tenant_id = ?1 AND agent_id = ?2",
         )?
         .query_row([tenant.0.as_bytes(), agent.0.as_bytes()], |row| {
-            Ok(CollectionRow { dimension: row.get(0)?, model: row.get(1)?, version: row.get(2)?, created_at: row.get(3)? })
+            Ok(CollectionRow {
+                dimension: row.get(0)?,
+                model: row.get(1)?,
+                version: row.get(2)?,
+                chunk_count: row.get(3)?,
+                created_at: row.get(4)?,
+            })
         })
         .optional()?)
 }
@@ -92,31 +100,30 @@ fn require_collection(
         .ok_or_else(|| DomainError::not_found("collection", collection_name(agent, tenant)).into())
 }
 
-fn collection(
-    conn: &Connection,
-    tenant: TenantId,
-    agent: AgentId,
-    row: CollectionRow,
-) -> StoreResult<Collection> {
-    let chunk_count: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2",
-        [tenant.0.as_bytes(), agent.0.as_bytes()],
-        |r| r.get(0),
-    )?;
+fn collection(tenant: TenantId, agent: AgentId, row: CollectionRow) -> StoreResult<Collection> {
     Ok(Collection {
         name: collection_name(agent, tenant),
         agent_id: agent,
         dimension: row.dimension,
         model: row.model,
-        chunk_count: chunk_count.unsigned_abs(),
+        chunk_count: row.chunk_count.unsigned_abs(),
         created_at: codec::instant(row.created_at)?,
     })
 }
 
-fn bump_version(conn: &Connection, tenant: TenantId, agent: AgentId) -> StoreResult<i64> {
+/// Marks a change to the collection: a new version, and the chunk count moved by
+/// `added - removed`. Returns the new version.
+fn bump_version(
+    conn: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+    change: &IndexChange,
+) -> StoreResult<i64> {
+    let delta = change.added.len() as i64 - change.removed.len() as i64;
     Ok(conn.query_row(
-        "UPDATE knowledge_collections SET version = version + 1 WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
-        [tenant.0.as_bytes(), agent.0.as_bytes()],
+        "UPDATE knowledge_collections SET version = version + 1, chunk_count = chunk_count + ?3
+         WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
+        params![tenant.0.as_bytes(), agent.0.as_bytes(), delta],
         |r| r.get(0),
     )?)
 }
@@ -235,7 +242,7 @@ impl SqliteStore {
                 let loaded = indexes.get((tenant, agent), row.dimension as usize);
                 let mut loaded = loaded.write().unwrap_or_else(|p| p.into_inner());
                 let applied = change(&tx, &row)?;
-                let version = bump_version(&tx, tenant, agent)?;
+                let version = bump_version(&tx, tenant, agent, &applied)?;
                 tx.commit()?;
                 if loaded.version == Some(row.version) {
                     for seq in applied.removed {
@@ -311,7 +318,7 @@ impl KnowledgeStore for SqliteStore {
                     )?;
                 }
                 let row = require_collection(&tx, tenant, agent)?;
-                let created = collection(&tx, tenant, agent, row)?;
+                let created = collection(tenant, agent, row)?;
                 tx.commit()?;
                 Ok(created)
             })
@@ -321,7 +328,7 @@ impl KnowledgeStore for SqliteStore {
     async fn collection(&self, tenant: TenantId, agent: AgentId) -> Result<Option<Collection>> {
         self.db
             .read(move |conn| match collection_row(conn, tenant, agent)? {
-                Some(row) => Ok(Some(collection(conn, tenant, agent, row)?)),
+                Some(row) => Ok(Some(collection(tenant, agent, row)?)),
                 None => Ok(None),
             })
             .await

@@ -45,10 +45,12 @@ pub struct IngestReport {
 #[derive(Clone, Debug)]
 pub struct KnowledgeQuery {
     pub text: String,
-    pub top_k: u32,
+    /// Default: the agent's `memory.knowledge_top_k`.
+    pub top_k: Option<u32>,
     /// Drops chunks found by meaning with a lower cosine similarity. Chunks
-    /// found by words are not held to it: BM25 is on another scale.
-    pub min_score: f32,
+    /// found by words are not held to it: BM25 is on another scale. Default: the
+    /// agent's `memory.knowledge_min_score`.
+    pub min_score: Option<f32>,
     pub filter: ChunkFilter,
     pub mode: SearchMode,
 }
@@ -156,7 +158,10 @@ impl Octopus {
         if query.text.trim().is_empty() {
             return Err(DomainError::invalid("query", "must not be empty").into());
         }
-        if query.top_k == 0 || query.top_k > MAX_TOP_K {
+        let memory = self.cached_agent(tenant, agent).await?.memory;
+        let top_k = query.top_k.unwrap_or(memory.knowledge_top_k);
+        let min_score = query.min_score.unwrap_or(memory.knowledge_min_score);
+        if top_k == 0 || top_k > MAX_TOP_K {
             return Err(DomainError::invalid(
                 "top_k",
                 format!("must be between 1 and {MAX_TOP_K}"),
@@ -167,14 +172,14 @@ impl Octopus {
         if query.mode == SearchMode::Keyword && !has_words {
             return Err(DomainError::invalid("query", "must contain at least one word").into());
         }
-        self.cached_agent(tenant, agent).await?;
+        // A primary-key read: the collection row carries its chunk count.
         if self.store.collection(tenant, agent).await?.is_none() {
             return Ok(Vec::new());
         }
         let depth = if query.mode == SearchMode::Hybrid {
-            (query.top_k * FUSION_DEPTH).min(MAX_TOP_K)
+            (top_k * FUSION_DEPTH).min(MAX_TOP_K)
         } else {
-            query.top_k
+            top_k
         };
         let by_meaning = async {
             if query.mode == SearchMode::Keyword {
@@ -189,7 +194,7 @@ impl Octopus {
             let vector_query = VectorQuery {
                 vector,
                 top_k: depth,
-                min_score: query.min_score,
+                min_score,
                 filter: query.filter.clone(),
             };
             Ok::<_, crate::Error>(
@@ -214,12 +219,7 @@ impl Octopus {
             )
         };
         let (by_meaning, by_words) = tokio::join!(by_meaning, by_words);
-        Ok(fuse(
-            by_meaning?,
-            by_words?,
-            query.mode,
-            query.top_k as usize,
-        ))
+        Ok(fuse(by_meaning?, by_words?, query.mode, top_k as usize))
     }
 
     /// The agent's collection, if it has any knowledge.

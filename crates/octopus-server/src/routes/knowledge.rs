@@ -126,11 +126,10 @@ pub(crate) async fn search_knowledge(
     Path(agent): Path<AgentId>,
     Json(body): Json<KnowledgeSearchRequest>,
 ) -> ApiResult<axum::Json<Items<KnowledgeHit>>> {
-    let memory = state.octopus.get_agent(tenant, agent).await?.memory;
     let query = KnowledgeQuery {
         text: body.query,
-        top_k: body.top_k.unwrap_or(memory.knowledge_top_k),
-        min_score: body.min_score.unwrap_or(memory.knowledge_min_score),
+        top_k: body.top_k,
+        min_score: body.min_score,
         mode: body.mode,
         filter: ChunkFilter {
             source: body.source,

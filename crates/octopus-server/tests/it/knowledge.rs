@@ -148,6 +148,31 @@ async fn documents_are_ingested_and_found_by_meaning() {
     assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(reply.body["error"]["field"], "mode");
 
+    // Without top_k and min_score, the agent's memory settings decide, as
+    // edited a moment ago.
+    let agent_path = format!("/v1/agents/{}", seeded.agent);
+    let patch = json!({"memory": {"knowledge_top_k": 1, "knowledge_min_score": 0.0}});
+    server
+        .ok(Method::PATCH, &agent_path, key, Some(patch), StatusCode::OK)
+        .await;
+    let plain = json!({"query": "how many holidays do I get?"});
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{base}/search"),
+            key,
+            Some(plain),
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(hits["items"].as_array().unwrap().len(), 1, "{hits}");
+    assert!(
+        hits["items"][0]["chunk"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("paid vacation")
+    );
+
     // Re-ingesting a source replaces its chunks.
     let revised = HANDBOOK.replace("25 days", "30 days");
     server

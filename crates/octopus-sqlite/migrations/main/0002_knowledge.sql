@@ -9,6 +9,9 @@ CREATE TABLE knowledge_collections (
     -- Bumped by every change to the collection's chunks, in the same transaction,
     -- so an index built at another version is known to be stale.
     version     INTEGER NOT NULL DEFAULT 0,
+    -- Kept by the same statement that bumps the version, so that reading a
+    -- collection never scans its chunks.
+    chunk_count INTEGER NOT NULL DEFAULT 0,
     created_at  INTEGER NOT NULL,
     PRIMARY KEY (tenant_id, agent_id)
 ) WITHOUT ROWID;
