@@ -4,8 +4,12 @@
 //!   model run in-process on CPU with candle, from a folder holding
 //!   `model.safetensors`, `tokenizer.json` and `config.json`, with the
 //!   sentence-transformers pooling and normalisation read from the same folder.
+//! - [`http`] (feature `http`, on by default): OpenAI-compatible (also Azure
+//!   OpenAI) and Ollama embedding APIs.
 //! - [`model_dir`]: where the default model is found.
 
+#[cfg(feature = "http")]
+pub mod http;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod model_dir;

@@ -19,12 +19,57 @@ pub struct EngineConfig {
 }
 
 /// Which model embeds text.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EmbeddingConfig {
-    /// A folder with `model.safetensors`, `tokenizer.json` and `config.json` (and
-    /// the sentence-transformers configs); the cached all-MiniLM-L6-v2 when absent.
+    pub provider: EmbeddingProvider,
+    /// `local`: a folder with `model.safetensors`, `tokenizer.json` and
+    /// `config.json` (and the sentence-transformers configs); the cached
+    /// all-MiniLM-L6-v2 when absent.
     pub model_dir: Option<PathBuf>,
+    /// HTTP providers: the endpoint, in full (for Azure, the deployment's
+    /// `…/embeddings?api-version=…`).
+    pub url: Option<String>,
+    /// HTTP providers: the model name sent with each request.
+    pub model: Option<String>,
+    /// HTTP providers: the length of the model's vectors.
+    pub dimension: Option<usize>,
+    /// HTTP providers: the environment variable holding the API key, so the key
+    /// itself never sits in a config file.
+    pub api_key_env: Option<String>,
+    /// HTTP providers: most texts in one request.
+    pub batch_size: usize,
+    /// HTTP providers: retries after a 429, a 5xx or a lost connection.
+    pub max_retries: u32,
+}
+
+impl Default for EmbeddingConfig {
+    fn default() -> Self {
+        Self {
+            provider: EmbeddingProvider::Local,
+            model_dir: None,
+            url: None,
+            model: None,
+            dimension: None,
+            api_key_env: None,
+            batch_size: 64,
+            max_retries: 3,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbeddingProvider {
+    /// In-process, on CPU: nothing leaves the machine.
+    #[default]
+    Local,
+    /// OpenAI's `/v1/embeddings`, or any server that speaks it.
+    Openai,
+    /// Azure OpenAI: the same format, an `api-key` header.
+    AzureOpenai,
+    /// Ollama's `/api/embed`.
+    Ollama,
 }
 
 impl Default for EngineConfig {

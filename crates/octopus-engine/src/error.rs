@@ -16,6 +16,10 @@ pub enum Error {
     #[error(transparent)]
     Embedding(#[from] octopus_core::embedding::EmbedError),
 
+    /// The configuration cannot work; found when the engine opens.
+    #[error("configuration: {0}")]
+    Config(String),
+
     #[error("open the store: {0}")]
     OpenStore(#[from] octopus_sqlite::Error),
 }

@@ -9,12 +9,13 @@
 
 mod cache;
 pub mod config;
+mod embedders;
 mod error;
 pub mod keys;
 pub mod merge_patch;
 mod service;
 
-pub use config::{EmbeddingConfig, EngineConfig, Limits};
+pub use config::{EmbeddingConfig, EmbeddingProvider, EngineConfig, Limits};
 pub use error::{Error, Result};
 pub use keys::{Caller, MintedKey};
 pub use service::{IngestDocument, IngestReport, KnowledgeQuery, Octopus};

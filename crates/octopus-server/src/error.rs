@@ -107,6 +107,10 @@ impl From<octopus_engine::Error> for ApiError {
             ),
             E::AdminOnly => ApiError::new(StatusCode::FORBIDDEN, "admin_only", error.to_string()),
             E::Embedding(embedding) => embedding_error(embedding),
+            E::Config(message) => {
+                tracing::error!(%message, "configuration error");
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
+            }
             E::OpenStore(source) => {
                 tracing::error!(error = %source, "store unavailable");
                 ApiError::new(

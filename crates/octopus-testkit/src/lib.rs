@@ -5,6 +5,7 @@
 //! per contract rule in [`conformance`], so a failure names the rule broken.
 
 pub mod conformance;
+pub mod fake_providers;
 pub mod fixtures;
 pub mod knowledge;
 

@@ -73,6 +73,7 @@ struct Caches {
 impl Octopus {
     /// Opens the backends `config` names. Blocks while migrations run.
     pub fn open(config: &EngineConfig) -> Result<Self> {
+        crate::embedders::check(&config.embedding).map_err(Error::Config)?;
         let mut options = SqliteOptions::new(&config.data_dir);
         options.durability = match config.durability {
             DurabilityLevel::Process => Durability::Process,
@@ -188,17 +189,14 @@ impl Octopus {
         let loaded = embedding
             .loaded
             .get_or_try_init(|| async {
-                let dir = embedding
-                    .config
-                    .model_dir
-                    .clone()
-                    .unwrap_or_else(octopus_embed::model_dir::default_model_dir);
-                let model = tokio::task::spawn_blocking(move || {
-                    octopus_embed::local::LocalEmbedder::load(&dir)
-                })
-                .await
-                .map_err(|e| EmbedError::Model(format!("the model loading task failed: {e}")))??;
-                Ok::<_, Error>(Arc::new(model) as Arc<dyn Embedder>)
+                let config = embedding.config.clone();
+                let embedder =
+                    tokio::task::spawn_blocking(move || crate::embedders::build(&config))
+                        .await
+                        .map_err(|e| {
+                            EmbedError::Model(format!("the model loading task failed: {e}"))
+                        })??;
+                Ok::<_, Error>(embedder)
             })
             .await?;
         Ok(Arc::clone(loaded))

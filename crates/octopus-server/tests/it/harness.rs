@@ -37,11 +37,17 @@ impl TestServer {
     }
 
     pub async fn with_config(config: ServerConfig) -> Self {
+        Self::with_engine(config, |_| {}).await
+    }
+
+    /// A server whose engine settings `adjust` changes from the defaults.
+    pub async fn with_engine(config: ServerConfig, adjust: impl FnOnce(&mut EngineConfig)) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let engine = EngineConfig {
+        let mut engine = EngineConfig {
             data_dir: dir.path().to_owned(),
             ..EngineConfig::default()
         };
+        adjust(&mut engine);
         let octopus = Octopus::open(&engine).unwrap();
         octopus.ensure_admin_key(Some(ADMIN_KEY)).await.unwrap();
         Self {

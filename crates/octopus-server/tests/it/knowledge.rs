@@ -271,3 +271,89 @@ async fn hits_first_chunk_id(server: &TestServer, key: &str, base: &str) -> Stri
         .await;
     hits["items"][0]["chunk"]["id"].as_str().unwrap().to_owned()
 }
+
+#[tokio::test]
+async fn a_configured_http_provider_embeds_and_its_refusal_stores_nothing() {
+    use octopus_engine::{EmbeddingConfig, EmbeddingProvider};
+    use octopus_testkit::fake_providers::{DIMENSION, Provider, serve};
+
+    let provider = std::sync::Arc::new(Provider::default());
+    let url = serve(std::sync::Arc::clone(&provider)).await;
+    let server = TestServer::with_engine(Default::default(), |engine| {
+        engine.embedding = EmbeddingConfig {
+            provider: EmbeddingProvider::Ollama,
+            url: Some(format!("{url}/api/embed")),
+            model: Some("nomic-embed-text".into()),
+            dimension: Some(DIMENSION),
+            ..EmbeddingConfig::default()
+        };
+    })
+    .await;
+    let seeded = seed(&server, "acme").await;
+    let base = format!("/v1/agents/{}/knowledge", seeded.agent);
+    let document = json!({"source": "faq.txt", "text": FAQ});
+    server
+        .ok(
+            Method::POST,
+            &format!("{base}/documents"),
+            &seeded.key,
+            Some(document.clone()),
+            StatusCode::CREATED,
+        )
+        .await;
+    let collection = server
+        .ok(Method::GET, &base, &seeded.key, None, StatusCode::OK)
+        .await;
+    assert_eq!(collection["collection"]["model"], "ollama:nomic-embed-text");
+    assert_eq!(collection["collection"]["dimension"], DIMENSION);
+    let chunks = collection["collection"]["chunk_count"].clone();
+    assert!(
+        !provider.requests().is_empty(),
+        "the provider embedded the chunks"
+    );
+
+    let search = json!({"query": "kitchen cleaning", "mode": "vector", "min_score": 0.0});
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{base}/search"),
+            &seeded.key,
+            Some(search),
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(hits["items"][0]["chunk"]["source"], "faq.txt", "{hits}");
+
+    // The provider is out of quota for an hour: the ingest fails at once with
+    // 503, names the provider, and the collection keeps what it had.
+    provider.fail_next(
+        429,
+        vec![("retry-after", "3600")],
+        json!({"error": "rate limited"}),
+    );
+    let refused = server
+        .call(
+            Method::POST,
+            &format!("{base}/documents"),
+            &seeded.key,
+            Some(json!({"source": "new.txt", "text": "Something new to remember."})),
+        )
+        .await;
+    assert_eq!(
+        refused.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        refused.body
+    );
+    assert_eq!(refused.code(), "embedding_provider_failed");
+    assert!(
+        refused.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ollama:nomic-embed-text")
+    );
+    let after = server
+        .ok(Method::GET, &base, &seeded.key, None, StatusCode::OK)
+        .await;
+    assert_eq!(after["collection"]["chunk_count"], chunks);
+}

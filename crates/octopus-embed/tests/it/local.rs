@@ -1,0 +1,104 @@
+//! The local model against the reference implementation.
+//!
+//! Needs the default model in the model cache (`scripts/fetch-model.sh`, which
+//! `scripts/test.sh` runs first).
+
+use octopus_core::embedding::Embedder;
+use octopus_embed::local::LocalEmbedder;
+use octopus_embed::model_dir::default_model_dir;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Fixture {
+    sentences: Vec<String>,
+    vectors: Vec<Vec<f32>>,
+    long_text_tokens: usize,
+}
+
+fn fixture() -> Fixture {
+    serde_json::from_str(include_str!("../fixtures/all-MiniLM-L6-v2.json")).unwrap()
+}
+
+fn model() -> LocalEmbedder {
+    let dir = default_model_dir();
+    LocalEmbedder::load(&dir).unwrap_or_else(|e| panic!("{e} (model folder {})", dir.display()))
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    dot / (norm(a) * norm(b))
+}
+
+#[tokio::test]
+async fn vectors_match_sentence_transformers() {
+    let fixture = fixture();
+    assert!(
+        fixture.long_text_tokens > 256,
+        "the fixture must exercise truncation at 256 tokens"
+    );
+    let model = model();
+    assert_eq!(model.dimension(), 384);
+    let vectors = model.embed(&fixture.sentences).await.unwrap();
+    assert_eq!(vectors.len(), fixture.sentences.len());
+    let lowest = vectors
+        .iter()
+        .zip(&fixture.vectors)
+        .map(|(a, b)| cosine(a, b))
+        .fold(f32::MAX, f32::min);
+    eprintln!("lowest cosine against sentence-transformers: {lowest:.6}");
+    for ((sentence, ours), reference) in
+        fixture.sentences.iter().zip(&vectors).zip(&fixture.vectors)
+    {
+        let similarity = cosine(ours, reference);
+        assert!(
+            similarity >= 0.999,
+            "cosine {similarity} for {:?}",
+            &sentence[..sentence.len().min(40)]
+        );
+        let length: f32 = ours.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((length - 1.0).abs() < 1e-4, "vectors are L2-normalised");
+    }
+}
+
+#[test]
+fn a_vector_does_not_depend_on_its_batch() {
+    let fixture = fixture();
+    let model = model();
+    let long = fixture.sentences.last().unwrap().as_str();
+    let alone = model.embed_blocking(&["hi"]).unwrap();
+    let padded = model.embed_blocking(&[long, "hi"]).unwrap();
+    let similarity = cosine(&alone[0], &padded[1]);
+    assert!(
+        similarity > 0.99999,
+        "padding leaked into the vector: cosine {similarity}"
+    );
+}
+
+#[test]
+fn token_counts_are_not_truncated() {
+    let fixture = fixture();
+    let model = model();
+    assert_eq!(model.max_input_tokens(), Some(256));
+    let long = fixture.sentences.last().unwrap();
+    assert_eq!(
+        model.count_tokens(long),
+        Some(fixture.long_text_tokens - 2),
+        "reference counts [CLS] and [SEP]"
+    );
+    assert_eq!(model.count_tokens("hi"), Some(1));
+}
+
+#[test]
+fn a_folder_without_the_model_is_a_clear_error() {
+    let empty = std::env::temp_dir().join("octopus-no-model-here");
+    std::fs::create_dir_all(&empty).unwrap();
+    let Err(error) = LocalEmbedder::load(&empty) else {
+        panic!("an empty folder loaded")
+    };
+    assert!(
+        error.to_string().contains("config.json")
+            || error.to_string().contains("model.safetensors"),
+        "{error}"
+    );
+}

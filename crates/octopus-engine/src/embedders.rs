@@ -1,0 +1,116 @@
+//! The embedder the configuration names, built when first needed.
+
+use std::sync::Arc;
+
+use octopus_core::embedding::{EmbedError, Embedder};
+use octopus_embed::http::{HttpEmbedderOptions, OllamaEmbedder, OpenAiAuth, OpenAiEmbedder};
+
+use crate::config::{EmbeddingConfig, EmbeddingProvider};
+
+/// Checks what can be checked without loading a model or calling a provider,
+/// so that a broken configuration stops the server at start, not at the first
+/// ingest.
+pub fn check(config: &EmbeddingConfig) -> Result<(), String> {
+    if config.provider == EmbeddingProvider::Local {
+        return Ok(());
+    }
+    http_options(config).map(|_| ())?;
+    api_key(config).map(|_| ())
+}
+
+/// Builds the embedder. Loading the local model reads ~90 MB and takes a
+/// moment: call from a blocking thread.
+pub fn build(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> {
+    let options = || http_options(config).map_err(EmbedError::Model);
+    let key = || api_key(config).map_err(EmbedError::Model);
+    Ok(match config.provider {
+        EmbeddingProvider::Local => {
+            let dir = config
+                .model_dir
+                .clone()
+                .unwrap_or_else(octopus_embed::model_dir::default_model_dir);
+            Arc::new(octopus_embed::local::LocalEmbedder::load(&dir)?)
+        }
+        EmbeddingProvider::Openai => Arc::new(OpenAiEmbedder::new(
+            options()?,
+            key()?.map_or(OpenAiAuth::None, OpenAiAuth::Bearer),
+        )),
+        EmbeddingProvider::AzureOpenai => {
+            let key = key()?
+                .ok_or_else(|| EmbedError::Model("azure_openai needs `api_key_env`".into()))?;
+            Arc::new(OpenAiEmbedder::new(options()?, OpenAiAuth::ApiKey(key)))
+        }
+        EmbeddingProvider::Ollama => Arc::new(OllamaEmbedder::new(options()?)),
+    })
+}
+
+fn http_options(config: &EmbeddingConfig) -> Result<HttpEmbedderOptions, String> {
+    let provider = format!("{:?}", config.provider).to_lowercase();
+    let missing = |field: &str| format!("embedding provider {provider} needs `embedding.{field}`");
+    let url = config.url.clone().ok_or_else(|| missing("url"))?;
+    if !url.starts_with("http://") && !url.starts_with("https://") {
+        return Err(format!(
+            "`embedding.url` must start with http:// or https://, not {url:?}"
+        ));
+    }
+    let model = config.model.clone().ok_or_else(|| missing("model"))?;
+    let dimension = config
+        .dimension
+        .filter(|d| *d > 0)
+        .ok_or_else(|| missing("dimension"))?;
+    let mut options = HttpEmbedderOptions::new(url, model, dimension);
+    options.batch_size = config.batch_size.max(1);
+    options.max_retries = config.max_retries;
+    Ok(options)
+}
+
+fn api_key(config: &EmbeddingConfig) -> Result<Option<String>, String> {
+    let Some(name) = &config.api_key_env else {
+        return Ok(None);
+    };
+    match std::env::var(name) {
+        Ok(key) if !key.trim().is_empty() => Ok(Some(key)),
+        _ => Err(format!(
+            "`embedding.api_key_env` names {name}, which is not set in the environment"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_http_provider_without_its_settings_is_refused_at_start() {
+        let mut config = EmbeddingConfig {
+            provider: EmbeddingProvider::Openai,
+            ..EmbeddingConfig::default()
+        };
+        assert_eq!(
+            check(&config).unwrap_err(),
+            "embedding provider openai needs `embedding.url`"
+        );
+        config.url = Some("api.openai.com/v1/embeddings".into());
+        assert!(check(&config).unwrap_err().contains("must start with http"));
+        config.url = Some("https://api.openai.com/v1/embeddings".into());
+        config.model = Some("text-embedding-3-small".into());
+        assert!(
+            check(&config)
+                .unwrap_err()
+                .contains("`embedding.dimension`")
+        );
+        config.dimension = Some(1536);
+        assert_eq!(check(&config), Ok(()));
+        config.api_key_env = Some("OCTOPUS_TEST_UNSET_VARIABLE".into());
+        assert!(
+            check(&config)
+                .unwrap_err()
+                .contains("OCTOPUS_TEST_UNSET_VARIABLE")
+        );
+        assert_eq!(
+            check(&EmbeddingConfig::default()),
+            Ok(()),
+            "local needs nothing"
+        );
+    }
+}
