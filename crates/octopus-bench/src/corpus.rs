@@ -44,3 +44,137 @@ pub fn chat_turns(data_dir: &Path) -> anyhow::Result<Vec<String>> {
     );
     Ok(turns)
 }
+
+/// Up to `limit` distinct English sentences from the documentation of the crates
+/// this workspace builds with: Markdown files and `///` / `//!` comments, in
+/// lockfile order. Deterministic for a given `Cargo.lock`, and present on every
+/// machine that has built Octopus, so no corpus has to be downloaded.
+pub fn doc_sentences(lockfile: &Path, limit: usize) -> anyhow::Result<Vec<String>> {
+    let registry = registry_source_dirs()?;
+    let lock = std::fs::read_to_string(lockfile)
+        .with_context(|| format!("read {}", lockfile.display()))?;
+    let mut sentences = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut keep = |text: &str, sentences: &mut Vec<String>| {
+        for sentence in split_sentences(text) {
+            if (30..=400).contains(&sentence.len()) && seen.insert(sentence.clone()) {
+                sentences.push(sentence);
+            }
+        }
+    };
+    for package in lock_packages(&lock) {
+        let Some(dir) = registry
+            .iter()
+            .map(|r| r.join(&package))
+            .find(|d| d.is_dir())
+        else {
+            continue;
+        };
+        let mut files = Vec::new();
+        collect_files(&dir, &mut files);
+        files.sort();
+        for file in files {
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            if file.extension().is_some_and(|x| x == "md") {
+                for paragraph in text.split("\n\n") {
+                    let first = paragraph.trim_start();
+                    if !first.starts_with(['#', '|', '`', '<', '!', '[', '-', '*'])
+                        && !paragraph.starts_with("    ")
+                    {
+                        keep(paragraph, &mut sentences);
+                    }
+                }
+            } else {
+                for comment in doc_comments(&text) {
+                    keep(&comment, &mut sentences);
+                }
+            }
+            if sentences.len() >= limit {
+                sentences.truncate(limit);
+                return Ok(sentences);
+            }
+        }
+    }
+    Ok(sentences)
+}
+
+fn registry_source_dirs() -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .context("neither CARGO_HOME nor HOME is set")?;
+    let src = cargo_home.join("registry/src");
+    let mut dirs: Vec<_> = std::fs::read_dir(&src)
+        .with_context(|| format!("read {}", src.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    Ok(dirs)
+}
+
+/// `name-version` of every registry package in a `Cargo.lock`.
+fn lock_packages(lock: &str) -> Vec<String> {
+    let mut packages = Vec::new();
+    let mut name = None;
+    for line in lock.lines() {
+        if let Some(value) = line.strip_prefix("name = ") {
+            name = Some(value.trim_matches('"').to_owned());
+        } else if let Some(value) = line.strip_prefix("version = ")
+            && let Some(name) = name.take()
+        {
+            packages.push(format!("{name}-{}", value.trim_matches('"')));
+        }
+    }
+    packages
+}
+
+fn collect_files(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for path in entries.flatten().map(|e| e.path()) {
+        if path.is_dir() {
+            collect_files(&path, files);
+        } else if path.extension().is_some_and(|x| x == "md" || x == "rs") {
+            files.push(path);
+        }
+    }
+}
+
+/// Runs of consecutive `///` or `//!` lines, joined into one paragraph each.
+fn doc_comments(source: &str) -> Vec<String> {
+    let mut comments = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for line in source.lines() {
+        let line = line.trim();
+        match line
+            .strip_prefix("///")
+            .or_else(|| line.strip_prefix("//!"))
+        {
+            Some(text) => current.push(text.trim()),
+            None if !current.is_empty() => comments.push(std::mem::take(&mut current).join(" ")),
+            None => {}
+        }
+    }
+    comments
+}
+
+/// Whitespace-normalised sentences: a split after `.`, `!` or `?` and a space.
+fn split_sentences(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut sentences = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for word in words {
+        current.push(word);
+        if word.ends_with(['.', '!', '?']) {
+            sentences.push(std::mem::take(&mut current).join(" "));
+        }
+    }
+    if !current.is_empty() {
+        sentences.push(current.join(" "));
+    }
+    sentences
+}

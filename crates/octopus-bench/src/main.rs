@@ -3,10 +3,12 @@
 //!
 //! `cargo run --release -p octopus-bench -- ingest`
 //! `cargo run --release -p octopus-bench -- embed --reference-python PATH`
+//! `cargo run --release -p octopus-bench -- vectors`
 
 mod corpus;
 mod embed;
 mod ingest;
+mod vectors;
 
 use clap::{Parser, Subcommand};
 
@@ -23,6 +25,8 @@ enum Bench {
     Ingest(ingest::Options),
     /// Local embedding throughput, beside sentence-transformers when given its Python.
     Embed(embed::Options),
+    /// Vector search: exact and HNSW at 100k real and 1M synthetic embeddings.
+    Vectors(vectors::Options),
     /// One embedding measurement (run by `embed` in a child process).
     #[command(hide = true)]
     EmbedWorker(embed::WorkerOptions),
@@ -30,9 +34,11 @@ enum Bench {
 
 fn main() -> anyhow::Result<()> {
     octopus_embed::process::keep_freed_memory();
+    octopus_embed::http::install_tls_provider();
     match Cli::parse().bench {
         Bench::Ingest(options) => ingest::run(options),
         Bench::Embed(options) => embed::run(options),
+        Bench::Vectors(options) => vectors::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }

@@ -29,6 +29,7 @@ pub struct Config {
 pub struct StorageConfig {
     pub data_dir: PathBuf,
     pub durability: DurabilityLevel,
+    pub hnsw_threshold: usize,
 }
 
 impl Default for StorageConfig {
@@ -37,6 +38,7 @@ impl Default for StorageConfig {
         Self {
             data_dir: engine.data_dir,
             durability: engine.durability,
+            hnsw_threshold: engine.hnsw_threshold,
         }
     }
 }
@@ -112,6 +114,7 @@ impl Config {
         EngineConfig {
             data_dir: self.storage.data_dir.clone(),
             durability: self.storage.durability,
+            hnsw_threshold: self.storage.hnsw_threshold,
             limits: self.limits,
             embedding: self.embedding.clone(),
         }

@@ -14,6 +14,9 @@ pub struct EngineConfig {
     /// `process`: a commit survives the server being killed (WAL, synchronous =
     /// NORMAL). `power_loss`: it also survives a power cut (every commit fsynced).
     pub durability: DurabilityLevel,
+    /// A knowledge collection of at least this many chunks is searched through
+    /// an HNSW graph (saved under `data_dir/vectors`); smaller ones exactly.
+    pub hnsw_threshold: usize,
     pub limits: Limits,
     pub embedding: EmbeddingConfig,
 }
@@ -77,6 +80,7 @@ impl Default for EngineConfig {
         Self {
             data_dir: PathBuf::from("./octopus-data"),
             durability: DurabilityLevel::Process,
+            hnsw_threshold: octopus_sqlite::SqliteOptions::new(".").hnsw_threshold,
             limits: Limits::default(),
             embedding: EmbeddingConfig::default(),
         }

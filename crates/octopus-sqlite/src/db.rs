@@ -33,6 +33,9 @@ pub struct SqliteOptions {
     pub durability: Durability,
     /// Reader connections kept open between requests.
     pub max_idle_readers: usize,
+    /// A knowledge collection of at least this many chunks is searched through
+    /// an HNSW graph, saved under `data_dir/vectors`; smaller ones are scanned.
+    pub hnsw_threshold: usize,
 }
 
 impl SqliteOptions {
@@ -41,6 +44,7 @@ impl SqliteOptions {
             data_dir: data_dir.into(),
             durability: Durability::default(),
             max_idle_readers: 8,
+            hnsw_threshold: octopus_vector::DEFAULT_HNSW_THRESHOLD,
         }
     }
 }

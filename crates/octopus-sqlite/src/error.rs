@@ -34,6 +34,9 @@ pub enum Error {
     #[error("corrupt {what} in the database: {detail}")]
     Corrupt { what: &'static str, detail: String },
 
+    #[error("vector index: {0}")]
+    VectorIndex(String),
+
     #[error("a blocking database task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
 

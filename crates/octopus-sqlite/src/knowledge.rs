@@ -1,13 +1,24 @@
 //! Semantic memory on SQLite: chunks in `knowledge_chunks`, searched through an
 //! in-memory vector index per collection.
 //!
-//! The index is derived data. It is built from the rows on first use, and
-//! rebuilt whenever the collection's `version` in SQLite differs from the one it
-//! was built at: after a restart, a crash, or a change by another process. This
-//! process's own writes update it in place, under the collection's lock, in step
-//! with the transaction that bumps the version.
+//! The index is derived data, and SQLite is the truth. Each collection row has a
+//! `version`, bumped in the transaction of every change. This process's own
+//! writes update the index in place, under the collection's lock, in step with
+//! that transaction. When the version differs from the one the index reflects
+//! (after a restart, a crash, or a change by another process), the index is
+//! *reconciled*: the chunk keys are read from SQLite, keys the index has but
+//! SQLite no longer does are removed, and missing ones are added with their
+//! embeddings. Chunk keys (`seq`, AUTOINCREMENT) are never reused and a chunk's
+//! embedding never changes, so equal key sets mean equal indexes.
+//!
+//! Collections of at least `hnsw_threshold` chunks use an HNSW graph, saved
+//! under `data_dir/vectors/` after it is built and after every
+//! `max(1000, size / 10)` changes. A restart loads the saved graph and
+//! reconciles only the difference; a graph that is missing or does not load
+//! (a crash mid-save leaves none, never a torn one) is rebuilt from SQLite.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
 use async_trait::async_trait;
@@ -17,7 +28,7 @@ use octopus_core::knowledge::{
 };
 use octopus_core::store::KnowledgeStore;
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
-use octopus_vector::ExactIndex;
+use octopus_vector::VectorIndex;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
@@ -31,17 +42,21 @@ use crate::rows::{self, Filters};
 type CollectionKey = (TenantId, AgentId);
 
 /// The in-memory indexes of the collections searched so far.
-#[derive(Default)]
 pub(crate) struct KnowledgeIndexes {
     collections: Mutex<HashMap<CollectionKey, Arc<RwLock<LoadedIndex>>>>,
+    /// Where graphs are saved.
+    dir: PathBuf,
+    hnsw_threshold: usize,
 }
 
 /// One collection's index and the filterable metadata of its chunks.
 struct LoadedIndex {
     /// The collection version the index reflects; `None` until built.
     version: Option<i64>,
-    index: ExactIndex,
+    index: VectorIndex,
     filters: HashMap<u64, FilterFields>,
+    /// Changes since the graph was last saved.
+    unsaved: usize,
 }
 
 struct FilterFields {
@@ -49,16 +64,59 @@ struct FilterFields {
 }
 
 impl KnowledgeIndexes {
+    pub(crate) fn new(dir: PathBuf, hnsw_threshold: usize) -> Self {
+        Self {
+            collections: Mutex::default(),
+            dir,
+            hnsw_threshold,
+        }
+    }
+
     fn get(&self, key: CollectionKey, dimension: usize) -> Arc<RwLock<LoadedIndex>> {
         let mut collections = lock(&self.collections);
         Arc::clone(collections.entry(key).or_insert_with(|| {
             Arc::new(RwLock::new(LoadedIndex {
                 version: None,
-                index: ExactIndex::new(dimension),
+                index: VectorIndex::exact(dimension),
                 filters: HashMap::new(),
+                unsaved: 0,
             }))
         }))
     }
+
+    fn graph_dir(&self, (tenant, agent): CollectionKey) -> PathBuf {
+        self.dir.join(format!("{}-{}", tenant.0, agent.0))
+    }
+
+    /// Switches a grown collection to a graph, and saves the graph when enough
+    /// has changed since it was last saved. A failed save costs only a longer
+    /// rebuild after the next restart, so it is logged, not returned.
+    fn after_change(&self, key: CollectionKey, loaded: &mut LoadedIndex) -> StoreResult<()> {
+        if loaded
+            .index
+            .switch_if_large(self.hnsw_threshold)
+            .map_err(index_error)?
+        {
+            loaded.unsaved = usize::MAX;
+        }
+        if loaded.index.is_hnsw() && loaded.unsaved >= (loaded.index.len() / 10).max(1000) {
+            let dir = self.graph_dir(key);
+            let saved = std::fs::create_dir_all(&self.dir)
+                .map_err(|e| e.to_string())
+                .and_then(|()| loaded.index.save(&dir).map_err(|e| e.to_string()));
+            match saved {
+                Ok(()) => loaded.unsaved = 0,
+                Err(error) => {
+                    tracing::warn!(%error, path = %dir.display(), "vector index not saved")
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn index_error(error: octopus_vector::HnswError) -> crate::Error {
+    crate::Error::VectorIndex(error.to_string())
 }
 
 struct CollectionRow {
@@ -172,42 +230,82 @@ fn check_chunks(chunks: &[NewChunk], dimension: u32) -> StoreResult<()> {
     Ok(())
 }
 
-/// Rebuilds `loaded` from the rows, at the version read in the same transaction.
-fn rebuild(
+/// Brings `loaded` to the collection's current rows: see the module comment.
+fn reconcile(
     conn: &mut Connection,
-    tenant: TenantId,
-    agent: AgentId,
+    indexes: &KnowledgeIndexes,
+    (tenant, agent): CollectionKey,
     loaded: &mut LoadedIndex,
 ) -> StoreResult<()> {
     let tx = conn.transaction()?;
     let row = require_collection(&tx, tenant, agent)?;
-    let mut index = ExactIndex::new(row.dimension as usize);
+    let dimension = row.dimension as usize;
     let mut filters = HashMap::new();
-    let mut stmt = tx.prepare_cached(
-        "SELECT seq, source, chunk_index, category, heading, embedding, indexed_at
-         FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2",
-    )?;
-    let mut rows = stmt.query([tenant.0.as_bytes(), agent.0.as_bytes()])?;
-    while let Some(row) = rows.next()? {
-        let seq: i64 = row.get("seq")?;
-        let embedding: Vec<u8> = row.get("embedding")?;
-        index.insert(seq as u64, &codec::embedding_from(&embedding)?);
-        filters.insert(
-            seq as u64,
-            FilterFields {
-                metadata: metadata_from_row(row)?,
-            },
-        );
+    {
+        let mut stmt = tx.prepare_cached(
+            "SELECT seq, source, chunk_index, category, heading, indexed_at
+             FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2",
+        )?;
+        let mut rows = stmt.query([tenant.0.as_bytes(), agent.0.as_bytes()])?;
+        while let Some(row) = rows.next()? {
+            let seq: i64 = row.get("seq")?;
+            filters.insert(
+                seq as u64,
+                FilterFields {
+                    metadata: metadata_from_row(row)?,
+                },
+            );
+        }
     }
-    drop(rows);
-    drop(stmt);
+    if loaded.version.is_none() && filters.len() >= indexes.hnsw_threshold {
+        let dir = indexes.graph_dir((tenant, agent));
+        match VectorIndex::load(&dir, dimension) {
+            Ok(index) => loaded.index = index,
+            Err(error) if dir.exists() => {
+                tracing::warn!(%error, path = %dir.display(), "saved vector index unusable; rebuilding it")
+            }
+            Err(_) => {}
+        }
+    }
+    let stale: Vec<u64> = loaded
+        .index
+        .keys()
+        .into_iter()
+        .filter(|key| !filters.contains_key(key))
+        .collect();
+    for key in &stale {
+        loaded.index.remove(*key).map_err(index_error)?;
+    }
+    let missing: Vec<i64> = filters
+        .keys()
+        .filter(|key| !loaded.index.contains(**key))
+        .map(|key| *key as i64)
+        .collect();
+    let mut vectors: Vec<(u64, Vec<f32>)> = Vec::with_capacity(missing.len());
+    for batch in missing.chunks(500) {
+        let placeholders = vec!["?"; batch.len()].join(", ");
+        let mut stmt = tx.prepare(&format!(
+            "SELECT seq, embedding FROM knowledge_chunks WHERE seq IN ({placeholders})"
+        ))?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(batch))?;
+        while let Some(row) = rows.next()? {
+            let seq: i64 = row.get(0)?;
+            let bytes: Vec<u8> = row.get(1)?;
+            vectors.push((seq as u64, codec::embedding_from(&bytes)?));
+        }
+    }
     tx.commit()?;
-    *loaded = LoadedIndex {
-        version: Some(row.version),
-        index,
-        filters,
-    };
-    tracing::debug!(tenant_id = %tenant, agent_id = %agent, chunks = loaded.index.len(), "built knowledge index");
+    let items: Vec<(u64, &[f32])> = vectors.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+    loaded.index.insert_many(&items).map_err(index_error)?;
+    loaded.filters = filters;
+    loaded.version = Some(row.version);
+    loaded.unsaved = loaded.unsaved.saturating_add(stale.len() + missing.len());
+    indexes.after_change((tenant, agent), loaded)?;
+    tracing::debug!(
+        tenant_id = %tenant, agent_id = %agent, chunks = loaded.index.len(),
+        removed = stale.len(), added = missing.len(), graph = loaded.index.is_hnsw(),
+        "reconciled knowledge index"
+    );
     Ok(())
 }
 
@@ -245,12 +343,21 @@ impl SqliteStore {
                 let version = bump_version(&tx, tenant, agent, &applied)?;
                 tx.commit()?;
                 if loaded.version == Some(row.version) {
+                    // Committed: from here a failure leaves the index behind
+                    // SQLite, and the next search reconciles it.
+                    loaded.version = None;
+                    loaded.unsaved += applied.removed.len() + applied.added.len();
                     for seq in applied.removed {
-                        loaded.index.remove(seq as u64);
+                        loaded.index.remove(seq as u64).map_err(index_error)?;
                         loaded.filters.remove(&(seq as u64));
                     }
+                    let items: Vec<(u64, &[f32])> = applied
+                        .added
+                        .iter()
+                        .map(|(seq, chunk)| (*seq as u64, chunk.embedding.as_slice()))
+                        .collect();
+                    loaded.index.insert_many(&items).map_err(index_error)?;
                     for (seq, chunk) in applied.added {
-                        loaded.index.insert(seq as u64, &chunk.embedding);
                         loaded.filters.insert(
                             seq as u64,
                             FilterFields {
@@ -259,6 +366,7 @@ impl SqliteStore {
                         );
                     }
                     loaded.version = Some(version);
+                    indexes.after_change((tenant, agent), &mut loaded)?;
                 }
                 Ok(())
             })
@@ -400,7 +508,7 @@ impl KnowledgeStore for SqliteStore {
                 if stale {
                     let mut writable = loaded.write().unwrap_or_else(|p| p.into_inner());
                     if writable.version != Some(row.version) {
-                        rebuild(conn, tenant, agent, &mut writable)?;
+                        reconcile(conn, &indexes, (tenant, agent), &mut writable)?;
                     }
                 }
                 let neighbours = {
@@ -410,6 +518,7 @@ impl KnowledgeStore for SqliteStore {
                         .search(&query.vector, query.top_k as usize, |key| {
                             matches(&query.filter, loaded.filters.get(&key))
                         })
+                        .map_err(index_error)?
                 };
                 let neighbours: Vec<_> = neighbours
                     .into_iter()

@@ -45,13 +45,17 @@ impl SqliteStore {
     /// Opens the store in `options.data_dir`, creating it and applying migrations
     /// as needed. Blocks: call it before serving, or from a blocking thread.
     pub fn open(options: SqliteOptions) -> Result<Self, Error> {
+        let knowledge = knowledge::KnowledgeIndexes::new(
+            options.data_dir.join("vectors"),
+            options.hnsw_threshold,
+        );
         let db = Arc::new(db::Db::open(options)?);
         let indexer = search::Indexer::start(&db)?;
         tracing::info!(path = %db.main_path.display(), search = %db.search_path.display(), "opened SQLite store");
         Ok(Self {
             db,
             indexer,
-            knowledge: Default::default(),
+            knowledge: Arc::new(knowledge),
         })
     }
 

@@ -52,6 +52,22 @@ impl ExactIndex {
         }
     }
 
+    pub fn contains(&self, key: u64) -> bool {
+        self.positions.contains_key(&key)
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.keys.iter().copied()
+    }
+
+    /// Every key with its vector.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, &[f32])> + '_ {
+        self.keys
+            .iter()
+            .copied()
+            .zip(self.vectors.chunks_exact(self.dimension))
+    }
+
     /// Removes `key`; false when it was not there.
     pub fn remove(&mut self, key: u64) -> bool {
         let Some(at) = self.positions.remove(&key) else {

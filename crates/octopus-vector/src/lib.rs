@@ -1,13 +1,18 @@
 //! Embedded vector indexes, keyed by `u64`.
 //!
 //! [`ExactIndex`] compares the query with every vector: exact, and the right
-//! choice while a collection is small. Vectors are expected L2-normalised, so the
+//! choice while a collection is small. [`HnswIndex`] walks a graph: approximate,
+//! and far faster on large collections. Vectors are expected L2-normalised, so the
 //! dot product is the cosine similarity.
 
+mod collection;
 mod exact;
+mod hnsw;
 mod top_k;
 
+pub use collection::{DEFAULT_HNSW_THRESHOLD, VectorIndex};
 pub use exact::ExactIndex;
+pub use hnsw::{HnswError, HnswIndex, HnswParams};
 
 /// One search result: the key, and its similarity to the query.
 #[derive(Clone, Copy, Debug, PartialEq)]

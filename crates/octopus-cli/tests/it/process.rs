@@ -18,9 +18,19 @@ pub struct Server {
 impl Server {
     /// Starts the binary on a free port over `data_dir` and waits until it listens.
     pub fn start(data_dir: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_octopus"))
+        Self::start_with(data_dir, None)
+    }
+
+    /// Like [`start`](Self::start), with a configuration file.
+    pub fn start_with(data_dir: &Path, config: Option<&Path>) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_octopus"));
+        if let Some(config) = config {
+            command.arg("serve").arg("--config").arg(config);
+        } else {
+            command.arg("serve");
+        }
+        let mut child = command
             .args([
-                "serve",
                 "--listen",
                 "127.0.0.1:0",
                 "--log",
@@ -48,6 +58,7 @@ impl Server {
         };
         // Keep draining stdout so the child never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
+        octopus_embed::http::install_tls_provider();
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(20))
             .build()

@@ -52,12 +52,19 @@ impl HttpEmbedderOptions {
     }
 }
 
-fn client(timeout: Duration) -> reqwest::Client {
+/// Installs ring as the process's TLS crypto provider. The workspace builds
+/// reqwest with rustls but without a provider (aws-lc, the default one, is a
+/// heavy C build), and reqwest panics when it builds a client before one is
+/// installed: every binary calls this first. Repeated calls do nothing.
+pub fn install_tls_provider() {
     static PROVIDER: std::sync::Once = std::sync::Once::new();
-    // reqwest is built without a default TLS provider; ring is the light one.
     PROVIDER.call_once(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+}
+
+fn client(timeout: Duration) -> reqwest::Client {
+    install_tls_provider();
     reqwest::Client::builder()
         .timeout(timeout)
         .build()

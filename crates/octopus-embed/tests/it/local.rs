@@ -102,3 +102,56 @@ fn a_folder_without_the_model_is_a_clear_error() {
         "{error}"
     );
 }
+
+/// Another folder layout by configuration alone: the same weights with CLS
+/// pooling and a 512-token window (as bge models ship), against
+/// sentence-transformers on the same folder (`scripts/reference/cls_variant.py`).
+#[tokio::test]
+async fn pooling_and_window_are_read_from_the_folder() {
+    #[derive(Deserialize)]
+    struct Variant {
+        pooling: serde_json::Value,
+        sentence_bert: serde_json::Value,
+        sentences: Vec<String>,
+        vectors: Vec<Vec<f32>>,
+    }
+    let variant: Variant =
+        serde_json::from_str(include_str!("../fixtures/all-MiniLM-L6-v2-cls-512.json")).unwrap();
+    let source = default_model_dir();
+    let dir = tempfile::tempdir().unwrap();
+    copy_folder(&source, dir.path());
+    let write = |path: &str, value: &serde_json::Value| {
+        std::fs::write(dir.path().join(path), serde_json::to_vec(value).unwrap()).unwrap()
+    };
+    write("1_Pooling/config.json", &variant.pooling);
+    write("sentence_bert_config.json", &variant.sentence_bert);
+
+    let model = LocalEmbedder::load(dir.path()).unwrap();
+    assert_eq!(model.max_input_tokens(), Some(512));
+    let vectors = model.embed(&variant.sentences).await.unwrap();
+    let mean_pooled = model_vectors_of_default(&variant.sentences).await;
+    for (i, (ours, reference)) in vectors.iter().zip(&variant.vectors).enumerate() {
+        let similarity = cosine(ours, reference);
+        assert!(similarity >= 0.999, "sentence {i}: cosine {similarity}");
+        assert!(
+            cosine(ours, &mean_pooled[i]) < 0.999 || variant.sentences[i].is_empty(),
+            "sentence {i}: CLS pooling must differ from the default mean pooling"
+        );
+    }
+}
+
+async fn model_vectors_of_default(sentences: &[String]) -> Vec<Vec<f32>> {
+    model().embed(sentences).await.unwrap()
+}
+
+fn copy_folder(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_folder(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

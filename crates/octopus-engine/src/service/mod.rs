@@ -79,6 +79,7 @@ impl Octopus {
             DurabilityLevel::Process => Durability::Process,
             DurabilityLevel::PowerLoss => Durability::PowerLoss,
         };
+        options.hnsw_threshold = config.hnsw_threshold;
         let store = SqliteStore::open(options)?;
         let mut octopus = Self::with_store(Arc::new(store), config.limits);
         octopus.embedding = Arc::new(Embedding::new(config.embedding.clone()));

@@ -7,6 +7,7 @@ use octopus_core::store::Store;
 use octopus_sqlite::{SqliteOptions, SqliteStore};
 use octopus_testkit::{Backend, store_conformance_tests};
 
+mod graph_index;
 mod sqlite_specific;
 
 /// A store in a fresh temporary data directory.
