@@ -178,3 +178,36 @@ fn split_sentences(text: &str) -> Vec<String> {
     }
     sentences
 }
+
+/// Up to `limit` README.md files of at least 2 kB from the workspace's registry
+/// dependencies, in lockfile order: (name, text).
+pub fn readmes(lockfile: &Path, limit: usize) -> anyhow::Result<Vec<(String, String)>> {
+    let registry = registry_source_dirs()?;
+    let lock = std::fs::read_to_string(lockfile)
+        .with_context(|| format!("read {}", lockfile.display()))?;
+    let mut found = Vec::new();
+    for package in lock_packages(&lock) {
+        let Some(file) = registry
+            .iter()
+            .map(|r| r.join(&package).join("README.md"))
+            .find(|f| f.is_file())
+        else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        if text.len() >= 2048 {
+            found.push((format!("{package}/README.md"), text));
+        }
+        if found.len() == limit {
+            break;
+        }
+    }
+    ensure!(
+        !found.is_empty(),
+        "no README.md found for the packages of {}",
+        lockfile.display()
+    );
+    Ok(found)
+}

@@ -4,8 +4,10 @@
 //! `cargo run --release -p octopus-bench -- ingest`
 //! `cargo run --release -p octopus-bench -- embed --reference-python PATH`
 //! `cargo run --release -p octopus-bench -- vectors`
+//! `cargo run --release -p octopus-bench -- documents`
 
 mod corpus;
+mod documents;
 mod embed;
 mod ingest;
 mod vectors;
@@ -25,6 +27,8 @@ enum Bench {
     Ingest(ingest::Options),
     /// Local embedding throughput, beside sentence-transformers when given its Python.
     Embed(embed::Options),
+    /// Document ingestion end to end: Markdown files to stored, indexed chunks.
+    Documents(documents::Options),
     /// Vector search: exact and HNSW at 100k real and 1M synthetic embeddings.
     Vectors(vectors::Options),
     /// One embedding measurement (run by `embed` in a child process).
@@ -39,6 +43,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Ingest(options) => ingest::run(options),
         Bench::Embed(options) => embed::run(options),
         Bench::Vectors(options) => vectors::run(options),
+        Bench::Documents(options) => documents::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }

@@ -96,7 +96,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let synthetic = mixture.sample(options.synthetic, &mut rng);
     let synthetic_queries = mixture.sample(options.queries, &mut rng);
     println!(
-        "\n## {} vectors from a mixture of {} diagonal Gaussians fitted to {} real ones (fit and draw {:.1} s)\n",
+        "\n## {} vectors from a mixture of {} full-covariance Gaussians fitted to {} real ones (fit and draw {:.1} s)\n",
         synthetic.len(),
         options.components,
         fitted.len(),
