@@ -14,6 +14,7 @@ mod error;
 pub mod keys;
 pub mod merge_patch;
 mod service;
+pub mod token_counting;
 
 pub use config::{EmbeddingConfig, EmbeddingProvider, EngineConfig, Limits};
 pub use error::{Error, Result};
