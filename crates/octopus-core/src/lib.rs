@@ -25,6 +25,7 @@ pub mod message;
 pub mod procedure;
 pub mod search;
 pub mod store;
+pub mod summary;
 pub mod tenant;
 pub mod tokens;
 
