@@ -5,11 +5,14 @@
 //! `cargo run --release -p octopus-bench -- embed --reference-python PATH`
 //! `cargo run --release -p octopus-bench -- vectors`
 //! `cargo run --release -p octopus-bench -- documents`
+//! `cargo run --release -p octopus-bench -- locomo`
 
 mod corpus;
 mod documents;
 mod embed;
 mod ingest;
+mod locomo;
+mod locomo_bench;
 mod vectors;
 
 use clap::{Parser, Subcommand};
@@ -29,6 +32,8 @@ enum Bench {
     Embed(embed::Options),
     /// Document ingestion end to end: Markdown files to stored, indexed chunks.
     Documents(documents::Options),
+    /// Evidence recall on the LoCoMo dev split (keyword mode so far).
+    Locomo(locomo_bench::Options),
     /// Vector search: exact and HNSW at 100k real and 1M synthetic embeddings.
     Vectors(vectors::Options),
     /// One embedding measurement (run by `embed` in a child process).
@@ -44,6 +49,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Embed(options) => embed::run(options),
         Bench::Vectors(options) => vectors::run(options),
         Bench::Documents(options) => documents::run(options),
+        Bench::Locomo(options) => locomo_bench::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }
