@@ -41,6 +41,9 @@ use crate::rows::{self, Filters};
 
 type CollectionKey = (TenantId, AgentId);
 
+/// Counts as more changes than any save threshold: a new graph is saved at once.
+const NEVER_SAVED: usize = usize::MAX;
+
 /// The in-memory indexes of the collections searched so far.
 pub(crate) struct KnowledgeIndexes {
     collections: Mutex<HashMap<CollectionKey, Arc<RwLock<LoadedIndex>>>>,
@@ -55,7 +58,7 @@ struct LoadedIndex {
     version: Option<i64>,
     index: VectorIndex,
     filters: HashMap<u64, FilterFields>,
-    /// Changes since the graph was last saved.
+    /// Changes since the graph was last saved; [`NEVER_SAVED`] for a new graph.
     unsaved: usize,
 }
 
@@ -97,7 +100,7 @@ impl KnowledgeIndexes {
             .switch_if_large(self.hnsw_threshold)
             .map_err(index_error)?
         {
-            loaded.unsaved = usize::MAX;
+            loaded.unsaved = NEVER_SAVED;
         }
         if loaded.index.is_hnsw() && loaded.unsaved >= (loaded.index.len() / 10).max(1000) {
             let dir = self.graph_dir(key);
@@ -346,7 +349,9 @@ impl SqliteStore {
                     // Committed: from here a failure leaves the index behind
                     // SQLite, and the next search reconciles it.
                     loaded.version = None;
-                    loaded.unsaved += applied.removed.len() + applied.added.len();
+                    loaded.unsaved = loaded
+                        .unsaved
+                        .saturating_add(applied.removed.len() + applied.added.len());
                     for seq in applied.removed {
                         loaded.index.remove(seq as u64).map_err(index_error)?;
                         loaded.filters.remove(&(seq as u64));
