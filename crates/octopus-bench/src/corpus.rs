@@ -20,9 +20,6 @@ pub fn chat_turns(data_dir: &Path) -> anyhow::Result<Vec<String>> {
 /// lockfile order. Deterministic for a given `Cargo.lock`, and present on every
 /// machine that has built Octopus, so no corpus has to be downloaded.
 pub fn doc_sentences(lockfile: &Path, limit: usize) -> anyhow::Result<Vec<String>> {
-    let registry = registry_source_dirs()?;
-    let lock = std::fs::read_to_string(lockfile)
-        .with_context(|| format!("read {}", lockfile.display()))?;
     let mut sentences = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut keep = |text: &str, sentences: &mut Vec<String>| {
@@ -32,14 +29,7 @@ pub fn doc_sentences(lockfile: &Path, limit: usize) -> anyhow::Result<Vec<String
             }
         }
     };
-    for package in lock_packages(&lock) {
-        let Some(dir) = registry
-            .iter()
-            .map(|r| r.join(&package))
-            .find(|d| d.is_dir())
-        else {
-            continue;
-        };
+    for (_, dir) in package_sources(lockfile)? {
         let mut files = Vec::new();
         collect_files(&dir, &mut files);
         files.sort();
@@ -68,6 +58,24 @@ pub fn doc_sentences(lockfile: &Path, limit: usize) -> anyhow::Result<Vec<String
         }
     }
     Ok(sentences)
+}
+
+/// `(name-version, unpacked source folder)` of every registry package in
+/// `lockfile` whose source cargo has unpacked on this machine, in lockfile order.
+fn package_sources(lockfile: &Path) -> anyhow::Result<Vec<(String, std::path::PathBuf)>> {
+    let registry = registry_source_dirs()?;
+    let lock = std::fs::read_to_string(lockfile)
+        .with_context(|| format!("read {}", lockfile.display()))?;
+    Ok(lock_packages(&lock)
+        .into_iter()
+        .filter_map(|package| {
+            let dir = registry
+                .iter()
+                .map(|r| r.join(&package))
+                .find(|d| d.is_dir())?;
+            Some((package, dir))
+        })
+        .collect())
 }
 
 fn registry_source_dirs() -> anyhow::Result<Vec<std::path::PathBuf>> {
@@ -152,19 +160,9 @@ fn split_sentences(text: &str) -> Vec<String> {
 /// Up to `limit` README.md files of at least 2 kB from the workspace's registry
 /// dependencies, in lockfile order: (name, text).
 pub fn readmes(lockfile: &Path, limit: usize) -> anyhow::Result<Vec<(String, String)>> {
-    let registry = registry_source_dirs()?;
-    let lock = std::fs::read_to_string(lockfile)
-        .with_context(|| format!("read {}", lockfile.display()))?;
     let mut found = Vec::new();
-    for package in lock_packages(&lock) {
-        let Some(file) = registry
-            .iter()
-            .map(|r| r.join(&package).join("README.md"))
-            .find(|f| f.is_file())
-        else {
-            continue;
-        };
-        let Ok(text) = std::fs::read_to_string(&file) else {
+    for (package, dir) in package_sources(lockfile)? {
+        let Ok(text) = std::fs::read_to_string(dir.join("README.md")) else {
             continue;
         };
         if text.len() >= 2048 {

@@ -8,9 +8,8 @@ use std::time::Instant;
 use anyhow::Context;
 use octopus_core::chunking::Format;
 use octopus_engine::{EngineConfig, IngestDocument, Octopus};
-use serde_json::json;
 
-use crate::corpus;
+use crate::{corpus, setup};
 
 #[derive(clap::Args)]
 pub struct Options {
@@ -33,10 +32,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         };
         let octopus = tokio::task::spawn_blocking(move || Octopus::open(&config)).await??;
         let tenant = octopus.create_tenant("bench").await?;
-        let spec = serde_json::from_value(
-            json!({"name": "docs", "llm": {"provider": "openai", "model": "gpt-4o"}}),
-        )?;
-        let agent = octopus.create_agent(tenant.id, spec).await?;
+        let agent = setup::agent(&octopus, tenant.id, "docs").await?;
         // Load the model outside the measurement.
         octopus.embedder().await?;
         let started = Instant::now();

@@ -5,13 +5,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use octopus_core::message::Role;
-use octopus_core::store::{AppendMessages, EpisodeStore, MessageRecord, Store};
-use octopus_core::{MessageId, TenantId, now};
+use octopus_core::store::{AppendMessages, EpisodeStore, Store};
+use octopus_core::{TenantId, now};
 use octopus_engine::{EngineConfig, Octopus};
 use octopus_sqlite::{SqliteOptions, SqliteStore};
 use serde_json::{Value, json};
 
-use crate::corpus;
+use crate::{corpus, setup};
 
 #[derive(clap::Args)]
 pub struct Options {
@@ -56,22 +56,6 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn record(text: &str, role: Role) -> MessageRecord {
-    MessageRecord {
-        id: MessageId::new(),
-        role,
-        content: Some(octopus_core::message::MessageContent::Text(text.to_owned())),
-        name: None,
-        tool_call_id: None,
-        tool_calls: Vec::new(),
-        token_count: u32::try_from(text.len() / 4).unwrap_or(u32::MAX),
-        timestamp: now(),
-        agent_id: None,
-        contains_pii: false,
-        redacted_content: None,
-    }
-}
-
 async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Row>> {
     let dir = tempfile::tempdir()?;
     let store = SqliteStore::open(SqliteOptions::new(dir.path()))?;
@@ -87,13 +71,14 @@ async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Ro
         let messages = (0..100)
             .map(|i| {
                 let n = b * 100 + i;
-                record(
-                    &turns[n % turns.len()],
+                setup::text_message(
+                    turns[n % turns.len()].clone(),
                     if n % 2 == 0 {
                         Role::User
                     } else {
                         Role::Assistant
                     },
+                    now(),
                 )
             })
             .collect();
@@ -163,10 +148,7 @@ async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Ro
 /// A tenant, an agent and 16 conversations of different users.
 async fn seed(octopus: &Octopus) -> anyhow::Result<(TenantId, Vec<octopus_core::ConversationId>)> {
     let tenant = octopus.create_tenant("bench").await?;
-    let spec = serde_json::from_value(
-        json!({"name": "bench", "llm": {"provider": "openai", "model": "gpt-4o"}}),
-    )?;
-    let agent = octopus.create_agent(tenant.id, spec).await?;
+    let agent = setup::agent(octopus, tenant.id, "bench").await?;
     let mut conversations = Vec::new();
     for u in 0..16 {
         let spec =

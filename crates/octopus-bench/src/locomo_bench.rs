@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use octopus_core::message::{MessageContent, Role};
+use octopus_core::message::Role;
 use octopus_core::search::MessageSearchQuery;
 use octopus_core::store::{AppendMessages, MessageRecord, Store};
 use octopus_core::{MessageId, TenantId};
@@ -19,6 +19,7 @@ use octopus_sqlite::{SqliteOptions, SqliteStore};
 use serde_json::json;
 
 use crate::locomo::{self, Conversation, evidence_recall};
+use crate::setup;
 
 const DEPTHS: [usize; 4] = [1, 5, 10, 20];
 
@@ -119,11 +120,7 @@ async fn import(
     tenant: TenantId,
     conversation: &Conversation,
 ) -> anyhow::Result<(MessageSearchQuery, HashMap<MessageId, String>)> {
-    let spec = serde_json::from_value(json!({
-        "name": format!("locomo-{}", conversation.id),
-        "llm": {"provider": "openai", "model": "gpt-4o"}
-    }))?;
-    let agent = octopus.create_agent(tenant, spec).await?;
+    let agent = setup::agent(octopus, tenant, &format!("locomo-{}", conversation.id)).await?;
     let spec =
         serde_json::from_value(json!({"agent_id": agent.id, "user_id": conversation.speaker_a}))?;
     let stored = octopus.create_conversation(tenant, spec).await?;
@@ -134,25 +131,15 @@ async fn import(
             .iter()
             .enumerate()
             .map(|(i, turn)| {
-                let id = MessageId::new();
-                dia_ids.insert(id, turn.dia_id.clone());
-                MessageRecord {
-                    id,
-                    role: if turn.speaker == conversation.speaker_a {
-                        Role::User
-                    } else {
-                        Role::Assistant
-                    },
-                    content: Some(MessageContent::Text(stored_text(turn))),
-                    name: None,
-                    tool_call_id: None,
-                    tool_calls: Vec::new(),
-                    token_count: u32::try_from(turn.text.len() / 4).unwrap_or(u32::MAX),
-                    timestamp: session.at + chrono::Duration::seconds(i as i64),
-                    agent_id: None,
-                    contains_pii: false,
-                    redacted_content: None,
-                }
+                let role = if turn.speaker == conversation.speaker_a {
+                    Role::User
+                } else {
+                    Role::Assistant
+                };
+                let at = session.at + chrono::Duration::seconds(i as i64);
+                let message = setup::text_message(stored_text(turn), role, at);
+                dia_ids.insert(message.id, turn.dia_id.clone());
+                message
             })
             .collect();
         let batch = AppendMessages {

@@ -13,6 +13,7 @@ mod embed;
 mod ingest;
 mod locomo;
 mod locomo_bench;
+mod setup;
 mod vectors;
 
 use clap::{Parser, Subcommand};

@@ -75,6 +75,18 @@ pub enum EmbeddingProvider {
     Ollama,
 }
 
+impl EmbeddingProvider {
+    /// The name the configuration file uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Local => "local",
+            Self::Openai => "openai",
+            Self::AzureOpenai => "azure_openai",
+            Self::Ollama => "ollama",
+        }
+    }
+}
+
 impl Default for EngineConfig {
     fn default() -> Self {
         Self {

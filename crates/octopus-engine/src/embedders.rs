@@ -45,7 +45,7 @@ pub fn build(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> 
 }
 
 fn http_options(config: &EmbeddingConfig) -> Result<HttpEmbedderOptions, String> {
-    let provider = format!("{:?}", config.provider).to_lowercase();
+    let provider = config.provider.as_str();
     let missing = |field: &str| format!("embedding provider {provider} needs `embedding.{field}`");
     let url = config.url.clone().ok_or_else(|| missing("url"))?;
     if !url.starts_with("http://") && !url.starts_with("https://") {

@@ -262,13 +262,17 @@ fn reconcile(
     }
     if loaded.version.is_none() && filters.len() >= indexes.hnsw_threshold {
         let dir = indexes.graph_dir((tenant, agent));
-        match VectorIndex::load(&dir, dimension) {
-            Ok(index) => loaded.index = index,
-            Err(error) if dir.exists() => {
-                tracing::warn!(%error, path = %dir.display(), "saved vector index unusable; rebuilding it")
+        loaded.index = match VectorIndex::load(&dir, dimension) {
+            Ok(index) => index,
+            Err(error) => {
+                if dir.exists() {
+                    tracing::warn!(%error, path = %dir.display(), "saved vector index unusable; rebuilding it");
+                }
+                // Large already: build the graph directly from the rows.
+                loaded.unsaved = NEVER_SAVED;
+                VectorIndex::graph(dimension).map_err(index_error)?
             }
-            Err(_) => {}
-        }
+        };
     }
     let stale: Vec<u64> = loaded
         .index

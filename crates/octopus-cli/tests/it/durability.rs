@@ -299,6 +299,10 @@ async fn knowledge_index_and_sqlite_agree_after_kill_9() {
         hits.len(),
         "one chunk per source: no replaced chunk survived"
     );
+    // Each acknowledged text is found as itself (cosine 1), except at most one:
+    // the request in flight at the kill may have replaced its source's chunk
+    // after the last acknowledgement.
+    let mut replaced_in_flight = Vec::new();
     for (source, text) in &acknowledged {
         assert!(
             sources.contains(source.as_str()),
@@ -308,12 +312,9 @@ async fn knowledge_index_and_sqlite_agree_after_kill_9() {
         let found = server
             .call(&key, Method::POST, &format!("{base}/search"), Some(own))
             .await;
-        let content = found["items"][0]["chunk"]["content"].as_str().unwrap();
-        // The request in flight at the kill may have committed after its last
-        // acknowledged version.
-        assert!(
-            found["items"][0]["chunk"]["source"] == source.as_str() || content == text,
-            "{text} → {found}"
-        );
+        if found["items"][0]["chunk"]["content"] != text.as_str() {
+            replaced_in_flight.push(found);
+        }
     }
+    assert!(replaced_in_flight.len() <= 1, "{replaced_in_flight:?}");
 }

@@ -1,0 +1,34 @@
+//! What several benches set up the same way: an agent, and plain text messages.
+
+use chrono::{DateTime, Utc};
+use octopus_core::agent::Agent;
+use octopus_core::message::{MessageContent, Role};
+use octopus_core::store::MessageRecord;
+use octopus_core::{MessageId, TenantId};
+use octopus_engine::Octopus;
+use serde_json::json;
+
+/// An agent named `name` with default memory settings.
+pub async fn agent(octopus: &Octopus, tenant: TenantId, name: &str) -> anyhow::Result<Agent> {
+    let spec = serde_json::from_value(
+        json!({"name": name, "llm": {"provider": "openai", "model": "gpt-4o"}}),
+    )?;
+    Ok(octopus.create_agent(tenant, spec).await?)
+}
+
+/// A plain text message at `at`, with the usual 4-bytes-per-token estimate.
+pub fn text_message(text: String, role: Role, at: DateTime<Utc>) -> MessageRecord {
+    MessageRecord {
+        id: MessageId::new(),
+        role,
+        token_count: u32::try_from(text.len() / 4).unwrap_or(u32::MAX),
+        content: Some(MessageContent::Text(text)),
+        name: None,
+        tool_call_id: None,
+        tool_calls: Vec::new(),
+        timestamp: at,
+        agent_id: None,
+        contains_pii: false,
+        redacted_content: None,
+    }
+}
