@@ -1,125 +1,77 @@
 //! Semantic memory on SQLite: chunks in `knowledge_chunks`, searched through an
-//! in-memory vector index per collection.
-//!
-//! The index is derived data, and SQLite is the truth. Each collection row has a
-//! `version`, bumped in the transaction of every change. This process's own
-//! writes update the index in place, under the collection's lock, in step with
-//! that transaction. When the version differs from the one the index reflects
-//! (after a restart, a crash, or a change by another process), the index is
-//! *reconciled*: the chunk keys are read from SQLite, keys the index has but
-//! SQLite no longer does are removed, and missing ones are added with their
-//! embeddings. Chunk keys (`seq`, AUTOINCREMENT) are never reused and a chunk's
-//! embedding never changes, so equal key sets mean equal indexes.
-//!
-//! Collections of at least `hnsw_threshold` chunks use an HNSW graph, saved
-//! under `data_dir/vectors/` after it is built and after every
-//! `max(1000, size / 10)` changes. A restart loads the saved graph and
-//! reconciles only the difference; a graph that is missing or does not load
-//! (a crash mid-save leaves none, never a torn one) is rebuilt from SQLite.
+//! in-memory vector index per collection, kept in step with the rows as
+//! [`vector_collections`](crate::vector_collections) describes.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
 
 use async_trait::async_trait;
 use octopus_core::knowledge::{
-    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
+    Chunk, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
     check_dimension, collection_name,
 };
 use octopus_core::store::KnowledgeStore;
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
-use octopus_vector::VectorIndex;
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use uuid::Uuid;
 
 use crate::SqliteStore;
 use crate::codec::{self, micros};
-use crate::db::lock;
 use crate::error::Result as StoreResult;
 use crate::rows::{self, Filters};
+use crate::vector_collections::{
+    Change, CollectionKey, CollectionState, VectorCollections, VectorTable,
+};
 
-type CollectionKey = (TenantId, AgentId);
+/// The knowledge chunks' table, for [`VectorCollections`].
+pub(crate) struct KnowledgeTable;
 
-/// Counts as more changes than any save threshold: a new graph is saved at once.
-const NEVER_SAVED: usize = usize::MAX;
+pub(crate) type KnowledgeIndexes = VectorCollections<KnowledgeTable>;
 
-/// The in-memory indexes of the collections searched so far.
-pub(crate) struct KnowledgeIndexes {
-    collections: Mutex<HashMap<CollectionKey, Arc<RwLock<LoadedIndex>>>>,
-    /// Where graphs are saved.
-    dir: PathBuf,
-    hnsw_threshold: usize,
-}
+impl VectorTable for KnowledgeTable {
+    type Fields = ChunkMetadata;
+    const NAME: &'static str = "knowledge";
 
-/// One collection's index and the filterable metadata of its chunks.
-struct LoadedIndex {
-    /// The collection version the index reflects; `None` until built.
-    version: Option<i64>,
-    index: VectorIndex,
-    filters: HashMap<u64, FilterFields>,
-    /// Changes since the graph was last saved; [`NEVER_SAVED`] for a new graph.
-    unsaved: usize,
-}
+    fn state(
+        conn: &Connection,
+        (tenant, agent): CollectionKey,
+    ) -> StoreResult<Option<CollectionState>> {
+        Ok(collection_row(conn, tenant, agent)?.map(|row| row.state()))
+    }
 
-struct FilterFields {
-    metadata: ChunkMetadata,
-}
-
-impl KnowledgeIndexes {
-    pub(crate) fn new(dir: PathBuf, hnsw_threshold: usize) -> Self {
-        Self {
-            collections: Mutex::default(),
-            dir,
-            hnsw_threshold,
+    fn fields(
+        conn: &Connection,
+        (tenant, agent): CollectionKey,
+    ) -> StoreResult<HashMap<u64, ChunkMetadata>> {
+        let mut stmt = conn.prepare_cached(
+            "SELECT seq, source, chunk_index, category, heading, indexed_at
+             FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2",
+        )?;
+        let mut rows = stmt.query([tenant.0.as_bytes(), agent.0.as_bytes()])?;
+        let mut fields = HashMap::new();
+        while let Some(row) = rows.next()? {
+            let seq: i64 = row.get("seq")?;
+            fields.insert(seq as u64, metadata_from_row(row)?);
         }
+        Ok(fields)
     }
 
-    fn get(&self, key: CollectionKey, dimension: usize) -> Arc<RwLock<LoadedIndex>> {
-        let mut collections = lock(&self.collections);
-        Arc::clone(collections.entry(key).or_insert_with(|| {
-            Arc::new(RwLock::new(LoadedIndex {
-                version: None,
-                index: VectorIndex::exact(dimension),
-                filters: HashMap::new(),
-                unsaved: 0,
-            }))
-        }))
+    fn vectors(conn: &Connection, keys: &[i64]) -> StoreResult<Vec<(u64, Vec<f32>)>> {
+        crate::vector_collections::read_vectors(conn, "knowledge_chunks", keys)
     }
 
-    fn graph_dir(&self, (tenant, agent): CollectionKey) -> PathBuf {
-        self.dir.join(format!("{}-{}", tenant.0, agent.0))
+    fn bump_version(
+        tx: &Transaction<'_>,
+        (tenant, agent): CollectionKey,
+        delta: i64,
+    ) -> StoreResult<i64> {
+        Ok(tx.query_row(
+            "UPDATE knowledge_collections SET version = version + 1, chunk_count = chunk_count + ?3
+             WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
+            params![tenant.0.as_bytes(), agent.0.as_bytes(), delta],
+            |r| r.get(0),
+        )?)
     }
-
-    /// Switches a grown collection to a graph, and saves the graph when enough
-    /// has changed since it was last saved. A failed save costs only a longer
-    /// rebuild after the next restart, so it is logged, not returned.
-    fn after_change(&self, key: CollectionKey, loaded: &mut LoadedIndex) -> StoreResult<()> {
-        if loaded
-            .index
-            .switch_if_large(self.hnsw_threshold)
-            .map_err(index_error)?
-        {
-            loaded.unsaved = NEVER_SAVED;
-        }
-        if loaded.index.is_hnsw() && loaded.unsaved >= (loaded.index.len() / 10).max(1000) {
-            let dir = self.graph_dir(key);
-            let saved = std::fs::create_dir_all(&self.dir)
-                .map_err(|e| e.to_string())
-                .and_then(|()| loaded.index.save(&dir).map_err(|e| e.to_string()));
-            match saved {
-                Ok(()) => loaded.unsaved = 0,
-                Err(error) => {
-                    tracing::warn!(%error, path = %dir.display(), "vector index not saved")
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-fn index_error(error: octopus_vector::HnswError) -> crate::Error {
-    crate::Error::VectorIndex(error.to_string())
 }
 
 struct CollectionRow {
@@ -128,6 +80,15 @@ struct CollectionRow {
     version: i64,
     chunk_count: i64,
     created_at: i64,
+}
+
+impl CollectionRow {
+    fn state(&self) -> CollectionState {
+        CollectionState {
+            dimension: self.dimension,
+            version: self.version,
+        }
+    }
 }
 
 fn collection_row(
@@ -170,23 +131,6 @@ fn collection(tenant: TenantId, agent: AgentId, row: CollectionRow) -> StoreResu
         chunk_count: row.chunk_count.unsigned_abs(),
         created_at: codec::instant(row.created_at)?,
     })
-}
-
-/// Marks a change to the collection: a new version, and the chunk count moved by
-/// `added - removed`. Returns the new version.
-fn bump_version(
-    conn: &Connection,
-    tenant: TenantId,
-    agent: AgentId,
-    change: &IndexChange,
-) -> StoreResult<i64> {
-    let delta = change.added.len() as i64 - change.removed.len() as i64;
-    Ok(conn.query_row(
-        "UPDATE knowledge_collections SET version = version + 1, chunk_count = chunk_count + ?3
-         WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
-        params![tenant.0.as_bytes(), agent.0.as_bytes(), delta],
-        |r| r.get(0),
-    )?)
 }
 
 /// Inserts chunks; returns their seqs in order.
@@ -233,89 +177,6 @@ fn check_chunks(chunks: &[NewChunk], dimension: u32) -> StoreResult<()> {
     Ok(())
 }
 
-/// Brings `loaded` to the collection's current rows: see the module comment.
-fn reconcile(
-    conn: &mut Connection,
-    indexes: &KnowledgeIndexes,
-    (tenant, agent): CollectionKey,
-    loaded: &mut LoadedIndex,
-) -> StoreResult<()> {
-    let tx = conn.transaction()?;
-    let row = require_collection(&tx, tenant, agent)?;
-    let dimension = row.dimension as usize;
-    let mut filters = HashMap::new();
-    {
-        let mut stmt = tx.prepare_cached(
-            "SELECT seq, source, chunk_index, category, heading, indexed_at
-             FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2",
-        )?;
-        let mut rows = stmt.query([tenant.0.as_bytes(), agent.0.as_bytes()])?;
-        while let Some(row) = rows.next()? {
-            let seq: i64 = row.get("seq")?;
-            filters.insert(
-                seq as u64,
-                FilterFields {
-                    metadata: metadata_from_row(row)?,
-                },
-            );
-        }
-    }
-    if loaded.version.is_none() && filters.len() >= indexes.hnsw_threshold {
-        let dir = indexes.graph_dir((tenant, agent));
-        loaded.index = match VectorIndex::load(&dir, dimension) {
-            Ok(index) => index,
-            Err(error) => {
-                if dir.exists() {
-                    tracing::warn!(%error, path = %dir.display(), "saved vector index unusable; rebuilding it");
-                }
-                // Large already: build the graph directly from the rows.
-                loaded.unsaved = NEVER_SAVED;
-                VectorIndex::graph(dimension).map_err(index_error)?
-            }
-        };
-    }
-    let stale: Vec<u64> = loaded
-        .index
-        .keys()
-        .into_iter()
-        .filter(|key| !filters.contains_key(key))
-        .collect();
-    for key in &stale {
-        loaded.index.remove(*key).map_err(index_error)?;
-    }
-    let missing: Vec<i64> = filters
-        .keys()
-        .filter(|key| !loaded.index.contains(**key))
-        .map(|key| *key as i64)
-        .collect();
-    let mut vectors: Vec<(u64, Vec<f32>)> = Vec::with_capacity(missing.len());
-    for batch in missing.chunks(500) {
-        let placeholders = vec!["?"; batch.len()].join(", ");
-        let mut stmt = tx.prepare(&format!(
-            "SELECT seq, embedding FROM knowledge_chunks WHERE seq IN ({placeholders})"
-        ))?;
-        let mut rows = stmt.query(rusqlite::params_from_iter(batch))?;
-        while let Some(row) = rows.next()? {
-            let seq: i64 = row.get(0)?;
-            let bytes: Vec<u8> = row.get(1)?;
-            vectors.push((seq as u64, codec::embedding_from(&bytes)?));
-        }
-    }
-    tx.commit()?;
-    let items: Vec<(u64, &[f32])> = vectors.iter().map(|(k, v)| (*k, v.as_slice())).collect();
-    loaded.index.insert_many(&items).map_err(index_error)?;
-    loaded.filters = filters;
-    loaded.version = Some(row.version);
-    loaded.unsaved = loaded.unsaved.saturating_add(stale.len() + missing.len());
-    indexes.after_change((tenant, agent), loaded)?;
-    tracing::debug!(
-        tenant_id = %tenant, agent_id = %agent, chunks = loaded.index.len(),
-        removed = stale.len(), added = missing.len(), graph = loaded.index.is_hnsw(),
-        "reconciled knowledge index"
-    );
-    Ok(())
-}
-
 fn metadata_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMetadata> {
     Ok(ChunkMetadata {
         source: row.get("source")?,
@@ -326,67 +187,33 @@ fn metadata_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMetadata> {
     })
 }
 
-fn matches(filter: &ChunkFilter, fields: Option<&FilterFields>) -> bool {
-    fields.is_some_and(|f| filter.matches(&f.metadata))
-}
-
 impl SqliteStore {
-    /// Runs a change to a collection's chunks: under the collection's index lock,
-    /// in one transaction that also bumps the version; then applies the change to
-    /// the index when it was current, or leaves it to be rebuilt.
+    /// Runs a change to a collection's chunks in one transaction that also bumps
+    /// the collection's version, and has the index follow it.
     async fn change_chunks<F>(&self, tenant: TenantId, agent: AgentId, change: F) -> Result<()>
     where
-        F: FnOnce(&Connection, &CollectionRow) -> StoreResult<IndexChange> + Send + 'static,
+        F: FnOnce(&Connection, &CollectionRow) -> StoreResult<Change<ChunkMetadata>>
+            + Send
+            + 'static,
     {
-        let indexes = Arc::clone(&self.knowledge);
+        let indexes = std::sync::Arc::clone(&self.knowledge);
         self.db
             .write(move |conn| {
                 let tx =
                     conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 let row = require_collection(&tx, tenant, agent)?;
-                let loaded = indexes.get((tenant, agent), row.dimension as usize);
-                let mut loaded = loaded.write().unwrap_or_else(|p| p.into_inner());
-                let applied = change(&tx, &row)?;
-                let version = bump_version(&tx, tenant, agent, &applied)?;
-                tx.commit()?;
-                if loaded.version == Some(row.version) {
-                    // Committed: from here a failure leaves the index behind
-                    // SQLite, and the next search reconciles it.
-                    loaded.version = None;
-                    loaded.unsaved = loaded
-                        .unsaved
-                        .saturating_add(applied.removed.len() + applied.added.len());
-                    for seq in applied.removed {
-                        loaded.index.remove(seq as u64).map_err(index_error)?;
-                        loaded.filters.remove(&(seq as u64));
-                    }
-                    let items: Vec<(u64, &[f32])> = applied
-                        .added
-                        .iter()
-                        .map(|(seq, chunk)| (*seq as u64, chunk.embedding.as_slice()))
-                        .collect();
-                    loaded.index.insert_many(&items).map_err(index_error)?;
-                    for (seq, chunk) in applied.added {
-                        loaded.filters.insert(
-                            seq as u64,
-                            FilterFields {
-                                metadata: chunk.metadata,
-                            },
-                        );
-                    }
-                    loaded.version = Some(version);
-                    indexes.after_change((tenant, agent), &mut loaded)?;
-                }
-                Ok(())
+                indexes.commit_change(tx, (tenant, agent), row.state(), |tx| change(tx, &row))
             })
             .await
     }
 }
 
-/// What a change did to the rows, for the index to follow.
-struct IndexChange {
-    removed: Vec<i64>,
-    added: Vec<(i64, NewChunk)>,
+/// The index's share of new chunks: their vectors and metadata by seq.
+fn added(seqs: Vec<i64>, chunks: Vec<NewChunk>) -> Vec<(i64, Vec<f32>, ChunkMetadata)> {
+    seqs.into_iter()
+        .zip(chunks)
+        .map(|(seq, chunk)| (seq, chunk.embedding, chunk.metadata))
+        .collect()
 }
 
 #[async_trait]
@@ -460,9 +287,9 @@ impl KnowledgeStore for SqliteStore {
         self.change_chunks(tenant, agent, move |tx, row| {
             check_chunks(&chunks, row.dimension)?;
             let seqs = insert_chunks(tx, tenant, agent, &chunks)?;
-            Ok(IndexChange {
+            Ok(Change {
                 removed: Vec::new(),
-                added: seqs.into_iter().zip(chunks).collect(),
+                added: added(seqs, chunks),
             })
         })
         .await
@@ -494,7 +321,7 @@ impl KnowledgeStore for SqliteStore {
             )?;
             drop(delete);
             let seqs = insert_chunks(tx, tenant, agent, &chunks)?;
-            Ok(IndexChange { removed, added: seqs.into_iter().zip(chunks).collect() })
+            Ok(Change { removed, added: added(seqs, chunks) })
         })
         .await
     }
@@ -506,30 +333,20 @@ impl KnowledgeStore for SqliteStore {
         query: &VectorQuery,
     ) -> Result<Vec<ChunkHit>> {
         let query = query.clone();
-        let indexes = Arc::clone(&self.knowledge);
+        let indexes = std::sync::Arc::clone(&self.knowledge);
         self.db
             .read(move |conn| {
                 let row = require_collection(conn, tenant, agent)?;
                 query.validate(row.dimension)?;
-                let loaded = indexes.get((tenant, agent), row.dimension as usize);
-                let stale =
-                    loaded.read().unwrap_or_else(|p| p.into_inner()).version != Some(row.version);
-                if stale {
-                    let mut writable = loaded.write().unwrap_or_else(|p| p.into_inner());
-                    if writable.version != Some(row.version) {
-                        reconcile(conn, &indexes, (tenant, agent), &mut writable)?;
-                    }
-                }
-                let neighbours = {
-                    let loaded = loaded.read().unwrap_or_else(|p| p.into_inner());
-                    loaded
-                        .index
-                        .search(&query.vector, query.top_k as usize, |key| {
-                            matches(&query.filter, loaded.filters.get(&key))
-                        })
-                        .map_err(index_error)?
-                };
-                let neighbours: Vec<_> = neighbours
+                let neighbours: Vec<_> = indexes
+                    .search(
+                        conn,
+                        (tenant, agent),
+                        row.state(),
+                        &query.vector,
+                        query.top_k as usize,
+                        |m| query.filter.matches(m),
+                    )?
                     .into_iter()
                     .filter(|n| n.score >= query.min_score)
                     .collect();
@@ -616,7 +433,7 @@ impl KnowledgeStore for SqliteStore {
                 )
                 .optional()?;
             match seq {
-                Some(seq) => Ok(IndexChange { removed: vec![seq], added: Vec::new() }),
+                Some(seq) => Ok(Change { removed: vec![seq], added: Vec::new() }),
                 None => Err(DomainError::not_found("chunk", id).into()),
             }
         })

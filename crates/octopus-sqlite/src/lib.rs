@@ -25,6 +25,7 @@ mod migrations;
 mod rows;
 mod search;
 mod tenants;
+mod vector_collections;
 
 use std::sync::Arc;
 
