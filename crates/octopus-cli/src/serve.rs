@@ -59,6 +59,7 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     // Tests and scripts read this line to find a port chosen with :0.
     println!("Octopus listening on http://{address}");
     tracing::info!(%address, data_dir = %config.storage.data_dir.display(), "serving");
+    octopus.start_memory_worker();
     let app = octopus_server::app(octopus, &config.server);
     octopus_server::serve(listener, app, shutdown_signal())
         .await

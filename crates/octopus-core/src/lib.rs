@@ -23,6 +23,7 @@ pub mod ids;
 pub mod knowledge;
 pub mod message;
 pub mod procedure;
+pub mod recall;
 pub mod search;
 pub mod store;
 pub mod summary;

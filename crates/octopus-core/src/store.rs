@@ -15,6 +15,7 @@ use crate::conversation::{Conversation, ConversationFilter};
 use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
 use crate::knowledge::{ChunkHit, Collection, KeywordQuery, NewChunk, VectorQuery};
 use crate::message::{Message, MessageContent, Role, ToolCallRecord};
+use crate::recall::{JobOutcome, MemoryJob, MemoryVectorHit, MemoryVectorQuery, MessageWindow};
 use crate::search::{MessageHit, MessageSearchQuery};
 use crate::tenant::{ApiKey, KeyHash, Tenant};
 use crate::{AgentId, ApiKeyId, ConversationId, EpisodeId, MessageId, Result, TenantId, Timestamp};
@@ -255,6 +256,61 @@ pub trait KnowledgeStore: Send + Sync {
     async fn delete_chunk(&self, tenant: TenantId, agent: AgentId, id: uuid::Uuid) -> Result<()>;
 }
 
+/// Episodic memory for recall: the durable queue of embedding and summarising
+/// work, and the memory vectors it produces, one collection per agent and
+/// tenant.
+///
+/// Work is queued in the same transaction as its cause: appending a message
+/// worth embedding ([`crate::recall::worth_embedding`]), closing an episode, or
+/// setting its summary. So a crash or restart loses none of it.
+#[async_trait]
+pub trait MemoryStore: Send + Sync {
+    /// Up to `limit` due jobs of any tenant, oldest first, each leased to the
+    /// caller until `now + lease`: no other claim returns it before then.
+    /// Jobs whose message or episode is gone are dropped, not returned.
+    async fn claim_memory_jobs(
+        &self,
+        limit: u32,
+        now: Timestamp,
+        lease: std::time::Duration,
+    ) -> Result<Vec<MemoryJob>>;
+    /// Stores what a job made and removes the job, in one transaction. The
+    /// vector goes into the agent's memory collection, created at first use
+    /// with this `model` and the vector's dimension; a message gets its
+    /// embedding reference, an episode its summary vector (replacing any).
+    async fn complete_memory_job(
+        &self,
+        job: &MemoryJob,
+        outcome: JobOutcome,
+        model: &str,
+        now: Timestamp,
+    ) -> Result<()>;
+    /// Releases a failed job, to be claimed again from `not_before`.
+    async fn retry_memory_job(
+        &self,
+        job: &MemoryJob,
+        error: &str,
+        not_before: Timestamp,
+    ) -> Result<()>;
+    /// Jobs not yet done, leased or not.
+    async fn pending_memory_jobs(&self) -> Result<u64>;
+    /// The closest memory vectors of one user of one agent, best first, from
+    /// live episodes only.
+    async fn search_memory(
+        &self,
+        tenant: TenantId,
+        query: &MemoryVectorQuery,
+    ) -> Result<Vec<MemoryVectorHit>>;
+    /// Each message of a live episode among `ids`, with up to `neighbours`
+    /// turns either side, in the order of `ids`; unknown ids are left out.
+    async fn message_windows(
+        &self,
+        tenant: TenantId,
+        ids: &[MessageId],
+        neighbours: u32,
+    ) -> Result<Vec<MessageWindow>>;
+}
+
 /// Health of a backend.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -270,6 +326,7 @@ pub trait Store:
     + EpisodeStore
     + MessageSearch
     + KnowledgeStore
+    + MemoryStore
     + Health
 {
 }
@@ -281,6 +338,7 @@ impl<T> Store for T where
         + EpisodeStore
         + MessageSearch
         + KnowledgeStore
+        + MemoryStore
         + Health
 {
 }

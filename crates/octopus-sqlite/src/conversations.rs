@@ -1,9 +1,11 @@
 use async_trait::async_trait;
 use octopus_core::conversation::{Conversation, ConversationFilter};
 use octopus_core::store::ConversationStore;
-use octopus_core::{AgentId, ConversationId, Error as DomainError, Result, TenantId, Timestamp};
+use octopus_core::{
+    AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
+};
 use rusqlite::types::Value;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::SqliteStore;
 use crate::codec::micros;
@@ -91,11 +93,18 @@ impl ConversationStore for SqliteStore {
                         "UPDATE conversations SET deleted_at = ?3, updated_at = ?3 WHERE id = ?1 AND tenant_id = ?2",
                         params![id.0.as_bytes(), tenant.0.as_bytes(), micros(at)],
                     )?;
-                    tx.execute(
-                        "UPDATE episodes SET ended_at = ?3, end_reason = 'user_closed', updated_at = ?3
-                         WHERE conversation_id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
-                        params![id.0.as_bytes(), tenant.0.as_bytes(), micros(at)],
-                    )?;
+                    let open: Option<Vec<u8>> = tx
+                        .query_row(
+                            "SELECT id FROM episodes WHERE conversation_id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
+                            [id.0.as_bytes(), tenant.0.as_bytes()],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    if let Some(open) = open {
+                        let episode = EpisodeId(crate::codec::uuid_from(&open)?);
+                        let at = micros(at);
+                        crate::messages::close(&tx, tenant, episode, "user_closed", at, at)?;
+                    }
                 }
                 tx.commit()?;
                 Ok(())

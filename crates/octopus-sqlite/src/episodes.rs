@@ -166,7 +166,10 @@ impl EpisodeStore for SqliteStore {
             id,
             Visibility::Live,
             Visibility::Live,
-            move |tx, _| save_summary(tx, tenant, id, &summary, now),
+            move |tx, _| {
+                save_summary(tx, tenant, id, &summary, now)?;
+                crate::memory::queue_summary(tx, tenant, id, micros(now))
+            },
         )
         .await
     }
@@ -215,6 +218,7 @@ impl EpisodeStore for SqliteStore {
     }
 
     async fn purge_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<()> {
+        let memory = std::sync::Arc::clone(&self.memory);
         let purged_seqs = self
             .db
             .write(move |conn| {
@@ -241,11 +245,13 @@ impl EpisodeStore for SqliteStore {
                     "DELETE FROM messages WHERE episode_id = ?1 AND tenant_id = ?2",
                     [id.0.as_bytes(), tenant.0.as_bytes()],
                 )?;
-                tx.execute(
-                    "DELETE FROM episodes WHERE id = ?1 AND tenant_id = ?2",
+                let agent: Vec<u8> = tx.query_row(
+                    "DELETE FROM episodes WHERE id = ?1 AND tenant_id = ?2 RETURNING agent_id",
                     [id.0.as_bytes(), tenant.0.as_bytes()],
+                    |r| r.get(0),
                 )?;
-                tx.commit()?;
+                let agent = AgentId(codec::uuid_from(&agent)?);
+                crate::memory::purge_vectors(&memory, tx, (tenant, agent), id)?;
                 Ok(seqs)
             })
             .await?;
@@ -322,6 +328,23 @@ fn save_summary(
         ],
     )?;
     Ok(())
+}
+
+/// An episode, live or soft-deleted.
+pub(crate) fn get_any_episode(
+    conn: &Connection,
+    tenant: TenantId,
+    id: EpisodeId,
+) -> Result<Option<Episode>, Error> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM episodes WHERE id = ?1 AND tenant_id = ?2"
+    ))?;
+    Ok(rows::collect(
+        &mut stmt,
+        [id.0.as_bytes(), tenant.0.as_bytes()],
+        episode_from_row,
+    )?
+    .pop())
 }
 
 fn get_episode(

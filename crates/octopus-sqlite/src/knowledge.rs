@@ -346,6 +346,7 @@ impl KnowledgeStore for SqliteStore {
                         &query.vector,
                         query.top_k as usize,
                         |m| query.filter.matches(m),
+                        |n, _| n,
                     )?
                     .into_iter()
                     .filter(|n| n.score >= query.min_score)

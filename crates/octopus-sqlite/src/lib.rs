@@ -20,6 +20,7 @@ mod db;
 mod episodes;
 mod error;
 mod knowledge;
+mod memory;
 mod messages;
 mod migrations;
 mod rows;
@@ -40,6 +41,7 @@ pub struct SqliteStore {
     db: Arc<db::Db>,
     indexer: Arc<search::Indexer>,
     knowledge: Arc<knowledge::KnowledgeIndexes>,
+    memory: Arc<memory::MemoryIndexes>,
 }
 
 impl SqliteStore {
@@ -50,6 +52,10 @@ impl SqliteStore {
             options.data_dir.join("vectors"),
             options.hnsw_threshold,
         );
+        let memory = memory::MemoryIndexes::new(
+            options.data_dir.join("vectors").join("memory"),
+            options.hnsw_threshold,
+        );
         let db = Arc::new(db::Db::open(options)?);
         let indexer = search::Indexer::start(&db)?;
         tracing::info!(path = %db.main_path.display(), search = %db.search_path.display(), "opened SQLite store");
@@ -57,6 +63,7 @@ impl SqliteStore {
             db,
             indexer,
             knowledge: Arc::new(knowledge),
+            memory: Arc::new(memory),
         })
     }
 

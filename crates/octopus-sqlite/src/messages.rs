@@ -39,13 +39,21 @@ pub(crate) fn columns(alias: &str) -> String {
 /// the writer lock is taken.
 pub(crate) struct EncodedMessage {
     record: MessageRecord,
+    /// Whether to queue the message's embedding.
+    embed: bool,
     content: Option<Vec<u8>>,
     tool_calls: Option<Vec<u8>>,
     redacted: Option<Vec<u8>>,
 }
 
 pub(crate) fn encode(record: MessageRecord) -> EncodedMessage {
+    let text = record
+        .content
+        .as_ref()
+        .map(|c| c.text())
+        .unwrap_or_default();
     EncodedMessage {
+        embed: octopus_core::recall::worth_embedding(record.role, &text),
         content: record.content.as_ref().map(codec::encode_json),
         tool_calls: (!record.tool_calls.is_empty()).then(|| codec::encode_json(&record.tool_calls)),
         redacted: record
@@ -133,6 +141,9 @@ pub(crate) fn append(
             message.redacted,
             now
         ])?;
+        if message.embed {
+            crate::memory::queue_message(&tx, tenant, conversation.agent_id, r.id, now)?;
+        }
         let tokens = i64::from(r.token_count);
         if r.role.is_model_output() {
             episode.output_tokens += tokens;
@@ -254,6 +265,7 @@ fn save_counters(
     Ok(())
 }
 
+/// Closes an open episode and queues its summary.
 pub(crate) fn close(
     tx: &Connection,
     tenant: TenantId,
@@ -262,17 +274,21 @@ pub(crate) fn close(
     ended_at: i64,
     now: i64,
 ) -> Result<()> {
-    tx.prepare_cached(
-        "UPDATE episodes SET ended_at = ?3, end_reason = ?4, updated_at = ?5
-         WHERE id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
-    )?
-    .execute(params![
-        episode.0.as_bytes(),
-        tenant.0.as_bytes(),
-        ended_at,
-        reason,
-        now
-    ])?;
+    let closed = tx
+        .prepare_cached(
+            "UPDATE episodes SET ended_at = ?3, end_reason = ?4, updated_at = ?5
+             WHERE id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
+        )?
+        .execute(params![
+            episode.0.as_bytes(),
+            tenant.0.as_bytes(),
+            ended_at,
+            reason,
+            now
+        ])?;
+    if closed > 0 {
+        crate::memory::queue_summary(tx, tenant, episode, now)?;
+    }
     Ok(())
 }
 

@@ -26,6 +26,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0003_knowledge_fts",
         sql: include_str!("../migrations/main/0003_knowledge_fts.sql"),
     },
+    Migration {
+        name: "main/0004_memory",
+        sql: include_str!("../migrations/main/0004_memory.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[Migration {

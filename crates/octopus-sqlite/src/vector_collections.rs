@@ -166,9 +166,10 @@ impl<T: VectorTable> VectorCollections<T> {
         self.after_change(key, &mut loaded)
     }
 
-    /// The `top_k` nearest keys whose fields `accept` admits, best first,
-    /// reconciling the index with SQLite first when it is behind.
-    pub(crate) fn search(
+    /// The `top_k` nearest keys whose fields `accept` admits, best first, each
+    /// turned into a result by `map`; the index is reconciled with SQLite first
+    /// when it is behind.
+    pub(crate) fn search<R>(
         &self,
         conn: &mut Connection,
         key: CollectionKey,
@@ -176,7 +177,8 @@ impl<T: VectorTable> VectorCollections<T> {
         vector: &[f32],
         top_k: usize,
         accept: impl Fn(&T::Fields) -> bool,
-    ) -> Result<Vec<Neighbour>> {
+        map: impl Fn(Neighbour, &T::Fields) -> R,
+    ) -> Result<Vec<R>> {
         let loaded = self.get(key, state.dimension as usize);
         if read(&loaded).version != Some(state.version) {
             let mut writable = write(&loaded);
@@ -185,12 +187,16 @@ impl<T: VectorTable> VectorCollections<T> {
             }
         }
         let loaded = read(&loaded);
-        loaded
+        let neighbours = loaded
             .index
             .search(vector, top_k, |k| {
                 loaded.fields.get(&k).is_some_and(&accept)
             })
-            .map_err(index_error)
+            .map_err(index_error)?;
+        Ok(neighbours
+            .into_iter()
+            .filter_map(|n| loaded.fields.get(&n.key).map(|fields| map(n, fields)))
+            .collect())
     }
 
     /// Brings `loaded` to the collection's current rows: see the module comment.

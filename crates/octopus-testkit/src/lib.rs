@@ -8,6 +8,7 @@ pub mod conformance;
 pub mod fake_providers;
 pub mod fixtures;
 pub mod knowledge;
+pub mod memory;
 
 use std::sync::Arc;
 
@@ -53,6 +54,24 @@ macro_rules! store_conformance_tests {
             chunks_survive_reopening_and_a_second_store_sees_them,
             keyword_search_follows_every_change
         );
+        $crate::store_conformance_tests!(@memory $backend;
+            appends_and_closes_queue_work_durably,
+            claimed_jobs_are_leased_and_retried,
+            embedded_messages_are_found_by_vector,
+            summaries_are_generated_once_and_embedded,
+            memory_never_crosses_user_agent_or_tenant,
+            deleted_episodes_are_never_recalled,
+            message_windows_carry_neighbouring_turns
+        );
+    };
+    (@memory $backend:expr; $($rule:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $rule() {
+                let backend = $backend;
+                $crate::memory::$rule(&backend).await;
+            }
+        )*
     };
     (@knowledge $backend:expr; $($rule:ident),* $(,)?) => {
         $(

@@ -92,7 +92,9 @@ impl Octopus {
             idle_timeout: Duration::try_seconds(idle).unwrap_or(Duration::MAX),
             now: at,
         };
-        Ok(self.store.append_messages(tenant, batch).await?)
+        let stored = self.store.append_messages(tenant, batch).await?;
+        self.work_signal.poke();
+        Ok(stored)
     }
 
     pub async fn get_episode(
@@ -130,7 +132,9 @@ impl Octopus {
             ended_at: close.ended_at.map(to_stored_precision),
             ..close
         };
-        Ok(self.store.close_episode(tenant, id, close, now()).await?)
+        let closed = self.store.close_episode(tenant, id, close, now()).await?;
+        self.work_signal.poke();
+        Ok(closed)
     }
 
     pub async fn set_episode_summary(
@@ -140,10 +144,12 @@ impl Octopus {
         summary: EpisodeSummary,
     ) -> Result<Episode> {
         summary.validate()?;
-        Ok(self
+        let episode = self
             .store
             .set_episode_summary(tenant, id, summary, now())
-            .await?)
+            .await?;
+        self.work_signal.poke();
+        Ok(episode)
     }
 
     pub async fn delete_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode> {

@@ -4,6 +4,8 @@ mod agents;
 mod conversations;
 mod episodes;
 mod knowledge;
+mod memory_jobs;
+mod recall;
 mod tenants;
 
 pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
@@ -35,6 +37,8 @@ pub struct Octopus {
     admin_key: Arc<RwLock<Option<KeyHash>>>,
     caches: Arc<Caches>,
     embedding: Arc<Embedding>,
+    /// Wakes the memory worker when this process queues work.
+    work_signal: Arc<memory_jobs::WorkSignal>,
 }
 
 /// The embedder, loaded on first use: a server that never embeds never pays for
@@ -99,6 +103,7 @@ impl Octopus {
             admin_key: Arc::new(RwLock::new(None)),
             caches: Arc::new(caches),
             embedding: Arc::new(Embedding::new(Default::default())),
+            work_signal: Arc::default(),
         }
     }
 

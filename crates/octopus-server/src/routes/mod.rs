@@ -7,6 +7,7 @@ mod conversations;
 mod episodes;
 mod health;
 mod knowledge;
+mod recall;
 mod search;
 mod tenants;
 
@@ -32,6 +33,7 @@ use crate::error::{ApiError, ErrorBody};
         (name = "episodes"),
         (name = "search"),
         (name = "knowledge", description = "Semantic memory: an agent's documents, searched by meaning"),
+        (name = "recall", description = "Episodic memory: past conversations, recalled by meaning and by words"),
         (name = "health"),
     )
 )]
@@ -83,6 +85,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(knowledge::search_knowledge))
         .routes(routes!(knowledge::knowledge_info))
         .routes(routes!(knowledge::delete_chunk))
+        .routes(routes!(recall::recall))
 }
 
 /// `limit` and `offset` of a list.

@@ -1,0 +1,323 @@
+//! Episodic recall: the memory vectors of past messages and episode summaries,
+//! the durable queue of work that makes them, and what a recall query returns.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::episode::{EpisodeSummary, EpisodeWithMessages};
+use crate::message::{Message, Role};
+use crate::{AgentId, ConversationId, EpisodeId, Error, MessageId, Result, TenantId};
+
+/// Messages shorter than this (in characters, trimmed) are not embedded: "ok",
+/// "thanks!" and the like say nothing worth recalling by meaning. Full-text
+/// search still finds them.
+pub const MIN_EMBEDDED_CHARS: usize = 12;
+
+/// Episodes with at most this many messages get no generated summary (seed 001).
+pub const MIN_SUMMARISED_MESSAGES: u32 = 2;
+
+/// Token budget of a generated summary (DESIGN.md §2: "at most ~200 tokens").
+pub const SUMMARY_TOKENS: u32 = 200;
+
+/// Whether a message is embedded for recall: user and assistant turns with
+/// something to say. System injections and tool results are skipped (seed 000).
+pub fn worth_embedding(role: Role, text: &str) -> bool {
+    matches!(role, Role::User | Role::Assistant)
+        && text.trim().chars().count() >= MIN_EMBEDDED_CHARS
+}
+
+/// The text a message's vector is made from: its speaker's name, when it has
+/// one, before its text, so that "what did Caroline say about…" finds her turns.
+pub fn embedded_text(message: &Message) -> String {
+    let text = message
+        .redacted_content
+        .clone()
+        .or_else(|| message.content.as_ref().map(|c| c.text()))
+        .unwrap_or_default();
+    match &message.name {
+        Some(name) => format!("{name}: {text}"),
+        None => text,
+    }
+}
+
+/// What a memory vector stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryKind {
+    Message,
+    Summary,
+}
+
+impl MemoryKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryKind::Message => "message",
+            MemoryKind::Summary => "summary",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "message" => Some(MemoryKind::Message),
+            "summary" => Some(MemoryKind::Summary),
+            _ => None,
+        }
+    }
+}
+
+/// A unit of queued work, claimed by one worker at a time for a lease.
+#[derive(Clone, Debug)]
+pub struct MemoryJob {
+    pub id: i64,
+    pub tenant_id: TenantId,
+    pub agent_id: AgentId,
+    /// Failed attempts so far.
+    pub attempts: u32,
+    pub work: MemoryWork,
+}
+
+#[derive(Clone, Debug)]
+pub enum MemoryWork {
+    /// Embed a stored message.
+    EmbedMessage(Message),
+    /// Summarise a closed episode when it has no summary, and embed the summary.
+    SummariseEpisode(EpisodeWithMessages),
+}
+
+/// What a worker made of a job.
+#[derive(Clone, Debug)]
+pub enum JobOutcome {
+    MessageEmbedded {
+        message: MessageId,
+        vector: Vec<f32>,
+    },
+    EpisodeSummarised {
+        episode: EpisodeId,
+        /// A summary generated because the episode had none; it is stored only
+        /// if the episode still has none.
+        generated: Option<EpisodeSummary>,
+        /// The vector of the episode's summary.
+        vector: Vec<f32>,
+    },
+    /// Nothing to embed (too short, or no summary to make).
+    Skipped,
+}
+
+/// A vector search over one agent's memory of one user.
+#[derive(Clone, Debug)]
+pub struct MemoryVectorQuery {
+    pub agent_id: AgentId,
+    pub user_id: String,
+    pub vector: Vec<f32>,
+    pub top_k: u32,
+    pub kinds: Vec<MemoryKind>,
+    /// Bounds on the message timestamp (for summaries, the episode's last
+    /// message): `from` inclusive, `to` exclusive.
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+}
+
+/// One memory vector found by a search. Only live episodes' vectors are found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryVectorHit {
+    pub kind: MemoryKind,
+    /// Cosine similarity.
+    pub score: f32,
+    pub episode_id: EpisodeId,
+    /// For a message vector.
+    pub message_id: Option<MessageId>,
+    pub at: DateTime<Utc>,
+}
+
+/// A message with the turns around it in its episode.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MessageWindow {
+    pub message: Message,
+    /// Up to the requested number of earlier turns, oldest first.
+    pub before: Vec<Message>,
+    /// Up to the requested number of later turns, oldest first.
+    pub after: Vec<Message>,
+}
+
+/// Most hits one recall returns.
+pub const MAX_RECALL_TOP_K: u32 = 100;
+/// Most neighbouring turns a recall hit carries on each side.
+pub const MAX_NEIGHBOURS: u32 = 10;
+
+/// How to retrieve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RecallMode {
+    /// Vector and full-text results fused.
+    #[default]
+    Hybrid,
+    Vector,
+    Keyword,
+}
+
+/// A recall query: what an agent remembers of one user.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RecallQuery {
+    pub user_id: String,
+    pub query: String,
+    #[serde(default = "default_top_k")]
+    pub top_k: u32,
+    /// Drops vector hits of lower cosine similarity. Keyword hits are kept:
+    /// they matched the query's words, and BM25 is on another scale.
+    #[serde(default)]
+    pub min_score: f32,
+    /// Bounds on when the remembered message was said: `from` inclusive, `to`
+    /// exclusive.
+    #[serde(default)]
+    pub from: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub to: Option<DateTime<Utc>>,
+    /// Turns before and after each message hit to return with it.
+    #[serde(default)]
+    pub neighbours: u32,
+    /// When set, a memory's score is multiplied by `0.5^(age / half-life)`,
+    /// age counted from the newest memory among the candidates.
+    #[serde(default)]
+    pub recency_half_life_days: Option<f64>,
+    #[serde(default)]
+    pub mode: RecallMode,
+    /// Whether episode summaries are recalled beside messages.
+    #[serde(default = "yes")]
+    pub include_summaries: bool,
+}
+
+fn default_top_k() -> u32 {
+    10
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl RecallQuery {
+    pub fn new(user_id: impl Into<String>, query: impl Into<String>) -> Self {
+        Self {
+            user_id: user_id.into(),
+            query: query.into(),
+            top_k: default_top_k(),
+            min_score: 0.0,
+            from: None,
+            to: None,
+            neighbours: 0,
+            recency_half_life_days: None,
+            mode: RecallMode::Hybrid,
+            include_summaries: true,
+        }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if self.user_id.trim().is_empty() {
+            return Err(Error::invalid("user_id", "must not be empty"));
+        }
+        if self.query.trim().is_empty() {
+            return Err(Error::invalid("query", "must not be empty"));
+        }
+        if self.top_k == 0 || self.top_k > MAX_RECALL_TOP_K {
+            return Err(Error::invalid(
+                "top_k",
+                format!("must be between 1 and {MAX_RECALL_TOP_K}"),
+            ));
+        }
+        if !(-1.0..=1.0).contains(&self.min_score) {
+            return Err(Error::invalid("min_score", "must be between -1 and 1"));
+        }
+        if self.neighbours > MAX_NEIGHBOURS {
+            return Err(Error::invalid(
+                "neighbours",
+                format!("must be at most {MAX_NEIGHBOURS}"),
+            ));
+        }
+        if let (Some(from), Some(to)) = (self.from, self.to)
+            && from >= to
+        {
+            return Err(Error::invalid("to", "must be later than `from`"));
+        }
+        if let Some(days) = self.recency_half_life_days
+            && !(days.is_finite() && days > 0.0)
+        {
+            return Err(Error::invalid(
+                "recency_half_life_days",
+                "must be a positive number of days",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One recalled memory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RecallHit {
+    pub kind: MemoryKind,
+    /// The fused score (reciprocal-rank fusion in hybrid mode, then recency),
+    /// higher is better.
+    pub score: f64,
+    /// Cosine similarity, when the vector search found it.
+    pub vector_score: Option<f32>,
+    /// BM25, when the full-text search found it.
+    pub keyword_score: Option<f64>,
+    pub episode_id: EpisodeId,
+    pub conversation_id: ConversationId,
+    pub at: DateTime<Utc>,
+    /// For a message hit: the message and its neighbouring turns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<MessageWindow>,
+    /// For a summary hit: the episode's summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_system_and_tool_messages_are_not_embedded() {
+        assert!(worth_embedding(Role::User, "I adopted a dog last week"));
+        assert!(worth_embedding(Role::Assistant, "That's wonderful news!"));
+        assert!(!worth_embedding(Role::User, "  ok thanks  "));
+        assert!(!worth_embedding(
+            Role::System,
+            "Remember the user's name is Ana"
+        ));
+        assert!(!worth_embedding(
+            Role::Tool,
+            "{\"order\": \"ORD-8821\", \"status\": \"shipped\"}"
+        ));
+    }
+
+    #[test]
+    fn a_query_names_its_bad_field() {
+        let mut query = RecallQuery::new("u1", "dogs");
+        assert!(query.validate().is_ok());
+        query.top_k = 0;
+        assert!(query.validate().unwrap_err().to_string().contains("top_k"));
+        let mut query = RecallQuery::new("u1", "dogs");
+        query.recency_half_life_days = Some(-1.0);
+        assert!(
+            query
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("recency_half_life_days")
+        );
+        let query = RecallQuery::new("", "dogs");
+        assert!(
+            query
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("user_id")
+        );
+    }
+}

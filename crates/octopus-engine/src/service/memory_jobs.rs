@@ -1,0 +1,246 @@
+//! The memory worker: takes queued work from the store (message embeddings,
+//! episode summaries) and does it off the request path. The queue lives in the
+//! database, so work queued before a crash or restart is done after it, by
+//! this process or any other on the same data.
+
+use std::time::Duration;
+
+use octopus_core::embedding::EmbedError;
+use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages};
+use octopus_core::message::Role;
+use octopus_core::now;
+use octopus_core::recall::{
+    JobOutcome, MIN_SUMMARISED_MESSAGES, MemoryJob, MemoryWork, SUMMARY_TOKENS, embedded_text,
+    worth_embedding,
+};
+use octopus_core::summary::{Turn, extractive_summary};
+use tokio::sync::Notify;
+
+use super::Octopus;
+use crate::Result;
+
+/// Jobs claimed, and texts embedded, at once.
+const BATCH: u32 = 64;
+/// How long a claimed job stays ours. A batch takes seconds; a worker that died
+/// holding jobs delays them by at most this.
+const LEASE: Duration = Duration::from_secs(120);
+/// How often an idle worker looks for work queued by another process.
+const POLL: Duration = Duration::from_secs(2);
+/// Longest wait before retrying failed work.
+const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// Wakes the worker when this process queues work.
+#[derive(Default)]
+pub(crate) struct WorkSignal(Notify);
+
+impl WorkSignal {
+    pub(crate) fn poke(&self) {
+        self.0.notify_one();
+    }
+}
+
+/// What one job asks the embedder for.
+enum Plan {
+    Skip,
+    Message(String),
+    Summary {
+        text: String,
+        generated: Option<EpisodeSummary>,
+    },
+}
+
+impl Octopus {
+    /// Does queued memory work until none is due; returns how many jobs were
+    /// done. Work that failed and waits for a retry is not waited for.
+    pub async fn run_memory_jobs(&self) -> Result<usize> {
+        let mut done = 0;
+        loop {
+            let batch = self.run_memory_batch().await?;
+            if batch == 0 {
+                return Ok(done);
+            }
+            done += batch;
+        }
+    }
+
+    /// Starts the background worker; it runs until the runtime shuts down.
+    pub fn start_memory_worker(&self) -> tokio::task::JoinHandle<()> {
+        let octopus = self.clone();
+        tokio::spawn(async move {
+            loop {
+                match octopus.run_memory_jobs().await {
+                    Ok(0) => {}
+                    Ok(done) => tracing::debug!(jobs = done, "memory work done"),
+                    Err(error) => tracing::warn!(%error, "memory worker failed; retrying"),
+                }
+                let _ = tokio::time::timeout(POLL, octopus.work_signal.0.notified()).await;
+            }
+        })
+    }
+
+    /// Jobs queued and not yet done.
+    pub async fn pending_memory_jobs(&self) -> Result<u64> {
+        Ok(self.store.pending_memory_jobs().await?)
+    }
+
+    /// Claims and does one batch; returns how many jobs it claimed.
+    async fn run_memory_batch(&self) -> Result<usize> {
+        let jobs = self.store.claim_memory_jobs(BATCH, now(), LEASE).await?;
+        if jobs.is_empty() {
+            return Ok(0);
+        }
+        let plans: Vec<Plan> = jobs.iter().map(|job| self.plan(job)).collect();
+        let texts: Vec<String> = plans
+            .iter()
+            .filter_map(|plan| match plan {
+                Plan::Skip => None,
+                Plan::Message(text) | Plan::Summary { text, .. } => Some(text.clone()),
+            })
+            .collect();
+        let embedded = match texts.is_empty() {
+            true => Ok((String::new(), Vec::new())),
+            false => self.embed_in_background(&texts).await,
+        };
+        let (model, vectors) = match embedded {
+            Ok(embedded) => embedded,
+            Err(error) => {
+                for job in &jobs {
+                    self.retry_later(job, &error).await?;
+                }
+                return Ok(jobs.len());
+            }
+        };
+        let mut vectors = vectors.into_iter();
+        for (job, plan) in jobs.iter().zip(plans) {
+            let outcome = match (plan, &job.work) {
+                (Plan::Skip, _) => JobOutcome::Skipped,
+                (Plan::Message(_), MemoryWork::EmbedMessage(message)) => {
+                    JobOutcome::MessageEmbedded {
+                        message: message.id,
+                        vector: vectors.next().unwrap_or_default(),
+                    }
+                }
+                (Plan::Summary { generated, .. }, MemoryWork::SummariseEpisode(episode)) => {
+                    JobOutcome::EpisodeSummarised {
+                        episode: episode.episode.id,
+                        generated,
+                        vector: vectors.next().unwrap_or_default(),
+                    }
+                }
+                _ => unreachable!("a plan is made from its own job"),
+            };
+            if let Err(error) = self
+                .store
+                .complete_memory_job(job, outcome, &model, now())
+                .await
+            {
+                tracing::warn!(%error, job = job.id, "memory job not stored; retrying later");
+                self.store
+                    .retry_memory_job(job, &error.to_string(), after(backoff(job.attempts)))
+                    .await?;
+            }
+        }
+        Ok(jobs.len())
+    }
+
+    fn plan(&self, job: &MemoryJob) -> Plan {
+        match &job.work {
+            MemoryWork::EmbedMessage(message) => {
+                let text = embedded_text(message);
+                let said = message
+                    .content
+                    .as_ref()
+                    .map(|c| c.text())
+                    .unwrap_or_default();
+                match worth_embedding(message.role, &said) {
+                    true => Plan::Message(text),
+                    false => Plan::Skip,
+                }
+            }
+            MemoryWork::SummariseEpisode(episode) => match &episode.episode.summary {
+                Some(summary) => Plan::Summary {
+                    text: summary.clone(),
+                    generated: None,
+                },
+                None => match self.summarise(episode) {
+                    Some(generated) => Plan::Summary {
+                        text: generated.summary.clone(),
+                        generated: Some(generated),
+                    },
+                    None => Plan::Skip,
+                },
+            },
+        }
+    }
+
+    /// An extractive summary of an episode long enough to have one.
+    fn summarise(&self, episode: &EpisodeWithMessages) -> Option<EpisodeSummary> {
+        if episode.episode.message_count <= MIN_SUMMARISED_MESSAGES {
+            return None;
+        }
+        let texts: Vec<(Role, String)> = episode
+            .messages
+            .iter()
+            .map(|m| {
+                (
+                    m.role,
+                    m.content.as_ref().map(|c| c.text()).unwrap_or_default(),
+                )
+            })
+            .collect();
+        let turns: Vec<Turn<'_>> = texts
+            .iter()
+            .map(|(role, text)| Turn { role: *role, text })
+            .collect();
+        let summary = extractive_summary(&turns, SUMMARY_TOKENS, self.tokens.as_ref());
+        (!summary.trim().is_empty()).then(|| EpisodeSummary {
+            summary,
+            key_facts: Vec::new(),
+            embedding: None,
+        })
+    }
+
+    /// Embeds for background work: one batch at a time with ingestion, so the
+    /// queries of live conversations keep a core.
+    async fn embed_in_background(
+        &self,
+        texts: &[String],
+    ) -> std::result::Result<(String, Vec<Vec<f32>>), EmbedError> {
+        let embedder = self
+            .embedder()
+            .await
+            .map_err(|e| EmbedError::Model(e.to_string()))?;
+        let _permit = self
+            .embedding
+            .ingest_permits
+            .acquire()
+            .await
+            .map_err(|_| EmbedError::Model("the embedder is shutting down".into()))?;
+        let vectors = embedder.embed(texts).await?;
+        Ok((embedder.model().to_owned(), vectors))
+    }
+
+    async fn retry_later(&self, job: &MemoryJob, error: &EmbedError) -> Result<()> {
+        let wait = match error {
+            EmbedError::Provider {
+                retry_after: Some(after),
+                ..
+            } => (*after).min(MAX_BACKOFF),
+            _ => backoff(job.attempts),
+        };
+        tracing::warn!(%error, job = job.id, retry_in_secs = wait.as_secs(), "memory job failed");
+        Ok(self
+            .store
+            .retry_memory_job(job, &error.to_string(), after(wait))
+            .await?)
+    }
+}
+
+/// 1 s, 2 s, 4 s… up to [`MAX_BACKOFF`].
+fn backoff(attempts: u32) -> Duration {
+    Duration::from_secs(1u64 << attempts.min(16)).min(MAX_BACKOFF)
+}
+
+fn after(wait: Duration) -> octopus_core::Timestamp {
+    now() + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::MAX)
+}

@@ -1,0 +1,251 @@
+//! Recall: what an agent remembers of a user, by meaning and by words.
+//!
+//! The query is embedded and searched in the agent's memory vectors (messages
+//! and episode summaries) while the full-text index is searched for its words;
+//! the two ranked lists are fused by reciprocal rank fusion (DESIGN.md §4),
+//! optionally weighted by recency, and the winners' text is read from SQL.
+
+use std::collections::HashMap;
+
+use octopus_core::episode::Episode;
+use octopus_core::fusion::reciprocal_rank_fusion;
+use octopus_core::recall::{
+    MemoryKind, MemoryVectorQuery, MessageWindow, RecallHit, RecallMode, RecallQuery,
+};
+use octopus_core::search::{MAX_SEARCH_LIMIT, MessageSearchQuery, search_terms};
+use octopus_core::{AgentId, EpisodeId, MessageId, TenantId, Timestamp};
+
+use super::Octopus;
+use crate::Result;
+
+/// Candidates each retriever contributes to the fusion, per hit asked for.
+/// Fusion can only promote what some list found; deeper lists let agreement
+/// between retrievers surface items neither ranked first.
+const CANDIDATES_PER_HIT: u32 = 4;
+const MIN_CANDIDATES: u32 = 40;
+
+/// A recalled memory before its text is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Memory {
+    Message(MessageId),
+    Summary(EpisodeId),
+}
+
+/// What the retrievers said about one memory.
+#[derive(Default)]
+struct Evidence {
+    vector_score: Option<f32>,
+    keyword_score: Option<f64>,
+    at: Option<Timestamp>,
+    episode: Option<EpisodeId>,
+}
+
+impl Octopus {
+    /// The memories of `query.user_id` with this agent most relevant to
+    /// `query.query`, best first.
+    pub async fn recall(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        query: &RecallQuery,
+    ) -> Result<Vec<RecallHit>> {
+        query.validate()?;
+        self.cached_agent(tenant, agent).await?;
+        let depth = (query.top_k * CANDIDATES_PER_HIT).max(MIN_CANDIDATES);
+
+        let vector_search = async {
+            if query.mode == RecallMode::Keyword {
+                return Ok(Vec::new());
+            }
+            let embedder = self.embedder().await?;
+            let vector = embedder
+                .embed(std::slice::from_ref(&query.query))
+                .await?
+                .pop()
+                .unwrap_or_default();
+            let mut kinds = vec![MemoryKind::Message];
+            if query.include_summaries {
+                kinds.push(MemoryKind::Summary);
+            }
+            let search = MemoryVectorQuery {
+                agent_id: agent,
+                user_id: query.user_id.clone(),
+                vector,
+                top_k: depth,
+                kinds,
+                from: query.from,
+                to: query.to,
+            };
+            Ok::<_, crate::Error>(self.store.search_memory(tenant, &search).await?)
+        };
+        let keyword_search = async {
+            if query.mode == RecallMode::Vector || search_terms(&query.query).is_empty() {
+                return Ok(Vec::new());
+            }
+            let search = MessageSearchQuery {
+                text: query.query.clone(),
+                agent_id: Some(agent),
+                user_id: Some(query.user_id.clone()),
+                conversation_id: None,
+                from: query.from,
+                to: query.to,
+                limit: depth.min(MAX_SEARCH_LIMIT),
+            };
+            Ok::<_, crate::Error>(self.store.search_messages(tenant, &search).await?)
+        };
+        let (vector_hits, keyword_hits) = tokio::try_join!(vector_search, keyword_search)?;
+
+        let mut evidence: HashMap<Memory, Evidence> = HashMap::new();
+        let mut vector_list = Vec::new();
+        for hit in vector_hits
+            .into_iter()
+            .filter(|h| h.score >= query.min_score)
+        {
+            let memory = match (hit.kind, hit.message_id) {
+                (MemoryKind::Message, Some(id)) => Memory::Message(id),
+                _ => Memory::Summary(hit.episode_id),
+            };
+            let entry = evidence.entry(memory).or_default();
+            entry.vector_score = Some(hit.score);
+            entry.at = Some(hit.at);
+            entry.episode = Some(hit.episode_id);
+            vector_list.push(memory);
+        }
+        let mut keyword_list = Vec::new();
+        for hit in keyword_hits {
+            let memory = Memory::Message(hit.message.id);
+            let entry = evidence.entry(memory).or_default();
+            entry.keyword_score = Some(hit.score);
+            entry.at = Some(hit.message.timestamp);
+            entry.episode = Some(hit.message.episode_id);
+            keyword_list.push(memory);
+        }
+
+        let mut ranked = reciprocal_rank_fusion(&[vector_list, keyword_list])
+            .into_iter()
+            .map(|(memory, score)| (memory, f64::from(score)))
+            .collect::<Vec<_>>();
+        if let Some(half_life) = query.recency_half_life_days {
+            weigh_recency(&mut ranked, &evidence, half_life);
+        }
+        ranked.truncate(query.top_k as usize);
+        self.read_hits(tenant, ranked, evidence, query.neighbours)
+            .await
+    }
+
+    /// Reads the text of the ranked memories: messages with their neighbours,
+    /// summaries from their episodes. A memory deleted meanwhile is left out.
+    async fn read_hits(
+        &self,
+        tenant: TenantId,
+        ranked: Vec<(Memory, f64)>,
+        mut evidence: HashMap<Memory, Evidence>,
+        neighbours: u32,
+    ) -> Result<Vec<RecallHit>> {
+        let message_ids: Vec<MessageId> = ranked
+            .iter()
+            .filter_map(|(memory, _)| match memory {
+                Memory::Message(id) => Some(*id),
+                Memory::Summary(_) => None,
+            })
+            .collect();
+        let mut windows: HashMap<MessageId, MessageWindow> = self
+            .store
+            .message_windows(tenant, &message_ids, neighbours)
+            .await?
+            .into_iter()
+            .map(|window| (window.message.id, window))
+            .collect();
+        let mut hits = Vec::with_capacity(ranked.len());
+        for (memory, score) in ranked {
+            let found = evidence.remove(&memory).unwrap_or_default();
+            let hit = match memory {
+                Memory::Message(id) => windows.remove(&id).map(|window| RecallHit {
+                    kind: MemoryKind::Message,
+                    score,
+                    vector_score: found.vector_score,
+                    keyword_score: found.keyword_score,
+                    episode_id: window.message.episode_id,
+                    conversation_id: window.message.conversation_id,
+                    at: window.message.timestamp,
+                    window: Some(window),
+                    summary: None,
+                }),
+                Memory::Summary(id) => self.live_episode(tenant, id).await?.and_then(|episode| {
+                    Some(RecallHit {
+                        kind: MemoryKind::Summary,
+                        score,
+                        vector_score: found.vector_score,
+                        keyword_score: None,
+                        episode_id: episode.id,
+                        conversation_id: episode.conversation_id,
+                        at: episode.last_message_at,
+                        window: None,
+                        summary: Some(episode.summary?),
+                    })
+                }),
+            };
+            hits.extend(hit);
+        }
+        Ok(hits)
+    }
+
+    async fn live_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Option<Episode>> {
+        match self.store.get_episode(tenant, id).await {
+            Ok(episode) => Ok(Some(episode)),
+            Err(octopus_core::Error::NotFound { .. }) => Ok(None),
+            Err(other) => Err(other.into()),
+        }
+    }
+}
+
+/// Multiplies each score by `0.5^(age / half-life)`, age counted back from the
+/// newest candidate, and re-sorts.
+fn weigh_recency(
+    ranked: &mut [(Memory, f64)],
+    evidence: &HashMap<Memory, Evidence>,
+    half_life_days: f64,
+) {
+    let at = |memory: &Memory| evidence.get(memory).and_then(|e| e.at);
+    let Some(newest) = ranked.iter().filter_map(|(m, _)| at(m)).max() else {
+        return;
+    };
+    for (memory, score) in ranked.iter_mut() {
+        if let Some(when) = at(memory) {
+            let age_days = (newest - when).num_seconds() as f64 / 86_400.0;
+            *score *= 0.5f64.powf(age_days / half_life_days);
+        }
+    }
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recency_halves_a_score_per_half_life() {
+        let newest = chrono::Utc::now();
+        let old = Memory::Message(MessageId::new());
+        let new = Memory::Message(MessageId::new());
+        let mut evidence = HashMap::new();
+        evidence.insert(
+            old,
+            Evidence {
+                at: Some(newest - chrono::Duration::days(10)),
+                ..Default::default()
+            },
+        );
+        evidence.insert(
+            new,
+            Evidence {
+                at: Some(newest),
+                ..Default::default()
+            },
+        );
+        let mut ranked = vec![(old, 1.0), (new, 0.6)];
+        weigh_recency(&mut ranked, &evidence, 10.0);
+        assert_eq!(ranked[0], (new, 0.6));
+        assert!((ranked[1].1 - 0.5).abs() < 1e-9, "{:?}", ranked[1]);
+    }
+}

@@ -1,0 +1,688 @@
+//! Episodic memory for recall on SQLite: the job queue (`memory_jobs`) and the
+//! memory vectors of messages and summaries (`memory_vectors`), indexed in
+//! memory per agent and tenant as [`vector_collections`](crate::vector_collections)
+//! describes.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use octopus_core::episode::EpisodeWithMessages;
+use octopus_core::knowledge::check_dimension;
+use octopus_core::message::Message;
+use octopus_core::recall::{
+    JobOutcome, MemoryJob, MemoryKind, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
+    MessageWindow,
+};
+use octopus_core::store::MemoryStore;
+use octopus_core::{
+    AgentId, EpisodeId, Error as DomainError, MessageId, Result, TenantId, Timestamp,
+};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use uuid::Uuid;
+
+use crate::SqliteStore;
+use crate::codec::{self, micros};
+use crate::error::{Result as StoreResult, corrupt};
+use crate::messages::{self, columns, message_from_row};
+use crate::rows;
+use crate::vector_collections::{
+    Change, CollectionKey, CollectionState, VectorCollections, VectorTable,
+};
+
+const EMBED_MESSAGE: &str = "embed_message";
+const SUMMARISE_EPISODE: &str = "summarise_episode";
+
+/// Queues the embedding of a message, in the caller's transaction.
+pub(crate) fn queue_message(
+    tx: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+    message: MessageId,
+    now: i64,
+) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        tenant.0.as_bytes(),
+        agent.0.as_bytes(),
+        EMBED_MESSAGE,
+        message.0.as_bytes(),
+        now
+    ])?;
+    Ok(())
+}
+
+/// Queues the summary (and its embedding) of a closed episode, in the caller's
+/// transaction.
+pub(crate) fn queue_summary(
+    tx: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+    now: i64,
+) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at)
+         SELECT tenant_id, agent_id, ?3, id, ?4 FROM episodes WHERE id = ?1 AND tenant_id = ?2",
+    )?
+    .execute(params![
+        episode.0.as_bytes(),
+        tenant.0.as_bytes(),
+        SUMMARISE_EPISODE,
+        now
+    ])?;
+    Ok(())
+}
+
+/// The memory vectors' table, for [`VectorCollections`].
+pub(crate) struct MemoryTable;
+
+pub(crate) type MemoryIndexes = VectorCollections<MemoryTable>;
+
+/// What a recall filters on, kept beside each vector.
+pub(crate) struct MemoryFields {
+    user_id: String,
+    kind: MemoryKind,
+    episode_id: EpisodeId,
+    message_id: Option<MessageId>,
+    at: i64,
+}
+
+fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<MemoryFields> {
+    let kind: String = row.get("kind")?;
+    Ok(MemoryFields {
+        user_id: row.get("user_id")?,
+        kind: MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))?,
+        episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
+        message_id: rows::opt_uuid(row, "message_id")?.map(MessageId),
+        at: row.get("at")?,
+    })
+}
+
+impl VectorTable for MemoryTable {
+    type Fields = MemoryFields;
+    const NAME: &'static str = "memory";
+
+    fn state(conn: &Connection, key: CollectionKey) -> StoreResult<Option<CollectionState>> {
+        collection_state(conn, key)
+    }
+
+    fn fields(
+        conn: &Connection,
+        (tenant, agent): CollectionKey,
+    ) -> StoreResult<HashMap<u64, MemoryFields>> {
+        let mut stmt = conn.prepare_cached(
+            "SELECT seq, user_id, kind, episode_id, message_id, at
+             FROM memory_vectors WHERE tenant_id = ?1 AND agent_id = ?2",
+        )?;
+        let mut rows = stmt.query([tenant.0.as_bytes(), agent.0.as_bytes()])?;
+        let mut fields = HashMap::new();
+        while let Some(row) = rows.next()? {
+            let seq: i64 = row.get("seq")?;
+            fields.insert(seq as u64, fields_from_row(row)?);
+        }
+        Ok(fields)
+    }
+
+    fn vectors(conn: &Connection, keys: &[i64]) -> StoreResult<Vec<(u64, Vec<f32>)>> {
+        crate::vector_collections::read_vectors(conn, "memory_vectors", keys)
+    }
+
+    fn bump_version(
+        tx: &Transaction<'_>,
+        (tenant, agent): CollectionKey,
+        delta: i64,
+    ) -> StoreResult<i64> {
+        Ok(tx.query_row(
+            "UPDATE memory_collections SET version = version + 1, vector_count = vector_count + ?3
+             WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
+            params![tenant.0.as_bytes(), agent.0.as_bytes(), delta],
+            |r| r.get(0),
+        )?)
+    }
+}
+
+fn collection_state(
+    conn: &Connection,
+    (tenant, agent): CollectionKey,
+) -> StoreResult<Option<CollectionState>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT dimension, version FROM memory_collections WHERE tenant_id = ?1 AND agent_id = ?2",
+        )?
+        .query_row([tenant.0.as_bytes(), agent.0.as_bytes()], |row| {
+            Ok(CollectionState {
+                dimension: row.get(0)?,
+                version: row.get(1)?,
+            })
+        })
+        .optional()?)
+}
+
+/// The agent's memory collection, created for `dimension` and `model` at first
+/// use. A collection of other vectors is a `Conflict`: recall compares vectors
+/// of one model only.
+fn ensure_collection(
+    tx: &Transaction<'_>,
+    key @ (tenant, agent): CollectionKey,
+    dimension: usize,
+    model: &str,
+    now: i64,
+) -> StoreResult<CollectionState> {
+    let existing: Option<(u32, String)> = tx
+        .prepare_cached(
+            "SELECT dimension, model FROM memory_collections WHERE tenant_id = ?1 AND agent_id = ?2",
+        )?
+        .query_row([tenant.0.as_bytes(), agent.0.as_bytes()], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    match existing {
+        Some((d, m)) if d as usize != dimension || m != model => {
+            return Err(DomainError::conflict(
+                "collection_mismatch",
+                format!(
+                    "the agent's memory holds {d}-dimensional vectors of {m}, not {dimension}-dimensional vectors of {model}"
+                ),
+            )
+            .into());
+        }
+        Some(_) => {}
+        None => {
+            tx.execute(
+                "INSERT INTO memory_collections (tenant_id, agent_id, dimension, model, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    tenant.0.as_bytes(),
+                    agent.0.as_bytes(),
+                    dimension as i64,
+                    model,
+                    now
+                ],
+            )?;
+        }
+    }
+    Ok(collection_state(tx, key)?.expect("the collection exists in this transaction"))
+}
+
+struct JobRow {
+    id: i64,
+    tenant: TenantId,
+    agent: AgentId,
+    kind: String,
+    target: Uuid,
+    attempts: u32,
+}
+
+/// The message of an embedding job, whatever its episode's state; `None` once
+/// purged.
+fn job_message(conn: &Connection, tenant: TenantId, id: Uuid) -> StoreResult<Option<Message>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {} FROM messages m WHERE m.id = ?1 AND m.tenant_id = ?2",
+        columns("m")
+    ))?;
+    Ok(rows::collect(
+        &mut stmt,
+        [id.as_bytes(), tenant.0.as_bytes()],
+        message_from_row,
+    )?
+    .pop())
+}
+
+fn job_episode(
+    conn: &Connection,
+    tenant: TenantId,
+    id: EpisodeId,
+) -> StoreResult<Option<EpisodeWithMessages>> {
+    let Some(episode) = crate::episodes::get_any_episode(conn, tenant, id)? else {
+        return Ok(None);
+    };
+    let messages = messages::episode_messages(conn, tenant, id)?;
+    Ok(Some(EpisodeWithMessages { episode, messages }))
+}
+
+/// The episode's user, for a new vector's fields.
+fn episode_user(
+    conn: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+) -> StoreResult<Option<(String, i64)>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT user_id, last_message_at FROM episodes WHERE id = ?1 AND tenant_id = ?2",
+        )?
+        .query_row([episode.0.as_bytes(), tenant.0.as_bytes()], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?)
+}
+
+fn delete_job(tx: &Connection, job: i64) -> StoreResult<()> {
+    tx.prepare_cached("DELETE FROM memory_jobs WHERE seq = ?1")?
+        .execute([job])?;
+    Ok(())
+}
+
+struct NewVector {
+    kind: MemoryKind,
+    user_id: String,
+    episode_id: EpisodeId,
+    message_id: Option<MessageId>,
+    at: i64,
+    vector: Vec<f32>,
+}
+
+/// Inserts a vector; returns its seq and reference.
+fn insert_vector(
+    tx: &Connection,
+    key: CollectionKey,
+    v: &NewVector,
+    now: i64,
+) -> StoreResult<(i64, Uuid)> {
+    let id = Uuid::now_v7();
+    let seq = tx
+        .prepare_cached(
+            "INSERT INTO memory_vectors (id, tenant_id, agent_id, user_id, kind, episode_id, message_id, at, embedding, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING seq",
+        )?
+        .query_row(
+            params![
+                id.as_bytes(),
+                key.0.0.as_bytes(),
+                key.1.0.as_bytes(),
+                v.user_id,
+                v.kind.as_str(),
+                v.episode_id.0.as_bytes(),
+                v.message_id.map(|m| *m.0.as_bytes()),
+                v.at,
+                codec::embedding_bytes(&v.vector),
+                now
+            ],
+            |r| r.get(0),
+        )?;
+    Ok((seq, id))
+}
+
+/// Stores `new` in place of the vectors `replaced` selects, as one change.
+fn replace_vectors(
+    tx: &Connection,
+    key: CollectionKey,
+    replaced: (&str, &[&dyn rusqlite::ToSql]),
+    new: NewVector,
+    now: i64,
+) -> StoreResult<(Change<MemoryFields>, Uuid)> {
+    let (sql, values) = replaced;
+    let removed: Vec<i64> =
+        rows::collect(&mut *tx.prepare_cached(sql)?, values, |r| Ok(r.get(0)?))?;
+    let (seq, id) = insert_vector(tx, key, &new, now)?;
+    let fields = MemoryFields {
+        user_id: new.user_id,
+        kind: new.kind,
+        episode_id: new.episode_id,
+        message_id: new.message_id,
+        at: new.at,
+    };
+    Ok((
+        Change {
+            removed,
+            added: vec![(seq, new.vector, fields)],
+        },
+        id,
+    ))
+}
+
+impl SqliteStore {
+    fn complete_blocking(
+        conn: &mut Connection,
+        indexes: &MemoryIndexes,
+        job: &MemoryJobKey,
+        outcome: JobOutcome,
+        model: &str,
+        now: i64,
+    ) -> StoreResult<()> {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let key = (job.tenant, job.agent);
+        let tenant = job.tenant;
+        match outcome {
+            JobOutcome::Skipped => {}
+            JobOutcome::MessageEmbedded { message, vector } => {
+                let Some(found) = job_message(&tx, tenant, message.0)? else {
+                    delete_job(&tx, job.id)?;
+                    tx.commit()?;
+                    return Ok(());
+                };
+                let Some((user_id, _)) = episode_user(&tx, tenant, found.episode_id)? else {
+                    delete_job(&tx, job.id)?;
+                    tx.commit()?;
+                    return Ok(());
+                };
+                let state = ensure_collection(&tx, key, vector.len(), model, now)?;
+                check_dimension("embedding", &vector, state.dimension)?;
+                delete_job(&tx, job.id)?;
+                return indexes.commit_change(tx, key, state, |tx| {
+                    let new = NewVector {
+                        kind: MemoryKind::Message,
+                        user_id,
+                        episode_id: found.episode_id,
+                        message_id: Some(message),
+                        at: micros(found.timestamp),
+                        vector,
+                    };
+                    let (change, id) = replace_vectors(
+                        tx,
+                        key,
+                        (
+                            "DELETE FROM memory_vectors WHERE message_id = ?1 AND tenant_id = ?2 RETURNING seq",
+                            &[&message.0.as_bytes().as_slice(), &tenant.0.as_bytes().as_slice()],
+                        ),
+                        new,
+                        now,
+                    )?;
+                    tx.prepare_cached("UPDATE messages SET embedding_ref = ?3 WHERE id = ?1 AND tenant_id = ?2")?
+                        .execute(params![message.0.as_bytes(), tenant.0.as_bytes(), id.to_string()])?;
+                    Ok(change)
+                });
+            }
+            JobOutcome::EpisodeSummarised {
+                episode,
+                generated,
+                vector,
+            } => {
+                let Some((user_id, last_message_at)) = episode_user(&tx, tenant, episode)? else {
+                    delete_job(&tx, job.id)?;
+                    tx.commit()?;
+                    return Ok(());
+                };
+                let state = ensure_collection(&tx, key, vector.len(), model, now)?;
+                check_dimension("embedding", &vector, state.dimension)?;
+                delete_job(&tx, job.id)?;
+                return indexes.commit_change(tx, key, state, |tx| {
+                    if let Some(generated) = &generated {
+                        // A summary the caller set meanwhile wins over ours.
+                        tx.execute(
+                            "UPDATE episodes SET summary = ?3, key_facts = ?4 WHERE id = ?1 AND tenant_id = ?2 AND summary IS NULL",
+                            params![
+                                episode.0.as_bytes(),
+                                tenant.0.as_bytes(),
+                                generated.summary,
+                                serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into())
+                            ],
+                        )?;
+                    }
+                    tx.execute(
+                        "UPDATE episodes SET summary_embedding = ?3 WHERE id = ?1 AND tenant_id = ?2",
+                        params![episode.0.as_bytes(), tenant.0.as_bytes(), codec::embedding_bytes(&vector)],
+                    )?;
+                    let new = NewVector {
+                        kind: MemoryKind::Summary,
+                        user_id,
+                        episode_id: episode,
+                        message_id: None,
+                        at: last_message_at,
+                        vector,
+                    };
+                    let (change, _) = replace_vectors(
+                        tx,
+                        key,
+                        (
+                            "DELETE FROM memory_vectors WHERE episode_id = ?1 AND kind = 'summary' AND tenant_id = ?2 RETURNING seq",
+                            &[&episode.0.as_bytes().as_slice(), &tenant.0.as_bytes().as_slice()],
+                        ),
+                        new,
+                        now,
+                    )?;
+                    Ok(change)
+                });
+            }
+        }
+        delete_job(&tx, job.id)?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+/// Removes an episode's memory vectors in `tx`, which this commits.
+pub(crate) fn purge_vectors(
+    indexes: &MemoryIndexes,
+    tx: Transaction<'_>,
+    key: CollectionKey,
+    episode: EpisodeId,
+) -> StoreResult<()> {
+    let Some(state) = collection_state(&tx, key)? else {
+        tx.commit()?;
+        return Ok(());
+    };
+    indexes.commit_change(tx, key, state, |tx| {
+        let removed = rows::collect(
+            &mut *tx.prepare_cached(
+                "DELETE FROM memory_vectors WHERE episode_id = ?1 AND tenant_id = ?2 RETURNING seq",
+            )?,
+            [episode.0.as_bytes(), key.0.0.as_bytes()],
+            |r| Ok(r.get(0)?),
+        )?;
+        Ok(Change {
+            removed,
+            added: Vec::new(),
+        })
+    })
+}
+
+/// What completing or retrying a job needs to know of it.
+struct MemoryJobKey {
+    id: i64,
+    tenant: TenantId,
+    agent: AgentId,
+}
+
+impl From<&MemoryJob> for MemoryJobKey {
+    fn from(job: &MemoryJob) -> Self {
+        Self {
+            id: job.id,
+            tenant: job.tenant_id,
+            agent: job.agent_id,
+        }
+    }
+}
+
+#[async_trait]
+impl MemoryStore for SqliteStore {
+    async fn claim_memory_jobs(
+        &self,
+        limit: u32,
+        now: Timestamp,
+        lease: std::time::Duration,
+    ) -> Result<Vec<MemoryJob>> {
+        let now = micros(now);
+        let lease_end = now.saturating_add(i64::try_from(lease.as_micros()).unwrap_or(i64::MAX));
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let claimed: Vec<JobRow> = rows::collect(
+                    &mut *tx.prepare_cached(
+                        "UPDATE memory_jobs SET due_at = ?2
+                         WHERE seq IN (SELECT seq FROM memory_jobs WHERE due_at <= ?1 ORDER BY seq LIMIT ?3)
+                         RETURNING seq, tenant_id, agent_id, kind, target, attempts",
+                    )?,
+                    params![now, lease_end, limit],
+                    |row| {
+                        Ok(JobRow {
+                            id: row.get("seq")?,
+                            tenant: TenantId(rows::uuid(row, "tenant_id")?),
+                            agent: AgentId(rows::uuid(row, "agent_id")?),
+                            kind: row.get("kind")?,
+                            target: rows::uuid(row, "target")?,
+                            attempts: row.get("attempts")?,
+                        })
+                    },
+                )?;
+                let mut jobs = Vec::with_capacity(claimed.len());
+                for row in claimed {
+                    let work = match row.kind.as_str() {
+                        EMBED_MESSAGE => job_message(&tx, row.tenant, row.target)?.map(MemoryWork::EmbedMessage),
+                        SUMMARISE_EPISODE => job_episode(&tx, row.tenant, EpisodeId(row.target))?
+                            .map(MemoryWork::SummariseEpisode),
+                        other => return Err(corrupt("memory job kind", other)),
+                    };
+                    match work {
+                        Some(work) => jobs.push(MemoryJob {
+                            id: row.id,
+                            tenant_id: row.tenant,
+                            agent_id: row.agent,
+                            attempts: row.attempts,
+                            work,
+                        }),
+                        // Purged since it was queued: nothing left to do.
+                        None => delete_job(&tx, row.id)?,
+                    }
+                }
+                tx.commit()?;
+                Ok(jobs)
+            })
+            .await
+    }
+
+    async fn complete_memory_job(
+        &self,
+        job: &MemoryJob,
+        outcome: JobOutcome,
+        model: &str,
+        now: Timestamp,
+    ) -> Result<()> {
+        let key = MemoryJobKey::from(job);
+        let model = model.to_owned();
+        let indexes = Arc::clone(&self.memory);
+        self.db
+            .write(move |conn| {
+                Self::complete_blocking(conn, &indexes, &key, outcome, &model, micros(now))
+            })
+            .await
+    }
+
+    async fn retry_memory_job(
+        &self,
+        job: &MemoryJob,
+        error: &str,
+        not_before: Timestamp,
+    ) -> Result<()> {
+        let (id, error) = (job.id, error.to_owned());
+        self.db
+            .write(move |conn| {
+                conn.prepare_cached(
+                    "UPDATE memory_jobs SET attempts = attempts + 1, last_error = ?2, due_at = ?3 WHERE seq = ?1",
+                )?
+                .execute(params![id, error, micros(not_before)])?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn pending_memory_jobs(&self) -> Result<u64> {
+        self.db
+            .read(|conn| {
+                let count: i64 =
+                    conn.query_row("SELECT count(*) FROM memory_jobs", [], |r| r.get(0))?;
+                Ok(count.unsigned_abs())
+            })
+            .await
+    }
+
+    async fn search_memory(
+        &self,
+        tenant: TenantId,
+        query: &MemoryVectorQuery,
+    ) -> Result<Vec<MemoryVectorHit>> {
+        if query.top_k == 0 || query.top_k > octopus_core::recall::MAX_RECALL_TOP_K * 4 {
+            return Err(DomainError::invalid("top_k", "out of range"));
+        }
+        let query = query.clone();
+        let indexes = Arc::clone(&self.memory);
+        self.db
+            .read(move |conn| {
+                let key = (tenant, query.agent_id);
+                let Some(state) = collection_state(conn, key)? else {
+                    return Ok(Vec::new());
+                };
+                check_dimension("vector", &query.vector, state.dimension)?;
+                let deleted: HashSet<EpisodeId> = rows::collect(
+                    &mut *conn.prepare_cached(
+                        "SELECT id FROM episodes WHERE tenant_id = ?1 AND deleted_at IS NOT NULL AND agent_id = ?2 AND user_id = ?3",
+                    )?,
+                    params![tenant.0.as_bytes(), query.agent_id.0.as_bytes(), query.user_id],
+                    |r| Ok(EpisodeId(rows::uuid(r, "id")?)),
+                )?
+                .into_iter()
+                .collect();
+                let from = query.from.map(micros).unwrap_or(i64::MIN);
+                let to = query.to.map(micros).unwrap_or(i64::MAX);
+                let hits = indexes.search(
+                    conn,
+                    key,
+                    state,
+                    &query.vector,
+                    query.top_k as usize,
+                    |f| {
+                        f.user_id == query.user_id
+                            && query.kinds.contains(&f.kind)
+                            && (from..to).contains(&f.at)
+                            && !deleted.contains(&f.episode_id)
+                    },
+                    |n, f| (n.score, f.kind, f.episode_id, f.message_id, f.at),
+                )?;
+                hits.into_iter()
+                    .map(|(score, kind, episode_id, message_id, at)| {
+                        Ok(MemoryVectorHit { kind, score, episode_id, message_id, at: codec::instant(at)? })
+                    })
+                    .collect()
+            })
+            .await
+    }
+
+    async fn message_windows(
+        &self,
+        tenant: TenantId,
+        ids: &[MessageId],
+        neighbours: u32,
+    ) -> Result<Vec<MessageWindow>> {
+        let ids = ids.to_vec();
+        self.db
+            .read(move |conn| {
+                let tx = conn.transaction()?;
+                let mut windows = Vec::with_capacity(ids.len());
+                let mut find = tx.prepare_cached(&format!(
+                    "SELECT {} FROM messages m JOIN episodes e ON e.id = m.episode_id
+                     WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.tenant_id = ?2 AND e.deleted_at IS NULL",
+                    columns("m")
+                ))?;
+                let mut around = tx.prepare_cached(&format!(
+                    "SELECT {} FROM messages m WHERE m.episode_id = ?1 AND m.tenant_id = ?2
+                     AND m.ordinal BETWEEN ?3 AND ?4 ORDER BY m.ordinal",
+                    columns("m")
+                ))?;
+                for id in ids {
+                    let Some(message) =
+                        rows::collect(&mut find, [id.0.as_bytes(), tenant.0.as_bytes()], message_from_row)?.pop()
+                    else {
+                        continue;
+                    };
+                    let (mut before, mut after) = (Vec::new(), Vec::new());
+                    if neighbours > 0 {
+                        let low = message.ordinal.saturating_sub(neighbours);
+                        let high = message.ordinal.saturating_add(neighbours);
+                        for turn in rows::collect(
+                            &mut around,
+                            params![message.episode_id.0.as_bytes(), tenant.0.as_bytes(), low, high],
+                            message_from_row,
+                        )? {
+                            match turn.ordinal.cmp(&message.ordinal) {
+                                std::cmp::Ordering::Less => before.push(turn),
+                                std::cmp::Ordering::Greater => after.push(turn),
+                                std::cmp::Ordering::Equal => {}
+                            }
+                        }
+                    }
+                    windows.push(MessageWindow { message, before, after });
+                }
+                Ok(windows)
+            })
+            .await
+    }
+}

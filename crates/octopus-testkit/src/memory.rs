@@ -1,0 +1,470 @@
+//! The memory-store contract (recall's queue and vectors), rule by rule.
+
+use std::time::Duration;
+
+use chrono::{TimeZone, Utc};
+use octopus_core::episode::{CloseEpisode, EndReason, EpisodeSummary};
+use octopus_core::message::{Message, Role};
+use octopus_core::recall::{JobOutcome, MemoryJob, MemoryKind, MemoryVectorQuery, MemoryWork};
+use octopus_core::store::Store;
+use octopus_core::{Timestamp, now};
+
+use crate::Backend;
+use crate::fixtures::{self, World, batch, text};
+use crate::knowledge::direction;
+
+const LEASE: Duration = Duration::from_secs(60);
+const MODEL: &str = "test-model";
+
+fn t(day: u32) -> Timestamp {
+    Utc.with_ymd_and_hms(2026, 5, day, 10, 0, 0).unwrap()
+}
+
+fn query(world: &World, user: &str, vector: Vec<f32>) -> MemoryVectorQuery {
+    MemoryVectorQuery {
+        agent_id: world.agent,
+        user_id: user.into(),
+        vector,
+        top_k: 10,
+        kinds: vec![MemoryKind::Message, MemoryKind::Summary],
+        from: None,
+        to: None,
+    }
+}
+
+/// Claims every due job and embeds each message along the axis `axis_of` gives
+/// it; summaries are skipped.
+async fn embed_all(store: &dyn Store, axis_of: impl Fn(&Message) -> usize) -> usize {
+    let jobs = store.claim_memory_jobs(100, now(), LEASE).await.unwrap();
+    for job in &jobs {
+        let outcome = match &job.work {
+            MemoryWork::EmbedMessage(message) => JobOutcome::MessageEmbedded {
+                message: message.id,
+                vector: direction(axis_of(message), 0.0),
+            },
+            MemoryWork::SummariseEpisode(_) => JobOutcome::Skipped,
+        };
+        store
+            .complete_memory_job(job, outcome, MODEL, now())
+            .await
+            .unwrap();
+    }
+    jobs.len()
+}
+
+fn message_targets(jobs: &[MemoryJob]) -> Vec<String> {
+    jobs.iter()
+        .filter_map(|job| match &job.work {
+            MemoryWork::EmbedMessage(m) => m.content.as_ref().map(|c| c.text()),
+            MemoryWork::SummariseEpisode(_) => None,
+        })
+        .collect()
+}
+
+pub async fn appends_and_closes_queue_work_durably(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(store.as_ref(), "acme").await;
+    let records = vec![
+        text(Role::User, "My daughter starts school in September", t(1)),
+        text(Role::Assistant, "ok", t(1)),
+        text(Role::System, "The user prefers short answers, always", t(1)),
+        text(Role::Tool, "{\"status\": \"shipped\", \"order\": 42}", t(1)),
+        text(
+            Role::Assistant,
+            "Congratulations to her, that is a big step!",
+            t(1),
+        ),
+    ];
+    let stored = store
+        .append_messages(world.tenant, batch(world.conversation, records))
+        .await
+        .unwrap();
+    store
+        .close_episode(
+            world.tenant,
+            stored[0].episode_id,
+            CloseEpisode {
+                reason: EndReason::UserClosed,
+                ended_at: None,
+                summary: None,
+            },
+            now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.pending_memory_jobs().await.unwrap(), 3);
+
+    // The queue is in the store: a second handle on the same data sees it.
+    drop(store);
+    let store = backend.open().await;
+    let jobs = store.claim_memory_jobs(10, now(), LEASE).await.unwrap();
+    assert_eq!(
+        message_targets(&jobs),
+        vec![
+            "My daughter starts school in September",
+            "Congratulations to her, that is a big step!"
+        ],
+        "short messages, system injections and tool results are not queued"
+    );
+    let summarise: Vec<_> = jobs
+        .iter()
+        .filter_map(|job| match &job.work {
+            MemoryWork::SummariseEpisode(e) => Some(e),
+            MemoryWork::EmbedMessage(_) => None,
+        })
+        .collect();
+    assert_eq!(summarise.len(), 1);
+    assert_eq!(summarise[0].episode.id, stored[0].episode_id);
+    assert_eq!(summarise[0].messages.len(), 5);
+    assert!(
+        jobs.iter()
+            .all(|job| job.tenant_id == world.tenant && job.agent_id == world.agent)
+    );
+}
+
+pub async fn claimed_jobs_are_leased_and_retried(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(store.as_ref(), "acme").await;
+    world
+        .say(
+            store.as_ref(),
+            t(1),
+            &["Please remember that I am allergic to peanuts"],
+        )
+        .await;
+    let start = now();
+    let jobs = store.claim_memory_jobs(10, start, LEASE).await.unwrap();
+    assert_eq!(jobs.len(), 1);
+    assert!(
+        store
+            .claim_memory_jobs(10, start, LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let after_lease = start + chrono::Duration::seconds(61);
+    let again = store
+        .claim_memory_jobs(10, after_lease, LEASE)
+        .await
+        .unwrap();
+    assert_eq!(again.len(), 1, "a lease that ran out frees the job");
+
+    store
+        .retry_memory_job(
+            &again[0],
+            "provider busy",
+            after_lease + chrono::Duration::seconds(30),
+        )
+        .await
+        .unwrap();
+    assert!(
+        store
+            .claim_memory_jobs(10, after_lease + chrono::Duration::seconds(29), LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let retried = store
+        .claim_memory_jobs(10, after_lease + chrono::Duration::seconds(30), LEASE)
+        .await
+        .unwrap();
+    assert_eq!(retried.len(), 1);
+    assert_eq!(retried[0].attempts, 1);
+    assert_eq!(store.pending_memory_jobs().await.unwrap(), 1);
+}
+
+pub async fn embedded_messages_are_found_by_vector(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(store.as_ref(), "acme").await;
+    let said = world
+        .say(
+            store.as_ref(),
+            t(1),
+            &[
+                "I adopted a greyhound called Pixel",
+                "We are moving to Lisbon next spring",
+                "My favourite band is Radiohead",
+            ],
+        )
+        .await;
+    let axis = |m: &Message| said.iter().position(|s| s.id == m.id).unwrap();
+    assert_eq!(embed_all(store.as_ref(), axis).await, 3);
+    assert_eq!(store.pending_memory_jobs().await.unwrap(), 0);
+
+    let hits = store
+        .search_memory(world.tenant, &query(&world, "alice", direction(1, 0.2)))
+        .await
+        .unwrap();
+    assert_eq!(hits[0].message_id, Some(said[1].id));
+    assert_eq!(hits[0].kind, MemoryKind::Message);
+    assert_eq!(hits[0].episode_id, said[1].episode_id);
+    assert_eq!(hits[0].at, said[1].timestamp);
+    assert!(hits[0].score > 0.95);
+    assert_eq!(hits.len(), 3);
+
+    let episode = store
+        .get_episode_with_messages(world.tenant, said[0].episode_id)
+        .await
+        .unwrap();
+    assert!(
+        episode.messages.iter().all(|m| m.embedding_ref.is_some()),
+        "every embedded message carries its reference"
+    );
+
+    let mut bounded = query(&world, "alice", direction(1, 0.2));
+    bounded.from = Some(said[2].timestamp);
+    let hits = store.search_memory(world.tenant, &bounded).await.unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.message_id).collect::<Vec<_>>(),
+        vec![Some(said[2].id)]
+    );
+
+    // A second handle rebuilds the same index from the rows.
+    drop(store);
+    let store = backend.open().await;
+    let hits = store
+        .search_memory(world.tenant, &query(&world, "alice", direction(2, 0.0)))
+        .await
+        .unwrap();
+    assert_eq!(hits[0].message_id, Some(said[2].id));
+}
+
+pub async fn summaries_are_generated_once_and_embedded(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(store.as_ref(), "acme").await;
+    let said = world
+        .say(
+            store.as_ref(),
+            t(1),
+            &["We talked about the trip to Kyoto in April"],
+        )
+        .await;
+    let episode = said[0].episode_id;
+    store
+        .close_episode(
+            world.tenant,
+            episode,
+            CloseEpisode {
+                reason: EndReason::AgentClosed,
+                ended_at: None,
+                summary: None,
+            },
+            now(),
+        )
+        .await
+        .unwrap();
+    let jobs = store.claim_memory_jobs(10, now(), LEASE).await.unwrap();
+    let summary_job = jobs
+        .iter()
+        .find(|job| matches!(job.work, MemoryWork::SummariseEpisode(_)))
+        .unwrap();
+    // Meanwhile the caller sets a summary of its own; it wins over ours.
+    store
+        .set_episode_summary(
+            world.tenant,
+            episode,
+            EpisodeSummary {
+                summary: "Kyoto trip planning".into(),
+                key_facts: vec![],
+                embedding: None,
+            },
+            now(),
+        )
+        .await
+        .unwrap();
+    store
+        .complete_memory_job(
+            summary_job,
+            JobOutcome::EpisodeSummarised {
+                episode,
+                generated: Some(EpisodeSummary {
+                    summary: "generated".into(),
+                    key_facts: vec![],
+                    embedding: None,
+                }),
+                vector: direction(5, 0.0),
+            },
+            MODEL,
+            now(),
+        )
+        .await
+        .unwrap();
+    let stored = store.get_episode(world.tenant, episode).await.unwrap();
+    assert_eq!(stored.summary.as_deref(), Some("Kyoto trip planning"));
+    assert_eq!(stored.summary_embedding, Some(direction(5, 0.0)));
+
+    let mut summaries = query(&world, "alice", direction(5, 0.0));
+    summaries.kinds = vec![MemoryKind::Summary];
+    let hits = store.search_memory(world.tenant, &summaries).await.unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(
+        (hits[0].kind, hits[0].episode_id, hits[0].message_id),
+        (MemoryKind::Summary, episode, None)
+    );
+
+    // Setting the summary queued its embedding again; the new vector replaces
+    // the old one rather than adding a second.
+    let jobs = store.claim_memory_jobs(10, now(), LEASE).await.unwrap();
+    let again = jobs
+        .iter()
+        .find(|job| matches!(job.work, MemoryWork::SummariseEpisode(_)))
+        .expect("set_episode_summary queues the summary's embedding");
+    store
+        .complete_memory_job(
+            again,
+            JobOutcome::EpisodeSummarised {
+                episode,
+                generated: None,
+                vector: direction(6, 0.0),
+            },
+            MODEL,
+            now(),
+        )
+        .await
+        .unwrap();
+    let hits = store.search_memory(world.tenant, &summaries).await.unwrap();
+    assert_eq!(hits.len(), 1);
+    assert!(hits[0].score < 0.01, "the old vector is gone: {hits:?}");
+}
+
+pub async fn memory_never_crosses_user_agent_or_tenant(backend: &impl Backend) {
+    let store = backend.open().await;
+    let acme = World::create(store.as_ref(), "acme").await;
+    let globex = World::create(store.as_ref(), "globex").await;
+    let other_agent = fixtures::agent(acme.tenant, "sales");
+    store.create_agent(&other_agent).await.unwrap();
+    let bob = fixtures::conversation(acme.tenant, acme.agent, "bob");
+    store.create_conversation(&bob).await.unwrap();
+    let alice_sales = fixtures::conversation(acme.tenant, other_agent.id, "alice");
+    store.create_conversation(&alice_sales).await.unwrap();
+
+    let secret = "My locker code is 4471, keep it safe";
+    acme.say(store.as_ref(), t(1), &[secret]).await;
+    for (tenant, conversation) in [
+        (acme.tenant, bob.id),
+        (acme.tenant, alice_sales.id),
+        (globex.tenant, globex.conversation),
+    ] {
+        store
+            .append_messages(
+                tenant,
+                batch(conversation, vec![text(Role::User, secret, t(2))]),
+            )
+            .await
+            .unwrap();
+    }
+    assert_eq!(embed_all(store.as_ref(), |_| 3).await, 4);
+
+    let count = |tenant, world: &World, agent, user: &str| {
+        let store = store.clone();
+        let mut q = query(world, user, direction(3, 0.0));
+        q.agent_id = agent;
+        async move { store.search_memory(tenant, &q).await.unwrap().len() }
+    };
+    assert_eq!(count(acme.tenant, &acme, acme.agent, "alice").await, 1);
+    assert_eq!(count(acme.tenant, &acme, acme.agent, "bob").await, 1);
+    assert_eq!(count(acme.tenant, &acme, other_agent.id, "alice").await, 1);
+    assert_eq!(count(acme.tenant, &acme, acme.agent, "carol").await, 0);
+    assert_eq!(
+        count(globex.tenant, &globex, globex.agent, "alice").await,
+        1
+    );
+    // Globex's key cannot reach Acme's agent, even naming it.
+    assert_eq!(count(globex.tenant, &acme, acme.agent, "alice").await, 0);
+    let hits = store
+        .search_memory(acme.tenant, &query(&acme, "alice", direction(3, 0.0)))
+        .await
+        .unwrap();
+    let windows = store
+        .message_windows(globex.tenant, &[hits[0].message_id.unwrap()], 2)
+        .await
+        .unwrap();
+    assert!(
+        windows.is_empty(),
+        "another tenant's message is not read by id"
+    );
+}
+
+pub async fn deleted_episodes_are_never_recalled(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(store.as_ref(), "acme").await;
+    let said = world
+        .say(
+            store.as_ref(),
+            t(1),
+            &["The wifi password is correct-horse"],
+        )
+        .await;
+    embed_all(store.as_ref(), |_| 0).await;
+    let recall = || {
+        let store = store.clone();
+        let q = query(&world, "alice", direction(0, 0.0));
+        async move { store.search_memory(world.tenant, &q).await.unwrap().len() }
+    };
+    assert_eq!(recall().await, 1);
+
+    let episode = said[0].episode_id;
+    store
+        .soft_delete_episode(world.tenant, episode, now())
+        .await
+        .unwrap();
+    assert_eq!(recall().await, 0);
+    assert!(
+        store
+            .message_windows(world.tenant, &[said[0].id], 0)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    store
+        .restore_episode(world.tenant, episode, now())
+        .await
+        .unwrap();
+    assert_eq!(
+        recall().await,
+        1,
+        "restoring brings the memory back, without re-embedding"
+    );
+
+    store
+        .soft_delete_episode(world.tenant, episode, now())
+        .await
+        .unwrap();
+    store.purge_episode(world.tenant, episode).await.unwrap();
+    drop(store);
+    let store = backend.open().await;
+    let hits = store
+        .search_memory(world.tenant, &query(&world, "alice", direction(0, 0.0)))
+        .await
+        .unwrap();
+    assert!(hits.is_empty());
+}
+
+pub async fn message_windows_carry_neighbouring_turns(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(store.as_ref(), "acme").await;
+    let said = world
+        .say(
+            store.as_ref(),
+            t(1),
+            &["one", "two", "three", "four", "five"],
+        )
+        .await;
+    let windows = store
+        .message_windows(world.tenant, &[said[3].id, said[0].id], 2)
+        .await
+        .unwrap();
+    let texts = |messages: &[Message]| {
+        messages
+            .iter()
+            .map(|m| m.content.as_ref().unwrap().text())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(windows.len(), 2);
+    assert_eq!(windows[0].message.id, said[3].id);
+    assert_eq!(texts(&windows[0].before), vec!["two", "three"]);
+    assert_eq!(texts(&windows[0].after), vec!["five"]);
+    assert_eq!(windows[1].message.id, said[0].id);
+    assert!(windows[1].before.is_empty());
+    assert_eq!(texts(&windows[1].after), vec!["two", "three"]);
+}
