@@ -5,6 +5,8 @@ use octopus_core::message::{NewMessage, Role};
 use octopus_engine::{Caller, EngineConfig, Error, Octopus};
 use serde_json::json;
 
+mod recall;
+
 fn open() -> (Octopus, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let config = EngineConfig {

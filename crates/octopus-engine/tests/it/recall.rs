@@ -1,0 +1,284 @@
+//! Recall through the engine, with the local embedding model and the memory
+//! worker doing the queued work.
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use octopus_core::message::{NewMessage, Role};
+use octopus_core::recall::{MemoryKind, RecallHit, RecallMode, RecallQuery};
+use octopus_core::{AgentId, ConversationId, TenantId};
+use octopus_engine::{EngineConfig, Octopus};
+use serde_json::json;
+
+fn open(dir: &std::path::Path) -> Octopus {
+    Octopus::open(&EngineConfig {
+        data_dir: dir.to_owned(),
+        ..EngineConfig::default()
+    })
+    .unwrap()
+}
+
+struct Setup {
+    tenant: TenantId,
+    agent: AgentId,
+}
+
+async fn setup(octopus: &Octopus) -> Setup {
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let spec = serde_json::from_value(
+        json!({"name": "companion", "llm": {"provider": "openai", "model": "gpt-4o"}}),
+    )
+    .unwrap();
+    let agent = octopus.create_agent(tenant, spec).await.unwrap().id;
+    Setup { tenant, agent }
+}
+
+async fn conversation(octopus: &Octopus, s: &Setup, user: &str) -> ConversationId {
+    let spec = serde_json::from_value(json!({"agent_id": s.agent, "user_id": user})).unwrap();
+    octopus
+        .create_conversation(s.tenant, spec)
+        .await
+        .unwrap()
+        .id
+}
+
+fn day(d: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 4, d, 18, 0, 0).unwrap()
+}
+
+/// Alternating user and assistant turns, a minute apart from `start`.
+async fn talk(
+    octopus: &Octopus,
+    s: &Setup,
+    conversation: ConversationId,
+    start: DateTime<Utc>,
+    turns: &[&str],
+) {
+    let messages = turns
+        .iter()
+        .enumerate()
+        .map(|(i, text)| NewMessage {
+            timestamp: Some(start + Duration::minutes(i as i64)),
+            ..NewMessage::text(
+                if i % 2 == 0 {
+                    Role::User
+                } else {
+                    Role::Assistant
+                },
+                *text,
+            )
+        })
+        .collect();
+    octopus
+        .append_messages(s.tenant, conversation, messages)
+        .await
+        .unwrap();
+}
+
+fn texts(hits: &[RecallHit]) -> Vec<String> {
+    hits.iter()
+        .map(|hit| match (&hit.window, &hit.summary) {
+            (Some(window), _) => window.message.content.as_ref().unwrap().text(),
+            (None, Some(summary)) => format!("summary: {summary}"),
+            (None, None) => unreachable!(),
+        })
+        .collect()
+}
+
+const PET: &str = "I finally adopted a greyhound from the shelter, his name is Biscuit";
+
+async fn remember_two_evenings(octopus: &Octopus, s: &Setup) -> ConversationId {
+    let alice = conversation(octopus, s, "alice").await;
+    talk(
+        octopus,
+        s,
+        alice,
+        day(1),
+        &[
+            PET,
+            "Congratulations! Greyhounds are gentle and love long naps.",
+            "He already sleeps on the sofa all day long",
+            "That sounds like a very happy retired racer.",
+        ],
+    )
+    .await;
+    // Four days later: the idle timeout closes the first evening's episode.
+    talk(
+        octopus,
+        s,
+        alice,
+        day(5),
+        &[
+            "My sister Marta is visiting from Valencia next week",
+            "Lovely, do you have plans for her visit?",
+            "We will cook paella together on Saturday evening",
+        ],
+    )
+    .await;
+    alice
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recall_finds_memories_by_meaning_and_by_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let s = setup(&octopus).await;
+    remember_two_evenings(&octopus, &s).await;
+    assert!(octopus.run_memory_jobs().await.unwrap() >= 7);
+    assert_eq!(octopus.pending_memory_jobs().await.unwrap(), 0);
+
+    // No word in common with the turn it should find.
+    let mut by_meaning = RecallQuery::new("alice", "What kind of dog does she own?");
+    by_meaning.mode = RecallMode::Vector;
+    by_meaning.top_k = 3;
+    let hits = octopus
+        .recall(s.tenant, s.agent, &by_meaning)
+        .await
+        .unwrap();
+    assert!(texts(&hits).iter().any(|t| t == PET), "{:?}", texts(&hits));
+    assert!(
+        hits.iter()
+            .all(|h| h.vector_score.is_some() && h.keyword_score.is_none())
+    );
+
+    let mut by_words = RecallQuery::new("alice", "Biscuit");
+    by_words.mode = RecallMode::Keyword;
+    let hits = octopus.recall(s.tenant, s.agent, &by_words).await.unwrap();
+    assert_eq!(texts(&hits), vec![PET]);
+
+    // Hybrid: both lists agree on the pet turn, so it comes first, with both scores.
+    let mut hybrid = RecallQuery::new("alice", "Biscuit the dog");
+    hybrid.neighbours = 1;
+    let hits = octopus.recall(s.tenant, s.agent, &hybrid).await.unwrap();
+    assert_eq!(texts(&hits)[0], PET);
+    assert!(hits[0].vector_score.is_some() && hits[0].keyword_score.is_some());
+    let window = hits[0].window.as_ref().unwrap();
+    assert!(window.before.is_empty());
+    assert_eq!(window.after.len(), 1, "one neighbouring turn after the hit");
+    assert_eq!(hits[0].at, day(1));
+
+    // The first evening closed by timeout and got an extractive summary.
+    let mut summaries = RecallQuery::new("alice", "the greyhound sleeping on the sofa");
+    summaries.mode = RecallMode::Vector;
+    let hits = octopus.recall(s.tenant, s.agent, &summaries).await.unwrap();
+    let summary = hits
+        .iter()
+        .find(|h| h.kind == MemoryKind::Summary)
+        .expect("a summary hit");
+    assert!(
+        summary.summary.as_ref().unwrap().contains("greyhound"),
+        "{summary:?}"
+    );
+
+    // Time range: only the second evening.
+    let mut later = RecallQuery::new("alice", "family visit and cooking");
+    later.from = Some(day(4));
+    let hits = octopus.recall(s.tenant, s.agent, &later).await.unwrap();
+    assert!(!hits.is_empty());
+    assert!(hits.iter().all(|h| h.at >= day(4)), "{:?}", texts(&hits));
+
+    // Another user of the same agent remembers nothing of Alice's.
+    let hits = octopus
+        .recall(
+            s.tenant,
+            s.agent,
+            &RecallQuery::new("bob", "greyhound Biscuit"),
+        )
+        .await
+        .unwrap();
+    assert!(hits.is_empty(), "{:?}", texts(&hits));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recency_weighting_prefers_the_newer_of_two_like_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let s = setup(&octopus).await;
+    let alice = conversation(&octopus, &s, "alice").await;
+    talk(
+        &octopus,
+        &s,
+        alice,
+        day(1),
+        &["My favourite colour is green, like moss"],
+    )
+    .await;
+    talk(
+        &octopus,
+        &s,
+        alice,
+        day(20),
+        &["My favourite colour is blue, like the sea"],
+    )
+    .await;
+    octopus.run_memory_jobs().await.unwrap();
+
+    let mut query = RecallQuery::new("alice", "favourite colour green");
+    query.top_k = 2;
+    let plain = texts(&octopus.recall(s.tenant, s.agent, &query).await.unwrap());
+    assert!(plain[0].contains("green"), "{plain:?}");
+    query.recency_half_life_days = Some(2.0);
+    let recent = texts(&octopus.recall(s.tenant, s.agent, &query).await.unwrap());
+    assert!(
+        recent[0].contains("blue"),
+        "19 days is many half-lives: {recent:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queued_work_survives_a_restart_and_another_process_does_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tenant, agent) = {
+        // This process stores the conversation and stops before any worker ran.
+        let first = open(dir.path());
+        let s = setup(&first).await;
+        remember_two_evenings(&first, &s).await;
+        assert_eq!(
+            first.pending_memory_jobs().await.unwrap(),
+            8,
+            "7 turns and 1 closed episode"
+        );
+        (s.tenant, s.agent)
+    };
+    let second = open(dir.path());
+    assert_eq!(second.pending_memory_jobs().await.unwrap(), 8);
+    let worker = second.start_memory_worker();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while second.pending_memory_jobs().await.unwrap() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the worker did not drain the queue"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    worker.abort();
+    let hits = second
+        .recall(
+            tenant,
+            agent,
+            &RecallQuery::new("alice", "paella with my sister"),
+        )
+        .await
+        .unwrap();
+    assert!(
+        texts(&hits).iter().any(|t| t.contains("paella")),
+        "{:?}",
+        texts(&hits)
+    );
+    assert!(hits.iter().any(|h| h.vector_score.is_some()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_recall_queries_name_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let s = setup(&octopus).await;
+    let mut query = RecallQuery::new("alice", "dogs");
+    query.neighbours = 50;
+    let error = octopus.recall(s.tenant, s.agent, &query).await.unwrap_err();
+    assert!(error.to_string().contains("neighbours"), "{error}");
+    let other_tenant = octopus.create_tenant("globex").await.unwrap().id;
+    let error = octopus
+        .recall(other_tenant, s.agent, &RecallQuery::new("alice", "dogs"))
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("not found"), "{error}");
+}
