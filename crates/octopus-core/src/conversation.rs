@@ -75,3 +75,78 @@ pub struct ConversationFilter {
     pub include_deleted: bool,
     pub page: crate::store::Page,
 }
+
+/// Past conversations brought in with their original timestamps: one
+/// conversation, one episode per session.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ConversationImport {
+    pub agent_id: AgentId,
+    pub user_id: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub metadata: Map<String, Value>,
+    pub sessions: Vec<ImportedSession>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ImportedSession {
+    /// In order; each with its original `timestamp`.
+    pub messages: Vec<crate::message::NewMessage>,
+}
+
+/// Most sessions one import takes.
+pub const MAX_IMPORT_SESSIONS: usize = 10_000;
+/// Most messages one import takes.
+pub const MAX_IMPORT_MESSAGES: usize = 100_000;
+
+impl ConversationImport {
+    /// Checks the shape of the import; each message is validated by the caller
+    /// against the server's limits.
+    /// The conversation the import creates.
+    pub fn spec(&self) -> ConversationSpec {
+        ConversationSpec {
+            agent_id: self.agent_id,
+            user_id: self.user_id.clone(),
+            title: self.title.clone(),
+            metadata: self.metadata.clone(),
+        }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        self.spec().validate()?;
+        if self.sessions.is_empty() || self.sessions.len() > MAX_IMPORT_SESSIONS {
+            return Err(Error::invalid(
+                "sessions",
+                format!("must hold 1 to {MAX_IMPORT_SESSIONS} sessions"),
+            ));
+        }
+        let total: usize = self.sessions.iter().map(|s| s.messages.len()).sum();
+        if total > MAX_IMPORT_MESSAGES {
+            return Err(Error::invalid(
+                "sessions",
+                format!("{total} messages; one import takes at most {MAX_IMPORT_MESSAGES}"),
+            ));
+        }
+        for (i, session) in self.sessions.iter().enumerate() {
+            if session.messages.is_empty() {
+                return Err(Error::invalid(
+                    format!("sessions[{i}].messages"),
+                    "must not be empty",
+                ));
+            }
+            if let Some(j) = session.messages.iter().position(|m| m.timestamp.is_none()) {
+                return Err(Error::invalid(
+                    format!("sessions[{i}].messages[{j}].timestamp"),
+                    "is required: an import keeps the original times",
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -59,13 +59,16 @@ pub enum EndReason {
     AgentClosed,
     /// No message arrived within the agent's idle timeout.
     Timeout,
+    /// A past session brought in by an import, closed at its last message.
+    Imported,
 }
 
 impl EndReason {
-    pub const ALL: [EndReason; 3] = [
+    pub const ALL: [EndReason; 4] = [
         EndReason::UserClosed,
         EndReason::AgentClosed,
         EndReason::Timeout,
+        EndReason::Imported,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -73,6 +76,7 @@ impl EndReason {
             EndReason::UserClosed => "user_closed",
             EndReason::AgentClosed => "agent_closed",
             EndReason::Timeout => "timeout",
+            EndReason::Imported => "imported",
         }
     }
 }
@@ -94,7 +98,7 @@ impl FromStr for EndReason {
                 Error::invalid(
                     "end_reason",
                     format!(
-                        "unknown end reason `{s}`; expected user_closed, agent_closed or timeout"
+                        "unknown end reason `{s}`; expected user_closed, agent_closed, timeout or imported"
                     ),
                 )
             })

@@ -19,4 +19,4 @@ pub mod token_counting;
 pub use config::{EmbeddingConfig, EmbeddingProvider, EngineConfig, Limits};
 pub use error::{Error, Result};
 pub use keys::{Caller, MintedKey};
-pub use service::{IngestDocument, IngestReport, KnowledgeQuery, Octopus};
+pub use service::{ImportReport, IngestDocument, IngestReport, KnowledgeQuery, Octopus};

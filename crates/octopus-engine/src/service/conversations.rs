@@ -1,4 +1,8 @@
-use octopus_core::conversation::{Conversation, ConversationFilter, ConversationSpec};
+use octopus_core::conversation::{
+    Conversation, ConversationFilter, ConversationImport, ConversationSpec,
+};
+use octopus_core::episode::{CloseEpisode, EndReason};
+use octopus_core::store::AppendMessages;
 use octopus_core::{AgentId, ConversationId, Error as DomainError, TenantId, now};
 
 use super::Octopus;
@@ -65,5 +69,75 @@ impl Octopus {
             self.store.get_agent(tenant, agent).await?;
         }
         Ok(())
+    }
+}
+
+/// What an import stored.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ImportReport {
+    pub conversation: Conversation,
+    /// One per session, in order.
+    pub episodes: Vec<octopus_core::EpisodeId>,
+    pub messages: usize,
+}
+
+impl Octopus {
+    /// Imports past conversations: a new conversation, and one closed episode
+    /// per session (`imported`, ended at its last message), every message at its
+    /// original time. Everything is validated before anything is written; the
+    /// memory worker then embeds and summarises it like live conversations.
+    pub async fn import_conversation(
+        &self,
+        tenant: TenantId,
+        import: ConversationImport,
+    ) -> Result<ImportReport> {
+        import.validate()?;
+        let mut sessions = Vec::with_capacity(import.sessions.len());
+        for (i, session) in import.sessions.iter().enumerate() {
+            let records = self
+                .message_records(tenant, session.messages.clone(), "messages")
+                .await
+                .map_err(|e| match e {
+                    crate::Error::Domain(d) => d.within(&format!("sessions[{i}]")).into(),
+                    other => other,
+                })?;
+            sessions.push(records);
+        }
+        let conversation = self.create_conversation(tenant, import.spec()).await?;
+        let mut episodes = Vec::with_capacity(sessions.len());
+        let mut messages = 0;
+        for records in sessions {
+            let ended_at = records.iter().map(|r| r.timestamp).max();
+            let mut episode = None;
+            for part in records.chunks(self.limits.max_batch_messages) {
+                let batch = AppendMessages {
+                    conversation_id: conversation.id,
+                    messages: part.to_vec(),
+                    // A session is one episode, however long its pauses.
+                    idle_timeout: chrono::Duration::MAX,
+                    now: now(),
+                };
+                let stored = self.store.append_messages(tenant, batch).await?;
+                messages += stored.len();
+                episode = stored.first().map(|m| m.episode_id).or(episode);
+            }
+            let Some(episode) = episode else { continue };
+            let close = CloseEpisode {
+                reason: EndReason::Imported,
+                ended_at,
+                summary: None,
+            };
+            self.store
+                .close_episode(tenant, episode, close, now())
+                .await?;
+            episodes.push(episode);
+        }
+        self.work_signal.poke();
+        tracing::info!(tenant_id = %tenant, conversation_id = %conversation.id, episodes = episodes.len(), messages, "imported conversation");
+        Ok(ImportReport {
+            conversation,
+            episodes,
+            messages,
+        })
     }
 }

@@ -38,17 +38,35 @@ impl Octopus {
             )
             .into());
         }
+        let agent_id = self.conversation_agent(tenant, conversation_id).await?;
+        let agent = self.cached_agent(tenant, agent_id).await?;
+        let records = self.message_records(tenant, messages, "messages").await?;
+        let idle = i64::try_from(agent.memory.episode_idle_timeout_secs).unwrap_or(i64::MAX);
+        let batch = AppendMessages {
+            conversation_id,
+            messages: records,
+            idle_timeout: Duration::try_seconds(idle).unwrap_or(Duration::MAX),
+            now: now(),
+        };
+        let stored = self.store.append_messages(tenant, batch).await?;
+        self.work_signal.poke();
+        Ok(stored)
+    }
+
+    /// Validates messages and decides their ids, token counts and timestamps.
+    /// `field` names the list in errors.
+    pub(crate) async fn message_records(
+        &self,
+        tenant: TenantId,
+        messages: Vec<NewMessage>,
+        field: &str,
+    ) -> Result<Vec<MessageRecord>> {
         let limits = self.limits.message_limits();
         for (index, message) in messages.iter().enumerate() {
             message
                 .validate(&limits)
-                .map_err(|e| e.within(&format!("messages[{index}]")))?;
+                .map_err(|e| e.within(&format!("{field}[{index}]")))?;
         }
-
-        // Whether the conversation is deleted is decided inside the append's
-        // transaction; here only its (immutable) agent is needed.
-        let agent_id = self.conversation_agent(tenant, conversation_id).await?;
-        let agent = self.cached_agent(tenant, agent_id).await?;
         let speakers: BTreeSet<_> = messages.iter().filter_map(|m| m.agent_id).collect();
         for speaker in speakers {
             if let Err(error) = self.cached_agent(tenant, speaker).await {
@@ -58,16 +76,15 @@ impl Octopus {
                     .unwrap_or(0);
                 let error = match error {
                     crate::Error::Domain(domain) => {
-                        domain.within(&format!("messages[{index}].agent_id"))
+                        domain.within(&format!("{field}[{index}].agent_id"))
                     }
                     other => return Err(other),
                 };
                 return Err(error.into());
             }
         }
-
         let at = now();
-        let records = messages
+        Ok(messages
             .into_iter()
             .map(|message| MessageRecord {
                 id: MessageId::new(),
@@ -84,17 +101,7 @@ impl Octopus {
                 contains_pii: message.contains_pii,
                 redacted_content: message.redacted_content,
             })
-            .collect();
-        let idle = i64::try_from(agent.memory.episode_idle_timeout_secs).unwrap_or(i64::MAX);
-        let batch = AppendMessages {
-            conversation_id,
-            messages: records,
-            idle_timeout: Duration::try_seconds(idle).unwrap_or(Duration::MAX),
-            now: at,
-        };
-        let stored = self.store.append_messages(tenant, batch).await?;
-        self.work_signal.poke();
-        Ok(stored)
+            .collect())
     }
 
     pub async fn get_episode(

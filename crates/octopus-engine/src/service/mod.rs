@@ -8,6 +8,7 @@ mod memory_jobs;
 mod recall;
 mod tenants;
 
+pub use conversations::ImportReport;
 pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
 
 use std::sync::{Arc, RwLock};

@@ -1,6 +1,8 @@
 use axum::extract::State;
 use axum::http::StatusCode;
-use octopus_core::conversation::{Conversation, ConversationFilter, ConversationSpec};
+use octopus_core::conversation::{
+    Conversation, ConversationFilter, ConversationImport, ConversationSpec,
+};
 use octopus_core::message::{Message, NewMessage};
 use octopus_core::{AgentId, ConversationId};
 use serde::{Deserialize, Serialize};
@@ -131,5 +133,36 @@ pub(crate) async fn append_messages(
     Ok((
         StatusCode::CREATED,
         axum::Json(AppendedMessages { messages }),
+    ))
+}
+
+#[derive(Serialize, ToSchema)]
+pub(crate) struct ImportResponse {
+    pub conversation: Conversation,
+    /// One episode per imported session, in order.
+    pub episodes: Vec<octopus_core::EpisodeId>,
+    pub messages: usize,
+}
+
+/// Import past conversations with their original timestamps: a new
+/// conversation, one closed episode per session. Everything is validated
+/// before anything is stored; embeddings and summaries follow in the
+/// background, as for live messages.
+#[utoipa::path(post, path = "/v1/conversations/import", tag = "conversations", security(("bearer" = [])),
+    request_body = ConversationImport,
+    responses((status = 201, body = ImportResponse), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub(crate) async fn import_conversation(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Json(import): Json<ConversationImport>,
+) -> ApiResult<(StatusCode, axum::Json<ImportResponse>)> {
+    let report = state.octopus.import_conversation(tenant, import).await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(ImportResponse {
+            conversation: report.conversation,
+            episodes: report.episodes,
+            messages: report.messages,
+        }),
     ))
 }

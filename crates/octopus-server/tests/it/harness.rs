@@ -13,6 +13,8 @@ pub const ADMIN_KEY: &str = "oct_test_admin_key";
 
 pub struct TestServer {
     pub app: Router,
+    /// The engine behind `app`, for what no route does (the memory worker).
+    pub octopus: octopus_engine::Octopus,
     _dir: tempfile::TempDir,
 }
 
@@ -51,7 +53,8 @@ impl TestServer {
         let octopus = Octopus::open(&engine).unwrap();
         octopus.ensure_admin_key(Some(ADMIN_KEY)).await.unwrap();
         Self {
-            app: app(octopus, &config),
+            app: app(octopus.clone(), &config),
+            octopus,
             _dir: dir,
         }
     }

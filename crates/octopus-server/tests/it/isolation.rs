@@ -22,6 +22,11 @@ fn body_for(operation: &str, victim: &Seeded) -> Value {
         "create_api_key" => json!({"name": "pwned"}),
         "ingest_document" => json!({"source": "pwned.md", "text": "pwned"}),
         "search_knowledge" => json!({"query": "victim secret roadmap"}),
+        "recall" => json!({"user_id": "alice", "query": "victim secret roadmap"}),
+        "import_conversation" => json!({
+            "agent_id": victim.agent, "user_id": "alice",
+            "sessions": [{"messages": [{"role": "user", "content": "pwned", "timestamp": "2026-01-01T00:00:00Z"}]}]
+        }),
         other => panic!("operation `{other}` takes a body: add a valid one to the isolation walk"),
     }
 }

@@ -5,3 +5,4 @@ mod flows;
 mod harness;
 mod isolation;
 mod knowledge;
+mod recall;
