@@ -1,22 +1,19 @@
-//! Evidence recall on the LoCoMo dev split: each conversation imported with its
-//! sessions' dates (one episode per session), every question of categories 1–4
-//! asked of that conversation, recall@1/5/10/20 overall and per category.
-//!
-//! Today it measures the keyword path (Octopus's message search: FTS5 BM25).
-//! Vector and hybrid recall join when message embeddings exist.
+//! Evidence recall on the LoCoMo dev split: each conversation imported through
+//! the engine's import (one episode per session, at the session's date), its
+//! turns embedded by the memory worker with the local model, then every
+//! question of categories 1–4 recalled over that conversation's user and agent
+//! in the three modes: recall@1/5/10/20 overall and per category, and recall
+//! latency including the query's embedding.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
-use octopus_core::message::Role;
-use octopus_core::search::MessageSearchQuery;
-use octopus_core::store::{AppendMessages, MessageRecord, Store};
-use octopus_core::{MessageId, TenantId};
-use octopus_engine::Octopus;
-use octopus_sqlite::{SqliteOptions, SqliteStore};
-use serde_json::json;
+use octopus_core::conversation::{ConversationImport, ImportedSession};
+use octopus_core::message::{NewMessage, Role};
+use octopus_core::recall::{RecallHit, RecallMode, RecallQuery};
+use octopus_core::{AgentId, EpisodeId, TenantId};
+use octopus_engine::{EngineConfig, Octopus};
 
 use crate::locomo::{self, Conversation, evidence_recall};
 use crate::setup;
@@ -27,137 +24,240 @@ const DEPTHS: [usize; 4] = [1, 5, 10, 20];
 pub struct Options {
     #[arg(long, default_value = "../shared/data/locomo-dev")]
     data: PathBuf,
+    /// What each turn is stored as.
+    #[arg(long, value_enum, default_value_t = TurnText::Speaker)]
+    turn_text: TurnText,
+    /// Turns either side of each hit counted with it (they share the k budget).
+    #[arg(long, default_value_t = 0)]
+    neighbours: u32,
+    /// Folder of the local embedding model; the default cache when absent.
+    #[arg(long)]
+    model_dir: Option<PathBuf>,
 }
 
-/// What is stored for a turn: who said it, what they said, and the caption of
-/// an image they shared.
-fn stored_text(turn: &locomo::Turn) -> String {
-    match &turn.image_caption {
-        Some(caption) => format!(
-            "{}: {} [shared an image: {caption}]",
-            turn.speaker, turn.text
-        ),
-        None => format!("{}: {}", turn.speaker, turn.text),
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TurnText {
+    /// The words said, and an image caption when an image was shared.
+    Plain,
+    /// `Speaker: words`.
+    Speaker,
+    /// `[8 May 2023] Speaker: words`: the session's date in the turn.
+    Dated,
+}
+
+fn stored_text(turn: &locomo::Turn, date: &str, format: TurnText) -> String {
+    let said = match &turn.image_caption {
+        Some(caption) => format!("{} [shared an image: {caption}]", turn.text),
+        None => turn.text.clone(),
+    };
+    match format {
+        TurnText::Plain => said,
+        TurnText::Speaker => format!("{}: {said}", turn.speaker),
+        TurnText::Dated => format!("[{date}] {}: {said}", turn.speaker),
     }
 }
+
+const MODES: [(RecallMode, &str); 3] = [
+    (RecallMode::Keyword, "keyword"),
+    (RecallMode::Vector, "vector"),
+    (RecallMode::Hybrid, "hybrid"),
+];
+
+/// Per category: questions with evidence, and summed recall at each depth.
+type Sums = HashMap<u8, (usize, [f64; 4])>;
 
 pub fn run(options: Options) -> anyhow::Result<()> {
     let conversations = locomo::load(&options.data)?;
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         let dir = tempfile::tempdir()?;
-        let store = SqliteStore::open(SqliteOptions::new(dir.path()))?;
-        let store: Arc<dyn Store> = Arc::new(store);
-        let octopus = Octopus::with_store(Arc::clone(&store), Default::default());
+        let mut config = EngineConfig {
+            data_dir: dir.path().to_owned(),
+            ..EngineConfig::default()
+        };
+        config.embedding.model_dir = options.model_dir.clone();
+        let octopus = Octopus::open(&config)?;
         let tenant = octopus.create_tenant("locomo").await?;
-        // Per category: (questions, summed recall at each depth).
-        let mut sums: HashMap<u8, (usize, [f64; 4])> = HashMap::new();
-        let mut latencies = Vec::new();
+
+        let started = Instant::now();
+        let mut imported = Vec::new();
         for conversation in &conversations {
-            let (search, dia_ids) = import(&octopus, &*store, tenant.id, conversation).await?;
+            imported.push(import(&octopus, tenant.id, conversation, options.turn_text).await?);
+        }
+        let import_secs = started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let jobs = octopus.run_memory_jobs().await?;
+        let embed_secs = started.elapsed().as_secs_f64();
+
+        let mut sums: Vec<Sums> = vec![Sums::new(); MODES.len()];
+        let mut latencies: Vec<Vec<f64>> = vec![Vec::new(); MODES.len()];
+        for (conversation, scope) in conversations.iter().zip(&imported) {
             for question in conversation.questions.iter().filter(|q| (1..=4).contains(&q.category)) {
-                let query = MessageSearchQuery {
-                    text: question.question.clone(),
-                    limit: 20,
-                    ..search.clone()
-                };
-                let started = Instant::now();
-                let hits = store.search_messages(tenant.id, &query).await?;
-                latencies.push(started.elapsed().as_secs_f64() * 1e3);
-                let retrieved: Vec<String> = hits
-                    .iter()
-                    .filter_map(|h| dia_ids.get(&h.message.id).cloned())
-                    .collect();
-                let entry = sums.entry(question.category).or_default();
-                for (at, depth) in DEPTHS.iter().enumerate() {
-                    if let Some(recall) = evidence_recall(&question.evidence, &retrieved, *depth) {
-                        entry.1[at] += recall;
+                for (m, (mode, _)) in MODES.iter().enumerate() {
+                    let mut query = RecallQuery::new(conversation.speaker_a.clone(), question.question.clone());
+                    query.mode = *mode;
+                    query.top_k = 20;
+                    query.neighbours = options.neighbours;
+                    query.include_summaries = false;
+                    let started = Instant::now();
+                    let hits = octopus.recall(tenant.id, scope.agent, &query).await?;
+                    latencies[m].push(started.elapsed().as_secs_f64() * 1e3);
+                    let retrieved = scope.turns(&hits);
+                    let entry = sums[m].entry(question.category).or_default();
+                    for (at, depth) in DEPTHS.iter().enumerate() {
+                        if let Some(recall) = evidence_recall(&question.evidence, &retrieved, *depth) {
+                            entry.1[at] += recall;
+                        }
                     }
+                    entry.0 += usize::from(!question.evidence.is_empty());
                 }
-                entry.0 += usize::from(!question.evidence.is_empty());
             }
         }
-        latencies.sort_by(f64::total_cmp);
-        let percentile = |p: f64| latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)];
         println!(
-            "{} conversations, {} turns, {} questions of categories 1-4; text stored per turn: `speaker: text [shared an image: caption]`\n",
+            "{} conversations, {} turns; import {import_secs:.1} s, {jobs} memory jobs (embeddings and summaries) {embed_secs:.1} s",
             conversations.len(),
             conversations.iter().flat_map(|c| &c.sessions).map(|s| s.turns.len()).sum::<usize>(),
-            sums.values().map(|(n, _)| n).sum::<usize>()
+        );
+        println!(
+            "turn text: {}; neighbours per hit: {}\n",
+            match options.turn_text {
+                TurnText::Plain => "`words [shared an image: caption]`",
+                TurnText::Speaker => "`Speaker: words [shared an image: caption]`",
+                TurnText::Dated => "`[date] Speaker: words [shared an image: caption]`",
+            },
+            options.neighbours
         );
         println!("| mode | category | questions | R@1 | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|---|");
-        let mut categories: Vec<_> = sums.keys().copied().collect();
-        categories.sort();
-        let all = sums.values().fold((0, [0.0; 4]), |mut acc, (n, r)| {
-            acc.0 += n;
-            (0..4).for_each(|i| acc.1[i] += r[i]);
-            acc
-        });
-        let row = |name: &str, (n, r): (usize, [f64; 4])| {
-            let n = n.max(1) as f64;
-            println!("| keyword | {name} | {} | {:.3} | {:.3} | {:.3} | {:.3} |", n, r[0] / n, r[1] / n, r[2] / n, r[3] / n);
-        };
-        row("all", all);
-        for category in categories {
-            let name = ["", "1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop"][category as usize];
-            row(name, sums[&category]);
+        for ((_, name), sums) in MODES.iter().zip(&sums) {
+            print_rows(name, sums);
         }
-        println!(
-            "\nkeyword recall latency: p50 {:.2} ms, p95 {:.2} ms",
-            percentile(0.50),
-            percentile(0.95)
-        );
+        println!();
+        for ((_, name), latencies) in MODES.iter().zip(&mut latencies) {
+            latencies.sort_by(f64::total_cmp);
+            let percentile = |p: f64| latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)];
+            println!(
+                "{name} recall latency (query embedding included): p50 {:.2} ms, p95 {:.2} ms",
+                percentile(0.50),
+                percentile(0.95)
+            );
+        }
         anyhow::Ok(())
     })
 }
 
+fn print_rows(mode: &str, sums: &Sums) {
+    let all = sums.values().fold((0, [0.0; 4]), |mut acc, (n, r)| {
+        acc.0 += n;
+        (0..4).for_each(|i| acc.1[i] += r[i]);
+        acc
+    });
+    let row = |name: &str, (n, r): (usize, [f64; 4])| {
+        let n = n.max(1) as f64;
+        println!(
+            "| {mode} | {name} | {n} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            r[0] / n,
+            r[1] / n,
+            r[2] / n,
+            r[3] / n
+        );
+    };
+    row("all", all);
+    let mut categories: Vec<_> = sums.keys().copied().collect();
+    categories.sort();
+    for category in categories {
+        let name = [
+            "",
+            "1 multi-hop",
+            "2 temporal",
+            "3 open-domain",
+            "4 single-hop",
+        ][category as usize];
+        row(name, sums[&category]);
+    }
+}
+
+/// Where one conversation went, and how to name its turns.
+struct Imported {
+    agent: AgentId,
+    /// Dialogue ids by episode (session) and ordinal (turn).
+    dia_ids: HashMap<(EpisodeId, u32), String>,
+}
+
+impl Imported {
+    /// The dialogue ids of the hits in rank order, each followed by its
+    /// neighbouring turns, without repeats.
+    fn turns(&self, hits: &[RecallHit]) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
+        let mut turns = Vec::new();
+        for window in hits.iter().filter_map(|h| h.window.as_ref()) {
+            let around = std::iter::once(&window.message)
+                .chain(window.before.iter().rev())
+                .chain(&window.after);
+            for message in around {
+                if let Some(id) = self.dia_ids.get(&(message.episode_id, message.ordinal))
+                    && seen.insert(id.clone())
+                {
+                    turns.push(id.clone());
+                }
+            }
+        }
+        turns
+    }
+}
+
 /// Imports one conversation: `speaker_a` is the user, `speaker_b` the agent's
-/// side, each session appended at its date. Returns the search scope and the
-/// dialogue id of every stored message.
+/// side, each session at its date, a second per turn.
 async fn import(
     octopus: &Octopus,
-    store: &dyn Store,
     tenant: TenantId,
     conversation: &Conversation,
-) -> anyhow::Result<(MessageSearchQuery, HashMap<MessageId, String>)> {
+    format: TurnText,
+) -> anyhow::Result<Imported> {
     let agent = setup::agent(octopus, tenant, &format!("locomo-{}", conversation.id)).await?;
-    let spec =
-        serde_json::from_value(json!({"agent_id": agent.id, "user_id": conversation.speaker_a}))?;
-    let stored = octopus.create_conversation(tenant, spec).await?;
+    let sessions = conversation
+        .sessions
+        .iter()
+        .map(|session| {
+            let date = session.at.format("%-d %B %Y").to_string();
+            let messages = session
+                .turns
+                .iter()
+                .enumerate()
+                .map(|(i, turn)| {
+                    let role = if turn.speaker == conversation.speaker_a {
+                        Role::User
+                    } else {
+                        Role::Assistant
+                    };
+                    NewMessage {
+                        timestamp: Some(session.at + chrono::Duration::seconds(i as i64)),
+                        ..NewMessage::text(role, stored_text(turn, &date, format))
+                    }
+                })
+                .collect();
+            ImportedSession { messages }
+        })
+        .collect();
+    let report = octopus
+        .import_conversation(
+            tenant,
+            ConversationImport {
+                agent_id: agent.id,
+                user_id: conversation.speaker_a.clone(),
+                title: Some(format!("LoCoMo {}", conversation.id)),
+                metadata: Default::default(),
+                sessions,
+            },
+        )
+        .await?;
     let mut dia_ids = HashMap::new();
-    for session in &conversation.sessions {
-        let messages: Vec<MessageRecord> = session
-            .turns
-            .iter()
-            .enumerate()
-            .map(|(i, turn)| {
-                let role = if turn.speaker == conversation.speaker_a {
-                    Role::User
-                } else {
-                    Role::Assistant
-                };
-                let at = session.at + chrono::Duration::seconds(i as i64);
-                let message = setup::text_message(stored_text(turn), role, at);
-                dia_ids.insert(message.id, turn.dia_id.clone());
-                message
-            })
-            .collect();
-        let batch = AppendMessages {
-            conversation_id: stored.id,
-            messages,
-            idle_timeout: chrono::Duration::minutes(30),
-            now: octopus_core::now(),
-        };
-        store.append_messages(tenant, batch).await?;
+    for (episode, session) in report.episodes.iter().zip(&conversation.sessions) {
+        for (ordinal, turn) in session.turns.iter().enumerate() {
+            dia_ids.insert((*episode, ordinal as u32), turn.dia_id.clone());
+        }
     }
-    let scope = MessageSearchQuery {
-        text: String::new(),
-        agent_id: Some(agent.id),
-        user_id: Some(conversation.speaker_a.clone()),
-        conversation_id: Some(stored.id),
-        from: None,
-        to: None,
-        limit: 20,
-    };
-    Ok((scope, dia_ids))
+    Ok(Imported {
+        agent: agent.id,
+        dia_ids,
+    })
 }
