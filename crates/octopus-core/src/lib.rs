@@ -29,6 +29,7 @@ pub mod store;
 pub mod summary;
 pub mod tenant;
 pub mod tokens;
+pub mod working_memory;
 
 pub use error::{Error, Result};
 pub use ids::{AgentId, ApiKeyId, ConversationId, EpisodeId, MessageId, ProcedureId, TenantId};

@@ -8,32 +8,29 @@ use crate::episode::{EpisodeSummary, EpisodeWithMessages};
 use crate::message::{Message, Role};
 use crate::{AgentId, ConversationId, EpisodeId, Error, MessageId, Result, TenantId};
 
-/// Messages shorter than this (in characters, trimmed) are not embedded: "ok",
-/// "thanks!" and the like say nothing worth recalling by meaning. Full-text
-/// search still finds them.
-pub const MIN_EMBEDDED_CHARS: usize = 12;
-
 /// Episodes with at most this many messages get no generated summary (seed 001).
 pub const MIN_SUMMARISED_MESSAGES: u32 = 2;
 
 /// Token budget of a generated summary (DESIGN.md §2: "at most ~200 tokens").
 pub const SUMMARY_TOKENS: u32 = 200;
 
-/// Whether a message is embedded for recall: user and assistant turns with
-/// something to say. System injections and tool results are skipped (seed 000).
+/// Whether a message is queued for embedding: user and assistant turns with
+/// text. System injections and tool results are skipped (seed 000); the
+/// agent's `min_embedding_tokens` then skips very short turns when the job runs.
 pub fn worth_embedding(role: Role, text: &str) -> bool {
-    matches!(role, Role::User | Role::Assistant)
-        && text.trim().chars().count() >= MIN_EMBEDDED_CHARS
+    matches!(role, Role::User | Role::Assistant) && !text.trim().is_empty()
 }
 
 /// The text a message's vector is made from: its speaker's name, when it has
 /// one, before its text, so that "what did Caroline say about…" finds her turns.
-pub fn embedded_text(message: &Message) -> String {
-    let text = message
-        .redacted_content
-        .clone()
-        .or_else(|| message.content.as_ref().map(|c| c.text()))
-        .unwrap_or_default();
+/// With `redact` (the agent's `redact_pii`), the redacted content when there is one.
+pub fn embedded_text(message: &Message, redact: bool) -> String {
+    let original = || message.content.as_ref().map(|c| c.text());
+    let text = match redact {
+        true => message.redacted_content.clone().or_else(original),
+        false => original(),
+    }
+    .unwrap_or_default();
     match &message.name {
         Some(name) => format!("{name}: {text}"),
         None => text,
@@ -282,10 +279,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn short_system_and_tool_messages_are_not_embedded() {
+    fn system_tool_and_empty_messages_are_not_embedded() {
         assert!(worth_embedding(Role::User, "I adopted a dog last week"));
         assert!(worth_embedding(Role::Assistant, "That's wonderful news!"));
-        assert!(!worth_embedding(Role::User, "  ok thanks  "));
+        assert!(worth_embedding(Role::User, "ok"));
+        assert!(!worth_embedding(Role::User, "   "));
         assert!(!worth_embedding(
             Role::System,
             "Remember the user's name is Ana"

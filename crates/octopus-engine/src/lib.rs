@@ -11,6 +11,7 @@ mod cache;
 pub mod config;
 mod embedders;
 mod error;
+mod history;
 pub mod keys;
 pub mod merge_patch;
 mod service;
@@ -19,4 +20,6 @@ pub mod token_counting;
 pub use config::{EmbeddingConfig, EmbeddingProvider, EngineConfig, Limits};
 pub use error::{Error, Result};
 pub use keys::{Caller, MintedKey};
-pub use service::{ImportReport, IngestDocument, IngestReport, KnowledgeQuery, Octopus};
+pub use service::{
+    ImportReport, IngestDocument, IngestReport, KnowledgeQuery, Octopus, WorkingMemory,
+};

@@ -41,6 +41,15 @@ impl Tokenizer {
         }
     }
 
+    /// How the trace names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::O200k => "o200k_base",
+            Self::Cl100k => "cl100k_base",
+            Self::Estimated => "cl100k_base+10%",
+        }
+    }
+
     fn encoding(self) -> &'static CoreBPE {
         match self {
             Self::O200k => tiktoken_rs::o200k_base_singleton(),

@@ -20,7 +20,7 @@ use crate::codec::{self, micros};
 use crate::error::Result as StoreResult;
 use crate::rows::{self, Filters};
 use crate::vector_collections::{
-    Change, CollectionKey, CollectionState, VectorCollections, VectorTable,
+    Change, CollectionKey, CollectionState, Nearest, VectorCollections, VectorTable,
 };
 
 /// The knowledge chunks' table, for [`VectorCollections`].
@@ -343,8 +343,10 @@ impl KnowledgeStore for SqliteStore {
                         conn,
                         (tenant, agent),
                         row.state(),
-                        &query.vector,
-                        query.top_k as usize,
+                        Nearest {
+                            vector: &query.vector,
+                            top_k: query.top_k as usize,
+                        },
                         |m| query.filter.matches(m),
                         |n, _| n,
                     )?

@@ -27,7 +27,7 @@ use crate::error::{Result as StoreResult, corrupt};
 use crate::messages::{self, columns, message_from_row};
 use crate::rows;
 use crate::vector_collections::{
-    Change, CollectionKey, CollectionState, VectorCollections, VectorTable,
+    Change, CollectionKey, CollectionState, Nearest, VectorCollections, VectorTable,
 };
 
 const EMBED_MESSAGE: &str = "embed_message";
@@ -617,8 +617,10 @@ impl MemoryStore for SqliteStore {
                     conn,
                     key,
                     state,
-                    &query.vector,
-                    query.top_k as usize,
+                    Nearest {
+                        vector: &query.vector,
+                        top_k: query.top_k as usize,
+                    },
                     |f| {
                         f.user_id == query.user_id
                             && query.kinds.contains(&f.kind)

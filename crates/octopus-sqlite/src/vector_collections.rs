@@ -75,10 +75,18 @@ impl<F> Default for Change<F> {
 
 /// The in-memory indexes of the collections of one table searched so far.
 pub(crate) struct VectorCollections<T: VectorTable> {
-    collections: Mutex<HashMap<CollectionKey, Arc<RwLock<LoadedIndex<T::Fields>>>>>,
+    collections: Mutex<HashMap<CollectionKey, SharedIndex<T::Fields>>>,
     /// Where graphs are saved, one folder per collection.
     dir: PathBuf,
     hnsw_threshold: usize,
+}
+
+type SharedIndex<F> = Arc<RwLock<LoadedIndex<F>>>;
+
+/// What a search asks for: the `top_k` nearest neighbours of `vector`.
+pub(crate) struct Nearest<'a> {
+    pub vector: &'a [f32],
+    pub top_k: usize,
 }
 
 /// One collection's index and the filterable fields of its keys.
@@ -108,7 +116,7 @@ impl<T: VectorTable> VectorCollections<T> {
         }
     }
 
-    fn get(&self, key: CollectionKey, dimension: usize) -> Arc<RwLock<LoadedIndex<T::Fields>>> {
+    fn get(&self, key: CollectionKey, dimension: usize) -> SharedIndex<T::Fields> {
         let mut collections = lock(&self.collections);
         Arc::clone(collections.entry(key).or_insert_with(|| {
             Arc::new(RwLock::new(LoadedIndex {
@@ -166,7 +174,7 @@ impl<T: VectorTable> VectorCollections<T> {
         self.after_change(key, &mut loaded)
     }
 
-    /// The `top_k` nearest keys whose fields `accept` admits, best first, each
+    /// The nearest keys whose fields `accept` admits, best first, each
     /// turned into a result by `map`; the index is reconciled with SQLite first
     /// when it is behind.
     pub(crate) fn search<R>(
@@ -174,8 +182,7 @@ impl<T: VectorTable> VectorCollections<T> {
         conn: &mut Connection,
         key: CollectionKey,
         state: CollectionState,
-        vector: &[f32],
-        top_k: usize,
+        nearest: Nearest<'_>,
         accept: impl Fn(&T::Fields) -> bool,
         map: impl Fn(Neighbour, &T::Fields) -> R,
     ) -> Result<Vec<R>> {
@@ -189,7 +196,7 @@ impl<T: VectorTable> VectorCollections<T> {
         let loaded = read(&loaded);
         let neighbours = loaded
             .index
-            .search(vector, top_k, |k| {
+            .search(nearest.vector, nearest.top_k, |k| {
                 loaded.fields.get(&k).is_some_and(&accept)
             })
             .map_err(index_error)?;

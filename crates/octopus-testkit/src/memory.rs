@@ -66,7 +66,7 @@ pub async fn appends_and_closes_queue_work_durably(backend: &impl Backend) {
     let world = World::create(store.as_ref(), "acme").await;
     let records = vec![
         text(Role::User, "My daughter starts school in September", t(1)),
-        text(Role::Assistant, "ok", t(1)),
+        text(Role::Assistant, "   ", t(1)),
         text(Role::System, "The user prefers short answers, always", t(1)),
         text(Role::Tool, "{\"status\": \"shipped\", \"order\": 42}", t(1)),
         text(
@@ -104,7 +104,7 @@ pub async fn appends_and_closes_queue_work_durably(backend: &impl Backend) {
             "My daughter starts school in September",
             "Congratulations to her, that is a big step!"
         ],
-        "short messages, system injections and tool results are not queued"
+        "empty messages, system injections and tool results are not queued"
     );
     let summarise: Vec<_> = jobs
         .iter()

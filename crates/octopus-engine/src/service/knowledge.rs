@@ -155,6 +155,18 @@ impl Octopus {
         agent: AgentId,
         query: KnowledgeQuery,
     ) -> Result<Vec<KnowledgeHit>> {
+        self.search_knowledge_with(tenant, agent, query, None).await
+    }
+
+    /// [`Self::search_knowledge`], with the query's vector when the caller has
+    /// embedded it already.
+    pub(crate) async fn search_knowledge_with(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        query: KnowledgeQuery,
+        vector: Option<Vec<f32>>,
+    ) -> Result<Vec<KnowledgeHit>> {
         if query.text.trim().is_empty() {
             return Err(DomainError::invalid("query", "must not be empty").into());
         }
@@ -185,12 +197,10 @@ impl Octopus {
             if query.mode == SearchMode::Keyword {
                 return Ok(Vec::new());
             }
-            let embedder = self.embedder().await?;
-            let vector = embedder
-                .embed(std::slice::from_ref(&query.text))
-                .await?
-                .pop()
-                .unwrap_or_default();
+            let vector = match vector {
+                Some(vector) => vector,
+                None => self.embed_query(&query.text).await?,
+            };
             let vector_query = VectorQuery {
                 vector,
                 top_k: depth,

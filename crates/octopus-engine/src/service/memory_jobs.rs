@@ -89,7 +89,10 @@ impl Octopus {
         if jobs.is_empty() {
             return Ok(0);
         }
-        let plans: Vec<Plan> = jobs.iter().map(|job| self.plan(job)).collect();
+        let mut plans = Vec::with_capacity(jobs.len());
+        for job in &jobs {
+            plans.push(self.plan(job).await?);
+        }
         let texts: Vec<String> = plans
             .iter()
             .filter_map(|plan| match plan {
@@ -143,17 +146,28 @@ impl Octopus {
         Ok(jobs.len())
     }
 
-    fn plan(&self, job: &MemoryJob) -> Plan {
-        match &job.work {
+    /// What a job asks of the embedder, by its agent's memory settings. An
+    /// agent gone since the job was queued gets nothing embedded.
+    async fn plan(&self, job: &MemoryJob) -> Result<Plan> {
+        let memory = match self.cached_agent(job.tenant_id, job.agent_id).await {
+            Ok(agent) => agent.memory,
+            Err(crate::Error::Domain(octopus_core::Error::NotFound { .. })) => {
+                return Ok(Plan::Skip);
+            }
+            Err(other) => return Err(other),
+        };
+        Ok(match &job.work {
             MemoryWork::EmbedMessage(message) => {
-                let text = embedded_text(message);
                 let said = message
                     .content
                     .as_ref()
                     .map(|c| c.text())
                     .unwrap_or_default();
-                match worth_embedding(message.role, &said) {
-                    true => Plan::Message(text),
+                let wanted = memory.embed_messages
+                    && worth_embedding(message.role, &said)
+                    && message.token_count >= memory.min_embedding_tokens;
+                match wanted {
+                    true => Plan::Message(embedded_text(message, memory.redact_pii)),
                     false => Plan::Skip,
                 }
             }
@@ -162,15 +176,16 @@ impl Octopus {
                     text: summary.clone(),
                     generated: None,
                 },
-                None => match self.summarise(episode) {
+                None if memory.summarize_on_close => match self.summarise(episode) {
                     Some(generated) => Plan::Summary {
                         text: generated.summary.clone(),
                         generated: Some(generated),
                     },
                     None => Plan::Skip,
                 },
+                None => Plan::Skip,
             },
-        }
+        })
     }
 
     /// An extractive summary of an episode long enough to have one.

@@ -1,6 +1,7 @@
 //! The [`Octopus`] service, one file per area of operations.
 
 mod agents;
+mod context;
 mod conversations;
 mod episodes;
 mod knowledge;
@@ -8,6 +9,7 @@ mod memory_jobs;
 mod recall;
 mod tenants;
 
+pub use context::WorkingMemory;
 pub use conversations::ImportReport;
 pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
 
@@ -40,7 +42,11 @@ pub struct Octopus {
     embedding: Arc<Embedding>,
     /// Wakes the memory worker when this process queues work.
     work_signal: Arc<memory_jobs::WorkSignal>,
+    history: Arc<crate::history::HistoryCache>,
 }
+
+/// Memory the history cache may hold.
+const HISTORY_CACHE_BYTES: usize = 64 << 20;
 
 /// The embedder, loaded on first use: a server that never embeds never pays for
 /// loading the model.
@@ -105,6 +111,7 @@ impl Octopus {
             caches: Arc::new(caches),
             embedding: Arc::new(Embedding::new(Default::default())),
             work_signal: Arc::default(),
+            history: Arc::new(crate::history::HistoryCache::new(HISTORY_CACHE_BYTES)),
         }
     }
 
@@ -207,6 +214,13 @@ impl Octopus {
             })
             .await?;
         Ok(Arc::clone(loaded))
+    }
+
+    /// The vector of one query text.
+    pub(crate) async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        let embedder = self.embedder().await?;
+        let mut vectors = embedder.embed(&[text.to_owned()]).await?;
+        Ok(vectors.pop().unwrap_or_default())
     }
 
     /// Is the store able to serve?

@@ -49,6 +49,20 @@ impl Octopus {
         agent: AgentId,
         query: &RecallQuery,
     ) -> Result<Vec<RecallHit>> {
+        self.recall_with(tenant, agent, query, None, None).await
+    }
+
+    /// [`Self::recall`], with the query's vector when the caller has embedded
+    /// it already, and leaving out one episode (the current one, whose turns
+    /// are in the history).
+    pub(crate) async fn recall_with(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        query: &RecallQuery,
+        vector: Option<Vec<f32>>,
+        skip_episode: Option<EpisodeId>,
+    ) -> Result<Vec<RecallHit>> {
         query.validate()?;
         self.cached_agent(tenant, agent).await?;
         let depth = (query.top_k * CANDIDATES_PER_HIT).max(MIN_CANDIDATES);
@@ -57,12 +71,10 @@ impl Octopus {
             if query.mode == RecallMode::Keyword {
                 return Ok(Vec::new());
             }
-            let embedder = self.embedder().await?;
-            let vector = embedder
-                .embed(std::slice::from_ref(&query.query))
-                .await?
-                .pop()
-                .unwrap_or_default();
+            let vector = match vector {
+                Some(vector) => vector,
+                None => self.embed_query(&query.query).await?,
+            };
             let mut kinds = vec![MemoryKind::Message];
             if query.include_summaries {
                 kinds.push(MemoryKind::Summary);
@@ -97,9 +109,10 @@ impl Octopus {
 
         let mut evidence: HashMap<Memory, Evidence> = HashMap::new();
         let mut vector_list = Vec::new();
+        let elsewhere = |episode: EpisodeId| Some(episode) != skip_episode;
         for hit in vector_hits
             .into_iter()
-            .filter(|h| h.score >= query.min_score)
+            .filter(|h| h.score >= query.min_score && elsewhere(h.episode_id))
         {
             let memory = match (hit.kind, hit.message_id) {
                 (MemoryKind::Message, Some(id)) => Memory::Message(id),
@@ -112,7 +125,10 @@ impl Octopus {
             vector_list.push(memory);
         }
         let mut keyword_list = Vec::new();
-        for hit in keyword_hits {
+        for hit in keyword_hits
+            .into_iter()
+            .filter(|h| elsewhere(h.message.episode_id))
+        {
             let memory = Memory::Message(hit.message.id);
             let entry = evidence.entry(memory).or_default();
             entry.keyword_score = Some(hit.score);

@@ -5,6 +5,7 @@ use octopus_core::message::{NewMessage, Role};
 use octopus_engine::{Caller, EngineConfig, Error, Octopus};
 use serde_json::json;
 
+mod context;
 mod recall;
 
 fn open() -> (Octopus, tempfile::TempDir) {

@@ -166,3 +166,45 @@ pub(crate) async fn import_conversation(
         }),
     ))
 }
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ContextRequest {
+    /// The user's new message. It is not stored: append it as usual.
+    pub message: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub(crate) struct ContextResponse {
+    /// Ready for any chat-completions API: system prompt, retrieved knowledge,
+    /// episodic snippets, history, and the user's message.
+    pub messages: Vec<octopus_core::working_memory::ChatMessage>,
+    /// What was retrieved with its scores, what was pruned, tokens per block.
+    pub trace: octopus_core::working_memory::ContextTrace,
+    pub episode_id: Option<octopus_core::EpisodeId>,
+    pub tokenizer: String,
+}
+
+/// Assemble the working memory for the user's next message: retrieval for every
+/// block at once, then pruning to the agent's token budget, with a trace.
+#[utoipa::path(post, path = "/v1/conversations/{conversation_id}/context", tag = "conversations",
+    security(("bearer" = [])), params(("conversation_id" = ConversationId, Path)), request_body = ContextRequest,
+    responses((status = 200, body = ContextResponse), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 503, description = "the embedding model is not available", body = ErrorBody)))]
+pub(crate) async fn build_context(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Path(conversation): Path<ConversationId>,
+    Json(body): Json<ContextRequest>,
+) -> ApiResult<axum::Json<ContextResponse>> {
+    let context = state
+        .octopus
+        .build_context(tenant, conversation, &body.message)
+        .await?;
+    Ok(axum::Json(ContextResponse {
+        messages: context.messages,
+        trace: context.trace,
+        episode_id: context.episode_id,
+        tokenizer: context.tokenizer.to_owned(),
+    }))
+}

@@ -75,6 +75,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(conversations::append_messages))
         .routes(routes!(conversations::import_conversation))
+        .routes(routes!(conversations::build_context))
         .routes(routes!(episodes::list_episodes))
         .routes(routes!(episodes::get_episode, episodes::delete_episode))
         .routes(routes!(episodes::close_episode))

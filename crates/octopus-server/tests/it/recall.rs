@@ -92,6 +92,50 @@ async fn imported_sessions_become_episodes_and_are_recalled() {
         "`knee` matched: {first}"
     );
 
+    // The working memory of a next turn recalls the knee, with a trace.
+    let conversation = report["conversation"]["id"].as_str().unwrap();
+    let context = server
+        .ok(
+            Method::POST,
+            &format!("/v1/conversations/{conversation}/context"),
+            &key,
+            Some(json!({"message": "Should I still run downhill with my knee?"})),
+            StatusCode::OK,
+        )
+        .await;
+    let messages = context["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.last().unwrap(),
+        &json!({"role": "user", "content": "Should I still run downhill with my knee?"})
+    );
+    assert!(
+        context["trace"]["episodic"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["text"] == "My left knee hurts when I go downhill"),
+        "{context}"
+    );
+    assert!(
+        context["trace"]["total_tokens"].as_u64().unwrap()
+            <= context["trace"]["budget"].as_u64().unwrap()
+    );
+    assert_eq!(
+        context["episode_id"],
+        Value::Null,
+        "imported sessions are closed: no history"
+    );
+    let reply = server
+        .call(
+            Method::POST,
+            &format!("/v1/conversations/{conversation}/context"),
+            &key,
+            Some(json!({"message": ""})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(reply.body["error"]["field"], "message");
+
     // The second session had 3 messages: it got an extractive summary.
     let summaries = server
         .ok(

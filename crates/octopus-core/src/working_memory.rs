@@ -1,0 +1,459 @@
+//! Working memory: the context of one turn, assembled in the order of
+//! DESIGN.md §3 and pruned to the agent's token budget. Pure: the retrieval
+//! happens before, in the engine; nothing here is stored.
+//!
+//! Order: system prompt; procedures; `[Retrieved Knowledge]`; episodic
+//! snippets; the current episode's history; the user message. Over budget,
+//! the oldest history goes first, then the lowest-scored knowledge chunk or
+//! episodic snippet, one at a time. The system prompt and the user message are
+//! never dropped: when they alone exceed the budget the assembly fails.
+//!
+//! Counting follows OpenAI's chat format: each message costs its content's
+//! tokens plus [`MESSAGE_OVERHEAD`] (one more with a `name`), and every reply
+//! is primed with [`REPLY_PRIMING`] tokens.
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::Role;
+use crate::tokens::TokenCounter;
+use crate::{Error, Result};
+
+/// Tokens of a chat message beyond its content (role and separators).
+pub const MESSAGE_OVERHEAD: u32 = 3;
+/// Tokens every chat completion's prompt carries for the reply's start.
+pub const REPLY_PRIMING: u32 = 3;
+
+/// A message in the chat-completions shape, ready to send.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl ChatMessage {
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            name: None,
+        }
+    }
+}
+
+/// A retrieved item offered to the context: a knowledge chunk or an episodic
+/// snippet.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Retrieved {
+    /// What the trace calls it: a chunk id, a message id, an episode id.
+    pub id: String,
+    /// Where it came from, shown to the model: a document source and heading,
+    /// or a date and speaker.
+    pub label: String,
+    pub text: String,
+    /// The retrieval score; the lowest is pruned first.
+    pub score: f64,
+}
+
+/// Everything a turn's context is made of.
+#[derive(Clone, Debug, Default)]
+pub struct ContextParts {
+    pub system_prompt: String,
+    pub procedures: Vec<String>,
+    pub knowledge: Vec<Retrieved>,
+    pub episodic: Vec<Retrieved>,
+    /// The current episode's messages, oldest first.
+    pub history: Vec<ChatMessage>,
+    pub user_message: String,
+}
+
+/// The blocks of a context, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Block {
+    SystemPrompt,
+    Procedures,
+    Knowledge,
+    Episodic,
+    History,
+    UserMessage,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BlockTokens {
+    pub block: Block,
+    /// Tokens of the block's messages, overhead included.
+    pub tokens: u32,
+    /// Items kept: messages of history, chunks, snippets.
+    pub items: usize,
+}
+
+/// Something left out to fit the budget.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Pruned {
+    pub block: Block,
+    /// The item's id; for history, its position among the history messages.
+    pub id: String,
+    pub score: Option<f64>,
+    /// What it cost before it was dropped.
+    pub tokens: u32,
+}
+
+/// How a context came to be what it is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ContextTrace {
+    pub budget: u32,
+    /// Tokens of the whole prompt, reply priming included.
+    pub total_tokens: u32,
+    pub blocks: Vec<BlockTokens>,
+    /// Every knowledge chunk and episodic snippet retrieved, kept or not.
+    pub knowledge: Vec<Retrieved>,
+    pub episodic: Vec<Retrieved>,
+    /// In the order they were dropped.
+    pub pruned: Vec<Pruned>,
+}
+
+#[derive(Clone, Debug)]
+pub struct AssembledContext {
+    pub messages: Vec<ChatMessage>,
+    pub trace: ContextTrace,
+}
+
+fn message_tokens(message: &ChatMessage, counter: &dyn TokenCounter) -> u32 {
+    MESSAGE_OVERHEAD + u32::from(message.name.is_some()) + counter.count(&message.content)
+}
+
+fn render_block(header: &str, items: &[Retrieved]) -> Option<ChatMessage> {
+    if items.is_empty() {
+        return None;
+    }
+    let mut text = String::from(header);
+    for (i, item) in items.iter().enumerate() {
+        text.push_str(&format!("\n[{}] ({}) {}", i + 1, item.label, item.text));
+    }
+    Some(ChatMessage::new(Role::System, text))
+}
+
+fn render_procedures(procedures: &[String]) -> Option<ChatMessage> {
+    (!procedures.is_empty()).then(|| {
+        let mut text = String::from("[Procedures]");
+        for procedure in procedures {
+            text.push('\n');
+            text.push_str(procedure);
+        }
+        ChatMessage::new(Role::System, text)
+    })
+}
+
+pub const KNOWLEDGE_HEADER: &str = "[Retrieved Knowledge]";
+pub const EPISODIC_HEADER: &str = "[Relevant Past Conversations]";
+
+/// A block's message and its exact cost, recounted when its items change.
+struct CountedBlock {
+    message: Option<ChatMessage>,
+    tokens: u32,
+}
+
+impl CountedBlock {
+    fn new(message: Option<ChatMessage>, counter: &dyn TokenCounter) -> Self {
+        let tokens = message.as_ref().map_or(0, |m| message_tokens(m, counter));
+        Self { message, tokens }
+    }
+}
+
+/// Assembles the context and prunes it to `budget` tokens.
+pub fn assemble(
+    parts: ContextParts,
+    budget: u32,
+    counter: &dyn TokenCounter,
+) -> Result<AssembledContext> {
+    let system = ChatMessage::new(Role::System, parts.system_prompt);
+    let user = ChatMessage::new(Role::User, parts.user_message);
+    let fixed = REPLY_PRIMING + message_tokens(&system, counter) + message_tokens(&user, counter);
+    if fixed > budget {
+        return Err(Error::invalid(
+            "max_working_memory_tokens",
+            format!(
+                "the system prompt and the message alone take {fixed} tokens, over the budget of {budget}"
+            ),
+        ));
+    }
+    let procedures = CountedBlock::new(render_procedures(&parts.procedures), counter);
+    let trace_knowledge = parts.knowledge.clone();
+    let trace_episodic = parts.episodic.clone();
+    let mut knowledge_items = parts.knowledge;
+    let mut episodic_items = parts.episodic;
+    let mut knowledge =
+        CountedBlock::new(render_block(KNOWLEDGE_HEADER, &knowledge_items), counter);
+    let mut episodic = CountedBlock::new(render_block(EPISODIC_HEADER, &episodic_items), counter);
+    let history_costs: Vec<u32> = parts
+        .history
+        .iter()
+        .map(|m| message_tokens(m, counter))
+        .collect();
+    let mut history_total: u32 = history_costs.iter().sum();
+    let mut first_kept = 0;
+    let mut pruned = Vec::new();
+
+    let total = |history_total: u32, knowledge: &CountedBlock, episodic: &CountedBlock| {
+        fixed + procedures.tokens + knowledge.tokens + episodic.tokens + history_total
+    };
+    while total(history_total, &knowledge, &episodic) > budget {
+        if first_kept < parts.history.len() {
+            pruned.push(Pruned {
+                block: Block::History,
+                id: first_kept.to_string(),
+                score: None,
+                tokens: history_costs[first_kept],
+            });
+            history_total -= history_costs[first_kept];
+            first_kept += 1;
+            continue;
+        }
+        // The lowest score of either list; knowledge first on a tie.
+        let lowest = |items: &[Retrieved]| {
+            items
+                .iter()
+                .enumerate()
+                .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
+                .map(|(i, item)| (i, item.score))
+        };
+        let from_knowledge = match (lowest(&knowledge_items), lowest(&episodic_items)) {
+            (Some((_, k)), Some((_, e))) => k <= e,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break, // only procedures left: never dropped
+        };
+        let (items, block, header, counted) = if from_knowledge {
+            (
+                &mut knowledge_items,
+                Block::Knowledge,
+                KNOWLEDGE_HEADER,
+                &mut knowledge,
+            )
+        } else {
+            (
+                &mut episodic_items,
+                Block::Episodic,
+                EPISODIC_HEADER,
+                &mut episodic,
+            )
+        };
+        let (index, _) = lowest(items).expect("the list has an item");
+        let before = counted.tokens;
+        let item = items.remove(index);
+        *counted = CountedBlock::new(render_block(header, items), counter);
+        pruned.push(Pruned {
+            block,
+            id: item.id,
+            score: Some(item.score),
+            tokens: before - counted.tokens,
+        });
+    }
+
+    let history = &parts.history[first_kept..];
+    let mut messages = vec![system.clone()];
+    messages.extend(procedures.message.clone());
+    messages.extend(knowledge.message.clone());
+    messages.extend(episodic.message.clone());
+    messages.extend(history.iter().cloned());
+    messages.push(user.clone());
+    let blocks = vec![
+        BlockTokens {
+            block: Block::SystemPrompt,
+            tokens: message_tokens(&system, counter),
+            items: 1,
+        },
+        BlockTokens {
+            block: Block::Procedures,
+            tokens: procedures.tokens,
+            items: parts.procedures.len(),
+        },
+        BlockTokens {
+            block: Block::Knowledge,
+            tokens: knowledge.tokens,
+            items: knowledge_items.len(),
+        },
+        BlockTokens {
+            block: Block::Episodic,
+            tokens: episodic.tokens,
+            items: episodic_items.len(),
+        },
+        BlockTokens {
+            block: Block::History,
+            tokens: history_total,
+            items: history.len(),
+        },
+        BlockTokens {
+            block: Block::UserMessage,
+            tokens: message_tokens(&user, counter),
+            items: 1,
+        },
+    ];
+    Ok(AssembledContext {
+        trace: ContextTrace {
+            budget,
+            total_tokens: count_prompt(&messages, counter),
+            blocks,
+            knowledge: trace_knowledge,
+            episodic: trace_episodic,
+            pruned,
+        },
+        messages,
+    })
+}
+
+/// Tokens of a whole prompt: every message, and the reply priming.
+pub fn count_prompt(messages: &[ChatMessage], counter: &dyn TokenCounter) -> u32 {
+    REPLY_PRIMING
+        + messages
+            .iter()
+            .map(|m| message_tokens(m, counter))
+            .sum::<u32>()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::tokens::ApproximateTokenCounter;
+
+    fn item(id: &str, text: &str, score: f64) -> Retrieved {
+        Retrieved {
+            id: id.into(),
+            label: "faq.md".into(),
+            text: text.into(),
+            score,
+        }
+    }
+
+    fn parts(
+        history: usize,
+        knowledge: &[(f64, usize)],
+        episodic: &[(f64, usize)],
+    ) -> ContextParts {
+        ContextParts {
+            system_prompt: "You are a helpful support agent.".into(),
+            procedures: vec![],
+            knowledge: knowledge
+                .iter()
+                .enumerate()
+                .map(|(i, (score, len))| item(&format!("k{i}"), &"fact ".repeat(*len), *score))
+                .collect(),
+            episodic: episodic
+                .iter()
+                .enumerate()
+                .map(|(i, (score, len))| item(&format!("e{i}"), &"memory ".repeat(*len), *score))
+                .collect(),
+            history: (0..history)
+                .map(|i| {
+                    ChatMessage::new(
+                        if i % 2 == 0 {
+                            Role::User
+                        } else {
+                            Role::Assistant
+                        },
+                        format!("turn {i} ").repeat(5),
+                    )
+                })
+                .collect(),
+            user_message: "Where is my order?".into(),
+        }
+    }
+
+    #[test]
+    fn blocks_come_in_the_designed_order() {
+        let context = assemble(
+            parts(2, &[(0.9, 3)], &[(0.5, 3)]),
+            10_000,
+            &ApproximateTokenCounter,
+        )
+        .unwrap();
+        let m = &context.messages;
+        assert_eq!(m.len(), 6);
+        assert_eq!(m[0].content, "You are a helpful support agent.");
+        assert!(m[1].content.starts_with(KNOWLEDGE_HEADER));
+        assert!(m[1].content.contains("[1] (faq.md) fact"));
+        assert!(m[2].content.starts_with(EPISODIC_HEADER));
+        assert!(m[3].content.starts_with("turn 0"));
+        assert_eq!(m[5], ChatMessage::new(Role::User, "Where is my order?"));
+        assert!(context.trace.pruned.is_empty());
+        assert_eq!(
+            context.trace.total_tokens,
+            count_prompt(m, &ApproximateTokenCounter)
+        );
+    }
+
+    #[test]
+    fn a_budget_below_the_fixed_parts_is_refused() {
+        let error = assemble(parts(0, &[], &[]), 10, &ApproximateTokenCounter).unwrap_err();
+        assert!(
+            error.to_string().contains("max_working_memory_tokens"),
+            "{error}"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn context_fits_keeps_the_essentials_and_prunes_in_order(
+            history in 0usize..30,
+            knowledge in prop::collection::vec((0.0f64..1.0, 1usize..80), 0..8),
+            episodic in prop::collection::vec((0.0f64..1.0, 1usize..80), 0..5),
+            slack in 0u32..3000,
+        ) {
+            let counter = ApproximateTokenCounter;
+            let input = parts(history, &knowledge, &episodic);
+            let floor = assemble(ContextParts { knowledge: vec![], episodic: vec![], history: vec![], ..input.clone() }, u32::MAX, &counter)
+                .unwrap().trace.total_tokens;
+            let budget = floor + slack;
+            let context = assemble(input.clone(), budget, &counter).unwrap();
+            let trace = &context.trace;
+
+            // Never over budget, counted exactly over what is sent.
+            prop_assert_eq!(trace.total_tokens, count_prompt(&context.messages, &counter));
+            prop_assert!(trace.total_tokens <= budget);
+            // The system prompt first and the user message last, always.
+            prop_assert_eq!(&context.messages[0].content, &input.system_prompt);
+            prop_assert_eq!(&context.messages.last().unwrap().content, &input.user_message);
+
+            // History goes first, oldest first: no chunk or snippet is pruned
+            // while a history message remains.
+            let first_retrieved = trace.pruned.iter().position(|p| p.block != Block::History);
+            let history_pruned = trace.pruned.iter().filter(|p| p.block == Block::History).count();
+            if let Some(first) = first_retrieved {
+                prop_assert_eq!(history_pruned, history, "all history went before any retrieval");
+                prop_assert!(trace.pruned[first..].iter().all(|p| p.block != Block::History));
+            }
+            let ids: Vec<String> = trace.pruned.iter().filter(|p| p.block == Block::History).map(|p| p.id.clone()).collect();
+            let expected: Vec<String> = (0..history_pruned).map(|i| i.to_string()).collect();
+            prop_assert_eq!(ids, expected);
+            // Retrieved items go lowest score first: every pruned item scores at
+            // most every item kept.
+            let kept = trace.blocks.iter().find(|b| b.block == Block::Knowledge).unwrap().items
+                + trace.blocks.iter().find(|b| b.block == Block::Episodic).unwrap().items;
+            prop_assert_eq!(kept + trace.pruned.len() - history_pruned, knowledge.len() + episodic.len());
+            let pruned_scores: Vec<f64> = trace.pruned.iter().filter_map(|p| p.score).collect();
+            let pruned_ids: Vec<&str> = trace.pruned.iter().filter(|p| p.score.is_some()).map(|p| p.id.as_str()).collect();
+            let kept_scores: Vec<f64> = input.knowledge.iter().chain(&input.episodic)
+                .filter(|i| !pruned_ids.contains(&i.id.as_str())).map(|i| i.score).collect();
+            for pruned in &pruned_scores {
+                for kept in &kept_scores {
+                    prop_assert!(pruned <= kept, "pruned {} while keeping {}", pruned, kept);
+                }
+            }
+            prop_assert!(pruned_scores.windows(2).all(|w| w[0] <= w[1]), "pruned lowest first");
+            // Nothing is pruned that did not have to be.
+            if trace.pruned.is_empty() {
+                prop_assert_eq!(context.messages.len(), 2 + usize::from(!knowledge.is_empty()) + usize::from(!episodic.is_empty()) + history);
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Working memory for one turn (DESIGN.md §3): retrieval for every block at
+//! once, then assembly and pruning to the agent's budget, counted with the
+//! agent's model's tokenizer. Nothing here is stored.
+
+use std::sync::Arc;
+
+use octopus_core::agent::Agent;
+use octopus_core::episode::EpisodeFilter;
+use octopus_core::knowledge::{ChunkFilter, KnowledgeHit, SearchMode};
+use octopus_core::message::{Message, Role};
+use octopus_core::recall::{MemoryKind, RecallHit, RecallQuery};
+use octopus_core::store::Page;
+use octopus_core::working_memory::{
+    AssembledContext, ChatMessage, ContextParts, ContextTrace, Retrieved, assemble,
+};
+use octopus_core::{ConversationId, EpisodeId, Error as DomainError, TenantId};
+use serde::Serialize;
+
+use super::{KnowledgeQuery, Octopus};
+use crate::Result;
+use crate::history::HistoryVersion;
+use crate::token_counting::ModelTokenCounter;
+
+/// The context of one turn, ready for a chat-completions API.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkingMemory {
+    pub messages: Vec<ChatMessage>,
+    pub trace: ContextTrace,
+    /// The open episode whose history is included, if any.
+    pub episode_id: Option<EpisodeId>,
+    /// How tokens were counted: `o200k_base`, `cl100k_base`, or
+    /// `cl100k_base+10%`.
+    pub tokenizer: &'static str,
+}
+
+impl Octopus {
+    /// Assembles the context for the user's next message in a conversation.
+    /// The message itself is not stored: append it (and the reply) as usual.
+    pub async fn build_context(
+        &self,
+        tenant: TenantId,
+        conversation_id: ConversationId,
+        message: &str,
+    ) -> Result<WorkingMemory> {
+        if message.trim().is_empty() {
+            return Err(DomainError::invalid("message", "must not be empty").into());
+        }
+        if message.len() > self.limits.max_message_bytes {
+            return Err(DomainError::invalid(
+                "message",
+                format!("must be at most {} bytes", self.limits.max_message_bytes),
+            )
+            .into());
+        }
+        let conversation = self.store.get_conversation(tenant, conversation_id).await?;
+        let agent = self.cached_agent(tenant, conversation.agent_id).await?;
+        let memory = &agent.memory;
+
+        // The message's vector serves knowledge and recall alike; the history
+        // does not wait for it.
+        let (vector, history) = tokio::join!(
+            self.embed_query(message),
+            self.history(tenant, conversation_id, memory.history_max_messages)
+        );
+        let (vector, (episode_id, history)) = (vector?, history?);
+        let knowledge_query = KnowledgeQuery {
+            text: message.to_owned(),
+            top_k: Some(memory.knowledge_top_k),
+            min_score: Some(memory.knowledge_min_score),
+            mode: SearchMode::Hybrid,
+            filter: ChunkFilter::default(),
+        };
+        let mut recall_query = RecallQuery::new(conversation.user_id.clone(), message);
+        recall_query.top_k = memory
+            .episodic_top_k
+            .clamp(1, octopus_core::recall::MAX_RECALL_TOP_K);
+        let wants_recall = memory.episodic_top_k > 0;
+        let (knowledge, episodic) = tokio::join!(
+            self.search_knowledge_with(tenant, agent.id, knowledge_query, Some(vector.clone())),
+            async {
+                if !wants_recall {
+                    return Ok(Vec::new());
+                }
+                self.recall_with(
+                    tenant,
+                    agent.id,
+                    &recall_query,
+                    Some(vector.clone()),
+                    episode_id,
+                )
+                .await
+            }
+        );
+        let parts = ContextParts {
+            system_prompt: agent.system_prompt.clone(),
+            procedures: Vec::new(),
+            knowledge: knowledge?.into_iter().map(knowledge_item).collect(),
+            episodic: episodic?.into_iter().filter_map(episodic_item).collect(),
+            history: history.as_ref().clone(),
+            user_message: message.to_owned(),
+        };
+        let counter = counter_for(&agent);
+        let AssembledContext { messages, trace } =
+            assemble(parts, memory.max_working_memory_tokens, &counter)?;
+        Ok(WorkingMemory {
+            messages,
+            trace,
+            episode_id,
+            tokenizer: counter.tokenizer().name(),
+        })
+    }
+
+    /// The open episode of a conversation and its last `limit` user and
+    /// assistant messages, from the cache when it is current.
+    async fn history(
+        &self,
+        tenant: TenantId,
+        conversation: ConversationId,
+        limit: u32,
+    ) -> Result<(Option<EpisodeId>, Arc<Vec<ChatMessage>>)> {
+        let filter = EpisodeFilter {
+            conversation_id: Some(conversation),
+            page: Page {
+                limit: 1,
+                offset: 0,
+            },
+            ..EpisodeFilter::default()
+        };
+        let latest = self.store.list_episodes(tenant, &filter).await?.pop();
+        let Some(open) = latest.filter(|e| e.is_open()) else {
+            // The next message opens a new episode: no history yet.
+            return Ok((None, Arc::default()));
+        };
+        let key = (tenant, conversation);
+        let version = HistoryVersion {
+            episode: open.id,
+            message_count: open.message_count,
+        };
+        if let Some(cached) = self.history.get(key, version) {
+            return Ok((Some(open.id), cached));
+        }
+        let episode = self
+            .store
+            .get_episode_with_messages(tenant, open.id)
+            .await?;
+        let version = HistoryVersion {
+            episode: open.id,
+            message_count: episode.episode.message_count,
+        };
+        let turns: Vec<ChatMessage> = episode
+            .messages
+            .iter()
+            .filter_map(history_message)
+            .collect();
+        let keep = turns.len().saturating_sub(limit as usize);
+        let history = Arc::new(turns[keep..].to_vec());
+        self.history.put(key, version, Arc::clone(&history));
+        Ok((Some(open.id), history))
+    }
+}
+
+fn counter_for(agent: &Agent) -> ModelTokenCounter {
+    ModelTokenCounter::for_model(agent.llm.provider, &agent.llm.model)
+}
+
+/// User and assistant turns with text. Tool calls and results need their
+/// pairing to be valid chat input; they stay in the episode, not in history.
+fn history_message(message: &Message) -> Option<ChatMessage> {
+    if !matches!(message.role, Role::User | Role::Assistant) {
+        return None;
+    }
+    let text = message.content.as_ref()?.text();
+    (!text.trim().is_empty()).then(|| ChatMessage {
+        role: message.role,
+        content: text,
+        name: message.name.clone(),
+    })
+}
+
+fn knowledge_item(hit: KnowledgeHit) -> Retrieved {
+    let metadata = &hit.chunk.metadata;
+    let label = match &metadata.heading {
+        Some(heading) => format!("source: {} › {heading}", metadata.source),
+        None => format!("source: {}", metadata.source),
+    };
+    Retrieved {
+        id: hit.chunk.id.to_string(),
+        label,
+        text: hit.chunk.content,
+        score: f64::from(hit.score),
+    }
+}
+
+fn episodic_item(hit: RecallHit) -> Option<Retrieved> {
+    let date = hit.at.format("%Y-%m-%d");
+    match hit.kind {
+        MemoryKind::Summary => Some(Retrieved {
+            id: hit.episode_id.to_string(),
+            label: format!("{date}, summary"),
+            text: hit.summary?,
+            score: hit.score,
+        }),
+        MemoryKind::Message => {
+            let message = hit.window?.message;
+            Some(Retrieved {
+                id: message.id.to_string(),
+                label: format!(
+                    "{date}, {}",
+                    message.name.as_deref().unwrap_or(message.role.as_str())
+                ),
+                text: message.content?.text(),
+                score: hit.score,
+            })
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! Working memory through the engine: what a turn's context holds, and that
+//! it is the same after a restart and from a second server on the same data.
+
+use chrono::{Duration, TimeZone, Utc};
+use octopus_core::message::{NewMessage, Role};
+use octopus_core::working_memory::{Block, KNOWLEDGE_HEADER};
+use octopus_engine::{EngineConfig, IngestDocument, Octopus};
+use serde_json::json;
+
+fn open(dir: &std::path::Path) -> Octopus {
+    Octopus::open(&EngineConfig {
+        data_dir: dir.to_owned(),
+        ..EngineConfig::default()
+    })
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_context_is_the_same_after_a_restart_and_from_a_second_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = open(dir.path());
+    let tenant = first.create_tenant("acme").await.unwrap().id;
+    let spec = serde_json::from_value(json!({
+        "name": "support", "system_prompt": "You are Acme's support agent.",
+        "llm": {"provider": "openai", "model": "gpt-4o"},
+        "memory": {"max_working_memory_tokens": 256, "knowledge_min_score": 0.0}
+    }))
+    .unwrap();
+    let agent = first.create_agent(tenant, spec).await.unwrap();
+    let document = IngestDocument {
+        source: "returns.md".into(),
+        text: "# Returns\n\nItems can be returned within 30 days with the receipt. Refunds go to the original card within 5 business days.".into(),
+        format: octopus_core::chunking::Format::Markdown,
+        category: None,
+    };
+    first
+        .ingest_document(tenant, agent.id, document)
+        .await
+        .unwrap();
+    let spec = serde_json::from_value(json!({"agent_id": agent.id, "user_id": "dana"})).unwrap();
+    let conversation = first.create_conversation(tenant, spec).await.unwrap().id;
+    let at = Utc.with_ymd_and_hms(2026, 6, 1, 9, 0, 0).unwrap();
+    // A past session about a blender, then today's session, long enough to prune.
+    let turn = |i: i64, role, text: &str| NewMessage {
+        timestamp: Some(at + Duration::minutes(i)),
+        ..NewMessage::text(role, text)
+    };
+    first
+        .append_messages(
+            tenant,
+            conversation,
+            vec![
+                turn(
+                    0,
+                    Role::User,
+                    "The blender I bought arrived with a cracked jar",
+                ),
+                turn(
+                    1,
+                    Role::Assistant,
+                    "Sorry about that! I have sent a replacement jar.",
+                ),
+            ],
+        )
+        .await
+        .unwrap();
+    let today: Vec<NewMessage> = (0..12)
+        .map(|i| {
+            let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+            turn(24 * 60 + i, role, &format!("Message {i} of today's chat about my delivery address and the courier's schedule"))
+        })
+        .collect();
+    first
+        .append_messages(tenant, conversation, today)
+        .await
+        .unwrap();
+    first.run_memory_jobs().await.unwrap();
+
+    let message = "Can I return the blender and get a refund?";
+    let before = first
+        .build_context(tenant, conversation, message)
+        .await
+        .unwrap();
+    let trace = &before.trace;
+    assert_eq!(before.tokenizer, "o200k_base");
+    assert!(trace.total_tokens <= 256, "{trace:?}");
+    assert_eq!(before.messages[0].content, "You are Acme's support agent.");
+    assert_eq!(before.messages.last().unwrap().content, message);
+    assert!(before.messages[1].content.starts_with(KNOWLEDGE_HEADER));
+    assert!(before.messages[1].content.contains("within 30 days"));
+    assert!(
+        before
+            .messages
+            .iter()
+            .any(|m| m.content.contains("cracked jar")),
+        "the past session is recalled: {:#?}",
+        before.messages
+    );
+    assert!(
+        trace.pruned.iter().any(|p| p.block == Block::History),
+        "a 256-token budget cannot hold 12 turns of history: {trace:?}"
+    );
+    assert!(
+        !before
+            .messages
+            .iter()
+            .any(|m| m.content.starts_with("Message 0 ")),
+        "oldest history went first"
+    );
+    assert!(
+        before
+            .messages
+            .iter()
+            .any(|m| m.content.starts_with("Message 11 ")),
+        "newest history stays"
+    );
+    assert!(
+        !trace
+            .episodic
+            .iter()
+            .any(|e| e.text.contains("today's chat")),
+        "the current episode is history, not a recalled memory"
+    );
+
+    // Same data, a second server: the same context.
+    let second = open(dir.path());
+    let from_second = second
+        .build_context(tenant, conversation, message)
+        .await
+        .unwrap();
+    assert_eq!(from_second.messages, before.messages);
+    assert_eq!(from_second.trace, before.trace);
+
+    // A message appended through the second server is in the first's next
+    // context: its history cache never serves a stale conversation.
+    second
+        .append_messages(
+            tenant,
+            conversation,
+            vec![turn(
+                24 * 60 + 13,
+                Role::User,
+                "Also, the courier left a note",
+            )],
+        )
+        .await
+        .unwrap();
+    let after = first
+        .build_context(tenant, conversation, message)
+        .await
+        .unwrap();
+    assert!(
+        after
+            .messages
+            .iter()
+            .any(|m| m.content == "Also, the courier left a note")
+    );
+    assert_eq!(
+        after.messages,
+        second
+            .build_context(tenant, conversation, message)
+            .await
+            .unwrap()
+            .messages
+    );
+
+    // A restart: the same again.
+    drop((first, second));
+    let restarted = open(dir.path());
+    let again = restarted
+        .build_context(tenant, conversation, message)
+        .await
+        .unwrap();
+    assert_eq!(again.messages, after.messages);
+    assert_eq!(again.trace, after.trace);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_too_small_for_the_essentials_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let spec = serde_json::from_value(json!({
+        "name": "terse", "system_prompt": "word ".repeat(300),
+        "llm": {"provider": "anthropic", "model": "claude-sonnet-4"},
+        "memory": {"max_working_memory_tokens": 256}
+    }))
+    .unwrap();
+    let agent = octopus.create_agent(tenant, spec).await.unwrap();
+    let spec = serde_json::from_value(json!({"agent_id": agent.id, "user_id": "u"})).unwrap();
+    let conversation = octopus.create_conversation(tenant, spec).await.unwrap().id;
+    let error = octopus
+        .build_context(tenant, conversation, "hello")
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("max_working_memory_tokens"),
+        "{error}"
+    );
+    let error = octopus
+        .build_context(tenant, conversation, "  ")
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("message"), "{error}");
+}
