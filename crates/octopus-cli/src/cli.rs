@@ -42,6 +42,12 @@ pub enum Command {
     Search(SearchCommand),
     /// Ingest files or folders (.md, .markdown, .txt) into an agent's knowledge.
     Ingest(IngestArgs),
+    /// Recall what an agent remembers of a user, by meaning and by words.
+    Recall(RecallArgs),
+    /// Assemble the working memory for a user's next message in a conversation.
+    Context(ContextArgs),
+    /// Import past conversations from a JSON file: one episode per session.
+    Import(ImportArgs),
 }
 
 /// Settings of a command that opens the data directory.
@@ -332,6 +338,59 @@ pub struct SearchArgs {
     pub to: Option<String>,
     #[arg(long, default_value_t = 20)]
     pub limit: u32,
+    #[command(flatten)]
+    pub remote: Remote,
+}
+
+#[derive(Debug, Args)]
+pub struct RecallArgs {
+    pub query: String,
+    #[arg(long)]
+    pub agent: String,
+    #[arg(long)]
+    pub user: String,
+    /// hybrid, vector or keyword.
+    #[arg(long, default_value = "hybrid")]
+    pub mode: String,
+    #[arg(long, default_value_t = 10)]
+    pub top_k: u32,
+    /// Turns before and after each hit to show with it.
+    #[arg(long, default_value_t = 0)]
+    pub neighbours: u32,
+    /// Favour recent memories: a score halves every this many days.
+    #[arg(long)]
+    pub recency_half_life_days: Option<f64>,
+    /// RFC 3339; inclusive.
+    #[arg(long)]
+    pub from: Option<String>,
+    /// RFC 3339; exclusive.
+    #[arg(long)]
+    pub to: Option<String>,
+    #[command(flatten)]
+    pub remote: Remote,
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// The user's next message (not stored).
+    pub message: String,
+    #[arg(long)]
+    pub conversation: String,
+    #[command(flatten)]
+    pub remote: Remote,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// A JSON file: a list of sessions, each `{"messages": [...]}` with every
+    /// message's original `timestamp`, or an object with that list as `sessions`.
+    pub file: PathBuf,
+    #[arg(long)]
+    pub agent: String,
+    #[arg(long)]
+    pub user: String,
+    #[arg(long)]
+    pub title: Option<String>,
     #[command(flatten)]
     pub remote: Remote,
 }

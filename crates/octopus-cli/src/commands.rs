@@ -43,6 +43,58 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
                 .await?
         }
         Command::Ingest(args) => crate::ingest::run(args).await?,
+        Command::Recall(args) => {
+            let mut body = json!({
+                "user_id": args.user, "query": args.query, "mode": args.mode,
+                "top_k": args.top_k, "neighbours": args.neighbours,
+            });
+            for (field, value) in [("from", args.from), ("to", args.to)] {
+                if let Some(value) = value {
+                    body[field] = Value::from(value);
+                }
+            }
+            if let Some(days) = args.recency_half_life_days {
+                body["recency_half_life_days"] = Value::from(days);
+            }
+            let path = format!("/v1/agents/{}/recall", args.agent);
+            Client::new(&args.remote)
+                .send(Method::POST, &path, &[], Some(body))
+                .await?
+        }
+        Command::Context(args) => {
+            let path = format!("/v1/conversations/{}/context", args.conversation);
+            Client::new(&args.remote)
+                .send(
+                    Method::POST,
+                    &path,
+                    &[],
+                    Some(json!({"message": args.message})),
+                )
+                .await?
+        }
+        Command::Import(args) => {
+            let text = std::fs::read_to_string(&args.file)
+                .with_context(|| format!("read {}", args.file.display()))?;
+            let file: Value = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not JSON", args.file.display()))?;
+            let sessions = match file {
+                Value::Object(mut object) => object.remove("sessions").unwrap_or(Value::Null),
+                list => list,
+            };
+            anyhow::ensure!(
+                sessions.is_array(),
+                "{} holds no list of sessions",
+                args.file.display()
+            );
+            let mut body =
+                json!({"agent_id": args.agent, "user_id": args.user, "sessions": sessions});
+            if let Some(title) = args.title {
+                body["title"] = Value::from(title);
+            }
+            Client::new(&args.remote)
+                .send(Method::POST, "/v1/conversations/import", &[], Some(body))
+                .await?
+        }
         Command::Search(SearchCommand::Messages(args)) => {
             let query = query(&[
                 ("q", Some(args.query)),

@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::process::{ADMIN_KEY, Server};
 
@@ -192,6 +192,85 @@ async fn the_cli_drives_a_running_server() {
             .as_str()
             .unwrap()
             .ends_with("kitchen.txt")
+    );
+
+    // Import a past session; the server's memory worker embeds it in the
+    // background, and recall and context find it by meaning.
+    let history = dir.path().join("history.json");
+    std::fs::write(
+        &history,
+        json!([{"messages": [
+            {"role": "user", "content": "I am training for the Lisbon marathon in October", "timestamp": "2026-02-01T08:00:00Z"},
+            {"role": "assistant", "content": "Great goal! Let us plan your long runs.", "timestamp": "2026-02-01T08:01:00Z"}
+        ]}])
+        .to_string(),
+    )
+    .unwrap();
+    let imported = octopus(
+        &server,
+        key,
+        &[
+            "import",
+            history.to_str().unwrap(),
+            "--agent",
+            agent,
+            "--user",
+            "runner",
+        ],
+    );
+    assert_eq!(imported["messages"], 2, "{imported}");
+    let recall = || {
+        octopus(
+            &server,
+            key,
+            &[
+                "recall",
+                "which race am I preparing for?",
+                "--agent",
+                agent,
+                "--user",
+                "runner",
+                "--mode",
+                "vector",
+                "--neighbours",
+                "1",
+            ],
+        )
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let hits = loop {
+        let hits = recall();
+        if hits["items"]
+            .as_array()
+            .is_some_and(|items| !items.is_empty())
+        {
+            break hits;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the worker never embedded the import"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert!(hits.to_string().contains("Lisbon marathon"), "{hits}");
+    let conversation = imported["conversation"]["id"].as_str().unwrap();
+    let context = octopus(
+        &server,
+        key,
+        &[
+            "context",
+            "How many weeks until my race?",
+            "--conversation",
+            conversation,
+        ],
+    );
+    assert_eq!(
+        context["messages"].as_array().unwrap().last().unwrap()["content"],
+        "How many weeks until my race?"
+    );
+    assert!(
+        context["trace"]["episodic"].to_string().contains("Lisbon"),
+        "{context}"
     );
 
     // A refused request exits non-zero and says why.
