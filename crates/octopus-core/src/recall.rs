@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::episode::{EpisodeSummary, EpisodeWithMessages};
-use crate::message::{Message, Role};
+use crate::message::{ContentPart, Message, MessageContent, Role};
 use crate::{AgentId, ConversationId, EpisodeId, Error, MessageId, Result, TenantId};
 
 /// Episodes with at most this many messages get no generated summary (seed 001).
@@ -17,8 +17,17 @@ pub const SUMMARY_TOKENS: u32 = 200;
 /// Whether a message is queued for embedding: user and assistant turns with
 /// text. System injections and tool results are skipped (seed 000); the
 /// agent's `min_embedding_tokens` then skips very short turns when the job runs.
-pub fn worth_embedding(role: Role, text: &str) -> bool {
-    matches!(role, Role::User | Role::Assistant) && !text.trim().is_empty()
+pub fn worth_embedding(role: Role, content: Option<&MessageContent>) -> bool {
+    // On the append path: decided without building the text.
+    let said = |text: &str| !text.trim().is_empty();
+    matches!(role, Role::User | Role::Assistant)
+        && match content {
+            Some(MessageContent::Text(text)) => said(text),
+            Some(MessageContent::Parts(parts)) => parts
+                .iter()
+                .any(|part| matches!(part, ContentPart::Text { text } if said(text))),
+            None => false,
+        }
 }
 
 /// The text a message's vector is made from: its speaker's name, when it has
@@ -280,17 +289,28 @@ mod tests {
 
     #[test]
     fn system_tool_and_empty_messages_are_not_embedded() {
-        assert!(worth_embedding(Role::User, "I adopted a dog last week"));
-        assert!(worth_embedding(Role::Assistant, "That's wonderful news!"));
-        assert!(worth_embedding(Role::User, "ok"));
-        assert!(!worth_embedding(Role::User, "   "));
+        let text = |t: &str| Some(MessageContent::Text(t.into()));
+        assert!(worth_embedding(
+            Role::User,
+            text("I adopted a dog last week").as_ref()
+        ));
+        assert!(worth_embedding(Role::Assistant, text("ok").as_ref()));
+        assert!(!worth_embedding(Role::User, text("   ").as_ref()));
+        assert!(!worth_embedding(Role::User, None));
+        let image_only = MessageContent::Parts(vec![ContentPart::ImageUrl {
+            image_url: crate::message::ImageUrl {
+                url: "https://x/y.png".into(),
+                detail: None,
+            },
+        }]);
+        assert!(!worth_embedding(Role::User, Some(&image_only)));
         assert!(!worth_embedding(
             Role::System,
-            "Remember the user's name is Ana"
+            text("Remember the user's name is Ana").as_ref()
         ));
         assert!(!worth_embedding(
             Role::Tool,
-            "{\"order\": \"ORD-8821\", \"status\": \"shipped\"}"
+            text("{\"status\": \"shipped\"}").as_ref()
         ));
     }
 

@@ -12,16 +12,14 @@ use octopus_core::knowledge::{
 use octopus_core::store::KnowledgeStore;
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
 use crate::SqliteStore;
 use crate::codec::{self, micros};
 use crate::error::Result as StoreResult;
 use crate::rows::{self, Filters};
-use crate::vector_collections::{
-    Change, CollectionKey, CollectionState, Nearest, VectorCollections, VectorTable,
-};
+use crate::vector_collections::{Change, CollectionState, Nearest, VectorCollections, VectorTable};
 
 /// The knowledge chunks' table, for [`VectorCollections`].
 pub(crate) struct KnowledgeTable;
@@ -30,47 +28,13 @@ pub(crate) type KnowledgeIndexes = VectorCollections<KnowledgeTable>;
 
 impl VectorTable for KnowledgeTable {
     type Fields = ChunkMetadata;
-    const NAME: &'static str = "knowledge";
+    const COLLECTIONS: &'static str = "knowledge_collections";
+    const COUNT_COLUMN: &'static str = "chunk_count";
+    const ROWS: &'static str = "knowledge_chunks";
+    const FIELD_COLUMNS: &'static str = "source, chunk_index, category, heading, indexed_at";
 
-    fn state(
-        conn: &Connection,
-        (tenant, agent): CollectionKey,
-    ) -> StoreResult<Option<CollectionState>> {
-        Ok(collection_row(conn, tenant, agent)?.map(|row| row.state()))
-    }
-
-    fn fields(
-        conn: &Connection,
-        (tenant, agent): CollectionKey,
-    ) -> StoreResult<HashMap<u64, ChunkMetadata>> {
-        let mut stmt = conn.prepare_cached(
-            "SELECT seq, source, chunk_index, category, heading, indexed_at
-             FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2",
-        )?;
-        let mut rows = stmt.query([tenant.0.as_bytes(), agent.0.as_bytes()])?;
-        let mut fields = HashMap::new();
-        while let Some(row) = rows.next()? {
-            let seq: i64 = row.get("seq")?;
-            fields.insert(seq as u64, metadata_from_row(row)?);
-        }
-        Ok(fields)
-    }
-
-    fn vectors(conn: &Connection, keys: &[i64]) -> StoreResult<Vec<(u64, Vec<f32>)>> {
-        crate::vector_collections::read_vectors(conn, "knowledge_chunks", keys)
-    }
-
-    fn bump_version(
-        tx: &Transaction<'_>,
-        (tenant, agent): CollectionKey,
-        delta: i64,
-    ) -> StoreResult<i64> {
-        Ok(tx.query_row(
-            "UPDATE knowledge_collections SET version = version + 1, chunk_count = chunk_count + ?3
-             WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
-            params![tenant.0.as_bytes(), agent.0.as_bytes(), delta],
-            |r| r.get(0),
-        )?)
+    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMetadata> {
+        metadata_from_row(row)
     }
 }
 

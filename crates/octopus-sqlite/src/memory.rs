@@ -3,7 +3,7 @@
 //! memory per agent and tenant as [`vector_collections`](crate::vector_collections)
 //! describes.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -89,75 +89,23 @@ pub(crate) struct MemoryFields {
     at: i64,
 }
 
-fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<MemoryFields> {
-    let kind: String = row.get("kind")?;
-    Ok(MemoryFields {
-        user_id: row.get("user_id")?,
-        kind: MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))?,
-        episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
-        message_id: rows::opt_uuid(row, "message_id")?.map(MessageId),
-        at: row.get("at")?,
-    })
-}
-
 impl VectorTable for MemoryTable {
     type Fields = MemoryFields;
-    const NAME: &'static str = "memory";
+    const COLLECTIONS: &'static str = "memory_collections";
+    const COUNT_COLUMN: &'static str = "vector_count";
+    const ROWS: &'static str = "memory_vectors";
+    const FIELD_COLUMNS: &'static str = "user_id, kind, episode_id, message_id, at";
 
-    fn state(conn: &Connection, key: CollectionKey) -> StoreResult<Option<CollectionState>> {
-        collection_state(conn, key)
-    }
-
-    fn fields(
-        conn: &Connection,
-        (tenant, agent): CollectionKey,
-    ) -> StoreResult<HashMap<u64, MemoryFields>> {
-        let mut stmt = conn.prepare_cached(
-            "SELECT seq, user_id, kind, episode_id, message_id, at
-             FROM memory_vectors WHERE tenant_id = ?1 AND agent_id = ?2",
-        )?;
-        let mut rows = stmt.query([tenant.0.as_bytes(), agent.0.as_bytes()])?;
-        let mut fields = HashMap::new();
-        while let Some(row) = rows.next()? {
-            let seq: i64 = row.get("seq")?;
-            fields.insert(seq as u64, fields_from_row(row)?);
-        }
-        Ok(fields)
-    }
-
-    fn vectors(conn: &Connection, keys: &[i64]) -> StoreResult<Vec<(u64, Vec<f32>)>> {
-        crate::vector_collections::read_vectors(conn, "memory_vectors", keys)
-    }
-
-    fn bump_version(
-        tx: &Transaction<'_>,
-        (tenant, agent): CollectionKey,
-        delta: i64,
-    ) -> StoreResult<i64> {
-        Ok(tx.query_row(
-            "UPDATE memory_collections SET version = version + 1, vector_count = vector_count + ?3
-             WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
-            params![tenant.0.as_bytes(), agent.0.as_bytes(), delta],
-            |r| r.get(0),
-        )?)
-    }
-}
-
-fn collection_state(
-    conn: &Connection,
-    (tenant, agent): CollectionKey,
-) -> StoreResult<Option<CollectionState>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT dimension, version FROM memory_collections WHERE tenant_id = ?1 AND agent_id = ?2",
-        )?
-        .query_row([tenant.0.as_bytes(), agent.0.as_bytes()], |row| {
-            Ok(CollectionState {
-                dimension: row.get(0)?,
-                version: row.get(1)?,
-            })
+    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<MemoryFields> {
+        let kind: String = row.get("kind")?;
+        Ok(MemoryFields {
+            user_id: row.get("user_id")?,
+            kind: MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))?,
+            episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
+            message_id: rows::opt_uuid(row, "message_id")?.map(MessageId),
+            at: row.get("at")?,
         })
-        .optional()?)
+    }
 }
 
 /// The agent's memory collection, created for `dimension` and `model` at first
@@ -201,7 +149,7 @@ fn ensure_collection(
             )?;
         }
     }
-    Ok(collection_state(tx, key)?.expect("the collection exists in this transaction"))
+    Ok(MemoryTable::state(tx, key)?.expect("the collection exists in this transaction"))
 }
 
 struct JobRow {
@@ -262,22 +210,25 @@ fn delete_job(tx: &Connection, job: i64) -> StoreResult<()> {
     Ok(())
 }
 
-struct NewVector {
-    kind: MemoryKind,
-    user_id: String,
-    episode_id: EpisodeId,
-    message_id: Option<MessageId>,
-    at: i64,
-    vector: Vec<f32>,
-}
-
-/// Inserts a vector; returns its seq and reference.
-fn insert_vector(
+/// Stores a vector in place of any the same memory had (a message's, or an
+/// episode's summary's), as one change. Returns the change and the vector's
+/// reference.
+fn replace_vector(
     tx: &Connection,
     key: CollectionKey,
-    v: &NewVector,
+    fields: MemoryFields,
+    vector: Vec<f32>,
     now: i64,
-) -> StoreResult<(i64, Uuid)> {
+) -> StoreResult<(Change<MemoryFields>, Uuid)> {
+    let message_id = fields.message_id.map(|m| *m.0.as_bytes());
+    let removed = rows::collect(
+        &mut *tx.prepare_cached(
+            "DELETE FROM memory_vectors
+             WHERE tenant_id = ?1 AND episode_id = ?2 AND kind = ?3 AND message_id IS ?4 RETURNING seq",
+        )?,
+        params![key.0.0.as_bytes(), fields.episode_id.0.as_bytes(), fields.kind.as_str(), message_id],
+        |r| Ok(r.get(0)?),
+    )?;
     let id = Uuid::now_v7();
     let seq = tx
         .prepare_cached(
@@ -289,155 +240,97 @@ fn insert_vector(
                 id.as_bytes(),
                 key.0.0.as_bytes(),
                 key.1.0.as_bytes(),
-                v.user_id,
-                v.kind.as_str(),
-                v.episode_id.0.as_bytes(),
-                v.message_id.map(|m| *m.0.as_bytes()),
-                v.at,
-                codec::embedding_bytes(&v.vector),
+                fields.user_id,
+                fields.kind.as_str(),
+                fields.episode_id.0.as_bytes(),
+                message_id,
+                fields.at,
+                codec::embedding_bytes(&vector),
                 now
             ],
             |r| r.get(0),
         )?;
-    Ok((seq, id))
-}
-
-/// Stores `new` in place of the vectors `replaced` selects, as one change.
-fn replace_vectors(
-    tx: &Connection,
-    key: CollectionKey,
-    replaced: (&str, &[&dyn rusqlite::ToSql]),
-    new: NewVector,
-    now: i64,
-) -> StoreResult<(Change<MemoryFields>, Uuid)> {
-    let (sql, values) = replaced;
-    let removed: Vec<i64> =
-        rows::collect(&mut *tx.prepare_cached(sql)?, values, |r| Ok(r.get(0)?))?;
-    let (seq, id) = insert_vector(tx, key, &new, now)?;
-    let fields = MemoryFields {
-        user_id: new.user_id,
-        kind: new.kind,
-        episode_id: new.episode_id,
-        message_id: new.message_id,
-        at: new.at,
+    let change = Change {
+        removed,
+        added: vec![(seq, vector, fields)],
     };
-    Ok((
-        Change {
-            removed,
-            added: vec![(seq, new.vector, fields)],
-        },
-        id,
-    ))
+    Ok((change, id))
 }
 
-impl SqliteStore {
-    fn complete_blocking(
-        conn: &mut Connection,
-        indexes: &MemoryIndexes,
-        job: &MemoryJobKey,
-        outcome: JobOutcome,
-        model: &str,
-        now: i64,
-    ) -> StoreResult<()> {
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let key = (job.tenant, job.agent);
-        let tenant = job.tenant;
-        match outcome {
-            JobOutcome::Skipped => {}
-            JobOutcome::MessageEmbedded { message, vector } => {
-                let Some(found) = job_message(&tx, tenant, message.0)? else {
-                    delete_job(&tx, job.id)?;
-                    tx.commit()?;
-                    return Ok(());
-                };
-                let Some((user_id, _)) = episode_user(&tx, tenant, found.episode_id)? else {
-                    delete_job(&tx, job.id)?;
-                    tx.commit()?;
-                    return Ok(());
-                };
-                let state = ensure_collection(&tx, key, vector.len(), model, now)?;
-                check_dimension("embedding", &vector, state.dimension)?;
-                delete_job(&tx, job.id)?;
-                return indexes.commit_change(tx, key, state, |tx| {
-                    let new = NewVector {
-                        kind: MemoryKind::Message,
-                        user_id,
-                        episode_id: found.episode_id,
-                        message_id: Some(message),
-                        at: micros(found.timestamp),
-                        vector,
-                    };
-                    let (change, id) = replace_vectors(
-                        tx,
-                        key,
-                        (
-                            "DELETE FROM memory_vectors WHERE message_id = ?1 AND tenant_id = ?2 RETURNING seq",
-                            &[&message.0.as_bytes().as_slice(), &tenant.0.as_bytes().as_slice()],
-                        ),
-                        new,
-                        now,
-                    )?;
-                    tx.prepare_cached("UPDATE messages SET embedding_ref = ?3 WHERE id = ?1 AND tenant_id = ?2")?
-                        .execute(params![message.0.as_bytes(), tenant.0.as_bytes(), id.to_string()])?;
-                    Ok(change)
-                });
-            }
-            JobOutcome::EpisodeSummarised {
-                episode,
-                generated,
-                vector,
-            } => {
-                let Some((user_id, last_message_at)) = episode_user(&tx, tenant, episode)? else {
-                    delete_job(&tx, job.id)?;
-                    tx.commit()?;
-                    return Ok(());
-                };
-                let state = ensure_collection(&tx, key, vector.len(), model, now)?;
-                check_dimension("embedding", &vector, state.dimension)?;
-                delete_job(&tx, job.id)?;
-                return indexes.commit_change(tx, key, state, |tx| {
-                    if let Some(generated) = &generated {
-                        // A summary the caller set meanwhile wins over ours.
-                        tx.execute(
-                            "UPDATE episodes SET summary = ?3, key_facts = ?4 WHERE id = ?1 AND tenant_id = ?2 AND summary IS NULL",
-                            params![
-                                episode.0.as_bytes(),
-                                tenant.0.as_bytes(),
-                                generated.summary,
-                                serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into())
-                            ],
-                        )?;
-                    }
-                    tx.execute(
-                        "UPDATE episodes SET summary_embedding = ?3 WHERE id = ?1 AND tenant_id = ?2",
-                        params![episode.0.as_bytes(), tenant.0.as_bytes(), codec::embedding_bytes(&vector)],
-                    )?;
-                    let new = NewVector {
-                        kind: MemoryKind::Summary,
-                        user_id,
-                        episode_id: episode,
-                        message_id: None,
-                        at: last_message_at,
-                        vector,
-                    };
-                    let (change, _) = replace_vectors(
-                        tx,
-                        key,
-                        (
-                            "DELETE FROM memory_vectors WHERE episode_id = ?1 AND kind = 'summary' AND tenant_id = ?2 RETURNING seq",
-                            &[&episode.0.as_bytes().as_slice(), &tenant.0.as_bytes().as_slice()],
-                        ),
-                        new,
-                        now,
-                    )?;
-                    Ok(change)
-                });
-            }
+/// Stores what a job made and removes the job, in one transaction. A message
+/// or episode purged since the job was claimed leaves nothing to store.
+fn complete(
+    conn: &mut Connection,
+    indexes: &MemoryIndexes,
+    job: &MemoryJobKey,
+    outcome: JobOutcome,
+    model: &str,
+    now: i64,
+) -> StoreResult<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let (tenant, key) = (job.tenant, (job.tenant, job.agent));
+    delete_job(&tx, job.id)?;
+    // The episode, and for a message vector the message and its time.
+    let (target, vector, generated) = match outcome {
+        JobOutcome::Skipped => (None, Vec::new(), None),
+        JobOutcome::MessageEmbedded { message, vector } => {
+            let found = job_message(&tx, tenant, message.0)?;
+            let target = found.map(|m| (m.episode_id, Some((m.id, micros(m.timestamp)))));
+            (target, vector, None)
         }
-        delete_job(&tx, job.id)?;
+        JobOutcome::EpisodeSummarised {
+            episode,
+            generated,
+            vector,
+        } => (Some((episode, None)), vector, generated),
+    };
+    let owner = match target {
+        Some((episode, _)) => episode_user(&tx, tenant, episode)?,
+        None => None,
+    };
+    let (Some((episode, message)), Some((user_id, last_message_at))) = (target, owner) else {
         tx.commit()?;
-        Ok(())
-    }
+        return Ok(());
+    };
+    let state = ensure_collection(&tx, key, vector.len(), model, now)?;
+    check_dimension("embedding", &vector, state.dimension)?;
+    let fields = MemoryFields {
+        user_id,
+        kind: if message.is_some() {
+            MemoryKind::Message
+        } else {
+            MemoryKind::Summary
+        },
+        episode_id: episode,
+        message_id: message.map(|(id, _)| id),
+        at: message.map_or(last_message_at, |(_, at)| at),
+    };
+    indexes.commit_change(tx, key, state, |tx| {
+        if message.is_none() {
+            if let Some(generated) = &generated {
+                // A summary the caller set meanwhile wins over ours.
+                tx.execute(
+                    "UPDATE episodes SET summary = ?3, key_facts = ?4 WHERE id = ?1 AND tenant_id = ?2 AND summary IS NULL",
+                    params![
+                        episode.0.as_bytes(),
+                        tenant.0.as_bytes(),
+                        generated.summary,
+                        serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into())
+                    ],
+                )?;
+            }
+            tx.execute(
+                "UPDATE episodes SET summary_embedding = ?3 WHERE id = ?1 AND tenant_id = ?2",
+                params![episode.0.as_bytes(), tenant.0.as_bytes(), codec::embedding_bytes(&vector)],
+            )?;
+        }
+        let (change, reference) = replace_vector(tx, key, fields, vector, now)?;
+        if let Some((message, _)) = message {
+            tx.prepare_cached("UPDATE messages SET embedding_ref = ?3 WHERE id = ?1 AND tenant_id = ?2")?
+                .execute(params![message.0.as_bytes(), tenant.0.as_bytes(), reference.to_string()])?;
+        }
+        Ok(change)
+    })
 }
 
 /// Removes an episode's memory vectors in `tx`, which this commits.
@@ -447,7 +340,7 @@ pub(crate) fn purge_vectors(
     key: CollectionKey,
     episode: EpisodeId,
 ) -> StoreResult<()> {
-    let Some(state) = collection_state(&tx, key)? else {
+    let Some(state) = MemoryTable::state(&tx, key)? else {
         tx.commit()?;
         return Ok(());
     };
@@ -551,9 +444,7 @@ impl MemoryStore for SqliteStore {
         let model = model.to_owned();
         let indexes = Arc::clone(&self.memory);
         self.db
-            .write(move |conn| {
-                Self::complete_blocking(conn, &indexes, &key, outcome, &model, micros(now))
-            })
+            .write(move |conn| complete(conn, &indexes, &key, outcome, &model, micros(now)))
             .await
     }
 
@@ -590,15 +481,20 @@ impl MemoryStore for SqliteStore {
         tenant: TenantId,
         query: &MemoryVectorQuery,
     ) -> Result<Vec<MemoryVectorHit>> {
-        if query.top_k == 0 || query.top_k > octopus_core::recall::MAX_RECALL_TOP_K * 4 {
-            return Err(DomainError::invalid("top_k", "out of range"));
+        // Recall asks each retriever for a few candidates per hit it returns.
+        let most = octopus_core::recall::MAX_RECALL_TOP_K * 4;
+        if query.top_k == 0 || query.top_k > most {
+            return Err(DomainError::invalid(
+                "top_k",
+                format!("must be between 1 and {most}"),
+            ));
         }
         let query = query.clone();
         let indexes = Arc::clone(&self.memory);
         self.db
             .read(move |conn| {
                 let key = (tenant, query.agent_id);
-                let Some(state) = collection_state(conn, key)? else {
+                let Some(state) = MemoryTable::state(conn, key)? else {
                     return Ok(Vec::new());
                 };
                 check_dimension("vector", &query.vector, state.dimension)?;

@@ -47,13 +47,8 @@ pub(crate) struct EncodedMessage {
 }
 
 pub(crate) fn encode(record: MessageRecord) -> EncodedMessage {
-    let text = record
-        .content
-        .as_ref()
-        .map(|c| c.text())
-        .unwrap_or_default();
     EncodedMessage {
-        embed: octopus_core::recall::worth_embedding(record.role, &text),
+        embed: octopus_core::recall::worth_embedding(record.role, record.content.as_ref()),
         content: record.content.as_ref().map(codec::encode_json),
         tool_calls: (!record.tool_calls.is_empty()).then(|| codec::encode_json(&record.tool_calls)),
         redacted: record

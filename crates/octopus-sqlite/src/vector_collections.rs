@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use octopus_core::{AgentId, TenantId};
 use octopus_vector::{Neighbour, VectorIndex};
-use rusqlite::{Connection, Transaction};
+use rusqlite::{Connection, OptionalExtension, Transaction};
 
 use crate::db::lock;
 use crate::error::Result;
@@ -34,22 +34,94 @@ pub(crate) type CollectionKey = (TenantId, AgentId);
 /// Counts as more changes than any save threshold: a new graph is saved at once.
 const NEVER_SAVED: usize = usize::MAX;
 
-/// The table a kind of collection lives in.
+/// Where a kind of collection lives: a table of collections (`tenant_id`,
+/// `agent_id`, `dimension`, `version` and a count) and a table of rows (`seq`,
+/// `tenant_id`, `agent_id`, `embedding` and the fields searches filter on).
 pub(crate) trait VectorTable: Send + Sync + 'static {
     /// What a search can filter on, kept in memory beside each key.
     type Fields: Send + Sync + 'static;
-    /// For logs.
-    const NAME: &'static str;
+    const COLLECTIONS: &'static str;
+    /// The collections' column counting their rows.
+    const COUNT_COLUMN: &'static str;
+    const ROWS: &'static str;
+    /// The rows' columns [`Self::fields_from_row`] reads.
+    const FIELD_COLUMNS: &'static str;
+
+    fn fields_from_row(row: &rusqlite::Row<'_>) -> Result<Self::Fields>;
 
     /// The collection's dimension and version, if it exists.
-    fn state(conn: &Connection, key: CollectionKey) -> Result<Option<CollectionState>>;
+    fn state(conn: &Connection, (tenant, agent): CollectionKey) -> Result<Option<CollectionState>> {
+        let sql = format!(
+            "SELECT dimension, version FROM {} WHERE tenant_id = ?1 AND agent_id = ?2",
+            Self::COLLECTIONS
+        );
+        Ok(conn
+            .prepare_cached(&sql)?
+            .query_row([tenant.0.as_bytes(), agent.0.as_bytes()], |row| {
+                Ok(CollectionState {
+                    dimension: row.get(0)?,
+                    version: row.get(1)?,
+                })
+            })
+            .optional()?)
+    }
+
     /// Every key of the collection, with its fields.
-    fn fields(conn: &Connection, key: CollectionKey) -> Result<HashMap<u64, Self::Fields>>;
+    fn fields(
+        conn: &Connection,
+        (tenant, agent): CollectionKey,
+    ) -> Result<HashMap<u64, Self::Fields>> {
+        let sql = format!(
+            "SELECT seq, {} FROM {} WHERE tenant_id = ?1 AND agent_id = ?2",
+            Self::FIELD_COLUMNS,
+            Self::ROWS
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query([tenant.0.as_bytes(), agent.0.as_bytes()])?;
+        let mut fields = HashMap::new();
+        while let Some(row) = rows.next()? {
+            let seq: i64 = row.get("seq")?;
+            fields.insert(seq as u64, Self::fields_from_row(row)?);
+        }
+        Ok(fields)
+    }
+
     /// The vectors of these keys.
-    fn vectors(conn: &Connection, keys: &[i64]) -> Result<Vec<(u64, Vec<f32>)>>;
-    /// Marks a change: a new version, and the size moved by `delta`. Returns the
-    /// new version.
-    fn bump_version(tx: &Transaction<'_>, key: CollectionKey, delta: i64) -> Result<i64>;
+    fn vectors(conn: &Connection, keys: &[i64]) -> Result<Vec<(u64, Vec<f32>)>> {
+        let placeholders = vec!["?"; keys.len()].join(", ");
+        let mut stmt = conn.prepare(&format!(
+            "SELECT seq, embedding FROM {} WHERE seq IN ({placeholders})",
+            Self::ROWS
+        ))?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(keys))?;
+        let mut vectors = Vec::with_capacity(keys.len());
+        while let Some(row) = rows.next()? {
+            let seq: i64 = row.get(0)?;
+            let bytes: Vec<u8> = row.get(1)?;
+            vectors.push((seq as u64, crate::codec::embedding_from(&bytes)?));
+        }
+        Ok(vectors)
+    }
+
+    /// Marks a change: a new version, and the count moved by `delta`. Returns
+    /// the new version.
+    fn bump_version(
+        tx: &Transaction<'_>,
+        (tenant, agent): CollectionKey,
+        delta: i64,
+    ) -> Result<i64> {
+        let sql = format!(
+            "UPDATE {table} SET version = version + 1, {count} = {count} + ?3
+             WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
+            table = Self::COLLECTIONS,
+            count = Self::COUNT_COLUMN
+        );
+        Ok(tx.query_row(
+            &sql,
+            rusqlite::params![tenant.0.as_bytes(), agent.0.as_bytes(), delta],
+            |r| r.get(0),
+        )?)
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -260,7 +332,7 @@ impl<T: VectorTable> VectorCollections<T> {
         loaded.unsaved = loaded.unsaved.saturating_add(stale.len() + missing.len());
         self.after_change(key, loaded)?;
         tracing::debug!(
-            collection = T::NAME, tenant_id = %key.0, agent_id = %key.1,
+            collection = T::ROWS, tenant_id = %key.0, agent_id = %key.1,
             vectors = loaded.index.len(), removed = stale.len(), added = missing.len(),
             graph = loaded.index.is_hnsw(), "reconciled vector index"
         );
@@ -296,24 +368,4 @@ impl<T: VectorTable> VectorCollections<T> {
 
 pub(crate) fn index_error(error: octopus_vector::HnswError) -> crate::Error {
     crate::Error::VectorIndex(error.to_string())
-}
-
-/// Reads `(seq, embedding)` of the given seqs from `table`.
-pub(crate) fn read_vectors(
-    conn: &Connection,
-    table: &str,
-    keys: &[i64],
-) -> Result<Vec<(u64, Vec<f32>)>> {
-    let placeholders = vec!["?"; keys.len()].join(", ");
-    let mut stmt = conn.prepare(&format!(
-        "SELECT seq, embedding FROM {table} WHERE seq IN ({placeholders})"
-    ))?;
-    let mut rows = stmt.query(rusqlite::params_from_iter(keys))?;
-    let mut vectors = Vec::with_capacity(keys.len());
-    while let Some(row) = rows.next()? {
-        let seq: i64 = row.get(0)?;
-        let bytes: Vec<u8> = row.get(1)?;
-        vectors.push((seq as u64, crate::codec::embedding_from(&bytes)?));
-    }
-    Ok(vectors)
 }

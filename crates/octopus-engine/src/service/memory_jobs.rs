@@ -158,13 +158,8 @@ impl Octopus {
         };
         Ok(match &job.work {
             MemoryWork::EmbedMessage(message) => {
-                let said = message
-                    .content
-                    .as_ref()
-                    .map(|c| c.text())
-                    .unwrap_or_default();
                 let wanted = memory.embed_messages
-                    && worth_embedding(message.role, &said)
+                    && worth_embedding(message.role, message.content.as_ref())
                     && message.token_count >= memory.min_embedding_tokens;
                 match wanted {
                     true => Plan::Message(embedded_text(message, memory.redact_pii)),

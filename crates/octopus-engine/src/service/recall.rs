@@ -37,7 +37,6 @@ struct Evidence {
     vector_score: Option<f32>,
     keyword_score: Option<f64>,
     at: Option<Timestamp>,
-    episode: Option<EpisodeId>,
 }
 
 impl Octopus {
@@ -121,7 +120,6 @@ impl Octopus {
             let entry = evidence.entry(memory).or_default();
             entry.vector_score = Some(hit.score);
             entry.at = Some(hit.at);
-            entry.episode = Some(hit.episode_id);
             vector_list.push(memory);
         }
         let mut keyword_list = Vec::new();
@@ -133,7 +131,6 @@ impl Octopus {
             let entry = evidence.entry(memory).or_default();
             entry.keyword_score = Some(hit.score);
             entry.at = Some(hit.message.timestamp);
-            entry.episode = Some(hit.message.episode_id);
             keyword_list.push(memory);
         }
 
