@@ -24,6 +24,7 @@ pub mod knowledge;
 pub mod message;
 pub mod procedure;
 pub mod recall;
+pub mod recall_ranking;
 pub mod search;
 pub mod store;
 pub mod summary;

@@ -136,6 +136,25 @@ pub struct MemoryVectorHit {
     pub at: DateTime<Utc>,
 }
 
+/// Where a message sits in its live episode, and which messages are next to it:
+/// what ranking a recalled turn in its context needs (see [`crate::recall_ranking`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessagePosition {
+    pub id: MessageId,
+    pub episode_id: EpisodeId,
+    /// The message just before it in the episode, if any.
+    pub before: Option<Adjacent>,
+    /// The message just after it in the episode, if any.
+    pub after: Option<Adjacent>,
+}
+
+/// A message next to another, by ordinal, in the same episode.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Adjacent {
+    pub id: MessageId,
+    pub at: DateTime<Utc>,
+}
+
 /// A message with the turns around it in its episode.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -265,8 +284,9 @@ impl RecallQuery {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RecallHit {
     pub kind: MemoryKind,
-    /// The fused score (reciprocal-rank fusion in hybrid mode, then recency),
-    /// higher is better.
+    /// The final score, higher is better: the retrievers' scores fused, then
+    /// raised by the neighbouring turns and the episode (see
+    /// [`crate::recall_ranking`]), then weighted by recency when asked.
     pub score: f64,
     /// Cosine similarity, when the vector search found it.
     pub vector_score: Option<f32>,

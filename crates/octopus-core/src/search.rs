@@ -46,6 +46,40 @@ pub fn search_terms(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Words that carry no topic: function words and question words. Left out of
+/// a recall's full-text query, because BM25 over OR-ed terms lets a turn full
+/// of "what", "did" and "the" outrank the one that names the topic.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had",
+    "has", "have", "he", "her", "him", "his", "how", "i", "if", "in", "is", "it", "its", "just",
+    "me", "my", "no", "not", "of", "on", "or", "our", "she", "so", "than", "that", "the", "their",
+    "them", "then", "there", "they", "this", "to", "too", "us", "was", "we", "were", "what",
+    "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your",
+];
+
+/// Whether `word`, in any case, is a stop word.
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS
+        .iter()
+        .any(|stop| stop.eq_ignore_ascii_case(word))
+}
+
+/// The [`search_terms`] that carry a topic; all of them when every one is a
+/// stop word, so that a query of stop words alone still finds something.
+pub fn topic_terms(text: &str) -> Vec<&str> {
+    let terms = search_terms(text);
+    let topical: Vec<&str> = terms
+        .iter()
+        .copied()
+        .filter(|term| !is_stop_word(term))
+        .collect();
+    match topical.is_empty() {
+        true => terms,
+        false => topical,
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MessageHit {
@@ -67,5 +101,15 @@ mod tests {
             vec!["order", "AND", "ORD", "8821"]
         );
         assert!(search_terms("  ()*: ").is_empty());
+    }
+
+    #[test]
+    fn topic_terms_leave_out_stop_words_unless_nothing_else_is_left() {
+        assert_eq!(
+            topic_terms("When did Caroline go to the LGBTQ support group?"),
+            vec!["Caroline", "go", "LGBTQ", "support", "group"]
+        );
+        assert_eq!(topic_terms("What was it?"), vec!["What", "was", "it"]);
+        assert!(topic_terms("?!").is_empty());
     }
 }

@@ -15,7 +15,9 @@ use crate::conversation::{Conversation, ConversationFilter};
 use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
 use crate::knowledge::{ChunkHit, Collection, KeywordQuery, NewChunk, VectorQuery};
 use crate::message::{Message, MessageContent, Role, ToolCallRecord};
-use crate::recall::{JobOutcome, MemoryJob, MemoryVectorHit, MemoryVectorQuery, MessageWindow};
+use crate::recall::{
+    JobOutcome, MemoryJob, MemoryVectorHit, MemoryVectorQuery, MessagePosition, MessageWindow,
+};
 use crate::search::{MessageHit, MessageSearchQuery};
 use crate::tenant::{ApiKey, KeyHash, Tenant};
 use crate::{AgentId, ApiKeyId, ConversationId, EpisodeId, MessageId, Result, TenantId, Timestamp};
@@ -309,6 +311,14 @@ pub trait MemoryStore: Send + Sync {
         ids: &[MessageId],
         neighbours: u32,
     ) -> Result<Vec<MessageWindow>>;
+    /// Where each message of a live episode among `ids` sits, with the
+    /// messages next to it; unknown ids are left out. Cheaper than
+    /// [`Self::message_windows`]: no message is read whole.
+    async fn message_positions(
+        &self,
+        tenant: TenantId,
+        ids: &[MessageId],
+    ) -> Result<Vec<MessagePosition>>;
 }
 
 /// Health of a backend.

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use crate::message::Role;
+use crate::search::is_stop_word;
 use crate::tokens::TokenCounter;
 
 /// One turn of the episode, as the summariser reads it.
@@ -18,15 +19,9 @@ pub struct Turn<'a> {
     pub text: &'a str,
 }
 
-/// Words too common to say what a conversation is about.
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-    "because", "been", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had",
-    "has", "have", "he", "her", "him", "his", "how", "i", "if", "in", "is", "it", "its", "just",
-    "me", "my", "no", "not", "of", "on", "or", "our", "she", "so", "than", "that", "the", "their",
-    "them", "then", "there", "they", "this", "to", "too", "us", "was", "we", "were", "what",
-    "when", "which", "who", "will", "with", "would", "you", "your", "yes", "ok", "okay", "really",
-    "thanks", "thank", "hi", "hello", "hey",
+/// Chat filler that says nothing about the episode, besides the stop words.
+const FILLER: &[&str] = &[
+    "yes", "ok", "okay", "really", "thanks", "thank", "hi", "hello", "hey",
 ];
 
 fn content_words(sentence: &str) -> Vec<String> {
@@ -34,7 +29,7 @@ fn content_words(sentence: &str) -> Vec<String> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().count() > 1)
         .map(str::to_lowercase)
-        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+        .filter(|w| !is_stop_word(w) && !FILLER.contains(&w.as_str()))
         .collect()
 }
 

@@ -11,8 +11,8 @@ use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
 use octopus_core::message::Message;
 use octopus_core::recall::{
-    JobOutcome, MemoryJob, MemoryKind, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
-    MessageWindow,
+    Adjacent, JobOutcome, MemoryJob, MemoryKind, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
+    MessagePosition, MessageWindow,
 };
 use octopus_core::store::MemoryStore;
 use octopus_core::{
@@ -580,6 +580,47 @@ impl MemoryStore for SqliteStore {
                     windows.push(MessageWindow { message, before, after });
                 }
                 Ok(windows)
+            })
+            .await
+    }
+
+    async fn message_positions(
+        &self,
+        tenant: TenantId,
+        ids: &[MessageId],
+    ) -> Result<Vec<MessagePosition>> {
+        let ids = ids.to_vec();
+        self.db
+            .read(move |conn| {
+                let tx = conn.transaction()?;
+                let mut find = tx.prepare_cached(
+                    "SELECT m.episode_id,
+                            b.id AS before_id, b.timestamp AS before_at,
+                            a.id AS after_id, a.timestamp AS after_at
+                     FROM messages m JOIN episodes e ON e.id = m.episode_id
+                     LEFT JOIN messages b ON b.episode_id = m.episode_id AND b.ordinal = m.ordinal - 1
+                     LEFT JOIN messages a ON a.episode_id = m.episode_id AND a.ordinal = m.ordinal + 1
+                     WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.tenant_id = ?2 AND e.deleted_at IS NULL",
+                )?;
+                let adjacent = |row: &rusqlite::Row, id: &str, at: &str| -> StoreResult<Option<Adjacent>> {
+                    let Some(id) = rows::opt_uuid(row, id)? else {
+                        return Ok(None);
+                    };
+                    Ok(Some(Adjacent { id: MessageId(id), at: rows::time(row, at)? }))
+                };
+                let mut positions = Vec::with_capacity(ids.len());
+                for id in ids {
+                    let found = rows::collect(&mut find, [id.0.as_bytes(), tenant.0.as_bytes()], |row| {
+                        Ok(MessagePosition {
+                            id,
+                            episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
+                            before: adjacent(row, "before_id", "before_at")?,
+                            after: adjacent(row, "after_id", "after_at")?,
+                        })
+                    })?;
+                    positions.extend(found);
+                }
+                Ok(positions)
             })
             .await
     }

@@ -61,7 +61,8 @@ macro_rules! store_conformance_tests {
             summaries_are_generated_once_and_embedded,
             memory_never_crosses_user_agent_or_tenant,
             deleted_episodes_are_never_recalled,
-            message_windows_carry_neighbouring_turns
+            message_windows_carry_neighbouring_turns,
+            message_positions_name_the_turns_next_to_each_message
         );
     };
     (@memory $backend:expr; $($rule:ident),* $(,)?) => {

@@ -468,3 +468,39 @@ pub async fn message_windows_carry_neighbouring_turns(backend: &impl Backend) {
     assert!(windows[1].before.is_empty());
     assert_eq!(texts(&windows[1].after), vec!["two", "three"]);
 }
+
+pub async fn message_positions_name_the_turns_next_to_each_message(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(store.as_ref(), "acme").await;
+    let said = world
+        .say(store.as_ref(), t(1), &["one", "two", "three"])
+        .await;
+    let other = World::create(store.as_ref(), "globex").await;
+    let elsewhere = other.say(store.as_ref(), t(1), &["four"]).await;
+
+    let ids = [said[1].id, said[0].id, elsewhere[0].id, said[2].id];
+    let positions = store.message_positions(world.tenant, &ids).await.unwrap();
+    let found: Vec<_> = positions.iter().map(|p| p.id).collect();
+    assert_eq!(
+        found,
+        vec![said[1].id, said[0].id, said[2].id],
+        "in the order asked, without another tenant's message"
+    );
+    let middle = &positions[0];
+    assert_eq!(middle.episode_id, said[1].episode_id);
+    assert_eq!(middle.before.map(|a| a.id), Some(said[0].id));
+    assert_eq!(middle.after.map(|a| a.id), Some(said[2].id));
+    assert_eq!(middle.after.map(|a| a.at), Some(said[2].timestamp));
+    assert_eq!(positions[1].before, None);
+    assert_eq!(positions[2].after, None);
+
+    store
+        .soft_delete_episode(world.tenant, said[0].episode_id, now())
+        .await
+        .unwrap();
+    let positions = store.message_positions(world.tenant, &ids).await.unwrap();
+    assert!(
+        positions.is_empty(),
+        "a deleted episode's messages have no place"
+    );
+}

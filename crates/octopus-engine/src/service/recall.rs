@@ -1,18 +1,22 @@
 //! Recall: what an agent remembers of a user, by meaning and by words.
 //!
 //! The query is embedded and searched in the agent's memory vectors (messages
-//! and episode summaries) while the full-text index is searched for its words;
-//! the two ranked lists are fused by reciprocal rank fusion (DESIGN.md §4),
-//! optionally weighted by recency, and the winners' text is read from SQL.
+//! and episode summaries) while the full-text index is searched for its topic
+//! words. The two lists' scores are fused, each candidate is ranked in its
+//! context (its neighbouring turns and its episode, see
+//! [`octopus_core::recall_ranking`]), optionally weighted by recency, and the
+//! winners' text is read from SQL.
 
 use std::collections::HashMap;
 
 use octopus_core::episode::Episode;
-use octopus_core::fusion::reciprocal_rank_fusion;
+use octopus_core::fusion::{ScoredList, score_fusion};
 use octopus_core::recall::{
-    MemoryKind, MemoryVectorQuery, MessageWindow, RecallHit, RecallMode, RecallQuery,
+    MemoryKind, MemoryVectorQuery, MessagePosition, MessageWindow, RecallHit, RecallMode,
+    RecallQuery,
 };
-use octopus_core::search::{MAX_SEARCH_LIMIT, MessageSearchQuery, search_terms};
+use octopus_core::recall_ranking::{Memory, rank_in_context};
+use octopus_core::search::{MAX_SEARCH_LIMIT, MessageSearchQuery, topic_terms};
 use octopus_core::{AgentId, EpisodeId, MessageId, TenantId, Timestamp};
 
 use super::Octopus;
@@ -23,13 +27,6 @@ use crate::Result;
 /// between retrievers surface items neither ranked first.
 const CANDIDATES_PER_HIT: u32 = 4;
 const MIN_CANDIDATES: u32 = 40;
-
-/// A recalled memory before its text is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Memory {
-    Message(MessageId),
-    Summary(EpisodeId),
-}
 
 /// What the retrievers said about one memory.
 #[derive(Default)]
@@ -90,11 +87,12 @@ impl Octopus {
             Ok::<_, crate::Error>(self.store.search_memory(tenant, &search).await?)
         };
         let keyword_search = async {
-            if query.mode == RecallMode::Vector || search_terms(&query.query).is_empty() {
+            let terms = topic_terms(&query.query);
+            if query.mode == RecallMode::Vector || terms.is_empty() {
                 return Ok(Vec::new());
             }
             let search = MessageSearchQuery {
-                text: query.query.clone(),
+                text: terms.join(" "),
                 agent_id: Some(agent),
                 user_id: Some(query.user_id.clone()),
                 conversation_id: None,
@@ -106,6 +104,8 @@ impl Octopus {
         };
         let (vector_hits, keyword_hits) = tokio::try_join!(vector_search, keyword_search)?;
 
+        let vector_complete = (vector_hits.len() as u32) < depth;
+        let keyword_complete = (keyword_hits.len() as u32) < depth.min(MAX_SEARCH_LIMIT);
         let mut evidence: HashMap<Memory, Evidence> = HashMap::new();
         let mut vector_list = Vec::new();
         let elsewhere = |episode: EpisodeId| Some(episode) != skip_episode;
@@ -120,7 +120,7 @@ impl Octopus {
             let entry = evidence.entry(memory).or_default();
             entry.vector_score = Some(hit.score);
             entry.at = Some(hit.at);
-            vector_list.push(memory);
+            vector_list.push((memory, f64::from(hit.score)));
         }
         let mut keyword_list = Vec::new();
         for hit in keyword_hits
@@ -131,13 +131,28 @@ impl Octopus {
             let entry = evidence.entry(memory).or_default();
             entry.keyword_score = Some(hit.score);
             entry.at = Some(hit.message.timestamp);
-            keyword_list.push(memory);
+            keyword_list.push((memory, hit.score));
         }
 
-        let mut ranked = reciprocal_rank_fusion(&[vector_list, keyword_list])
-            .into_iter()
-            .map(|(memory, score)| (memory, f64::from(score)))
-            .collect::<Vec<_>>();
+        // Equal weights: neither retriever is known to be the better one for
+        // an agent's conversations, and on LoCoMo equal weights beat both.
+        // A list shorter than asked for holds every match: its worst is a weak
+        // match, not zero (cosine and BM25 both mean "unrelated" at 0).
+        let scored = |items: Vec<(Memory, f64)>, complete: bool| ScoredList {
+            items,
+            weight: 0.5,
+            floor: complete.then_some(0.0),
+        };
+        let fused = score_fusion(&[
+            scored(vector_list, vector_complete),
+            scored(keyword_list, keyword_complete),
+        ]);
+        let positions = self
+            .store
+            .message_positions(tenant, &messages_among(&fused))
+            .await?;
+        let positions = within_range(positions, query, &mut evidence);
+        let mut ranked = rank_in_context(&fused, &positions);
         if let Some(half_life) = query.recency_half_life_days {
             weigh_recency(&mut ranked, &evidence, half_life);
         }
@@ -155,16 +170,9 @@ impl Octopus {
         mut evidence: HashMap<Memory, Evidence>,
         neighbours: u32,
     ) -> Result<Vec<RecallHit>> {
-        let message_ids: Vec<MessageId> = ranked
-            .iter()
-            .filter_map(|(memory, _)| match memory {
-                Memory::Message(id) => Some(*id),
-                Memory::Summary(_) => None,
-            })
-            .collect();
         let mut windows: HashMap<MessageId, MessageWindow> = self
             .store
-            .message_windows(tenant, &message_ids, neighbours)
+            .message_windows(tenant, &messages_among(&ranked), neighbours)
             .await?
             .into_iter()
             .map(|window| (window.message.id, window))
@@ -210,6 +218,43 @@ impl Octopus {
             Err(other) => Err(other.into()),
         }
     }
+}
+
+fn messages_among(memories: &[(Memory, f64)]) -> Vec<MessageId> {
+    memories
+        .iter()
+        .filter_map(|(memory, _)| match memory {
+            Memory::Message(id) => Some(*id),
+            Memory::Summary(_) => None,
+        })
+        .collect()
+}
+
+/// The positions, with neighbours outside the query's time range forgotten,
+/// and the time of each neighbour that stays noted for recency weighting.
+fn within_range(
+    mut positions: Vec<MessagePosition>,
+    query: &RecallQuery,
+    evidence: &mut HashMap<Memory, Evidence>,
+) -> Vec<MessagePosition> {
+    let in_range = |at: Timestamp| {
+        query.from.is_none_or(|from| at >= from) && query.to.is_none_or(|to| at < to)
+    };
+    for position in &mut positions {
+        for adjacent in [&mut position.before, &mut position.after] {
+            match adjacent {
+                Some(next_to) if in_range(next_to.at) => {
+                    evidence
+                        .entry(Memory::Message(next_to.id))
+                        .or_default()
+                        .at
+                        .get_or_insert(next_to.at);
+                }
+                _ => *adjacent = None,
+            }
+        }
+    }
+    positions
 }
 
 /// Multiplies each score by `0.5^(age / half-life)`, age counted back from the

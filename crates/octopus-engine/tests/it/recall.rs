@@ -142,7 +142,16 @@ async fn recall_finds_memories_by_meaning_and_by_words() {
     let mut by_words = RecallQuery::new("alice", "Biscuit");
     by_words.mode = RecallMode::Keyword;
     let hits = octopus.recall(s.tenant, s.agent, &by_words).await.unwrap();
-    assert_eq!(texts(&hits), vec![PET]);
+    assert_eq!(texts(&hits)[0], PET);
+    assert!(hits[0].keyword_score.is_some());
+    // Only one turn has the word; the turn after it comes next, on its
+    // neighbour's strength, found by neither retriever.
+    assert_eq!(
+        texts(&hits)[1..],
+        ["Congratulations! Greyhounds are gentle and love long naps."]
+    );
+    assert!(hits[1].keyword_score.is_none() && hits[1].vector_score.is_none());
+    assert!(hits[1].score < hits[0].score);
 
     // Hybrid: both lists agree on the pet turn, so it comes first, with both scores.
     let mut hybrid = RecallQuery::new("alice", "Biscuit the dog");

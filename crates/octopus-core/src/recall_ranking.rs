@@ -1,0 +1,190 @@
+//! Ranking recalled memories in their conversational context.
+//!
+//! A turn seldom stands alone. "Wow, where was that?" is about the turn
+//! before it, and the answer to a question about a trip sits in the episode
+//! that was about the trip. So once the retrievers' scores are fused, each
+//! turn gains a share of its best neighbour's score — a turn the retrievers
+//! missed can be recalled on its neighbour's strength — and then a share of
+//! the best score in its episode. On the LoCoMo dev split this took hybrid
+//! recall@10 from 0.678 to 0.752 (`cargo run --release -p octopus-bench --
+//! locomo`; ARCHITECTURE.md has the steps).
+
+use std::collections::HashMap;
+
+use crate::recall::MessagePosition;
+use crate::{EpisodeId, MessageId};
+
+/// Share of the best neighbouring turn's score a turn gains.
+pub const NEIGHBOUR_WEIGHT: f64 = 0.5;
+/// Share of the best score in its episode a memory gains.
+pub const EPISODE_WEIGHT: f64 = 0.5;
+
+/// A recalled memory before its text is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Memory {
+    Message(MessageId),
+    Summary(EpisodeId),
+}
+
+/// Ranks the fused candidates in their context: `positions` places each
+/// candidate message (a message without one is gone and is dropped) and names
+/// its neighbours, which join the ranking when a candidate is next to them.
+/// Best first; ties in memory order, so that every process ranks alike.
+pub fn rank_in_context(
+    fused: &[(Memory, f64)],
+    positions: &[MessagePosition],
+) -> Vec<(Memory, f64)> {
+    let placed: HashMap<MessageId, &MessagePosition> =
+        positions.iter().map(|p| (p.id, p)).collect();
+    let fused_score: HashMap<Memory, f64> = fused.iter().copied().collect();
+    let score_of = |id: MessageId| fused_score.get(&Memory::Message(id)).copied();
+
+    // Each memory's score with its neighbours', and its episode.
+    let mut scored: HashMap<Memory, (f64, EpisodeId)> = HashMap::new();
+    for &(memory, score) in fused {
+        match memory {
+            Memory::Summary(episode) => {
+                scored.insert(memory, (score, episode));
+            }
+            Memory::Message(id) => {
+                let Some(position) = placed.get(&id) else {
+                    continue;
+                };
+                let adjacent = [position.before, position.after];
+                let best_neighbour = adjacent
+                    .iter()
+                    .flatten()
+                    .filter_map(|a| score_of(a.id))
+                    .fold(0.0, f64::max);
+                let own = score + NEIGHBOUR_WEIGHT * best_neighbour;
+                scored.insert(memory, (own, position.episode_id));
+                // A neighbour no retriever found gains from this turn alone.
+                for next_to in adjacent.iter().flatten() {
+                    if score_of(next_to.id).is_none() {
+                        let gained = NEIGHBOUR_WEIGHT * score;
+                        let entry = scored
+                            .entry(Memory::Message(next_to.id))
+                            .or_insert((0.0, position.episode_id));
+                        entry.0 = entry.0.max(gained);
+                    }
+                }
+            }
+        }
+    }
+
+    let mut episode_best: HashMap<EpisodeId, f64> = HashMap::new();
+    for &(score, episode) in scored.values() {
+        let best = episode_best.entry(episode).or_insert(0.0);
+        *best = best.max(score);
+    }
+    let mut ranked: Vec<(Memory, f64)> = scored
+        .into_iter()
+        .map(|(memory, (score, episode))| (memory, score + EPISODE_WEIGHT * episode_best[&episode]))
+        .collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::Adjacent;
+
+    /// An episode of `n` consecutive turns.
+    fn episode(n: usize) -> (EpisodeId, Vec<MessageId>, Vec<MessagePosition>) {
+        let episode = EpisodeId::new();
+        let ids: Vec<MessageId> = (0..n).map(|_| MessageId::new()).collect();
+        let at = crate::now();
+        let adjacent = |i: Option<usize>| i.and_then(|i| ids.get(i)).map(|&id| Adjacent { id, at });
+        let positions = (0..n)
+            .map(|i| MessagePosition {
+                id: ids[i],
+                episode_id: episode,
+                before: adjacent(i.checked_sub(1)),
+                after: adjacent(Some(i + 1)),
+            })
+            .collect();
+        (episode, ids, positions)
+    }
+
+    fn score(ranked: &[(Memory, f64)], memory: Memory) -> Option<f64> {
+        ranked.iter().find(|(m, _)| *m == memory).map(|(_, s)| *s)
+    }
+
+    #[track_caller]
+    fn assert_score(ranked: &[(Memory, f64)], memory: Memory, expected: f64) {
+        let found = score(ranked, memory).expect("ranked");
+        assert!((found - expected).abs() < 1e-9, "{found} != {expected}");
+    }
+
+    #[test]
+    fn a_turn_gains_half_its_best_neighbour_and_half_its_episode_best() {
+        let (_, ids, positions) = episode(4);
+        let fused = vec![
+            (Memory::Message(ids[1]), 1.0),
+            (Memory::Message(ids[2]), 0.4),
+        ];
+        let ranked = rank_in_context(&fused, &positions);
+        // Turn 1: 1.0 + 0.5 × 0.4 = 1.2, and the episode's best is 1.2.
+        assert_score(&ranked, Memory::Message(ids[1]), 1.2 + 0.6);
+        // Turn 2: 0.4 + 0.5 × 1.0 = 0.9.
+        assert_score(&ranked, Memory::Message(ids[2]), 0.9 + 0.6);
+        // Turn 0, found by no retriever: half of turn 1's fused score.
+        assert_score(&ranked, Memory::Message(ids[0]), 0.5 + 0.6);
+        // Turn 3: half of turn 2's.
+        assert_score(&ranked, Memory::Message(ids[3]), 0.2 + 0.6);
+        let order: Vec<Memory> = ranked.iter().map(|(m, _)| *m).collect();
+        assert_eq!(
+            order,
+            [1, 2, 0, 3].map(|i| Memory::Message(ids[i])).to_vec()
+        );
+    }
+
+    #[test]
+    fn a_relevant_episode_lifts_its_weaker_turns_above_a_lone_hit() {
+        let (_, trip, trip_positions) = episode(6);
+        let (_, other, other_positions) = episode(6);
+        let fused = vec![
+            (Memory::Message(trip[0]), 0.9),
+            (Memory::Message(other[3]), 0.7),
+            (Memory::Message(trip[4]), 0.6),
+        ];
+        let positions = [trip_positions, other_positions].concat();
+        let ranked = rank_in_context(&fused, &positions);
+        let order: Vec<Memory> = ranked.iter().map(|(m, _)| *m).collect();
+        let at = |m| order.iter().position(|x| *x == m).unwrap();
+        assert!(
+            at(Memory::Message(trip[4])) < at(Memory::Message(other[3])),
+            "0.6 + 0.45 beats 0.7 + 0.35: {ranked:?}"
+        );
+    }
+
+    #[test]
+    fn gone_messages_drop_out_and_summaries_count_in_their_episode() {
+        let (episode_id, ids, positions) = episode(2);
+        let gone = MessageId::new();
+        let fused = vec![
+            (Memory::Message(gone), 2.0),
+            (Memory::Summary(episode_id), 0.8),
+            (Memory::Message(ids[0]), 0.2),
+        ];
+        let ranked = rank_in_context(&fused, &positions);
+        assert_eq!(score(&ranked, Memory::Message(gone)), None);
+        // The summary is its episode's best: 0.8 + 0.4.
+        assert_score(&ranked, Memory::Summary(episode_id), 1.2);
+        assert_score(&ranked, Memory::Message(ids[0]), 0.2 + 0.4);
+        assert_score(&ranked, Memory::Message(ids[1]), 0.1 + 0.4);
+    }
+
+    #[test]
+    fn ties_rank_alike_in_every_process() {
+        let (_, ids, positions) = episode(5);
+        let fused: Vec<(Memory, f64)> = [0, 2, 4]
+            .iter()
+            .map(|&i| (Memory::Message(ids[i]), 1.0))
+            .collect();
+        let first = rank_in_context(&fused, &positions);
+        let reversed: Vec<_> = fused.iter().rev().copied().collect();
+        assert_eq!(first, rank_in_context(&reversed, &positions));
+    }
+}
