@@ -13,6 +13,7 @@ mod embed;
 mod ingest;
 mod locomo;
 mod locomo_bench;
+mod locomo_explore;
 mod setup;
 mod vectors;
 
@@ -35,6 +36,7 @@ enum Bench {
     Documents(documents::Options),
     /// Evidence recall on the LoCoMo dev split (keyword mode so far).
     Locomo(locomo_bench::Options),
+    Explore(locomo_explore::Options),
     /// Vector search: exact and HNSW at 100k real and 1M synthetic embeddings.
     Vectors(vectors::Options),
     /// One embedding measurement (run by `embed` in a child process).
@@ -51,6 +53,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Vectors(options) => vectors::run(options),
         Bench::Documents(options) => documents::run(options),
         Bench::Locomo(options) => locomo_bench::run(options),
+        Bench::Explore(options) => locomo_explore::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }
