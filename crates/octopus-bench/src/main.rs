@@ -13,7 +13,6 @@ mod embed;
 mod ingest;
 mod locomo;
 mod locomo_bench;
-mod locomo_explore;
 mod setup;
 mod vectors;
 
@@ -34,9 +33,8 @@ enum Bench {
     Embed(embed::Options),
     /// Document ingestion end to end: Markdown files to stored, indexed chunks.
     Documents(documents::Options),
-    /// Evidence recall on the LoCoMo dev split (keyword mode so far).
+    /// Evidence recall on the LoCoMo dev split, in keyword, vector and hybrid modes.
     Locomo(locomo_bench::Options),
-    Explore(locomo_explore::Options),
     /// Vector search: exact and HNSW at 100k real and 1M synthetic embeddings.
     Vectors(vectors::Options),
     /// One embedding measurement (run by `embed` in a child process).
@@ -53,7 +51,6 @@ fn main() -> anyhow::Result<()> {
         Bench::Vectors(options) => vectors::run(options),
         Bench::Documents(options) => documents::run(options),
         Bench::Locomo(options) => locomo_bench::run(options),
-        Bench::Explore(options) => locomo_explore::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }
