@@ -310,6 +310,7 @@ impl KnowledgeStore for SqliteStore {
                         Nearest {
                             vector: &query.vector,
                             top_k: query.top_k as usize,
+                            within: None,
                         },
                         |m| query.filter.matches(m),
                         |n, _| n,

@@ -106,6 +106,10 @@ impl VectorTable for MemoryTable {
             at: row.get("at")?,
         })
     }
+
+    fn partition(fields: &MemoryFields) -> Option<&str> {
+        Some(&fields.user_id)
+    }
 }
 
 /// The agent's memory collection, created for `dimension` and `model` at first
@@ -516,6 +520,7 @@ impl MemoryStore for SqliteStore {
                     Nearest {
                         vector: &query.vector,
                         top_k: query.top_k as usize,
+                        within: Some(&query.user_id),
                     },
                     |f| {
                         f.user_id == query.user_id

@@ -32,10 +32,16 @@ pub(crate) const MAIN: &[Migration] = &[
     },
 ];
 
-pub(crate) const SEARCH: &[Migration] = &[Migration {
-    name: "search/0001_message_fts",
-    sql: include_str!("../migrations/search/0001_message_fts.sql"),
-}];
+pub(crate) const SEARCH: &[Migration] = &[
+    Migration {
+        name: "search/0001_message_fts",
+        sql: include_str!("../migrations/search/0001_message_fts.sql"),
+    },
+    Migration {
+        name: "search/0002_message_fts_scope",
+        sql: include_str!("../migrations/search/0002_message_fts_scope.sql"),
+    },
+];
 
 /// Applies the migrations `conn` has not seen yet; returns how many ran.
 pub(crate) fn apply(conn: &mut Connection, migrations: &[Migration]) -> Result<usize, Error> {

@@ -136,8 +136,24 @@ fn has_pending(conn: &Connection) -> StoreResult<bool> {
     Ok(newest > indexed)
 }
 
-/// A message awaiting indexing: its seq, content and tool calls, as stored.
-type PendingRow = (i64, Option<Vec<u8>>, Option<Vec<u8>>);
+/// A message awaiting indexing: its seq, content and tool calls as stored, and
+/// its scope token.
+type PendingRow = (i64, Option<Vec<u8>>, Option<Vec<u8>>, String);
+
+/// The token naming the messages of one user with one agent in the index's
+/// `scope` column: FNV-1a of the three, in decimal digits, which no tokenizer
+/// splits or stems. Stable across processes and versions, as the index is
+/// written by one and read by others. Two owners sharing a token (one chance in
+/// 2^64) would only widen the candidates: the query still filters by owner.
+fn scope_token(tenant: TenantId, agent: AgentId, user: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let parts: [&[u8]; 3] = [tenant.0.as_bytes(), agent.0.as_bytes(), user.as_bytes()];
+    for byte in parts.iter().flat_map(|part| part.iter()) {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash.to_string()
+}
 
 fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
     let tx = conn.transaction()?;
@@ -153,20 +169,28 @@ fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
         |r| r.get(0),
     )?;
     let mut select = tx.prepare_cached(
-        "SELECT seq, content, tool_calls FROM main.messages WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+        "SELECT m.seq, m.content, m.tool_calls, e.tenant_id, e.agent_id, e.user_id
+         FROM main.messages m JOIN main.episodes e ON e.id = m.episode_id
+         WHERE m.seq > ?1 ORDER BY m.seq LIMIT ?2",
     )?;
     let pending: Vec<PendingRow> =
         rows::collect(&mut select, params![after, BATCH as i64], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            let scope = scope_token(
+                TenantId(rows::uuid(row, "tenant_id")?),
+                AgentId(rows::uuid(row, "agent_id")?),
+                &row.get::<_, String>("user_id")?,
+            );
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, scope))
         })?;
     drop(select);
-    let Some(&(last, _, _)) = pending.last() else {
+    let Some(&(last, ..)) = pending.last() else {
         return Ok(0);
     };
     {
-        let mut insert =
-            tx.prepare_cached("INSERT INTO search.message_fts (rowid, text) VALUES (?1, ?2)")?;
-        for (seq, content, tool_calls) in &pending {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO search.message_fts (rowid, text, scope) VALUES (?1, ?2, ?3)",
+        )?;
+        for (seq, content, tool_calls, scope) in &pending {
             let content = content
                 .as_deref()
                 .map(|c| codec::decode_json::<MessageContent>(c, "message content"))
@@ -177,7 +201,8 @@ fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
                 .transpose()?;
             insert.execute(params![
                 seq,
-                message_search_text(content.as_ref(), calls.as_deref().unwrap_or(&[]))
+                message_search_text(content.as_ref(), calls.as_deref().unwrap_or(&[])),
+                scope
             ])?;
         }
     }
@@ -198,6 +223,21 @@ pub(crate) fn fts_query(text: &str) -> String {
         .join(" OR ")
 }
 
+/// The message index's query: any of the words in the text, and within one
+/// owner's messages when the search names both agent and user.
+fn message_fts_query(query: &MessageSearchQuery, tenant: TenantId) -> String {
+    let words = format!("text : ({})", fts_query(&query.text));
+    match (query.agent_id, &query.user_id) {
+        (Some(agent), Some(user)) => {
+            format!(
+                "scope : \"{}\" AND {words}",
+                scope_token(tenant, agent, user)
+            )
+        }
+        _ => words,
+    }
+}
+
 #[async_trait]
 impl MessageSearch for SqliteStore {
     async fn search_messages(
@@ -214,7 +254,10 @@ impl MessageSearch for SqliteStore {
         self.db
             .read(move |conn| {
                 let mut filters = Filters::default();
-                filters.push("message_fts MATCH ?", Value::Text(fts_query(&query.text)));
+                filters.push(
+                    "message_fts MATCH ?",
+                    Value::Text(message_fts_query(&query, tenant)),
+                );
                 filters.push("m.tenant_id = ?", blob(&tenant.0));
                 filters.push_plain("e.deleted_at IS NULL");
                 if let Some(agent) = query.agent_id {
@@ -233,9 +276,10 @@ impl MessageSearch for SqliteStore {
                     filters.push("m.timestamp < ?", Value::Integer(micros(to)));
                 }
                 let limit = filters.bind(Value::Integer(query.limit.into()));
+                // The scope column weighs 0: its token matches every candidate.
                 let sql = format!(
                     "SELECT {}, e.agent_id AS episode_agent_id, e.user_id AS episode_user_id,
-                            bm25(message_fts) AS rank
+                            bm25(message_fts, 1.0, 0.0) AS rank
                      FROM search.message_fts
                      JOIN messages m ON m.seq = message_fts.rowid
                      JOIN episodes e ON e.id = m.episode_id

@@ -18,7 +18,7 @@
 //! reconciles only the difference; a graph that is missing or does not load
 //! (a crash mid-save leaves none, never a torn one) is rebuilt from SQLite.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -48,6 +48,12 @@ pub(crate) trait VectorTable: Send + Sync + 'static {
     const FIELD_COLUMNS: &'static str;
 
     fn fields_from_row(row: &rusqlite::Row<'_>) -> Result<Self::Fields>;
+
+    /// The part of a collection that searches keep to, when the kind has
+    /// one: memory vectors are searched per user.
+    fn partition(_fields: &Self::Fields) -> Option<&str> {
+        None
+    }
 
     /// The collection's dimension and version, if it exists.
     fn state(conn: &Connection, (tenant, agent): CollectionKey) -> Result<Option<CollectionState>> {
@@ -155,10 +161,12 @@ pub(crate) struct VectorCollections<T: VectorTable> {
 
 type SharedIndex<F> = Arc<RwLock<LoadedIndex<F>>>;
 
-/// What a search asks for: the `top_k` nearest neighbours of `vector`.
+/// What a search asks for: the `top_k` nearest neighbours of `vector`, only
+/// within one partition when `within` names it.
 pub(crate) struct Nearest<'a> {
     pub vector: &'a [f32],
     pub top_k: usize,
+    pub within: Option<&'a str>,
 }
 
 /// One collection's index and the filterable fields of its keys.
@@ -167,8 +175,44 @@ pub(crate) struct LoadedIndex<F> {
     version: Option<i64>,
     index: VectorIndex,
     fields: HashMap<u64, F>,
+    /// The keys of each partition (see [`VectorTable::partition`]).
+    partitions: HashMap<String, HashSet<u64>>,
     /// Changes since the graph was last saved; [`NEVER_SAVED`] for a new graph.
     unsaved: usize,
+}
+
+impl<F> LoadedIndex<F> {
+    fn add_fields<T: VectorTable<Fields = F>>(&mut self, key: u64, fields: F) {
+        if let Some(partition) = T::partition(&fields) {
+            self.partitions
+                .entry(partition.to_owned())
+                .or_default()
+                .insert(key);
+        }
+        self.fields.insert(key, fields);
+    }
+
+    fn remove_fields<T: VectorTable<Fields = F>>(&mut self, key: u64) {
+        let Some(fields) = self.fields.remove(&key) else {
+            return;
+        };
+        if let Some(partition) = T::partition(&fields)
+            && let Some(keys) = self.partitions.get_mut(partition)
+        {
+            keys.remove(&key);
+            if keys.is_empty() {
+                self.partitions.remove(partition);
+            }
+        }
+    }
+
+    fn set_fields<T: VectorTable<Fields = F>>(&mut self, fields: HashMap<u64, F>) {
+        self.fields = HashMap::with_capacity(fields.len());
+        self.partitions.clear();
+        for (key, fields) in fields {
+            self.add_fields::<T>(key, fields);
+        }
+    }
 }
 
 fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
@@ -195,6 +239,7 @@ impl<T: VectorTable> VectorCollections<T> {
                 version: None,
                 index: VectorIndex::exact(dimension),
                 fields: HashMap::new(),
+                partitions: HashMap::new(),
                 unsaved: 0,
             }))
         }))
@@ -231,7 +276,7 @@ impl<T: VectorTable> VectorCollections<T> {
             .saturating_add(applied.removed.len() + applied.added.len());
         for seq in applied.removed {
             loaded.index.remove(seq as u64).map_err(index_error)?;
-            loaded.fields.remove(&(seq as u64));
+            loaded.remove_fields::<T>(seq as u64);
         }
         let items: Vec<(u64, &[f32])> = applied
             .added
@@ -240,7 +285,7 @@ impl<T: VectorTable> VectorCollections<T> {
             .collect();
         loaded.index.insert_many(&items).map_err(index_error)?;
         for (seq, _, fields) in applied.added {
-            loaded.fields.insert(seq as u64, fields);
+            loaded.add_fields::<T>(seq as u64, fields);
         }
         loaded.version = Some(version);
         self.after_change(key, &mut loaded)
@@ -266,12 +311,26 @@ impl<T: VectorTable> VectorCollections<T> {
             }
         }
         let loaded = read(&loaded);
-        let neighbours = loaded
-            .index
-            .search(nearest.vector, nearest.top_k, |k| {
-                loaded.fields.get(&k).is_some_and(&accept)
-            })
-            .map_err(index_error)?;
+        let accepted = |k: u64| loaded.fields.get(&k).is_some_and(&accept);
+        // A partition smaller than the size at which a graph pays is scored
+        // key by key: a graph walk filtered to a small part of the graph would
+        // visit most of it (a user's memories among all users' of an agent).
+        let partition = nearest.within.map(|name| loaded.partitions.get(name));
+        let neighbours = match partition {
+            Some(None) => Vec::new(),
+            Some(Some(keys)) if loaded.index.is_hnsw() && keys.len() < self.hnsw_threshold => {
+                loaded.index.search_among(
+                    nearest.vector,
+                    nearest.top_k,
+                    keys.iter().copied(),
+                    accepted,
+                )
+            }
+            _ => loaded
+                .index
+                .search(nearest.vector, nearest.top_k, accepted)
+                .map_err(index_error)?,
+        };
         Ok(neighbours
             .into_iter()
             .filter_map(|n| loaded.fields.get(&n.key).map(|fields| map(n, fields)))
@@ -327,7 +386,7 @@ impl<T: VectorTable> VectorCollections<T> {
         tx.commit()?;
         let items: Vec<(u64, &[f32])> = vectors.iter().map(|(k, v)| (*k, v.as_slice())).collect();
         loaded.index.insert_many(&items).map_err(index_error)?;
-        loaded.fields = fields;
+        loaded.set_fields::<T>(fields);
         loaded.version = Some(state.version);
         loaded.unsaved = loaded.unsaved.saturating_add(stale.len() + missing.len());
         self.after_change(key, loaded)?;

@@ -114,15 +114,33 @@ impl VectorIndex {
                 if hits.len() >= k.min(index.len()) {
                     return Ok(hits);
                 }
-                let mut exact = ExactIndex::new(index.dimension());
-                for key in index.keys().filter(|key| accept(*key)) {
-                    if let Some(vector) = index.vector(key) {
-                        exact.insert(key, &vector);
-                    }
-                }
-                Ok(exact.search(query, k, |_| true))
+                let accepted: Vec<u64> = index.keys().filter(|key| accept(*key)).collect();
+                Ok(self.search_among(query, k, accepted, |_| true))
             }
         }
+    }
+
+    /// The `k` most similar vectors among `keys` whose key `accept`s, scored
+    /// one by one: for a search confined to a small part of a large graph,
+    /// where a filtered walk of the graph would visit most of it.
+    pub fn search_among(
+        &self,
+        query: &[f32],
+        k: usize,
+        keys: impl IntoIterator<Item = u64>,
+        accept: impl Fn(u64) -> bool,
+    ) -> Vec<Neighbour> {
+        let mut exact = ExactIndex::new(query.len());
+        for key in keys.into_iter().filter(|key| accept(*key)) {
+            let vector = match self {
+                Self::Exact(index) => index.vector(key).map(<[f32]>::to_vec),
+                Self::Hnsw(index) => index.vector(key),
+            };
+            if let Some(vector) = vector {
+                exact.insert(key, &vector);
+            }
+        }
+        exact.search(query, k, |_| true)
     }
 
     pub fn save(&self, dir: &Path) -> Result<(), HnswError> {

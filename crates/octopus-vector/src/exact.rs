@@ -56,6 +56,12 @@ impl ExactIndex {
         self.positions.contains_key(&key)
     }
 
+    /// The stored vector of `key`.
+    pub fn vector(&self, key: u64) -> Option<&[f32]> {
+        let at = *self.positions.get(&key)?;
+        Some(&self.vectors[at * self.dimension..(at + 1) * self.dimension])
+    }
+
     pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
         self.keys.iter().copied()
     }

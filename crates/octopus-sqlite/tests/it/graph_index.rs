@@ -141,3 +141,93 @@ async fn the_graph_is_saved_reloaded_and_reconciled_with_sqlite() {
     let rebuilt = open(dir.path());
     assert_agrees(&*rebuilt, tenant, agent, &live).await;
 }
+
+/// Stores `count` user messages of `user`, numbered from `first`, and embeds
+/// each as `vector(number)`; returns the numbers by message id.
+async fn remember(
+    store: &dyn Store,
+    world: &World,
+    user: &str,
+    numbers: std::ops::Range<u64>,
+) -> std::collections::HashMap<octopus_core::MessageId, u64> {
+    use octopus_core::recall::{JobOutcome, MemoryWork};
+    use octopus_testkit::fixtures::{batch, conversation, text};
+
+    let spoken = conversation(world.tenant, world.agent, user);
+    store.create_conversation(&spoken).await.unwrap();
+    let at = octopus_core::now();
+    let records = numbers
+        .clone()
+        .map(|n| text(octopus_core::message::Role::User, &format!("turn {n}"), at))
+        .collect();
+    let said = store
+        .append_messages(world.tenant, batch(spoken.id, records))
+        .await
+        .unwrap();
+    let numbered: std::collections::HashMap<_, _> =
+        said.iter().map(|m| m.id).zip(numbers).collect();
+    loop {
+        let jobs = store
+            .claim_memory_jobs(100, at, std::time::Duration::from_secs(60))
+            .await
+            .unwrap();
+        if jobs.is_empty() {
+            return numbered;
+        }
+        for job in &jobs {
+            let outcome = match &job.work {
+                MemoryWork::EmbedMessage(m) => JobOutcome::MessageEmbedded {
+                    message: m.id,
+                    vector: vector(numbered[&m.id]),
+                },
+                MemoryWork::SummariseEpisode(_) => JobOutcome::Skipped,
+            };
+            store
+                .complete_memory_job(job, outcome, "test-model", at)
+                .await
+                .unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_users_memories_are_searched_whole_inside_a_large_graph() {
+    use octopus_core::recall::{MemoryKind, MemoryVectorQuery};
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let world = World::create(&*store, "acme").await;
+    // Bob's 80 memories pass the threshold of 50: the agent's collection is a
+    // graph, and Alice's 6 are a small part of it.
+    let bob = remember(&*store, &world, "bob", 0..80).await;
+    let alice = remember(&*store, &world, "alice", 500..506).await;
+    let search = |store: Arc<dyn Store>, user: &'static str, near: u64, top_k: u32| async move {
+        let query = MemoryVectorQuery {
+            agent_id: world.agent,
+            user_id: user.into(),
+            vector: vector(near),
+            top_k,
+            kinds: vec![MemoryKind::Message],
+            from: None,
+            to: None,
+        };
+        store.search_memory(world.tenant, &query).await.unwrap()
+    };
+
+    for store in [Arc::clone(&store), open(dir.path())] {
+        // Near one of Bob's: still every one of Alice's, and only hers, best first.
+        let hits = search(Arc::clone(&store), "alice", 7, 10).await;
+        let found: HashSet<u64> = hits.iter().map(|h| alice[&h.message_id.unwrap()]).collect();
+        assert_eq!(found, (500..506).collect());
+        assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+        let nearest = search(Arc::clone(&store), "alice", 503, 1).await;
+        assert_eq!(alice[&nearest[0].message_id.unwrap()], 503);
+        // Bob's part is large: the graph serves it, and only his come back.
+        let hits = search(Arc::clone(&store), "bob", 42, 5).await;
+        assert_eq!(bob[&hits[0].message_id.unwrap()], 42);
+        assert!(
+            hits.iter()
+                .all(|h| bob.contains_key(&h.message_id.unwrap()))
+        );
+    }
+}
