@@ -6,7 +6,9 @@
 //! `cargo run --release -p octopus-bench -- vectors`
 //! `cargo run --release -p octopus-bench -- documents`
 //! `cargo run --release -p octopus-bench -- locomo`
+//! `cargo run --release -p octopus-bench -- context`
 
+mod context;
 mod corpus;
 mod documents;
 mod embed;
@@ -35,6 +37,8 @@ enum Bench {
     Documents(documents::Options),
     /// Evidence recall on the LoCoMo dev split, in keyword, vector and hybrid modes.
     Locomo(locomo_bench::Options),
+    /// Context assembly latency with 100k knowledge chunks and 10k episodes in store.
+    Context(context::Options),
     /// Vector search: exact and HNSW at 100k real and 1M synthetic embeddings.
     Vectors(vectors::Options),
     /// One embedding measurement (run by `embed` in a child process).
@@ -49,6 +53,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Ingest(options) => ingest::run(options),
         Bench::Embed(options) => embed::run(options),
         Bench::Vectors(options) => vectors::run(options),
+        Bench::Context(options) => context::run(options),
         Bench::Documents(options) => documents::run(options),
         Bench::Locomo(options) => locomo_bench::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),

@@ -5,7 +5,7 @@
 //! not in the base; fresh draws from the mixture). Truth is the exact top 10.
 //! Search latency is single-threaded; builds use both cores.
 
-mod cache;
+pub mod cache;
 mod mixture;
 
 use std::path::PathBuf;

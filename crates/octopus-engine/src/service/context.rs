@@ -16,7 +16,7 @@ use octopus_core::working_memory::{
 use octopus_core::{ConversationId, EpisodeId, Error as DomainError, TenantId};
 use serde::Serialize;
 
-use super::{KnowledgeQuery, Octopus};
+use super::{KnowledgeQuery, Octopus, QueryVector};
 use crate::Result;
 use crate::history::HistoryVersion;
 use crate::token_counting::ModelTokenCounter;
@@ -56,13 +56,13 @@ impl Octopus {
         let agent = self.cached_agent(tenant, conversation.agent_id).await?;
         let memory = &agent.memory;
 
-        // The message's vector serves knowledge and recall alike; the history
-        // does not wait for it.
-        let (vector, history) = tokio::join!(
-            self.embed_query(message),
-            self.history(tenant, conversation_id, memory.history_max_messages)
-        );
-        let (vector, (episode_id, history)) = (vector?, history?);
+        // The history first: recall leaves out its episode. It is a cached read.
+        let (episode_id, history) = self
+            .history(tenant, conversation_id, memory.history_max_messages)
+            .await?;
+        // The message is embedded once, for knowledge and recall alike; their
+        // searches by words run while it is embedded.
+        let vector = QueryVector::new(message);
         let knowledge_query = KnowledgeQuery {
             text: message.to_owned(),
             top_k: Some(memory.knowledge_top_k),
@@ -76,19 +76,13 @@ impl Octopus {
             .clamp(1, octopus_core::recall::MAX_RECALL_TOP_K);
         let wants_recall = memory.episodic_top_k > 0;
         let (knowledge, episodic) = tokio::join!(
-            self.search_knowledge_with(tenant, agent.id, knowledge_query, Some(vector.clone())),
+            self.search_knowledge_with(tenant, agent.id, knowledge_query, &vector),
             async {
                 if !wants_recall {
                     return Ok(Vec::new());
                 }
-                self.recall_with(
-                    tenant,
-                    agent.id,
-                    &recall_query,
-                    Some(vector.clone()),
-                    episode_id,
-                )
-                .await
+                self.recall_with(tenant, agent.id, &recall_query, &vector, episode_id)
+                    .await
             }
         );
         let parts = ContextParts {

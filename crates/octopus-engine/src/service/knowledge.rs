@@ -8,12 +8,12 @@ use octopus_core::knowledge::{
     Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, KnowledgeHit, MAX_TOP_K,
     NewChunk, SearchMode, VectorQuery,
 };
-use octopus_core::search::search_terms;
+use octopus_core::search::{search_terms, topic_terms};
 use octopus_core::tokens::{ApproximateTokenCounter, TokenCounter};
 use octopus_core::{AgentId, Error as DomainError, TenantId, now};
 use uuid::Uuid;
 
-use super::Octopus;
+use super::{Octopus, QueryVector};
 use crate::Result;
 
 /// Longest document accepted in one ingestion, in bytes.
@@ -155,17 +155,19 @@ impl Octopus {
         agent: AgentId,
         query: KnowledgeQuery,
     ) -> Result<Vec<KnowledgeHit>> {
-        self.search_knowledge_with(tenant, agent, query, None).await
+        let vector = QueryVector::new(&query.text);
+        self.search_knowledge_with(tenant, agent, query, &vector)
+            .await
     }
 
-    /// [`Self::search_knowledge`], with the query's vector when the caller has
-    /// embedded it already.
+    /// [`Self::search_knowledge`], with the query's vector shared with the
+    /// caller's other searches.
     pub(crate) async fn search_knowledge_with(
         &self,
         tenant: TenantId,
         agent: AgentId,
         query: KnowledgeQuery,
-        vector: Option<Vec<f32>>,
+        vector: &QueryVector,
     ) -> Result<Vec<KnowledgeHit>> {
         if query.text.trim().is_empty() {
             return Err(DomainError::invalid("query", "must not be empty").into());
@@ -197,10 +199,7 @@ impl Octopus {
             if query.mode == SearchMode::Keyword {
                 return Ok(Vec::new());
             }
-            let vector = match vector {
-                Some(vector) => vector,
-                None => self.embed_query(&query.text).await?,
-            };
+            let vector = vector.get(self).await?;
             let vector_query = VectorQuery {
                 vector,
                 top_k: depth,
@@ -217,8 +216,10 @@ impl Octopus {
             if query.mode == SearchMode::Vector || !has_words {
                 return Ok(Vec::new());
             }
+            // Stop words would make BM25 score most of the collection (and
+            // rank by them): only the words that carry a topic are searched.
             let keyword_query = KeywordQuery {
-                text: query.text.clone(),
+                text: topic_terms(&query.text).join(" "),
                 top_k: depth,
                 filter: query.filter.clone(),
             };

@@ -222,7 +222,33 @@ impl Octopus {
         let mut vectors = embedder.embed(&[text.to_owned()]).await?;
         Ok(vectors.pop().unwrap_or_default())
     }
+}
 
+/// A query's vector, embedded on first use and shared by the searches of one
+/// request. Searches by words start at once; only those by meaning wait.
+pub(crate) struct QueryVector {
+    text: String,
+    vector: tokio::sync::OnceCell<Vec<f32>>,
+}
+
+impl QueryVector {
+    pub(crate) fn new(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            vector: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    pub(crate) async fn get(&self, octopus: &Octopus) -> Result<Vec<f32>> {
+        let vector = self
+            .vector
+            .get_or_try_init(|| octopus.embed_query(&self.text))
+            .await?;
+        Ok(vector.clone())
+    }
+}
+
+impl Octopus {
     /// Is the store able to serve?
     pub async fn ready(&self) -> Result<()> {
         Ok(self.store.ready().await?)

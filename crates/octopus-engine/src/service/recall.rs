@@ -19,7 +19,7 @@ use octopus_core::recall_ranking::{Memory, rank_in_context};
 use octopus_core::search::{MAX_SEARCH_LIMIT, MessageSearchQuery, topic_terms};
 use octopus_core::{AgentId, EpisodeId, MessageId, TenantId, Timestamp};
 
-use super::Octopus;
+use super::{Octopus, QueryVector};
 use crate::Result;
 
 /// Candidates each retriever contributes to the fusion, per hit asked for.
@@ -45,18 +45,19 @@ impl Octopus {
         agent: AgentId,
         query: &RecallQuery,
     ) -> Result<Vec<RecallHit>> {
-        self.recall_with(tenant, agent, query, None, None).await
+        self.recall_with(tenant, agent, query, &QueryVector::new(&query.query), None)
+            .await
     }
 
-    /// [`Self::recall`], with the query's vector when the caller has embedded
-    /// it already, and leaving out one episode (the current one, whose turns
-    /// are in the history).
+    /// [`Self::recall`], with the query's vector shared with the caller's
+    /// other searches, and leaving out one episode (the current one, whose
+    /// turns are in the history).
     pub(crate) async fn recall_with(
         &self,
         tenant: TenantId,
         agent: AgentId,
         query: &RecallQuery,
-        vector: Option<Vec<f32>>,
+        vector: &QueryVector,
         skip_episode: Option<EpisodeId>,
     ) -> Result<Vec<RecallHit>> {
         query.validate()?;
@@ -67,10 +68,7 @@ impl Octopus {
             if query.mode == RecallMode::Keyword {
                 return Ok(Vec::new());
             }
-            let vector = match vector {
-                Some(vector) => vector,
-                None => self.embed_query(&query.query).await?,
-            };
+            let vector = vector.get(self).await?;
             let mut kinds = vec![MemoryKind::Message];
             if query.include_summaries {
                 kinds.push(MemoryKind::Summary);

@@ -1,0 +1,444 @@
+//! Context assembly latency with a large store: one agent with 100k knowledge
+//! chunks and 10k closed episodes of its users, then the context of a new turn
+//! built one request at a time, the query's embedding included.
+//!
+//! Embedding 210k texts with the local model would take hours on this
+//! machine, so the store is filled with the documentation-sentence corpus and
+//! its cached vectors (the `vectors` bench's): chunks are sentences, and each
+//! episode's turns are consecutive sentences. Vectors go in through the store's
+//! own calls (`store_chunks`, and completing the queued memory jobs), so the
+//! indexes are the ones the server builds. The measured turns are LoCoMo chat
+//! turns, embedded live by the local model as a server would.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use octopus_core::chunking::Format;
+use octopus_core::conversation::{ConversationImport, ConversationSpec, ImportedSession};
+use octopus_core::episode::EpisodeSummary;
+use octopus_core::knowledge::SearchMode;
+use octopus_core::knowledge::{ChunkMetadata, NewChunk};
+use octopus_core::message::{NewMessage, Role};
+use octopus_core::recall::{JobOutcome, MemoryWork, RecallMode, RecallQuery, embedded_text};
+use octopus_core::store::{KnowledgeStore, MemoryStore};
+use octopus_core::{AgentId, ConversationId, TenantId, now};
+use octopus_engine::{EngineConfig, IngestDocument, KnowledgeQuery, Octopus};
+use octopus_sqlite::{SqliteOptions, SqliteStore};
+use serde::{Deserialize, Serialize};
+
+use crate::vectors::cache::{self, Vectors};
+use crate::{corpus, setup};
+
+#[derive(clap::Args)]
+pub struct Options {
+    #[arg(long, default_value_t = 100_000)]
+    chunks: usize,
+    #[arg(long, default_value_t = 10_000)]
+    episodes: usize,
+    /// Users of the agent; the episodes are shared out among them.
+    #[arg(long, default_value_t = 100)]
+    users: usize,
+    /// Turns in each past episode.
+    #[arg(long, default_value_t = 10)]
+    turns: usize,
+    /// Turns already in each user's open episode: the history.
+    #[arg(long, default_value_t = 10)]
+    history: usize,
+    /// Turns whose context is built and timed.
+    #[arg(long, default_value_t = 300)]
+    queries: usize,
+    /// Keep the filled store here and reuse it on later runs with the same
+    /// sizes [default: a temporary folder, filled on every run].
+    #[arg(long)]
+    store: Option<PathBuf>,
+    #[arg(long, default_value = "../shared/data/locomo-dev")]
+    data: PathBuf,
+    #[arg(long, default_value = "Cargo.lock")]
+    lockfile: PathBuf,
+}
+
+/// What a kept store holds, so a run with other sizes fills a new one.
+#[derive(Serialize, Deserialize, PartialEq)]
+struct Filled {
+    chunks: usize,
+    episodes: usize,
+    users: usize,
+    turns: usize,
+    history: usize,
+    tenant: TenantId,
+    agent: AgentId,
+    /// Each user's conversation with an open episode.
+    conversations: Vec<ConversationId>,
+}
+
+const FILLED: &str = "context-bench.json";
+
+pub fn run(options: Options) -> anyhow::Result<()> {
+    let corpus_size = options.chunks.max(options.episodes * options.turns);
+    let cache_dir = octopus_embed::model_dir::cache_dir().with_file_name("bench");
+    let model = octopus_embed::model_dir::default_model_dir();
+    let texts = cache::corpus(&cache_dir, corpus_size, || {
+        corpus::doc_sentences(&options.lockfile, corpus_size)
+    })?;
+    let vectors = cache::embeddings(&texts, &model, &cache_dir)?;
+
+    let temporary = tempfile::tempdir()?;
+    let dir = options
+        .store
+        .clone()
+        .unwrap_or_else(|| temporary.path().to_owned());
+    let filled = match read_filled(&dir, &options) {
+        Some(filled) => filled,
+        None => {
+            let started = Instant::now();
+            let filled =
+                tokio::runtime::Runtime::new()?.block_on(fill(&dir, &options, &texts, &vectors))?;
+            std::fs::write(dir.join(FILLED), serde_json::to_vec(&filled)?)?;
+            eprintln!(
+                "context: store filled in {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+            filled
+        }
+    };
+
+    let turns = corpus::chat_turns(&options.data)?;
+    // One request at a time on one runtime thread, as the issue asks; SQLite
+    // reads and the model still run on their own threads (RAYON_NUM_THREADS
+    // sets the model's).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(measure(&dir, &filled, &turns, options.queries))
+}
+
+fn read_filled(dir: &Path, options: &Options) -> Option<Filled> {
+    let filled: Filled = serde_json::from_slice(&std::fs::read(dir.join(FILLED)).ok()?).ok()?;
+    let same = (
+        filled.chunks,
+        filled.episodes,
+        filled.users,
+        filled.turns,
+        filled.history,
+    ) == (
+        options.chunks,
+        options.episodes,
+        options.users,
+        options.turns,
+        options.history,
+    );
+    same.then_some(filled)
+}
+
+async fn fill(
+    dir: &Path,
+    options: &Options,
+    texts: &[String],
+    vectors: &Vectors,
+) -> anyhow::Result<Filled> {
+    let octopus = Octopus::open(&EngineConfig {
+        data_dir: dir.to_owned(),
+        ..EngineConfig::default()
+    })?;
+    let tenant = octopus.create_tenant("context-bench").await?.id;
+    let agent = setup::agent(&octopus, tenant, "context-bench").await?.id;
+    // The engine creates the collection, named after its model, with a first
+    // document; the corpus follows through the store.
+    octopus
+        .ingest_document(
+            tenant,
+            agent,
+            IngestDocument {
+                source: "welcome.md".into(),
+                text: "Welcome to the documentation of this project's dependencies.".into(),
+                format: Format::Markdown,
+                category: None,
+            },
+        )
+        .await?;
+    let model = octopus
+        .knowledge_collection(tenant, agent)
+        .await?
+        .context("the first document made no collection")?
+        .model;
+    let store = SqliteStore::open(SqliteOptions::new(dir))?;
+
+    let started = Instant::now();
+    let at = now();
+    for (batch, start) in (0..options.chunks).step_by(5_000).enumerate() {
+        let chunks = (start..(start + 5_000).min(options.chunks))
+            .map(|i| NewChunk {
+                id: uuid::Uuid::now_v7(),
+                content: texts[i].clone(),
+                embedding: vectors.get(i).to_vec(),
+                metadata: ChunkMetadata {
+                    source: format!("doc-{}.md", i / 100),
+                    chunk_index: (i % 100) as u32,
+                    category: None,
+                    heading: None,
+                    indexed_at: at,
+                },
+            })
+            .collect();
+        store.store_chunks(tenant, agent, chunks).await?;
+        eprintln!(
+            "context: {} chunks stored ({:.0} s)",
+            (batch + 1) * 5_000,
+            started.elapsed().as_secs_f64()
+        );
+    }
+
+    // Past episodes, one a day per user, then each user's open conversation.
+    let per_user = options.episodes.div_ceil(options.users);
+    let mut next_text = 0;
+    let mut said = || {
+        let text = texts[next_text % texts.len()].clone();
+        next_text += 1;
+        text
+    };
+    let first_day = at - chrono::Duration::days(per_user as i64 + 1);
+    let mut conversations = Vec::with_capacity(options.users);
+    for user in 0..options.users {
+        let user_id = format!("user-{user}");
+        let sessions = (0..per_user)
+            .map(|day| ImportedSession {
+                messages: (0..options.turns)
+                    .map(|turn| NewMessage {
+                        timestamp: Some(
+                            first_day
+                                + chrono::Duration::days(day as i64)
+                                + chrono::Duration::seconds(turn as i64 * 30),
+                        ),
+                        ..NewMessage::text(role(turn), said())
+                    })
+                    .collect(),
+            })
+            .collect();
+        octopus
+            .import_conversation(
+                tenant,
+                ConversationImport {
+                    agent_id: agent,
+                    user_id: user_id.clone(),
+                    title: None,
+                    metadata: Default::default(),
+                    sessions,
+                },
+            )
+            .await?;
+        let spec = ConversationSpec {
+            agent_id: agent,
+            user_id,
+            title: None,
+            metadata: Default::default(),
+        };
+        let conversation = octopus.create_conversation(tenant, spec).await?.id;
+        let history = (0..options.history)
+            .map(|turn| NewMessage::text(role(turn), said()))
+            .collect();
+        octopus
+            .append_messages(tenant, conversation, history)
+            .await?;
+        conversations.push(conversation);
+    }
+    eprintln!(
+        "context: {} episodes stored ({:.0} s)",
+        options.episodes,
+        started.elapsed().as_secs_f64()
+    );
+
+    // The memory worker's jobs, done with the corpus's vectors.
+    let vector_of: HashMap<&str, usize> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    let lookup = |text: &str| -> anyhow::Result<&[f32]> {
+        let at = vector_of
+            .get(text)
+            .context("a stored turn that is not in the corpus")?;
+        Ok(vectors.get(*at))
+    };
+    let mut done = 0;
+    loop {
+        let jobs = store
+            .claim_memory_jobs(1_000, now(), Duration::from_secs(600))
+            .await?;
+        if jobs.is_empty() {
+            break;
+        }
+        for job in &jobs {
+            let outcome = match &job.work {
+                MemoryWork::EmbedMessage(message) => JobOutcome::MessageEmbedded {
+                    message: message.id,
+                    vector: lookup(&embedded_text(message, false))?.to_vec(),
+                },
+                MemoryWork::SummariseEpisode(episode) => {
+                    // Stand-in summary: the first two turns, and their mean vector.
+                    let first: Vec<String> = episode
+                        .messages
+                        .iter()
+                        .take(2)
+                        .map(|m| embedded_text(m, false))
+                        .collect();
+                    let mut mean = vec![0.0f32; vectors.dimension];
+                    for text in &first {
+                        for (sum, x) in mean.iter_mut().zip(lookup(text)?) {
+                            *sum += x;
+                        }
+                    }
+                    let norm = mean
+                        .iter()
+                        .map(|x| x * x)
+                        .sum::<f32>()
+                        .sqrt()
+                        .max(f32::EPSILON);
+                    mean.iter_mut().for_each(|x| *x /= norm);
+                    JobOutcome::EpisodeSummarised {
+                        episode: episode.episode.id,
+                        generated: Some(EpisodeSummary {
+                            summary: first.join(" "),
+                            key_facts: Vec::new(),
+                            embedding: None,
+                        }),
+                        vector: mean,
+                    }
+                }
+            };
+            store
+                .complete_memory_job(job, outcome, &model, now())
+                .await?;
+        }
+        done += jobs.len();
+        eprintln!(
+            "context: {done} memory jobs done ({:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(Filled {
+        chunks: options.chunks,
+        episodes: per_user * options.users,
+        users: options.users,
+        turns: options.turns,
+        history: options.history,
+        tenant,
+        agent,
+        conversations,
+    })
+}
+
+fn role(turn: usize) -> Role {
+    match turn % 2 {
+        0 => Role::User,
+        _ => Role::Assistant,
+    }
+}
+
+async fn measure(
+    dir: &Path,
+    filled: &Filled,
+    turns: &[String],
+    queries: usize,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let octopus = Octopus::open(&EngineConfig {
+        data_dir: dir.to_owned(),
+        ..EngineConfig::default()
+    })?;
+    let (tenant, agent) = (filled.tenant, filled.agent);
+    let conversation = |i: usize| filled.conversations[i % filled.conversations.len()];
+    let user = |i: usize| format!("user-{}", i % filled.conversations.len());
+    // Warm-up: loads the model and both vector indexes, as a server's first
+    // turns would; not timed.
+    for (i, turn) in turns.iter().take(5).enumerate() {
+        octopus.build_context(tenant, conversation(i), turn).await?;
+    }
+    eprintln!(
+        "context: warmed up in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let asked: Vec<&String> = turns.iter().skip(5).take(queries).collect();
+    let mut context = Vec::with_capacity(asked.len());
+    let (mut kept_knowledge, mut kept_episodic, mut tokens) = (0, 0, 0u64);
+    for (i, turn) in asked.iter().enumerate() {
+        let t = Instant::now();
+        let memory = octopus.build_context(tenant, conversation(i), turn).await?;
+        context.push(t.elapsed());
+        kept_knowledge += memory.trace.knowledge.len();
+        kept_episodic += memory.trace.episodic.len();
+        tokens += u64::from(memory.trace.total_tokens);
+    }
+    // Its parts alone, each with its own embedding of the turn.
+    let embedder = octopus.embedder().await?;
+    let mut parts: Vec<(&str, Vec<Duration>)> = [
+        "  embedding the turn",
+        "  knowledge search, hybrid (with its embedding)",
+        "    by words only",
+        "  recall, hybrid (with its embedding)",
+        "    by words only",
+    ]
+    .into_iter()
+    .map(|name| (name, Vec::new()))
+    .collect();
+    for (i, turn) in asked.iter().enumerate() {
+        let t = Instant::now();
+        embedder.embed(&[turn.to_string()]).await?;
+        parts[0].1.push(t.elapsed());
+        for (at, mode) in [(1, SearchMode::Hybrid), (2, SearchMode::Keyword)] {
+            let query = KnowledgeQuery {
+                text: turn.to_string(),
+                top_k: None,
+                min_score: None,
+                filter: Default::default(),
+                mode,
+            };
+            let t = Instant::now();
+            octopus.search_knowledge(tenant, agent, query).await?;
+            parts[at].1.push(t.elapsed());
+        }
+        for (at, mode) in [(3, RecallMode::Hybrid), (4, RecallMode::Keyword)] {
+            let mut query = RecallQuery::new(user(i), turn.as_str());
+            query.top_k = 3;
+            query.mode = mode;
+            let t = Instant::now();
+            octopus.recall(tenant, agent, &query).await?;
+            parts[at].1.push(t.elapsed());
+        }
+    }
+
+    let n = asked.len().max(1);
+    println!(
+        "{} knowledge chunks, {} closed episodes of {} turns among {} users, {} turns of history; {} turns timed one at a time",
+        filled.chunks,
+        filled.episodes,
+        filled.turns,
+        filled.users,
+        filled.history,
+        asked.len()
+    );
+    println!(
+        "per context: {:.1} knowledge chunks and {:.1} past snippets retrieved, {:.0} tokens\n",
+        kept_knowledge as f64 / n as f64,
+        kept_episodic as f64 / n as f64,
+        tokens as f64 / n as f64
+    );
+    println!("| step | p50 ms | p95 ms | max ms |\n|---|---|---|---|");
+    for (name, mut times) in std::iter::once(("context assembly (all of it)", context)).chain(parts)
+    {
+        times.sort();
+        let ms = |p: f64| {
+            let at = ((times.len() as f64 * p) as usize).min(times.len().saturating_sub(1));
+            times[at].as_secs_f64() * 1e3
+        };
+        println!(
+            "| {name} | {:.2} | {:.2} | {:.2} |",
+            ms(0.50),
+            ms(0.95),
+            ms(1.0)
+        );
+    }
+    Ok(())
+}
