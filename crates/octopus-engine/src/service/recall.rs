@@ -12,11 +12,11 @@ use std::collections::HashMap;
 use octopus_core::episode::Episode;
 use octopus_core::fusion::{ScoredList, score_fusion};
 use octopus_core::recall::{
-    MemoryKind, MemoryVectorQuery, MessagePosition, MessageWindow, RecallHit, RecallMode,
-    RecallQuery,
+    MemoryKind, MemoryVectorHit, MemoryVectorQuery, MessagePosition, MessageWindow, RecallHit,
+    RecallMode, RecallQuery,
 };
 use octopus_core::recall_ranking::{Memory, rank_in_context};
-use octopus_core::search::{MAX_SEARCH_LIMIT, MessageSearchQuery, topic_terms};
+use octopus_core::search::{MAX_SEARCH_LIMIT, MessageHit, MessageSearchQuery, topic_terms};
 use octopus_core::{AgentId, EpisodeId, MessageId, TenantId, Timestamp};
 
 use super::{Octopus, QueryVector};
@@ -102,49 +102,11 @@ impl Octopus {
         };
         let (vector_hits, keyword_hits) = tokio::try_join!(vector_search, keyword_search)?;
 
-        let vector_complete = (vector_hits.len() as u32) < depth;
-        let keyword_complete = (keyword_hits.len() as u32) < depth.min(MAX_SEARCH_LIMIT);
-        let mut evidence: HashMap<Memory, Evidence> = HashMap::new();
-        let mut vector_list = Vec::new();
-        let elsewhere = |episode: EpisodeId| Some(episode) != skip_episode;
-        for hit in vector_hits
-            .into_iter()
-            .filter(|h| h.score >= query.min_score && elsewhere(h.episode_id))
-        {
-            let memory = match (hit.kind, hit.message_id) {
-                (MemoryKind::Message, Some(id)) => Memory::Message(id),
-                _ => Memory::Summary(hit.episode_id),
-            };
-            let entry = evidence.entry(memory).or_default();
-            entry.vector_score = Some(hit.score);
-            entry.at = Some(hit.at);
-            vector_list.push((memory, f64::from(hit.score)));
-        }
-        let mut keyword_list = Vec::new();
-        for hit in keyword_hits
-            .into_iter()
-            .filter(|h| elsewhere(h.message.episode_id))
-        {
-            let memory = Memory::Message(hit.message.id);
-            let entry = evidence.entry(memory).or_default();
-            entry.keyword_score = Some(hit.score);
-            entry.at = Some(hit.message.timestamp);
-            keyword_list.push((memory, hit.score));
-        }
-
-        // Equal weights: neither retriever is known to be the better one for
-        // an agent's conversations, and on LoCoMo equal weights beat both.
-        // A list shorter than asked for holds every match: its worst is a weak
-        // match, not zero (cosine and BM25 both mean "unrelated" at 0).
-        let scored = |items: Vec<(Memory, f64)>, complete: bool| ScoredList {
-            items,
-            weight: 0.5,
-            floor: complete.then_some(0.0),
-        };
-        let fused = score_fusion(&[
-            scored(vector_list, vector_complete),
-            scored(keyword_list, keyword_complete),
-        ]);
+        let (lists, mut evidence) =
+            scored_lists(vector_hits, keyword_hits, query, depth, |episode| {
+                Some(episode) != skip_episode
+            });
+        let fused = score_fusion(&lists);
         let positions = self
             .store
             .message_positions(tenant, &messages_among(&fused))
@@ -216,6 +178,60 @@ impl Octopus {
             Err(other) => Err(other.into()),
         }
     }
+}
+
+/// The two retrievers' hits as lists for [`score_fusion`], with what each
+/// said of every memory; hits below `min_score` or in a left-out episode
+/// dropped.
+fn scored_lists(
+    vector_hits: Vec<MemoryVectorHit>,
+    keyword_hits: Vec<MessageHit>,
+    query: &RecallQuery,
+    depth: u32,
+    elsewhere: impl Fn(EpisodeId) -> bool,
+) -> (Vec<ScoredList<Memory>>, HashMap<Memory, Evidence>) {
+    // A list shorter than asked for holds every match: its worst is a weak
+    // match, not zero (cosine and BM25 both mean "unrelated" at 0).
+    let vector_complete = (vector_hits.len() as u32) < depth;
+    let keyword_complete = (keyword_hits.len() as u32) < depth.min(MAX_SEARCH_LIMIT);
+    let mut evidence: HashMap<Memory, Evidence> = HashMap::new();
+    let mut vector_list = Vec::new();
+    for hit in vector_hits
+        .into_iter()
+        .filter(|h| h.score >= query.min_score && elsewhere(h.episode_id))
+    {
+        let memory = match (hit.kind, hit.message_id) {
+            (MemoryKind::Message, Some(id)) => Memory::Message(id),
+            _ => Memory::Summary(hit.episode_id),
+        };
+        let entry = evidence.entry(memory).or_default();
+        entry.vector_score = Some(hit.score);
+        entry.at = Some(hit.at);
+        vector_list.push((memory, f64::from(hit.score)));
+    }
+    let mut keyword_list = Vec::new();
+    for hit in keyword_hits
+        .into_iter()
+        .filter(|h| elsewhere(h.message.episode_id))
+    {
+        let memory = Memory::Message(hit.message.id);
+        let entry = evidence.entry(memory).or_default();
+        entry.keyword_score = Some(hit.score);
+        entry.at = Some(hit.message.timestamp);
+        keyword_list.push((memory, hit.score));
+    }
+    // Equal weights: neither retriever is known to be the better one for an
+    // agent's conversations, and on LoCoMo equal weights beat both.
+    let scored = |items: Vec<(Memory, f64)>, complete: bool| ScoredList {
+        items,
+        weight: 0.5,
+        floor: complete.then_some(0.0),
+    };
+    let lists = vec![
+        scored(vector_list, vector_complete),
+        scored(keyword_list, keyword_complete),
+    ];
+    (lists, evidence)
 }
 
 fn messages_among(memories: &[(Memory, f64)]) -> Vec<MessageId> {
