@@ -63,6 +63,32 @@ fn model_error(context: &str) -> impl Fn(candle_core::Error) -> EmbedError + '_ 
     move |error| EmbedError::Model(format!("{context}: {error}"))
 }
 
+/// The weights, each dense layer's matrix laid out as its transpose.
+///
+/// A dense layer multiplies by the transpose of its `[out, in]` weight. Read
+/// as stored, that transpose is a strided view, and the matrix multiply packs
+/// all of it into its own layout on every call, whatever the input's length:
+/// most of the time of embedding one short query. Stored transposed once here,
+/// and viewed back as `[out, in]`, its transpose is contiguous and is used as
+/// it is. The values are the same.
+fn dense_weights_transposed(
+    safetensors: &[u8],
+) -> Result<std::collections::HashMap<String, candle_core::Tensor>, EmbedError> {
+    let mut tensors = candle_core::safetensors::load_buffer(safetensors, &Device::Cpu)
+        .map_err(model_error("load the weights"))?;
+    for (name, tensor) in tensors.iter_mut() {
+        let dense =
+            name.ends_with(".weight") && name.contains("encoder.layer.") && tensor.rank() == 2;
+        if dense {
+            *tensor = tensor
+                .to_dtype(DType::F32)
+                .and_then(|t| t.t()?.contiguous()?.t())
+                .map_err(model_error("lay out the weights"))?;
+        }
+    }
+    Ok(tensors)
+}
+
 impl LocalEmbedder {
     /// Loads the model in `dir`. Blocks for the time it takes to read the weights.
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
@@ -80,8 +106,11 @@ impl LocalEmbedder {
         let weights_path = folder::file(dir, "model.safetensors")?;
         let weights = std::fs::read(&weights_path)
             .map_err(|e| EmbedError::Model(format!("read {}: {e}", weights_path.display())))?;
-        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
-            .map_err(model_error("load the weights"))?;
+        let vb = VarBuilder::from_tensors(
+            dense_weights_transposed(&weights)?,
+            DType::F32,
+            &Device::Cpu,
+        );
         let model = BertModel::load(vb, &config).map_err(model_error("build the model"))?;
 
         let tokenizer_path = folder::file(dir, "tokenizer.json")?;
