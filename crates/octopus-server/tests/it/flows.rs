@@ -9,21 +9,13 @@ use crate::harness::{TestServer, agent_body, seed};
 async fn every_message_field_round_trips_through_the_api() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
-    let helper = server
-        .ok(
-            Method::POST,
-            "/v1/agents",
-            &seeded.key,
-            Some(agent_body("billing")),
-            StatusCode::CREATED,
-        )
-        .await;
+    let helper = server.agent(&seeded.key, "billing").await;
     let sent = json!([
         {"role": "user", "name": "alice_w", "contains_pii": true, "redacted_content": "my email is [EMAIL]",
          "timestamp": "2026-03-14T09:00:00.123456Z",
          "content": [{"type": "text", "text": "Analyze this chart:"},
                      {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo=", "detail": "low"}}]},
-        {"role": "assistant", "content": null, "agent_id": helper["id"], "token_count": 17,
+        {"role": "assistant", "content": null, "agent_id": helper, "token_count": 17,
          "timestamp": "2026-03-14T09:00:01Z",
          "tool_calls": [{"tool_call_id": "call_abc123", "function_name": "get_order_status",
                          "arguments": {"orderId": "ORD-8821"}, "is_error": false}]},
@@ -305,15 +297,7 @@ async fn agents_are_patched_and_deactivated() {
         (refused.status, refused.code()),
         (StatusCode::CONFLICT, "agent_inactive")
     );
-    server
-        .ok(
-            Method::POST,
-            "/v1/agents",
-            &seeded.key,
-            Some(agent_body("support")),
-            StatusCode::CREATED,
-        )
-        .await;
+    server.agent(&seeded.key, "support").await;
 }
 
 #[tokio::test]

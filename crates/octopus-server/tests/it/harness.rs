@@ -137,6 +137,20 @@ impl TestServer {
             .await;
         (id, key["key"].as_str().unwrap().to_owned())
     }
+
+    /// A new agent named `name` (see [`agent_body`]); returns its id.
+    pub async fn agent(&self, key: &str, name: &str) -> String {
+        let agent = self
+            .ok(
+                Method::POST,
+                "/v1/agents",
+                key,
+                Some(agent_body(name)),
+                StatusCode::CREATED,
+            )
+            .await;
+        agent["id"].as_str().unwrap().to_owned()
+    }
 }
 
 /// Everything one tenant owns in a typical test: an agent, a conversation, an
@@ -152,18 +166,7 @@ pub struct Seeded {
 
 pub async fn seed(server: &TestServer, name: &str) -> Seeded {
     let (tenant, key) = server.tenant(name).await;
-    let agent = server
-        .ok(
-            Method::POST,
-            "/v1/agents",
-            &key,
-            Some(agent_body("support")),
-            StatusCode::CREATED,
-        )
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let agent = server.agent(&key, "support").await;
     let conversation = server
         .ok(
             Method::POST,

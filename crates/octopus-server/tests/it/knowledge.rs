@@ -3,7 +3,7 @@
 use axum::http::{Method, StatusCode};
 use serde_json::json;
 
-use crate::harness::{TestServer, agent_body, seed};
+use crate::harness::{TestServer, seed};
 
 const HANDBOOK: &str = "# Employee handbook
 
@@ -210,16 +210,8 @@ async fn documents_are_ingested_and_found_by_meaning() {
     );
 
     // Another agent of the same tenant has no knowledge of it.
-    let other = server
-        .ok(
-            Method::POST,
-            "/v1/agents",
-            key,
-            Some(agent_body("finance")),
-            StatusCode::CREATED,
-        )
-        .await;
-    let other_base = format!("/v1/agents/{}/knowledge", other["id"].as_str().unwrap());
+    let other = server.agent(key, "finance").await;
+    let other_base = format!("/v1/agents/{other}/knowledge");
     let search = json!({"query": "vacation days per year", "min_score": -1.0});
     let hits = server
         .ok(

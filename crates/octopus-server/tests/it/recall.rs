@@ -3,7 +3,7 @@
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::harness::{TestServer, agent_body};
+use crate::harness::TestServer;
 
 fn session(day: u32, turns: &[(&str, &str)]) -> Value {
     let messages: Vec<Value> = turns
@@ -20,16 +20,7 @@ fn session(day: u32, turns: &[(&str, &str)]) -> Value {
 async fn imported_sessions_become_episodes_and_are_recalled() {
     let server = TestServer::start().await;
     let (_, key) = server.tenant("acme").await;
-    let agent = server
-        .ok(
-            Method::POST,
-            "/v1/agents",
-            &key,
-            Some(agent_body("coach")),
-            StatusCode::CREATED,
-        )
-        .await;
-    let agent = agent["id"].as_str().unwrap();
+    let agent = server.agent(&key, "coach").await;
     let import = json!({
         "agent_id": agent, "user_id": "sam", "title": "Training log",
         "sessions": [
@@ -160,16 +151,7 @@ async fn imported_sessions_become_episodes_and_are_recalled() {
 async fn bad_imports_and_recalls_name_the_field_and_store_nothing() {
     let server = TestServer::start().await;
     let (_, key) = server.tenant("acme").await;
-    let agent = server
-        .ok(
-            Method::POST,
-            "/v1/agents",
-            &key,
-            Some(agent_body("coach")),
-            StatusCode::CREATED,
-        )
-        .await;
-    let agent = agent["id"].as_str().unwrap();
+    let agent = server.agent(&key, "coach").await;
 
     let no_time = json!({"agent_id": agent, "user_id": "sam", "sessions": [
         session(2, &[("user", "fine")]),
