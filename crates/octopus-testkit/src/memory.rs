@@ -52,6 +52,18 @@ async fn embed_all(store: &dyn Store, axis_of: impl Fn(&Message) -> usize) -> us
     jobs.len()
 }
 
+/// A store with tenant "acme", whose user alice said `texts`, one a second
+/// from day 1.
+async fn acme_saying(
+    backend: &impl Backend,
+    texts: &[&str],
+) -> (std::sync::Arc<dyn Store>, World, Vec<Message>) {
+    let store = backend.open().await;
+    let world = World::create(store.as_ref(), "acme").await;
+    let said = world.say(store.as_ref(), t(1), texts).await;
+    (store, world, said)
+}
+
 fn message_targets(jobs: &[MemoryJob]) -> Vec<String> {
     jobs.iter()
         .filter_map(|job| match &job.work {
@@ -123,15 +135,8 @@ pub async fn appends_and_closes_queue_work_durably(backend: &impl Backend) {
 }
 
 pub async fn claimed_jobs_are_leased_and_retried(backend: &impl Backend) {
-    let store = backend.open().await;
-    let world = World::create(store.as_ref(), "acme").await;
-    world
-        .say(
-            store.as_ref(),
-            t(1),
-            &["Please remember that I am allergic to peanuts"],
-        )
-        .await;
+    let (store, _, _) =
+        acme_saying(backend, &["Please remember that I am allergic to peanuts"]).await;
     let start = now();
     let jobs = store.claim_memory_jobs(10, start, LEASE).await.unwrap();
     assert_eq!(jobs.len(), 1);
@@ -174,19 +179,15 @@ pub async fn claimed_jobs_are_leased_and_retried(backend: &impl Backend) {
 }
 
 pub async fn embedded_messages_are_found_by_vector(backend: &impl Backend) {
-    let store = backend.open().await;
-    let world = World::create(store.as_ref(), "acme").await;
-    let said = world
-        .say(
-            store.as_ref(),
-            t(1),
-            &[
-                "I adopted a greyhound called Pixel",
-                "We are moving to Lisbon next spring",
-                "My favourite band is Radiohead",
-            ],
-        )
-        .await;
+    let (store, world, said) = acme_saying(
+        backend,
+        &[
+            "I adopted a greyhound called Pixel",
+            "We are moving to Lisbon next spring",
+            "My favourite band is Radiohead",
+        ],
+    )
+    .await;
     let axis = |m: &Message| said.iter().position(|s| s.id == m.id).unwrap();
     assert_eq!(embed_all(store.as_ref(), axis).await, 3);
     assert_eq!(store.pending_memory_jobs().await.unwrap(), 0);
@@ -230,15 +231,8 @@ pub async fn embedded_messages_are_found_by_vector(backend: &impl Backend) {
 }
 
 pub async fn summaries_are_generated_once_and_embedded(backend: &impl Backend) {
-    let store = backend.open().await;
-    let world = World::create(store.as_ref(), "acme").await;
-    let said = world
-        .say(
-            store.as_ref(),
-            t(1),
-            &["We talked about the trip to Kyoto in April"],
-        )
-        .await;
+    let (store, world, said) =
+        acme_saying(backend, &["We talked about the trip to Kyoto in April"]).await;
     let episode = said[0].episode_id;
     store
         .close_episode(
@@ -386,15 +380,7 @@ pub async fn memory_never_crosses_user_agent_or_tenant(backend: &impl Backend) {
 }
 
 pub async fn deleted_episodes_are_never_recalled(backend: &impl Backend) {
-    let store = backend.open().await;
-    let world = World::create(store.as_ref(), "acme").await;
-    let said = world
-        .say(
-            store.as_ref(),
-            t(1),
-            &["The wifi password is correct-horse"],
-        )
-        .await;
+    let (store, world, said) = acme_saying(backend, &["The wifi password is correct-horse"]).await;
     embed_all(store.as_ref(), |_| 0).await;
     let recall = || {
         let store = store.clone();
@@ -441,15 +427,7 @@ pub async fn deleted_episodes_are_never_recalled(backend: &impl Backend) {
 }
 
 pub async fn message_windows_carry_neighbouring_turns(backend: &impl Backend) {
-    let store = backend.open().await;
-    let world = World::create(store.as_ref(), "acme").await;
-    let said = world
-        .say(
-            store.as_ref(),
-            t(1),
-            &["one", "two", "three", "four", "five"],
-        )
-        .await;
+    let (store, world, said) = acme_saying(backend, &["one", "two", "three", "four", "five"]).await;
     let windows = store
         .message_windows(world.tenant, &[said[3].id, said[0].id], 2)
         .await
@@ -470,11 +448,7 @@ pub async fn message_windows_carry_neighbouring_turns(backend: &impl Backend) {
 }
 
 pub async fn message_positions_name_the_turns_next_to_each_message(backend: &impl Backend) {
-    let store = backend.open().await;
-    let world = World::create(store.as_ref(), "acme").await;
-    let said = world
-        .say(store.as_ref(), t(1), &["one", "two", "three"])
-        .await;
+    let (store, world, said) = acme_saying(backend, &["one", "two", "three"]).await;
     let other = World::create(store.as_ref(), "globex").await;
     let elsewhere = other.say(store.as_ref(), t(1), &["four"]).await;
 
