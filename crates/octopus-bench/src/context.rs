@@ -76,6 +76,10 @@ struct Filled {
 const FILLED: &str = "context-bench.json";
 
 pub fn run(options: Options) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        options.users > 0 && options.episodes.is_multiple_of(options.users),
+        "--episodes must be a multiple of --users"
+    );
     let corpus_size = options.chunks.max(options.episodes * options.turns);
     let cache_dir = octopus_embed::model_dir::cache_dir().with_file_name("bench");
     let model = octopus_embed::model_dir::default_model_dir();
@@ -191,7 +195,7 @@ async fn fill(
     }
 
     // Past episodes, one a day per user, then each user's open conversation.
-    let per_user = options.episodes.div_ceil(options.users);
+    let per_user = options.episodes / options.users;
     let mut next_text = 0;
     let mut said = || {
         let text = texts[next_text % texts.len()].clone();
@@ -319,7 +323,7 @@ async fn fill(
     }
     Ok(Filled {
         chunks: options.chunks,
-        episodes: per_user * options.users,
+        episodes: options.episodes,
         users: options.users,
         turns: options.turns,
         history: options.history,

@@ -62,7 +62,8 @@ impl Octopus {
     ) -> Result<Vec<RecallHit>> {
         query.validate()?;
         self.cached_agent(tenant, agent).await?;
-        let depth = (query.top_k * CANDIDATES_PER_HIT).max(MIN_CANDIDATES);
+        // Both retrievers go as deep, within what a full-text search may return.
+        let depth = (query.top_k * CANDIDATES_PER_HIT).clamp(MIN_CANDIDATES, MAX_SEARCH_LIMIT);
 
         let vector_search = async {
             if query.mode == RecallMode::Keyword {
@@ -96,7 +97,7 @@ impl Octopus {
                 conversation_id: None,
                 from: query.from,
                 to: query.to,
-                limit: depth.min(MAX_SEARCH_LIMIT),
+                limit: depth,
             };
             Ok::<_, crate::Error>(self.store.search_messages(tenant, &search).await?)
         };
@@ -193,7 +194,7 @@ fn scored_lists(
     // A list shorter than asked for holds every match: its worst is a weak
     // match, not zero (cosine and BM25 both mean "unrelated" at 0).
     let vector_complete = (vector_hits.len() as u32) < depth;
-    let keyword_complete = (keyword_hits.len() as u32) < depth.min(MAX_SEARCH_LIMIT);
+    let keyword_complete = (keyword_hits.len() as u32) < depth;
     let mut evidence: HashMap<Memory, Evidence> = HashMap::new();
     let mut vector_list = Vec::new();
     for hit in vector_hits
