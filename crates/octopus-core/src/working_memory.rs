@@ -54,7 +54,8 @@ pub struct Retrieved {
     /// or a date and speaker.
     pub label: String,
     pub text: String,
-    /// The retrieval score; the lowest is pruned first.
+    /// The retrieval score, on one scale for every block (the engine gives
+    /// each block's best 1); the lowest is pruned first.
     pub score: f64,
 }
 

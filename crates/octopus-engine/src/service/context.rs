@@ -88,8 +88,8 @@ impl Octopus {
         let parts = ContextParts {
             system_prompt: agent.system_prompt.clone(),
             procedures: Vec::new(),
-            knowledge: knowledge?.into_iter().map(knowledge_item).collect(),
-            episodic: episodic?.into_iter().filter_map(episodic_item).collect(),
+            knowledge: relative(knowledge?.into_iter().map(knowledge_item).collect()),
+            episodic: relative(episodic?.into_iter().filter_map(episodic_item).collect()),
             history: history.as_ref().clone(),
             user_message: message.to_owned(),
         };
@@ -169,6 +169,17 @@ fn history_message(message: &Message) -> Option<ChatMessage> {
         content: text,
         name: message.name.clone(),
     })
+}
+
+/// Scores relative to the block's best, which scores 1. Pruning compares
+/// knowledge with past conversations, and their searches score on scales of
+/// their own (rank fusion, in hundredths; recall, up to about 2).
+fn relative(mut items: Vec<Retrieved>) -> Vec<Retrieved> {
+    let best = items.iter().map(|i| i.score).fold(0.0, f64::max);
+    if best > 0.0 {
+        items.iter_mut().for_each(|item| item.score /= best);
+    }
+    items
 }
 
 fn knowledge_item(hit: KnowledgeHit) -> Retrieved {

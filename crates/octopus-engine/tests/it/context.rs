@@ -96,6 +96,12 @@ async fn the_context_is_the_same_after_a_restart_and_from_a_second_server() {
         "the past session is recalled: {:#?}",
         before.messages
     );
+    // Knowledge and recall score on scales of their own; pruning compares
+    // them on one, where each block's best is 1.
+    for block in [&trace.knowledge, &trace.episodic] {
+        let best = block.iter().map(|item| item.score).fold(0.0, f64::max);
+        assert!((best - 1.0).abs() < 1e-9, "{block:?}");
+    }
     assert!(
         trace.pruned.iter().any(|p| p.block == Block::History),
         "a 256-token budget cannot hold 12 turns of history: {trace:?}"
