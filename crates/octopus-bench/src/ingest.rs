@@ -88,6 +88,7 @@ async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Ro
             messages,
             idle_timeout: chrono::Duration::hours(1),
             now: now(),
+            work_class: octopus_core::recall::WorkClass::Live,
         };
         let t = Instant::now();
         store.append_messages(world.0, batch).await?;
@@ -178,8 +179,15 @@ async fn start_http() -> anyhow::Result<HttpServer> {
     let conversations = conversations.iter().map(ToString::to_string).collect();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}", listener.local_addr()?);
-    let app = octopus_server::app(octopus, &Default::default());
-    tokio::spawn(octopus_server::serve(listener, app, std::future::pending()));
+    tokio::spawn(async move {
+        octopus_server::serve(
+            listener,
+            octopus,
+            &Default::default(),
+            std::future::pending(),
+        )
+        .await
+    });
     Ok(HttpServer {
         url,
         key,

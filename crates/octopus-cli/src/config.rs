@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use octopus_engine::config::DurabilityLevel;
-use octopus_engine::{EmbeddingConfig, EngineConfig, Limits};
+use octopus_engine::{EmbeddingConfig, EngineConfig, Limits, Quotas};
 use octopus_server::ServerConfig;
 use serde::Deserialize;
 
@@ -20,6 +20,7 @@ pub struct Config {
     pub server: ServerConfig,
     pub storage: StorageConfig,
     pub limits: Limits,
+    pub quotas: Quotas,
     pub embedding: EmbeddingConfig,
     pub log: LogConfig,
 }
@@ -116,6 +117,7 @@ impl Config {
             durability: self.storage.durability,
             hnsw_threshold: self.storage.hnsw_threshold,
             limits: self.limits,
+            quotas: self.quotas.clone(),
             embedding: self.embedding.clone(),
         }
     }

@@ -60,8 +60,7 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     println!("Octopus listening on http://{address}");
     tracing::info!(%address, data_dir = %config.storage.data_dir.display(), "serving");
     octopus.start_memory_worker();
-    let app = octopus_server::app(octopus, &config.server);
-    octopus_server::serve(listener, app, shutdown_signal())
+    octopus_server::serve(listener, octopus, &config.server, shutdown_signal())
         .await
         .context("serve HTTP")?;
     tracing::info!("stopped");

@@ -72,6 +72,28 @@ impl MemoryKind {
     }
 }
 
+/// How soon queued memory work should be done. A live conversation's message
+/// must become recallable within seconds, while an import of thousands can
+/// wait: live work is claimed before any bulk work, whoever queued it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WorkClass {
+    /// Messages appended to, and episodes closed in, live conversations.
+    #[default]
+    Live,
+    /// Imports, and anything else done in bulk.
+    Bulk,
+}
+
+/// One tenant's waiting memory work.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryQueue {
+    pub tenant_id: TenantId,
+    pub live: u64,
+    pub bulk: u64,
+    /// When the oldest of them was queued.
+    pub oldest_queued_at: crate::Timestamp,
+}
+
 /// A unit of queued work, claimed by one worker at a time for a lease.
 #[derive(Clone, Debug)]
 pub struct MemoryJob {

@@ -16,7 +16,8 @@ use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, Episo
 use crate::knowledge::{ChunkHit, Collection, KeywordQuery, NewChunk, VectorQuery};
 use crate::message::{Message, MessageContent, Role, ToolCallRecord};
 use crate::recall::{
-    JobOutcome, MemoryJob, MemoryVectorHit, MemoryVectorQuery, MessagePosition, MessageWindow,
+    JobOutcome, MemoryJob, MemoryQueue, MemoryVectorHit, MemoryVectorQuery, MessagePosition,
+    MessageWindow, WorkClass,
 };
 use crate::search::{MessageHit, MessageSearchQuery};
 use crate::tenant::{ApiKey, KeyHash, Tenant};
@@ -90,8 +91,9 @@ pub trait ConversationStore: Send + Sync {
         tenant: TenantId,
         filter: &ConversationFilter,
     ) -> Result<Vec<Conversation>>;
-    /// Marks the conversation deleted and closes its open episode (`user_closed`).
-    /// Its episodes stay readable until they are deleted themselves.
+    /// Marks the conversation deleted, closes its open episode (`user_closed`)
+    /// and soft-deletes its live episodes, which then leave search and recall
+    /// and can be restored or purged one by one.
     async fn delete_conversation(
         &self,
         tenant: TenantId,
@@ -128,6 +130,9 @@ pub struct AppendMessages {
     pub idle_timeout: chrono::Duration,
     /// The time of the append: `created_at` of rows written.
     pub now: Timestamp,
+    /// The class of the memory work the batch queues (embeddings, and the
+    /// summary of an episode the batch closes).
+    pub work_class: WorkClass,
 }
 
 /// Messages and episodes.
@@ -155,8 +160,10 @@ pub trait EpisodeStore: Send + Sync {
     async fn list_episodes(&self, tenant: TenantId, filter: &EpisodeFilter)
     -> Result<Vec<Episode>>;
 
-    /// Closes an open episode, storing the summary when one is given. Fails with `Conflict` (`episode_closed`) when it is
-    /// closed already.
+    /// Closes an open episode, storing the summary when one is given. Fails with
+    /// `Conflict` (`episode_closed`) when it is closed already, and `Invalid`
+    /// (`ended_at`) for an end before its last message: an episode's times
+    /// never go backwards.
     async fn close_episode(
         &self,
         tenant: TenantId,
@@ -182,7 +189,8 @@ pub trait EpisodeStore: Send + Sync {
         id: EpisodeId,
         at: Timestamp,
     ) -> Result<Episode>;
-    /// Brings a soft-deleted episode back; `NotFound` unless it is soft-deleted.
+    /// Brings a soft-deleted episode back. `Conflict` (`episode_live`) for a
+    /// live episode, `NotFound` for one that does not exist.
     async fn restore_episode(
         &self,
         tenant: TenantId,
@@ -267,9 +275,13 @@ pub trait KnowledgeStore: Send + Sync {
 /// setting its summary. So a crash or restart loses none of it.
 #[async_trait]
 pub trait MemoryStore: Send + Sync {
-    /// Up to `limit` due jobs of any tenant, oldest first, each leased to the
-    /// caller until `now + lease`: no other claim returns it before then.
-    /// Jobs whose message or episode is gone are dropped, not returned.
+    /// Up to `limit` due jobs, each leased to the caller until `now + lease`:
+    /// no other claim returns it before then. Fair: when any live job is due,
+    /// only live jobs are claimed ([`WorkClass`]); within the class, tenants
+    /// take turns (each tenant's oldest job, then each one's second oldest, …),
+    /// so one tenant's backlog never delays another's first job by more than
+    /// one claim. Jobs whose message or episode is gone are dropped, not
+    /// returned.
     async fn claim_memory_jobs(
         &self,
         limit: u32,
@@ -296,6 +308,10 @@ pub trait MemoryStore: Send + Sync {
     ) -> Result<()>;
     /// Jobs not yet done, leased or not.
     async fn pending_memory_jobs(&self) -> Result<u64>;
+    /// One tenant's jobs not yet done, leased or not.
+    async fn tenant_memory_jobs(&self, tenant: TenantId) -> Result<u64>;
+    /// The waiting work of every tenant that has some.
+    async fn memory_queues(&self) -> Result<Vec<MemoryQueue>>;
     /// The closest memory vectors of one user of one agent, best first, from
     /// live episodes only.
     async fn search_memory(

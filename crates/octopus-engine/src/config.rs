@@ -18,6 +18,7 @@ pub struct EngineConfig {
     /// an HNSW graph (saved under `data_dir/vectors`); smaller ones exactly.
     pub hnsw_threshold: usize,
     pub limits: Limits,
+    pub quotas: crate::quotas::Quotas,
     pub embedding: EmbeddingConfig,
 }
 
@@ -94,6 +95,7 @@ impl Default for EngineConfig {
             durability: DurabilityLevel::Process,
             hnsw_threshold: octopus_sqlite::SqliteOptions::new(".").hnsw_threshold,
             limits: Limits::default(),
+            quotas: crate::quotas::Quotas::default(),
             embedding: EmbeddingConfig::default(),
         }
     }
@@ -117,6 +119,16 @@ pub struct Limits {
     pub max_batch_messages: usize,
     /// Tool calls on one message.
     pub max_tool_calls: usize,
+    /// Bytes of one document to ingest. Embedding is the cost: 1 MiB of text is
+    /// about three minutes of the local model's work on two cores.
+    pub max_document_bytes: usize,
+    /// Seconds a message's timestamp (or an episode's end) may lie ahead of the
+    /// server's clock: clients' clocks drift, but a date in the future would
+    /// keep its episode from ever timing out.
+    pub max_future_skew_secs: u64,
+    /// Seconds a live message's timestamp may lie in the past (a client that
+    /// was offline sends late; 30 days). Imports may be older, back to 1970.
+    pub max_live_message_age_secs: u64,
 }
 
 impl Default for Limits {
@@ -125,11 +137,58 @@ impl Default for Limits {
             max_message_bytes: 1 << 20,
             max_batch_messages: 1000,
             max_tool_calls: 128,
+            max_document_bytes: 2 << 20,
+            max_future_skew_secs: 300,
+            max_live_message_age_secs: 30 * 86_400,
         }
     }
 }
 
+/// Where messages come from, which decides how old their timestamps may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MessageOrigin {
+    Live,
+    Import,
+}
+
 impl Limits {
+    /// Refuses a timestamp outside the window `origin` allows.
+    pub(crate) fn check_timestamp(
+        &self,
+        at: octopus_core::Timestamp,
+        origin: MessageOrigin,
+        now: octopus_core::Timestamp,
+    ) -> Result<(), String> {
+        let seconds =
+            |secs: u64| chrono::Duration::try_seconds(i64::try_from(secs).unwrap_or(i64::MAX));
+        let latest = seconds(self.max_future_skew_secs)
+            .and_then(|skew| now.checked_add_signed(skew))
+            .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC);
+        if at > latest {
+            return Err(format!(
+                "{at} is in the future (the server's clock says {now}; {} s of skew are allowed)",
+                self.max_future_skew_secs
+            ));
+        }
+        let earliest = match origin {
+            MessageOrigin::Live => seconds(self.max_live_message_age_secs)
+                .and_then(|age| now.checked_sub_signed(age))
+                .unwrap_or(chrono::DateTime::UNIX_EPOCH)
+                .max(chrono::DateTime::UNIX_EPOCH),
+            MessageOrigin::Import => chrono::DateTime::UNIX_EPOCH,
+        };
+        if at < earliest {
+            return Err(match origin {
+                MessageOrigin::Live => format!(
+                    "{at} is more than {} s ago; import older conversations with POST /v1/conversations/import",
+                    self.max_live_message_age_secs
+                ),
+                MessageOrigin::Import => format!("{at} is before 1970"),
+            });
+        }
+        Ok(())
+    }
+
     pub fn message_limits(&self) -> MessageLimits {
         MessageLimits {
             max_message_bytes: self.max_message_bytes,

@@ -34,13 +34,13 @@ pub fn build(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> 
         EmbeddingProvider::Openai => Arc::new(OpenAiEmbedder::new(
             options()?,
             key()?.map_or(OpenAiAuth::None, OpenAiAuth::Bearer),
-        )),
+        )?),
         EmbeddingProvider::AzureOpenai => {
             let key = key()?
                 .ok_or_else(|| EmbedError::Model("azure_openai needs `api_key_env`".into()))?;
-            Arc::new(OpenAiEmbedder::new(options()?, OpenAiAuth::ApiKey(key)))
+            Arc::new(OpenAiEmbedder::new(options()?, OpenAiAuth::ApiKey(key))?)
         }
-        EmbeddingProvider::Ollama => Arc::new(OllamaEmbedder::new(options()?)),
+        EmbeddingProvider::Ollama => Arc::new(OllamaEmbedder::new(options()?)?),
     })
 }
 

@@ -13,6 +13,14 @@ pub enum Error {
     #[error("this operation needs the admin key")]
     AdminOnly,
 
+    /// The tenant is over one of its quotas; the same request may succeed
+    /// after `retry_after`. Nothing was written.
+    #[error("{message}")]
+    Quota {
+        message: String,
+        retry_after: std::time::Duration,
+    },
+
     #[error(transparent)]
     Embedding(#[from] octopus_core::embedding::EmbedError),
 

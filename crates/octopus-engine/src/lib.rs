@@ -6,20 +6,25 @@
 //! - [`config`]: the settings the engine runs with, and opening the backends they
 //!   name.
 //! - [`merge_patch`]: JSON merge patch (RFC 7386), for partial updates.
+//! - [`quotas`]: what one tenant may have in flight at once.
 
 mod cache;
 pub mod config;
 mod embedders;
+mod embedding_stats;
 mod error;
 mod history;
 pub mod keys;
 pub mod merge_patch;
+pub mod quotas;
 mod service;
 pub mod token_counting;
 
 pub use config::{EmbeddingConfig, EmbeddingProvider, EngineConfig, Limits};
+pub use embedding_stats::{EmbeddingPurpose, EmbeddingStats};
 pub use error::{Error, Result};
 pub use keys::{Caller, MintedKey};
+pub use quotas::Quotas;
 pub use service::{
     ImportReport, IngestDocument, IngestReport, KnowledgeQuery, Octopus, WorkingMemory,
 };

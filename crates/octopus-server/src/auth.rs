@@ -11,7 +11,7 @@ use octopus_core::TenantId;
 use octopus_engine::{Caller, Error as EngineError};
 
 use crate::AppState;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// A caller holding a tenant's key.
 pub struct TenantCaller(pub TenantId);
@@ -40,9 +40,8 @@ impl FromRequestParts<AppState> for TenantCaller {
                 tracing::Span::current().record("tenant_id", tracing::field::display(tenant));
                 Ok(TenantCaller(tenant))
             }
-            Caller::Admin => Err(ApiError::new(
-                axum::http::StatusCode::FORBIDDEN,
-                "tenant_key_required",
+            Caller::Admin => Err(ApiError::from_code(
+                ErrorCode::TenantKeyRequired,
                 "the admin key manages tenants and keys; use a tenant's key for tenant data",
             )),
         }

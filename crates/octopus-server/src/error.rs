@@ -1,8 +1,12 @@
 //! The one place where failures become HTTP responses.
 //!
 //! Every error body has the same shape, `{"error": {"code", "message", "field"?}}`,
-//! with a stable machine-readable `code`. Backend failures are logged here, where
-//! they are handled, and reach the client only as `internal`.
+//! with a stable machine-readable `code`. [`ErrorCode`] is the table of every
+//! code the server answers with, its status and what it means; the OpenAPI
+//! document's error responses are generated from it. Backend failures are
+//! logged here, where they are handled, and reach the client only as `internal`.
+
+use std::time::Duration;
 
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -10,12 +14,106 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+/// Every error code, with its status and meaning.
+macro_rules! error_codes {
+    ($($variant:ident = ($status:ident, $code:literal, $meaning:literal),)*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum ErrorCode { $($variant,)* }
+
+        impl ErrorCode {
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The stable code clients match on.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $code,)* }
+            }
+
+            pub fn status(self) -> StatusCode {
+                match self { $(ErrorCode::$variant => StatusCode::$status,)* }
+            }
+
+            /// What the code means, for the OpenAPI document.
+            pub fn meaning(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $meaning,)* }
+            }
+        }
+    };
+}
+
+error_codes! {
+    MalformedJson = (BAD_REQUEST, "malformed_json", "the body is not valid JSON"),
+    InvalidId = (BAD_REQUEST, "invalid_id", "a path parameter is not a valid id"),
+    InvalidQuery = (BAD_REQUEST, "invalid_query", "a query parameter is unknown or of the wrong type"),
+    UnreadableBody = (BAD_REQUEST, "unreadable_body", "the request body could not be read"),
+    Unauthenticated = (UNAUTHORIZED, "unauthenticated", "no API key, or an unknown or revoked one"),
+    AdminOnly = (FORBIDDEN, "admin_only", "the operation needs the admin key"),
+    TenantKeyRequired = (FORBIDDEN, "tenant_key_required", "tenant data needs a tenant's key, not the admin key"),
+    RouteNotFound = (NOT_FOUND, "route_not_found", "no such route"),
+    TenantNotFound = (NOT_FOUND, "tenant_not_found", "no such tenant"),
+    ApiKeyNotFound = (NOT_FOUND, "api_key_not_found", "no such API key"),
+    AgentNotFound = (NOT_FOUND, "agent_not_found", "no such agent for this tenant"),
+    ConversationNotFound = (NOT_FOUND, "conversation_not_found", "no such conversation for this tenant"),
+    EpisodeNotFound = (NOT_FOUND, "episode_not_found", "no such episode for this tenant"),
+    CollectionNotFound = (NOT_FOUND, "collection_not_found", "the agent has no knowledge yet"),
+    ChunkNotFound = (NOT_FOUND, "chunk_not_found", "no such knowledge chunk"),
+    MethodNotAllowed = (METHOD_NOT_ALLOWED, "method_not_allowed", "the route does not take that method"),
+    RequestTimeout = (REQUEST_TIMEOUT, "request_timeout", "the request body did not arrive in time"),
+    AgentInactive = (CONFLICT, "agent_inactive", "the agent is deactivated"),
+    AgentNameTaken = (CONFLICT, "agent_name_taken", "an active agent has that name"),
+    EpisodeClosed = (CONFLICT, "episode_closed", "the episode is closed already"),
+    EpisodeNotDeleted = (CONFLICT, "episode_not_deleted", "only a deleted episode can be purged"),
+    EpisodeLive = (CONFLICT, "episode_live", "the episode is not deleted, so there is nothing to restore"),
+    CollectionMismatch = (CONFLICT, "collection_mismatch", "the embedding model differs from the collection's"),
+    Conflict = (CONFLICT, "conflict", "the request conflicts with the current state"),
+    ConversationDeleted = (GONE, "conversation_deleted", "the conversation is deleted"),
+    BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts"),
+    UnsupportedMediaType = (UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "the body is not sent as JSON"),
+    InvalidRequest = (UNPROCESSABLE_ENTITY, "invalid_request", "valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it"),
+    QuotaExceeded = (TOO_MANY_REQUESTS, "quota_exceeded", "the tenant is over a quota; retry after `retry-after` seconds"),
+    Internal = (INTERNAL_SERVER_ERROR, "internal", "a failure inside the server; see its log"),
+    EmbeddingProviderFailed = (BAD_GATEWAY, "embedding_provider_failed", "the embedding provider refused or failed"),
+    EmbeddingProviderBusy = (SERVICE_UNAVAILABLE, "embedding_provider_busy", "the embedding provider asked to retry later; so does `retry-after`"),
+    Unavailable = (SERVICE_UNAVAILABLE, "unavailable", "the store or a configured part is unavailable"),
+    EmbeddingUnavailable = (SERVICE_UNAVAILABLE, "embedding_unavailable", "the embedding model is not available"),
+    TooManyConnections = (SERVICE_UNAVAILABLE, "too_many_connections", "the server has too many open connections"),
+}
+
+impl ErrorCode {
+    /// The code of a missing object of kind `kind` (the ids' `KIND`).
+    fn not_found(kind: &str) -> Self {
+        match kind {
+            "tenant" => Self::TenantNotFound,
+            "api_key" => Self::ApiKeyNotFound,
+            "agent" => Self::AgentNotFound,
+            "conversation" => Self::ConversationNotFound,
+            "episode" => Self::EpisodeNotFound,
+            "collection" => Self::CollectionNotFound,
+            "chunk" => Self::ChunkNotFound,
+            _ => Self::RouteNotFound,
+        }
+    }
+
+    /// The code of a domain conflict or gone state, by the domain's name for it.
+    fn domain(code: &str) -> Self {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|known| known.as_str() == code)
+            .unwrap_or_else(|| {
+                tracing::warn!(code, "a domain error code missing from the table");
+                Self::Conflict
+            })
+    }
+}
+
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: String,
+    pub code: ErrorCode,
     pub message: String,
     pub field: Option<String>,
+    /// Sent as `retry-after`, in whole seconds.
+    pub retry_after: Option<Duration>,
 }
 
 /// The body of every error response.
@@ -35,12 +133,14 @@ pub struct ErrorDetail {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: impl Into<String>, message: impl Into<String>) -> Self {
+    /// An error with `code`'s status.
+    pub fn from_code(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
-            status,
-            code: code.into(),
+            status: code.status(),
+            code,
             message: message.into(),
             field: None,
+            retry_after: None,
         }
     }
 
@@ -50,14 +150,18 @@ impl ApiError {
         self
     }
 
+    /// A field-level validation failure.
+    pub fn invalid(field: impl Into<String>, message: impl std::fmt::Display) -> Self {
+        octopus_core::Error::invalid(field, message).into()
+    }
+
     pub fn not_found_route() -> Self {
-        Self::new(StatusCode::NOT_FOUND, "route_not_found", "no such route")
+        Self::from_code(ErrorCode::RouteNotFound, "no such route")
     }
 
     pub fn method_not_allowed() -> Self {
-        Self::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
+        Self::from_code(
+            ErrorCode::MethodNotAllowed,
             "this route does not take that method",
         )
     }
@@ -73,23 +177,17 @@ impl From<octopus_core::Error> for ApiError {
                 } else {
                     format!("{field}: {message}")
                 };
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", text)
-                    .with_field(field)
+                ApiError::from_code(ErrorCode::InvalidRequest, text).with_field(field)
             }
-            E::NotFound { kind, id } => ApiError::new(
-                StatusCode::NOT_FOUND,
-                format!("{kind}_not_found"),
-                format!("{kind} {id} not found"),
-            ),
-            E::Conflict { code, message } => ApiError::new(StatusCode::CONFLICT, code, message),
-            E::Gone { code, message } => ApiError::new(StatusCode::GONE, code, message),
+            E::NotFound { kind, id } => {
+                ApiError::from_code(ErrorCode::not_found(kind), format!("{kind} {id} not found"))
+            }
+            E::Conflict { code, message } | E::Gone { code, message } => {
+                ApiError::from_code(ErrorCode::domain(code), message)
+            }
             E::Backend(source) => {
                 tracing::error!(error = %source, "storage backend failed");
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    "internal error; see the server log",
-                )
+                ApiError::from_code(ErrorCode::Internal, "internal error; see the server log")
             }
         }
     }
@@ -100,24 +198,22 @@ impl From<octopus_engine::Error> for ApiError {
         use octopus_engine::Error as E;
         match error {
             E::Domain(domain) => domain.into(),
-            E::Unauthenticated => ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                "unauthenticated",
-                error.to_string(),
-            ),
-            E::AdminOnly => ApiError::new(StatusCode::FORBIDDEN, "admin_only", error.to_string()),
+            E::Unauthenticated => {
+                ApiError::from_code(ErrorCode::Unauthenticated, error.to_string())
+            }
+            E::AdminOnly => ApiError::from_code(ErrorCode::AdminOnly, error.to_string()),
+            E::Quota { retry_after, .. } => ApiError {
+                retry_after: Some(retry_after),
+                ..ApiError::from_code(ErrorCode::QuotaExceeded, error.to_string())
+            },
             E::Embedding(embedding) => embedding_error(embedding),
             E::Config(message) => {
                 tracing::error!(%message, "configuration error");
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
+                ApiError::from_code(ErrorCode::Unavailable, message)
             }
             E::OpenStore(source) => {
                 tracing::error!(error = %source, "store unavailable");
-                ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
-                    "the store is unavailable",
-                )
+                ApiError::from_code(ErrorCode::Unavailable, "the store is unavailable")
             }
         }
     }
@@ -129,30 +225,25 @@ impl From<octopus_engine::Error> for ApiError {
 fn embedding_error(error: octopus_core::embedding::EmbedError) -> ApiError {
     use octopus_core::embedding::EmbedError as E;
     match error {
-        E::Input(message) => {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", message)
-        }
+        E::Input(message) => ApiError::from_code(ErrorCode::InvalidRequest, message),
         E::Provider {
             provider,
             message,
             retry_after,
         } => {
-            let status = if retry_after.is_some() {
-                StatusCode::SERVICE_UNAVAILABLE
-            } else {
-                StatusCode::BAD_GATEWAY
-            };
-            ApiError::new(
-                status,
-                "embedding_provider_failed",
-                format!("{provider}: {message}"),
-            )
+            let message = format!("{provider}: {message}");
+            match retry_after {
+                Some(after) => ApiError {
+                    retry_after: Some(after),
+                    ..ApiError::from_code(ErrorCode::EmbeddingProviderBusy, message)
+                },
+                None => ApiError::from_code(ErrorCode::EmbeddingProviderFailed, message),
+            }
         }
         E::Model(message) => {
             tracing::error!(%message, "embedding model unavailable");
-            ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "embedding_unavailable",
+            ApiError::from_code(
+                ErrorCode::EmbeddingUnavailable,
                 "the embedding model is not available; see the server log (is it installed? scripts/fetch-model.sh)",
             )
         }
@@ -161,22 +252,52 @@ fn embedding_error(error: octopus_core::embedding::EmbedError) -> ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let unauthenticated = self.status == StatusCode::UNAUTHORIZED;
         let body = ErrorBody {
             error: ErrorDetail {
-                code: self.code,
+                code: self.code.as_str().to_owned(),
                 message: self.message,
                 field: self.field,
             },
         };
         let mut response = (self.status, Json(body)).into_response();
-        if unauthenticated {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        let headers = response.headers_mut();
+        if self.status == StatusCode::UNAUTHORIZED {
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if let Some(after) = self.retry_after {
+            let seconds = after.as_secs() + u64::from(after.subsec_nanos() > 0);
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
         }
         response
     }
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_errors_by_status() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(code.as_str()), "{} twice", code.as_str());
+            assert!(
+                code.status().is_client_error() || code.status().is_server_error(),
+                "{code:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn domain_codes_find_their_row() {
+        for name in ["episode_closed", "agent_inactive", "conversation_deleted"] {
+            assert_eq!(ErrorCode::domain(name).as_str(), name);
+        }
+        assert_eq!(
+            ErrorCode::domain("conversation_deleted").status(),
+            StatusCode::GONE
+        );
+    }
+}

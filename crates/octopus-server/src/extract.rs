@@ -2,37 +2,48 @@
 //! axum's plain-text ones.
 
 use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
-use axum::http::StatusCode;
+use axum::http::header::CONTENT_TYPE;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
+
+/// The media types a JSON body may be sent as: plain JSON, and the JSON merge
+/// patch of RFC 7396 (what `PATCH` routes implement).
+const JSON_MEDIA_TYPES: &[&str] = &["application/json", "application/merge-patch+json"];
 
 /// A JSON body. Malformed JSON is 400 `malformed_json`; JSON of the wrong shape is
-/// 422 `invalid_request` with the path of the offending field; a body over the
-/// limit is 413 `body_too_large`.
+/// 422 `invalid_request` with the path of the offending field. (Its size and
+/// arrival time were checked when it was read: [`crate::request_body`].)
 pub struct Json<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        if let Some(content_type) = request.headers().get(axum::http::header::CONTENT_TYPE)
-            && !content_type
+        if let Some(content_type) = request.headers().get(CONTENT_TYPE) {
+            let media_type = content_type
                 .to_str()
-                .is_ok_and(|v| v.starts_with("application/json"))
-        {
-            return Err(ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
-                "send the body as application/json",
-            ));
+                .unwrap_or_default()
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase();
+            if !JSON_MEDIA_TYPES.contains(&media_type.as_str()) {
+                return Err(ApiError::from_code(
+                    ErrorCode::UnsupportedMediaType,
+                    "send the body as application/json",
+                ));
+            }
         }
         let bytes = Bytes::from_request(request, state)
             .await
-            .map_err(body_rejection)?;
+            .map_err(|rejection| {
+                ApiError::from_code(ErrorCode::UnreadableBody, rejection.body_text())
+            })?;
         parse_json(&bytes).map(Json)
     }
 }
@@ -43,41 +54,28 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner();
-        if inner.is_data() {
-            ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_request",
-                format!("{path}: {inner}"),
-            )
-            .with_field(path)
+        // serde_json calls a value of the wrong type (`{"mode": 1}`) a syntax
+        // error when the type is an enum; it is valid JSON all the same.
+        if inner.is_data() || (inner.is_syntax() && is_valid_json(bytes)) {
+            ApiError::from_code(ErrorCode::InvalidRequest, format!("{path}: {inner}"))
+                .with_field(path)
         } else {
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "malformed_json",
-                format!("the body is not valid JSON: {inner}"),
-            )
+            malformed(inner)
         }
     })?;
-    deserializer.end().map_err(|error| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "malformed_json",
-            format!("the body is not valid JSON: {error}"),
-        )
-    })?;
+    deserializer.end().map_err(malformed)?;
     Ok(value)
 }
 
-fn body_rejection(rejection: BytesRejection) -> ApiError {
-    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "body_too_large",
-            "the request body is larger than the server accepts",
-        )
-    } else {
-        ApiError::new(rejection.status(), "unreadable_body", rejection.body_text())
-    }
+fn is_valid_json(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
+}
+
+fn malformed(error: serde_json::Error) -> ApiError {
+    ApiError::from_code(
+        ErrorCode::MalformedJson,
+        format!("the body is not valid JSON: {error}"),
+    )
 }
 
 /// Path parameters. A malformed id is 400 `invalid_id`.
@@ -91,9 +89,8 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T>
             .await
             .map(|axum::extract::Path(value)| Path(value))
             .map_err(|rejection: PathRejection| {
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_id",
+                ApiError::from_code(
+                    ErrorCode::InvalidId,
                     format!("invalid path parameter: {}", rejection.body_text()),
                 )
             })
@@ -111,11 +108,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
             .await
             .map(|axum::extract::Query(value)| Query(value))
             .map_err(|rejection: QueryRejection| {
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_query",
-                    rejection.body_text(),
-                )
+                ApiError::from_code(ErrorCode::InvalidQuery, rejection.body_text())
             })
     }
 }

@@ -4,30 +4,40 @@
 //!   for the OpenAPI document served at `/openapi.json`;
 //! - `auth`: bearer-key authentication and the caller extractors;
 //! - `extract`: JSON, path and query extractors whose rejections are JSON errors;
-//! - `error`: the single mapping from failures to status codes and error bodies.
+//! - `error`: the table of error codes, and the single mapping from failures
+//!   to status codes and error bodies;
+//! - `connections`: the accept loop, with caps on connections and timeouts for
+//!   slow or idle clients; `request_body`: every body read whole, within a size
+//!   and a deadline;
+//! - `metrics`: what `/metrics` reports.
 
 mod auth;
+mod connections;
 mod error;
 mod extract;
+mod metrics;
+mod request_body;
 mod routes;
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use octopus_engine::Octopus;
 use serde::{Deserialize, Serialize};
 use tracing::Instrument;
 
-pub use error::ApiError;
+pub use error::{ApiError, ErrorCode};
+pub use metrics::Metrics;
 
 /// What the handlers share.
 #[derive(Clone)]
 pub struct AppState {
     pub octopus: Octopus,
+    pub metrics: Arc<Metrics>,
 }
 
 /// HTTP settings.
@@ -38,6 +48,17 @@ pub struct ServerConfig {
     pub listen: String,
     /// Largest request body accepted, in bytes.
     pub max_body_bytes: usize,
+    /// Client connections open at once, in all. Lowered at start to what the
+    /// process's open-file limit allows.
+    pub max_connections: usize,
+    /// Client connections open at once from one IP address (0: no cap).
+    pub max_connections_per_address: usize,
+    /// Once a request's first byte has arrived, seconds its headers may take.
+    pub header_read_timeout_secs: u64,
+    /// Seconds a request's body may take to arrive after its headers.
+    pub body_read_timeout_secs: u64,
+    /// Seconds a connection with no request in progress stays open.
+    pub keep_alive_timeout_secs: u64,
 }
 
 impl Default for ServerConfig {
@@ -45,12 +66,25 @@ impl Default for ServerConfig {
         Self {
             listen: "127.0.0.1:7700".into(),
             max_body_bytes: 16 << 20,
+            max_connections: 1024,
+            max_connections_per_address: 256,
+            header_read_timeout_secs: 10,
+            body_read_timeout_secs: 60,
+            keep_alive_timeout_secs: 75,
         }
     }
 }
 
 /// The whole API as a router, with `/openapi.json`.
 pub fn app(octopus: Octopus, config: &ServerConfig) -> Router {
+    app_with_metrics(octopus, config, Arc::default())
+}
+
+fn app_with_metrics(octopus: Octopus, config: &ServerConfig, metrics: Arc<Metrics>) -> Router {
+    let body_limits = request_body::BodyLimits {
+        max_bytes: config.max_body_bytes,
+        timeout: Duration::from_secs(config.body_read_timeout_secs),
+    };
     let (router, openapi) = routes::router().split_for_parts();
     let openapi = Arc::new(openapi);
     router
@@ -63,9 +97,18 @@ pub fn app(octopus: Octopus, config: &ServerConfig) -> Router {
         )
         .fallback(|| async { ApiError::not_found_route() })
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
-        .layer(DefaultBodyLimit::max(config.max_body_bytes))
-        .layer(middleware::from_fn(trace_request))
-        .with_state(AppState { octopus })
+        // The body is read whole, under its limits, before any handler runs;
+        // axum's own limit would only repeat that one.
+        .layer(DefaultBodyLimit::disable())
+        .layer(middleware::from_fn_with_state(
+            body_limits,
+            request_body::read_whole_body,
+        ))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&metrics),
+            trace_request,
+        ))
+        .with_state(AppState { octopus, metrics })
 }
 
 /// The OpenAPI document, for tests and tools.
@@ -73,19 +116,33 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     routes::router().into_openapi()
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves.
+/// Serves the API on `listener` until `shutdown` resolves, under the
+/// connection caps and timeouts of `config`.
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    app: Router,
+    octopus: Octopus,
+    config: &ServerConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
+    let metrics = Arc::new(Metrics::default());
+    let app = app_with_metrics(octopus, config, Arc::clone(&metrics));
+    let limits = connections::ConnectionLimits::from_config(config);
+    connections::serve(listener, app, limits, metrics, shutdown).await
 }
 
-/// One span per request, carrying the tenant once authentication knows it.
-async fn trace_request(request: Request, next: Next) -> Response {
+/// One span per request, carrying the tenant once authentication knows it;
+/// and the request counted in the metrics under its route's template.
+async fn trace_request(
+    State(metrics): State<Arc<Metrics>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let method = request.method().clone();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", MatchedPath::as_str)
+        .to_owned();
     let span = tracing::info_span!(
         "request",
         method = %request.method(),
@@ -102,6 +159,7 @@ async fn trace_request(request: Request, next: Next) -> Response {
         } else {
             tracing::debug!(%status, elapsed_ms, "request served");
         }
+        metrics.observe_request(method.as_str(), &route, status.as_u16(), started.elapsed());
         response
     }
     .instrument(span)

@@ -1,5 +1,6 @@
 use async_trait::async_trait;
 use octopus_core::conversation::{Conversation, ConversationFilter};
+use octopus_core::recall::WorkClass;
 use octopus_core::store::ConversationStore;
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
@@ -100,11 +101,26 @@ impl ConversationStore for SqliteStore {
                             |r| r.get(0),
                         )
                         .optional()?;
+                    let at = micros(at);
                     if let Some(open) = open {
                         let episode = EpisodeId(crate::codec::uuid_from(&open)?);
-                        let at = micros(at);
-                        crate::messages::close(&tx, tenant, episode, "user_closed", at, at)?;
+                        crate::messages::close(
+                            &tx,
+                            tenant,
+                            episode,
+                            "user_closed",
+                            at,
+                            at,
+                            WorkClass::Live,
+                        )?;
                     }
+                    // Its episodes go with it, soft-deleted like one by one:
+                    // out of search and recall, restorable, then purgeable.
+                    tx.execute(
+                        "UPDATE episodes SET deleted_at = ?3, updated_at = ?3
+                         WHERE conversation_id = ?1 AND tenant_id = ?2 AND deleted_at IS NULL",
+                        params![id.0.as_bytes(), tenant.0.as_bytes(), at],
+                    )?;
                 }
                 tx.commit()?;
                 Ok(())

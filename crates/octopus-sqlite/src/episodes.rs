@@ -3,6 +3,7 @@ use octopus_core::episode::{
     CloseEpisode, EndReason, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
 };
 use octopus_core::message::Message;
+use octopus_core::recall::WorkClass;
 use octopus_core::store::{AppendMessages, EpisodeStore};
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
@@ -39,11 +40,13 @@ impl EpisodeStore for SqliteStore {
             messages,
             idle_timeout,
             now,
+            work_class,
         } = batch;
         let placement = messages::Placement {
             conversation_id,
             idle_timeout,
             now,
+            work_class,
         };
         let stored = self
             .db
@@ -136,7 +139,26 @@ impl EpisodeStore for SqliteStore {
                     )
                     .into());
                 }
-                let ended_at = close.ended_at.unwrap_or(now);
+                // Episode times only move forward: started, last message, ended.
+                let ended_at = close.ended_at.unwrap_or(now).max(episode.last_message_at);
+                if close
+                    .ended_at
+                    .is_some_and(|end| end < episode.last_message_at)
+                {
+                    return Err(DomainError::invalid(
+                        "ended_at",
+                        format!(
+                            "must not be before the episode's last message ({})",
+                            episode.last_message_at
+                        ),
+                    )
+                    .into());
+                }
+                // An imported session is summarised with the rest of its import.
+                let class = match close.reason {
+                    EndReason::Imported => WorkClass::Bulk,
+                    _ => WorkClass::Live,
+                };
                 messages::close(
                     tx,
                     tenant,
@@ -144,6 +166,7 @@ impl EpisodeStore for SqliteStore {
                     close.reason.as_str(),
                     micros(ended_at),
                     micros(now),
+                    class,
                 )?;
                 match &close.summary {
                     Some(summary) => save_summary(tx, tenant, id, summary, now),
@@ -168,7 +191,7 @@ impl EpisodeStore for SqliteStore {
             Visibility::Live,
             move |tx, _| {
                 save_summary(tx, tenant, id, &summary, now)?;
-                crate::memory::queue_summary(tx, tenant, id, micros(now))
+                crate::memory::queue_summary(tx, tenant, id, micros(now), WorkClass::Live)
             },
         )
         .await
@@ -194,6 +217,7 @@ impl EpisodeStore for SqliteStore {
                     EndReason::UserClosed.as_str(),
                     micros(at),
                     micros(at),
+                    WorkClass::Live,
                 )?;
                 set_deleted_at(tx, tenant, id, Some(at), at)
             },
@@ -207,14 +231,26 @@ impl EpisodeStore for SqliteStore {
         id: EpisodeId,
         now: Timestamp,
     ) -> Result<Episode> {
-        self.change_episode(
-            tenant,
-            id,
-            Visibility::Deleted,
-            Visibility::Live,
-            move |tx, _| set_deleted_at(tx, tenant, id, None, now),
-        )
-        .await
+        let restored = self
+            .change_episode(
+                tenant,
+                id,
+                Visibility::Deleted,
+                Visibility::Live,
+                move |tx, _| set_deleted_at(tx, tenant, id, None, now),
+            )
+            .await;
+        match restored {
+            // A live episode has nothing to restore; `GET` shows it, so it is
+            // not "not found".
+            Err(DomainError::NotFound { .. }) if self.get_episode(tenant, id).await.is_ok() => {
+                Err(DomainError::conflict(
+                    "episode_live",
+                    format!("episode {id} is not deleted; there is nothing to restore"),
+                ))
+            }
+            other => other,
+        }
     }
 
     async fn purge_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<()> {

@@ -11,8 +11,8 @@ use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
 use octopus_core::message::Message;
 use octopus_core::recall::{
-    Adjacent, JobOutcome, MemoryJob, MemoryKind, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
-    MessagePosition, MessageWindow,
+    Adjacent, JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorHit, MemoryVectorQuery,
+    MemoryWork, MessagePosition, MessageWindow, WorkClass,
 };
 use octopus_core::store::MemoryStore;
 use octopus_core::{
@@ -40,16 +40,18 @@ pub(crate) fn queue_message(
     agent: AgentId,
     message: MessageId,
     now: i64,
+    class: WorkClass,
 ) -> StoreResult<()> {
     tx.prepare_cached(
-        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(params![
         tenant.0.as_bytes(),
         agent.0.as_bytes(),
         EMBED_MESSAGE,
         message.0.as_bytes(),
-        now
+        now,
+        class_column(class)
     ])?;
     Ok(())
 }
@@ -61,18 +63,28 @@ pub(crate) fn queue_summary(
     tenant: TenantId,
     episode: EpisodeId,
     now: i64,
+    class: WorkClass,
 ) -> StoreResult<()> {
     tx.prepare_cached(
-        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at)
-         SELECT tenant_id, agent_id, ?3, id, ?4 FROM episodes WHERE id = ?1 AND tenant_id = ?2",
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
+         SELECT tenant_id, agent_id, ?3, id, ?4, ?5 FROM episodes WHERE id = ?1 AND tenant_id = ?2",
     )?
     .execute(params![
         episode.0.as_bytes(),
         tenant.0.as_bytes(),
         SUMMARISE_EPISODE,
-        now
+        now,
+        class_column(class)
     ])?;
     Ok(())
+}
+
+/// `memory_jobs.class`: the claim takes the smallest first.
+fn class_column(class: WorkClass) -> i64 {
+    match class {
+        WorkClass::Live => 0,
+        WorkClass::Bulk => 1,
+    }
 }
 
 /// The memory vectors' table, for [`VectorCollections`].
@@ -395,8 +407,16 @@ impl MemoryStore for SqliteStore {
                 let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 let claimed: Vec<JobRow> = rows::collect(
                     &mut *tx.prepare_cached(
+                        // The most urgent due class only; in it, tenants in
+                        // turn: every tenant's first job, then every second…
                         "UPDATE memory_jobs SET due_at = ?2
-                         WHERE seq IN (SELECT seq FROM memory_jobs WHERE due_at <= ?1 ORDER BY seq LIMIT ?3)
+                         WHERE seq IN (
+                             SELECT seq FROM (
+                                 SELECT seq, ROW_NUMBER() OVER (PARTITION BY tenant_id ORDER BY seq) AS turn
+                                 FROM memory_jobs
+                                 WHERE due_at <= ?1
+                                   AND class = (SELECT MIN(class) FROM memory_jobs WHERE due_at <= ?1)
+                             ) ORDER BY turn, seq LIMIT ?3)
                          RETURNING seq, tenant_id, agent_id, kind, target, attempts",
                     )?,
                     params![now, lease_end, limit],
@@ -466,6 +486,41 @@ impl MemoryStore for SqliteStore {
                 )?
                 .execute(params![id, error, micros(not_before)])?;
                 Ok(())
+            })
+            .await
+    }
+
+    async fn tenant_memory_jobs(&self, tenant: TenantId) -> Result<u64> {
+        self.db
+            .read(move |conn| {
+                let count: i64 = conn
+                    .prepare_cached("SELECT count(*) FROM memory_jobs WHERE tenant_id = ?1")?
+                    .query_row([tenant.0.as_bytes()], |r| r.get(0))?;
+                Ok(count.unsigned_abs())
+            })
+            .await
+    }
+
+    async fn memory_queues(&self) -> Result<Vec<MemoryQueue>> {
+        self.db
+            .read(|conn| {
+                rows::collect(
+                    &mut *conn.prepare_cached(
+                        "SELECT tenant_id, sum(class = 0) AS live, sum(class = 1) AS bulk, min(created_at) AS oldest
+                         FROM memory_jobs GROUP BY tenant_id ORDER BY tenant_id",
+                    )?,
+                    [],
+                    |row| {
+                        let live: i64 = row.get("live")?;
+                        let bulk: i64 = row.get("bulk")?;
+                        Ok(MemoryQueue {
+                            tenant_id: TenantId(rows::uuid(row, "tenant_id")?),
+                            live: live.unsigned_abs(),
+                            bulk: bulk.unsigned_abs(),
+                            oldest_queued_at: codec::instant(row.get("oldest")?)?,
+                        })
+                    },
+                )
             })
             .await
     }

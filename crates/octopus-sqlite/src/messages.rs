@@ -1,6 +1,7 @@
 //! Appending messages, and reading them back.
 
 use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
+use octopus_core::recall::WorkClass;
 use octopus_core::store::MessageRecord;
 use octopus_core::{AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
@@ -64,6 +65,7 @@ pub(crate) struct Placement {
     pub conversation_id: ConversationId,
     pub idle_timeout: chrono::Duration,
     pub now: chrono::DateTime<chrono::Utc>,
+    pub work_class: WorkClass,
 }
 
 /// The open episode of a conversation, as the append sees it.
@@ -111,7 +113,15 @@ pub(crate) fn append(
             stale => {
                 if let Some(stale) = stale {
                     save_counters(&tx, tenant, &stale, now)?;
-                    close(&tx, tenant, stale.id, "timeout", stale.last_message_at, now)?;
+                    close(
+                        &tx,
+                        tenant,
+                        stale.id,
+                        "timeout",
+                        stale.last_message_at,
+                        now,
+                        batch.work_class,
+                    )?;
                 }
                 start_episode(&tx, tenant, &conversation, at, now)?
             }
@@ -137,7 +147,14 @@ pub(crate) fn append(
             now
         ])?;
         if message.embed {
-            crate::memory::queue_message(&tx, tenant, conversation.agent_id, r.id, now)?;
+            crate::memory::queue_message(
+                &tx,
+                tenant,
+                conversation.agent_id,
+                r.id,
+                now,
+                batch.work_class,
+            )?;
         }
         let tokens = i64::from(r.token_count);
         if r.role.is_model_output() {
@@ -268,6 +285,7 @@ pub(crate) fn close(
     reason: &str,
     ended_at: i64,
     now: i64,
+    class: WorkClass,
 ) -> Result<()> {
     let closed = tx
         .prepare_cached(
@@ -282,7 +300,7 @@ pub(crate) fn close(
             now
         ])?;
     if closed > 0 {
-        crate::memory::queue_summary(tx, tenant, episode, now)?;
+        crate::memory::queue_summary(tx, tenant, episode, now, class)?;
     }
     Ok(())
 }

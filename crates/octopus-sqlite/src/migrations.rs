@@ -30,6 +30,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0004_memory",
         sql: include_str!("../migrations/main/0004_memory.sql"),
     },
+    Migration {
+        name: "main/0005_fair_memory_queue",
+        sql: include_str!("../migrations/main/0005_fair_memory_queue.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

@@ -295,7 +295,24 @@ pub async fn failed_batch_writes_nothing(backend: &impl Backend) {
 pub async fn deleted_conversation_takes_no_messages(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;
-    let open = world.say(&*store, t(9, 0), &["hi"]).await[0].episode_id;
+    let closed = world
+        .say(&*store, t(8, 0), &["the zebra code is 1234"])
+        .await[0]
+        .episode_id;
+    store
+        .close_episode(
+            world.tenant,
+            closed,
+            CloseEpisode {
+                reason: EndReason::UserClosed,
+                ended_at: None,
+                summary: None,
+            },
+            now(),
+        )
+        .await
+        .unwrap();
+    let open = world.say(&*store, t(9, 0), &["hi zebra"]).await[0].episode_id;
     store
         .delete_conversation(world.tenant, world.conversation, now())
         .await
@@ -314,15 +331,47 @@ pub async fn deleted_conversation_takes_no_messages(backend: &impl Backend) {
         }) => {}
         other => panic!("expected conversation_deleted, got {other:?}"),
     }
-    let episode = store
-        .get_episode_with_messages(world.tenant, open)
+    // Its episodes are soft-deleted with it: gone from reads and search,
+    // listed among the deleted, restorable.
+    for episode in [closed, open] {
+        assert_not_found(store.get_episode(world.tenant, episode).await);
+    }
+    assert!(
+        store
+            .search_messages(world.tenant, &search("zebra"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let deleted = EpisodeFilter {
+        deleted: true,
+        ..EpisodeFilter::default()
+    };
+    assert_eq!(
+        store
+            .list_episodes(world.tenant, &deleted)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    let restored = store
+        .restore_episode(world.tenant, open, now())
         .await
         .unwrap();
-    assert_eq!(episode.messages.len(), 1);
     assert_eq!(
-        episode.episode.end_reason,
+        restored.end_reason,
         Some(EndReason::UserClosed),
-        "deleting a conversation closes its episode"
+        "deleting a conversation closes its open episode"
+    );
+    assert_eq!(
+        store
+            .get_episode_with_messages(world.tenant, open)
+            .await
+            .unwrap()
+            .messages
+            .len(),
+        1
     );
 
     let conversation = store
@@ -335,6 +384,53 @@ pub async fn deleted_conversation_takes_no_messages(backend: &impl Backend) {
         .await
         .unwrap();
     assert!(listed.is_empty());
+}
+
+pub async fn an_episode_cannot_end_before_its_last_message(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let episode = world.say(&*store, t(9, 0), &["first", "second"]).await[0].episode_id;
+    let close = |ended_at| CloseEpisode {
+        reason: EndReason::UserClosed,
+        ended_at: Some(ended_at),
+        summary: None,
+    };
+    match store
+        .close_episode(world.tenant, episode, close(t(8, 0)), now())
+        .await
+    {
+        Err(Error::Invalid { field, .. }) => assert_eq!(field, "ended_at"),
+        other => panic!("expected an invalid ended_at, got {other:?}"),
+    }
+    assert!(
+        store
+            .get_episode(world.tenant, episode)
+            .await
+            .unwrap()
+            .is_open(),
+        "a refused close changes nothing"
+    );
+    let closed = store
+        .close_episode(world.tenant, episode, close(t(10, 0)), now())
+        .await
+        .unwrap();
+    assert_eq!(closed.ended_at, Some(t(10, 0)));
+    assert!(closed.started_at <= closed.last_message_at);
+}
+
+pub async fn restoring_a_live_episode_is_a_conflict(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let episode = world.say(&*store, t(9, 0), &["still here"]).await[0].episode_id;
+    match store.restore_episode(world.tenant, episode, now()).await {
+        Err(Error::Conflict {
+            code: "episode_live",
+            ..
+        }) => {}
+        other => panic!("expected episode_live, got {other:?}"),
+    }
+    let stranger = World::create(&*store, "stranger").await;
+    assert_not_found(store.restore_episode(stranger.tenant, episode, now()).await);
 }
 
 pub async fn every_field_survives_reopening(backend: &impl Backend) {
@@ -502,7 +598,16 @@ pub async fn soft_delete_restore_and_purge(backend: &impl Backend) {
             .len(),
         1
     );
-    assert_not_found(store.restore_episode(world.tenant, episode, now()).await);
+    assert!(
+        matches!(
+            store.restore_episode(world.tenant, episode, now()).await,
+            Err(Error::Conflict {
+                code: "episode_live",
+                ..
+            })
+        ),
+        "a restored episode is live: nothing more to restore"
+    );
 
     store
         .soft_delete_episode(world.tenant, episode, now())

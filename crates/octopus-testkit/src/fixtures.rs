@@ -4,6 +4,7 @@ use chrono::Duration;
 use octopus_core::agent::{Agent, LlmConfig, LlmProvider, MemoryConfig};
 use octopus_core::conversation::Conversation;
 use octopus_core::message::{MessageContent, Role};
+use octopus_core::recall::WorkClass;
 use octopus_core::store::{AppendMessages, MessageRecord, Store};
 use octopus_core::tenant::Tenant;
 use octopus_core::{AgentId, ConversationId, MessageId, TenantId, Timestamp, now};
@@ -82,6 +83,7 @@ pub fn batch(conversation: ConversationId, messages: Vec<MessageRecord>) -> Appe
         messages,
         idle_timeout: Duration::minutes(30),
         now: now(),
+        work_class: WorkClass::Live,
     }
 }
 

@@ -34,6 +34,8 @@ macro_rules! store_conformance_tests {
             closed_episode_is_followed_by_a_new_one,
             failed_batch_writes_nothing,
             deleted_conversation_takes_no_messages,
+            restoring_a_live_episode_is_a_conflict,
+            an_episode_cannot_end_before_its_last_message,
             every_field_survives_reopening,
             soft_delete_restore_and_purge,
             purge_requires_soft_delete,
@@ -62,7 +64,8 @@ macro_rules! store_conformance_tests {
             memory_never_crosses_user_agent_or_tenant,
             deleted_episodes_are_never_recalled,
             message_windows_carry_neighbouring_turns,
-            message_positions_name_the_turns_next_to_each_message
+            message_positions_name_the_turns_next_to_each_message,
+            claims_put_live_work_first_and_take_tenants_in_turn
         );
     };
     (@memory $backend:expr; $($rule:ident),* $(,)?) => {

@@ -478,3 +478,58 @@ pub async fn message_positions_name_the_turns_next_to_each_message(backend: &imp
         "a deleted episode's messages have no place"
     );
 }
+
+pub async fn claims_put_live_work_first_and_take_tenants_in_turn(backend: &impl Backend) {
+    use octopus_core::recall::WorkClass;
+    let store = backend.open().await;
+    let bulky = World::create(store.as_ref(), "bulky").await;
+    let quiet = World::create(store.as_ref(), "quiet").await;
+    let other = World::create(store.as_ref(), "other").await;
+    let said = |n: usize, who: &str| -> Vec<_> {
+        (0..n)
+            .map(|i| text(Role::User, &format!("{who} says thing number {i}"), t(1)))
+            .collect()
+    };
+    // An import of six, queued first; then two live tenants' work.
+    let mut import = batch(bulky.conversation, said(6, "bulky"));
+    import.work_class = WorkClass::Bulk;
+    store.append_messages(bulky.tenant, import).await.unwrap();
+    store
+        .append_messages(quiet.tenant, batch(quiet.conversation, said(3, "quiet")))
+        .await
+        .unwrap();
+    store
+        .append_messages(other.tenant, batch(other.conversation, said(1, "other")))
+        .await
+        .unwrap();
+
+    let queues = store.memory_queues().await.unwrap();
+    let of = |tenant| queues.iter().find(|q| q.tenant_id == tenant).unwrap();
+    assert_eq!((of(bulky.tenant).live, of(bulky.tenant).bulk), (0, 6));
+    assert_eq!((of(quiet.tenant).live, of(quiet.tenant).bulk), (3, 0));
+    assert_eq!(
+        queues.len(),
+        3,
+        "a tenant with nothing queued is not listed"
+    );
+    assert!(of(bulky.tenant).oldest_queued_at <= now());
+    assert_eq!(store.tenant_memory_jobs(bulky.tenant).await.unwrap(), 6);
+    assert_eq!(store.tenant_memory_jobs(other.tenant).await.unwrap(), 1);
+
+    // Two at a time: one from each live tenant first, though the import is older.
+    let first = store.claim_memory_jobs(2, now(), LEASE).await.unwrap();
+    let mut tenants: Vec<_> = first.iter().map(|job| job.tenant_id).collect();
+    tenants.sort();
+    let mut expected = vec![quiet.tenant, other.tenant];
+    expected.sort();
+    assert_eq!(tenants, expected, "each live tenant's oldest job, in turn");
+    // Live work is claimed while any is due, even a batch short of the limit.
+    let second = store.claim_memory_jobs(10, now(), LEASE).await.unwrap();
+    assert_eq!(
+        message_targets(&second),
+        vec!["quiet says thing number 1", "quiet says thing number 2"]
+    );
+    let bulk = store.claim_memory_jobs(10, now(), LEASE).await.unwrap();
+    assert_eq!(bulk.len(), 6, "then the import");
+    assert!(bulk.iter().all(|job| job.tenant_id == bulky.tenant));
+}

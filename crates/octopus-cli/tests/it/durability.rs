@@ -57,11 +57,17 @@ async fn acknowledged_messages_survive_kill_9() {
     let (key, _agent, mut conversations) = server.seed(CONVERSATIONS + 1).await;
     let fixture_conversation = conversations.pop().unwrap();
 
-    // A fixture with every kind of field, read back before the kill.
+    // A fixture with every kind of field, read back before the kill; its
+    // times an hour ago, to the microsecond (live messages are dated recently).
+    let hour_ago = chrono::Utc::now() - chrono::Duration::hours(1);
+    let first_at = hour_ago.format("%Y-%m-%dT%H:%M:%S.678901Z").to_string();
+    let second_at = (hour_ago + chrono::Duration::seconds(1))
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
     let fixture = json!({"messages": [
         {"role": "user", "content": [{"type": "text", "text": "chart?"}, {"type": "image_url", "image_url": {"url": "https://x/y.png"}}],
-         "contains_pii": true, "redacted_content": "[REDACTED]", "timestamp": "2026-01-02T03:04:05.678901Z"},
-        {"role": "tool", "content": "ok", "tool_call_id": "c1", "timestamp": "2026-01-02T03:04:06Z",
+         "contains_pii": true, "redacted_content": "[REDACTED]", "timestamp": first_at},
+        {"role": "tool", "content": "ok", "tool_call_id": "c1", "timestamp": second_at,
          "tool_calls": [{"tool_call_id": "c1", "function_name": "lookup", "arguments": {"id": 7}, "result": [1, 2], "duration_ms": 9, "is_error": true}]}
     ]});
     let stored = server

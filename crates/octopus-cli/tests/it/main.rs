@@ -2,4 +2,6 @@
 
 mod client_commands;
 mod durability;
+mod fairness;
 mod process;
+mod slow_clients;

@@ -63,12 +63,19 @@ pub fn install_tls_provider() {
     });
 }
 
-fn client(timeout: Duration) -> reqwest::Client {
+/// An HTTP client with the request timeout. A client that cannot be built
+/// (no TLS backend, say) is an error: one without the timeout could hang a
+/// worker on a silent provider forever.
+fn client(timeout: Duration) -> Result<reqwest::Client, octopus_core::embedding::EmbedError> {
     install_tls_provider();
     reqwest::Client::builder()
         .timeout(timeout)
         .build()
-        .unwrap_or_else(|_| reqwest::Client::new())
+        .map_err(|error| {
+            octopus_core::embedding::EmbedError::Model(format!(
+                "cannot build the HTTP client: {error}"
+            ))
+        })
 }
 
 /// Checks the dimension of every vector and scales it to unit length.

@@ -15,12 +15,12 @@ pub struct OllamaEmbedder {
 }
 
 impl OllamaEmbedder {
-    pub fn new(options: HttpEmbedderOptions) -> Self {
-        Self {
+    pub fn new(options: HttpEmbedderOptions) -> Result<Self, EmbedError> {
+        Ok(Self {
             name: format!("ollama:{}", options.model),
-            client: client(options.timeout),
+            client: client(options.timeout)?,
             options,
-        }
+        })
     }
 
     async fn embed_batch(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {

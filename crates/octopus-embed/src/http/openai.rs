@@ -31,15 +31,15 @@ pub struct OpenAiEmbedder {
 }
 
 impl OpenAiEmbedder {
-    pub fn new(options: HttpEmbedderOptions, auth: OpenAiAuth) -> Self {
+    pub fn new(options: HttpEmbedderOptions, auth: OpenAiAuth) -> Result<Self, EmbedError> {
         let request_dimensions = options.model.starts_with("text-embedding-3");
-        Self {
+        Ok(Self {
             name: format!("openai:{}", options.model),
-            client: client(options.timeout),
+            client: client(options.timeout)?,
             options,
             auth,
             request_dimensions,
-        }
+        })
     }
 
     async fn embed_batch(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {

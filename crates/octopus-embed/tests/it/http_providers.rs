@@ -37,7 +37,8 @@ async fn openai_batches_keep_input_order_and_come_back_normalised() {
     let embedder = OpenAiEmbedder::new(
         options(format!("{base}/v1/embeddings"), "text-embedding-3-small"),
         OpenAiAuth::Bearer("sk-test".into()),
-    );
+    )
+    .unwrap();
     let inputs = texts(&["alpha", "beta", "gamma", "delta", "epsilon"]);
     let vectors = embedder.embed(&inputs).await.unwrap();
     let expected: Vec<Vec<f32>> = inputs.iter().map(|t| unit(provider_vector(t))).collect();
@@ -69,7 +70,8 @@ async fn a_429_is_retried_after_the_wait_the_provider_asked_for() {
     let embedder = OpenAiEmbedder::new(
         options(format!("{base}/v1/embeddings"), "text-embedding-ada-002"),
         OpenAiAuth::Bearer("sk-test".into()),
-    );
+    )
+    .unwrap();
     let started = Instant::now();
     let vectors = embedder.embed(&texts(&["hello"])).await.unwrap();
     assert!(
@@ -92,7 +94,7 @@ async fn server_errors_are_retried_and_give_up_with_the_providers_message() {
     let base = serve(Arc::clone(&provider)).await;
     let mut options = options(format!("{base}/v1/embeddings"), "text-embedding-3-small");
     options.max_retries = 2;
-    let embedder = OpenAiEmbedder::new(options, OpenAiAuth::Bearer("sk-test".into()));
+    let embedder = OpenAiEmbedder::new(options, OpenAiAuth::Bearer("sk-test".into())).unwrap();
 
     provider.fail_next(
         503,
@@ -142,7 +144,8 @@ async fn a_wait_longer_than_allowed_is_not_slept_through() {
     let embedder = OpenAiEmbedder::new(
         options(format!("{base}/v1/embeddings"), "text-embedding-3-small"),
         OpenAiAuth::Bearer("sk-test".into()),
-    );
+    )
+    .unwrap();
     let started = Instant::now();
     let (message, retry_after) =
         provider_message(embedder.embed(&texts(&["x"])).await.unwrap_err());
@@ -159,7 +162,8 @@ async fn client_errors_are_not_retried_and_keep_the_providers_message() {
     let embedder = OpenAiEmbedder::new(
         options(format!("{base}/v1/embeddings"), "text-embedding-3-small"),
         OpenAiAuth::Bearer("sk-wrong".into()),
-    );
+    )
+    .unwrap();
     let (message, retry_after) =
         provider_message(embedder.embed(&texts(&["x"])).await.unwrap_err());
     assert!(
@@ -171,7 +175,8 @@ async fn client_errors_are_not_retried_and_keep_the_providers_message() {
     let embedder = OpenAiEmbedder::new(
         options(format!("{base}/v1/embeddings"), "text-embedding-3-small"),
         OpenAiAuth::Bearer("sk-test".into()),
-    );
+    )
+    .unwrap();
     assert!(
         matches!(embedder.embed(&texts(&["fine", "  "])).await, Err(EmbedError::Input(m)) if m.contains("input 1")),
         "an empty input is the caller's error, named before any request"
@@ -184,7 +189,7 @@ async fn a_vector_of_another_length_is_refused() {
     let base = serve(Arc::clone(&provider)).await;
     let mut options = options(format!("{base}/v1/embeddings"), "text-embedding-ada-002");
     options.dimension = 1536;
-    let embedder = OpenAiEmbedder::new(options, OpenAiAuth::Bearer("sk-test".into()));
+    let embedder = OpenAiEmbedder::new(options, OpenAiAuth::Bearer("sk-test".into())).unwrap();
     let (message, _) = provider_message(embedder.embed(&texts(&["x"])).await.unwrap_err());
     assert!(
         message.contains("8 dimensions") && message.contains("1536"),
@@ -201,7 +206,8 @@ async fn azure_openai_uses_the_deployment_url_and_an_api_key_header() {
     let embedder = OpenAiEmbedder::new(
         options(url.clone(), "text-embedding-3-small"),
         OpenAiAuth::ApiKey("azure-key".into()),
-    );
+    )
+    .unwrap();
     let vectors = embedder
         .embed(&texts(&["one", "two", "three"]))
         .await
@@ -211,7 +217,8 @@ async fn azure_openai_uses_the_deployment_url_and_an_api_key_header() {
     let wrong = OpenAiEmbedder::new(
         options(url, "text-embedding-3-small"),
         OpenAiAuth::Bearer("azure-key".into()),
-    );
+    )
+    .unwrap();
     let (message, _) = provider_message(wrong.embed(&texts(&["x"])).await.unwrap_err());
     assert!(message.contains("invalid subscription key"), "{message}");
 }
@@ -220,7 +227,8 @@ async fn azure_openai_uses_the_deployment_url_and_an_api_key_header() {
 async fn ollama_embeds_in_batches_and_reports_a_missing_model() {
     let provider = Arc::new(Provider::default());
     let base = serve(Arc::clone(&provider)).await;
-    let embedder = OllamaEmbedder::new(options(format!("{base}/api/embed"), "nomic-embed-text"));
+    let embedder =
+        OllamaEmbedder::new(options(format!("{base}/api/embed"), "nomic-embed-text")).unwrap();
     let inputs = texts(&["a", "b", "c"]);
     let vectors = embedder.embed(&inputs).await.unwrap();
     assert_eq!(
@@ -244,7 +252,8 @@ async fn ollama_embeds_in_batches_and_reports_a_missing_model() {
         "a busy Ollama is retried with backoff"
     );
 
-    let missing = OllamaEmbedder::new(options(format!("{base}/api/embed"), "mxbai-embed-large"));
+    let missing =
+        OllamaEmbedder::new(options(format!("{base}/api/embed"), "mxbai-embed-large")).unwrap();
     let (message, _) = provider_message(missing.embed(&texts(&["x"])).await.unwrap_err());
     assert!(
         message.contains("404") && message.contains("try pulling it first"),
@@ -267,6 +276,7 @@ async fn an_unreachable_provider_is_a_provider_error() {
     options.max_retries = 1;
     let (message, _) = provider_message(
         OllamaEmbedder::new(options)
+            .unwrap()
             .embed(&texts(&["x"]))
             .await
             .unwrap_err(),

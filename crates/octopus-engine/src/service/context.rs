@@ -53,7 +53,7 @@ impl Octopus {
             .into());
         }
         let conversation = self.store.get_conversation(tenant, conversation_id).await?;
-        let agent = self.cached_agent(tenant, conversation.agent_id).await?;
+        let agent = self.active_agent(tenant, conversation.agent_id).await?;
         let memory = &agent.memory;
 
         // The history first: recall leaves out its episode. It is a cached read.

@@ -2,11 +2,13 @@ use octopus_core::conversation::{
     Conversation, ConversationFilter, ConversationImport, ConversationSpec,
 };
 use octopus_core::episode::{CloseEpisode, EndReason};
+use octopus_core::recall::WorkClass;
 use octopus_core::store::AppendMessages;
-use octopus_core::{AgentId, ConversationId, Error as DomainError, TenantId, now};
+use octopus_core::{AgentId, ConversationId, TenantId, now};
 
 use super::Octopus;
 use crate::Result;
+use crate::config::MessageOrigin;
 
 impl Octopus {
     /// Starts a conversation between a user and an active agent of the tenant.
@@ -16,14 +18,7 @@ impl Octopus {
         spec: ConversationSpec,
     ) -> Result<Conversation> {
         spec.validate()?;
-        let agent = self.store.get_agent(tenant, spec.agent_id).await?;
-        if !agent.is_active {
-            return Err(DomainError::conflict(
-                "agent_inactive",
-                format!("agent {} is inactive", agent.id),
-            )
-            .into());
-        }
+        self.active_agent(tenant, spec.agent_id).await?;
         let at = now();
         let conversation = Conversation {
             id: ConversationId::new(),
@@ -95,7 +90,12 @@ impl Octopus {
         let mut sessions = Vec::with_capacity(import.sessions.len());
         for (i, session) in import.sessions.iter().enumerate() {
             let records = self
-                .message_records(tenant, session.messages.clone(), "messages")
+                .message_records(
+                    tenant,
+                    session.messages.clone(),
+                    "messages",
+                    MessageOrigin::Import,
+                )
                 .await
                 .map_err(|e| match e {
                     crate::Error::Domain(d) => d.within(&format!("sessions[{i}]")).into(),
@@ -103,6 +103,9 @@ impl Octopus {
                 })?;
             sessions.push(records);
         }
+        // A job per message, and a summary per session.
+        let incoming: usize = sessions.iter().map(|records| records.len() + 1).sum();
+        self.check_memory_quota(tenant, incoming as u64).await?;
         let conversation = self.create_conversation(tenant, import.spec()).await?;
         let mut episodes = Vec::with_capacity(sessions.len());
         let mut messages = 0;
@@ -116,6 +119,8 @@ impl Octopus {
                     // A session is one episode, however long its pauses.
                     idle_timeout: chrono::Duration::MAX,
                     now: now(),
+                    // Imports wait behind live conversations (of every tenant).
+                    work_class: WorkClass::Bulk,
                 };
                 let stored = self.store.append_messages(tenant, batch).await?;
                 messages += stored.len();

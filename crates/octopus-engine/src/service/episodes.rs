@@ -5,6 +5,7 @@ use octopus_core::episode::{
     CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
 };
 use octopus_core::message::{Message, NewMessage};
+use octopus_core::recall::WorkClass;
 use octopus_core::search::{MessageHit, MessageSearchQuery};
 use octopus_core::store::{AppendMessages, MessageRecord};
 use octopus_core::{
@@ -13,6 +14,7 @@ use octopus_core::{
 
 use super::Octopus;
 use crate::Result;
+use crate::config::MessageOrigin;
 
 impl Octopus {
     /// Appends messages to a conversation, in order, all or none. Opens an episode
@@ -39,14 +41,19 @@ impl Octopus {
             .into());
         }
         let agent_id = self.conversation_agent(tenant, conversation_id).await?;
-        let agent = self.cached_agent(tenant, agent_id).await?;
-        let records = self.message_records(tenant, messages, "messages").await?;
+        let agent = self.active_agent(tenant, agent_id).await?;
+        let records = self
+            .message_records(tenant, messages, "messages", MessageOrigin::Live)
+            .await?;
+        self.check_memory_quota(tenant, records.len() as u64)
+            .await?;
         let idle = i64::try_from(agent.memory.episode_idle_timeout_secs).unwrap_or(i64::MAX);
         let batch = AppendMessages {
             conversation_id,
             messages: records,
             idle_timeout: Duration::try_seconds(idle).unwrap_or(Duration::MAX),
             now: now(),
+            work_class: WorkClass::Live,
         };
         let stored = self.store.append_messages(tenant, batch).await?;
         self.work_signal.poke();
@@ -60,12 +67,19 @@ impl Octopus {
         tenant: TenantId,
         messages: Vec<NewMessage>,
         field: &str,
+        origin: MessageOrigin,
     ) -> Result<Vec<MessageRecord>> {
         let limits = self.limits.message_limits();
+        let at = now();
         for (index, message) in messages.iter().enumerate() {
             message
                 .validate(&limits)
                 .map_err(|e| e.within(&format!("{field}[{index}]")))?;
+            if let Some(timestamp) = message.timestamp {
+                self.limits
+                    .check_timestamp(timestamp, origin, at)
+                    .map_err(|e| DomainError::invalid(format!("{field}[{index}].timestamp"), e))?;
+            }
         }
         let speakers: BTreeSet<_> = messages.iter().filter_map(|m| m.agent_id).collect();
         for speaker in speakers {
@@ -83,7 +97,6 @@ impl Octopus {
                 return Err(error.into());
             }
         }
-        let at = now();
         Ok(messages
             .into_iter()
             .map(|message| MessageRecord {
@@ -134,6 +147,11 @@ impl Octopus {
     ) -> Result<Episode> {
         if let Some(summary) = &close.summary {
             summary.validate()?;
+        }
+        if let Some(ended_at) = close.ended_at {
+            self.limits
+                .check_timestamp(ended_at, MessageOrigin::Import, now())
+                .map_err(|e| DomainError::invalid("ended_at", e))?;
         }
         let close = CloseEpisode {
             ended_at: close.ended_at.map(to_stored_precision),

@@ -15,9 +15,8 @@ use uuid::Uuid;
 
 use super::{Octopus, QueryVector};
 use crate::Result;
+use crate::embedding_stats::EmbeddingPurpose;
 
-/// Longest document accepted in one ingestion, in bytes.
-pub const MAX_DOCUMENT_BYTES: usize = 10 << 20;
 /// Texts embedded per batch during ingestion; the ingestion permit is held per batch.
 const INGEST_BATCH: usize = 32;
 /// Room left in the model's input for the heading path written before each chunk.
@@ -71,14 +70,16 @@ impl Octopus {
         if document.source.trim().is_empty() || document.source.chars().count() > 1000 {
             return Err(DomainError::invalid("source", "must be 1 to 1000 characters").into());
         }
-        if document.text.len() > MAX_DOCUMENT_BYTES {
+        let max_bytes = self.limits.max_document_bytes;
+        if document.text.is_empty() || document.text.len() > max_bytes {
             return Err(DomainError::invalid(
                 "text",
-                format!("must be at most {MAX_DOCUMENT_BYTES} bytes"),
+                format!("must be 1 to {max_bytes} bytes; split a larger document"),
             )
             .into());
         }
-        self.cached_agent(tenant, agent).await?;
+        self.active_agent(tenant, agent).await?;
+        let _slot = self.quotas.start_ingest(tenant)?;
         let embedder = self.embedder().await?;
         let dimension = u32::try_from(embedder.dimension()).unwrap_or(u32::MAX);
         self.store
@@ -117,7 +118,8 @@ impl Octopus {
                         "the embedder is shutting down".into(),
                     )
                 })?;
-                embedder.embed(&texts).await?
+                self.embed_counted(EmbeddingPurpose::Knowledge, embedder.as_ref(), &texts)
+                    .await?
             };
             for (piece, embedding) in batch.iter().zip(vectors) {
                 chunks.push(NewChunk {

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use octopus_core::agent::Agent;
 use octopus_core::embedding::{EmbedError, Embedder};
+use octopus_core::recall::MemoryQueue;
 use octopus_core::{AgentId, ConversationId, TenantId};
 
 use octopus_core::store::Store;
@@ -27,6 +28,7 @@ use octopus_sqlite::{Durability, SqliteOptions, SqliteStore};
 
 use crate::cache::TtlCache;
 use crate::config::{DurabilityLevel, EngineConfig, Limits};
+use crate::embedding_stats::{EmbeddingPurpose, EmbeddingStats};
 use crate::keys::{self, Caller};
 use crate::{Error, Result};
 
@@ -43,6 +45,8 @@ pub struct Octopus {
     /// Wakes the memory worker when this process queues work.
     work_signal: Arc<memory_jobs::WorkSignal>,
     history: Arc<crate::history::HistoryCache>,
+    embedding_stats: Arc<EmbeddingStats>,
+    quotas: Arc<crate::quotas::QuotaState>,
 }
 
 /// Memory the history cache may hold.
@@ -94,6 +98,7 @@ impl Octopus {
         let store = SqliteStore::open(options)?;
         let mut octopus = Self::with_store(Arc::new(store), config.limits);
         octopus.embedding = Arc::new(Embedding::new(config.embedding.clone()));
+        octopus.quotas = Arc::new(crate::quotas::QuotaState::new(config.quotas.clone()));
         Ok(octopus)
     }
 
@@ -112,6 +117,8 @@ impl Octopus {
             embedding: Arc::new(Embedding::new(Default::default())),
             work_signal: Arc::default(),
             history: Arc::new(crate::history::HistoryCache::new(HISTORY_CACHE_BYTES)),
+            embedding_stats: Arc::default(),
+            quotas: Arc::default(),
         }
     }
 
@@ -173,6 +180,25 @@ impl Octopus {
         Ok(agent)
     }
 
+    /// An agent that may take new memory or run a turn. A deactivated agent
+    /// is read-only: its memory stays readable and searchable (for audits and
+    /// exports), but it takes no new conversations, messages, imports or
+    /// documents, and assembles no context (`Conflict`, `agent_inactive`),
+    /// until a `PATCH` sets `is_active` again.
+    pub(crate) async fn active_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
+        let agent = self.cached_agent(tenant, id).await?;
+        if !agent.is_active {
+            return Err(octopus_core::Error::conflict(
+                "agent_inactive",
+                format!(
+                    "agent {id} is deactivated; reactivate it with PATCH {{\"is_active\": true}}"
+                ),
+            )
+            .into());
+        }
+        Ok(agent)
+    }
+
     /// The agent of a conversation.
     pub(crate) async fn conversation_agent(
         &self,
@@ -219,8 +245,54 @@ impl Octopus {
     /// The vector of one query text.
     pub(crate) async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
         let embedder = self.embedder().await?;
-        let mut vectors = embedder.embed(&[text.to_owned()]).await?;
-        Ok(vectors.pop().unwrap_or_default())
+        let texts = [text.to_owned()];
+        let vectors = self
+            .embed_counted(EmbeddingPurpose::Query, embedder.as_ref(), &texts)
+            .await?;
+        Ok(vectors.into_iter().next().unwrap_or_default())
+    }
+
+    /// Embeds `texts`, counted in the embedding statistics, and checks that
+    /// the embedder kept its contract: one vector per text, each of its
+    /// dimension. A short or malformed answer is an error, never a silently
+    /// missing or empty vector.
+    pub(crate) async fn embed_counted(
+        &self,
+        purpose: EmbeddingPurpose,
+        embedder: &dyn Embedder,
+        texts: &[String],
+    ) -> std::result::Result<Vec<Vec<f32>>, EmbedError> {
+        let started = std::time::Instant::now();
+        let vectors = embedder.embed(texts).await?;
+        if vectors.len() != texts.len() {
+            return Err(EmbedError::Model(format!(
+                "{} returned {} vectors for {} texts",
+                embedder.model(),
+                vectors.len(),
+                texts.len()
+            )));
+        }
+        if let Some(wrong) = vectors.iter().find(|v| v.len() != embedder.dimension()) {
+            return Err(EmbedError::Model(format!(
+                "{} returned a vector of {} dimensions where it has {}",
+                embedder.model(),
+                wrong.len(),
+                embedder.dimension()
+            )));
+        }
+        self.embedding_stats
+            .record(purpose, texts.len(), started.elapsed());
+        Ok(vectors)
+    }
+
+    /// What the embedder has done since the process started.
+    pub fn embedding_stats(&self) -> &EmbeddingStats {
+        &self.embedding_stats
+    }
+
+    /// Every tenant's waiting memory work.
+    pub async fn memory_queues(&self) -> Result<Vec<MemoryQueue>> {
+        Ok(self.store.memory_queues().await?)
     }
 }
 

@@ -10,6 +10,7 @@ use serde_json::json;
 fn open(dir: &std::path::Path) -> Octopus {
     Octopus::open(&EngineConfig {
         data_dir: dir.to_owned(),
+        limits: crate::fixture_limits(),
         ..EngineConfig::default()
     })
     .unwrap()

@@ -8,10 +8,20 @@ use serde_json::json;
 mod context;
 mod recall;
 
+/// The default limits, but live messages may carry the fixtures' fixed
+/// dates, months in the past.
+fn fixture_limits() -> octopus_engine::Limits {
+    octopus_engine::Limits {
+        max_live_message_age_secs: 10 * 365 * 86_400,
+        ..octopus_engine::Limits::default()
+    }
+}
+
 fn open() -> (Octopus, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let config = EngineConfig {
         data_dir: dir.path().to_owned(),
+        limits: crate::fixture_limits(),
         ..EngineConfig::default()
     };
     (Octopus::open(&config).unwrap(), dir)
@@ -36,6 +46,7 @@ async fn admin_key_is_minted_once_and_a_configured_one_replaces_it() {
     drop(octopus);
     let reopened = Octopus::open(&EngineConfig {
         data_dir: dir.path().to_owned(),
+        limits: crate::fixture_limits(),
         ..EngineConfig::default()
     })
     .unwrap();

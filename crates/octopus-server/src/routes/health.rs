@@ -1,9 +1,11 @@
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use serde_json::{Value, json};
 
 use crate::AppState;
+use crate::auth::AdminCaller;
+use crate::error::ApiResult;
 
 /// The process is up.
 #[utoipa::path(get, path = "/healthz", tag = "health", responses((status = 200, description = "alive")))]
@@ -27,4 +29,28 @@ pub(crate) async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<V
             )
         }
     }
+}
+
+/// Prometheus metrics: requests by route and status with latency histograms,
+/// open connections, each tenant's waiting memory work and the age of its
+/// oldest job, and embedding throughput. Needs the admin key: the per-tenant
+/// series name every tenant.
+#[utoipa::path(get, path = "/metrics", tag = "admin", security(("bearer" = [])), responses(
+    (status = 200, description = "the Prometheus text format, version 0.0.4", content_type = "text/plain; version=0.0.4", body = String),
+))]
+pub(crate) async fn metrics(
+    _admin: AdminCaller,
+    State(state): State<AppState>,
+) -> ApiResult<([(header::HeaderName, &'static str); 1], String)> {
+    let queues = state.octopus.memory_queues().await?;
+    let text = state
+        .metrics
+        .render(&queues, state.octopus.embedding_stats());
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        text,
+    ))
 }

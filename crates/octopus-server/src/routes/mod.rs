@@ -27,7 +27,7 @@ use crate::error::{ApiError, ErrorBody};
     modifiers(&BearerAuth),
     components(schemas(ErrorBody)),
     tags(
-        (name = "admin", description = "Tenants and API keys; needs the admin key"),
+        (name = "admin", description = "Tenants, API keys and metrics; needs the admin key"),
         (name = "agents"),
         (name = "conversations"),
         (name = "episodes"),
@@ -55,6 +55,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
         .routes(routes!(health::readyz))
+        .routes(routes!(health::metrics))
         .routes(routes!(tenants::create_tenant, tenants::list_tenants))
         .routes(routes!(tenants::get_tenant))
         .routes(routes!(tenants::create_api_key, tenants::list_api_keys))

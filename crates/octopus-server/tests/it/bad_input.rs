@@ -289,6 +289,253 @@ async fn message_to_a_deleted_conversation_is_410() {
     .await;
     assert_eq!(reply.status, StatusCode::GONE);
     assert_eq!(reply.code(), "conversation_deleted");
+    // Its episodes went with it: not readable, not searchable, listed among
+    // the deleted, and restorable one by one.
+    let episode_path = format!("/v1/episodes/{}", seeded.episode);
+    let gone = server
+        .call(Method::GET, &episode_path, &seeded.key, None)
+        .await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND);
+    let found = server
+        .ok(
+            Method::GET,
+            "/v1/messages/search?q=secret+roadmap",
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(found["items"], json!([]));
+    let deleted = server
+        .ok(
+            Method::GET,
+            &format!(
+                "/v1/episodes?conversation_id={}&deleted=true",
+                seeded.conversation
+            ),
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(deleted["items"].as_array().unwrap().len(), 1);
+    let restored = server
+        .ok(
+            Method::POST,
+            &format!("{episode_path}/restore"),
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(restored["message_count"], 2);
+    assert_eq!(restored["end_reason"], "user_closed");
+}
+
+#[tokio::test]
+async fn restoring_a_live_episode_is_409_not_404() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    let reply = server
+        .call(
+            Method::POST,
+            &format!("/v1/episodes/{}/restore", seeded.episode),
+            &seeded.key,
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.body);
+    assert_eq!(reply.code(), "episode_live");
+}
+
+#[tokio::test]
+async fn a_value_of_the_wrong_type_for_an_enum_is_422_naming_the_field() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    for mode in [json!(null), json!(1), json!({"a": 1})] {
+        let reply = server
+            .call(
+                Method::POST,
+                &format!("/v1/agents/{}/recall", seeded.agent),
+                &seeded.key,
+                Some(json!({"user_id": "alice", "query": "roadmap", "mode": mode})),
+            )
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{mode}: {}",
+            reply.body
+        );
+        assert_eq!(reply.body["error"]["field"], "mode", "{}", reply.body);
+    }
+    // Broken JSON is still 400.
+    let broken = server
+        .raw(
+            Method::POST,
+            &format!("/v1/agents/{}/recall", seeded.agent),
+            Some(&seeded.key),
+            Some(b"{\"mode\": ".to_vec()),
+        )
+        .await;
+    assert_eq!(broken.status, StatusCode::BAD_REQUEST);
+    assert_eq!(broken.code(), "malformed_json");
+}
+
+#[tokio::test]
+async fn an_agent_takes_a_json_merge_patch_by_its_media_type() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    let reply = server
+        .raw_as(
+            Method::PATCH,
+            &format!("/v1/agents/{}", seeded.agent),
+            Some(&seeded.key),
+            "application/merge-patch+json",
+            Some(br#"{"system_prompt": "Be brief."}"#.to_vec()),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.body["system_prompt"], "Be brief.");
+    let wrong = server
+        .raw_as(
+            Method::PATCH,
+            &format!("/v1/agents/{}", seeded.agent),
+            Some(&seeded.key),
+            "text/plain",
+            Some(br#"{"system_prompt": "x"}"#.to_vec()),
+        )
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+}
+
+#[tokio::test]
+async fn message_timestamps_are_bounded_and_episode_times_only_move_forward() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    for (at, why) in [
+        ("9026-01-01T00:00:00Z", "in the future"),
+        ("0001-01-01T00:00:00Z", "before 1970"),
+        ("-0044-03-15T00:00:00Z", "a negative year"),
+    ] {
+        let reply = append(
+            &server,
+            &seeded,
+            json!({"role": "user", "content": "when?", "timestamp": at}),
+        )
+        .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{why}: {}",
+            reply.body
+        );
+        assert_eq!(
+            reply.body["error"]["field"], "messages[0].timestamp",
+            "{why}"
+        );
+    }
+    // An import may be old, but not from the future.
+    let import = |at: &str| {
+        json!({"agent_id": seeded.agent, "user_id": "bob", "sessions": [
+            {"messages": [{"role": "user", "content": "hello", "timestamp": at}]}]})
+    };
+    let future = server
+        .call(
+            Method::POST,
+            "/v1/conversations/import",
+            &seeded.key,
+            Some(import("9026-01-01T00:00:00Z")),
+        )
+        .await;
+    assert_eq!(
+        future.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        future.body
+    );
+    assert_eq!(
+        future.body["error"]["field"],
+        "sessions[0].messages[0].timestamp"
+    );
+    server
+        .ok(
+            Method::POST,
+            "/v1/conversations/import",
+            &seeded.key,
+            Some(import("1999-12-31T23:59:00Z")),
+            StatusCode::CREATED,
+        )
+        .await;
+
+    // Nothing was stored by the refused appends, and the episode cannot end
+    // before it began.
+    let path = format!("/v1/episodes/{}", seeded.episode);
+    let episode = server
+        .ok(Method::GET, &path, &seeded.key, None, StatusCode::OK)
+        .await;
+    assert_eq!(episode["message_count"], 2);
+    let early = server
+        .call(
+            Method::POST,
+            &format!("{path}/close"),
+            &seeded.key,
+            Some(json!({"end_reason": "user_closed", "ended_at": "2001-01-01T00:00:00Z"})),
+        )
+        .await;
+    assert_eq!(
+        early.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        early.body
+    );
+    assert_eq!(early.body["error"]["field"], "ended_at");
+}
+
+#[tokio::test]
+async fn a_deactivated_agent_is_read_only() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    let agent = format!("/v1/agents/{}", seeded.agent);
+    server
+        .ok(Method::DELETE, &agent, &seeded.key, None, StatusCode::OK)
+        .await;
+    let conversation = format!("/v1/conversations/{}", seeded.conversation);
+    let refused = [
+        (
+            Method::POST,
+            format!("{conversation}/messages"),
+            json!({"role": "user", "content": "hi"}),
+        ),
+        (
+            Method::POST,
+            format!("{conversation}/context"),
+            json!({"message": "hi"}),
+        ),
+        (
+            Method::POST,
+            format!("{agent}/knowledge/documents"),
+            json!({"source": "a.md", "text": "Some text."}),
+        ),
+        (
+            Method::POST,
+            "/v1/conversations".to_owned(),
+            json!({"agent_id": seeded.agent, "user_id": "bob"}),
+        ),
+    ];
+    for (method, path, body) in refused {
+        let reply = server
+            .call(method.clone(), &path, &seeded.key, Some(body))
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::CONFLICT,
+            "{method} {path}: {}",
+            reply.body
+        );
+        assert_eq!(reply.code(), "agent_inactive");
+    }
+    // Its memory stays readable.
     let episode = server
         .ok(
             Method::GET,
@@ -299,7 +546,32 @@ async fn message_to_a_deleted_conversation_is_410() {
         )
         .await;
     assert_eq!(episode["message_count"], 2);
-    assert_eq!(episode["end_reason"], "user_closed");
+    server
+        .ok(
+            Method::GET,
+            "/v1/messages/search?q=roadmap",
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    // A patch reactivates it, and it takes messages again.
+    server
+        .ok(
+            Method::PATCH,
+            &agent,
+            &seeded.key,
+            Some(json!({"is_active": true})),
+            StatusCode::OK,
+        )
+        .await;
+    let reply = append(
+        &server,
+        &seeded,
+        json!({"role": "user", "content": "back again"}),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
 }
 
 #[tokio::test]

@@ -21,6 +21,7 @@ pub struct TestServer {
 /// What a response carried.
 pub struct Reply {
     pub status: StatusCode,
+    pub headers: axum::http::HeaderMap,
     pub body: Value,
 }
 
@@ -49,6 +50,8 @@ impl TestServer {
             data_dir: dir.path().to_owned(),
             ..EngineConfig::default()
         };
+        // Live messages may carry the fixtures' fixed dates, months past.
+        engine.limits.max_live_message_age_secs = 10 * 365 * 86_400;
         adjust(&mut engine);
         let octopus = Octopus::open(&engine).unwrap();
         octopus.ensure_admin_key(Some(ADMIN_KEY)).await.unwrap();
@@ -59,12 +62,25 @@ impl TestServer {
         }
     }
 
-    /// Sends a request with a raw body.
+    /// Sends a request with a raw JSON body.
     pub async fn raw(
         &self,
         method: Method,
         path: &str,
         key: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> Reply {
+        self.raw_as(method, path, key, "application/json", body)
+            .await
+    }
+
+    /// Sends a request with a raw body of `content_type`.
+    pub async fn raw_as(
+        &self,
+        method: Method,
+        path: &str,
+        key: Option<&str>,
+        content_type: &str,
         body: Option<Vec<u8>>,
     ) -> Reply {
         let mut request = Request::builder().method(method).uri(path);
@@ -73,13 +89,14 @@ impl TestServer {
         }
         let request = match body {
             Some(bytes) => request
-                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::CONTENT_TYPE, content_type)
                 .body(Body::from(bytes)),
             None => request.body(Body::empty()),
         }
         .unwrap();
         let response = self.app.clone().oneshot(request).await.unwrap();
         let status = response.status();
+        let headers = response.headers().clone();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         let body = if bytes.is_empty() {
             Value::Null
@@ -87,7 +104,11 @@ impl TestServer {
             serde_json::from_slice(&bytes)
                 .unwrap_or_else(|_| panic!("{status}: body is not JSON: {bytes:?}"))
         };
-        Reply { status, body }
+        Reply {
+            status,
+            headers,
+            body,
+        }
     }
 
     pub async fn call(&self, method: Method, path: &str, key: &str, body: Option<Value>) -> Reply {

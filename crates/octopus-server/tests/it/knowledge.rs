@@ -337,7 +337,8 @@ async fn a_configured_http_provider_embeds_and_its_refusal_stores_nothing() {
         "{}",
         refused.body
     );
-    assert_eq!(refused.code(), "embedding_provider_failed");
+    assert_eq!(refused.code(), "embedding_provider_busy");
+    assert_eq!(refused.headers["retry-after"], "3600");
     assert!(
         refused.body["error"]["message"]
             .as_str()
