@@ -8,6 +8,8 @@
 //! `cargo run --release -p octopus-bench -- locomo`
 //! `cargo run --release -p octopus-bench -- context`
 
+#![allow(clippy::unwrap_used)] // a benchmark: a panic is how it reports a broken setup
+
 mod context;
 mod corpus;
 mod documents;

@@ -109,9 +109,26 @@ pub struct LlmConfig {
 
 impl LlmConfig {
     pub fn validate(&self) -> Result<()> {
-        if self.model.trim().is_empty() {
-            return Err(Error::invalid("model", "must not be empty"));
-        }
+        use crate::bounds::{
+            MAX_MODEL_NAME_CHARS, MAX_URL_CHARS, check_chars, check_optional_chars,
+        };
+        check_chars("model", &self.model, 1, MAX_MODEL_NAME_CHARS)?;
+        check_optional_chars(
+            "summary_model",
+            self.summary_model.as_deref(),
+            MAX_MODEL_NAME_CHARS,
+        )?;
+        check_optional_chars(
+            "deployment",
+            self.deployment.as_deref(),
+            MAX_MODEL_NAME_CHARS,
+        )?;
+        check_optional_chars(
+            "api_version",
+            self.api_version.as_deref(),
+            MAX_MODEL_NAME_CHARS,
+        )?;
+        check_optional_chars("base_url", self.base_url.as_deref(), MAX_URL_CHARS)?;
         if let Some(t) = self.temperature
             && !(0.0..=2.0).contains(&t)
         {

@@ -9,6 +9,8 @@ use crate::{AgentId, ConversationId, Error, Result, TenantId};
 
 /// Longest user id accepted (seed 002: `NVARCHAR(256)`).
 pub const MAX_USER_ID_CHARS: usize = 256;
+/// Longest conversation title, in characters.
+pub const MAX_TITLE_CHARS: usize = 500;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -46,11 +48,18 @@ impl ConversationSpec {
     pub fn validate(&self) -> Result<()> {
         validate_user_id(&self.user_id)?;
         if let Some(title) = &self.title
-            && title.chars().count() > 500
+            && title.chars().count() > MAX_TITLE_CHARS
         {
-            return Err(Error::invalid("title", "must be at most 500 characters"));
+            return Err(Error::invalid(
+                "title",
+                format!("must be at most {MAX_TITLE_CHARS} characters"),
+            ));
         }
-        Ok(())
+        crate::bounds::check_json_bytes(
+            "metadata",
+            &self.metadata,
+            crate::bounds::MAX_METADATA_BYTES,
+        )
     }
 }
 

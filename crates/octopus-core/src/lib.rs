@@ -13,6 +13,7 @@
 //! part of each signature, not a filter a caller may forget.
 
 pub mod agent;
+pub mod bounds;
 pub mod chunking;
 pub mod conversation;
 pub mod embedding;

@@ -256,11 +256,14 @@ impl TryFrom<ToolCallWire> for ToolCallRecord {
             (None, Some(function)) => (function.name, function.arguments.or(wire.arguments)),
             (None, None) => return Err("missing field `function_name`".into()),
         };
-        if tool_call_id.is_empty() {
-            return Err("`tool_call_id` must not be empty".into());
-        }
-        if function_name.is_empty() {
-            return Err("`function_name` must not be empty".into());
+        for (field, value) in [
+            ("tool_call_id", &tool_call_id),
+            ("function_name", &function_name),
+        ] {
+            let max = crate::bounds::MAX_TOOL_NAME_CHARS;
+            if value.is_empty() || value.chars().count() > max {
+                return Err(format!("`{field}` must be 1 to {max} characters"));
+            }
         }
         Ok(ToolCallRecord {
             tool_call_id,
@@ -414,6 +417,11 @@ impl NewMessage {
                 "only tool messages answer a tool call",
             ));
         }
+        crate::bounds::check_optional_chars(
+            "tool_call_id",
+            self.tool_call_id.as_deref(),
+            crate::bounds::MAX_TOOL_NAME_CHARS,
+        )?;
         if let Some(MessageContent::Parts(parts)) = &self.content {
             if parts.is_empty() {
                 return Err(Error::invalid(

@@ -263,12 +263,8 @@ impl RecallQuery {
     }
 
     pub fn validate(&self) -> Result<()> {
-        if self.user_id.trim().is_empty() {
-            return Err(Error::invalid("user_id", "must not be empty"));
-        }
-        if self.query.trim().is_empty() {
-            return Err(Error::invalid("query", "must not be empty"));
-        }
+        crate::conversation::validate_user_id(&self.user_id)?;
+        crate::bounds::check_chars("query", &self.query, 1, crate::bounds::MAX_QUERY_CHARS)?;
         if self.top_k == 0 || self.top_k > MAX_RECALL_TOP_K {
             return Err(Error::invalid(
                 "top_k",

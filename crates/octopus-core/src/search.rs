@@ -24,6 +24,7 @@ pub struct MessageSearchQuery {
 
 impl MessageSearchQuery {
     pub fn validate(&self) -> Result<()> {
+        crate::bounds::check_chars("q", &self.text, 1, crate::bounds::MAX_QUERY_CHARS)?;
         if search_terms(&self.text).is_empty() {
             return Err(Error::invalid("q", "must contain at least one word"));
         }

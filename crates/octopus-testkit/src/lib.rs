@@ -4,6 +4,8 @@
 //! expression that builds a [`Backend`]; the macro expands to one `#[tokio::test]`
 //! per contract rule in [`conformance`], so a failure names the rule broken.
 
+#![allow(clippy::unwrap_used)] // test code: a panic is how it fails
+
 pub mod conformance;
 pub mod fake_providers;
 pub mod fixtures;

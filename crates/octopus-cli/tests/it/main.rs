@@ -1,5 +1,7 @@
 //! The real `octopus` binary: started, loaded, killed, restarted.
 
+#![allow(clippy::unwrap_used)] // test code: a panic is how it fails
+
 mod client_commands;
 mod durability;
 mod fairness;

@@ -1,5 +1,8 @@
 //! Semantic memory: ingesting documents into an agent's collection, and searching it.
 
+use octopus_core::bounds::{
+    MAX_CATEGORY_CHARS, MAX_QUERY_CHARS, MAX_SOURCE_CHARS, check_chars, check_optional_chars,
+};
 use octopus_core::chunking::{ChunkingOptions, Format, chunk_text};
 use std::collections::HashMap;
 
@@ -67,9 +70,8 @@ impl Octopus {
         agent: AgentId,
         document: IngestDocument,
     ) -> Result<IngestReport> {
-        if document.source.trim().is_empty() || document.source.chars().count() > 1000 {
-            return Err(DomainError::invalid("source", "must be 1 to 1000 characters").into());
-        }
+        check_chars("source", &document.source, 1, MAX_SOURCE_CHARS)?;
+        check_optional_chars("category", document.category.as_deref(), MAX_CATEGORY_CHARS)?;
         let max_bytes = self.limits.max_document_bytes;
         if document.text.is_empty() || document.text.len() > max_bytes {
             return Err(DomainError::invalid(
@@ -171,9 +173,13 @@ impl Octopus {
         query: KnowledgeQuery,
         vector: &QueryVector,
     ) -> Result<Vec<KnowledgeHit>> {
-        if query.text.trim().is_empty() {
-            return Err(DomainError::invalid("query", "must not be empty").into());
-        }
+        check_chars("query", &query.text, 1, MAX_QUERY_CHARS)?;
+        check_optional_chars(
+            "category",
+            query.filter.category.as_deref(),
+            MAX_CATEGORY_CHARS,
+        )?;
+        check_optional_chars("source", query.filter.source.as_deref(), MAX_SOURCE_CHARS)?;
         let memory = self.cached_agent(tenant, agent).await?.memory;
         let top_k = query.top_k.unwrap_or(memory.knowledge_top_k);
         let min_score = query.min_score.unwrap_or(memory.knowledge_min_score);

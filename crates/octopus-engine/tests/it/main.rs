@@ -1,5 +1,7 @@
 //! The engine over a real SQLite store.
 
+#![allow(clippy::unwrap_used)] // test code: a panic is how it fails
+
 use chrono::{Duration, TimeZone, Utc};
 use octopus_core::message::{NewMessage, Role};
 use octopus_engine::{Caller, EngineConfig, Error, Octopus};

@@ -733,3 +733,69 @@ pub fn uuid_string() -> String {
     // A syntactically valid id that names nothing.
     "0190f4c2-7a3b-7cde-8f00-123456789abc".to_owned()
 }
+
+#[tokio::test]
+async fn every_free_form_field_has_a_length_limit() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    let megabyte = "m".repeat(1 << 20);
+    let cases = [
+        (
+            Method::POST,
+            "/v1/agents".to_owned(),
+            json!({"name": "big", "llm": {"provider": "openai", "model": megabyte}}),
+            "llm.model",
+        ),
+        (
+            Method::POST,
+            "/v1/conversations".to_owned(),
+            json!({"agent_id": seeded.agent, "user_id": "bob", "metadata": {"blob": "x".repeat(5 << 20)}}),
+            "metadata",
+        ),
+        (
+            Method::POST,
+            format!("/v1/agents/{}/knowledge/documents", seeded.agent),
+            json!({"source": "a.md", "text": "Some text.", "category": megabyte}),
+            "category",
+        ),
+        (
+            Method::POST,
+            format!("/v1/agents/{}/recall", seeded.agent),
+            json!({"user_id": "alice", "query": "q".repeat(20_000)}),
+            "query",
+        ),
+        (
+            Method::POST,
+            format!("/v1/conversations/{}/messages", seeded.conversation),
+            json!({"role": "tool", "content": "ok", "tool_call_id": "c".repeat(300)}),
+            "messages[0].tool_call_id",
+        ),
+    ];
+    for (method, path, body, field) in cases {
+        let reply = server
+            .call(method.clone(), &path, &seeded.key, Some(body))
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{method} {path}: {}",
+            reply.body
+        );
+        assert_eq!(reply.body["error"]["field"], field, "{}", reply.body);
+    }
+    // Nothing was written: still one agent, one conversation.
+    let agents = server
+        .ok(Method::GET, "/v1/agents", &seeded.key, None, StatusCode::OK)
+        .await;
+    assert_eq!(agents["items"].as_array().unwrap().len(), 1);
+    let conversations = server
+        .ok(
+            Method::GET,
+            "/v1/conversations",
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(conversations["items"].as_array().unwrap().len(), 1);
+}

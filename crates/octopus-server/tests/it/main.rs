@@ -1,5 +1,7 @@
 //! The HTTP API, in-process (`Router::oneshot`) on a fresh store per test.
 
+#![allow(clippy::unwrap_used)] // test code: a panic is how it fails
+
 mod bad_input;
 mod flows;
 mod harness;

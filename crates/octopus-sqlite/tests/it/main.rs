@@ -1,5 +1,7 @@
 //! The SQLite store against the storage contract, plus SQLite-specific checks.
 
+#![allow(clippy::unwrap_used)] // test code: a panic is how it fails
+
 use std::sync::Arc;
 
 use async_trait::async_trait;
