@@ -11,6 +11,11 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
+
+# The API against its own OpenAPI document (schemathesis, bounded in time).
+cargo build --locked -p octopus-cli
+./scripts/contract.sh "${CARGO_TARGET_DIR:-target}/debug/octopus" 45
+
 # One closing line for the whole run: cargo prints a result per test binary, and
 # the last of those (doc tests) is often empty.
 awk '/^test result:/ { passed += $4; failed += $6 } END { printf "tests: %d passed, %d failed\n", passed, failed }' "$log"

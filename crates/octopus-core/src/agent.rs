@@ -8,7 +8,9 @@ use crate::tenant::validate_name;
 use crate::{AgentId, Error, Result, TenantId};
 
 /// Longest system prompt accepted, in bytes.
-pub const MAX_SYSTEM_PROMPT_BYTES: usize = 256 * 1024;
+pub const MAX_SYSTEM_PROMPT_CHARS: usize = 256 * 1024;
+/// Longest idle timeout of an episode: ten years.
+pub const MAX_IDLE_TIMEOUT_SECS: u64 = 10 * 365 * 86_400;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -35,19 +37,19 @@ pub struct AgentSpec {
     #[serde(default)]
     pub system_prompt: String,
     pub llm: LlmConfig,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::bounds::from_object_only")]
     pub memory: MemoryConfig,
 }
 
 impl AgentSpec {
     pub fn validate(&self) -> Result<()> {
         validate_name("name", &self.name)?;
-        if self.system_prompt.len() > MAX_SYSTEM_PROMPT_BYTES {
-            return Err(Error::invalid(
-                "system_prompt",
-                format!("must be at most {MAX_SYSTEM_PROMPT_BYTES} bytes"),
-            ));
-        }
+        crate::bounds::check_chars(
+            "system_prompt",
+            &self.system_prompt,
+            0,
+            MAX_SYSTEM_PROMPT_CHARS,
+        )?;
         self.llm.validate().map_err(|e| e.within("llm"))?;
         self.memory.validate().map_err(|e| e.within("memory"))
     }
@@ -88,9 +90,9 @@ pub struct LlmConfig {
     /// The model name (for Azure OpenAI: the model behind the deployment).
     pub model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub top_p: Option<f32>,
+    pub top_p: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<u32>,
     /// Overrides the provider's default endpoint (required for Azure OpenAI).
@@ -150,14 +152,10 @@ impl LlmConfig {
                 "must be an http:// or https:// URL",
             ));
         }
-        if self.provider == LlmProvider::AzureOpenai
-            && (self.base_url.is_none() || self.deployment.is_none())
-        {
-            return Err(Error::invalid(
-                "provider",
-                "azure_openai needs base_url (the resource endpoint) and deployment",
-            ));
-        }
+        // Azure OpenAI also needs `base_url` and `deployment`. That is checked
+        // when the model is called, not here: a merge patch may switch the
+        // provider before it sets them, and each field is validated alone so
+        // that the OpenAPI document can state every rule exactly.
         Ok(())
     }
 }
@@ -174,7 +172,7 @@ pub struct MemoryConfig {
     /// Knowledge chunks scoring below this (cosine) are dropped. Default 0.3.
     /// The seed's 0.7 suits models whose scores run high; with all-MiniLM-L6-v2
     /// a correct paraphrase scores around 0.4 (see the README walk-through).
-    pub knowledge_min_score: f32,
+    pub knowledge_min_score: f64,
     /// Past episodes recalled per turn. Default 3 (seed 004).
     pub episodic_top_k: u32,
     /// Most recent messages of the current episode kept as history. Default 20.
@@ -239,10 +237,10 @@ impl MemoryConfig {
                 "must be at most 10000",
             ));
         }
-        if self.episode_idle_timeout_secs == 0 {
+        if !(1..=MAX_IDLE_TIMEOUT_SECS).contains(&self.episode_idle_timeout_secs) {
             return Err(Error::invalid(
                 "episode_idle_timeout_secs",
-                "must be positive",
+                format!("must be 1 to {MAX_IDLE_TIMEOUT_SECS} seconds"),
             ));
         }
         if self.retention_days == Some(0) {
@@ -290,7 +288,7 @@ mod tests {
     }
 
     #[test]
-    fn azure_needs_endpoint_and_deployment() {
+    fn each_llm_field_is_checked_on_its_own() {
         let llm = LlmConfig {
             provider: LlmProvider::AzureOpenai,
             model: "gpt-4o".into(),
@@ -302,6 +300,49 @@ mod tests {
             api_version: None,
             summary_model: None,
         };
-        assert!(llm.validate().is_err());
+        // Azure's endpoint and deployment may come in a later patch.
+        assert!(llm.validate().is_ok());
+        for (bad, field) in [
+            (
+                LlmConfig {
+                    base_url: Some("ftp://x".into()),
+                    ..llm.clone()
+                },
+                "base_url",
+            ),
+            (
+                LlmConfig {
+                    top_p: Some(0.0),
+                    ..llm.clone()
+                },
+                "top_p",
+            ),
+            (
+                LlmConfig {
+                    temperature: Some(2.5),
+                    ..llm.clone()
+                },
+                "temperature",
+            ),
+            (
+                LlmConfig {
+                    deployment: Some(" ".into()),
+                    ..llm.clone()
+                },
+                "deployment",
+            ),
+            (
+                LlmConfig {
+                    model: "m".repeat(201),
+                    ..llm.clone()
+                },
+                "model",
+            ),
+        ] {
+            match bad.validate() {
+                Err(Error::Invalid { field: named, .. }) => assert_eq!(named, field),
+                other => panic!("{field}: expected invalid, got {other:?}"),
+            }
+        }
     }
 }

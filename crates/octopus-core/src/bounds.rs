@@ -20,11 +20,42 @@ pub const MAX_QUERY_CHARS: usize = 10_000;
 /// A tool call's id and function name.
 pub const MAX_TOOL_NAME_CHARS: usize = 256;
 
-/// Refuses `value` unless it has `min..=max` characters (after trimming, for
-/// the lower bound: blank is empty).
+/// The regular expression of a string that is not blank: one character
+/// outside ECMA-262's white space. The class is spelt out, not `\S`, because
+/// engines disagree on `\S` (Python's and Rust's are Unicode's); [`is_blank`]
+/// is its exact negation.
+pub const NOT_BLANK_PATTERN: &str = "[^\t\n\u{b}\u{c}\r \u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}\u{feff}]";
+
+/// Whether `value` holds only white space as ECMA-262's `\s` defines it (the
+/// definition the OpenAPI document's patterns use, so that the server and
+/// the document agree on every string).
+pub fn is_blank(value: &str) -> bool {
+    value.chars().all(|c| {
+        matches!(
+            c,
+            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+                ..='\u{200a}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{202f}'
+                    | '\u{205f}'
+                    | '\u{3000}'
+                    | '\u{feff}'
+        )
+    })
+}
+
+/// Refuses `value` unless it has at most `max` characters and, when `min` is
+/// 1 or more, is not blank.
 pub fn check_chars(field: &str, value: &str, min: usize, max: usize) -> Result<()> {
-    if value.trim().chars().count() < min {
+    if min > 0 && is_blank(value) {
         return Err(Error::invalid(field, "must not be empty"));
+    }
+    if value.chars().count() < min {
+        return Err(Error::invalid(
+            field,
+            format!("must be at least {min} characters"),
+        ));
     }
     if value.chars().count() > max {
         return Err(Error::invalid(
@@ -38,6 +69,20 @@ pub fn check_chars(field: &str, value: &str, min: usize, max: usize) -> Result<(
 /// [`check_chars`] for a value that may be absent.
 pub fn check_optional_chars(field: &str, value: Option<&str>, max: usize) -> Result<()> {
     value.map_or(Ok(()), |value| check_chars(field, value, 1, max))
+}
+
+/// Deserialises a struct from a JSON object only. serde's derive also takes an
+/// array of the fields' values (`[null, null]`), which the API's contract does
+/// not allow: a struct whose fields are all optional would take almost any
+/// array. For fields of such structs: `#[serde(deserialize_with = ...)]`.
+pub fn from_object_only<'de, D, T>(deserializer: D) -> std::result::Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::Deserialize;
+    let object = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+    T::deserialize(serde_json::Value::Object(object)).map_err(serde::de::Error::custom)
 }
 
 /// Refuses a JSON value longer than `max` bytes serialised.
@@ -55,6 +100,16 @@ pub fn check_json_bytes(field: &str, value: &impl serde::Serialize, max: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_is_ecma_white_space() {
+        assert!(is_blank(" \t\u{feff}\u{3000}"));
+        assert!(
+            !is_blank("\u{85}"),
+            "NEL is white space to Rust, not to ECMA-262"
+        );
+        assert!(!is_blank(" a "));
+    }
 
     #[test]
     fn characters_are_counted_not_bytes_and_blank_is_empty() {

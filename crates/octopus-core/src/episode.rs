@@ -148,23 +148,19 @@ pub struct EpisodeSummary {
 
 /// Longest summary accepted (seed 001: `nvarchar(2000)`), in characters.
 pub const MAX_SUMMARY_CHARS: usize = 2000;
+/// Most key facts of one episode.
+pub const MAX_KEY_FACTS: usize = 100;
+/// Longest key fact, in characters.
+pub const MAX_KEY_FACT_CHARS: usize = 1000;
 
 impl EpisodeSummary {
     pub fn validate(&self) -> Result<()> {
-        if self.summary.trim().is_empty() {
-            return Err(Error::invalid("summary", "must not be empty"));
-        }
-        if self.summary.chars().count() > MAX_SUMMARY_CHARS {
-            return Err(Error::invalid(
-                "summary",
-                format!("must be at most {MAX_SUMMARY_CHARS} characters"),
-            ));
-        }
-        if self.key_facts.len() > 100
+        crate::bounds::check_chars("summary", &self.summary, 1, MAX_SUMMARY_CHARS)?;
+        if self.key_facts.len() > MAX_KEY_FACTS
             || self
                 .key_facts
                 .iter()
-                .any(|fact| fact.chars().count() > 1000)
+                .any(|fact| fact.chars().count() > MAX_KEY_FACT_CHARS)
         {
             return Err(Error::invalid(
                 "key_facts",

@@ -82,10 +82,19 @@ pub enum MessageContent {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ContentPart {
-    Text { text: String },
-    ImageUrl { image_url: ImageUrl },
-    InputAudio { input_audio: InputAudio },
-    File { file: FileRef },
+    Text {
+        text: String,
+    },
+    ImageUrl {
+        image_url: ImageUrl,
+    },
+    InputAudio {
+        input_audio: InputAudio,
+    },
+    File {
+        #[serde(deserialize_with = "crate::bounds::from_object_only")]
+        file: FileRef,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -375,7 +384,7 @@ impl Default for MessageLimits {
     }
 }
 
-const MAX_PARTICIPANT_NAME_CHARS: usize = 64;
+pub const MAX_PARTICIPANT_NAME_CHARS: usize = 64;
 
 impl NewMessage {
     /// A plain-text message, for tests and programmatic callers.
@@ -440,14 +449,11 @@ impl NewMessage {
                 }
             }
         }
-        if let Some(name) = &self.name
-            && (name.is_empty() || name.chars().count() > MAX_PARTICIPANT_NAME_CHARS)
-        {
-            return Err(Error::invalid(
-                "name",
-                format!("must be 1 to {MAX_PARTICIPANT_NAME_CHARS} characters"),
-            ));
-        }
+        crate::bounds::check_optional_chars(
+            "name",
+            self.name.as_deref(),
+            MAX_PARTICIPANT_NAME_CHARS,
+        )?;
         if self.tool_calls.len() > limits.max_tool_calls {
             return Err(Error::invalid(
                 "tool_calls",

@@ -217,7 +217,7 @@ pub struct RecallQuery {
     /// Drops vector hits of lower cosine similarity. Keyword hits are kept:
     /// they matched the query's words, and BM25 is on another scale.
     #[serde(default)]
-    pub min_score: f32,
+    pub min_score: f64,
     /// Bounds on when the remembered message was said: `from` inclusive, `to`
     /// exclusive.
     #[serde(default)]
@@ -279,11 +279,6 @@ impl RecallQuery {
                 "neighbours",
                 format!("must be at most {MAX_NEIGHBOURS}"),
             ));
-        }
-        if let (Some(from), Some(to)) = (self.from, self.to)
-            && from >= to
-        {
-            return Err(Error::invalid("to", "must be later than `from`"));
         }
         if let Some(days) = self.recency_half_life_days
             && !(days.is_finite() && days > 0.0)

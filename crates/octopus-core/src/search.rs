@@ -25,9 +25,6 @@ pub struct MessageSearchQuery {
 impl MessageSearchQuery {
     pub fn validate(&self) -> Result<()> {
         crate::bounds::check_chars("q", &self.text, 1, crate::bounds::MAX_QUERY_CHARS)?;
-        if search_terms(&self.text).is_empty() {
-            return Err(Error::invalid("q", "must contain at least one word"));
-        }
         if self.limit == 0 || self.limit > MAX_SEARCH_LIMIT {
             return Err(Error::invalid(
                 "limit",

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::{ApiKeyId, Error, Result, TenantId};
+use crate::{ApiKeyId, Result, TenantId};
 
 /// Longest tenant or key name accepted.
 pub const MAX_NAME_CHARS: usize = 200;
@@ -38,14 +38,5 @@ pub struct KeyHash(pub [u8; 32]);
 
 /// Checks a human-readable name (of a tenant, key or agent).
 pub fn validate_name(field: &str, name: &str) -> Result<()> {
-    if name.trim().is_empty() {
-        return Err(Error::invalid(field, "must not be empty"));
-    }
-    if name.chars().count() > MAX_NAME_CHARS {
-        return Err(Error::invalid(
-            field,
-            format!("must be at most {MAX_NAME_CHARS} characters"),
-        ));
-    }
-    Ok(())
+    crate::bounds::check_chars(field, name, 1, MAX_NAME_CHARS)
 }

@@ -50,6 +50,66 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
 
 /// Parses JSON with the path of any shape error.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    parse_json_as_written(bytes).or_else(|error| {
+        // JSON (and JSON Schema) count `3.0` as the integer 3; serde does
+        // not. Only a body that failed is read again, with such numbers
+        // rewritten: the common case pays nothing.
+        let mut value: serde_json::Value = match serde_json::from_slice(bytes) {
+            Ok(value) => value,
+            Err(_) => return Err(error),
+        };
+        if !integral_numbers_as_integers(&mut value) {
+            return Err(error);
+        }
+        crate::routes::from_value(value)
+    })
+}
+
+/// Rewrites every float with no fraction (within `i64`/`u64`) as an integer;
+/// says whether it rewrote any.
+pub(crate) fn integral_numbers_as_integers(value: &mut serde_json::Value) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::Number(number) if number.is_f64() => {
+            let Some(float) = number.as_f64() else {
+                return false;
+            };
+            let integer = if float.fract() != 0.0 {
+                None
+            } else if (-9.2e18..9.2e18).contains(&float) {
+                Some(serde_json::Number::from(float as i64))
+            } else if (0.0..1.8e19).contains(&float) {
+                Some(serde_json::Number::from(float as u64))
+            } else {
+                None
+            };
+            match integer {
+                Some(integer) => {
+                    *number = integer;
+                    true
+                }
+                None => false,
+            }
+        }
+        Value::Array(items) => {
+            let mut rewrote = false;
+            for item in items {
+                rewrote |= integral_numbers_as_integers(item);
+            }
+            rewrote
+        }
+        Value::Object(fields) => {
+            let mut rewrote = false;
+            for item in fields.values_mut() {
+                rewrote |= integral_numbers_as_integers(item);
+            }
+            rewrote
+        }
+        _ => false,
+    }
+}
+
+fn parse_json_as_written<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let path = error.path().to_string();

@@ -9,13 +9,15 @@
 //! - `connections`: the accept loop, with caps on connections and timeouts for
 //!   slow or idle clients; `request_body`: every body read whole, within a size
 //!   and a deadline;
-//! - `metrics`: what `/metrics` reports.
+//! - `metrics`: what `/metrics` reports; `openapi`: the document, with every
+//!   error and limit declared from the code.
 
 mod auth;
 mod connections;
 mod error;
 mod extract;
 mod metrics;
+mod openapi;
 mod request_body;
 mod routes;
 
@@ -85,14 +87,13 @@ fn app_with_metrics(octopus: Octopus, config: &ServerConfig, metrics: Arc<Metric
         max_bytes: config.max_body_bytes,
         timeout: Duration::from_secs(config.body_read_timeout_secs),
     };
-    let (router, openapi) = routes::router().split_for_parts();
-    let openapi = Arc::new(openapi);
+    let (router, _) = routes::router().split_for_parts();
+    let limits = *octopus.limits();
     router
         .route(
             "/openapi.json",
-            axum::routing::get(move || {
-                let openapi = Arc::clone(&openapi);
-                async move { axum::Json(openapi.as_ref().clone()) }
+            axum::routing::get(move || async move {
+                axum::Json(openapi::document(&limits, octopus_core::now()))
             }),
         )
         .fallback(|| async { ApiError::not_found_route() })
@@ -109,11 +110,6 @@ fn app_with_metrics(octopus: Octopus, config: &ServerConfig, metrics: Arc<Metric
             trace_request,
         ))
         .with_state(AppState { octopus, metrics })
-}
-
-/// The OpenAPI document, for tests and tools.
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    routes::router().into_openapi()
 }
 
 /// Serves the API on `listener` until `shutdown` resolves, under the

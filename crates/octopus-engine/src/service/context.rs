@@ -13,7 +13,7 @@ use octopus_core::store::Page;
 use octopus_core::working_memory::{
     AssembledContext, ChatMessage, ContextParts, ContextTrace, Retrieved, assemble,
 };
-use octopus_core::{ConversationId, EpisodeId, Error as DomainError, TenantId};
+use octopus_core::{ConversationId, EpisodeId, TenantId};
 use serde::Serialize;
 
 use super::{KnowledgeQuery, Octopus, QueryVector};
@@ -42,16 +42,7 @@ impl Octopus {
         conversation_id: ConversationId,
         message: &str,
     ) -> Result<WorkingMemory> {
-        if message.trim().is_empty() {
-            return Err(DomainError::invalid("message", "must not be empty").into());
-        }
-        if message.len() > self.limits.max_message_bytes {
-            return Err(DomainError::invalid(
-                "message",
-                format!("must be at most {} bytes", self.limits.max_message_bytes),
-            )
-            .into());
-        }
+        octopus_core::bounds::check_chars("message", message, 1, self.limits.max_message_bytes)?;
         let conversation = self.store.get_conversation(tenant, conversation_id).await?;
         let agent = self.active_agent(tenant, conversation.agent_id).await?;
         let memory = &agent.memory;

@@ -87,6 +87,9 @@ impl Octopus {
         import: ConversationImport,
     ) -> Result<ImportReport> {
         import.validate()?;
+        // An unknown or inactive agent is answered before thousands of
+        // messages are validated.
+        self.active_agent(tenant, import.agent_id).await?;
         let mut sessions = Vec::with_capacity(import.sessions.len());
         for (i, session) in import.sessions.iter().enumerate() {
             let records = self

@@ -6,7 +6,7 @@ use octopus_core::episode::{
 };
 use octopus_core::message::{Message, NewMessage};
 use octopus_core::recall::WorkClass;
-use octopus_core::search::{MessageHit, MessageSearchQuery};
+use octopus_core::search::{MessageHit, MessageSearchQuery, search_terms};
 use octopus_core::store::{AppendMessages, MessageRecord};
 use octopus_core::{
     ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId, now, to_stored_precision,
@@ -200,6 +200,10 @@ impl Octopus {
         self.check_agent(tenant, query.agent_id).await?;
         if let Some(conversation) = query.conversation_id {
             self.store.get_conversation(tenant, conversation).await?;
+        }
+        // A query of punctuation alone has no word to match: nothing is found.
+        if search_terms(&query.text).is_empty() {
+            return Ok(Vec::new());
         }
         Ok(self.store.search_messages(tenant, query).await?)
     }

@@ -52,7 +52,7 @@ pub struct KnowledgeQuery {
     /// Drops chunks found by meaning with a lower cosine similarity. Chunks
     /// found by words are not held to it: BM25 is on another scale. Default: the
     /// agent's `memory.knowledge_min_score`.
-    pub min_score: Option<f32>,
+    pub min_score: Option<f64>,
     pub filter: ChunkFilter,
     pub mode: SearchMode,
 }
@@ -72,14 +72,7 @@ impl Octopus {
     ) -> Result<IngestReport> {
         check_chars("source", &document.source, 1, MAX_SOURCE_CHARS)?;
         check_optional_chars("category", document.category.as_deref(), MAX_CATEGORY_CHARS)?;
-        let max_bytes = self.limits.max_document_bytes;
-        if document.text.is_empty() || document.text.len() > max_bytes {
-            return Err(DomainError::invalid(
-                "text",
-                format!("must be 1 to {max_bytes} bytes; split a larger document"),
-            )
-            .into());
-        }
+        check_chars("text", &document.text, 1, self.limits.max_document_bytes)?;
         self.active_agent(tenant, agent).await?;
         let _slot = self.quotas.start_ingest(tenant)?;
         let embedder = self.embedder().await?;
@@ -183,6 +176,9 @@ impl Octopus {
         let memory = self.cached_agent(tenant, agent).await?.memory;
         let top_k = query.top_k.unwrap_or(memory.knowledge_top_k);
         let min_score = query.min_score.unwrap_or(memory.knowledge_min_score);
+        if !(-1.0..=1.0).contains(&min_score) {
+            return Err(DomainError::invalid("min_score", "must be between -1 and 1").into());
+        }
         if top_k == 0 || top_k > MAX_TOP_K {
             return Err(DomainError::invalid(
                 "top_k",
@@ -190,10 +186,9 @@ impl Octopus {
             )
             .into());
         }
+        // Without a word, a search by words finds nothing (and a keyword-only
+        // search returns an empty list).
         let has_words = !search_terms(&query.text).is_empty();
-        if query.mode == SearchMode::Keyword && !has_words {
-            return Err(DomainError::invalid("query", "must contain at least one word").into());
-        }
         // A primary-key read: the collection row carries its chunk count.
         if self.store.collection(tenant, agent).await?.is_none() {
             return Ok(Vec::new());
@@ -211,7 +206,7 @@ impl Octopus {
             let vector_query = VectorQuery {
                 vector,
                 top_k: depth,
-                min_score,
+                min_score: min_score as f32,
                 filter: query.filter.clone(),
             };
             Ok::<_, crate::Error>(

@@ -199,7 +199,7 @@ fn scored_lists(
     let mut vector_list = Vec::new();
     for hit in vector_hits
         .into_iter()
-        .filter(|h| h.score >= query.min_score && elsewhere(h.episode_id))
+        .filter(|h| f64::from(h.score) >= query.min_score && elsewhere(h.episode_id))
     {
         let memory = match (hit.kind, hit.message_id) {
             (MemoryKind::Message, Some(id)) => Memory::Message(id),

@@ -61,8 +61,10 @@ pub(crate) async fn update_agent(
     State(state): State<AppState>,
     TenantCaller(tenant): TenantCaller,
     Path(id): Path<AgentId>,
-    Json(patch): Json<Value>,
+    Json(mut patch): Json<Value>,
 ) -> ApiResult<axum::Json<Agent>> {
+    // `3.0` is an integer to JSON; the patch is read into typed settings later.
+    crate::extract::integral_numbers_as_integers(&mut patch);
     Ok(axum::Json(
         state.octopus.update_agent(tenant, id, &patch).await?,
     ))

@@ -57,7 +57,7 @@ pub(crate) struct KnowledgeSearchRequest {
     pub top_k: Option<u32>,
     /// Default: the agent's `memory.knowledge_min_score`.
     #[serde(default)]
-    pub min_score: Option<f32>,
+    pub min_score: Option<f64>,
     #[serde(default)]
     pub source: Option<String>,
     #[serde(default)]

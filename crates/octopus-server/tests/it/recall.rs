@@ -206,10 +206,7 @@ async fn bad_imports_and_recalls_name_the_field_and_store_nothing() {
         ),
         (json!({"user_id": "sam", "query": "x", "top_k": 0}), "top_k"),
         (json!({"user_id": "", "query": "x"}), "user_id"),
-        (
-            json!({"user_id": "sam", "query": "x", "from": "2026-05-01T00:00:00Z", "to": "2026-04-01T00:00:00Z"}),
-            "to",
-        ),
+        (json!({"user_id": "sam", "query": " \t "}), "query"),
     ] {
         let reply = server
             .call(Method::POST, &recall, &key, Some(body.clone()))
@@ -226,6 +223,13 @@ async fn bad_imports_and_recalls_name_the_field_and_store_nothing() {
             reply.body
         );
     }
+    // A window that holds no time is asked validly, and holds nothing.
+    let empty_window = json!({"user_id": "sam", "query": "x", "from": "2026-05-01T00:00:00Z", "to": "2026-04-01T00:00:00Z"});
+    let reply = server
+        .call(Method::POST, &recall, &key, Some(empty_window))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.body["items"], json!([]));
     let reply = server
         .call(Method::POST, &recall, &key, Some(json!({"query": "x"})))
         .await;

@@ -1,0 +1,730 @@
+//! The OpenAPI document, made from the code so that it cannot promise what the
+//! server does not do:
+//!
+//! - the routes, their parameters and bodies come from the handlers
+//!   (`utoipa_axum::routes!`);
+//! - every error a route can answer is declared from the table of error codes
+//!   ([`ErrorCode`]): what every route shares (authentication, malformed ids,
+//!   bodies and queries) by the route's shape, and its own (conflicts, quotas,
+//!   the embedder) from [`route_errors`];
+//! - every limit the server enforces is stated on its field, from the same
+//!   constants and settings the validation reads ([`declare_bounds`]).
+//!
+//! Timestamps are bounded relative to now, so the document is made per
+//! request; it takes well under a millisecond.
+
+use chrono::{DateTime, Datelike, Days, NaiveDate, Utc};
+use octopus_core::agent::{MAX_IDLE_TIMEOUT_SECS, MAX_SYSTEM_PROMPT_CHARS};
+use octopus_core::bounds::{
+    MAX_CATEGORY_CHARS, MAX_MODEL_NAME_CHARS, MAX_QUERY_CHARS, MAX_SOURCE_CHARS,
+    MAX_TOOL_NAME_CHARS, MAX_URL_CHARS, NOT_BLANK_PATTERN,
+};
+use octopus_core::conversation::{MAX_IMPORT_SESSIONS, MAX_TITLE_CHARS, MAX_USER_ID_CHARS};
+use octopus_core::episode::{MAX_KEY_FACT_CHARS, MAX_KEY_FACTS, MAX_SUMMARY_CHARS};
+use octopus_core::knowledge::MAX_TOP_K;
+use octopus_core::message::MAX_PARTICIPANT_NAME_CHARS;
+use octopus_core::recall::{MAX_NEIGHBOURS, MAX_RECALL_TOP_K};
+use octopus_core::search::MAX_SEARCH_LIMIT;
+use octopus_core::store::Page;
+use octopus_core::tenant::MAX_NAME_CHARS;
+use octopus_engine::Limits;
+use serde_json::{Map, Value, json};
+
+use crate::error::ErrorCode;
+
+/// Days kept between a timestamp window's edge and the dates the document
+/// admits: time zones move a date by up to a day, and a client may hold the
+/// document for a while. The server accepts a little more than the document
+/// says, never less.
+const EDGE_DAYS: u64 = 2;
+
+/// The whole document, as of `now`.
+pub(crate) fn document(limits: &Limits, now: DateTime<Utc>) -> Value {
+    let mut doc =
+        serde_json::to_value(crate::routes::router().into_openapi()).unwrap_or_else(|_| json!({}));
+    declare_bounds(&mut doc, limits, now);
+    declare_errors(&mut doc);
+    doc
+}
+
+/// The errors particular to one route, by its operation id.
+fn route_errors(operation: &str) -> &'static [ErrorCode] {
+    use ErrorCode as E;
+    const EMBEDDING: [ErrorCode; 3] = [
+        E::EmbeddingUnavailable,
+        E::EmbeddingProviderFailed,
+        E::EmbeddingProviderBusy,
+    ];
+    match operation {
+        "create_agent" | "update_agent" => &[E::AgentNameTaken],
+        "create_conversation" => &[E::AgentInactive],
+        "import_conversation" => &[E::AgentInactive, E::QuotaExceeded],
+        "append_messages" => &[E::AgentInactive, E::ConversationDeleted, E::QuotaExceeded],
+        "build_context" => &[
+            E::AgentInactive,
+            E::EmbeddingUnavailable,
+            E::EmbeddingProviderFailed,
+            E::EmbeddingProviderBusy,
+        ],
+        "ingest_document" => &[
+            E::AgentInactive,
+            E::QuotaExceeded,
+            E::CollectionMismatch,
+            E::EmbeddingUnavailable,
+            E::EmbeddingProviderFailed,
+            E::EmbeddingProviderBusy,
+        ],
+        "search_knowledge" | "recall" => &EMBEDDING,
+        "knowledge_info" => &[E::CollectionNotFound],
+        "delete_chunk" => &[E::ChunkNotFound],
+        "close_episode" => &[E::EpisodeClosed],
+        "restore_episode" => &[E::EpisodeLive],
+        "purge_episode" => &[E::EpisodeNotDeleted],
+        "metrics" => &[E::Unavailable],
+        _ => &[],
+    }
+}
+
+/// What a parameter or body field naming an object can answer when there is
+/// no such object (for this tenant).
+fn not_found_by_name(name: &str) -> Option<ErrorCode> {
+    Some(match name {
+        "agent_id" => ErrorCode::AgentNotFound,
+        "conversation_id" => ErrorCode::ConversationNotFound,
+        "episode_id" => ErrorCode::EpisodeNotFound,
+        "tenant_id" => ErrorCode::TenantNotFound,
+        "key_id" => ErrorCode::ApiKeyNotFound,
+        _ => return None,
+    })
+}
+
+/// Declares, on every operation, each error status it can answer, with the
+/// codes behind it.
+fn declare_errors(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for operations in paths.values_mut() {
+        let Some(operations) = operations.as_object_mut() else {
+            continue;
+        };
+        for operation in operations.values_mut() {
+            let codes = operation_errors(operation);
+            let responses = operation
+                .as_object_mut()
+                .and_then(|o| o.get_mut("responses"))
+                .and_then(Value::as_object_mut);
+            if let Some(responses) = responses {
+                declare_responses(responses, &codes);
+            }
+        }
+    }
+}
+
+fn operation_errors(operation: &Value) -> Vec<ErrorCode> {
+    use ErrorCode as E;
+    let mut codes = Vec::new();
+    let secured = operation.get("security").is_some();
+    if secured {
+        let admin = operation["tags"]
+            .as_array()
+            .is_some_and(|tags| tags.iter().any(|tag| tag == "admin"));
+        codes.extend([
+            E::Unauthenticated,
+            if admin {
+                E::AdminOnly
+            } else {
+                E::TenantKeyRequired
+            },
+            E::Internal,
+        ]);
+    }
+    let parameters = operation["parameters"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for parameter in &parameters {
+        let name = parameter["name"].as_str().unwrap_or_default();
+        match parameter["in"].as_str() {
+            Some("path") => codes.push(E::InvalidId),
+            Some("query") => codes.extend([E::InvalidQuery, E::InvalidRequest]),
+            _ => {}
+        }
+        codes.extend(not_found_by_name(name));
+    }
+    if operation.get("requestBody").is_some() {
+        codes.extend([
+            E::MalformedJson,
+            E::UnreadableBody,
+            E::BodyTooLarge,
+            E::UnsupportedMediaType,
+            E::InvalidRequest,
+            E::RequestTimeout,
+        ]);
+        // Bodies name agents (a conversation's, a message's speaker).
+        codes.push(E::AgentNotFound);
+    }
+    let id = operation["operationId"].as_str().unwrap_or_default();
+    codes.extend_from_slice(route_errors(id));
+    codes.sort_by_key(|code| (code.status().as_u16(), code.as_str()));
+    codes.dedup();
+    codes
+}
+
+fn declare_responses(responses: &mut Map<String, Value>, codes: &[ErrorCode]) {
+    let mut by_status: Vec<(u16, Vec<ErrorCode>)> = Vec::new();
+    for &code in codes {
+        let status = code.status().as_u16();
+        match by_status.last_mut() {
+            Some((last, group)) if *last == status => group.push(code),
+            _ => by_status.push((status, vec![code])),
+        }
+    }
+    for (status, group) in by_status {
+        let description = group
+            .iter()
+            .map(|code| format!("`{}`: {}", code.as_str(), code.meaning()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut response = json!({
+            "description": description,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
+        });
+        if group.iter().any(|code| {
+            matches!(
+                code,
+                ErrorCode::QuotaExceeded | ErrorCode::EmbeddingProviderBusy
+            )
+        }) {
+            response["headers"] = json!({"retry-after": {
+                "description": "Seconds to wait before trying again.",
+                "schema": {"type": "integer", "minimum": 1},
+            }});
+        }
+        responses.insert(status.to_string(), response);
+    }
+}
+
+/// A string bound: length in characters, and not blank when required.
+fn text(min: usize, max: usize) -> Value {
+    let mut bound = json!({"maxLength": max});
+    if min > 0 {
+        bound["minLength"] = json!(min);
+        bound["pattern"] = json!(NOT_BLANK_PATTERN);
+    }
+    bound
+}
+
+fn range(minimum: f64, maximum: f64) -> Value {
+    json!({"minimum": minimum, "maximum": maximum})
+}
+
+/// States on each field the limit its validation enforces.
+fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
+    let live = instant_pattern(
+        live_earliest(limits, now).date_naive() + Days::new(EDGE_DAYS),
+        now.date_naive() - Days::new(EDGE_DAYS),
+    );
+    let imported = instant_pattern(
+        DateTime::UNIX_EPOCH.date_naive() + Days::new(EDGE_DAYS),
+        now.date_naive() - Days::new(EDGE_DAYS),
+    );
+    let name = text(1, MAX_NAME_CHARS);
+    let model_name = text(1, MAX_MODEL_NAME_CHARS);
+    let fields: Vec<(&str, &str, Value)> = vec![
+        ("CreateTenant", "name", name.clone()),
+        ("CreateApiKey", "name", name.clone()),
+        ("AgentSpec", "name", name),
+        (
+            "AgentSpec",
+            "system_prompt",
+            text(0, MAX_SYSTEM_PROMPT_CHARS),
+        ),
+        ("LlmConfig", "model", model_name.clone()),
+        ("LlmConfig", "summary_model", model_name.clone()),
+        ("LlmConfig", "deployment", model_name.clone()),
+        ("LlmConfig", "api_version", model_name),
+        (
+            "LlmConfig",
+            "base_url",
+            json!({"maxLength": MAX_URL_CHARS, "pattern": "^https?://"}),
+        ),
+        ("LlmConfig", "temperature", range(0.0, 2.0)),
+        (
+            "LlmConfig",
+            "top_p",
+            json!({"exclusiveMinimum": 0, "maximum": 1}),
+        ),
+        ("LlmConfig", "max_output_tokens", json!({"minimum": 1})),
+        (
+            "MemoryConfig",
+            "max_working_memory_tokens",
+            json!({"minimum": 256}),
+        ),
+        ("MemoryConfig", "knowledge_top_k", json!({"maximum": 100})),
+        ("MemoryConfig", "knowledge_min_score", range(-1.0, 1.0)),
+        ("MemoryConfig", "episodic_top_k", json!({"maximum": 100})),
+        (
+            "MemoryConfig",
+            "history_max_messages",
+            json!({"maximum": 10_000}),
+        ),
+        (
+            "MemoryConfig",
+            "episode_idle_timeout_secs",
+            json!({"minimum": 1, "maximum": MAX_IDLE_TIMEOUT_SECS}),
+        ),
+        ("MemoryConfig", "retention_days", json!({"minimum": 1})),
+        ("ConversationSpec", "user_id", text(0, MAX_USER_ID_CHARS)),
+        ("ConversationSpec", "title", text(0, MAX_TITLE_CHARS)),
+        ("ConversationImport", "user_id", text(0, MAX_USER_ID_CHARS)),
+        ("ConversationImport", "title", text(0, MAX_TITLE_CHARS)),
+        (
+            "ConversationImport",
+            "sessions",
+            json!({"minItems": 1, "maxItems": MAX_IMPORT_SESSIONS}),
+        ),
+        ("ImportedSession", "messages", json!({"minItems": 1})),
+        (
+            "AppendMessagesRequest",
+            "messages",
+            json!({"minItems": 1, "maxItems": limits.max_batch_messages}),
+        ),
+        ("NewMessage", "timestamp", json!({"pattern": live})),
+        ("NewMessage", "name", text(1, MAX_PARTICIPANT_NAME_CHARS)),
+        ("NewMessage", "tool_call_id", text(1, MAX_TOOL_NAME_CHARS)),
+        (
+            "NewMessage",
+            "tool_calls",
+            json!({"maxItems": limits.max_tool_calls}),
+        ),
+        ("IngestRequest", "source", text(1, MAX_SOURCE_CHARS)),
+        ("IngestRequest", "category", text(1, MAX_CATEGORY_CHARS)),
+        ("IngestRequest", "text", text(1, limits.max_document_bytes)),
+        ("KnowledgeSearchRequest", "query", text(1, MAX_QUERY_CHARS)),
+        (
+            "KnowledgeSearchRequest",
+            "source",
+            text(1, MAX_SOURCE_CHARS),
+        ),
+        (
+            "KnowledgeSearchRequest",
+            "category",
+            text(1, MAX_CATEGORY_CHARS),
+        ),
+        (
+            "KnowledgeSearchRequest",
+            "top_k",
+            json!({"minimum": 1, "maximum": MAX_TOP_K}),
+        ),
+        ("KnowledgeSearchRequest", "min_score", range(-1.0, 1.0)),
+        ("RecallQuery", "user_id", text(0, MAX_USER_ID_CHARS)),
+        ("RecallQuery", "query", text(1, MAX_QUERY_CHARS)),
+        (
+            "RecallQuery",
+            "top_k",
+            json!({"minimum": 1, "maximum": MAX_RECALL_TOP_K}),
+        ),
+        ("RecallQuery", "min_score", range(-1.0, 1.0)),
+        (
+            "RecallQuery",
+            "neighbours",
+            json!({"maximum": MAX_NEIGHBOURS}),
+        ),
+        (
+            "RecallQuery",
+            "recency_half_life_days",
+            json!({"exclusiveMinimum": 0}),
+        ),
+        (
+            "ContextRequest",
+            "message",
+            text(1, limits.max_message_bytes),
+        ),
+        (
+            "EpisodeSummaryRequest",
+            "summary",
+            text(1, MAX_SUMMARY_CHARS),
+        ),
+        ("CloseEpisodeRequest", "summary", text(1, MAX_SUMMARY_CHARS)),
+        (
+            "CloseEpisodeRequest",
+            "ended_at",
+            json!({"pattern": imported.clone()}),
+        ),
+    ];
+    let key_facts = json!({"maxItems": MAX_KEY_FACTS, "items": {"type": "string", "maxLength": MAX_KEY_FACT_CHARS}});
+    let schemas = &mut doc["components"]["schemas"];
+    for (schema, field, bound) in fields {
+        merge(&mut schemas[schema]["properties"][field], &bound);
+    }
+    // Ids and user ids must not be empty where the server checks them so.
+    for schema in ["ConversationSpec", "ConversationImport", "RecallQuery"] {
+        merge(
+            &mut schemas[schema]["properties"]["user_id"],
+            &json!({"minLength": 1}),
+        );
+    }
+    for schema in ["EpisodeSummaryRequest", "CloseEpisodeRequest"] {
+        merge(&mut schemas[schema]["properties"]["key_facts"], &key_facts);
+    }
+    // Key facts come with a summary.
+    merge(
+        &mut schemas["CloseEpisodeRequest"],
+        &json!({
+            "if": {"required": ["key_facts"], "properties": {"key_facts": {"minItems": 1}}},
+            "then": {"required": ["summary"], "properties": {"summary": {"type": "string"}}},
+        }),
+    );
+    // A message's rules across its fields: content, unless it carries tool
+    // calls; tool calls only from the assistant or a tool; `tool_call_id`
+    // only on a tool's answer. Parts of content: a non-empty list, each part
+    // exactly its type's fields.
+    merge(
+        &mut schemas["NewMessage"],
+        &json!({"allOf": [
+            {"anyOf": [
+                {"required": ["content"], "properties": {"content": {"not": {"type": "null"}}}},
+                {"required": ["tool_calls"], "properties": {"tool_calls": {"minItems": 1}}},
+            ]},
+            {
+                "if": {"required": ["tool_calls"], "properties": {"tool_calls": {"minItems": 1}}},
+                "then": {"properties": {"role": {"enum": ["assistant", "tool"]}}},
+            },
+            {
+                "if": {"required": ["tool_call_id"], "properties": {"tool_call_id": {"type": "string"}}},
+                "then": {"properties": {"role": {"const": "tool"}}},
+            },
+        ]}),
+    );
+    merge(
+        &mut schemas["MessageContent"]["oneOf"][1],
+        &json!({"minItems": 1}),
+    );
+    if let Some(parts) = schemas["ContentPart"]["oneOf"].as_array_mut() {
+        for part in parts {
+            merge(part, &json!({"additionalProperties": false}));
+        }
+    }
+    merge(
+        &mut schemas["ImageUrl"]["properties"]["url"],
+        &json!({"minLength": 1}),
+    );
+    // An imported message keeps its original time: required, and as old as
+    // 1970 but never in the future.
+    let mut imported_message = schemas["NewMessage"].clone();
+    imported_message["properties"]["timestamp"] =
+        json!({"type": "string", "format": "date-time", "pattern": imported});
+    imported_message["required"] = json!(["role", "timestamp"]);
+    schemas["ImportedMessage"] = imported_message;
+    schemas["ImportedSession"]["properties"]["messages"]["items"] =
+        json!({"$ref": "#/components/schemas/ImportedMessage"});
+
+    // Tool calls are read in this shape (and a few aliases), nothing else.
+    merge(
+        &mut schemas["ToolCallRecord"],
+        &json!({"additionalProperties": false, "required": ["tool_call_id", "function_name"]}),
+    );
+    for field in ["tool_call_id", "function_name"] {
+        merge(
+            &mut schemas["ToolCallRecord"]["properties"][field],
+            &json!({"minLength": 1, "maxLength": MAX_TOOL_NAME_CHARS}),
+        );
+    }
+
+    declare_parameter_bounds(doc);
+    declare_bodies(doc);
+    declare_unsigned_ranges(doc);
+}
+
+/// Unsigned integers are read as Rust's `u32` and `u64`, which take every
+/// value up to their maximum: the `int32`/`int64` formats would say half.
+fn declare_unsigned_ranges(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            // `minimum` 0 is how utoipa marks an unsigned type; a bound
+            // declared above may have raised it.
+            let unsigned = object
+                .get("minimum")
+                .and_then(Value::as_f64)
+                .is_some_and(|m| m >= 0.0);
+            let maximum = match object.get("format").and_then(Value::as_str) {
+                Some("int32") if unsigned => Some(u64::from(u32::MAX)),
+                Some("int64") if unsigned => Some(u64::MAX),
+                _ => None,
+            };
+            if let Some(maximum) = maximum {
+                object.remove("format");
+                object.entry("maximum").or_insert(json!(maximum));
+            }
+            object.values_mut().for_each(declare_unsigned_ranges);
+        }
+        Value::Array(items) => items.iter_mut().for_each(declare_unsigned_ranges),
+        _ => {}
+    }
+}
+
+/// Query parameters: page sizes and the search text.
+fn declare_parameter_bounds(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (path, operations) in paths.iter_mut() {
+        let search = path == "/v1/messages/search";
+        let Some(operations) = operations.as_object_mut() else {
+            continue;
+        };
+        for operation in operations.values_mut() {
+            let Some(parameters) = operation
+                .get_mut("parameters")
+                .and_then(Value::as_array_mut)
+            else {
+                continue;
+            };
+            for parameter in parameters {
+                let bound = match parameter["name"].as_str() {
+                    Some("limit") if search => json!({"minimum": 1, "maximum": MAX_SEARCH_LIMIT}),
+                    Some("limit") => json!({"minimum": 1, "maximum": Page::MAX_LIMIT}),
+                    Some("q") => text(1, MAX_QUERY_CHARS),
+                    _ => continue,
+                };
+                merge(&mut parameter["schema"], &bound);
+            }
+        }
+    }
+}
+
+/// Bodies the handlers read more loosely than their types say: a single
+/// message in place of a batch, and the agent merge patch.
+fn declare_bodies(doc: &mut Value) {
+    let append = &mut doc["paths"]["/v1/conversations/{conversation_id}/messages"]["post"]["requestBody"]
+        ["content"]["application/json"]["schema"];
+    *append = json!({"oneOf": [
+        {"$ref": "#/components/schemas/AppendMessagesRequest"},
+        {"$ref": "#/components/schemas/NewMessage"},
+    ]});
+    // In a merge patch, `null` removes a field: the optional ones (and every
+    // memory setting, which has a default) may be null; required ones not.
+    let schemas = &doc["components"]["schemas"];
+    let mut llm = schemas["LlmConfig"].clone();
+    if let Some(object) = llm.as_object_mut() {
+        object.remove("required");
+    }
+    let mut memory = schemas["MemoryConfig"].clone();
+    if let Some(properties) = memory["properties"].as_object_mut() {
+        for property in properties.values_mut() {
+            nullable(property);
+        }
+    }
+    nullable(&mut memory);
+    let patch = json!({
+        "type": "object",
+        "description": "A JSON merge patch (RFC 7396) of the agent: the fields given replace the agent's; `llm` and `memory` merge field by field, and `null` resets an optional field.",
+        "additionalProperties": false,
+        "properties": {
+            "name": schemas["AgentSpec"]["properties"]["name"].clone(),
+            "system_prompt": {"type": ["string", "null"], "maxLength": MAX_SYSTEM_PROMPT_CHARS},
+            "llm": llm,
+            "memory": memory,
+            "is_active": {"type": "boolean"},
+        },
+    });
+    let update = &mut doc["paths"]["/v1/agents/{agent_id}"]["patch"]["requestBody"]["content"];
+    *update = json!({
+        "application/json": {"schema": patch.clone()},
+        "application/merge-patch+json": {"schema": patch},
+    });
+}
+
+/// Lets a property also be `null`.
+fn nullable(property: &mut Value) {
+    match property.get_mut("type") {
+        Some(Value::String(kind)) => {
+            let kind = kind.clone();
+            property["type"] = json!([kind, "null"]);
+        }
+        Some(Value::Array(kinds)) if !kinds.iter().any(|k| k == "null") => {
+            kinds.push(json!("null"));
+        }
+        _ => {}
+    }
+}
+
+/// Copies `bound`'s keys into `target` (an object; created when absent).
+fn merge(target: &mut Value, bound: &Value) {
+    if !target.is_object() {
+        *target = json!({});
+    }
+    if let (Some(target), Some(bound)) = (target.as_object_mut(), bound.as_object()) {
+        for (key, value) in bound {
+            target.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+fn live_earliest(limits: &Limits, now: DateTime<Utc>) -> DateTime<Utc> {
+    chrono::Duration::try_seconds(
+        i64::try_from(limits.max_live_message_age_secs).unwrap_or(i64::MAX),
+    )
+    .and_then(|age| now.checked_sub_signed(age))
+    .unwrap_or(DateTime::UNIX_EPOCH)
+    .max(DateTime::UNIX_EPOCH)
+}
+
+/// An ECMA-262 pattern for RFC 3339 date-times whose date lies in
+/// `first..=last` (none when the range is empty).
+fn instant_pattern(first: NaiveDate, last: NaiveDate) -> String {
+    // Digits as [0-9]: `\d` is Unicode's digits in Python's and Rust's engines.
+    const TIME: &str = r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$";
+    if first > last {
+        return "^$.".to_owned(); // matches nothing
+    }
+    let mut dates = Vec::new();
+    // Whole years between the edges' years.
+    let years: Vec<String> = (first.year() + 1..last.year())
+        .map(|year| format!("{year:04}"))
+        .collect();
+    if !years.is_empty() {
+        dates.push(format!(
+            "({})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])",
+            years.join("|")
+        ));
+    }
+    // Each month the edges' years contribute, with its days.
+    let mut month = NaiveDate::from_ymd_opt(first.year(), first.month(), 1).unwrap_or(first);
+    while month <= last {
+        let whole_year_between = month.year() > first.year() && month.year() < last.year();
+        if !whole_year_between {
+            let next = month
+                .checked_add_months(chrono::Months::new(1))
+                .unwrap_or(last);
+            let month_last = next.pred_opt().unwrap_or(next);
+            let from = first.max(month).day();
+            let to = last.min(month_last).day();
+            let days: Vec<String> = (from..=to).map(|day| format!("{day:02}")).collect();
+            dates.push(format!(
+                "{:04}-{:02}-({})",
+                month.year(),
+                month.month(),
+                days.join("|")
+            ));
+        }
+        month = match month.checked_add_months(chrono::Months::new(1)) {
+            Some(next) => next,
+            None => break,
+        };
+    }
+    format!("^({}){TIME}", dates.join("|"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, d).unwrap()
+    }
+
+    fn admits(first: NaiveDate, last: NaiveDate, day: NaiveDate) -> bool {
+        let pattern = regex::Regex::new(&instant_pattern(first, last)).unwrap();
+        pattern.is_match(&format!("{day}T12:30:00Z"))
+    }
+
+    #[test]
+    fn the_instant_pattern_admits_exactly_the_dates_of_its_range() {
+        let (first, last) = (date(2024, 11, 28), date(2026, 2, 3));
+        assert!(admits(first, last, date(2024, 11, 28)));
+        assert!(!admits(first, last, date(2024, 11, 27)));
+        assert!(
+            admits(first, last, date(2025, 7, 31)),
+            "a whole year between"
+        );
+        assert!(admits(first, last, date(2026, 1, 31)));
+        assert!(admits(first, last, date(2026, 2, 3)));
+        assert!(!admits(first, last, date(2026, 2, 4)));
+        assert!(!admits(first, last, date(2027, 1, 1)));
+        assert!(
+            !admits(last, first, date(2025, 7, 31)),
+            "an empty range admits nothing"
+        );
+        let pattern = regex::Regex::new(&instant_pattern(first, last)).unwrap();
+        assert!(pattern.is_match("2025-07-31T23:59:59.123456+02:00"));
+        assert!(!pattern.is_match("2025-07-31 23:59:59Z"));
+        assert!(!pattern.is_match("2025-07-31T24:00:00Z"));
+    }
+
+    #[test]
+    fn the_not_blank_pattern_agrees_with_the_server() {
+        let pattern = regex::Regex::new(NOT_BLANK_PATTERN).unwrap();
+        for text in [
+            " ",
+            "\t\u{feff}",
+            "\u{3000}",
+            "a",
+            "\u{85}",
+            " x ",
+            "\u{1c}",
+        ] {
+            assert_eq!(
+                pattern.is_match(text),
+                !octopus_core::bounds::is_blank(text),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_bound_names_a_field_that_exists() {
+        let mut plain = serde_json::to_value(crate::routes::router().into_openapi()).unwrap();
+        let before = plain["components"]["schemas"].clone();
+        declare_bounds(&mut plain, &Limits::default(), Utc::now());
+        // Bounds only add keys to existing properties: no schema or property
+        // was made up by a misspelt name.
+        for (name, schema) in plain["components"]["schemas"].as_object().unwrap() {
+            if name == "ImportedMessage" {
+                continue;
+            }
+            let old = &before[name];
+            assert!(!old.is_null(), "schema {name} does not exist");
+            for property in schema["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|p| p.0)
+            {
+                assert!(
+                    !old["properties"][property].is_null(),
+                    "{name}.{property} does not exist"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_secured_route_declares_401_and_bodies_declare_400_413_415_422() {
+        let doc = document(&Limits::default(), Utc::now());
+        for (path, operations) in doc["paths"].as_object().unwrap() {
+            for (method, operation) in operations.as_object().unwrap() {
+                let responses = &operation["responses"];
+                if operation.get("security").is_some() {
+                    assert!(responses.get("401").is_some(), "{method} {path}");
+                    assert!(responses.get("500").is_some(), "{method} {path}");
+                }
+                if operation.get("requestBody").is_some() {
+                    for status in ["400", "408", "413", "415", "422"] {
+                        assert!(responses.get(status).is_some(), "{method} {path} {status}");
+                    }
+                }
+            }
+        }
+        let append =
+            &doc["paths"]["/v1/conversations/{conversation_id}/messages"]["post"]["responses"];
+        assert!(append["429"]["headers"]["retry-after"].is_object());
+        assert!(
+            append["410"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("conversation_deleted")
+        );
+    }
+}

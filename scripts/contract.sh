@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The API contract: runs schemathesis against a real `octopus serve` and its own
+# /openapi.json, tenant routes with a tenant's key and admin routes with the
+# admin key, with every check schemathesis has. Any failure fails the script.
+#
+# Called by test.sh after the Rust tests; on its own:
+#   scripts/contract.sh [path/to/octopus] [seconds per pass]
+# schemathesis is installed from PyPI into a virtualenv beside the build cache,
+# pinned, so every run tests with the same version.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCHEMATHESIS_VERSION=4.32.5
+binary="${1:-${CARGO_TARGET_DIR:-target}/debug/octopus}"
+seconds="${2:-60}"
+venv="${OCTOPUS_CONTRACT_VENV:-$HOME/.cache/octopus/contract-venv}"
+
+if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
+  echo "Installing schemathesis $SCHEMATHESIS_VERSION into $venv..." >&2
+  python3 -m venv "$venv" 2>/dev/null || {
+    # Debian splits venv out of python3.
+    if command -v apt-get >/dev/null 2>&1; then
+      sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+      $sudo apt-get update -qq && $sudo apt-get install -y -qq python3-venv
+    fi
+    python3 -m venv "$venv"
+  }
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+
+data=$(mktemp -d)
+log="$data/server.log"
+admin_key="oct_contract_admin_$(date +%s)"
+"$binary" serve --listen 127.0.0.1:0 --data-dir "$data/data" --admin-key "$admin_key" --log warn \
+  >"$data/stdout" 2>"$log" &
+server=$!
+trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$data"' EXIT
+for _ in $(seq 1 100); do
+  url=$(sed -n 's/^Octopus listening on //p' "$data/stdout" | head -1)
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "${url:-}" ] || { echo "octopus did not start:" >&2; cat "$log" >&2; exit 1; }
+
+json='Content-Type: application/json'
+tenant=$(curl -sf -X POST "$url/v1/tenants" -H "Authorization: Bearer $admin_key" -H "$json" \
+  -d '{"name": "contract"}' | jq -r .id)
+key=$(curl -sf -X POST "$url/v1/tenants/$tenant/keys" -H "Authorization: Bearer $admin_key" -H "$json" \
+  -d '{"name": "contract"}' | jq -r .key)
+
+run() {
+  "$venv/bin/schemathesis" run "$url/openapi.json" --checks all --no-color \
+    --generation-database none --seed 1 --max-examples 25 --max-time "$seconds" \
+    --phases "${OCTOPUS_CONTRACT_PHASES:-examples,coverage,fuzzing,stateful}" --workers 1 "$@"
+}
+status=0
+echo "== contract: tenant routes" >&2
+run -H "Authorization: Bearer $key" --exclude-tag admin || status=1
+echo "== contract: admin routes" >&2
+run -H "Authorization: Bearer $admin_key" --include-tag admin || status=1
+if grep -q "panicked" "$log"; then
+  echo "the server panicked:" >&2
+  grep -A5 panicked "$log" >&2
+  status=1
+fi
+exit $status
