@@ -292,3 +292,57 @@ async fn bad_recall_queries_name_the_field() {
         .unwrap_err();
     assert!(error.to_string().contains("not found"), "{error}");
 }
+
+/// An embedder that breaks its contract: one vector short of what it is asked.
+struct ShortEmbedder;
+
+#[async_trait::async_trait]
+impl octopus_core::embedding::Embedder for ShortEmbedder {
+    fn model(&self) -> &str {
+        "short"
+    }
+
+    fn dimension(&self) -> usize {
+        4
+    }
+
+    async fn embed(
+        &self,
+        texts: &[String],
+    ) -> Result<Vec<Vec<f32>>, octopus_core::embedding::EmbedError> {
+        Ok(texts.iter().skip(1).map(|_| vec![0.5; 4]).collect())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_embedder_that_returns_too_few_vectors_fails_the_work_and_it_waits_for_a_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path()).with_embedder(std::sync::Arc::new(ShortEmbedder));
+    let s = setup(&octopus).await;
+    let c = conversation(&octopus, &s, "ann").await;
+    talk(
+        &octopus,
+        &s,
+        c,
+        day(1),
+        &[
+            "My sister lives in Lisbon now",
+            "Lisbon is lovely in spring",
+        ],
+    )
+    .await;
+    octopus.run_memory_jobs().await.unwrap();
+    // Nothing was stored as embedded with an empty vector: the jobs are still
+    // queued, waiting for a retry.
+    assert_eq!(octopus.pending_memory_jobs().await.unwrap(), 2);
+    let query = RecallQuery {
+        mode: RecallMode::Vector,
+        ..RecallQuery::new("ann", "where does my sister live")
+    };
+    // A query vector missing is an error too, not an empty search.
+    let error = octopus.recall(s.tenant, s.agent, &query).await.unwrap_err();
+    assert!(
+        error.to_string().contains("returned 0 vectors for 1 texts"),
+        "{error}"
+    );
+}

@@ -799,3 +799,51 @@ async fn every_free_form_field_has_a_length_limit() {
         .await;
     assert_eq!(conversations["items"].as_array().unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn past_a_tenants_queue_quota_appends_are_429_with_retry_after_and_store_nothing() {
+    let server = TestServer::with_engine(ServerConfig::default(), |engine| {
+        engine.quotas.max_queued_memory_jobs = 4;
+    })
+    .await;
+    // The seed queued two embeddings (its user and assistant turns).
+    let seeded = seed(&server, "acme").await;
+    let two = json!({"messages": [
+        {"role": "user", "content": "one more thing"},
+        {"role": "assistant", "content": "go on"}
+    ]});
+    let reply = append(&server, &seeded, two.clone()).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "up to the quota");
+    let reply = append(&server, &seeded, two).await;
+    assert_eq!(
+        reply.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.code(), "quota_exceeded");
+    let retry_after: u64 = reply.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry_after >= 1);
+    let episode = server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes/{}", seeded.episode),
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(
+        episode["message_count"], 4,
+        "the refused batch left nothing"
+    );
+
+    // Another tenant has a queue of its own.
+    let other = seed(&server, "other").await;
+    let reply = append(&server, &other, json!({"role": "user", "content": "hello"})).await;
+    assert_eq!(reply.status, StatusCode::CREATED);
+}
