@@ -37,6 +37,17 @@ struct RequestKey {
     status: u16,
 }
 
+impl RequestKey {
+    /// The series' labels; `status` is the key's status as text.
+    fn labels<'a>(&'a self, status: &'a str) -> [(&'static str, &'a str); 3] {
+        [
+            ("method", self.method.as_str()),
+            ("route", self.route.as_str()),
+            ("status", status),
+        ]
+    }
+}
+
 #[derive(Default)]
 struct RequestStats {
     count: u64,
@@ -129,15 +140,10 @@ impl Metrics {
         );
         for (key, stats) in requests.iter() {
             let status = key.status.to_string();
-            let labels = [
-                ("method", key.method.as_str()),
-                ("route", key.route.as_str()),
-                ("status", status.as_str()),
-            ];
             sample(
                 out,
                 "octopus_http_requests_total",
-                &labels,
+                &key.labels(&status),
                 stats.count as f64,
             );
         }
@@ -149,11 +155,7 @@ impl Metrics {
         );
         for (key, stats) in requests.iter() {
             let status = key.status.to_string();
-            let labels = [
-                ("method", key.method.as_str()),
-                ("route", key.route.as_str()),
-                ("status", status.as_str()),
-            ];
+            let labels = key.labels(&status);
             let mut cumulative = 0;
             for (bound, count) in LATENCY_BUCKETS.iter().zip(stats.buckets) {
                 cumulative += count;

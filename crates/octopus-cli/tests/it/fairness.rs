@@ -127,40 +127,6 @@ fn queued(samples: &HashMap<String, f64>, tenant: &str, class: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// A tenant, a key and an agent: (tenant id, key, agent id).
-async fn tenant_with_agent(server: &Server, name: &str) -> (String, String, String) {
-    let tenant = server
-        .call(
-            ADMIN_KEY,
-            Method::POST,
-            "/v1/tenants",
-            Some(json!({"name": name})),
-        )
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let key = server
-        .call(
-            ADMIN_KEY,
-            Method::POST,
-            &format!("/v1/tenants/{tenant}/keys"),
-            Some(json!({"name": "k"})),
-        )
-        .await["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let agent = json!({"name": "a", "llm": {"provider": "ollama", "model": "llama3"}});
-    let agent = server
-        .call(&key, Method::POST, "/v1/agents", Some(agent))
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    (tenant, key, agent)
-}
-
 /// What the agent remembers of `user0` for `query`, by meaning only.
 async fn recall(server: &Server, key: &str, agent: &str, query: &str) -> Value {
     let body =
@@ -179,8 +145,8 @@ async fn recall(server: &Server, key: &str, agent: &str, query: &str) -> Value {
 async fn a_live_message_is_recalled_within_seconds_behind_another_tenants_import() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path());
-    let (bulk_tenant, bulk_key, bulk_agent) = tenant_with_agent(&server, "bulk").await;
-    let (live_tenant, live_key, live_agent) = tenant_with_agent(&server, "live").await;
+    let (bulk_tenant, bulk_key, bulk_agent) = server.tenant_with_agent("bulk").await;
+    let (live_tenant, live_key, live_agent) = server.tenant_with_agent("live").await;
     let live_conversation = server
         .call(
             &live_key,

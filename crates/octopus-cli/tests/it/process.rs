@@ -97,18 +97,20 @@ impl Server {
         value
     }
 
-    /// A tenant key, an agent, and `n` conversations: (key, agent, conversations).
-    pub async fn seed(&self, n: usize) -> (String, String, Vec<String>) {
+    /// A tenant named `name`, a key, and an agent: (tenant id, key, agent id).
+    pub async fn tenant_with_agent(&self, name: &str) -> (String, String, String) {
         use reqwest::Method;
         let tenant = self
             .call(
                 ADMIN_KEY,
                 Method::POST,
                 "/v1/tenants",
-                Some(json!({"name": "load"})),
+                Some(json!({"name": name})),
             )
-            .await;
-        let tenant = tenant["id"].as_str().unwrap();
+            .await["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
         let key = self
             .call(
                 ADMIN_KEY,
@@ -116,8 +118,10 @@ impl Server {
                 &format!("/v1/tenants/{tenant}/keys"),
                 Some(json!({"name": "k"})),
             )
-            .await;
-        let key = key["key"].as_str().unwrap().to_owned();
+            .await["key"]
+            .as_str()
+            .unwrap()
+            .to_owned();
         let agent = json!({"name": "a", "llm": {"provider": "ollama", "model": "llama3"}});
         let agent = self
             .call(&key, Method::POST, "/v1/agents", Some(agent))
@@ -125,6 +129,13 @@ impl Server {
             .as_str()
             .unwrap()
             .to_owned();
+        (tenant, key, agent)
+    }
+
+    /// A tenant key, an agent, and `n` conversations: (key, agent, conversations).
+    pub async fn seed(&self, n: usize) -> (String, String, Vec<String>) {
+        use reqwest::Method;
+        let (_, key, agent) = self.tenant_with_agent("load").await;
         let mut conversations = Vec::new();
         for i in 0..n {
             let body = json!({"agent_id": agent, "user_id": format!("user{i}")});
