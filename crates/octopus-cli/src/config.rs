@@ -153,6 +153,22 @@ mod tests {
     }
 
     #[test]
+    fn a_tenant_may_have_quotas_of_its_own() {
+        let config = Config::parse(
+            "[quotas]\nmax_queued_memory_jobs = 10\n\
+             [quotas.tenants.0190f5c2-7d4e-7c3a-9b1e-4a2f6c8d0e1f]\nmax_concurrent_ingests = 5\n",
+        )
+        .unwrap();
+        assert_eq!(config.quotas.max_queued_memory_jobs, 10);
+        let tenant = config.quotas.tenants.values().next().expect("the override");
+        assert_eq!(tenant.max_concurrent_ingests, Some(5));
+        assert_eq!(
+            tenant.max_queued_memory_jobs, None,
+            "unset: the default holds"
+        );
+    }
+
+    #[test]
     fn unknown_keys_are_refused() {
         let error = Config::parse("[server]\nlisen = \"x\"").unwrap_err();
         assert!(format!("{error:#}").contains("lisen"), "{error:#}");

@@ -65,12 +65,26 @@ impl Quotas {
     }
 }
 
-/// The quotas, and the ingestions running now.
+/// The quotas, the ingestions running now, and each tenant's queue as last
+/// counted.
 #[derive(Debug, Default)]
 pub(crate) struct QuotaState {
     quotas: Quotas,
     ingests: Arc<Mutex<HashMap<TenantId, u32>>>,
+    queued: Mutex<HashMap<TenantId, QueueCount>>,
 }
+
+/// A tenant's queue length as counted at `at`, plus what this process queued
+/// since. Counting is a scan of the tenant's jobs, so an append does it at
+/// most once per [`RECOUNT_AFTER`]; in between, the worker's progress is not
+/// seen and the count errs high, on the safe side.
+#[derive(Debug, Clone, Copy)]
+struct QueueCount {
+    jobs: u64,
+    at: std::time::Instant,
+}
+
+const RECOUNT_AFTER: Duration = Duration::from_secs(1);
 
 /// A running ingestion's place under its tenant's quota; freed when dropped.
 pub(crate) struct IngestSlot {
@@ -87,6 +101,45 @@ impl QuotaState {
         Self {
             quotas,
             ingests: Arc::default(),
+            queued: Mutex::default(),
+        }
+    }
+
+    /// The tenant's queue length if it was counted recently.
+    pub(crate) fn recent_queue(&self, tenant: TenantId) -> Option<u64> {
+        let queued = self
+            .queued
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        queued
+            .get(&tenant)
+            .filter(|count| count.at.elapsed() < RECOUNT_AFTER)
+            .map(|count| count.jobs)
+    }
+
+    /// Records a fresh count of the tenant's queue.
+    pub(crate) fn counted_queue(&self, tenant: TenantId, jobs: u64) {
+        let mut queued = self
+            .queued
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        queued.insert(
+            tenant,
+            QueueCount {
+                jobs,
+                at: std::time::Instant::now(),
+            },
+        );
+    }
+
+    /// Adds jobs this process just queued to the tenant's last count.
+    pub(crate) fn queued_more(&self, tenant: TenantId, jobs: u64) {
+        let mut queued = self
+            .queued
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = queued.get_mut(&tenant) {
+            count.jobs = count.jobs.saturating_add(jobs);
         }
     }
 

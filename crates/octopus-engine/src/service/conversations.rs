@@ -140,6 +140,7 @@ impl Octopus {
                 .await?;
             episodes.push(episode);
         }
+        self.quotas.queued_more(tenant, incoming as u64);
         self.work_signal.poke();
         tracing::info!(tenant_id = %tenant, conversation_id = %conversation.id, episodes = episodes.len(), messages, "imported conversation");
         Ok(ImportReport {

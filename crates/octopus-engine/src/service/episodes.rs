@@ -56,6 +56,7 @@ impl Octopus {
             work_class: WorkClass::Live,
         };
         let stored = self.store.append_messages(tenant, batch).await?;
+        self.quotas.queued_more(tenant, stored.len() as u64);
         self.work_signal.poke();
         Ok(stored)
     }

@@ -85,7 +85,14 @@ impl Octopus {
     /// Refuses a request that would queue `incoming` jobs past the tenant's
     /// quota ([`crate::quotas`]).
     pub(crate) async fn check_memory_quota(&self, tenant: TenantId, incoming: u64) -> Result<()> {
-        let queued = self.store.tenant_memory_jobs(tenant).await?;
+        let queued = match self.quotas.recent_queue(tenant) {
+            Some(queued) => queued,
+            None => {
+                let queued = self.store.tenant_memory_jobs(tenant).await?;
+                self.quotas.counted_queue(tenant, queued);
+                queued
+            }
+        };
         self.quotas
             .check_memory_jobs(tenant, queued, incoming, self.embedding_stats.memory_rate())
     }

@@ -383,6 +383,31 @@ async fn a_value_of_the_wrong_type_for_an_enum_is_422_naming_the_field() {
 }
 
 #[tokio::test]
+async fn a_number_with_a_zero_fraction_is_an_integer() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    let reply = server
+        .call(
+            Method::POST,
+            &format!("/v1/agents/{}/recall", seeded.agent),
+            &seeded.key,
+            Some(json!({"user_id": "alice", "query": "roadmap", "mode": "keyword", "top_k": 3.0})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let reply = server
+        .call(
+            Method::POST,
+            &format!("/v1/agents/{}/recall", seeded.agent),
+            &seeded.key,
+            Some(json!({"user_id": "alice", "query": "roadmap", "top_k": 3.5})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(reply.body["error"]["field"], "top_k");
+}
+
+#[tokio::test]
 async fn an_agent_takes_a_json_merge_patch_by_its_media_type() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
