@@ -872,3 +872,43 @@ async fn past_a_tenants_queue_quota_appends_are_429_with_retry_after_and_store_n
     let reply = append(&server, &other, json!({"role": "user", "content": "hello"})).await;
     assert_eq!(reply.status, StatusCode::CREATED);
 }
+
+#[tokio::test]
+async fn past_the_ingestion_quota_a_document_is_429_and_nothing_is_stored() {
+    // A quota of no concurrent ingestion: every document is over it.
+    let server = TestServer::with_engine(ServerConfig::default(), |engine| {
+        engine.quotas.max_concurrent_ingests = 0;
+    })
+    .await;
+    let seeded = seed(&server, "acme").await;
+    let reply = server
+        .call(
+            Method::POST,
+            &format!("/v1/agents/{}/knowledge/documents", seeded.agent),
+            &seeded.key,
+            Some(json!({"source": "a.md", "text": "Some text to remember."})),
+        )
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.code(), "quota_exceeded");
+    assert!(reply.headers.contains_key("retry-after"));
+    let knowledge = server
+        .call(
+            Method::GET,
+            &format!("/v1/agents/{}/knowledge", seeded.agent),
+            &seeded.key,
+            None,
+        )
+        .await;
+    assert_eq!(knowledge.status, StatusCode::OK);
+    assert!(
+        knowledge.body["collection"].is_null(),
+        "no collection was made: {}",
+        knowledge.body
+    );
+}
