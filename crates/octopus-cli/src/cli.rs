@@ -169,7 +169,8 @@ pub enum AgentCommand {
         #[command(flatten)]
         remote: Remote,
     },
-    /// Deactivate.
+    /// Delete: the agent, its knowledge and its recall answer 404 from then on.
+    /// To pause one instead (read-only): `update --patch '{"is_active": false}'`.
     Delete {
         agent_id: String,
         #[command(flatten)]

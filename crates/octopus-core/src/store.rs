@@ -71,12 +71,17 @@ pub trait AgentStore: Send + Sync {
     /// Fails with `Conflict` (`agent_name_taken`) when an active agent of the tenant
     /// already has this name.
     async fn create_agent(&self, agent: &Agent) -> Result<()>;
-    /// Inactive agents are returned too; callers decide what inactive means to them.
+    /// Inactive agents are returned too (callers decide what inactive means to
+    /// them); deleted ones are `NotFound`.
     async fn get_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent>;
     /// Active agents, oldest first.
     async fn list_agents(&self, tenant: TenantId, page: Page) -> Result<Vec<Agent>>;
     /// Replaces every field but the ids and `created_at`; same name rule as create.
     async fn update_agent(&self, agent: &Agent) -> Result<()>;
+    /// Deletes the agent: from then on it is `NotFound` to every method here
+    /// (and its name is free). Its conversations, episodes and knowledge are
+    /// left for a purge. `NotFound` when there is no such agent.
+    async fn delete_agent(&self, tenant: TenantId, id: AgentId, at: Timestamp) -> Result<()>;
 }
 
 /// Conversations.

@@ -1,7 +1,7 @@
 use async_trait::async_trait;
 use octopus_core::agent::Agent;
 use octopus_core::store::{AgentStore, Page};
-use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
+use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp};
 use rusqlite::{Connection, params};
 
 use crate::SqliteStore;
@@ -60,6 +60,22 @@ impl AgentStore for SqliteStore {
             .await
     }
 
+    async fn delete_agent(&self, tenant: TenantId, id: AgentId, at: Timestamp) -> Result<()> {
+        self.db
+            .write(move |conn| {
+                let deleted = conn.execute(
+                    "UPDATE agents SET deleted_at = ?3, is_active = 0, updated_at = ?3
+                     WHERE id = ?1 AND tenant_id = ?2 AND deleted_at IS NULL",
+                    params![id.0.as_bytes(), tenant.0.as_bytes(), micros(at)],
+                )?;
+                match deleted {
+                    0 => Err(DomainError::not_found(AgentId::KIND, id).into()),
+                    _ => Ok(()),
+                }
+            })
+            .await
+    }
+
     async fn update_agent(&self, agent: &Agent) -> Result<()> {
         let agent = agent.clone();
         self.db
@@ -67,7 +83,7 @@ impl AgentStore for SqliteStore {
                 let updated = conn.execute(
                     "UPDATE agents SET name = ?3, system_prompt = ?4, llm_provider = ?5, model = ?6, llm_config = ?7,
                                        memory_config = ?8, is_active = ?9, updated_at = ?10
-                     WHERE id = ?1 AND tenant_id = ?2",
+                     WHERE id = ?1 AND tenant_id = ?2 AND deleted_at IS NULL",
                     params![
                         agent.id.0.as_bytes(),
                         agent.tenant_id.0.as_bytes(),
@@ -92,7 +108,7 @@ impl AgentStore for SqliteStore {
 
 pub(crate) fn get_agent(conn: &Connection, tenant: TenantId, id: AgentId) -> Result<Agent, Error> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM agents WHERE id = ?1 AND tenant_id = ?2"
+        "SELECT {COLUMNS} FROM agents WHERE id = ?1 AND tenant_id = ?2 AND deleted_at IS NULL"
     ))?;
     rows::collect(
         &mut stmt,

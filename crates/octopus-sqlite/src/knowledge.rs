@@ -200,7 +200,7 @@ impl KnowledgeStore for SqliteStore {
             .write(move |conn| {
                 let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 let agent_exists: bool = tx.query_row(
-                    "SELECT EXISTS (SELECT 1 FROM agents WHERE id = ?1 AND tenant_id = ?2)",
+                    "SELECT EXISTS (SELECT 1 FROM agents WHERE id = ?1 AND tenant_id = ?2 AND deleted_at IS NULL)",
                     [agent.0.as_bytes(), tenant.0.as_bytes()],
                     |r| r.get(0),
                 )?;

@@ -34,6 +34,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0005_fair_memory_queue",
         sql: include_str!("../migrations/main/0005_fair_memory_queue.sql"),
     },
+    Migration {
+        name: "main/0006_deleted_agents",
+        sql: include_str!("../migrations/main/0006_deleted_agents.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

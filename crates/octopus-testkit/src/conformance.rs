@@ -147,6 +147,45 @@ pub async fn agents_are_tenant_scoped_and_names_unique(backend: &impl Backend) {
     assert_not_found(store.get_agent(other.tenant, world.agent).await);
 }
 
+pub async fn deleted_agents_are_not_found_and_free_their_name(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let stranger = World::create(&*store, "stranger").await;
+    assert_not_found(
+        store
+            .delete_agent(stranger.tenant, world.agent, now())
+            .await,
+    );
+    store.get_agent(world.tenant, world.agent).await.unwrap();
+
+    store
+        .delete_agent(world.tenant, world.agent, now())
+        .await
+        .unwrap();
+    assert_not_found(store.get_agent(world.tenant, world.agent).await);
+    assert_not_found(store.delete_agent(world.tenant, world.agent, now()).await);
+    let mut agent = fixtures::agent(world.tenant, "support");
+    agent.id = world.agent;
+    assert_not_found(store.update_agent(&agent).await);
+    assert!(
+        store
+            .list_agents(world.tenant, Page::default())
+            .await
+            .unwrap()
+            .iter()
+            .all(|listed| listed.id != world.agent)
+    );
+    // The name is free; the agent's conversation stays readable.
+    store
+        .create_agent(&fixtures::agent(world.tenant, "support"))
+        .await
+        .unwrap();
+    store
+        .get_conversation(world.tenant, world.conversation)
+        .await
+        .unwrap();
+}
+
 pub async fn append_opens_an_episode_and_continues_it(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;

@@ -37,6 +37,7 @@ macro_rules! store_conformance_tests {
             failed_batch_writes_nothing,
             deleted_conversation_takes_no_messages,
             restoring_a_live_episode_is_a_conflict,
+            deleted_agents_are_not_found_and_free_their_name,
             an_episode_cannot_end_before_its_last_message,
             every_field_survives_reopening,
             soft_delete_restore_and_purge,

@@ -97,16 +97,14 @@ impl Octopus {
         Ok(updated)
     }
 
-    /// Deactivates the agent: it takes no new conversations and frees its name.
-    /// Its conversations and episodes stay readable.
-    pub async fn deactivate_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
-        let mut agent = self.store.get_agent(tenant, id).await?;
-        if agent.is_active {
-            agent.is_active = false;
-            agent.updated_at = now();
-            self.store.update_agent(&agent).await?;
-            self.caches.agents.remove(&(tenant, id));
-        }
-        Ok(agent)
+    /// Deletes the agent: it, its knowledge and its recall answer 404 from
+    /// now on, and its name is free. Its conversations and episodes stay
+    /// readable until deleted themselves. (Pausing an agent, read-only, is
+    /// `is_active: false`.)
+    pub async fn delete_agent(&self, tenant: TenantId, id: AgentId) -> Result<()> {
+        self.store.delete_agent(tenant, id, now()).await?;
+        self.caches.agents.remove(&(tenant, id));
+        tracing::info!(tenant_id = %tenant, agent_id = %id, "deleted agent");
+        Ok(())
     }
 }

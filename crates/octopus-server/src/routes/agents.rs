@@ -70,16 +70,18 @@ pub(crate) async fn update_agent(
     ))
 }
 
-/// Deactivate an agent. Its conversations and episodes stay readable.
+/// Delete an agent: it, its knowledge and its recall answer 404 from now on,
+/// and its name is free. Its conversations and episodes stay readable until
+/// deleted themselves. To pause an agent (read-only) instead, `PATCH` it with
+/// `{"is_active": false}`.
 #[utoipa::path(delete, path = "/v1/agents/{agent_id}", tag = "agents", security(("bearer" = [])),
     params(("agent_id" = AgentId, Path)),
-    responses((status = 200, body = Agent), (status = 404, body = ErrorBody)))]
-pub(crate) async fn deactivate_agent(
+    responses((status = 204, description = "deleted"), (status = 404, body = ErrorBody)))]
+pub(crate) async fn delete_agent(
     State(state): State<AppState>,
     TenantCaller(tenant): TenantCaller,
     Path(id): Path<AgentId>,
-) -> ApiResult<axum::Json<Agent>> {
-    Ok(axum::Json(
-        state.octopus.deactivate_agent(tenant, id).await?,
-    ))
+) -> ApiResult<StatusCode> {
+    state.octopus.delete_agent(tenant, id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -64,7 +64,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(
             agents::get_agent,
             agents::update_agent,
-            agents::deactivate_agent
+            agents::delete_agent
         ))
         .routes(routes!(
             conversations::create_conversation,

@@ -523,7 +523,13 @@ async fn a_deactivated_agent_is_read_only() {
     let seeded = seed(&server, "acme").await;
     let agent = format!("/v1/agents/{}", seeded.agent);
     server
-        .ok(Method::DELETE, &agent, &seeded.key, None, StatusCode::OK)
+        .ok(
+            Method::PATCH,
+            &agent,
+            &seeded.key,
+            Some(json!({"is_active": false})),
+            StatusCode::OK,
+        )
         .await;
     let conversation = format!("/v1/conversations/{}", seeded.conversation);
     let refused = [
@@ -911,4 +917,61 @@ async fn past_the_ingestion_quota_a_document_is_429_and_nothing_is_stored() {
         "no collection was made: {}",
         knowledge.body
     );
+}
+
+#[tokio::test]
+async fn a_deleted_agent_and_everything_under_it_answer_404() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    let agent = format!("/v1/agents/{}", seeded.agent);
+    server
+        .ok(
+            Method::DELETE,
+            &agent,
+            &seeded.key,
+            None,
+            StatusCode::NO_CONTENT,
+        )
+        .await;
+    let gone = [
+        (Method::GET, agent.clone(), None),
+        (Method::GET, format!("{agent}/knowledge"), None),
+        (
+            Method::PATCH,
+            agent.clone(),
+            Some(json!({"is_active": true})),
+        ),
+        (
+            Method::POST,
+            format!("{agent}/recall"),
+            Some(json!({"user_id": "alice", "query": "roadmap", "mode": "keyword"})),
+        ),
+        (
+            Method::POST,
+            format!("{agent}/knowledge/search"),
+            Some(json!({"query": "roadmap", "mode": "keyword"})),
+        ),
+        (Method::DELETE, agent.clone(), None),
+    ];
+    for (method, path, body) in gone {
+        let reply = server.call(method.clone(), &path, &seeded.key, body).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::NOT_FOUND,
+            "{method} {path}: {}",
+            reply.body
+        );
+        assert_eq!(reply.code(), "agent_not_found");
+    }
+    // Its conversations' episodes stay readable; its name is free again.
+    server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes/{}", seeded.episode),
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    server.agent(&seeded.key, "support").await;
 }

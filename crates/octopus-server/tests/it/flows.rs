@@ -279,7 +279,13 @@ async fn agents_are_patched_and_deactivated() {
     );
 
     server
-        .ok(Method::DELETE, &path, &seeded.key, None, StatusCode::OK)
+        .ok(
+            Method::PATCH,
+            &path,
+            &seeded.key,
+            Some(json!({"is_active": false})),
+            StatusCode::OK,
+        )
         .await;
     let listed = server
         .ok(Method::GET, "/v1/agents", &seeded.key, None, StatusCode::OK)
