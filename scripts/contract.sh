@@ -50,7 +50,7 @@ key=$(curl -sf -X POST "$url/v1/tenants/$tenant/keys" -H "Authorization: Bearer 
 
 run() {
   "$venv/bin/schemathesis" run "$url/openapi.json" --checks all --no-color \
-    --generation-database none --seed 1 --max-examples 25 --max-time "$seconds" \
+    --generation-database none --seed "${OCTOPUS_CONTRACT_SEED:-1}" --max-examples 25 --max-time "$seconds" \
     --phases "${OCTOPUS_CONTRACT_PHASES:-examples,coverage,fuzzing,stateful}" --workers 1 "$@"
 }
 status=0

@@ -64,6 +64,7 @@ error_codes! {
     EpisodeNotDeleted = (CONFLICT, "episode_not_deleted", "only a deleted episode can be purged"),
     EpisodeLive = (CONFLICT, "episode_live", "the episode is not deleted, so there is nothing to restore"),
     CollectionMismatch = (CONFLICT, "collection_mismatch", "the embedding model differs from the collection's"),
+    SpeakerNotFound = (CONFLICT, "speaker_not_found", "a message's `agent_id` names no agent of this tenant"),
     Conflict = (CONFLICT, "conflict", "the request conflicts with the current state"),
     ConversationDeleted = (GONE, "conversation_deleted", "the conversation is deleted"),
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts"),

@@ -58,8 +58,13 @@ fn route_errors(operation: &str) -> &'static [ErrorCode] {
     match operation {
         "create_agent" | "update_agent" => &[E::AgentNameTaken],
         "create_conversation" => &[E::AgentInactive],
-        "import_conversation" => &[E::AgentInactive, E::QuotaExceeded],
-        "append_messages" => &[E::AgentInactive, E::ConversationDeleted, E::QuotaExceeded],
+        "import_conversation" => &[E::AgentInactive, E::QuotaExceeded, E::SpeakerNotFound],
+        "append_messages" => &[
+            E::AgentInactive,
+            E::ConversationDeleted,
+            E::QuotaExceeded,
+            E::SpeakerNotFound,
+        ],
         "build_context" => &[
             E::AgentInactive,
             E::EmbeddingUnavailable,

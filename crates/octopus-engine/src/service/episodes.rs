@@ -89,7 +89,16 @@ impl Octopus {
                     .iter()
                     .position(|m| m.agent_id == Some(speaker))
                     .unwrap_or(0);
+                // The conversation addressed exists, so this is not its 404:
+                // the body names an agent the tenant does not have (missing
+                // or another tenant's, alike), a conflict with what is stored.
                 let error = match error {
+                    crate::Error::Domain(DomainError::NotFound { kind, id }) => {
+                        DomainError::conflict(
+                            "speaker_not_found",
+                            format!("{field}[{index}].agent_id: no {kind} {id}"),
+                        )
+                    }
                     crate::Error::Domain(domain) => {
                         domain.within(&format!("{field}[{index}].agent_id"))
                     }

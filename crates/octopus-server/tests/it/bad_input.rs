@@ -238,7 +238,7 @@ async fn invalid_ids_are_400() {
 }
 
 #[tokio::test]
-async fn unknown_agent_is_404() {
+async fn an_unknown_agent_is_404_and_an_unknown_speaker_409() {
     let server = TestServer::start().await;
     let seeded = seed(&server, "acme").await;
     let ghost = uuid_string();
@@ -262,8 +262,15 @@ async fn unknown_agent_is_404() {
         ]}),
     )
     .await;
-    assert_eq!(reply.status, StatusCode::NOT_FOUND);
-    assert_eq!(reply.code(), "agent_not_found");
+    // The conversation exists: it is not its 404, but the body's conflict.
+    assert_eq!(reply.status, StatusCode::CONFLICT);
+    assert_eq!(reply.code(), "speaker_not_found");
+    assert!(
+        reply.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("messages[1].agent_id")
+    );
     assert_nothing_written(&server, &seeded).await;
 }
 
