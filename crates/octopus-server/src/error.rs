@@ -59,6 +59,7 @@ error_codes! {
     MethodNotAllowed = (METHOD_NOT_ALLOWED, "method_not_allowed", "the route does not take that method"),
     RequestTimeout = (REQUEST_TIMEOUT, "request_timeout", "the request body did not arrive in time"),
     AgentInactive = (CONFLICT, "agent_inactive", "the agent is deactivated"),
+    AgentDeleted = (CONFLICT, "agent_deleted", "the conversation's agent was deleted"),
     AgentNameTaken = (CONFLICT, "agent_name_taken", "an active agent has that name"),
     EpisodeClosed = (CONFLICT, "episode_closed", "the episode is closed already"),
     EpisodeNotDeleted = (CONFLICT, "episode_not_deleted", "only a deleted episode can be purged"),

@@ -61,12 +61,14 @@ fn route_errors(operation: &str) -> &'static [ErrorCode] {
         "import_conversation" => &[E::AgentInactive, E::QuotaExceeded, E::SpeakerNotFound],
         "append_messages" => &[
             E::AgentInactive,
+            E::AgentDeleted,
             E::ConversationDeleted,
             E::QuotaExceeded,
             E::SpeakerNotFound,
         ],
         "build_context" => &[
             E::AgentInactive,
+            E::AgentDeleted,
             E::EmbeddingUnavailable,
             E::EmbeddingProviderFailed,
             E::EmbeddingProviderBusy,

@@ -44,7 +44,9 @@ impl Octopus {
     ) -> Result<WorkingMemory> {
         octopus_core::bounds::check_chars("message", message, 1, self.limits.max_message_bytes)?;
         let conversation = self.store.get_conversation(tenant, conversation_id).await?;
-        let agent = self.active_agent(tenant, conversation.agent_id).await?;
+        let agent = self
+            .conversation_active_agent(tenant, conversation.agent_id)
+            .await?;
         let memory = &agent.memory;
 
         // The history first: recall leaves out its episode. It is a cached read.

@@ -41,7 +41,7 @@ impl Octopus {
             .into());
         }
         let agent_id = self.conversation_agent(tenant, conversation_id).await?;
-        let agent = self.active_agent(tenant, agent_id).await?;
+        let agent = self.conversation_active_agent(tenant, agent_id).await?;
         let records = self
             .message_records(tenant, messages, "messages", MessageOrigin::Live)
             .await?;

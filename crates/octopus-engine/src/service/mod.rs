@@ -199,6 +199,26 @@ impl Octopus {
         Ok(agent)
     }
 
+    /// The active agent of a conversation that exists. The conversation is
+    /// not "not found" when its agent was deleted: that is a conflict
+    /// (`agent_deleted`), not a 404 of the route.
+    pub(crate) async fn conversation_active_agent(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+    ) -> Result<Agent> {
+        match self.active_agent(tenant, agent).await {
+            Err(Error::Domain(octopus_core::Error::NotFound { .. })) => {
+                Err(octopus_core::Error::conflict(
+                    "agent_deleted",
+                    format!("the conversation's agent {agent} was deleted"),
+                )
+                .into())
+            }
+            other => other,
+        }
+    }
+
     /// The agent of a conversation.
     pub(crate) async fn conversation_agent(
         &self,

@@ -970,7 +970,32 @@ async fn a_deleted_agent_and_everything_under_it_answer_404() {
         );
         assert_eq!(reply.code(), "agent_not_found");
     }
-    // Its conversations' episodes stay readable; its name is free again.
+    // Its conversations stay readable, and take no more messages or turns:
+    // a conflict with their agent's state, not a missing conversation.
+    let conversation = format!("/v1/conversations/{}", seeded.conversation);
+    server
+        .ok(
+            Method::GET,
+            &conversation,
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    for (path, body) in [
+        (
+            format!("{conversation}/messages"),
+            json!({"role": "user", "content": "hi"}),
+        ),
+        (format!("{conversation}/context"), json!({"message": "hi"})),
+    ] {
+        let reply = server
+            .call(Method::POST, &path, &seeded.key, Some(body))
+            .await;
+        assert_eq!(reply.status, StatusCode::CONFLICT, "{path}: {}", reply.body);
+        assert_eq!(reply.code(), "agent_deleted");
+    }
+    // Its episodes stay readable; its name is free again.
     server
         .ok(
             Method::GET,
