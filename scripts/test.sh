@@ -12,9 +12,9 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
 
-# The API against its own OpenAPI document (schemathesis, bounded in time).
+# The API against its own OpenAPI document (schemathesis, bounded in examples).
 cargo build --locked -p octopus-cli
-./scripts/contract.sh "${CARGO_TARGET_DIR:-target}/debug/octopus" 45
+./scripts/contract.sh "${CARGO_TARGET_DIR:-target}/debug/octopus" 40
 
 # One closing line for the whole run: cargo prints a result per test binary, and
 # the last of those (doc tests) is often empty.

@@ -437,6 +437,8 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
             &json!({"minLength": 1, "maxLength": MAX_TOOL_NAME_CHARS}),
         );
     }
+    // `is_error: null` reads as false.
+    nullable(&mut schemas["ToolCallRecord"]["properties"]["is_error"]);
 
     declare_parameter_bounds(doc);
     declare_bodies(doc);
