@@ -152,11 +152,6 @@ impl ApiError {
         self
     }
 
-    /// A field-level validation failure.
-    pub fn invalid(field: impl Into<String>, message: impl std::fmt::Display) -> Self {
-        octopus_core::Error::invalid(field, message).into()
-    }
-
     pub fn not_found_route() -> Self {
         Self::from_code(ErrorCode::RouteNotFound, "no such route")
     }
