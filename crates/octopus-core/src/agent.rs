@@ -107,6 +107,30 @@ pub struct LlmConfig {
     /// A cheaper model for episode summaries; the main model when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary_model: Option<String>,
+    /// The environment variable of the server that holds the API key, when
+    /// not the provider's conventional one (`OPENAI_API_KEY`,
+    /// `AZURE_OPENAI_API_KEY`, `ANTHROPIC_API_KEY`). Only those names and
+    /// names starting `OCTOPUS_LLM_KEY_` are accepted, so an agent cannot make
+    /// the server send any other secret of its environment. The key itself is
+    /// never stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+}
+
+/// The environment variables an agent's `api_key_env` may name.
+pub const API_KEY_ENV_PATTERN: &str =
+    "^(OPENAI_API_KEY|AZURE_OPENAI_API_KEY|ANTHROPIC_API_KEY|OCTOPUS_LLM_KEY_[A-Z0-9_]{1,64})$";
+
+fn is_key_variable(name: &str) -> bool {
+    matches!(
+        name,
+        "OPENAI_API_KEY" | "AZURE_OPENAI_API_KEY" | "ANTHROPIC_API_KEY"
+    ) || name.strip_prefix("OCTOPUS_LLM_KEY_").is_some_and(|rest| {
+        (1..=64).contains(&rest.len())
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    })
 }
 
 impl LlmConfig {
@@ -131,6 +155,14 @@ impl LlmConfig {
             MAX_MODEL_NAME_CHARS,
         )?;
         check_optional_chars("base_url", self.base_url.as_deref(), MAX_URL_CHARS)?;
+        if let Some(name) = &self.api_key_env
+            && !is_key_variable(name)
+        {
+            return Err(Error::invalid(
+                "api_key_env",
+                "must be OPENAI_API_KEY, AZURE_OPENAI_API_KEY, ANTHROPIC_API_KEY, or a name starting OCTOPUS_LLM_KEY_ (capitals, digits, underscores)",
+            ));
+        }
         if let Some(t) = self.temperature
             && !(0.0..=2.0).contains(&t)
         {
@@ -299,6 +331,7 @@ mod tests {
             deployment: None,
             api_version: None,
             summary_model: None,
+            api_key_env: None,
         };
         // Azure's endpoint and deployment may come in a later patch.
         assert!(llm.validate().is_ok());

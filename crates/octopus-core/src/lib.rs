@@ -14,6 +14,7 @@
 
 pub mod agent;
 pub mod bounds;
+pub mod chat;
 pub mod chunking;
 pub mod conversation;
 pub mod embedding;

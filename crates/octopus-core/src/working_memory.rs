@@ -31,6 +31,12 @@ pub struct ChatMessage {
     pub content: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// An assistant message's calls of tools (within the turn that made them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<crate::chat::ToolCall>,
+    /// A `tool` message's call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl ChatMessage {
@@ -39,6 +45,8 @@ impl ChatMessage {
             role,
             content: content.into(),
             name: None,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
         }
     }
 }

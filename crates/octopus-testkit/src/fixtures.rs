@@ -28,6 +28,7 @@ pub fn llm() -> LlmConfig {
         deployment: None,
         api_version: None,
         summary_model: None,
+        api_key_env: None,
     }
 }
 

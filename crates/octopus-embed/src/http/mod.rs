@@ -52,30 +52,18 @@ impl HttpEmbedderOptions {
     }
 }
 
-/// Installs ring as the process's TLS crypto provider. The workspace builds
-/// reqwest with rustls but without a provider (aws-lc, the default one, is a
-/// heavy C build), and reqwest panics when it builds a client before one is
-/// installed: every binary calls this first. Repeated calls do nothing.
-pub fn install_tls_provider() {
-    static PROVIDER: std::sync::Once = std::sync::Once::new();
-    PROVIDER.call_once(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
+pub use octopus_http::install_tls_provider;
 
-/// An HTTP client with the request timeout. A client that cannot be built
-/// (no TLS backend, say) is an error: one without the timeout could hang a
-/// worker on a silent provider forever.
-fn client(timeout: Duration) -> Result<reqwest::Client, octopus_core::embedding::EmbedError> {
-    install_tls_provider();
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .build()
-        .map_err(|error| {
-            octopus_core::embedding::EmbedError::Model(format!(
-                "cannot build the HTTP client: {error}"
-            ))
-        })
+/// An HTTP client for `options`: a read that waits longer than the request's
+/// timeout gives up (each request's deadline is set when it is sent).
+fn client(
+    options: &HttpEmbedderOptions,
+) -> Result<reqwest::Client, octopus_core::embedding::EmbedError> {
+    octopus_http::client(
+        Duration::from_secs(10).min(options.timeout),
+        options.timeout,
+    )
+    .map_err(octopus_core::embedding::EmbedError::Model)
 }
 
 /// Checks the dimension of every vector and scales it to unit length.

@@ -18,7 +18,7 @@ impl OllamaEmbedder {
     pub fn new(options: HttpEmbedderOptions) -> Result<Self, EmbedError> {
         Ok(Self {
             name: format!("ollama:{}", options.model),
-            client: client(options.timeout)?,
+            client: client(&options)?,
             options,
         })
     }

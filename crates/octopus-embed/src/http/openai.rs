@@ -35,7 +35,7 @@ impl OpenAiEmbedder {
         let request_dimensions = options.model.starts_with("text-embedding-3");
         Ok(Self {
             name: format!("openai:{}", options.model),
-            client: client(options.timeout)?,
+            client: client(&options)?,
             options,
             auth,
             request_dimensions,

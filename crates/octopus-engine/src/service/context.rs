@@ -158,9 +158,8 @@ fn history_message(message: &Message) -> Option<ChatMessage> {
     }
     let text = message.content.as_ref()?.text();
     (!text.trim().is_empty()).then(|| ChatMessage {
-        role: message.role,
-        content: text,
         name: message.name.clone(),
+        ..ChatMessage::new(message.role, text)
     })
 }
 

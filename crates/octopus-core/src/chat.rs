@@ -1,0 +1,149 @@
+//! The chat-model port: a conversation in, the model's reply out, streamed
+//! or whole. Implementations (OpenAI, Azure OpenAI, Anthropic, Ollama) live in
+//! `octopus-llm`; the engine sees only this trait.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::working_memory::ChatMessage;
+
+/// A tool the model may call: its name, what it does, and the JSON Schema of
+/// its arguments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A JSON Schema object; `{"type": "object"}` when absent.
+    #[serde(default = "empty_object_schema")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub parameters: Value,
+}
+
+fn empty_object_schema() -> Value {
+    serde_json::json!({"type": "object", "properties": {}})
+}
+
+/// A call the model asked for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ToolCall {
+    /// The provider's id of the call; a tool result names it.
+    pub id: String,
+    pub name: String,
+    /// The arguments as JSON (an object, when the model kept to the schema).
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub arguments: Value,
+}
+
+/// How the agent asks its model to answer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sampling {
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub max_output_tokens: Option<u32>,
+}
+
+/// One call of a chat model.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatRequest {
+    /// The conversation, system messages first; each client places them where
+    /// its API wants them (Anthropic: the `system` field).
+    pub messages: Vec<ChatMessage>,
+    pub tools: Vec<ToolSpec>,
+    pub sampling: Sampling,
+}
+
+/// Tokens the provider counted for one call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// The model's answer to one call.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatReply {
+    /// The reply's text; empty when the model only called tools.
+    pub text: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    /// Why the model stopped, in the provider's words (`stop`, `end_turn`,
+    /// `tool_calls`, `length`…).
+    pub finish_reason: Option<String>,
+    /// The model that answered, as the provider names it.
+    pub model: String,
+}
+
+/// Receives the reply's text as it is generated.
+pub type DeltaSink<'a> = &'a (dyn Fn(&str) + Send + Sync);
+
+/// A chat model behind some provider's API.
+#[async_trait]
+pub trait ChatModel: Send + Sync {
+    /// The provider, as errors and logs name it (`openai`, `anthropic`…).
+    fn provider(&self) -> &str;
+
+    /// The model requests go to.
+    fn model(&self) -> &str;
+
+    /// Calls the model. With `deltas`, the reply is streamed from the provider
+    /// and each piece of text is handed over as it arrives; the reply returned
+    /// at the end is the whole of it, with the usage the provider reported.
+    async fn chat(
+        &self,
+        request: &ChatRequest,
+        deltas: Option<DeltaSink<'_>>,
+    ) -> Result<ChatReply, ChatError>;
+}
+
+/// Whose fault a failed call is, which decides what a caller can do about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// Octopus's configuration: no API key, a wrong base URL, deployment or
+    /// model, a key the provider refuses. The operator must fix it.
+    Configuration,
+    /// The provider refused the request as invalid (a 400): the conversation
+    /// or the agent's settings are not something this model takes.
+    Request,
+    /// The provider is rate-limiting or overloaded: try again later.
+    Busy,
+    /// The provider failed, timed out or answered something unreadable.
+    Provider,
+}
+
+/// Why a chat call failed: the provider, whose fault, and what it said.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{provider} ({fault:?}): {message}")]
+pub struct ChatError {
+    pub provider: String,
+    pub fault: Fault,
+    pub message: String,
+    /// When the provider said to come back.
+    pub retry_after: Option<Duration>,
+}
+
+impl ChatError {
+    pub fn new(provider: impl Into<String>, fault: Fault, message: impl Into<String>) -> Self {
+        Self {
+            provider: provider.into(),
+            fault,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    /// A failure a later attempt may get past (a rate limit, an outage, a
+    /// timeout), as opposed to one that needs the configuration changed.
+    pub fn is_transient(&self) -> bool {
+        matches!(self.fault, Fault::Busy | Fault::Provider)
+    }
+}

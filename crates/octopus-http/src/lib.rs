@@ -1,0 +1,47 @@
+//! What every HTTP client of a model provider in Octopus shares (the
+//! embedders of `octopus-embed` and the chat models of `octopus-llm`): the TLS
+//! setup, a client with sane timeouts, and [`send`], which retries a request on
+//! rate limits and server errors honouring the provider's `retry-after`.
+
+mod retry;
+
+use std::time::Duration;
+
+pub use retry::{Failure, RetryPolicy, send};
+
+/// Installs ring as the process's TLS crypto provider. The workspace builds
+/// reqwest with rustls but without a provider (aws-lc, the default one, is a
+/// heavy C build), and reqwest panics when it builds a client before one is
+/// installed: every binary calls this first. Repeated calls do nothing.
+pub fn install_tls_provider() {
+    static PROVIDER: std::sync::Once = std::sync::Once::new();
+    PROVIDER.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// An HTTP client whose connections give up after `connect_timeout`, and whose
+/// reads give up when the server sends nothing for `read_timeout`. A whole
+/// request's deadline is set per request (a streamed answer may rightly take
+/// longer than any one read). A client that cannot be built (no TLS backend,
+/// say) is an error: one without timeouts could hang a worker forever.
+pub fn client(
+    connect_timeout: Duration,
+    read_timeout: Duration,
+) -> Result<reqwest::Client, String> {
+    install_tls_provider();
+    reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        .read_timeout(read_timeout)
+        .build()
+        .map_err(|error| format!("cannot build the HTTP client: {error}"))
+}
+
+/// The first 300 characters of an error body, or a note that it was empty.
+pub fn excerpt(body: &str) -> String {
+    let body = body.trim();
+    if body.is_empty() {
+        return "(empty body)".into();
+    }
+    body.chars().take(300).collect()
+}
