@@ -30,5 +30,6 @@ pub fn text_message(text: String, role: Role, at: DateTime<Utc>) -> MessageRecor
         agent_id: None,
         contains_pii: false,
         redacted_content: None,
+        accounting: Default::default(),
     }
 }

@@ -41,7 +41,8 @@ pub struct ToolCall {
     pub arguments: Value,
 }
 
-/// How the agent asks its model to answer.
+/// How the agent asks its model to answer; fixed when a model is built from
+/// the agent's settings.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Sampling {
     pub temperature: Option<f64>,
@@ -56,7 +57,6 @@ pub struct ChatRequest {
     /// its API wants them (Anthropic: the `system` field).
     pub messages: Vec<ChatMessage>,
     pub tools: Vec<ToolSpec>,
-    pub sampling: Sampling,
 }
 
 /// Tokens the provider counted for one call.

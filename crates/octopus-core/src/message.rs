@@ -504,6 +504,10 @@ pub struct Message {
     pub redacted_content: Option<String>,
     /// The id of this message's vector in the vector store, once embedded.
     pub embedding_ref: Option<String>,
+    /// A reply generated in a turn: the tokens its model call was billed, as
+    /// the provider reported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::chat::Usage>,
     pub created_at: DateTime<Utc>,
 }
 

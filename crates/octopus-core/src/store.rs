@@ -122,6 +122,24 @@ pub struct MessageRecord {
     pub agent_id: Option<AgentId>,
     pub contains_pii: bool,
     pub redacted_content: Option<String>,
+    /// How the message adds to its episode's token totals.
+    pub accounting: TokenAccounting,
+}
+
+/// How a stored message adds to its episode's input and output token totals.
+/// A turn's messages are counted by the provider's usage, so that an
+/// episode's totals are what its model calls were billed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TokenAccounting {
+    /// Its token count: as output for an assistant, as input otherwise (the
+    /// messages a caller records itself).
+    #[default]
+    ByRole,
+    /// Part of the prompt of a model call that Octopus makes (a turn's user
+    /// message, a tool's result): counted in that call's reported usage.
+    InModelCall,
+    /// A model's reply: adds the usage its provider reported for the call.
+    Reported(crate::chat::Usage),
 }
 
 /// A batch of messages for one conversation.

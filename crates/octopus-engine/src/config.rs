@@ -20,6 +20,7 @@ pub struct EngineConfig {
     pub limits: Limits,
     pub quotas: crate::quotas::Quotas,
     pub embedding: EmbeddingConfig,
+    pub llm: crate::llm::LlmSettings,
 }
 
 /// Which model embeds text.
@@ -97,6 +98,7 @@ impl Default for EngineConfig {
             limits: Limits::default(),
             quotas: crate::quotas::Quotas::default(),
             embedding: EmbeddingConfig::default(),
+            llm: crate::llm::LlmSettings::default(),
         }
     }
 }

@@ -21,6 +21,10 @@ pub enum Error {
         retry_after: std::time::Duration,
     },
 
+    /// The agent's chat model could not be called, or failed.
+    #[error(transparent)]
+    Chat(#[from] octopus_core::chat::ChatError),
+
     #[error(transparent)]
     Embedding(#[from] octopus_core::embedding::EmbedError),
 

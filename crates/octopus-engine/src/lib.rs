@@ -15,6 +15,7 @@ mod embedding_stats;
 mod error;
 mod history;
 pub mod keys;
+pub mod llm;
 pub mod merge_patch;
 pub mod quotas;
 mod service;
@@ -26,5 +27,6 @@ pub use error::{Error, Result};
 pub use keys::{Caller, MintedKey};
 pub use quotas::Quotas;
 pub use service::{
-    ImportReport, IngestDocument, IngestReport, KnowledgeQuery, Octopus, WorkingMemory,
+    ImportReport, IngestDocument, IngestReport, KnowledgeQuery, Octopus, PreparedTurn, ToolResult,
+    TurnInput, TurnReply, WorkingMemory,
 };

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use octopus_core::agent::{LlmConfig, LlmProvider};
-use octopus_core::chat::{ChatModel, ChatRequest, Fault, Sampling, ToolCall, ToolSpec};
+use octopus_core::chat::{ChatModel, ChatRequest, Fault, ToolCall, ToolSpec};
 use octopus_core::message::Role;
 use octopus_core::working_memory::ChatMessage;
 use octopus_llm::{ClientOptions, Purpose, for_agent};
@@ -90,7 +90,6 @@ fn conversation() -> ChatRequest {
             ChatMessage::new(Role::User, "Where is Paris?"),
         ],
         tools: Vec::new(),
-        sampling: Sampling::default(),
     }
 }
 

@@ -1,8 +1,9 @@
 //! Appending messages, and reading them back.
 
+use octopus_core::chat::Usage;
 use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
 use octopus_core::recall::WorkClass;
-use octopus_core::store::MessageRecord;
+use octopus_core::store::{MessageRecord, TokenAccounting};
 use octopus_core::{AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
@@ -30,6 +31,8 @@ pub(crate) fn columns(alias: &str) -> String {
         "contains_pii",
         "redacted_content",
         "embedding_ref",
+        "usage_input_tokens",
+        "usage_output_tokens",
         "created_at",
     ]
     .map(|column| format!("{alias}.{column} AS {column}"))
@@ -103,8 +106,9 @@ pub(crate) fn append(
 
     let mut insert = tx.prepare_cached(
         "INSERT INTO messages (id, tenant_id, episode_id, conversation_id, ordinal, role, content, name, tool_call_id,
-                               tool_calls, token_count, timestamp, agent_id, contains_pii, redacted_content, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                               tool_calls, token_count, timestamp, agent_id, contains_pii, redacted_content, created_at,
+                               usage_input_tokens, usage_output_tokens)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     )?;
     for message in encoded {
         let at = micros(message.record.timestamp);
@@ -128,6 +132,10 @@ pub(crate) fn append(
         };
         let episode = open.insert(episode);
         let r = &message.record;
+        let usage = match r.accounting {
+            TokenAccounting::Reported(usage) => Some(usage),
+            _ => None,
+        };
         insert.execute(params![
             r.id.0.as_bytes(),
             tenant.0.as_bytes(),
@@ -144,7 +152,9 @@ pub(crate) fn append(
             r.agent_id.map(|a| *a.0.as_bytes()),
             r.contains_pii,
             message.redacted,
-            now
+            now,
+            usage.map(|u| clamp(u.input_tokens)),
+            usage.map(|u| clamp(u.output_tokens)),
         ])?;
         if message.embed {
             crate::memory::queue_message(
@@ -156,11 +166,16 @@ pub(crate) fn append(
                 batch.work_class,
             )?;
         }
-        let tokens = i64::from(r.token_count);
-        if r.role.is_model_output() {
-            episode.output_tokens += tokens;
-        } else {
-            episode.input_tokens += tokens;
+        match r.accounting {
+            TokenAccounting::ByRole if r.role.is_model_output() => {
+                episode.output_tokens += i64::from(r.token_count);
+            }
+            TokenAccounting::ByRole => episode.input_tokens += i64::from(r.token_count),
+            TokenAccounting::InModelCall => {}
+            TokenAccounting::Reported(usage) => {
+                episode.input_tokens += clamp(usage.input_tokens);
+                episode.output_tokens += clamp(usage.output_tokens);
+            }
         }
         episode.last_message_at = episode.last_message_at.max(at);
         stored.push(Message {
@@ -179,6 +194,7 @@ pub(crate) fn append(
             contains_pii: message.record.contains_pii,
             redacted_content: message.record.redacted_content,
             embedding_ref: None,
+            usage,
             created_at: batch.now,
         });
         episode.message_count += 1;
@@ -355,6 +371,21 @@ pub(crate) fn message_from_row(row: &Row<'_>) -> Result<Message> {
             })
             .transpose()?,
         embedding_ref: row.get("embedding_ref")?,
+        usage: match (
+            row.get::<_, Option<i64>>("usage_input_tokens")?,
+            row.get::<_, Option<i64>>("usage_output_tokens")?,
+        ) {
+            (Some(input), Some(output)) => Some(Usage {
+                input_tokens: input.max(0) as u64,
+                output_tokens: output.max(0) as u64,
+            }),
+            _ => None,
+        },
         created_at: rows::time(row, "created_at")?,
     })
+}
+
+/// A provider's count as SQLite's integer (a count past `i64::MAX` is not real).
+fn clamp(tokens: u64) -> i64 {
+    i64::try_from(tokens).unwrap_or(i64::MAX)
 }

@@ -38,6 +38,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0006_deleted_agents",
         sql: include_str!("../migrations/main/0006_deleted_agents.sql"),
     },
+    Migration {
+        name: "main/0007_message_usage",
+        sql: include_str!("../migrations/main/0007_message_usage.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

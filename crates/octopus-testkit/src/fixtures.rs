@@ -75,6 +75,7 @@ pub fn text(role: Role, content: &str, at: Timestamp) -> MessageRecord {
         agent_id: None,
         contains_pii: false,
         redacted_content: None,
+        accounting: Default::default(),
     }
 }
 

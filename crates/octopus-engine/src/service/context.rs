@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use octopus_core::agent::Agent;
+use octopus_core::conversation::Conversation;
 use octopus_core::episode::EpisodeFilter;
 use octopus_core::knowledge::{ChunkFilter, KnowledgeHit, SearchMode};
 use octopus_core::message::{Message, Role};
@@ -47,12 +48,26 @@ impl Octopus {
         let agent = self
             .conversation_active_agent(tenant, conversation.agent_id)
             .await?;
-        let memory = &agent.memory;
-
         // The history first: recall leaves out its episode. It is a cached read.
         let (episode_id, history) = self
-            .history(tenant, conversation_id, memory.history_max_messages)
+            .history(tenant, conversation_id, agent.memory.history_max_messages)
             .await?;
+        self.assemble_context(tenant, &conversation, &agent, message, episode_id, history)
+            .await
+    }
+
+    /// Retrieval and assembly for `message`, after `history` (the open
+    /// episode's turns before it).
+    pub(crate) async fn assemble_context(
+        &self,
+        tenant: TenantId,
+        conversation: &Conversation,
+        agent: &Agent,
+        message: &str,
+        episode_id: Option<EpisodeId>,
+        history: Arc<Vec<ChatMessage>>,
+    ) -> Result<WorkingMemory> {
+        let memory = &agent.memory;
         // The message is embedded once, for knowledge and recall alike; their
         // searches by words run while it is embedded.
         let vector = QueryVector::new(message);
@@ -86,7 +101,7 @@ impl Octopus {
             history: history.as_ref().clone(),
             user_message: message.to_owned(),
         };
-        let counter = counter_for(&agent);
+        let counter = counter_for(agent);
         let AssembledContext { messages, trace } =
             assemble(parts, memory.max_working_memory_tokens, &counter)?;
         Ok(WorkingMemory {
@@ -99,7 +114,7 @@ impl Octopus {
 
     /// The open episode of a conversation and its last `limit` user and
     /// assistant messages, from the cache when it is current.
-    async fn history(
+    pub(crate) async fn history(
         &self,
         tenant: TenantId,
         conversation: ConversationId,
@@ -152,7 +167,7 @@ fn counter_for(agent: &Agent) -> ModelTokenCounter {
 
 /// User and assistant turns with text. Tool calls and results need their
 /// pairing to be valid chat input; they stay in the episode, not in history.
-fn history_message(message: &Message) -> Option<ChatMessage> {
+pub(crate) fn history_message(message: &Message) -> Option<ChatMessage> {
     if !matches!(message.role, Role::User | Role::Assistant) {
         return None;
     }

@@ -45,6 +45,18 @@ impl Octopus {
         let records = self
             .message_records(tenant, messages, "messages", MessageOrigin::Live)
             .await?;
+        self.append_records(tenant, conversation_id, &agent, records)
+            .await
+    }
+
+    /// Appends validated messages of a live conversation of `agent`.
+    pub(crate) async fn append_records(
+        &self,
+        tenant: TenantId,
+        conversation_id: ConversationId,
+        agent: &octopus_core::agent::Agent,
+        records: Vec<MessageRecord>,
+    ) -> Result<Vec<Message>> {
         self.check_memory_quota(tenant, records.len() as u64)
             .await?;
         let idle = i64::try_from(agent.memory.episode_idle_timeout_secs).unwrap_or(i64::MAX);
@@ -123,6 +135,7 @@ impl Octopus {
                 agent_id: message.agent_id,
                 contains_pii: message.contains_pii,
                 redacted_content: message.redacted_content,
+                accounting: Default::default(),
             })
             .collect())
     }

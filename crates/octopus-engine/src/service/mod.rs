@@ -8,10 +8,12 @@ mod knowledge;
 mod memory_jobs;
 mod recall;
 mod tenants;
+mod turns;
 
 pub use context::WorkingMemory;
 pub use conversations::ImportReport;
 pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
+pub use turns::{PreparedTurn, ToolResult, TurnInput, TurnReply};
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -47,6 +49,7 @@ pub struct Octopus {
     history: Arc<crate::history::HistoryCache>,
     embedding_stats: Arc<EmbeddingStats>,
     quotas: Arc<crate::quotas::QuotaState>,
+    chat: Arc<crate::llm::ChatModels>,
 }
 
 /// Memory the history cache may hold.
@@ -99,6 +102,10 @@ impl Octopus {
         let mut octopus = Self::with_store(Arc::new(store), config.limits);
         octopus.embedding = Arc::new(Embedding::new(config.embedding.clone()));
         octopus.quotas = Arc::new(crate::quotas::QuotaState::new(config.quotas.clone()));
+        octopus = octopus.with_llm(
+            config.llm.clone(),
+            Arc::new(|name| std::env::var(name).ok()),
+        );
         Ok(octopus)
     }
 
@@ -119,7 +126,21 @@ impl Octopus {
             history: Arc::new(crate::history::HistoryCache::new(HISTORY_CACHE_BYTES)),
             embedding_stats: Arc::default(),
             quotas: Arc::default(),
+            chat: Arc::new(crate::llm::ChatModels::new(
+                Default::default(),
+                Arc::new(|name| std::env::var(name).ok()),
+            )),
         }
+    }
+
+    /// Calls agents' models with `settings`, reading API keys through `env`.
+    pub fn with_llm(
+        mut self,
+        settings: crate::llm::LlmSettings,
+        env: crate::llm::EnvReader,
+    ) -> Self {
+        self.chat = Arc::new(crate::llm::ChatModels::new(settings, env));
+        self
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {

@@ -9,6 +9,7 @@ use serde_json::json;
 
 mod context;
 mod recall;
+mod turns;
 
 /// The default limits, but live messages may carry the fixtures' fixed
 /// dates, months in the past.

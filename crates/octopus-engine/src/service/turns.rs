@@ -1,0 +1,456 @@
+//! Agent turns: the user's message is stored, the working memory assembled,
+//! the agent's model called with it, and the reply stored with the usage the
+//! provider reported. When the model calls tools, the turn returns the calls;
+//! the caller runs them and continues the turn with their results.
+//!
+//! A turn is prepared, then run: everything that can be refused (bad input, a
+//! missing conversation, an agent without a usable model) is refused before
+//! anything is stored, and before a streamed answer starts. If the model call
+//! fails, what was stored before it (the user's message, tool results) stays;
+//! nothing else is written, and the next turn works as usual.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use octopus_core::agent::Agent;
+use octopus_core::chat::{ChatModel, ChatRequest, DeltaSink, ToolCall, ToolSpec, Usage};
+use octopus_core::message::{Message, MessageContent, NewMessage, Role, ToolCallRecord};
+use octopus_core::store::{MessageRecord, TokenAccounting};
+use octopus_core::working_memory::{ChatMessage, ContextTrace};
+use octopus_core::{ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId};
+use octopus_llm::Purpose;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Octopus;
+use super::context::history_message;
+use crate::Result;
+use crate::config::MessageOrigin;
+
+/// Most tools one turn may offer the model.
+pub const MAX_TOOLS: usize = 128;
+/// Longest JSON Schema of one tool's parameters, in bytes.
+pub const MAX_TOOL_SCHEMA_BYTES: usize = 64 * 1024;
+
+/// What a caller sends to take a turn: a new message, or the results of the
+/// tool calls the model made in this turn.
+#[derive(Clone, Debug, Default)]
+pub struct TurnInput {
+    pub message: Option<String>,
+    pub tool_results: Vec<ToolResult>,
+    /// Tools the model may call in this turn (send them again when continuing).
+    pub tools: Vec<ToolSpec>,
+}
+
+/// The result of one tool call, run by the caller.
+#[derive(Clone, Debug)]
+pub struct ToolResult {
+    pub tool_call_id: String,
+    /// The tool's output: text, or any JSON.
+    pub content: Value,
+    pub is_error: bool,
+    pub duration_ms: Option<u64>,
+}
+
+/// A turn's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct TurnReply {
+    pub episode_id: EpisodeId,
+    /// What this request stored before calling the model: the user's message,
+    /// or the tool results.
+    pub stored_message_ids: Vec<MessageId>,
+    /// The model's reply, as stored.
+    pub reply: Message,
+    /// Calls the model asks the caller to run; continue the turn with their
+    /// results. Empty when the reply is final.
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    pub finish_reason: Option<String>,
+    /// The provider and the model that answered.
+    pub provider: String,
+    pub model: String,
+    /// What memory the turn used: retrieved items, scores, what was pruned.
+    pub trace: ContextTrace,
+}
+
+/// A turn ready to call its model.
+pub struct PreparedTurn {
+    octopus: Octopus,
+    tenant: TenantId,
+    conversation: ConversationId,
+    agent: Agent,
+    model: Arc<dyn ChatModel>,
+    request: ChatRequest,
+    trace: ContextTrace,
+    stored: Vec<Message>,
+}
+
+impl Octopus {
+    /// Takes a turn: [`Octopus::prepare_turn`], then [`PreparedTurn::run`].
+    pub async fn turn(
+        &self,
+        tenant: TenantId,
+        conversation: ConversationId,
+        input: TurnInput,
+        deltas: Option<DeltaSink<'_>>,
+    ) -> Result<TurnReply> {
+        self.prepare_turn(tenant, conversation, input)
+            .await?
+            .run(deltas)
+            .await
+    }
+
+    /// Validates the input, builds the agent's model, assembles the working
+    /// memory and stores the user's message (or the tool results).
+    pub async fn prepare_turn(
+        &self,
+        tenant: TenantId,
+        conversation_id: ConversationId,
+        input: TurnInput,
+    ) -> Result<PreparedTurn> {
+        check_tools(&input.tools)?;
+        let conversation = self.store.get_conversation(tenant, conversation_id).await?;
+        let agent = self
+            .conversation_active_agent(tenant, conversation.agent_id)
+            .await?;
+        let model = self.chat.for_agent(&agent, Purpose::Turn)?;
+        let (memory, tail, stored) = match (input.message, input.tool_results.is_empty()) {
+            (Some(message), true) => {
+                octopus_core::bounds::check_chars(
+                    "message",
+                    &message,
+                    1,
+                    self.limits.max_message_bytes,
+                )?;
+                let (episode_id, history) = self
+                    .history(tenant, conversation_id, agent.memory.history_max_messages)
+                    .await?;
+                let memory = self
+                    .assemble_context(tenant, &conversation, &agent, &message, episode_id, history)
+                    .await?;
+                let user = NewMessage::text(Role::User, message);
+                let stored = self
+                    .append_turn_messages(tenant, conversation_id, &agent, vec![user], None)
+                    .await?;
+                (memory, Vec::new(), stored)
+            }
+            (None, false) => {
+                self.tool_round(tenant, &conversation, &agent, input.tool_results)
+                    .await?
+            }
+            _ => {
+                return Err(DomainError::invalid(
+                    "message",
+                    "send either `message` (a new turn) or `tool_results` (to continue one)",
+                )
+                .into());
+            }
+        };
+        let mut messages = memory.messages;
+        messages.extend(tail);
+        Ok(PreparedTurn {
+            octopus: self.clone(),
+            tenant,
+            conversation: conversation_id,
+            agent,
+            model,
+            request: ChatRequest {
+                messages,
+                tools: input.tools,
+            },
+            trace: memory.trace,
+            stored,
+        })
+    }
+
+    /// Stores the results of the model's pending tool calls and rebuilds the
+    /// turn: the working memory for the turn's user message, then the calls
+    /// and results since it.
+    async fn tool_round(
+        &self,
+        tenant: TenantId,
+        conversation: &octopus_core::conversation::Conversation,
+        agent: &Agent,
+        results: Vec<ToolResult>,
+    ) -> Result<(super::WorkingMemory, Vec<ChatMessage>, Vec<Message>)> {
+        let no_pending = || {
+            DomainError::conflict(
+                "no_pending_tool_calls",
+                "the conversation has no tool calls waiting for results",
+            )
+        };
+        let (episode_id, _) = self.history(tenant, conversation.id, 0).await?;
+        let episode_id = episode_id.ok_or_else(no_pending)?;
+        let episode = self
+            .store
+            .get_episode_with_messages(tenant, episode_id)
+            .await?;
+        let messages = episode.messages;
+        let user_at = messages
+            .iter()
+            .rposition(|m| m.role == Role::User)
+            .ok_or_else(no_pending)?;
+        let since = &messages[user_at + 1..];
+        let answered: BTreeSet<&str> = since
+            .iter()
+            .filter(|m| m.role == Role::Tool)
+            .filter_map(|m| m.tool_call_id.as_deref())
+            .collect();
+        let pending: Vec<&ToolCallRecord> = since
+            .iter()
+            .filter(|m| m.role == Role::Assistant)
+            .flat_map(|m| &m.tool_calls)
+            .filter(|call| !answered.contains(call.tool_call_id.as_str()))
+            .collect();
+        if pending.is_empty() {
+            return Err(no_pending().into());
+        }
+        let mut seen = BTreeSet::new();
+        let mut new_messages = Vec::with_capacity(results.len());
+        for (index, result) in results.iter().enumerate() {
+            let field = format!("tool_results[{index}].tool_call_id");
+            let Some(call) = pending
+                .iter()
+                .find(|call| call.tool_call_id == result.tool_call_id)
+            else {
+                return Err(DomainError::invalid(
+                    field,
+                    format!("no pending tool call `{}`", result.tool_call_id),
+                )
+                .into());
+            };
+            if !seen.insert(result.tool_call_id.as_str()) {
+                return Err(DomainError::invalid(field, "a call is answered once").into());
+            }
+            new_messages.push(NewMessage {
+                tool_call_id: Some(call.tool_call_id.clone()),
+                name: Some(call.function_name.clone()),
+                tool_calls: vec![ToolCallRecord {
+                    result: Some(result.content.clone()),
+                    is_error: result.is_error,
+                    duration_ms: result.duration_ms,
+                    ..(*call).clone()
+                }],
+                ..NewMessage::text(Role::Tool, tool_text(&result.content))
+            });
+        }
+        if let Some(missing) = pending
+            .iter()
+            .find(|call| !seen.contains(call.tool_call_id.as_str()))
+        {
+            return Err(DomainError::invalid(
+                "tool_results",
+                format!("no result for tool call `{}`", missing.tool_call_id),
+            )
+            .into());
+        }
+        let stored = self
+            .append_turn_messages(tenant, conversation.id, agent, new_messages, None)
+            .await?;
+        let history: Vec<ChatMessage> = messages[..user_at]
+            .iter()
+            .filter_map(history_message)
+            .collect();
+        let keep = history
+            .len()
+            .saturating_sub(agent.memory.history_max_messages as usize);
+        let user_text = messages[user_at]
+            .content
+            .as_ref()
+            .map(MessageContent::text)
+            .unwrap_or_default();
+        let memory = self
+            .assemble_context(
+                tenant,
+                conversation,
+                agent,
+                &user_text,
+                Some(episode_id),
+                Arc::new(history[keep..].to_vec()),
+            )
+            .await?;
+        let tail = since.iter().chain(&stored).map(turn_message).collect();
+        Ok((memory, tail, stored))
+    }
+
+    /// Appends messages a turn makes, counted by `usage` (a reply) or as part
+    /// of the next model call (the user's message, tool results).
+    async fn append_turn_messages(
+        &self,
+        tenant: TenantId,
+        conversation: ConversationId,
+        agent: &Agent,
+        messages: Vec<NewMessage>,
+        usage: Option<Usage>,
+    ) -> Result<Vec<Message>> {
+        let accounting = match usage {
+            Some(usage) => TokenAccounting::Reported(usage),
+            None => TokenAccounting::InModelCall,
+        };
+        let records: Vec<MessageRecord> = self
+            .message_records(tenant, messages, "message", MessageOrigin::Live)
+            .await?
+            .into_iter()
+            .map(|record| MessageRecord {
+                accounting,
+                ..record
+            })
+            .collect();
+        self.append_records(tenant, conversation, agent, records)
+            .await
+    }
+}
+
+impl PreparedTurn {
+    /// Calls the model (streaming its text into `deltas`, when given) and
+    /// stores its reply.
+    pub async fn run(self, deltas: Option<DeltaSink<'_>>) -> Result<TurnReply> {
+        let started = std::time::Instant::now();
+        let reply = match self.model.chat(&self.request, deltas).await {
+            Ok(reply) => reply,
+            Err(error) => {
+                tracing::warn!(provider = %error.provider, fault = ?error.fault, %error, "turn's model call failed");
+                return Err(error.into());
+            }
+        };
+        tracing::debug!(
+            provider = self.model.provider(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            input_tokens = reply.usage.input_tokens,
+            output_tokens = reply.usage.output_tokens,
+            "model answered"
+        );
+        let octopus = &self.octopus;
+        let mut message = NewMessage::text(Role::Assistant, reply.text.clone());
+        if reply.text.is_empty() && !reply.tool_calls.is_empty() {
+            message.content = None;
+        }
+        message.agent_id = Some(self.agent.id);
+        message.tool_calls = reply
+            .tool_calls
+            .iter()
+            .map(|call| ToolCallRecord {
+                tool_call_id: call.id.clone(),
+                function_name: call.name.clone(),
+                arguments: call.arguments.clone(),
+                result: None,
+                duration_ms: None,
+                is_error: false,
+            })
+            .collect();
+        if reply.usage.output_tokens > 0 {
+            message.token_count =
+                Some(u32::try_from(reply.usage.output_tokens).unwrap_or(u32::MAX));
+        }
+        let stored = octopus
+            .append_turn_messages(
+                self.tenant,
+                self.conversation,
+                &self.agent,
+                vec![message],
+                Some(reply.usage),
+            )
+            .await?;
+        let reply_message = stored.into_iter().next().ok_or_else(|| {
+            DomainError::backend(std::io::Error::other("the reply was not stored"))
+        })?;
+        Ok(TurnReply {
+            episode_id: reply_message.episode_id,
+            stored_message_ids: self.stored.iter().map(|m| m.id).collect(),
+            reply: reply_message,
+            tool_calls: reply.tool_calls,
+            usage: reply.usage,
+            finish_reason: reply.finish_reason,
+            provider: self.model.provider().to_owned(),
+            model: match reply.model.is_empty() {
+                true => self.model.model().to_owned(),
+                false => reply.model,
+            },
+            trace: self.trace,
+        })
+    }
+
+    /// The messages the model will be sent.
+    pub fn request(&self) -> &ChatRequest {
+        &self.request
+    }
+}
+
+/// A stored message of the current turn, as the model is sent it.
+fn turn_message(message: &Message) -> ChatMessage {
+    let text = message
+        .content
+        .as_ref()
+        .map(MessageContent::text)
+        .unwrap_or_default();
+    let mut chat = ChatMessage::new(message.role, text);
+    match message.role {
+        Role::Assistant => {
+            chat.tool_calls = message
+                .tool_calls
+                .iter()
+                .map(|call| ToolCall {
+                    id: call.tool_call_id.clone(),
+                    name: call.function_name.clone(),
+                    arguments: call.arguments.clone(),
+                })
+                .collect();
+        }
+        Role::Tool => {
+            chat.tool_call_id = message.tool_call_id.clone();
+            chat.name = message.name.clone();
+        }
+        _ => chat.name = message.name.clone(),
+    }
+    chat
+}
+
+/// A tool's output as the text a model reads.
+fn tool_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn check_tools(tools: &[ToolSpec]) -> Result<()> {
+    if tools.len() > MAX_TOOLS {
+        return Err(DomainError::invalid(
+            "tools",
+            format!("{} tools; the limit is {MAX_TOOLS}", tools.len()),
+        )
+        .into());
+    }
+    let mut names = BTreeSet::new();
+    for (index, tool) in tools.iter().enumerate() {
+        let field = |name: &str| format!("tools[{index}].{name}");
+        let name_ok = (1..=64).contains(&tool.name.len())
+            && tool
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !name_ok {
+            return Err(DomainError::invalid(
+                field("name"),
+                "must be 1 to 64 letters, digits, `_` or `-`",
+            )
+            .into());
+        }
+        if !names.insert(tool.name.as_str()) {
+            return Err(DomainError::invalid(field("name"), "two tools have this name").into());
+        }
+        if !tool.parameters.is_object() {
+            return Err(
+                DomainError::invalid(field("parameters"), "must be a JSON Schema object").into(),
+            );
+        }
+        if tool.parameters.to_string().len() > MAX_TOOL_SCHEMA_BYTES {
+            return Err(DomainError::invalid(
+                field("parameters"),
+                format!("longer than {MAX_TOOL_SCHEMA_BYTES} bytes"),
+            )
+            .into());
+        }
+    }
+    Ok(())
+}

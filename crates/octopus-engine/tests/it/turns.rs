@@ -1,0 +1,406 @@
+//! Turns through the engine, against a loopback provider
+//! (`octopus_testkit::fake_chat`): what the model is sent, what is stored,
+//! what a failed call leaves, tool rounds, and token totals.
+
+use std::sync::{Arc, Mutex};
+
+use octopus_core::chat::{Fault, ToolSpec};
+use octopus_core::message::Role;
+use octopus_core::{ConversationId, TenantId};
+use octopus_engine::llm::LlmSettings;
+use octopus_engine::{EngineConfig, Error, Octopus, ToolResult, TurnInput};
+use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
+use serde_json::json;
+
+struct Setup {
+    octopus: Octopus,
+    fake: Arc<ChatProvider>,
+    tenant: TenantId,
+    conversation: ConversationId,
+    _dir: tempfile::TempDir,
+}
+
+async fn setup(provider: &str) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = Arc::new(ChatProvider::default());
+    let url = fake_chat::serve(Arc::clone(&fake)).await;
+    let settings = LlmSettings {
+        max_retry_wait_secs: 1,
+        ..LlmSettings::default()
+    };
+    let octopus = Octopus::open(&EngineConfig {
+        data_dir: dir.path().to_owned(),
+        limits: crate::fixture_limits(),
+        ..EngineConfig::default()
+    })
+    .unwrap()
+    .with_llm(
+        settings,
+        Arc::new(|name| (name == "OPENAI_API_KEY").then(|| "sk-test".to_owned())),
+    );
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let base_url = match provider {
+        "openai" => format!("{url}/v1"),
+        _ => url,
+    };
+    let spec = serde_json::from_value(json!({
+        "name": "support", "system_prompt": "You are Acme's support agent.",
+        "llm": {"provider": provider, "model": "model-a", "base_url": base_url, "temperature": 0.2}
+    }))
+    .unwrap();
+    let agent = octopus.create_agent(tenant, spec).await.unwrap();
+    let spec = serde_json::from_value(json!({"agent_id": agent.id, "user_id": "dana"})).unwrap();
+    let conversation = octopus.create_conversation(tenant, spec).await.unwrap().id;
+    Setup {
+        octopus,
+        fake,
+        tenant,
+        conversation,
+        _dir: dir,
+    }
+}
+
+fn say(text: &str) -> TurnInput {
+    TurnInput {
+        message: Some(text.into()),
+        ..TurnInput::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_sends_the_working_memory_and_stores_the_reply_with_its_usage() {
+    let s = setup("openai").await;
+    let first = s
+        .octopus
+        .turn(s.tenant, s.conversation, say("Where is my parcel?"), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        first.reply.content.as_ref().unwrap().text(),
+        "echo: Where is my parcel?"
+    );
+    assert_eq!(first.reply.role, Role::Assistant);
+    assert_eq!(first.provider, "openai");
+    let body = s.fake.last_body();
+    assert_eq!(body["model"], "model-a");
+    assert_eq!(body["temperature"], 0.2);
+    assert_eq!(
+        body["messages"][0],
+        json!({"role": "system", "content": "You are Acme's support agent."})
+    );
+    let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        last,
+        json!({"role": "user", "content": "Where is my parcel?"})
+    );
+    assert_eq!(
+        body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["content"] == "Where is my parcel?")
+            .count(),
+        1,
+        "the stored user message is not also in the history"
+    );
+
+    let second = s
+        .octopus
+        .turn(
+            s.tenant,
+            s.conversation,
+            say("And when will it arrive?"),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(second.episode_id, first.episode_id);
+    let body = s.fake.last_body();
+    let contents: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &contents[contents.len() - 3..],
+        [
+            "Where is my parcel?",
+            "echo: Where is my parcel?",
+            "And when will it arrive?"
+        ],
+        "the first exchange is history now"
+    );
+
+    let episode = s
+        .octopus
+        .get_episode(s.tenant, first.episode_id)
+        .await
+        .unwrap();
+    let roles: Vec<Role> = episode.messages.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::Assistant, Role::User, Role::Assistant]
+    );
+    let reported = s.fake.reported_usage();
+    assert_eq!(reported.len(), 2);
+    assert_eq!(
+        (
+            episode.episode.total_input_tokens,
+            episode.episode.total_output_tokens
+        ),
+        (reported[0].0 + reported[1].0, reported[0].1 + reported[1].1),
+        "the episode's totals are the provider's reported usage"
+    );
+    let usage = episode.messages[3].usage.unwrap();
+    assert_eq!((usage.input_tokens, usage.output_tokens), reported[1]);
+    assert_eq!(second.trace.budget, 8000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_call_keeps_the_user_message_and_the_next_turn_works() {
+    let s = setup("ollama").await;
+    for _ in 0..3 {
+        s.fake.then(Answer::Fail {
+            status: 500,
+            headers: Vec::new(),
+            message: "model runner crashed".into(),
+        });
+    }
+    let error = s
+        .octopus
+        .turn(s.tenant, s.conversation, say("First question"), None)
+        .await
+        .unwrap_err();
+    let Error::Chat(error) = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(
+        (error.provider.as_str(), error.fault),
+        ("ollama", Fault::Provider)
+    );
+    assert!(error.message.contains("model runner crashed"), "{error}");
+    let episodes = s
+        .octopus
+        .list_episodes(s.tenant, &Default::default())
+        .await
+        .unwrap();
+    assert_eq!(episodes.len(), 1);
+    let episode = s
+        .octopus
+        .get_episode(s.tenant, episodes[0].id)
+        .await
+        .unwrap();
+    assert_eq!(episode.messages.len(), 1, "only the user's message");
+    assert_eq!(
+        episode.messages[0].content.as_ref().unwrap().text(),
+        "First question"
+    );
+    assert_eq!(
+        (
+            episode.episode.total_input_tokens,
+            episode.episode.total_output_tokens
+        ),
+        (0, 0)
+    );
+
+    let reply = s
+        .octopus
+        .turn(s.tenant, s.conversation, say("Second try"), None)
+        .await
+        .unwrap();
+    assert_eq!(reply.reply.content.unwrap().text(), "echo: Second try");
+    let episode = s
+        .octopus
+        .get_episode(s.tenant, episodes[0].id)
+        .await
+        .unwrap();
+    assert_eq!(episode.messages.len(), 3);
+    let (input, output) = *s.fake.reported_usage().last().unwrap();
+    assert_eq!(
+        (
+            episode.episode.total_input_tokens,
+            episode.episode.total_output_tokens
+        ),
+        (input, output)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_round_stores_calls_and_results_and_continues_the_turn() {
+    let s = setup("openai").await;
+    let tools = vec![ToolSpec {
+        name: "track_parcel".into(),
+        description: Some("Where a parcel is".into()),
+        parameters: json!({"type": "object", "properties": {"id": {"type": "string"}}}),
+    }];
+    s.fake.then(Answer::tool_call(
+        "call_1",
+        "track_parcel",
+        json!({"id": "P-77"}),
+    ));
+    let input = TurnInput {
+        tools: tools.clone(),
+        ..say("Where is parcel P-77?")
+    };
+    let first = s
+        .octopus
+        .turn(s.tenant, s.conversation, input, None)
+        .await
+        .unwrap();
+    assert_eq!(first.tool_calls.len(), 1);
+    assert_eq!(first.tool_calls[0].arguments, json!({"id": "P-77"}));
+    assert_eq!(first.reply.tool_calls[0].tool_call_id, "call_1");
+    assert!(first.reply.content.is_none());
+
+    // A result for a call that was not made is refused, and stores nothing.
+    let wrong = TurnInput {
+        tool_results: vec![ToolResult {
+            tool_call_id: "call_9".into(),
+            content: json!("?"),
+            is_error: false,
+            duration_ms: None,
+        }],
+        tools: tools.clone(),
+        ..TurnInput::default()
+    };
+    let error = s
+        .octopus
+        .turn(s.tenant, s.conversation, wrong, None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::Domain(octopus_core::Error::Invalid { field, .. }) if field == "tool_results[0].tool_call_id"),
+        "{error:?}"
+    );
+
+    s.fake.then(Answer::text("It is in Lyon."));
+    let results = TurnInput {
+        tool_results: vec![ToolResult {
+            tool_call_id: "call_1".into(),
+            content: json!({"city": "Lyon"}),
+            is_error: false,
+            duration_ms: Some(12),
+        }],
+        tools,
+        ..TurnInput::default()
+    };
+    let second = s
+        .octopus
+        .turn(s.tenant, s.conversation, results, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        second.reply.content.as_ref().unwrap().text(),
+        "It is in Lyon."
+    );
+    assert!(second.tool_calls.is_empty());
+    let body = s.fake.last_body();
+    let messages = body["messages"].as_array().unwrap();
+    let n = messages.len();
+    assert_eq!(
+        messages[n - 3],
+        json!({"role": "user", "content": "Where is parcel P-77?"})
+    );
+    assert_eq!(messages[n - 2]["tool_calls"][0]["id"], "call_1");
+    assert_eq!(
+        messages[n - 1],
+        json!({"role": "tool", "content": "{\"city\":\"Lyon\"}", "tool_call_id": "call_1"})
+    );
+
+    let episode = s
+        .octopus
+        .get_episode(s.tenant, first.episode_id)
+        .await
+        .unwrap();
+    let roles: Vec<Role> = episode.messages.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
+    );
+    let tool = &episode.messages[2];
+    assert_eq!(tool.tool_call_id.as_deref(), Some("call_1"));
+    assert_eq!(tool.tool_calls[0].function_name, "track_parcel");
+    assert_eq!(tool.tool_calls[0].result, Some(json!({"city": "Lyon"})));
+    assert_eq!(tool.tool_calls[0].duration_ms, Some(12));
+    let reported = s.fake.reported_usage();
+    assert_eq!(
+        episode.episode.total_input_tokens,
+        reported.iter().map(|u| u.0).sum::<u64>()
+    );
+
+    // Nothing is waiting for a result any more.
+    let again = TurnInput {
+        tool_results: vec![ToolResult {
+            tool_call_id: "call_1".into(),
+            content: json!("x"),
+            is_error: false,
+            duration_ms: None,
+        }],
+        ..TurnInput::default()
+    };
+    let error = s
+        .octopus
+        .turn(s.tenant, s.conversation, again, None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::Domain(octopus_core::Error::Conflict { code, .. }) if *code == "no_pending_tool_calls"),
+        "{error:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_turn_hands_over_the_text_as_it_arrives() {
+    let s = setup("ollama").await;
+    s.fake
+        .then(Answer::text("Your parcel left Lyon this morning."));
+    let pieces = Mutex::new(Vec::<String>::new());
+    let sink = |piece: &str| pieces.lock().unwrap().push(piece.to_owned());
+    let reply = s
+        .octopus
+        .turn(s.tenant, s.conversation, say("Where is it?"), Some(&sink))
+        .await
+        .unwrap();
+    let pieces = pieces.into_inner().unwrap();
+    assert!(pieces.len() > 3);
+    assert_eq!(pieces.concat(), reply.reply.content.unwrap().text());
+    assert_eq!(s.fake.last_body()["stream"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_without_a_usable_model_is_refused_before_anything_is_stored() {
+    let s = setup("openai").await;
+    let s2 = s
+        .octopus
+        .clone()
+        .with_llm(LlmSettings::default(), Arc::new(|_| None));
+    let error = s2
+        .turn(s.tenant, s.conversation, say("Hello"), None)
+        .await
+        .unwrap_err();
+    let Error::Chat(error) = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(error.fault, Fault::Configuration);
+    assert!(error.message.contains("OPENAI_API_KEY"));
+    let episodes = s
+        .octopus
+        .list_episodes(s.tenant, &Default::default())
+        .await
+        .unwrap();
+    assert!(episodes.is_empty(), "nothing stored");
+    let both = TurnInput {
+        tool_results: vec![ToolResult {
+            tool_call_id: "a".into(),
+            content: json!(1),
+            is_error: false,
+            duration_ms: None,
+        }],
+        ..say("Hi")
+    };
+    assert!(matches!(
+        s.octopus.turn(s.tenant, s.conversation, both, None).await,
+        Err(Error::Domain(octopus_core::Error::Invalid { .. }))
+    ));
+}
