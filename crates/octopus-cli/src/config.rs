@@ -22,6 +22,7 @@ pub struct Config {
     pub limits: Limits,
     pub quotas: Quotas,
     pub embedding: EmbeddingConfig,
+    pub llm: octopus_engine::llm::LlmSettings,
     pub log: LogConfig,
 }
 
@@ -119,6 +120,7 @@ impl Config {
             limits: self.limits,
             quotas: self.quotas.clone(),
             embedding: self.embedding.clone(),
+            llm: self.llm.clone(),
         }
     }
 }

@@ -27,6 +27,6 @@ pub use error::{Error, Result};
 pub use keys::{Caller, MintedKey};
 pub use quotas::Quotas;
 pub use service::{
-    ImportReport, IngestDocument, IngestReport, KnowledgeQuery, Octopus, PreparedTurn, ToolResult,
-    TurnInput, TurnReply, WorkingMemory,
+    ImportReport, IngestDocument, IngestReport, KnowledgeQuery, MAX_TOOLS, Octopus, PreparedTurn,
+    ToolResult, TurnInput, TurnReply, WorkingMemory,
 };

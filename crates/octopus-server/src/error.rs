@@ -66,6 +66,8 @@ error_codes! {
     EpisodeLive = (CONFLICT, "episode_live", "the episode is not deleted, so there is nothing to restore"),
     CollectionMismatch = (CONFLICT, "collection_mismatch", "the embedding model differs from the collection's"),
     SpeakerNotFound = (CONFLICT, "speaker_not_found", "a message's `agent_id` names no agent of this tenant"),
+    NoPendingToolCalls = (CONFLICT, "no_pending_tool_calls", "tool results were sent, but no tool call of this turn waits for one"),
+    ToolResultsMismatch = (CONFLICT, "tool_results_mismatch", "the tool results do not answer the pending tool calls exactly, once each"),
     Conflict = (CONFLICT, "conflict", "the request conflicts with the current state"),
     ConversationDeleted = (GONE, "conversation_deleted", "the conversation is deleted"),
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts"),
@@ -77,6 +79,9 @@ error_codes! {
     EmbeddingProviderBusy = (SERVICE_UNAVAILABLE, "embedding_provider_busy", "the embedding provider asked to retry later; so does `retry-after`"),
     Unavailable = (SERVICE_UNAVAILABLE, "unavailable", "the store or a configured part is unavailable"),
     EmbeddingUnavailable = (SERVICE_UNAVAILABLE, "embedding_unavailable", "the embedding model is not available"),
+    LlmProviderFailed = (BAD_GATEWAY, "llm_provider_failed", "the agent's model provider failed or refused the request; `provider` names it"),
+    LlmProviderBusy = (SERVICE_UNAVAILABLE, "llm_provider_busy", "the agent's model provider is rate-limiting or overloaded; retry after `retry-after`"),
+    LlmNotConfigured = (SERVICE_UNAVAILABLE, "llm_not_configured", "the agent's model cannot be called as configured (no API key, a refused key, a missing deployment or model); the operator must fix it"),
     TooManyConnections = (SERVICE_UNAVAILABLE, "too_many_connections", "the server has too many open connections"),
 }
 
@@ -116,6 +121,8 @@ pub struct ApiError {
     pub field: Option<String>,
     /// Sent as `retry-after`, in whole seconds.
     pub retry_after: Option<Duration>,
+    /// The model provider a failure came from.
+    pub provider: Option<String>,
 }
 
 /// The body of every error response.
@@ -132,6 +139,9 @@ pub struct ErrorDetail {
     /// The offending field's path, e.g. `messages[2].role`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// The agent's model provider, when the failure is its (`llm_*` codes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
 }
 
 impl ApiError {
@@ -143,6 +153,7 @@ impl ApiError {
             message: message.into(),
             field: None,
             retry_after: None,
+            provider: None,
         }
     }
 
@@ -204,6 +215,7 @@ impl From<octopus_engine::Error> for ApiError {
                 ..ApiError::from_code(ErrorCode::QuotaExceeded, error.to_string())
             },
             E::Embedding(embedding) => embedding_error(embedding),
+            E::Chat(chat) => chat_error(chat),
             E::Config(message) => {
                 tracing::error!(%message, "configuration error");
                 ApiError::from_code(ErrorCode::Unavailable, message)
@@ -247,15 +259,47 @@ fn embedding_error(error: octopus_core::embedding::EmbedError) -> ApiError {
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = ErrorBody {
+/// A failed model call: the operator's configuration (503
+/// `llm_not_configured`), a busy provider (503 with `retry-after`), or a
+/// provider that failed or refused (502). The provider's own words are kept.
+fn chat_error(error: octopus_core::chat::ChatError) -> ApiError {
+    use octopus_core::chat::Fault;
+    let code = match error.fault {
+        Fault::Configuration => ErrorCode::LlmNotConfigured,
+        Fault::Busy => ErrorCode::LlmProviderBusy,
+        Fault::Request | Fault::Provider => ErrorCode::LlmProviderFailed,
+    };
+    let retry_after = match error.fault {
+        Fault::Busy => Some(error.retry_after.unwrap_or(Duration::from_secs(1))),
+        _ => None,
+    };
+    ApiError {
+        retry_after,
+        provider: Some(error.provider.clone()),
+        ..ApiError::from_code(
+            code,
+            format!("model provider {}: {}", error.provider, error.message),
+        )
+    }
+}
+
+impl ApiError {
+    /// The JSON body of this error.
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
             error: ErrorDetail {
                 code: self.code.as_str().to_owned(),
-                message: self.message,
-                field: self.field,
+                message: self.message.clone(),
+                field: self.field.clone(),
+                provider: self.provider.clone(),
             },
-        };
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = self.body();
         let mut response = (self.status, Json(body)).into_response();
         let headers = response.headers_mut();
         if self.status == StatusCode::UNAUTHORIZED {

@@ -82,6 +82,20 @@ fn route_errors(operation: &str) -> &'static [ErrorCode] {
             E::EmbeddingProviderBusy,
         ],
         "search_knowledge" | "recall" => &EMBEDDING,
+        "take_turn" => &[
+            E::AgentInactive,
+            E::AgentDeleted,
+            E::ConversationDeleted,
+            E::QuotaExceeded,
+            E::NoPendingToolCalls,
+            E::ToolResultsMismatch,
+            E::EmbeddingUnavailable,
+            E::EmbeddingProviderFailed,
+            E::EmbeddingProviderBusy,
+            E::LlmProviderFailed,
+            E::LlmProviderBusy,
+            E::LlmNotConfigured,
+        ],
         "delete_chunk" => &[E::ChunkNotFound, E::CollectionNotFound],
         "close_episode" => &[E::EpisodeClosed],
         "restore_episode" => &[E::EpisodeLive],
@@ -263,6 +277,22 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
         ),
         ("LlmConfig", "max_output_tokens", json!({"minimum": 1})),
         (
+            "LlmConfig",
+            "api_key_env",
+            json!({"pattern": octopus_core::agent::API_KEY_ENV_PATTERN}),
+        ),
+        ("TurnRequest", "message", text(1, limits.max_message_bytes)),
+        (
+            "TurnRequest",
+            "tools",
+            json!({"maxItems": octopus_engine::MAX_TOOLS}),
+        ),
+        (
+            "ToolSpec",
+            "name",
+            json!({"pattern": "^[A-Za-z0-9_-]{1,64}$"}),
+        ),
+        (
             "MemoryConfig",
             "max_working_memory_tokens",
             json!({"minimum": 256}),
@@ -374,6 +404,16 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
     for schema in ["EpisodeSummaryRequest", "CloseEpisodeRequest"] {
         merge(&mut schemas[schema]["properties"]["key_facts"], &key_facts);
     }
+    // A turn is a new message or the results of its tool calls, not both.
+    merge(
+        &mut schemas["TurnRequest"],
+        &json!({"oneOf": [
+            {"required": ["message"], "properties": {
+                "message": {"type": "string"}, "tool_results": {"maxItems": 0}}},
+            {"required": ["tool_results"], "properties": {
+                "tool_results": {"minItems": 1}, "message": {"type": "null"}}},
+        ]}),
+    );
     // Key facts come with a summary.
     merge(
         &mut schemas["CloseEpisodeRequest"],

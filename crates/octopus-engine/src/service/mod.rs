@@ -13,7 +13,7 @@ mod turns;
 pub use context::WorkingMemory;
 pub use conversations::ImportReport;
 pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
-pub use turns::{PreparedTurn, ToolResult, TurnInput, TurnReply};
+pub use turns::{MAX_TOOLS, PreparedTurn, ToolResult, TurnInput, TurnReply};
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;

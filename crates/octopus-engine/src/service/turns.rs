@@ -205,22 +205,28 @@ impl Octopus {
         if pending.is_empty() {
             return Err(no_pending().into());
         }
+        // The results must answer the pending calls exactly: a conflict with
+        // the stored turn when they do not (the request itself is well formed).
+        let mismatch = |message: String| DomainError::conflict("tool_results_mismatch", message);
         let mut seen = BTreeSet::new();
         let mut new_messages = Vec::with_capacity(results.len());
         for (index, result) in results.iter().enumerate() {
-            let field = format!("tool_results[{index}].tool_call_id");
             let Some(call) = pending
                 .iter()
                 .find(|call| call.tool_call_id == result.tool_call_id)
             else {
-                return Err(DomainError::invalid(
-                    field,
-                    format!("no pending tool call `{}`", result.tool_call_id),
-                )
+                return Err(mismatch(format!(
+                    "tool_results[{index}]: no pending tool call `{}`",
+                    result.tool_call_id
+                ))
                 .into());
             };
             if !seen.insert(result.tool_call_id.as_str()) {
-                return Err(DomainError::invalid(field, "a call is answered once").into());
+                return Err(mismatch(format!(
+                    "tool_results[{index}]: call `{}` is answered twice",
+                    result.tool_call_id
+                ))
+                .into());
             }
             new_messages.push(NewMessage {
                 tool_call_id: Some(call.tool_call_id.clone()),
@@ -238,10 +244,10 @@ impl Octopus {
             .iter()
             .find(|call| !seen.contains(call.tool_call_id.as_str()))
         {
-            return Err(DomainError::invalid(
-                "tool_results",
-                format!("no result for tool call `{}`", missing.tool_call_id),
-            )
+            return Err(mismatch(format!(
+                "no result for tool call `{}`; answer every pending call at once",
+                missing.tool_call_id
+            ))
             .into());
         }
         let stored = self
@@ -421,7 +427,8 @@ fn check_tools(tools: &[ToolSpec]) -> Result<()> {
         )
         .into());
     }
-    let mut names = BTreeSet::new();
+    // Two tools of one name are left for the provider to refuse: its 400
+    // names the problem in its own words.
     for (index, tool) in tools.iter().enumerate() {
         let field = |name: &str| format!("tools[{index}].{name}");
         let name_ok = (1..=64).contains(&tool.name.len())
@@ -435,9 +442,6 @@ fn check_tools(tools: &[ToolSpec]) -> Result<()> {
                 "must be 1 to 64 letters, digits, `_` or `-`",
             )
             .into());
-        }
-        if !names.insert(tool.name.as_str()) {
-            return Err(DomainError::invalid(field("name"), "two tools have this name").into());
         }
         if !tool.parameters.is_object() {
             return Err(

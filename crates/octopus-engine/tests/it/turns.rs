@@ -270,7 +270,7 @@ async fn a_tool_round_stores_calls_and_results_and_continues_the_turn() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&error, Error::Domain(octopus_core::Error::Invalid { field, .. }) if field == "tool_results[0].tool_call_id"),
+        matches!(&error, Error::Domain(octopus_core::Error::Conflict { code, .. }) if *code == "tool_results_mismatch"),
         "{error:?}"
     );
 

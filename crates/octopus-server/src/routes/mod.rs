@@ -10,6 +10,7 @@ mod knowledge;
 mod recall;
 mod search;
 mod tenants;
+mod turns;
 
 use octopus_core::store::Page;
 use serde::{Deserialize, Serialize};
@@ -77,6 +78,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(conversations::append_messages))
         .routes(routes!(conversations::import_conversation))
         .routes(routes!(conversations::build_context))
+        .routes(routes!(turns::take_turn))
         .routes(routes!(episodes::list_episodes))
         .routes(routes!(episodes::get_episode, episodes::delete_episode))
         .routes(routes!(episodes::close_episode))

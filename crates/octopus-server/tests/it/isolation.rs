@@ -23,6 +23,7 @@ fn body_for(operation: &str, victim: &Seeded) -> Value {
         "ingest_document" => json!({"source": "pwned.md", "text": "pwned"}),
         "search_knowledge" => json!({"query": "victim secret roadmap"}),
         "build_context" => json!({"message": "victim secret roadmap"}),
+        "take_turn" => json!({"message": "victim secret roadmap"}),
         "recall" => json!({"user_id": "alice", "query": "victim secret roadmap"}),
         "import_conversation" => json!({
             "agent_id": victim.agent, "user_id": "alice",

@@ -8,3 +8,4 @@ mod harness;
 mod isolation;
 mod knowledge;
 mod recall;
+mod turns;

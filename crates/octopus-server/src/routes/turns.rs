@@ -1,0 +1,178 @@
+//! `POST /v1/conversations/{id}/turns`: a turn of the agent — the user's
+//! message stored, the working memory assembled and sent to the agent's
+//! model, its reply stored and returned with the trace. With `"stream": true`
+//! the reply comes as server-sent events.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use octopus_core::ConversationId;
+use octopus_core::chat::{ToolCall, ToolSpec, Usage};
+use octopus_core::message::Message;
+use octopus_core::working_memory::ContextTrace;
+use octopus_engine::{ToolResult, TurnInput, TurnReply};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::AppState;
+use crate::auth::TenantCaller;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{Json, Path};
+
+/// A new message, or the results of the tool calls the model made in this
+/// turn (exactly one of the two).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TurnRequest {
+    /// The user's message.
+    pub message: Option<String>,
+    /// Results of the model's pending tool calls, one per call.
+    #[serde(default)]
+    pub tool_results: Vec<ToolResultBody>,
+    /// Tools the model may call; send them again when continuing a turn.
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    /// Answer with server-sent events: `delta` events with the reply's text
+    /// as it is generated, then `done` with the whole response (or `error`
+    /// with an error body).
+    #[serde(default)]
+    pub stream: bool,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ToolResultBody {
+    /// The id of the call answered (from the turn's `tool_calls`).
+    pub tool_call_id: String,
+    /// The tool's output: a string, or any JSON.
+    #[schema(value_type = Object)]
+    pub content: Value,
+    #[serde(default)]
+    pub is_error: bool,
+    pub duration_ms: Option<u64>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub(crate) struct TurnResponse {
+    pub episode_id: octopus_core::EpisodeId,
+    /// Messages this request stored before the model was called: the user's
+    /// message, or the tool results.
+    pub stored_message_ids: Vec<octopus_core::MessageId>,
+    /// The model's reply, as stored (with `usage`).
+    pub reply: Message,
+    /// Tools the model asks the caller to run; continue the turn with their
+    /// results. Empty when the reply is final.
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    pub finish_reason: Option<String>,
+    pub provider: String,
+    pub model: String,
+    /// What memory the turn used: retrieved items with scores, what was
+    /// pruned, tokens per block.
+    pub trace: ContextTrace,
+}
+
+impl From<TurnReply> for TurnResponse {
+    fn from(reply: TurnReply) -> Self {
+        Self {
+            episode_id: reply.episode_id,
+            stored_message_ids: reply.stored_message_ids,
+            reply: reply.reply,
+            tool_calls: reply.tool_calls,
+            usage: reply.usage,
+            finish_reason: reply.finish_reason,
+            provider: reply.provider,
+            model: reply.model,
+            trace: reply.trace,
+        }
+    }
+}
+
+/// Take a turn: store the user's message, assemble the working memory, call
+/// the agent's model with it, store and return the reply with the trace.
+/// When the model calls tools, `tool_calls` lists them: run them and post
+/// their `tool_results` to continue. A failed model call keeps the user's
+/// message and stores nothing else (502 or 503, naming the provider).
+#[utoipa::path(post, path = "/v1/conversations/{conversation_id}/turns", tag = "conversations",
+    security(("bearer" = [])), params(("conversation_id" = ConversationId, Path)), request_body = TurnRequest,
+    responses(
+        (status = 200, body = TurnResponse, content_type = "application/json"),
+        (status = 200, description = "with `stream`: server-sent events `delta` ({\"text\"}), then `done` (a TurnResponse) or `error` (an error body)", content_type = "text/event-stream"),
+        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub(crate) async fn take_turn(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Path(conversation): Path<ConversationId>,
+    Json(body): Json<TurnRequest>,
+) -> ApiResult<Response> {
+    let input = TurnInput {
+        message: body.message,
+        tool_results: body
+            .tool_results
+            .into_iter()
+            .map(|r| ToolResult {
+                tool_call_id: r.tool_call_id,
+                content: r.content,
+                is_error: r.is_error,
+                duration_ms: r.duration_ms,
+            })
+            .collect(),
+        tools: body.tools,
+    };
+    let prepared = state
+        .octopus
+        .prepare_turn(tenant, conversation, input)
+        .await?;
+    if !body.stream {
+        let reply = prepared.run(None).await?;
+        return Ok(axum::Json(TurnResponse::from(reply)).into_response());
+    }
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
+    tokio::spawn(async move {
+        let deltas = sender.clone();
+        let sink = move |text: &str| {
+            let _ = deltas.send(event("delta", &serde_json::json!({"text": text})));
+        };
+        let last = match prepared.run(Some(&sink)).await {
+            Ok(reply) => event("done", &TurnResponse::from(reply)),
+            Err(error) => {
+                let error = ApiError::from(error);
+                let mut body = serde_json::to_value(error.body()).unwrap_or_default();
+                body["status"] = error.status.as_u16().into();
+                event("error", &body)
+            }
+        };
+        let _ = sender.send(last);
+    });
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        axum::body::Body::from_stream(Events(receiver)),
+    )
+        .into_response())
+}
+
+/// One server-sent event.
+fn event(name: &str, data: &impl Serialize) -> Bytes {
+    let data = serde_json::to_string(data).unwrap_or_else(|_| "{}".into());
+    Bytes::from(format!("event: {name}\ndata: {data}\n\n"))
+}
+
+/// The events of a streamed turn, as a response body.
+struct Events(tokio::sync::mpsc::UnboundedReceiver<Bytes>);
+
+impl futures_core::Stream for Events {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.poll_recv(cx).map(|event| event.map(Ok))
+    }
+}

@@ -1,0 +1,264 @@
+//! `POST /v1/conversations/{id}/turns` over HTTP, against a loopback Ollama
+//! (`octopus_testkit::fake_chat`): a reply with its trace, a stream of
+//! server-sent events, and a provider failure that keeps the user's message.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use http_body_util::BodyExt;
+use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use crate::harness::TestServer;
+
+struct Chat {
+    server: TestServer,
+    fake: Arc<ChatProvider>,
+    key: String,
+    conversation: String,
+}
+
+async fn start() -> Chat {
+    let fake = Arc::new(ChatProvider::default());
+    let url = fake_chat::serve(Arc::clone(&fake)).await;
+    let server = TestServer::with_engine(Default::default(), |engine| {
+        engine.llm.max_retries = 0;
+    })
+    .await;
+    let (_, key) = server.tenant("acme").await;
+    let agent = server
+        .ok(
+            Method::POST,
+            "/v1/agents",
+            &key,
+            Some(json!({"name": "support", "system_prompt": "Be brief.",
+                "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url}})),
+            StatusCode::CREATED,
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let conversation = server
+        .ok(
+            Method::POST,
+            "/v1/conversations",
+            &key,
+            Some(json!({"agent_id": agent, "user_id": "dana"})),
+            StatusCode::CREATED,
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    Chat {
+        server,
+        fake,
+        key,
+        conversation,
+    }
+}
+
+impl Chat {
+    fn path(&self) -> String {
+        format!("/v1/conversations/{}/turns", self.conversation)
+    }
+
+    async fn messages(&self) -> Vec<Value> {
+        let episodes = self
+            .server
+            .ok(
+                Method::GET,
+                &format!("/v1/episodes?conversation_id={}", self.conversation),
+                &self.key,
+                None,
+                StatusCode::OK,
+            )
+            .await;
+        let id = episodes["items"][0]["id"].as_str().unwrap().to_owned();
+        let episode = self
+            .server
+            .ok(
+                Method::GET,
+                &format!("/v1/episodes/{id}"),
+                &self.key,
+                None,
+                StatusCode::OK,
+            )
+            .await;
+        episode["messages"].as_array().unwrap().clone()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_answers_with_the_reply_its_usage_and_the_trace() {
+    let chat = start().await;
+    let reply = chat
+        .server
+        .ok(
+            Method::POST,
+            &chat.path(),
+            &chat.key,
+            Some(json!({"message": "Hello there"})),
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(reply["reply"]["content"], "echo: Hello there");
+    assert_eq!(reply["reply"]["role"], "assistant");
+    assert_eq!(reply["provider"], "ollama");
+    assert_eq!(reply["tool_calls"], json!([]));
+    let (input, output) = *chat.fake.reported_usage().last().unwrap();
+    assert_eq!(
+        reply["usage"],
+        json!({"input_tokens": input, "output_tokens": output})
+    );
+    assert_eq!(reply["reply"]["usage"], reply["usage"]);
+    assert_eq!(reply["trace"]["budget"], 8000);
+    assert_eq!(reply["stored_message_ids"].as_array().unwrap().len(), 1);
+    let messages = chat.messages().await;
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[0]["id"], reply["stored_message_ids"][0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_turn_is_server_sent_events_ending_with_done() {
+    let chat = start().await;
+    chat.fake.then(Answer::text("One two three four."));
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri(chat.path())
+        .header(header::AUTHORIZATION, format!("Bearer {}", chat.key))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(
+            json!({"message": "Count", "stream": true}).to_string(),
+        ))
+        .unwrap();
+    let response = chat.server.app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()[header::CONTENT_TYPE],
+        "text/event-stream"
+    );
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    let events: Vec<(String, Value)> = text
+        .split("\n\n")
+        .filter(|block| !block.trim().is_empty())
+        .map(|block| {
+            let name = block
+                .lines()
+                .find_map(|l| l.strip_prefix("event: "))
+                .unwrap()
+                .to_owned();
+            let data = block
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap();
+            (name, serde_json::from_str(data).unwrap())
+        })
+        .collect();
+    let deltas: String = events
+        .iter()
+        .filter(|(name, _)| name == "delta")
+        .map(|(_, data)| data["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(deltas, "One two three four.");
+    assert!(events.iter().filter(|(n, _)| n == "delta").count() >= 4);
+    let (last, done) = events.last().unwrap();
+    assert_eq!(last, "done");
+    assert_eq!(done["reply"]["content"], "One two three four.");
+    assert!(done["reply"]["id"].is_string());
+    assert_eq!(done["stored_message_ids"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_failure_is_a_502_naming_it_and_keeps_only_the_user_message() {
+    let chat = start().await;
+    chat.fake.then(Answer::Fail {
+        status: 500,
+        headers: Vec::new(),
+        message: "out of memory".into(),
+    });
+    let reply = chat
+        .server
+        .call(
+            Method::POST,
+            &chat.path(),
+            &chat.key,
+            Some(json!({"message": "Are you there?"})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_GATEWAY, "{}", reply.body);
+    assert_eq!(reply.code(), "llm_provider_failed");
+    assert_eq!(reply.body["error"]["provider"], "ollama");
+    assert!(
+        reply.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("out of memory")
+    );
+    let messages = chat.messages().await;
+    assert_eq!(messages.len(), 1);
+    assert_eq!(messages[0]["content"], "Are you there?");
+
+    chat.fake.then(Answer::Fail {
+        status: 429,
+        headers: vec![("retry-after", "7")],
+        message: "slow down".into(),
+    });
+    let reply = chat
+        .server
+        .call(
+            Method::POST,
+            &chat.path(),
+            &chat.key,
+            Some(json!({"message": "Now?"})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(reply.code(), "llm_provider_busy");
+    assert_eq!(reply.headers[header::RETRY_AFTER], "7");
+
+    let reply = chat
+        .server
+        .ok(
+            Method::POST,
+            &chat.path(),
+            &chat.key,
+            Some(json!({"message": "And now?"})),
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(reply["reply"]["content"], "echo: And now?");
+    assert_eq!(
+        chat.messages().await.len(),
+        4,
+        "two kept user messages, then a full turn"
+    );
+
+    // Both a message and tool results: a 422 naming the problem.
+    let reply = chat
+        .server
+        .call(
+            Method::POST,
+            &chat.path(),
+            &chat.key,
+            Some(json!({"message": "x", "tool_results": [{"tool_call_id": "a", "content": "b"}]})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    // Tool results when nothing waits for them: a conflict.
+    let reply = chat
+        .server
+        .call(
+            Method::POST,
+            &chat.path(),
+            &chat.key,
+            Some(json!({"tool_results": [{"tool_call_id": "a", "content": "b"}]})),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CONFLICT);
+    assert_eq!(reply.code(), "no_pending_tool_calls");
+}
