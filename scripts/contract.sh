@@ -72,7 +72,12 @@ run() {
 }
 status=0
 echo "== contract: tenant routes" >&2
-run -H "Authorization: Bearer $key" --exclude-tag admin || status=1
+run -H "Authorization: Bearer $key" --exclude-tag admin --exclude-operation-id take_turn || status=1
+# With no model reachable, a turn's documented answer is a 502 or 503 naming
+# the provider: every other check still holds for it.
+echo "== contract: turns, no model reachable" >&2
+run -H "Authorization: Bearer $key" --include-operation-id take_turn \
+  --exclude-checks not_a_server_error || status=1
 echo "== contract: admin routes" >&2
 run -H "Authorization: Bearer $admin_key" --include-tag admin || status=1
 if grep -q "panicked" "$log"; then
