@@ -307,6 +307,8 @@ async fn fill(
                             key_facts: Vec::new(),
                             embedding: None,
                         }),
+                        source: octopus_core::episode::SummarySource::Extractive,
+                        retry: None,
                         vector: mean,
                     }
                 }

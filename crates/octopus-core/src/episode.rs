@@ -26,6 +26,9 @@ pub struct Episode {
     pub end_reason: Option<EndReason>,
     /// A short summary written at close.
     pub summary: Option<String>,
+    /// Who wrote the summary: the caller, the agent's model, or the
+    /// extractive summariser (which a model's summary replaces when it comes).
+    pub summary_source: Option<SummarySource>,
     /// Facts worth remembering, extracted at close.
     pub key_facts: Vec<String>,
     /// The embedding of the summary, for recall by meaning. Not sent over HTTP.
@@ -47,6 +50,35 @@ pub struct Episode {
 impl Episode {
     pub fn is_open(&self) -> bool {
         self.ended_at.is_none()
+    }
+}
+
+/// Who wrote an episode's summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SummarySource {
+    /// Sent by the caller (at close, or later); never replaced by Octopus.
+    Caller,
+    /// The agent's summary model, with key facts.
+    Llm,
+    /// Sentences picked from the episode, while no model could write one.
+    Extractive,
+}
+
+impl SummarySource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SummarySource::Caller => "caller",
+            SummarySource::Llm => "llm",
+            SummarySource::Extractive => "extractive",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Caller, Self::Llm, Self::Extractive]
+            .into_iter()
+            .find(|source| source.as_str() == text)
     }
 }
 

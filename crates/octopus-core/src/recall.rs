@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::episode::{EpisodeSummary, EpisodeWithMessages};
+use crate::episode::{EpisodeSummary, EpisodeWithMessages, SummarySource};
 use crate::message::{ContentPart, Message, MessageContent, Role};
 use crate::{AgentId, ConversationId, EpisodeId, Error, MessageId, Result, TenantId};
 
@@ -122,11 +122,17 @@ pub enum JobOutcome {
     },
     EpisodeSummarised {
         episode: EpisodeId,
-        /// A summary generated because the episode had none; it is stored only
-        /// if the episode still has none.
+        /// A summary generated because the episode had none (or only an
+        /// extractive one); it is stored only if the episode still has none,
+        /// or an extractive one that a model's summary replaces.
         generated: Option<EpisodeSummary>,
+        /// Who wrote `generated`.
+        source: SummarySource,
         /// The vector of the episode's summary.
         vector: Vec<f32>,
+        /// Keep the job for another attempt at this time (with this error):
+        /// the summary stored is a stand-in until the model can write one.
+        retry: Option<(crate::Timestamp, String)>,
     },
     /// Nothing to embed (too short, or no summary to make).
     Skipped,

@@ -25,6 +25,12 @@ pub struct LlmSettings {
     /// Output tokens asked for when an agent sets no `max_output_tokens`
     /// (Anthropic requires a number).
     pub default_max_output_tokens: u32,
+    /// Ask agents' models for episode summaries and key facts. Off, every
+    /// summary is extractive (a deployment with no model to call).
+    pub summarise_episodes: bool,
+    /// The first wait before asking again for an episode summary no model
+    /// could write (it doubles each time, up to an hour).
+    pub summary_retry_secs: u64,
     /// URL prefixes an agent's `llm.base_url` must start with; empty allows
     /// any. With untrusted tenants, list your endpoints: a key from the
     /// server's environment goes wherever an agent's `base_url` points.
@@ -40,6 +46,8 @@ impl Default for LlmSettings {
             max_retries: options.retry.max_retries,
             max_retry_wait_secs: options.retry.max_retry_wait.as_secs(),
             default_max_output_tokens: options.default_max_output_tokens,
+            summarise_episodes: true,
+            summary_retry_secs: 30,
             allowed_base_urls: Vec::new(),
         }
     }
@@ -79,6 +87,16 @@ impl ChatModels {
             client: std::sync::OnceLock::new(),
             env,
         }
+    }
+
+    /// Whether episode summaries are asked of the agents' models.
+    pub(crate) fn summarise_episodes(&self) -> bool {
+        self.settings.summarise_episodes
+    }
+
+    /// The first wait before asking a model again for a summary.
+    pub(crate) fn summary_retry_base(&self) -> Duration {
+        Duration::from_secs(self.settings.summary_retry_secs.max(1))
     }
 
     /// The model `agent` names for `purpose`.

@@ -69,6 +69,10 @@ pub fn default_key_variable(provider: LlmProvider) -> Option<&'static str> {
     }
 }
 
+/// Output tokens a summary may take: about 200 of summary, the key facts,
+/// and the JSON around them.
+pub const SUMMARY_MAX_OUTPUT_TOKENS: u32 = 800;
+
 /// Which of the agent's models to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
@@ -113,10 +117,18 @@ pub fn for_agent(
         )?),
         None => None,
     };
-    let sampling = Sampling {
-        temperature: llm.temperature,
-        top_p: llm.top_p,
-        max_output_tokens: llm.max_output_tokens,
+    let sampling = match purpose {
+        Purpose::Turn => Sampling {
+            temperature: llm.temperature,
+            top_p: llm.top_p,
+            max_output_tokens: llm.max_output_tokens,
+        },
+        // A summary is short and factual, whatever the agent's style.
+        Purpose::Summary => Sampling {
+            temperature: None,
+            top_p: None,
+            max_output_tokens: Some(SUMMARY_MAX_OUTPUT_TOKENS),
+        },
     };
     let endpoint = |url: String, headers: Vec<(&'static str, String)>| Endpoint {
         provider: llm.provider.as_str(),

@@ -237,11 +237,21 @@ async fn official_openai_takes_max_completion_tokens_and_a_default_max_for_anthr
     assert_eq!(official.provider(), "openai");
     let mut anthropic = config(LlmProvider::Anthropic, &url);
     anthropic.max_output_tokens = None;
+    let turns = for_agent(&anthropic, Purpose::Turn, &options, &client, &env).unwrap();
+    turns.chat(&conversation(), None).await.unwrap();
+    assert_eq!(
+        fake.last_body()["max_tokens"],
+        4096,
+        "Anthropic requires one: the default"
+    );
     anthropic.summary_model = Some("claude-haiku-4-5".into());
     let summariser = for_agent(&anthropic, Purpose::Summary, &options, &client, &env).unwrap();
     assert_eq!(summariser.model(), "claude-haiku-4-5");
     summariser.chat(&conversation(), None).await.unwrap();
-    assert_eq!(fake.last_body()["max_tokens"], 4096);
+    assert_eq!(
+        fake.last_body()["max_tokens"],
+        octopus_llm::SUMMARY_MAX_OUTPUT_TOKENS
+    );
     assert_eq!(fake.last_body()["model"], "claude-haiku-4-5");
     use octopus_llm::openai::max_tokens_field;
     assert_eq!(

@@ -18,7 +18,7 @@ use crate::messages;
 use crate::rows::{self, Filters, blob};
 
 const COLUMNS: &str = "id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason, summary,
-    key_facts, summary_embedding, message_count, total_input_tokens, total_output_tokens, last_message_at,
+    summary_source, key_facts, summary_embedding, message_count, total_input_tokens, total_output_tokens, last_message_at,
     deleted_at, created_at, updated_at";
 
 /// Which episodes a lookup may see.
@@ -352,7 +352,8 @@ fn save_summary(
     now: Timestamp,
 ) -> Result<(), Error> {
     conn.execute(
-        "UPDATE episodes SET summary = ?3, key_facts = ?4, summary_embedding = ?5, updated_at = ?6
+        "UPDATE episodes SET summary = ?3, key_facts = ?4, summary_embedding = ?5, updated_at = ?6,
+                             summary_source = 'caller'
          WHERE id = ?1 AND tenant_id = ?2",
         params![
             id.0.as_bytes(),
@@ -421,6 +422,13 @@ fn episode_from_row(row: &rusqlite::Row<'_>) -> Result<Episode, Error> {
             .map(|r| r.parse().map_err(|e| corrupt("end reason", e)))
             .transpose()?,
         summary: row.get("summary")?,
+        summary_source: row
+            .get::<_, Option<String>>("summary_source")?
+            .map(|s| {
+                octopus_core::episode::SummarySource::parse(&s)
+                    .ok_or_else(|| corrupt("summary source", s))
+            })
+            .transpose()?,
         key_facts: serde_json::from_str(&key_facts).map_err(|e| corrupt("key facts", e))?,
         summary_embedding: embedding
             .map(|bytes| codec::embedding_from(&bytes))

@@ -273,6 +273,15 @@ fn replace_vector(
     Ok((change, id))
 }
 
+/// Puts a job back in the queue for `not_before`, one attempt more.
+fn retry_job(conn: &Connection, id: i64, error: &str, not_before: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE memory_jobs SET attempts = attempts + 1, last_error = ?2, due_at = ?3 WHERE seq = ?1",
+    )?
+    .execute(params![id, error, not_before])?;
+    Ok(())
+}
+
 /// Stores what a job made and removes the job, in one transaction. A message
 /// or episode purged since the job was claimed leaves nothing to store.
 fn complete(
@@ -285,7 +294,13 @@ fn complete(
 ) -> StoreResult<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let (tenant, key) = (job.tenant, (job.tenant, job.agent));
-    delete_job(&tx, job.id)?;
+    match &outcome {
+        JobOutcome::EpisodeSummarised {
+            retry: Some((not_before, error)),
+            ..
+        } => retry_job(&tx, job.id, error, micros(*not_before))?,
+        _ => delete_job(&tx, job.id)?,
+    }
     // The episode, and for a message vector the message and its time.
     let (target, vector, generated) = match outcome {
         JobOutcome::Skipped => (None, Vec::new(), None),
@@ -297,8 +312,14 @@ fn complete(
         JobOutcome::EpisodeSummarised {
             episode,
             generated,
+            source,
             vector,
-        } => (Some((episode, None)), vector, generated),
+            retry: _,
+        } => (
+            Some((episode, None)),
+            vector,
+            generated.map(|g| (g, source)),
+        ),
     };
     let owner = match target {
         Some((episode, _)) => episode_user(&tx, tenant, episode)?,
@@ -323,27 +344,41 @@ fn complete(
     };
     indexes.commit_change(tx, key, state, |tx| {
         if message.is_none() {
-            if let Some(generated) = &generated {
-                // A summary the caller set meanwhile wins over ours.
+            if let Some((generated, source)) = &generated {
+                // A summary the caller set meanwhile wins over ours; a model's
+                // replaces the extractive stand-in.
                 tx.execute(
-                    "UPDATE episodes SET summary = ?3, key_facts = ?4 WHERE id = ?1 AND tenant_id = ?2 AND summary IS NULL",
+                    "UPDATE episodes SET summary = ?3, key_facts = ?4, summary_source = ?5
+                     WHERE id = ?1 AND tenant_id = ?2
+                       AND (summary IS NULL OR (summary_source = 'extractive' AND ?5 = 'llm'))",
                     params![
                         episode.0.as_bytes(),
                         tenant.0.as_bytes(),
                         generated.summary,
-                        serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into())
+                        serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into()),
+                        source.as_str()
                     ],
                 )?;
             }
             tx.execute(
                 "UPDATE episodes SET summary_embedding = ?3 WHERE id = ?1 AND tenant_id = ?2",
-                params![episode.0.as_bytes(), tenant.0.as_bytes(), codec::embedding_bytes(&vector)],
+                params![
+                    episode.0.as_bytes(),
+                    tenant.0.as_bytes(),
+                    codec::embedding_bytes(&vector)
+                ],
             )?;
         }
         let (change, reference) = replace_vector(tx, key, fields, vector, now)?;
         if let Some((message, _)) = message {
-            tx.prepare_cached("UPDATE messages SET embedding_ref = ?3 WHERE id = ?1 AND tenant_id = ?2")?
-                .execute(params![message.0.as_bytes(), tenant.0.as_bytes(), reference.to_string()])?;
+            tx.prepare_cached(
+                "UPDATE messages SET embedding_ref = ?3 WHERE id = ?1 AND tenant_id = ?2",
+            )?
+            .execute(params![
+                message.0.as_bytes(),
+                tenant.0.as_bytes(),
+                reference.to_string()
+            ])?;
         }
         Ok(change)
     })
@@ -480,13 +515,7 @@ impl MemoryStore for SqliteStore {
     ) -> Result<()> {
         let (id, error) = (job.id, error.to_owned());
         self.db
-            .write(move |conn| {
-                conn.prepare_cached(
-                    "UPDATE memory_jobs SET attempts = attempts + 1, last_error = ?2, due_at = ?3 WHERE seq = ?1",
-                )?
-                .execute(params![id, error, micros(not_before)])?;
-                Ok(())
-            })
+            .write(move |conn| Ok(retry_job(conn, id, &error, micros(not_before))?))
             .await
     }
 

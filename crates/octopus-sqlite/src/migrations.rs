@@ -39,8 +39,8 @@ pub(crate) const MAIN: &[Migration] = &[
         sql: include_str!("../migrations/main/0006_deleted_agents.sql"),
     },
     Migration {
-        name: "main/0007_message_usage",
-        sql: include_str!("../migrations/main/0007_message_usage.sql"),
+        name: "main/0007_turns",
+        sql: include_str!("../migrations/main/0007_turns.sql"),
     },
 ];
 

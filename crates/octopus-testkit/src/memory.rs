@@ -276,6 +276,8 @@ pub async fn summaries_are_generated_once_and_embedded(backend: &impl Backend) {
                     key_facts: vec![],
                     embedding: None,
                 }),
+                source: octopus_core::episode::SummarySource::Extractive,
+                retry: None,
                 vector: direction(5, 0.0),
             },
             MODEL,
@@ -309,6 +311,8 @@ pub async fn summaries_are_generated_once_and_embedded(backend: &impl Backend) {
             JobOutcome::EpisodeSummarised {
                 episode,
                 generated: None,
+                source: octopus_core::episode::SummarySource::Extractive,
+                retry: None,
                 vector: direction(6, 0.0),
             },
             MODEL,

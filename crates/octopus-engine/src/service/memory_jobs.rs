@@ -5,8 +5,9 @@
 
 use std::time::Duration;
 
+use octopus_core::agent::Agent;
 use octopus_core::embedding::EmbedError;
-use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages};
+use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages, SummarySource};
 use octopus_core::message::Role;
 use octopus_core::recall::{
     JobOutcome, MIN_SUMMARISED_MESSAGES, MemoryJob, MemoryWork, SUMMARY_TOKENS, embedded_text,
@@ -43,6 +44,11 @@ impl WorkSignal {
     }
 }
 
+/// Attempts at a model's summary before the extractive one is kept for good.
+const MAX_MODEL_SUMMARY_ATTEMPTS: u32 = 12;
+/// Longest wait between attempts at a model's summary.
+const MAX_MODEL_SUMMARY_BACKOFF: Duration = Duration::from_secs(3600);
+
 /// What one job asks the embedder for.
 enum Plan {
     Skip,
@@ -50,7 +56,13 @@ enum Plan {
     Summary {
         text: String,
         generated: Option<EpisodeSummary>,
+        source: SummarySource,
+        /// Ask the model again at this time, for this reason.
+        retry: Option<(octopus_core::Timestamp, String)>,
     },
+    /// A summary the agent's model is to write: asked for all of a batch's
+    /// episodes at once, before embedding.
+    ByModel(Box<(Agent, EpisodeWithMessages)>),
 }
 
 impl Octopus {
@@ -112,10 +124,11 @@ impl Octopus {
         for job in &jobs {
             plans.push(self.plan(job).await?);
         }
+        let plans = self.summarise_by_model(&jobs, plans).await;
         let texts: Vec<String> = plans
             .iter()
             .filter_map(|plan| match plan {
-                Plan::Skip => None,
+                Plan::Skip | Plan::ByModel(_) => None,
                 Plan::Message(text) | Plan::Summary { text, .. } => Some(text.clone()),
             })
             .collect();
@@ -145,16 +158,24 @@ impl Octopus {
                     },
                     None => JobOutcome::Skipped,
                 },
-                (Plan::Summary { generated, .. }, MemoryWork::SummariseEpisode(episode)) => {
-                    match vectors.next() {
-                        Some(vector) => JobOutcome::EpisodeSummarised {
-                            episode: episode.episode.id,
-                            generated,
-                            vector,
-                        },
-                        None => JobOutcome::Skipped,
-                    }
-                }
+                (
+                    Plan::Summary {
+                        generated,
+                        source,
+                        retry,
+                        ..
+                    },
+                    MemoryWork::SummariseEpisode(episode),
+                ) => match vectors.next() {
+                    Some(vector) => JobOutcome::EpisodeSummarised {
+                        episode: episode.episode.id,
+                        generated,
+                        source,
+                        vector,
+                        retry,
+                    },
+                    None => JobOutcome::Skipped,
+                },
                 _ => unreachable!("a plan is made from its own job"),
             };
             if let Err(error) = self
@@ -174,13 +195,14 @@ impl Octopus {
     /// What a job asks of the embedder, by its agent's memory settings. An
     /// agent gone since the job was queued gets nothing embedded.
     async fn plan(&self, job: &MemoryJob) -> Result<Plan> {
-        let memory = match self.cached_agent(job.tenant_id, job.agent_id).await {
-            Ok(agent) => agent.memory,
+        let agent = match self.cached_agent(job.tenant_id, job.agent_id).await {
+            Ok(agent) => agent,
             Err(crate::Error::Domain(octopus_core::Error::NotFound { .. })) => {
                 return Ok(Plan::Skip);
             }
             Err(other) => return Err(other),
         };
+        let memory = &agent.memory;
         Ok(match &job.work {
             MemoryWork::EmbedMessage(message) => {
                 let wanted = memory.embed_messages
@@ -191,21 +213,123 @@ impl Octopus {
                     false => Plan::Skip,
                 }
             }
-            MemoryWork::SummariseEpisode(episode) => match &episode.episode.summary {
-                Some(summary) => Plan::Summary {
-                    text: summary.clone(),
-                    generated: None,
-                },
-                None if memory.summarize_on_close => match self.summarise(episode) {
-                    Some(generated) => Plan::Summary {
-                        text: generated.summary.clone(),
-                        generated: Some(generated),
+            MemoryWork::SummariseEpisode(episode) => {
+                let current = &episode.episode;
+                let replaceable = current.summary.is_none()
+                    || current.summary_source == Some(SummarySource::Extractive);
+                let wanted =
+                    memory.summarize_on_close && current.message_count > MIN_SUMMARISED_MESSAGES;
+                match (&current.summary, replaceable && wanted) {
+                    (_, true) if self.chat.summarise_episodes() => {
+                        Plan::ByModel(Box::new((agent.clone(), episode.clone())))
+                    }
+                    (None, true) => match self.summarise(episode) {
+                        Some(generated) => Plan::Summary {
+                            text: generated.summary.clone(),
+                            generated: Some(generated),
+                            source: SummarySource::Extractive,
+                            retry: None,
+                        },
+                        None => Plan::Skip,
                     },
-                    None => Plan::Skip,
+                    (Some(summary), _) => Plan::Summary {
+                        text: summary.clone(),
+                        generated: None,
+                        source: current.summary_source.unwrap_or(SummarySource::Caller),
+                        retry: None,
+                    },
+                    (None, false) => Plan::Skip,
+                }
+            }
+        })
+    }
+
+    /// Asks the agents' models for the summaries the batch needs, all at once.
+    /// A summary no model could write is extractive for now, asked for again
+    /// later (up to [`MAX_MODEL_SUMMARY_ATTEMPTS`] times).
+    async fn summarise_by_model(&self, jobs: &[MemoryJob], plans: Vec<Plan>) -> Vec<Plan> {
+        let mut asked = tokio::task::JoinSet::new();
+        for (index, plan) in plans.iter().enumerate() {
+            if let Plan::ByModel(work) = plan {
+                let (octopus, work) = (self.clone(), work.clone());
+                asked.spawn(async move {
+                    let (agent, episode) = *work;
+                    (index, octopus.summarise_with_model(&agent, &episode).await)
+                });
+            }
+        }
+        let mut answers = std::collections::HashMap::new();
+        while let Some(joined) = asked.join_next().await {
+            if let Ok((index, answer)) = joined {
+                answers.insert(index, answer);
+            }
+        }
+        plans
+            .into_iter()
+            .enumerate()
+            .map(|(index, plan)| {
+                let Plan::ByModel(work) = plan else {
+                    return plan;
+                };
+                let (_, episode) = *work;
+                match answers.remove(&index) {
+                    Some(Ok(summary)) => Plan::Summary {
+                        text: summary.summary.clone(),
+                        generated: Some(summary),
+                        source: SummarySource::Llm,
+                        retry: None,
+                    },
+                    failed => {
+                        let reason = match failed {
+                            Some(Err(error)) => error.to_string(),
+                            _ => "the summary task failed".to_owned(),
+                        };
+                        self.stand_in_summary(&jobs[index], &episode, reason)
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The extractive summary (the one stored, or a new one), and when to ask
+    /// the model again.
+    fn stand_in_summary(
+        &self,
+        job: &MemoryJob,
+        episode: &EpisodeWithMessages,
+        reason: String,
+    ) -> Plan {
+        let retry = (job.attempts + 1 < MAX_MODEL_SUMMARY_ATTEMPTS).then(|| {
+            let base = self.chat.summary_retry_base();
+            let wait = base
+                .saturating_mul(1u32 << job.attempts.min(16))
+                .min(MAX_MODEL_SUMMARY_BACKOFF);
+            tracing::warn!(job = job.id, episode = %episode.episode.id, retry_in_secs = wait.as_secs(), %reason,
+                "no model summary yet; an extractive one stands in");
+            (after(wait), reason)
+        });
+        let stored = episode
+            .episode
+            .summary
+            .clone()
+            .filter(|_| episode.episode.summary_source == Some(SummarySource::Extractive));
+        match stored {
+            Some(text) => Plan::Summary {
+                text,
+                generated: None,
+                source: SummarySource::Extractive,
+                retry,
+            },
+            None => match self.summarise(episode) {
+                Some(generated) => Plan::Summary {
+                    text: generated.summary.clone(),
+                    generated: Some(generated),
+                    source: SummarySource::Extractive,
+                    retry,
                 },
                 None => Plan::Skip,
             },
-        })
+        }
     }
 
     /// An extractive summary of an episode long enough to have one.

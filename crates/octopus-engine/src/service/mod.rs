@@ -7,6 +7,7 @@ mod episodes;
 mod knowledge;
 mod memory_jobs;
 mod recall;
+mod summaries;
 mod tenants;
 mod turns;
 

@@ -8,13 +8,16 @@ use octopus_core::{AgentId, ConversationId, TenantId};
 use octopus_engine::{EngineConfig, Octopus};
 use serde_json::json;
 
+/// Summaries are extractive here: these tests are about recall and the
+/// queue, with no model to call (turns.rs has summaries by model).
 fn open(dir: &std::path::Path) -> Octopus {
-    Octopus::open(&EngineConfig {
+    let mut config = EngineConfig {
         data_dir: dir.to_owned(),
         limits: crate::fixture_limits(),
         ..EngineConfig::default()
-    })
-    .unwrap()
+    };
+    config.llm.summarise_episodes = false;
+    Octopus::open(&config).unwrap()
 }
 
 struct Setup {

@@ -404,3 +404,161 @@ async fn an_agent_without_a_usable_model_is_refused_before_anything_is_stored() 
         Err(Error::Domain(octopus_core::Error::Invalid { .. }))
     ));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_episode_is_summarised_by_the_model_with_key_facts() {
+    let s = setup("ollama").await;
+    for text in [
+        "My order 1182 arrived broken",
+        "Please send a new one to Lyon",
+    ] {
+        s.octopus
+            .turn(s.tenant, s.conversation, say(text), None)
+            .await
+            .unwrap();
+    }
+    let episodes = s
+        .octopus
+        .list_episodes(s.tenant, &Default::default())
+        .await
+        .unwrap();
+    let episode = episodes[0].id;
+    s.octopus
+        .close_episode(
+            s.tenant,
+            episode,
+            octopus_core::episode::CloseEpisode {
+                reason: octopus_core::episode::EndReason::UserClosed,
+                ended_at: None,
+                summary: None,
+            },
+        )
+        .await
+        .unwrap();
+    s.octopus.run_memory_jobs().await.unwrap();
+    let closed = s
+        .octopus
+        .get_episode(s.tenant, episode)
+        .await
+        .unwrap()
+        .episode;
+    assert_eq!(
+        closed.summary_source,
+        Some(octopus_core::episode::SummarySource::Llm)
+    );
+    let summary = closed.summary.as_deref().unwrap();
+    assert!(
+        summary.starts_with("LLM summary:") && summary.contains("My order 1182"),
+        "{summary}"
+    );
+    assert_eq!(
+        closed.key_facts,
+        ["fact one from the model", "fact two from the model"]
+    );
+    assert!(
+        closed.summary_embedding.is_some(),
+        "the summary is embedded"
+    );
+    let request = s.fake.last_body();
+    assert!(
+        request["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("key_facts")
+    );
+    assert!(
+        request["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("user: My order 1182 arrived broken")
+    );
+    assert_eq!(s.octopus.pending_memory_jobs().await.unwrap(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_model_an_extractive_summary_stands_in_until_the_model_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = Arc::new(ChatProvider::default());
+    let url = fake_chat::serve(Arc::clone(&fake)).await;
+    let mut config = EngineConfig {
+        data_dir: dir.path().to_owned(),
+        limits: crate::fixture_limits(),
+        ..EngineConfig::default()
+    };
+    config.llm.max_retries = 0;
+    config.llm.summary_retry_secs = 1;
+    let octopus = Octopus::open(&config).unwrap();
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let spec = serde_json::from_value(json!({
+        "name": "support", "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url,
+        "summary_model": "small-summariser"},
+        "memory": {"redact_pii": true}
+    }))
+    .unwrap();
+    let agent = octopus.create_agent(tenant, spec).await.unwrap();
+    let spec = serde_json::from_value(json!({"agent_id": agent.id, "user_id": "dana"})).unwrap();
+    let conversation = octopus.create_conversation(tenant, spec).await.unwrap().id;
+    let messages: Vec<octopus_core::message::NewMessage> = serde_json::from_value(json!([
+        {"role": "user", "content": "My card is 4111 1111 1111 1111", "contains_pii": true,
+         "redacted_content": "My card is [CARD]"},
+        {"role": "assistant", "content": "Thanks, I have updated the card on your account."},
+        {"role": "user", "content": "Great, and please ship the blender to Lyon."}
+    ]))
+    .unwrap();
+    let stored = octopus
+        .append_messages(tenant, conversation, messages)
+        .await
+        .unwrap();
+    let episode = stored[0].episode_id;
+    fake.then(Answer::Fail {
+        status: 503,
+        headers: Vec::new(),
+        message: "model is loading".into(),
+    });
+    octopus
+        .close_episode(
+            tenant,
+            episode,
+            octopus_core::episode::CloseEpisode {
+                reason: octopus_core::episode::EndReason::UserClosed,
+                ended_at: None,
+                summary: None,
+            },
+        )
+        .await
+        .unwrap();
+    octopus.run_memory_jobs().await.unwrap();
+    let stand_in = octopus.get_episode(tenant, episode).await.unwrap().episode;
+    assert_eq!(
+        stand_in.summary_source,
+        Some(octopus_core::episode::SummarySource::Extractive)
+    );
+    assert!(stand_in.summary.is_some() && stand_in.summary_embedding.is_some());
+    assert_eq!(
+        octopus.pending_memory_jobs().await.unwrap(),
+        1,
+        "the model is asked again later"
+    );
+
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    octopus.run_memory_jobs().await.unwrap();
+    let summarised = octopus.get_episode(tenant, episode).await.unwrap().episode;
+    assert_eq!(
+        summarised.summary_source,
+        Some(octopus_core::episode::SummarySource::Llm)
+    );
+    assert_eq!(summarised.key_facts.len(), 2);
+    assert_ne!(
+        summarised.summary_embedding, stand_in.summary_embedding,
+        "re-embedded"
+    );
+    assert_eq!(octopus.pending_memory_jobs().await.unwrap(), 0);
+    let request = fake.last_body();
+    assert_eq!(request["model"], "small-summariser");
+    let transcript = request["messages"][1]["content"].as_str().unwrap();
+    assert!(transcript.contains("My card is [CARD]"), "{transcript}");
+    assert!(
+        !transcript.contains("4111"),
+        "redact_pii: the card never leaves"
+    );
+}

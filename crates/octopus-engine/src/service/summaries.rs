@@ -1,0 +1,164 @@
+//! Episode summaries by the agent's model (seed 001): at close, an episode of
+//! more than two messages gets a summary of about 200 tokens and key facts
+//! from the agent's `summary_model` (or its model). The memory worker asks
+//! for them, never a request; while no model can write one (no key, the
+//! provider down), an extractive summary stands in and the model is asked
+//! again later.
+
+use octopus_core::agent::Agent;
+use octopus_core::chat::{ChatError, ChatRequest, Fault};
+use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages, MAX_KEY_FACT_CHARS};
+use octopus_core::message::Role;
+use octopus_core::recall::SUMMARY_TOKENS;
+use octopus_core::tokens::TokenCounter;
+use octopus_core::working_memory::ChatMessage;
+use octopus_llm::Purpose;
+use serde::Deserialize;
+
+use super::Octopus;
+
+/// Most key facts kept from one summary.
+pub(crate) const MAX_MODEL_KEY_FACTS: usize = 20;
+/// The transcript sent for a summary keeps its last this many characters
+/// (about 12,000 tokens): the end of a long session is what it settled.
+const MAX_TRANSCRIPT_CHARS: usize = 48_000;
+
+const INSTRUCTIONS: &str = "You write the long-term memory of an assistant. Read the conversation \
+between a user and the assistant below and answer with one JSON object and nothing else: \
+{\"summary\": \"...\", \"key_facts\": [\"...\"]}. summary: at most 150 words, in the third person: \
+what the user wanted, what was found or decided, what is left open. key_facts: up to 10 short, \
+self-contained facts worth remembering in later conversations (the user's preferences, names, \
+dates, numbers, commitments), each under 20 words; an empty list when there are none.";
+
+impl Octopus {
+    /// Asks the agent's summary model for a summary and key facts.
+    pub(crate) async fn summarise_with_model(
+        &self,
+        agent: &Agent,
+        episode: &EpisodeWithMessages,
+    ) -> Result<EpisodeSummary, ChatError> {
+        let model = self.chat.for_agent(agent, Purpose::Summary)?;
+        let request = summary_request(episode, agent.memory.redact_pii);
+        let reply = model.chat(&request, None).await?;
+        parse_summary(&reply.text, self.tokens.as_ref()).ok_or_else(|| {
+            ChatError::new(
+                model.provider(),
+                Fault::Provider,
+                format!(
+                    "{} answered without the JSON summary asked for: {}",
+                    model.model(),
+                    octopus_http::excerpt(&reply.text)
+                ),
+            )
+        })
+    }
+}
+
+/// The instructions, then the transcript (redacted where the agent says so).
+fn summary_request(episode: &EpisodeWithMessages, redact: bool) -> ChatRequest {
+    let mut transcript = String::new();
+    for message in &episode.messages {
+        if !matches!(message.role, Role::User | Role::Assistant) {
+            continue;
+        }
+        let text = match (&message.redacted_content, redact) {
+            (Some(redacted), true) => redacted.clone(),
+            _ => message
+                .content
+                .as_ref()
+                .map(|c| c.text())
+                .unwrap_or_default(),
+        };
+        if text.trim().is_empty() {
+            continue;
+        }
+        transcript.push_str(message.role.as_str());
+        transcript.push_str(": ");
+        transcript.push_str(text.trim());
+        transcript.push('\n');
+    }
+    let skip = transcript
+        .chars()
+        .count()
+        .saturating_sub(MAX_TRANSCRIPT_CHARS);
+    let transcript: String = transcript.chars().skip(skip).collect();
+    ChatRequest {
+        messages: vec![
+            ChatMessage::new(Role::System, INSTRUCTIONS),
+            ChatMessage::new(Role::User, format!("Conversation:\n{transcript}")),
+        ],
+        tools: Vec::new(),
+    }
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    summary: String,
+    #[serde(default)]
+    key_facts: Vec<serde_json::Value>,
+}
+
+/// The JSON object in a model's answer (which may wrap it in prose or a code
+/// fence), held to the summary's bounds: about 200 tokens, at most
+/// [`MAX_MODEL_KEY_FACTS`] facts of bounded length. `None` when there is none.
+pub(crate) fn parse_summary(text: &str, tokens: &dyn TokenCounter) -> Option<EpisodeSummary> {
+    let start = text.find('{')?;
+    let end = text.rfind('}')?;
+    let answer: Answer = serde_json::from_str(text.get(start..=end)?).ok()?;
+    let summary = clip_to_tokens(answer.summary.trim(), SUMMARY_TOKENS, tokens);
+    if summary.is_empty() {
+        return None;
+    }
+    let key_facts = answer
+        .key_facts
+        .into_iter()
+        .filter_map(|fact| fact.as_str().map(|f| f.trim().to_owned()))
+        .filter(|fact| !fact.is_empty())
+        .map(|fact| fact.chars().take(MAX_KEY_FACT_CHARS).collect())
+        .take(MAX_MODEL_KEY_FACTS)
+        .collect();
+    Some(EpisodeSummary {
+        summary,
+        key_facts,
+        embedding: None,
+    })
+}
+
+/// `text` cut at a word boundary to at most `limit` tokens.
+fn clip_to_tokens(text: &str, limit: u32, tokens: &dyn TokenCounter) -> String {
+    if tokens.count(text) <= limit {
+        return text.to_owned();
+    }
+    let mut kept = String::new();
+    for word in text.split_inclusive(char::is_whitespace) {
+        if tokens.count(&format!("{kept}{word}")) > limit {
+            break;
+        }
+        kept.push_str(word);
+    }
+    kept.trim_end().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use octopus_core::tokens::ApproximateTokenCounter;
+
+    #[test]
+    fn the_json_is_found_in_a_fenced_answer_and_held_to_its_bounds() {
+        let answer = "Here you go:\n```json\n{\"summary\": \"Dana asked about a refund.\", \
+                      \"key_facts\": [\"Dana's order is 1182\", \"\", 7, \"She prefers email\"]}\n```";
+        let summary = parse_summary(answer, &ApproximateTokenCounter).unwrap();
+        assert_eq!(summary.summary, "Dana asked about a refund.");
+        assert_eq!(
+            summary.key_facts,
+            ["Dana's order is 1182", "She prefers email"]
+        );
+        assert!(parse_summary("I cannot do that.", &ApproximateTokenCounter).is_none());
+        assert!(parse_summary("{\"summary\": \"  \"}", &ApproximateTokenCounter).is_none());
+        let long = format!("{{\"summary\": \"{}\"}}", "word ".repeat(2000));
+        let clipped = parse_summary(&long, &ApproximateTokenCounter).unwrap();
+        assert!(ApproximateTokenCounter.count(&clipped.summary) <= SUMMARY_TOKENS);
+        assert!(clipped.summary.len() > 100);
+    }
+}
