@@ -23,6 +23,7 @@ pub struct Config {
     pub quotas: Quotas,
     pub embedding: EmbeddingConfig,
     pub llm: octopus_engine::llm::LlmSettings,
+    pub worker: octopus_engine::config::WorkerSettings,
     pub log: LogConfig,
 }
 
@@ -121,6 +122,7 @@ impl Config {
             quotas: self.quotas.clone(),
             embedding: self.embedding.clone(),
             llm: self.llm.clone(),
+            worker: self.worker.clone(),
         }
     }
 }

@@ -60,6 +60,9 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     println!("Octopus listening on http://{address}");
     tracing::info!(%address, data_dir = %config.storage.data_dir.display(), "serving");
     octopus.start_memory_worker();
+    octopus.start_idle_sweeper(std::time::Duration::from_secs(
+        config.worker.idle_sweep_secs.max(1),
+    ));
     octopus_server::serve(listener, octopus, &config.server, shutdown_signal())
         .await
         .context("serve HTTP")?;

@@ -194,6 +194,16 @@ pub trait EpisodeStore: Send + Sync {
         close: CloseEpisode,
         now: Timestamp,
     ) -> Result<Episode>;
+    /// Closes up to `limit` open episodes, of any tenant, whose last message is
+    /// older than their agent's idle timeout at `now`: end reason `timeout`,
+    /// ended at their last message, summary queued. Safe with several
+    /// processes sweeping at once: an episode is closed once, by one of them.
+    /// Returns the episodes this call closed.
+    async fn close_idle_episodes(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, EpisodeId)>>;
     /// Sets the summary, key facts and summary embedding of a live episode,
     /// replacing any it had.
     async fn set_episode_summary(

@@ -21,6 +21,28 @@ pub struct EngineConfig {
     pub quotas: crate::quotas::Quotas,
     pub embedding: EmbeddingConfig,
     pub llm: crate::llm::LlmSettings,
+    pub worker: WorkerSettings,
+}
+
+/// The background work of a server process (`[worker]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorkerSettings {
+    /// How often open episodes are checked against their agent's idle timeout.
+    pub idle_sweep_secs: u64,
+    /// How long a worker holds the memory jobs it claimed (a summary by a
+    /// slow model must finish within it); a worker that died holding jobs
+    /// delays them by at most this.
+    pub job_lease_secs: u64,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        Self {
+            idle_sweep_secs: 15,
+            job_lease_secs: 300,
+        }
+    }
 }
 
 /// Which model embeds text.
@@ -99,6 +121,7 @@ impl Default for EngineConfig {
             quotas: crate::quotas::Quotas::default(),
             embedding: EmbeddingConfig::default(),
             llm: crate::llm::LlmSettings::default(),
+            worker: WorkerSettings::default(),
         }
     }
 }

@@ -177,6 +177,46 @@ impl EpisodeStore for SqliteStore {
         .await
     }
 
+    async fn close_idle_episodes(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, EpisodeId)>> {
+        let now = micros(now);
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                // Episodes of deleted agents are left alone: nothing of theirs is summarised.
+                let idle = rows::collect(
+                    &mut *tx.prepare_cached(
+                        "SELECT e.id, e.tenant_id, e.last_message_at FROM episodes e
+                         JOIN agents a ON a.id = e.agent_id AND a.tenant_id = e.tenant_id
+                         WHERE e.ended_at IS NULL AND e.deleted_at IS NULL AND a.deleted_at IS NULL
+                           AND e.last_message_at
+                               + json_extract(a.memory_config, '$.episode_idle_timeout_secs') * 1000000 < ?1
+                         LIMIT ?2",
+                    )?,
+                    params![now, limit],
+                    |row| {
+                        Ok((
+                            EpisodeId(codec::uuid_from(&row.get::<_, Vec<u8>>(0)?)?),
+                            TenantId(codec::uuid_from(&row.get::<_, Vec<u8>>(1)?)?),
+                            row.get::<_, i64>(2)?,
+                        ))
+                    },
+                )?;
+                let mut closed = Vec::with_capacity(idle.len());
+                for (episode, tenant, last_message_at) in idle {
+                    if messages::close(&tx, tenant, episode, EndReason::Timeout.as_str(), last_message_at, now, WorkClass::Live)? {
+                        closed.push((tenant, episode));
+                    }
+                }
+                tx.commit()?;
+                Ok(closed)
+            })
+            .await
+    }
+
     async fn set_episode_summary(
         &self,
         tenant: TenantId,

@@ -293,7 +293,8 @@ fn save_counters(
     Ok(())
 }
 
-/// Closes an open episode and queues its summary.
+/// Closes an open episode and queues its summary; false when it was closed
+/// already.
 pub(crate) fn close(
     tx: &Connection,
     tenant: TenantId,
@@ -302,7 +303,7 @@ pub(crate) fn close(
     ended_at: i64,
     now: i64,
     class: WorkClass,
-) -> Result<()> {
+) -> Result<bool> {
     let closed = tx
         .prepare_cached(
             "UPDATE episodes SET ended_at = ?3, end_reason = ?4, updated_at = ?5
@@ -318,7 +319,7 @@ pub(crate) fn close(
     if closed > 0 {
         crate::memory::queue_summary(tx, tenant, episode, now, class)?;
     }
-    Ok(())
+    Ok(closed > 0)
 }
 
 /// The messages of an episode in order.

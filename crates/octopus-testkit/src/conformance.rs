@@ -271,6 +271,83 @@ pub async fn idle_gap_closes_the_episode_and_opens_another(backend: &impl Backen
     assert_eq!(second.started_at, t(13, 0));
 }
 
+pub async fn idle_episodes_are_swept_closed_once(backend: &impl Backend) {
+    let store = backend.open().await;
+    let acme = World::create(&*store, "acme").await;
+    let globex = World::create(&*store, "globex").await;
+    let idle = chrono::Duration::seconds(
+        i64::try_from(
+            fixtures::agent(acme.tenant, "x")
+                .memory
+                .episode_idle_timeout_secs,
+        )
+        .unwrap(),
+    );
+    let quiet = acme.say(&*store, t(9, 0), &["hello", "anyone?"]).await;
+    let late = globex.say(&*store, t(9, 30), &["later"]).await;
+    // Deleted episodes stay as they are.
+    let deleted = World::create(&*store, "initech").await;
+    let gone = deleted.say(&*store, t(8, 0), &["bye"]).await[0].episode_id;
+    store
+        .soft_delete_episode(deleted.tenant, gone, now())
+        .await
+        .unwrap();
+
+    let before = t(9, 0) + idle - chrono::Duration::seconds(1);
+    assert!(
+        store
+            .close_idle_episodes(before, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let sweep = t(9, 0) + idle + chrono::Duration::seconds(2);
+    // Two sweepers at once: each idle episode is closed by exactly one.
+    let (a, b) = tokio::join!(
+        store.close_idle_episodes(sweep, 100),
+        store.close_idle_episodes(sweep, 100)
+    );
+    let mut closed = a.unwrap();
+    closed.extend(b.unwrap());
+    assert_eq!(
+        closed,
+        [(acme.tenant, quiet[0].episode_id)],
+        "only the idle one, once"
+    );
+    let episode = store
+        .get_episode(acme.tenant, quiet[0].episode_id)
+        .await
+        .unwrap();
+    assert_eq!(episode.end_reason, Some(EndReason::Timeout));
+    assert_eq!(
+        episode.ended_at,
+        Some(t(9, 0) + chrono::Duration::seconds(1)),
+        "ended at its last message"
+    );
+    let open = store
+        .get_episode(globex.tenant, late[0].episode_id)
+        .await
+        .unwrap();
+    assert!(open.is_open(), "its idle timeout has not passed");
+    assert!(
+        store
+            .close_idle_episodes(sweep, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // Its summary was queued with the close.
+    let jobs = store
+        .claim_memory_jobs(100, now(), std::time::Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert!(jobs.iter().any(|job| matches!(&job.work,
+        octopus_core::recall::MemoryWork::SummariseEpisode(e) if e.episode.id == quiet[0].episode_id)));
+    // The next message opens a new episode.
+    let next = acme.say(&*store, t(9, 2), &["back"]).await;
+    assert_ne!(next[0].episode_id, quiet[0].episode_id);
+}
+
 pub async fn closed_episode_is_followed_by_a_new_one(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;

@@ -185,6 +185,42 @@ impl Octopus {
         Ok(closed)
     }
 
+    /// Closes the episodes whose agent's idle timeout has passed since their
+    /// last message (`timeout`, ended at that message), and queues their
+    /// summaries. Returns how many this call closed.
+    pub async fn sweep_idle_episodes(&self) -> Result<usize> {
+        const SWEEP_BATCH: u32 = 500;
+        let mut total = 0;
+        loop {
+            let closed = self.store.close_idle_episodes(now(), SWEEP_BATCH).await?;
+            total += closed.len();
+            if !closed.is_empty() {
+                self.work_signal.poke();
+            }
+            if closed.len() < SWEEP_BATCH as usize {
+                return Ok(total);
+            }
+        }
+    }
+
+    /// Sweeps idle episodes every `every` until the runtime shuts down. Any
+    /// number of processes may sweep the same data: each episode closes once.
+    pub fn start_idle_sweeper(&self, every: std::time::Duration) -> tokio::task::JoinHandle<()> {
+        let octopus = self.clone();
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                match octopus.sweep_idle_episodes().await {
+                    Ok(0) => {}
+                    Ok(closed) => tracing::info!(closed, "idle episodes closed"),
+                    Err(error) => tracing::warn!(%error, "idle sweep failed; trying again"),
+                }
+            }
+        })
+    }
+
     pub async fn set_episode_summary(
         &self,
         tenant: TenantId,

@@ -26,9 +26,6 @@ use crate::embedding_stats::EmbeddingPurpose;
 /// turns the wait stays a few hundred milliseconds with the local model on
 /// two cores (at 32 it was over a second), and batching still pays.
 const BATCH: u32 = 16;
-/// How long a claimed job stays ours. A batch takes seconds; a worker that died
-/// holding jobs delays them by at most this.
-const LEASE: Duration = Duration::from_secs(120);
 /// How often an idle worker looks for work queued by another process.
 const POLL: Duration = Duration::from_secs(2);
 /// Longest wait before retrying failed work.
@@ -116,7 +113,10 @@ impl Octopus {
 
     /// Claims and does one batch; returns how many jobs it claimed.
     async fn run_memory_batch(&self) -> Result<usize> {
-        let jobs = self.store.claim_memory_jobs(BATCH, now(), LEASE).await?;
+        let jobs = self
+            .store
+            .claim_memory_jobs(BATCH, now(), self.job_lease)
+            .await?;
         if jobs.is_empty() {
             return Ok(0);
         }

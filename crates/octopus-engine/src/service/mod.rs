@@ -51,6 +51,8 @@ pub struct Octopus {
     embedding_stats: Arc<EmbeddingStats>,
     quotas: Arc<crate::quotas::QuotaState>,
     chat: Arc<crate::llm::ChatModels>,
+    /// How long the memory worker holds the jobs it claims.
+    job_lease: Duration,
 }
 
 /// Memory the history cache may hold.
@@ -107,6 +109,7 @@ impl Octopus {
             config.llm.clone(),
             Arc::new(|name| std::env::var(name).ok()),
         );
+        octopus.job_lease = Duration::from_secs(config.worker.job_lease_secs.max(1));
         Ok(octopus)
     }
 
@@ -131,6 +134,7 @@ impl Octopus {
                 Default::default(),
                 Arc::new(|name| std::env::var(name).ok()),
             )),
+            job_lease: Duration::from_secs(crate::config::WorkerSettings::default().job_lease_secs),
         }
     }
 

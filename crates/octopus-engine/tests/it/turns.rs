@@ -562,3 +562,75 @@ async fn without_a_model_an_extractive_summary_stands_in_until_the_model_answers
         "redact_pii: the card never leaves"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_episode_is_swept_closed_summarised_and_recalled() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = Arc::new(ChatProvider::default());
+    let url = fake_chat::serve(Arc::clone(&fake)).await;
+    let octopus = Octopus::open(&EngineConfig {
+        data_dir: dir.path().to_owned(),
+        limits: crate::fixture_limits(),
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let spec = serde_json::from_value(json!({
+        "name": "support", "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url},
+        "memory": {"episode_idle_timeout_secs": 1}
+    }))
+    .unwrap();
+    let agent = octopus.create_agent(tenant, spec).await.unwrap();
+    let spec = serde_json::from_value(json!({"agent_id": agent.id, "user_id": "dana"})).unwrap();
+    let conversation = octopus.create_conversation(tenant, spec).await.unwrap().id;
+    for text in [
+        "The espresso machine leaks water",
+        "Descale it and check the gasket",
+    ] {
+        octopus
+            .turn(tenant, conversation, say(text), None)
+            .await
+            .unwrap();
+    }
+    let episodes = octopus
+        .list_episodes(tenant, &Default::default())
+        .await
+        .unwrap();
+    let (episode, last_message_at) = (episodes[0].id, episodes[0].last_message_at);
+    assert!(episodes[0].is_open());
+
+    // The user just stops. Nothing more is sent: the background closes it.
+    let worker = octopus.start_memory_worker();
+    let sweeper = octopus.start_idle_sweeper(std::time::Duration::from_millis(200));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let closed = loop {
+        let current = octopus.get_episode(tenant, episode).await.unwrap().episode;
+        if current.summary_source == Some(octopus_core::episode::SummarySource::Llm) {
+            break current;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not summarised: {:?}",
+            current.summary
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    worker.abort();
+    sweeper.abort();
+    assert_eq!(
+        closed.end_reason,
+        Some(octopus_core::episode::EndReason::Timeout)
+    );
+    assert_eq!(closed.ended_at, Some(last_message_at));
+    assert_eq!(closed.message_count, 4, "no new message");
+    let mut query =
+        octopus_core::recall::RecallQuery::new("dana", "LLM summary espresso machine gasket");
+    query.top_k = 5;
+    let hits = octopus.recall(tenant, agent.id, &query).await.unwrap();
+    let summary = hits
+        .iter()
+        .find(|hit| hit.kind == octopus_core::recall::MemoryKind::Summary)
+        .expect("the summary is recalled");
+    assert_eq!(summary.episode_id, episode);
+    assert_eq!(summary.summary, closed.summary);
+}
