@@ -7,3 +7,4 @@ mod durability;
 mod fairness;
 mod process;
 mod slow_clients;
+mod summaries;

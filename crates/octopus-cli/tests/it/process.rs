@@ -122,7 +122,9 @@ impl Server {
             .as_str()
             .unwrap()
             .to_owned();
-        let agent = json!({"name": "a", "llm": {"provider": "ollama", "model": "llama3"}});
+        // Fixtures dated an hour back must not be swept closed as idle.
+        let agent = json!({"name": "a", "llm": {"provider": "ollama", "model": "llama3"},
+                           "memory": {"episode_idle_timeout_secs": 86_400}});
         let agent = self
             .call(&key, Method::POST, "/v1/agents", Some(agent))
             .await["id"]
