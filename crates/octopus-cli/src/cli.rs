@@ -48,6 +48,25 @@ pub enum Command {
     Context(ContextArgs),
     /// Import past conversations from a JSON file: one episode per session.
     Import(ImportArgs),
+    /// Chat with an agent in the terminal: each line is a turn, its reply
+    /// streamed. `/trace` shows what memory the last turn used, `/new` closes
+    /// the episode, `/quit` (or end of input) leaves.
+    Chat(ChatArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// The agent to talk to.
+    #[arg(long)]
+    pub agent: String,
+    /// Who is talking: the agent remembers each user apart.
+    #[arg(long, default_value = "terminal")]
+    pub user: String,
+    /// Continue this conversation instead of starting one.
+    #[arg(long)]
+    pub conversation: Option<String>,
+    #[command(flatten)]
+    pub remote: Remote,
 }
 
 /// Settings of a command that opens the data directory.
@@ -147,6 +166,10 @@ pub enum AgentCommand {
         model: String,
         #[arg(long, default_value = "")]
         system_prompt: String,
+        /// The provider's endpoint, e.g. http://localhost:11434 for a local
+        /// Ollama, or an OpenAI-compatible server's .../v1.
+        #[arg(long)]
+        base_url: Option<String>,
         /// Memory settings as JSON, e.g. '{"max_working_memory_tokens": 4000}'.
         #[arg(long)]
         memory: Option<String>,

@@ -30,19 +30,7 @@ impl Client {
         query: &[(&str, String)],
         body: Option<Value>,
     ) -> anyhow::Result<Value> {
-        let url = format!("{}{path}", self.base);
-        let mut request = self.http.request(method.clone(), &url).query(query);
-        match &self.key {
-            Some(key) => request = request.bearer_auth(key),
-            None => bail!("no API key: pass --api-key or set OCTOPUS_API_KEY"),
-        }
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request
-            .send()
-            .await
-            .with_context(|| format!("reach the Octopus server at {}", self.base))?;
+        let response = self.request(method.clone(), path, query, body).await?;
         let status = response.status();
         let text = response.text().await.context("read the server's answer")?;
         let value = if text.is_empty() {
@@ -59,6 +47,42 @@ impl Client {
             bail!("{method} {path}: {status} {code}: {message}");
         }
         Ok(value)
+    }
+
+    /// Sends a request whose successful answer is read as it arrives (a
+    /// stream of server-sent events); an error answer is read whole.
+    pub async fn stream(&self, path: &str, body: Value) -> anyhow::Result<reqwest::Response> {
+        let response = self.request(Method::POST, path, &[], Some(body)).await?;
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        let status = response.status();
+        let value: Value = response.json().await.unwrap_or(Value::Null);
+        let code = value["error"]["code"].as_str().unwrap_or("error");
+        let message = value["error"]["message"].as_str().unwrap_or("");
+        bail!("POST {path}: {status} {code}: {message}");
+    }
+
+    async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<Value>,
+    ) -> anyhow::Result<reqwest::Response> {
+        let url = format!("{}{path}", self.base);
+        let mut request = self.http.request(method, &url).query(query);
+        match &self.key {
+            Some(key) => request = request.bearer_auth(key),
+            None => bail!("no API key: pass --api-key or set OCTOPUS_API_KEY"),
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        request
+            .send()
+            .await
+            .with_context(|| format!("reach the Octopus server at {}", self.base))
     }
 }
 

@@ -15,7 +15,9 @@ use crate::client::{Client, query};
 
 pub async fn run(command: Command) -> anyhow::Result<()> {
     let answer = match command {
-        Command::Serve(_) | Command::Migrate(_) => unreachable!("handled by main"),
+        Command::Serve(_) | Command::Migrate(_) | Command::Chat(_) => {
+            unreachable!("handled by main")
+        }
         Command::Tenants(command) => tenants(command).await?,
         Command::Keys(command) => keys(command).await?,
         Command::Agents(command) => agents(command).await?,
@@ -178,10 +180,14 @@ async fn agents(command: AgentCommand) -> anyhow::Result<Value> {
             provider,
             model,
             system_prompt,
+            base_url,
             memory,
             remote,
         } => {
             let mut body = json!({"name": name, "system_prompt": system_prompt, "llm": {"provider": provider, "model": model}});
+            if let Some(base_url) = base_url {
+                body["llm"]["base_url"] = json!(base_url);
+            }
             if let Some(memory) = memory {
                 body["memory"] = serde_json::from_str(&memory).context("--memory must be JSON")?;
             }

@@ -1,6 +1,7 @@
 //! The `octopus` binary: serves the API, migrates the data directory, and drives
 //! a running server from the terminal. `anyhow` lives here and nowhere else.
 
+mod chat;
 mod cli;
 mod client;
 mod commands;
@@ -32,6 +33,7 @@ async fn run(cli: cli::Cli) -> std::process::ExitCode {
     let outcome = match cli.command {
         cli::Command::Serve(args) => serve::serve(args).await,
         cli::Command::Migrate(args) => serve::migrate(args).await,
+        cli::Command::Chat(args) => chat::chat(args).await,
         other => commands::run(other).await,
     };
     match outcome {

@@ -283,3 +283,96 @@ async fn the_cli_drives_a_running_server() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("episode_closed"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn octopus_chat_streams_turns_shows_the_trace_and_starts_new_episodes() {
+    use std::io::Write;
+    use std::sync::Arc;
+
+    use octopus_testkit::fake_chat::{self, ChatProvider};
+
+    let fake = Arc::new(ChatProvider::default());
+    let url = fake_chat::serve(Arc::clone(&fake)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let tenant = octopus(&server, ADMIN_KEY, &["tenants", "create", "acme"]);
+    let key = octopus(
+        &server,
+        ADMIN_KEY,
+        &["keys", "create", tenant["id"].as_str().unwrap()],
+    );
+    let key = key["key"].as_str().unwrap();
+    let agent = octopus(
+        &server,
+        key,
+        &[
+            "agents",
+            "create",
+            "--name",
+            "buddy",
+            "--provider",
+            "ollama",
+            "--model",
+            "llama3.2",
+            "--base-url",
+            &url,
+            "--system-prompt",
+            "Be kind.",
+        ],
+    );
+    let agent = agent["id"].as_str().unwrap();
+
+    let mut chat = Command::new(env!("CARGO_BIN_EXE_octopus"))
+        .args(["chat", "--agent", agent, "--user", "dana"])
+        .env("OCTOPUS_URL", &server.url)
+        .env("OCTOPUS_API_KEY", key)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    chat.stdin
+        .take()
+        .unwrap()
+        .write_all(b"Hello there\n/trace\n/new\nSecond question\n/quit\n")
+        .unwrap();
+    let output = tokio::task::spawn_blocking(move || chat.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("agent> echo: Hello there\n"), "{stdout}");
+    assert!(
+        stdout.contains("agent> echo: Second question\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("context: ") && stdout.contains("system_prompt"),
+        "/trace: {stdout}"
+    );
+    assert!(
+        stdout.contains("closed; the next message starts another"),
+        "/new: {stdout}"
+    );
+    // The second turn was sent without the first exchange: a new episode.
+    let second = fake.last_body();
+    let contents: Vec<&str> = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert!(!contents.contains(&"Hello there"), "{contents:?}");
+    let conversations = octopus(&server, key, &["conversations", "list", "--agent", agent]);
+    let conversation = conversations["items"][0]["id"].as_str().unwrap();
+    let episodes = octopus(
+        &server,
+        key,
+        &["episodes", "list", "--conversation", conversation],
+    );
+    assert_eq!(episodes["items"].as_array().unwrap().len(), 2);
+}
