@@ -57,6 +57,11 @@ pub struct Options {
     data: PathBuf,
     #[arg(long, default_value = "Cargo.lock")]
     lockfile: PathBuf,
+    /// Also take each timed turn through the agent's model, a loopback
+    /// server that answers at once, and report what a turn adds to its
+    /// context assembly.
+    #[arg(long)]
+    with_model: bool,
 }
 
 /// What a kept store holds, so a run with other sizes fills a new one.
@@ -115,7 +120,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(measure(&dir, &filled, &turns, options.queries))
+    runtime.block_on(measure(&dir, &filled, &turns, &options))
 }
 
 fn read_filled(dir: &Path, options: &Options) -> Option<Filled> {
@@ -346,8 +351,9 @@ async fn measure(
     dir: &Path,
     filled: &Filled,
     turns: &[String],
-    queries: usize,
+    options: &Options,
 ) -> anyhow::Result<()> {
+    let queries = options.queries;
     let started = Instant::now();
     let octopus = Octopus::open(&EngineConfig {
         data_dir: dir.to_owned(),
@@ -415,6 +421,11 @@ async fn measure(
         }
     }
 
+    let mut rows: Vec<(&str, Vec<Duration>)> = Vec::new();
+    if options.with_model {
+        rows = turn_overhead(&octopus, filled, &asked).await?;
+    }
+
     let n = asked.len().max(1);
     println!(
         "{} knowledge chunks, {} closed episodes of {} turns among {} users, {} turns of history; {} turns timed one at a time",
@@ -432,7 +443,9 @@ async fn measure(
         tokens as f64 / n as f64
     );
     println!("| step | p50 ms | p95 ms | max ms |\n|---|---|---|---|");
-    for (name, mut times) in std::iter::once(("context assembly (all of it)", context)).chain(parts)
+    for (name, mut times) in std::iter::once(("context assembly (all of it)", context))
+        .chain(parts)
+        .chain(rows)
     {
         times.sort();
         let ms = |p: f64| {
@@ -447,4 +460,41 @@ async fn measure(
         );
     }
     Ok(())
+}
+
+/// Each turn through the agent's model, a loopback Ollama that answers at
+/// once: the whole turn, and what it adds to its own context assembly (storing
+/// the message and the reply, the HTTP call, parsing).
+async fn turn_overhead<'a>(
+    octopus: &Octopus,
+    filled: &Filled,
+    asked: &[&String],
+) -> anyhow::Result<Vec<(&'a str, Vec<Duration>)>> {
+    let provider = std::sync::Arc::new(octopus_testkit::fake_chat::ChatProvider::default());
+    let url = octopus_testkit::fake_chat::serve(provider).await;
+    let patch = serde_json::json!({"llm": {"provider": "ollama", "model": "bench", "base_url": url}});
+    octopus
+        .update_agent(filled.tenant, filled.agent, &patch)
+        .await?;
+    let conversation = |i: usize| filled.conversations[i % filled.conversations.len()];
+    let (mut whole, mut added) = (Vec::new(), Vec::new());
+    for (i, turn) in asked.iter().enumerate() {
+        let input = octopus_engine::TurnInput {
+            message: Some(turn.to_string()),
+            ..Default::default()
+        };
+        let t = Instant::now();
+        let prepared = octopus
+            .prepare_turn(filled.tenant, conversation(i), input)
+            .await?;
+        let context = prepared.context_elapsed();
+        prepared.run(None).await?;
+        let elapsed = t.elapsed();
+        whole.push(elapsed);
+        added.push(elapsed.saturating_sub(context));
+    }
+    Ok(vec![
+        ("a turn, loopback model answering at once", whole),
+        ("  what the turn adds to its context assembly", added),
+    ])
 }

@@ -83,6 +83,8 @@ pub struct PreparedTurn {
     request: ChatRequest,
     trace: ContextTrace,
     stored: Vec<Message>,
+    /// How long retrieval and assembly took, within the preparation.
+    context_elapsed: std::time::Duration,
 }
 
 impl Octopus {
@@ -114,6 +116,8 @@ impl Octopus {
             .conversation_active_agent(tenant, conversation.agent_id)
             .await?;
         let model = self.chat.for_agent(&agent, Purpose::Turn)?;
+        let started = std::time::Instant::now();
+        let context_elapsed;
         let (memory, tail, stored) = match (input.message, input.tool_results.is_empty()) {
             (Some(message), true) => {
                 octopus_core::bounds::check_chars(
@@ -128,6 +132,7 @@ impl Octopus {
                 let memory = self
                     .assemble_context(tenant, &conversation, &agent, &message, episode_id, history)
                     .await?;
+                context_elapsed = started.elapsed();
                 let user = NewMessage::text(Role::User, message);
                 let stored = self
                     .append_turn_messages(tenant, conversation_id, &agent, vec![user], None)
@@ -135,8 +140,11 @@ impl Octopus {
                 (memory, Vec::new(), stored)
             }
             (None, false) => {
-                self.tool_round(tenant, &conversation, &agent, input.tool_results)
-                    .await?
+                let round = self
+                    .tool_round(tenant, &conversation, &agent, input.tool_results)
+                    .await?;
+                context_elapsed = started.elapsed();
+                round
             }
             _ => {
                 return Err(DomainError::invalid(
@@ -160,6 +168,7 @@ impl Octopus {
             },
             trace: memory.trace,
             stored,
+            context_elapsed,
         })
     }
 
@@ -374,6 +383,13 @@ impl PreparedTurn {
             },
             trace: self.trace,
         })
+    }
+
+    /// How long the working memory took to assemble (for a tool round, with
+    /// the storing of the results): the part of a turn that
+    /// `build_context` alone also does.
+    pub fn context_elapsed(&self) -> std::time::Duration {
+        self.context_elapsed
     }
 
     /// The messages the model will be sent.
