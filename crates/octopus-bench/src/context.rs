@@ -472,7 +472,8 @@ async fn turn_overhead<'a>(
 ) -> anyhow::Result<Vec<(&'a str, Vec<Duration>)>> {
     let provider = std::sync::Arc::new(octopus_testkit::fake_chat::ChatProvider::default());
     let url = octopus_testkit::fake_chat::serve(provider).await;
-    let patch = serde_json::json!({"llm": {"provider": "ollama", "model": "bench", "base_url": url}});
+    let patch =
+        serde_json::json!({"llm": {"provider": "ollama", "model": "bench", "base_url": url}});
     octopus
         .update_agent(filled.tenant, filled.agent, &patch)
         .await?;

@@ -147,3 +147,27 @@ impl ChatError {
         matches!(self.fault, Fault::Busy | Fault::Provider)
     }
 }
+
+/// What a turn answers: the reply as stored, the tools it asks for, the
+/// usage, and what memory it used.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TurnReply {
+    pub episode_id: crate::EpisodeId,
+    /// Messages this request stored before the model was called: the user's
+    /// message, or the tool results.
+    pub stored_message_ids: Vec<crate::MessageId>,
+    /// The model's reply, as stored (with `usage`).
+    pub reply: crate::message::Message,
+    /// Tools the model asks the caller to run; continue the turn with their
+    /// results. Empty when the reply is final.
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    pub finish_reason: Option<String>,
+    /// The provider and the model that answered.
+    pub provider: String,
+    pub model: String,
+    /// What memory the turn used: retrieved items with scores, what was
+    /// pruned, tokens per block.
+    pub trace: crate::working_memory::ContextTrace,
+}

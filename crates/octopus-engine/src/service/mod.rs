@@ -14,7 +14,8 @@ mod turns;
 pub use context::WorkingMemory;
 pub use conversations::ImportReport;
 pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
-pub use turns::{MAX_TOOLS, PreparedTurn, ToolResult, TurnInput, TurnReply};
+pub use octopus_core::chat::TurnReply;
+pub use turns::{MAX_TOOLS, PreparedTurn, ToolResult, TurnInput};
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;

@@ -13,13 +13,12 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use octopus_core::agent::Agent;
-use octopus_core::chat::{ChatModel, ChatRequest, DeltaSink, ToolCall, ToolSpec, Usage};
+use octopus_core::chat::{ChatModel, ChatRequest, DeltaSink, ToolCall, ToolSpec, TurnReply, Usage};
 use octopus_core::message::{Message, MessageContent, NewMessage, Role, ToolCallRecord};
 use octopus_core::store::{MessageRecord, TokenAccounting};
 use octopus_core::working_memory::{ChatMessage, ContextTrace};
-use octopus_core::{ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId};
+use octopus_core::{ConversationId, Error as DomainError, TenantId};
 use octopus_llm::Purpose;
-use serde::Serialize;
 use serde_json::Value;
 
 use super::Octopus;
@@ -50,27 +49,6 @@ pub struct ToolResult {
     pub content: Value,
     pub is_error: bool,
     pub duration_ms: Option<u64>,
-}
-
-/// A turn's outcome.
-#[derive(Clone, Debug, Serialize)]
-pub struct TurnReply {
-    pub episode_id: EpisodeId,
-    /// What this request stored before calling the model: the user's message,
-    /// or the tool results.
-    pub stored_message_ids: Vec<MessageId>,
-    /// The model's reply, as stored.
-    pub reply: Message,
-    /// Calls the model asks the caller to run; continue the turn with their
-    /// results. Empty when the reply is final.
-    pub tool_calls: Vec<ToolCall>,
-    pub usage: Usage,
-    pub finish_reason: Option<String>,
-    /// The provider and the model that answered.
-    pub provider: String,
-    pub model: String,
-    /// What memory the turn used: retrieved items, scores, what was pruned.
-    pub trace: ContextTrace,
 }
 
 /// A turn ready to call its model.

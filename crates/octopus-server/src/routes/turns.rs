@@ -12,10 +12,8 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use octopus_core::ConversationId;
-use octopus_core::chat::{ToolCall, ToolSpec, Usage};
-use octopus_core::message::Message;
-use octopus_core::working_memory::ContextTrace;
-use octopus_engine::{ToolResult, TurnInput, TurnReply};
+use octopus_core::chat::{ToolSpec, TurnReply};
+use octopus_engine::{ToolResult, TurnInput};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -58,42 +56,6 @@ pub(crate) struct ToolResultBody {
     pub duration_ms: Option<u64>,
 }
 
-#[derive(Serialize, ToSchema)]
-pub(crate) struct TurnResponse {
-    pub episode_id: octopus_core::EpisodeId,
-    /// Messages this request stored before the model was called: the user's
-    /// message, or the tool results.
-    pub stored_message_ids: Vec<octopus_core::MessageId>,
-    /// The model's reply, as stored (with `usage`).
-    pub reply: Message,
-    /// Tools the model asks the caller to run; continue the turn with their
-    /// results. Empty when the reply is final.
-    pub tool_calls: Vec<ToolCall>,
-    pub usage: Usage,
-    pub finish_reason: Option<String>,
-    pub provider: String,
-    pub model: String,
-    /// What memory the turn used: retrieved items with scores, what was
-    /// pruned, tokens per block.
-    pub trace: ContextTrace,
-}
-
-impl From<TurnReply> for TurnResponse {
-    fn from(reply: TurnReply) -> Self {
-        Self {
-            episode_id: reply.episode_id,
-            stored_message_ids: reply.stored_message_ids,
-            reply: reply.reply,
-            tool_calls: reply.tool_calls,
-            usage: reply.usage,
-            finish_reason: reply.finish_reason,
-            provider: reply.provider,
-            model: reply.model,
-            trace: reply.trace,
-        }
-    }
-}
-
 /// Take a turn: store the user's message, assemble the working memory, call
 /// the agent's model with it, store and return the reply with the trace.
 /// When the model calls tools, `tool_calls` lists them: run them and post
@@ -102,8 +64,8 @@ impl From<TurnReply> for TurnResponse {
 #[utoipa::path(post, path = "/v1/conversations/{conversation_id}/turns", tag = "conversations",
     security(("bearer" = [])), params(("conversation_id" = ConversationId, Path)), request_body = TurnRequest,
     responses(
-        (status = 200, body = TurnResponse, content_type = "application/json"),
-        (status = 200, description = "with `stream`: server-sent events `delta` ({\"text\"}), then `done` (a TurnResponse) or `error` (an error body)", content_type = "text/event-stream"),
+        (status = 200, body = TurnReply, content_type = "application/json"),
+        (status = 200, description = "with `stream`: server-sent events `delta` ({\"text\"}), then `done` (a TurnReply) or `error` (an error body)", content_type = "text/event-stream"),
         (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub(crate) async fn take_turn(
     State(state): State<AppState>,
@@ -131,7 +93,7 @@ pub(crate) async fn take_turn(
         .await?;
     if !body.stream {
         let reply = prepared.run(None).await?;
-        return Ok(axum::Json(TurnResponse::from(reply)).into_response());
+        return Ok(axum::Json(reply).into_response());
     }
     let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
     tokio::spawn(async move {
@@ -140,7 +102,7 @@ pub(crate) async fn take_turn(
             let _ = deltas.send(event("delta", &serde_json::json!({"text": text})));
         };
         let last = match prepared.run(Some(&sink)).await {
-            Ok(reply) => event("done", &TurnResponse::from(reply)),
+            Ok(reply) => event("done", &reply),
             Err(error) => {
                 let error = ApiError::from(error);
                 let mut body = serde_json::to_value(error.body()).unwrap_or_default();
