@@ -34,15 +34,21 @@ pub fn worth_embedding(role: Role, content: Option<&MessageContent>) -> bool {
 /// one, before its text, so that "what did Caroline say about…" finds her turns.
 /// With `redact` (the agent's `redact_pii`), the redacted content when there is one.
 pub fn embedded_text(message: &Message, redact: bool) -> String {
-    let original = || message.content.as_ref().map(|c| c.text());
-    let text = match redact {
-        true => message.redacted_content.clone().or_else(original),
-        false => original(),
-    }
-    .unwrap_or_default();
+    let text = outgoing_text(message, redact).unwrap_or_default();
     match &message.name {
         Some(name) => format!("{name}: {text}"),
         None => text,
+    }
+}
+
+/// A message's text as it may leave for a model or an embedder: with
+/// `redact` (the agent's `redact_pii`), the redacted content when there is
+/// one; the content's text otherwise.
+pub fn outgoing_text(message: &Message, redact: bool) -> Option<String> {
+    let original = || message.content.as_ref().map(|c| c.text());
+    match redact {
+        true => message.redacted_content.clone().or_else(original),
+        false => original(),
     }
 }
 

@@ -21,6 +21,8 @@ type Key = (TenantId, ConversationId);
 pub(crate) struct HistoryVersion {
     pub episode: EpisodeId,
     pub message_count: u32,
+    /// Built from redacted text (the agent's `redact_pii`).
+    pub redacted: bool,
 }
 
 struct Entry {
@@ -133,6 +135,7 @@ mod tests {
         let version = HistoryVersion {
             episode: EpisodeId::new(),
             message_count: 3,
+            redacted: false,
         };
         let keys: Vec<Key> = (0..5)
             .map(|_| (TenantId::new(), ConversationId::new()))

@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
-use octopus_core::agent::Agent;
+use octopus_core::agent::{Agent, MemoryConfig};
 use octopus_core::conversation::Conversation;
 use octopus_core::episode::EpisodeFilter;
 use octopus_core::knowledge::{ChunkFilter, KnowledgeHit, SearchMode};
 use octopus_core::message::{Message, Role};
-use octopus_core::recall::{MemoryKind, RecallHit, RecallQuery};
+use octopus_core::recall::{MemoryKind, RecallHit, RecallQuery, outgoing_text};
 use octopus_core::store::Page;
 use octopus_core::working_memory::{
     AssembledContext, ChatMessage, ContextParts, ContextTrace, Retrieved, assemble,
@@ -49,9 +49,7 @@ impl Octopus {
             .conversation_active_agent(tenant, conversation.agent_id)
             .await?;
         // The history first: recall leaves out its episode. It is a cached read.
-        let (episode_id, history) = self
-            .history(tenant, conversation_id, agent.memory.history_max_messages)
-            .await?;
+        let (episode_id, history) = self.history(tenant, conversation_id, &agent.memory).await?;
         self.assemble_context(tenant, &conversation, &agent, message, episode_id, history)
             .await
     }
@@ -97,7 +95,12 @@ impl Octopus {
             system_prompt: agent.system_prompt.clone(),
             procedures: Vec::new(),
             knowledge: relative(knowledge?.into_iter().map(knowledge_item).collect()),
-            episodic: relative(episodic?.into_iter().filter_map(episodic_item).collect()),
+            episodic: relative(
+                episodic?
+                    .into_iter()
+                    .filter_map(|hit| episodic_item(hit, memory.redact_pii))
+                    .collect(),
+            ),
             history: history.as_ref().clone(),
             user_message: message.to_owned(),
         };
@@ -118,8 +121,9 @@ impl Octopus {
         &self,
         tenant: TenantId,
         conversation: ConversationId,
-        limit: u32,
+        memory: &MemoryConfig,
     ) -> Result<(Option<EpisodeId>, Arc<Vec<ChatMessage>>)> {
+        let (limit, redact) = (memory.history_max_messages, memory.redact_pii);
         let filter = EpisodeFilter {
             conversation_id: Some(conversation),
             page: Page {
@@ -137,6 +141,7 @@ impl Octopus {
         let version = HistoryVersion {
             episode: open.id,
             message_count: open.message_count,
+            redacted: redact,
         };
         if let Some(cached) = self.history.get(key, version) {
             return Ok((Some(open.id), cached));
@@ -148,11 +153,12 @@ impl Octopus {
         let version = HistoryVersion {
             episode: open.id,
             message_count: episode.episode.message_count,
+            redacted: redact,
         };
         let turns: Vec<ChatMessage> = episode
             .messages
             .iter()
-            .filter_map(history_message)
+            .filter_map(|m| history_message(m, redact))
             .collect();
         let keep = turns.len().saturating_sub(limit as usize);
         let history = Arc::new(turns[keep..].to_vec());
@@ -165,13 +171,14 @@ fn counter_for(agent: &Agent) -> ModelTokenCounter {
     ModelTokenCounter::for_model(agent.llm.provider, &agent.llm.model)
 }
 
-/// User and assistant turns with text. Tool calls and results need their
-/// pairing to be valid chat input; they stay in the episode, not in history.
-pub(crate) fn history_message(message: &Message) -> Option<ChatMessage> {
+/// User and assistant turns with text (redacted with `redact`). Tool calls
+/// and results need their pairing to be valid chat input; they stay in the
+/// episode, not in history.
+pub(crate) fn history_message(message: &Message, redact: bool) -> Option<ChatMessage> {
     if !matches!(message.role, Role::User | Role::Assistant) {
         return None;
     }
-    let text = message.content.as_ref()?.text();
+    let text = outgoing_text(message, redact)?;
     (!text.trim().is_empty()).then(|| ChatMessage {
         name: message.name.clone(),
         ..ChatMessage::new(message.role, text)
@@ -203,7 +210,7 @@ fn knowledge_item(hit: KnowledgeHit) -> Retrieved {
     }
 }
 
-fn episodic_item(hit: RecallHit) -> Option<Retrieved> {
+fn episodic_item(hit: RecallHit, redact: bool) -> Option<Retrieved> {
     let date = hit.at.format("%Y-%m-%d");
     match hit.kind {
         MemoryKind::Summary => Some(Retrieved {
@@ -220,7 +227,7 @@ fn episodic_item(hit: RecallHit) -> Option<Retrieved> {
                     "{date}, {}",
                     message.name.as_deref().unwrap_or(message.role.as_str())
                 ),
-                text: message.content?.text(),
+                text: outgoing_text(&message, redact)?,
                 score: hit.score,
             })
         }

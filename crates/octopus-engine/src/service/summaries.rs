@@ -9,7 +9,7 @@ use octopus_core::agent::Agent;
 use octopus_core::chat::{ChatError, ChatRequest, Fault};
 use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages, MAX_KEY_FACT_CHARS};
 use octopus_core::message::Role;
-use octopus_core::recall::SUMMARY_TOKENS;
+use octopus_core::recall::{SUMMARY_TOKENS, outgoing_text};
 use octopus_core::tokens::TokenCounter;
 use octopus_core::working_memory::ChatMessage;
 use octopus_llm::Purpose;
@@ -61,14 +61,7 @@ fn summary_request(episode: &EpisodeWithMessages, redact: bool) -> ChatRequest {
         if !matches!(message.role, Role::User | Role::Assistant) {
             continue;
         }
-        let text = match (&message.redacted_content, redact) {
-            (Some(redacted), true) => redacted.clone(),
-            _ => message
-                .content
-                .as_ref()
-                .map(|c| c.text())
-                .unwrap_or_default(),
-        };
+        let text = outgoing_text(message, redact).unwrap_or_default();
         if text.trim().is_empty() {
             continue;
         }

@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use octopus_core::agent::Agent;
 use octopus_core::chat::{ChatModel, ChatRequest, DeltaSink, ToolCall, ToolSpec, TurnReply, Usage};
-use octopus_core::message::{Message, MessageContent, NewMessage, Role, ToolCallRecord};
+use octopus_core::message::{Message, NewMessage, Role, ToolCallRecord};
+use octopus_core::recall::outgoing_text;
 use octopus_core::store::{MessageRecord, TokenAccounting};
 use octopus_core::working_memory::{ChatMessage, ContextTrace};
 use octopus_core::{ConversationId, Error as DomainError, TenantId};
@@ -104,9 +105,8 @@ impl Octopus {
                     1,
                     self.limits.max_message_bytes,
                 )?;
-                let (episode_id, history) = self
-                    .history(tenant, conversation_id, agent.memory.history_max_messages)
-                    .await?;
+                let (episode_id, history) =
+                    self.history(tenant, conversation_id, &agent.memory).await?;
                 let memory = self
                     .assemble_context(tenant, &conversation, &agent, &message, episode_id, history)
                     .await?;
@@ -166,7 +166,7 @@ impl Octopus {
                 "the conversation has no tool calls waiting for results",
             )
         };
-        let (episode_id, _) = self.history(tenant, conversation.id, 0).await?;
+        let (episode_id, _) = self.history(tenant, conversation.id, &agent.memory).await?;
         let episode_id = episode_id.ok_or_else(no_pending)?;
         let episode = self
             .store
@@ -242,16 +242,13 @@ impl Octopus {
             .await?;
         let history: Vec<ChatMessage> = messages[..user_at]
             .iter()
-            .filter_map(history_message)
+            .filter_map(|m| history_message(m, agent.memory.redact_pii))
             .collect();
         let keep = history
             .len()
             .saturating_sub(agent.memory.history_max_messages as usize);
-        let user_text = messages[user_at]
-            .content
-            .as_ref()
-            .map(MessageContent::text)
-            .unwrap_or_default();
+        let user_text =
+            outgoing_text(&messages[user_at], agent.memory.redact_pii).unwrap_or_default();
         let memory = self
             .assemble_context(
                 tenant,
@@ -262,7 +259,12 @@ impl Octopus {
                 Arc::new(history[keep..].to_vec()),
             )
             .await?;
-        let tail = since.iter().chain(&stored).map(turn_message).collect();
+        let redact = agent.memory.redact_pii;
+        let tail = since
+            .iter()
+            .chain(&stored)
+            .map(|m| turn_message(m, redact))
+            .collect();
         Ok((memory, tail, stored))
     }
 
@@ -377,12 +379,8 @@ impl PreparedTurn {
 }
 
 /// A stored message of the current turn, as the model is sent it.
-fn turn_message(message: &Message) -> ChatMessage {
-    let text = message
-        .content
-        .as_ref()
-        .map(MessageContent::text)
-        .unwrap_or_default();
+fn turn_message(message: &Message, redact: bool) -> ChatMessage {
+    let text = outgoing_text(message, redact).unwrap_or_default();
     let mut chat = ChatMessage::new(message.role, text);
     match message.role {
         Role::Assistant => {

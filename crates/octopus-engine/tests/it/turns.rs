@@ -634,3 +634,38 @@ async fn an_abandoned_episode_is_swept_closed_summarised_and_recalled() {
     assert_eq!(summary.episode_id, episode);
     assert_eq!(summary.summary, closed.summary);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redact_pii_the_model_is_sent_redacted_history() {
+    let s = setup("ollama").await;
+    let agent = s
+        .octopus
+        .get_conversation(s.tenant, s.conversation)
+        .await
+        .unwrap()
+        .agent_id;
+    s.octopus
+        .update_agent(s.tenant, agent, &json!({"memory": {"redact_pii": true}}))
+        .await
+        .unwrap();
+    let earlier: Vec<octopus_core::message::NewMessage> = serde_json::from_value(json!([
+        {"role": "user", "content": "Call me on +44 7700 900123", "contains_pii": true,
+         "redacted_content": "Call me on [PHONE]"},
+        {"role": "assistant", "content": "Will do."}
+    ]))
+    .unwrap();
+    s.octopus
+        .append_messages(s.tenant, s.conversation, earlier)
+        .await
+        .unwrap();
+    s.octopus
+        .turn(s.tenant, s.conversation, say("Thanks"), None)
+        .await
+        .unwrap();
+    let sent = s.fake.last_body().to_string();
+    assert!(sent.contains("Call me on [PHONE]"), "{sent}");
+    assert!(
+        !sent.contains("7700 900123"),
+        "the number never leaves: {sent}"
+    );
+}
