@@ -121,8 +121,8 @@ pub struct ApiError {
     pub field: Option<String>,
     /// Sent as `retry-after`, in whole seconds.
     pub retry_after: Option<Duration>,
-    /// The model provider a failure came from.
-    pub provider: Option<String>,
+    /// The model provider a failure came from, and whose fault it was.
+    pub provider: Option<(String, octopus_core::chat::Fault)>,
 }
 
 /// The body of every error response.
@@ -142,6 +142,11 @@ pub struct ErrorDetail {
     /// The agent's model provider, when the failure is its (`llm_*` codes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
+    /// With `provider`: whose fault the failure is — `configuration` (the
+    /// operator's: a key, a URL, a model), `request` (the provider refused
+    /// what it was sent), `busy` (retry later) or `provider` (it failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<octopus_core::chat::Fault>,
 }
 
 impl ApiError {
@@ -275,7 +280,7 @@ fn chat_error(error: octopus_core::chat::ChatError) -> ApiError {
     };
     ApiError {
         retry_after,
-        provider: Some(error.provider.clone()),
+        provider: Some((error.provider.clone(), error.fault)),
         ..ApiError::from_code(
             code,
             format!("model provider {}: {}", error.provider, error.message),
@@ -291,7 +296,8 @@ impl ApiError {
                 code: self.code.as_str().to_owned(),
                 message: self.message.clone(),
                 field: self.field.clone(),
-                provider: self.provider.clone(),
+                provider: self.provider.as_ref().map(|(name, _)| name.clone()),
+                fault: self.provider.as_ref().map(|(_, fault)| *fault),
             },
         }
     }

@@ -193,6 +193,7 @@ async fn a_provider_failure_is_a_502_naming_it_and_keeps_only_the_user_message()
     assert_eq!(reply.status, StatusCode::BAD_GATEWAY, "{}", reply.body);
     assert_eq!(reply.code(), "llm_provider_failed");
     assert_eq!(reply.body["error"]["provider"], "ollama");
+    assert_eq!(reply.body["error"]["fault"], "provider");
     assert!(
         reply.body["error"]["message"]
             .as_str()
@@ -219,6 +220,7 @@ async fn a_provider_failure_is_a_502_naming_it_and_keeps_only_the_user_message()
         .await;
     assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(reply.code(), "llm_provider_busy");
+    assert_eq!(reply.body["error"]["fault"], "busy");
     assert_eq!(reply.headers[header::RETRY_AFTER], "7");
 
     let reply = chat
