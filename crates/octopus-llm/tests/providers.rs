@@ -1,8 +1,16 @@
 //! Each chat client against a loopback server speaking its provider's wire
-//! format (`octopus_testkit::fake_chat`, whose module comment names the
-//! reference pages the payloads follow): a plain reply, a streamed reply, a
+//! format (`octopus_testkit::fake_chat`): a plain reply, a streamed reply, a
 //! tool-call round trip, a 429 then success, a 500, a timeout and a malformed
 //! body; and the request each client sends, field by field.
+//!
+//! The payloads follow each provider's published reference:
+//! - OpenAI: <https://platform.openai.com/docs/api-reference/chat/create>, and
+//!   "The chat completion chunk object" for streams (`stream_options.include_usage`);
+//! - Azure OpenAI: <https://learn.microsoft.com/azure/ai-foundry/openai/reference>,
+//!   "Chat completions" (deployment URL, `api-version`, `api-key` header);
+//! - Anthropic: <https://docs.anthropic.com/en/api/messages> and
+//!   <https://docs.anthropic.com/en/docs/build-with-claude/streaming> (event types);
+//! - Ollama: <https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion>.
 
 #![allow(clippy::unwrap_used)]
 
