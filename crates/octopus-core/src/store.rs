@@ -15,13 +15,19 @@ use crate::conversation::{Conversation, ConversationFilter};
 use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
 use crate::knowledge::{ChunkHit, Collection, KeywordQuery, NewChunk, VectorQuery};
 use crate::message::{Message, MessageContent, Role, ToolCallRecord};
+use crate::procedure::{
+    Decision, NewVersion, Procedure, ProcedureFilter, ProcedureVersion, ServingProcedure,
+};
 use crate::recall::{
     JobOutcome, MemoryJob, MemoryQueue, MemoryVectorHit, MemoryVectorQuery, MessagePosition,
     MessageWindow, WorkClass,
 };
 use crate::search::{MessageHit, MessageSearchQuery};
 use crate::tenant::{ApiKey, KeyHash, Tenant};
-use crate::{AgentId, ApiKeyId, ConversationId, EpisodeId, MessageId, Result, TenantId, Timestamp};
+use crate::{
+    AgentId, ApiKeyId, ConversationId, EpisodeId, MessageId, ProcedureId, Result, TenantId,
+    Timestamp,
+};
 
 #[allow(unused_imports)] // linked from the docs above
 use crate::Error;
@@ -377,6 +383,84 @@ pub trait Health: Send + Sync {
     async fn ready(&self) -> Result<()>;
 }
 
+/// Procedures and their versions (procedural memory). Every version is kept.
+/// Names are unique per tenant and agent (shared procedures apart) among
+/// active procedures: `Conflict` (`procedure_name_taken`) otherwise.
+#[async_trait]
+pub trait ProcedureStore: Send + Sync {
+    /// Stores a procedure with its first version, pending approval.
+    async fn create_procedure(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+        agent: Option<AgentId>,
+        version: NewVersion,
+        now: Timestamp,
+    ) -> Result<Procedure>;
+    async fn get_procedure(&self, tenant: TenantId, id: ProcedureId) -> Result<Procedure>;
+    /// Newest first.
+    async fn list_procedures(
+        &self,
+        tenant: TenantId,
+        filter: &ProcedureFilter,
+    ) -> Result<Vec<Procedure>>;
+    /// Adds the next version, pending; an older pending version is
+    /// superseded. A serving version keeps serving; before any approval the
+    /// new version is the one shown.
+    async fn add_procedure_version(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+        version: NewVersion,
+        now: Timestamp,
+    ) -> Result<Procedure>;
+    /// Approves (it serves from now on) or rejects the pending version.
+    /// `Conflict` (`no_pending_version`) when none waits.
+    async fn decide_procedure(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+        decision: Decision,
+        by: Option<String>,
+        now: Timestamp,
+    ) -> Result<Procedure>;
+    /// Makes an approved version serve again. `Conflict`
+    /// (`version_not_approved`) for one never approved; `NotFound` for none.
+    async fn rollback_procedure(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+        version: u32,
+        now: Timestamp,
+    ) -> Result<Procedure>;
+    /// Activates or deactivates; an inactive procedure never matches.
+    async fn set_procedure_active(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+        active: bool,
+        now: Timestamp,
+    ) -> Result<Procedure>;
+    /// Removes a procedure and all its versions.
+    async fn delete_procedure(&self, tenant: TenantId, id: ProcedureId) -> Result<()>;
+    /// Every version, oldest first.
+    async fn procedure_versions(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+    ) -> Result<Vec<ProcedureVersion>>;
+    /// The active procedures with a serving version that `agent` may use: its
+    /// own and the tenant's shared ones.
+    async fn serving_procedures(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+    ) -> Result<Vec<ServingProcedure>>;
+    /// A number that changes with every write to the tenant's procedures, so
+    /// that a matcher built from them knows when it is stale.
+    async fn procedures_revision(&self, tenant: TenantId) -> Result<u64>;
+}
+
 /// Everything the relational side of Octopus needs from one backend.
 pub trait Store:
     TenantStore
@@ -386,6 +470,7 @@ pub trait Store:
     + MessageSearch
     + KnowledgeStore
     + MemoryStore
+    + ProcedureStore
     + Health
 {
 }
@@ -398,6 +483,7 @@ impl<T> Store for T where
         + MessageSearch
         + KnowledgeStore
         + MemoryStore
+        + ProcedureStore
         + Health
 {
 }

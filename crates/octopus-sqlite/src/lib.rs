@@ -23,6 +23,7 @@ mod knowledge;
 mod memory;
 mod messages;
 mod migrations;
+mod procedures;
 mod rows;
 mod search;
 mod tenants;

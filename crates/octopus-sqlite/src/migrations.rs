@@ -42,6 +42,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0007_turns",
         sql: include_str!("../migrations/main/0007_turns.sql"),
     },
+    Migration {
+        name: "main/0008_procedures",
+        sql: include_str!("../migrations/main/0008_procedures.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

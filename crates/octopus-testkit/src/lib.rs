@@ -12,6 +12,7 @@ pub mod fake_providers;
 pub mod fixtures;
 pub mod knowledge;
 pub mod memory;
+pub mod procedures;
 
 use std::sync::Arc;
 
@@ -72,6 +73,20 @@ macro_rules! store_conformance_tests {
             message_positions_name_the_turns_next_to_each_message,
             claims_put_live_work_first_and_take_tenants_in_turn
         );
+        $crate::store_conformance_tests!(@procedures $backend;
+            procedures_serve_only_approved_versions_and_keep_every_version,
+            shared_procedures_reach_every_agent_of_their_tenant_and_no_other,
+            names_are_unique_among_active_procedures_of_one_scope
+        );
+    };
+    (@procedures $backend:expr; $($rule:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $rule() {
+                let backend = $backend;
+                $crate::procedures::$rule(&backend).await;
+            }
+        )*
     };
     (@memory $backend:expr; $($rule:ident),* $(,)?) => {
         $(
