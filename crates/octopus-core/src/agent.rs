@@ -223,6 +223,12 @@ pub struct MemoryConfig {
     pub min_embedding_tokens: u32,
     /// Send only PII-redacted content to the LLM and the vector store. Default false.
     pub redact_pii: bool,
+    /// Procedures put in one turn's context, best matches first. Default 3.
+    pub procedures_top_k: u32,
+    /// A procedure without a trigger-pattern match joins the context when
+    /// the message's meaning is at least this close to its own (cosine).
+    /// Default 0.6.
+    pub procedure_min_score: f64,
 }
 
 impl Default for MemoryConfig {
@@ -239,6 +245,8 @@ impl Default for MemoryConfig {
             embed_messages: true,
             min_embedding_tokens: 4,
             redact_pii: false,
+            procedures_top_k: 3,
+            procedure_min_score: 0.6,
         }
     }
 }
@@ -262,6 +270,15 @@ impl MemoryConfig {
         }
         if self.episodic_top_k > 100 {
             return Err(Error::invalid("episodic_top_k", "must be at most 100"));
+        }
+        if self.procedures_top_k > 20 {
+            return Err(Error::invalid("procedures_top_k", "must be at most 20"));
+        }
+        if !(-1.0..=1.0).contains(&self.procedure_min_score) {
+            return Err(Error::invalid(
+                "procedure_min_score",
+                "must be between -1 and 1",
+            ));
         }
         if self.history_max_messages > 10_000 {
             return Err(Error::invalid(

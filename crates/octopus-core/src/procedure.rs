@@ -289,3 +289,26 @@ pub struct ServingProcedure {
     pub content: ProcedureContent,
     pub embedding: Option<Vec<f32>>,
 }
+
+/// How a procedure matched a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum MatchedBy {
+    /// Its trigger pattern matched.
+    Regex,
+    /// Its meaning is close enough to the message's (`score`: cosine).
+    Semantic,
+}
+
+/// A procedure that matched a turn's message, as the trace shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProcedureMatch {
+    pub id: ProcedureId,
+    pub name: String,
+    pub version: u32,
+    pub matched_by: MatchedBy,
+    /// 1 for a regex match; the cosine similarity for a semantic one.
+    pub score: f64,
+}

@@ -71,7 +71,8 @@ pub struct Retrieved {
 #[derive(Clone, Debug, Default)]
 pub struct ContextParts {
     pub system_prompt: String,
-    pub procedures: Vec<String>,
+    /// Matched procedures: `label` is the name, `text` the numbered steps.
+    pub procedures: Vec<Retrieved>,
     pub knowledge: Vec<Retrieved>,
     pub episodic: Vec<Retrieved>,
     /// The current episode's messages, oldest first.
@@ -127,6 +128,9 @@ pub struct ContextTrace {
     pub episodic: Vec<Retrieved>,
     /// In the order they were dropped.
     pub pruned: Vec<Pruned>,
+    /// The procedures that matched the message, and why (kept or pruned).
+    #[serde(default)]
+    pub procedures: Vec<crate::procedure::ProcedureMatch>,
 }
 
 #[derive(Clone, Debug)]
@@ -150,12 +154,18 @@ fn render_block(header: &str, items: &[Retrieved]) -> Option<ChatMessage> {
     Some(ChatMessage::new(Role::System, text))
 }
 
-fn render_procedures(procedures: &[String]) -> Option<ChatMessage> {
+pub const PROCEDURES_HEADER: &str = "[Procedures]";
+
+/// Procedures may take at most this share of the budget; past it, the
+/// lowest-scored are pruned first.
+pub const PROCEDURES_BUDGET_SHARE: f64 = 0.25;
+
+fn render_procedures(procedures: &[Retrieved]) -> Option<ChatMessage> {
     (!procedures.is_empty()).then(|| {
-        let mut text = String::from("[Procedures]");
+        let mut text =
+            format!("{PROCEDURES_HEADER}\nFollow the steps of a procedure that applies.");
         for procedure in procedures {
-            text.push('\n');
-            text.push_str(procedure);
+            text.push_str(&format!("\n\n{}:\n{}", procedure.label, procedure.text));
         }
         ChatMessage::new(Role::System, text)
     })
@@ -194,7 +204,28 @@ pub fn assemble(
             ),
         ));
     }
-    let procedures = CountedBlock::new(render_procedures(&parts.procedures), counter);
+    // Procedures first, within their share: the lowest-scored go first.
+    let mut pruned = Vec::new();
+    let share = (f64::from(budget) * PROCEDURES_BUDGET_SHARE) as u32;
+    let mut procedure_items = parts.procedures.clone();
+    let mut procedures = CountedBlock::new(render_procedures(&procedure_items), counter);
+    while procedures.tokens > share && !procedure_items.is_empty() {
+        let lowest = procedure_items
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
+            .map(|(i, _)| i)
+            .unwrap_or(0);
+        let before = procedures.tokens;
+        let item = procedure_items.remove(lowest);
+        procedures = CountedBlock::new(render_procedures(&procedure_items), counter);
+        pruned.push(Pruned {
+            block: Block::Procedures,
+            id: item.id,
+            score: Some(item.score),
+            tokens: before - procedures.tokens,
+        });
+    }
     let trace_knowledge = parts.knowledge.clone();
     let trace_episodic = parts.episodic.clone();
     let mut knowledge_items = parts.knowledge;
@@ -209,7 +240,6 @@ pub fn assemble(
         .collect();
     let mut history_total: u32 = history_costs.iter().sum();
     let mut first_kept = 0;
-    let mut pruned = Vec::new();
 
     let total = |history_total: u32, knowledge: &CountedBlock, episodic: &CountedBlock| {
         fixed + procedures.tokens + knowledge.tokens + episodic.tokens + history_total
@@ -238,7 +268,7 @@ pub fn assemble(
             (Some((_, k)), Some((_, e))) => k <= e,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (None, None) => break, // only procedures left: never dropped
+            (None, None) => break, // only procedures left, within their share
         };
         let (items, block, header, counted) = if from_knowledge {
             (
@@ -283,7 +313,7 @@ pub fn assemble(
         BlockTokens {
             block: Block::Procedures,
             tokens: procedures.tokens,
-            items: parts.procedures.len(),
+            items: procedure_items.len(),
         },
         BlockTokens {
             block: Block::Knowledge,
@@ -314,6 +344,7 @@ pub fn assemble(
             knowledge: trace_knowledge,
             episodic: trace_episodic,
             pruned,
+            procedures: Vec::new(),
         },
         messages,
     })
@@ -399,6 +430,32 @@ mod tests {
             context.trace.total_tokens,
             count_prompt(m, &ApproximateTokenCounter)
         );
+    }
+
+    #[test]
+    fn procedures_keep_to_their_share_and_the_lowest_scored_go_first() {
+        let mut input = parts(0, &[], &[]);
+        input.procedures = (0..4)
+            .map(|i| item(&format!("p{i}"), &"step ".repeat(100), f64::from(i)))
+            .collect();
+        let context = assemble(input, 1000, &ApproximateTokenCounter).unwrap();
+        let block = |b| {
+            context
+                .trace
+                .blocks
+                .iter()
+                .find(|t| t.block == b)
+                .unwrap()
+                .clone()
+        };
+        let procedures = block(Block::Procedures);
+        assert!(procedures.tokens <= 250, "{procedures:?}");
+        assert!(procedures.items >= 1);
+        let pruned: Vec<&str> = context.trace.pruned.iter().map(|p| p.id.as_str()).collect();
+        let expected: Vec<String> = (0..4 - procedures.items).map(|i| format!("p{i}")).collect();
+        assert_eq!(pruned, expected, "lowest score first");
+        assert!(context.messages[1].content.starts_with(PROCEDURES_HEADER));
+        assert!(context.messages[1].content.contains("faq.md:\nstep"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod history;
 pub mod keys;
 pub mod llm;
 pub mod merge_patch;
+mod procedure_matching;
 pub mod quotas;
 mod service;
 pub mod token_counting;
@@ -28,5 +29,5 @@ pub use keys::{Caller, MintedKey};
 pub use quotas::Quotas;
 pub use service::{
     ImportReport, IngestDocument, IngestReport, KnowledgeQuery, MAX_TOOLS, Octopus, PreparedTurn,
-    ToolResult, TurnInput, TurnReply, WorkingMemory,
+    ProcedureUpdate, ToolResult, TurnInput, TurnReply, WorkingMemory,
 };

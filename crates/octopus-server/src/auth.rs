@@ -58,3 +58,27 @@ impl FromRequestParts<AppState> for AdminCaller {
         }
     }
 }
+
+/// A caller holding a tenant's key, with the key's name: what records say
+/// wrote or approved a procedure version.
+pub struct TenantAuthor {
+    pub tenant: TenantId,
+    pub key_name: Option<String>,
+}
+
+impl FromRequestParts<AppState> for TenantAuthor {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let TenantCaller(tenant) = TenantCaller::from_request_parts(parts, state).await?;
+        let secret = parts
+            .headers
+            .get(AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .map(str::trim)
+            .unwrap_or_default();
+        let key_name = state.octopus.key_name(tenant, secret).await?;
+        Ok(TenantAuthor { tenant, key_name })
+    }
+}

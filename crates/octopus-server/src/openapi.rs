@@ -23,6 +23,7 @@ use octopus_core::conversation::{MAX_IMPORT_SESSIONS, MAX_TITLE_CHARS, MAX_USER_
 use octopus_core::episode::{MAX_KEY_FACT_CHARS, MAX_KEY_FACTS, MAX_SUMMARY_CHARS};
 use octopus_core::knowledge::MAX_TOP_K;
 use octopus_core::message::MAX_PARTICIPANT_NAME_CHARS;
+use octopus_core::procedure;
 use octopus_core::recall::{MAX_NEIGHBOURS, MAX_RECALL_TOP_K};
 use octopus_core::search::MAX_SEARCH_LIMIT;
 use octopus_core::store::Page;
@@ -82,6 +83,24 @@ fn route_errors(operation: &str) -> &'static [ErrorCode] {
             E::EmbeddingProviderBusy,
         ],
         "search_knowledge" | "recall" => &EMBEDDING,
+        "create_procedure" => &[
+            E::ProcedureNameTaken,
+            E::EmbeddingUnavailable,
+            E::EmbeddingProviderFailed,
+            E::EmbeddingProviderBusy,
+        ],
+        "update_procedure" => &[
+            E::ProcedureNameTaken,
+            E::EmbeddingUnavailable,
+            E::EmbeddingProviderFailed,
+            E::EmbeddingProviderBusy,
+        ],
+        "approve_procedure" | "reject_procedure" => &[E::NoPendingVersion, E::ProcedureNameTaken],
+        "rollback_procedure" => &[
+            E::ProcedureVersionNotFound,
+            E::VersionNotApproved,
+            E::ProcedureNameTaken,
+        ],
         "take_turn" => &[
             E::AgentInactive,
             E::AgentDeleted,
@@ -114,6 +133,7 @@ fn not_found_by_name(name: &str) -> Option<ErrorCode> {
         "episode_id" => ErrorCode::EpisodeNotFound,
         "tenant_id" => ErrorCode::TenantNotFound,
         "key_id" => ErrorCode::ApiKeyNotFound,
+        "procedure_id" => ErrorCode::ProcedureNotFound,
         _ => return None,
     })
 }
@@ -283,6 +303,36 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
         ),
         ("TurnRequest", "message", text(1, limits.max_message_bytes)),
         (
+            "ProcedureSpec",
+            "name",
+            text(1, procedure::MAX_PROCEDURE_NAME_CHARS),
+        ),
+        (
+            "ProcedureSpec",
+            "description",
+            json!({"maxLength": procedure::MAX_PROCEDURE_DESCRIPTION_CHARS}),
+        ),
+        (
+            "ProcedureSpec",
+            "trigger_pattern",
+            json!({"minLength": 1, "maxLength": procedure::MAX_TRIGGER_PATTERN_CHARS}),
+        ),
+        (
+            "ProcedureSpec",
+            "steps",
+            json!({"minItems": 1, "maxItems": procedure::MAX_PROCEDURE_STEPS}),
+        ),
+        (
+            "ProcedureStep",
+            "instruction",
+            text(1, procedure::MAX_STEP_INSTRUCTION_CHARS),
+        ),
+        (
+            "ProcedureStep",
+            "tool",
+            json!({"minLength": 1, "maxLength": procedure::MAX_STEP_TOOL_CHARS}),
+        ),
+        (
             "TurnRequest",
             "tools",
             json!({"maxItems": octopus_engine::MAX_TOOLS}),
@@ -300,6 +350,8 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
         ("MemoryConfig", "knowledge_top_k", json!({"maximum": 100})),
         ("MemoryConfig", "knowledge_min_score", range(-1.0, 1.0)),
         ("MemoryConfig", "episodic_top_k", json!({"maximum": 100})),
+        ("MemoryConfig", "procedures_top_k", json!({"maximum": 20})),
+        ("MemoryConfig", "procedure_min_score", range(-1.0, 1.0)),
         (
             "MemoryConfig",
             "history_max_messages",
@@ -578,6 +630,33 @@ fn declare_bodies(doc: &mut Value) {
         },
     });
     let update = &mut doc["paths"]["/v1/agents/{agent_id}"]["patch"]["requestBody"]["content"];
+    *update = json!({
+        "application/json": {"schema": patch.clone()},
+        "application/merge-patch+json": {"schema": patch},
+    });
+
+    // A procedure's patch: its content (a new version) and `is_active`.
+    let schemas = &doc["components"]["schemas"];
+    let spec = &schemas["ProcedureSpec"]["properties"];
+    let optional = |name: &str| {
+        let mut property = spec[name].clone();
+        nullable(&mut property);
+        property
+    };
+    let patch = json!({
+        "type": "object",
+        "description": "A JSON merge patch (RFC 7396) of the procedure. New `name`, `description`, `trigger_pattern` or `steps` make the next version, pending approval; `null` removes the description or the trigger pattern. `is_active` alone makes no version.",
+        "additionalProperties": false,
+        "properties": {
+            "name": spec["name"].clone(),
+            "description": optional("description"),
+            "trigger_pattern": optional("trigger_pattern"),
+            "steps": spec["steps"].clone(),
+            "is_active": {"type": "boolean"},
+        },
+    });
+    let update =
+        &mut doc["paths"]["/v1/procedures/{procedure_id}"]["patch"]["requestBody"]["content"];
     *update = json!({
         "application/json": {"schema": patch.clone()},
         "application/merge-patch+json": {"schema": patch},

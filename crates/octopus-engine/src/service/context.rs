@@ -81,7 +81,7 @@ impl Octopus {
             .episodic_top_k
             .clamp(1, octopus_core::recall::MAX_RECALL_TOP_K);
         let wants_recall = memory.episodic_top_k > 0;
-        let (knowledge, episodic) = tokio::join!(
+        let (knowledge, episodic, procedures) = tokio::join!(
             self.search_knowledge_with(tenant, agent.id, knowledge_query, &vector),
             async {
                 if !wants_recall {
@@ -89,11 +89,13 @@ impl Octopus {
                 }
                 self.recall_with(tenant, agent.id, &recall_query, &vector, episode_id)
                     .await
-            }
+            },
+            self.match_procedures(tenant, agent, message, &vector)
         );
+        let (procedures, procedure_matches) = procedures?;
         let parts = ContextParts {
             system_prompt: agent.system_prompt.clone(),
-            procedures: Vec::new(),
+            procedures,
             knowledge: relative(knowledge?.into_iter().map(knowledge_item).collect()),
             episodic: relative(
                 episodic?
@@ -105,8 +107,11 @@ impl Octopus {
             user_message: message.to_owned(),
         };
         let counter = counter_for(agent);
-        let AssembledContext { messages, trace } =
-            assemble(parts, memory.max_working_memory_tokens, &counter)?;
+        let AssembledContext {
+            messages,
+            mut trace,
+        } = assemble(parts, memory.max_working_memory_tokens, &counter)?;
+        trace.procedures = procedure_matches;
         Ok(WorkingMemory {
             messages,
             trace,

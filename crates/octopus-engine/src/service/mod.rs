@@ -6,6 +6,7 @@ mod conversations;
 mod episodes;
 mod knowledge;
 mod memory_jobs;
+mod procedures;
 mod recall;
 mod summaries;
 mod tenants;
@@ -15,6 +16,7 @@ pub use context::WorkingMemory;
 pub use conversations::ImportReport;
 pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
 pub use octopus_core::chat::TurnReply;
+pub use procedures::ProcedureUpdate;
 pub use turns::{MAX_TOOLS, PreparedTurn, ToolResult, TurnInput};
 
 use std::sync::{Arc, RwLock};
@@ -54,6 +56,7 @@ pub struct Octopus {
     chat: Arc<crate::llm::ChatModels>,
     /// How long the memory worker holds the jobs it claims.
     job_lease: Duration,
+    procedure_matchers: Arc<crate::procedure_matching::MatcherCache>,
 }
 
 /// Memory the history cache may hold.
@@ -136,6 +139,7 @@ impl Octopus {
                 Arc::new(|name| std::env::var(name).ok()),
             )),
             job_lease: Duration::from_secs(crate::config::WorkerSettings::default().job_lease_secs),
+            procedure_matchers: Arc::default(),
         }
     }
 

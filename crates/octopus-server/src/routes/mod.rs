@@ -7,6 +7,7 @@ mod conversations;
 mod episodes;
 mod health;
 mod knowledge;
+mod procedures;
 mod recall;
 mod search;
 mod tenants;
@@ -35,6 +36,7 @@ use crate::error::{ApiError, ErrorBody};
         (name = "search"),
         (name = "knowledge", description = "Semantic memory: an agent's documents, searched by meaning"),
         (name = "recall", description = "Episodic memory: past conversations, recalled by meaning and by words"),
+        (name = "procedures", description = "Procedural memory: step-by-step procedures triggered by a pattern or by meaning, approved and versioned"),
         (name = "health"),
     )
 )]
@@ -79,6 +81,19 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(conversations::import_conversation))
         .routes(routes!(conversations::build_context))
         .routes(routes!(turns::take_turn))
+        .routes(routes!(
+            procedures::create_procedure,
+            procedures::list_procedures
+        ))
+        .routes(routes!(
+            procedures::get_procedure,
+            procedures::update_procedure,
+            procedures::delete_procedure
+        ))
+        .routes(routes!(procedures::approve_procedure))
+        .routes(routes!(procedures::reject_procedure))
+        .routes(routes!(procedures::procedure_versions))
+        .routes(routes!(procedures::rollback_procedure))
         .routes(routes!(episodes::list_episodes))
         .routes(routes!(episodes::get_episode, episodes::delete_episode))
         .routes(routes!(episodes::close_episode))

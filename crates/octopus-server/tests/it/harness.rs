@@ -183,6 +183,8 @@ pub struct Seeded {
     pub conversation: String,
     pub episode: String,
     pub message: String,
+    /// An approved procedure of the agent.
+    pub procedure: String,
 }
 
 pub async fn seed(server: &TestServer, name: &str) -> Seeded {
@@ -212,7 +214,33 @@ pub async fn seed(server: &TestServer, name: &str) -> Seeded {
             StatusCode::CREATED,
         )
         .await;
+    let procedure = server
+        .ok(
+            Method::POST,
+            "/v1/procedures",
+            &key,
+            Some(
+                json!({"agent_id": agent, "name": format!("{name} escalation"),
+                        "trigger_pattern": "(?i)escalate",
+                        "steps": [{"instruction": format!("{name} secret roadmap step")}]}),
+            ),
+            StatusCode::CREATED,
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    server
+        .ok(
+            Method::POST,
+            &format!("/v1/procedures/{procedure}/approve"),
+            &key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
     Seeded {
+        procedure,
         key,
         tenant,
         agent,

@@ -24,6 +24,11 @@ fn body_for(operation: &str, victim: &Seeded) -> Value {
         "search_knowledge" => json!({"query": "victim secret roadmap"}),
         "build_context" => json!({"message": "victim secret roadmap"}),
         "take_turn" => json!({"message": "victim secret roadmap"}),
+        "create_procedure" => {
+            json!({"agent_id": victim.agent, "name": "pwned", "steps": [{"instruction": "pwn"}]})
+        }
+        "update_procedure" => json!({"name": "pwned", "is_active": false}),
+        "rollback_procedure" => json!({"version": 1}),
         "recall" => json!({"user_id": "alice", "query": "victim secret roadmap"}),
         "import_conversation" => json!({
             "agent_id": victim.agent, "user_id": "alice",
@@ -42,6 +47,7 @@ fn id_for(parameter: &str, victim: &Seeded) -> String {
         "tenant_id" => victim.tenant.clone(),
         "key_id" => victim.message.clone(), // any id of B's: a key id is never exposed to A
         "chunk_id" => victim.message.clone(), // likewise: B's agent is refused first
+        "procedure_id" => victim.procedure.clone(),
         other => panic!("path parameter `{other}` is new: map it to one of the victim's ids"),
     }
 }
@@ -56,6 +62,7 @@ fn assert_reveals_nothing(reply: &Value, victim: &Seeded, sent: &str, context: &
         &victim.episode,
         &victim.message,
         &victim.tenant,
+        &victim.procedure,
     ];
     for secret in secrets
         .into_iter()
@@ -212,6 +219,23 @@ async fn a_foreign_key_reaches_nothing_on_any_route() {
         )
         .await;
     assert_eq!(agent["system_prompt"], "You are a helpful support agent.");
+    let procedure = server
+        .ok(
+            Method::GET,
+            &format!("/v1/procedures/{}", victim.procedure),
+            &victim.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(
+        (
+            &procedure["name"],
+            &procedure["is_active"],
+            &procedure["latest_version"]
+        ),
+        (&json!("victim escalation"), &json!(true), &json!(1))
+    );
     assert_eq!(agent["is_active"], true);
     let conversation = server
         .ok(

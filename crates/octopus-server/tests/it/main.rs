@@ -7,5 +7,6 @@ mod flows;
 mod harness;
 mod isolation;
 mod knowledge;
+mod procedures;
 mod recall;
 mod turns;

@@ -1,0 +1,298 @@
+//! Procedural memory: procedures and their versions, and which of them a
+//! turn's message triggers.
+
+use std::sync::Arc;
+
+use octopus_core::agent::Agent;
+use octopus_core::procedure::{
+    Decision, NewVersion, Procedure, ProcedureContent, ProcedureFilter, ProcedureMatch,
+    ProcedureSpec, ProcedureStep, ProcedureVersion,
+};
+use octopus_core::working_memory::Retrieved;
+use octopus_core::{Error as DomainError, ProcedureId, TenantId, now};
+use serde_json::Value;
+
+use super::{Octopus, QueryVector};
+use crate::Result;
+use crate::embedding_stats::EmbeddingPurpose;
+use crate::procedure_matching::{ProcedureMatcher, best, check_pattern};
+
+/// What a caller changes in a procedure: its content makes a new version;
+/// `is_active` alone does not.
+#[derive(Clone, Debug, Default)]
+pub struct ProcedureUpdate {
+    /// A JSON merge patch of `name`, `description`, `trigger_pattern`, `steps`.
+    pub content: Option<Value>,
+    pub is_active: Option<bool>,
+}
+
+impl Octopus {
+    /// Stores a procedure, its first version pending approval. `author` is the
+    /// API key's name.
+    pub async fn create_procedure(
+        &self,
+        tenant: TenantId,
+        spec: ProcedureSpec,
+        author: Option<String>,
+    ) -> Result<Procedure> {
+        let content = spec.content();
+        self.check_agent(tenant, spec.agent_id).await?;
+        let version = self.new_version(content, author).await?;
+        Ok(self
+            .store
+            .create_procedure(tenant, ProcedureId::new(), spec.agent_id, version, now())
+            .await?)
+    }
+
+    pub async fn get_procedure(&self, tenant: TenantId, id: ProcedureId) -> Result<Procedure> {
+        Ok(self.store.get_procedure(tenant, id).await?)
+    }
+
+    pub async fn list_procedures(
+        &self,
+        tenant: TenantId,
+        filter: &ProcedureFilter,
+    ) -> Result<Vec<Procedure>> {
+        self.check_agent(tenant, filter.agent_id).await?;
+        Ok(self.store.list_procedures(tenant, filter).await?)
+    }
+
+    /// Changes a procedure. New content is the next version, pending: an
+    /// approved version keeps serving until it is approved.
+    pub async fn update_procedure(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+        update: ProcedureUpdate,
+        author: Option<String>,
+    ) -> Result<Procedure> {
+        let mut procedure = self.store.get_procedure(tenant, id).await?;
+        if let Some(patch) = update.content {
+            // The newest version is what the change starts from.
+            let versions = self.store.procedure_versions(tenant, id).await?;
+            let base = versions
+                .last()
+                .map(content_of)
+                .unwrap_or_else(|| procedure.content());
+            let content = patched(base, &patch)?;
+            let version = self.new_version(content, author).await?;
+            procedure = self
+                .store
+                .add_procedure_version(tenant, id, version, now())
+                .await?;
+        }
+        if let Some(active) = update.is_active
+            && active != procedure.is_active
+        {
+            procedure = self
+                .store
+                .set_procedure_active(tenant, id, active, now())
+                .await?;
+        }
+        Ok(procedure)
+    }
+
+    pub async fn decide_procedure(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+        decision: Decision,
+        by: Option<String>,
+    ) -> Result<Procedure> {
+        Ok(self
+            .store
+            .decide_procedure(tenant, id, decision, by, now())
+            .await?)
+    }
+
+    pub async fn rollback_procedure(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+        version: u32,
+    ) -> Result<Procedure> {
+        Ok(self
+            .store
+            .rollback_procedure(tenant, id, version, now())
+            .await?)
+    }
+
+    pub async fn delete_procedure(&self, tenant: TenantId, id: ProcedureId) -> Result<()> {
+        Ok(self.store.delete_procedure(tenant, id).await?)
+    }
+
+    pub async fn procedure_versions(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+    ) -> Result<Vec<ProcedureVersion>> {
+        Ok(self.store.procedure_versions(tenant, id).await?)
+    }
+
+    /// The name of the tenant key whose secret this is, for the record of
+    /// who wrote or approved a version.
+    pub async fn key_name(&self, tenant: TenantId, secret: &str) -> Result<Option<String>> {
+        let hash = crate::keys::hash(secret);
+        let keys = self.store.list_api_keys(tenant).await?;
+        Ok(keys
+            .into_iter()
+            .find(|key| crate::keys::same_hash(&key.hash, &hash))
+            .map(|key| key.name))
+    }
+
+    /// Validates a version's content and embeds it for matching by meaning.
+    async fn new_version(
+        &self,
+        content: ProcedureContent,
+        author: Option<String>,
+    ) -> Result<NewVersion> {
+        content.validate()?;
+        if let Some(pattern) = &content.trigger_pattern {
+            check_pattern(pattern)?;
+        }
+        let embedder = self.embedder().await?;
+        let text = [content.semantic_text()];
+        let embedding = self
+            .embed_counted(EmbeddingPurpose::Query, embedder.as_ref(), &text)
+            .await?
+            .pop();
+        Ok(NewVersion {
+            content,
+            embedding,
+            created_by: author,
+        })
+    }
+
+    /// The procedures `message` triggers for `agent`, best first, and how
+    /// each matched. Only active procedures with an approved version, the
+    /// agent's own or the tenant's shared ones, are ever considered.
+    pub(crate) async fn match_procedures(
+        &self,
+        tenant: TenantId,
+        agent: &Agent,
+        message: &str,
+        vector: &QueryVector,
+    ) -> Result<(Vec<Retrieved>, Vec<ProcedureMatch>)> {
+        let top_k = agent.memory.procedures_top_k as usize;
+        if top_k == 0 {
+            return Ok(Default::default());
+        }
+        let matcher = self.procedure_matcher(tenant, agent).await?;
+        if matcher.procedures.is_empty() {
+            return Ok(Default::default());
+        }
+        let mut found = matcher.by_pattern(message);
+        if matcher.has_vectors() {
+            let vector = vector.get(self).await?;
+            found.extend(matcher.by_meaning(&vector, agent.memory.procedure_min_score));
+        }
+        let found = best(found, top_k);
+        let matches = found
+            .iter()
+            .map(|f| {
+                let procedure = &matcher.procedures[f.index];
+                ProcedureMatch {
+                    id: procedure.id,
+                    name: procedure.content.name.clone(),
+                    version: procedure.version,
+                    matched_by: f.matched_by,
+                    score: f.score,
+                }
+            })
+            .collect();
+        let items = found
+            .iter()
+            .map(|f| {
+                let procedure = &matcher.procedures[f.index];
+                Retrieved {
+                    id: procedure.id.to_string(),
+                    label: procedure.content.name.clone(),
+                    text: numbered_steps(&procedure.content.steps),
+                    score: f.score,
+                }
+            })
+            .collect();
+        Ok((items, matches))
+    }
+
+    /// The agent's matcher, rebuilt when the tenant's procedures changed.
+    async fn procedure_matcher(
+        &self,
+        tenant: TenantId,
+        agent: &Agent,
+    ) -> Result<Arc<ProcedureMatcher>> {
+        let revision = self.store.procedures_revision(tenant).await?;
+        let key = (tenant, agent.id);
+        if let Some(matcher) = self.procedure_matchers.get(key, revision) {
+            return Ok(matcher);
+        }
+        let serving = match revision {
+            0 => Vec::new(),
+            _ => self.store.serving_procedures(tenant, agent.id).await?,
+        };
+        let matcher = Arc::new(
+            tokio::task::spawn_blocking(move || ProcedureMatcher::build(serving))
+                .await
+                .map_err(|e| DomainError::backend(std::io::Error::other(e.to_string())))?,
+        );
+        self.procedure_matchers
+            .put(key, revision, Arc::clone(&matcher));
+        Ok(matcher)
+    }
+}
+
+fn content_of(version: &ProcedureVersion) -> ProcedureContent {
+    ProcedureContent {
+        name: version.name.clone(),
+        description: version.description.clone(),
+        trigger_pattern: version.trigger_pattern.clone(),
+        steps: version.steps.clone(),
+    }
+}
+
+/// `base` with a JSON merge patch of its fields applied.
+fn patched(base: ProcedureContent, patch: &Value) -> Result<ProcedureContent> {
+    let mut document = serde_json::json!({
+        "name": base.name,
+        "description": base.description,
+        "trigger_pattern": base.trigger_pattern,
+        "steps": base.steps,
+    });
+    crate::merge_patch::apply(&mut document, patch);
+    let field = |name: &str| document.get(name).cloned().unwrap_or(Value::Null);
+    let text = |name: &str| -> Result<Option<String>> {
+        match field(name) {
+            Value::Null => Ok(None),
+            Value::String(s) => Ok(Some(s)),
+            _ => Err(DomainError::invalid(name, "must be a string").into()),
+        }
+    };
+    let steps: Vec<ProcedureStep> = serde_json::from_value(field("steps"))
+        .map_err(|e| DomainError::invalid("steps", e.to_string()))?;
+    Ok(ProcedureContent {
+        name: text("name")?.ok_or_else(|| DomainError::invalid("name", "is required"))?,
+        description: text("description")?,
+        trigger_pattern: text("trigger_pattern")?,
+        steps,
+    })
+}
+
+/// Steps as the model reads them: numbered, with their tool.
+fn numbered_steps(steps: &[ProcedureStep]) -> String {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let mut line = format!("{}. {}", i + 1, step.instruction.trim());
+            if let Some(tool) = &step.tool {
+                line.push_str(&format!(" (tool: {tool}"));
+                if let Some(arguments) = &step.arguments {
+                    line.push_str(&format!(", arguments: {arguments}"));
+                }
+                line.push(')');
+            }
+            line
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
