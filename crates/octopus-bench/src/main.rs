@@ -7,6 +7,7 @@
 //! `cargo run --release -p octopus-bench -- documents`
 //! `cargo run --release -p octopus-bench -- locomo`
 //! `cargo run --release -p octopus-bench -- context`
+//! `cargo run --release -p octopus-bench -- procedures`
 
 #![allow(clippy::unwrap_used)] // a benchmark: a panic is how it reports a broken setup
 
@@ -17,6 +18,7 @@ mod embed;
 mod ingest;
 mod locomo;
 mod locomo_bench;
+mod procedures;
 mod setup;
 mod vectors;
 
@@ -41,6 +43,8 @@ enum Bench {
     Locomo(locomo_bench::Options),
     /// Context assembly latency with 100k knowledge chunks and 10k episodes in store.
     Context(context::Options),
+    /// Procedure matching: precision and recall on the labelled set, and speed at 10k procedures.
+    Procedures(procedures::Options),
     /// Vector search: exact and HNSW at 100k real and 1M synthetic embeddings.
     Vectors(vectors::Options),
     /// One embedding measurement (run by `embed` in a child process).
@@ -58,6 +62,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Context(options) => context::run(options),
         Bench::Documents(options) => documents::run(options),
         Bench::Locomo(options) => locomo_bench::run(options),
+        Bench::Procedures(options) => procedures::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }

@@ -17,7 +17,7 @@ mod history;
 pub mod keys;
 pub mod llm;
 pub mod merge_patch;
-mod procedure_matching;
+pub mod procedure_matching;
 pub mod quotas;
 mod service;
 pub mod token_counting;
