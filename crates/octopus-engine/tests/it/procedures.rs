@@ -22,6 +22,13 @@ struct Case {
     foreign_agent: bool,
 }
 
+impl Case {
+    /// Whether this procedure may reach the support agent's context.
+    fn may_reach(&self) -> bool {
+        self.approved && self.active && (self.shared || !self.foreign_agent)
+    }
+}
+
 fn case() -> impl Strategy<Value = Case> {
     (
         0..PATTERNS.len(),
@@ -83,7 +90,7 @@ proptest! {
                     let update = ProcedureUpdate { content: None, is_active: Some(false) };
                     octopus.update_procedure(tenant, created.id, update, None).await.unwrap();
                 }
-                if case.approved && case.active && !(case.foreign_agent && !case.shared) {
+                if case.may_reach() {
                     allowed.insert(created.id);
                 }
             }
@@ -103,8 +110,7 @@ proptest! {
             assert_eq!(reached, allowed);
             let rendered = context.messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
             for (index, case) in cases.iter().enumerate() {
-                let here = case.approved && case.active && !(case.foreign_agent && !case.shared);
-                if !here {
+                if !case.may_reach() {
                     assert!(!rendered.contains(&format!("step of {index}\n")) && !rendered.ends_with(&format!("step of {index}")),
                         "procedure {index} ({case:?}) reached the messages");
                 }
