@@ -73,6 +73,7 @@ run() {
 status=0
 echo "== contract: tenant routes" >&2
 run -H "Authorization: Bearer $key" --exclude-tag admin --exclude-operation-id take_turn \
+  --exclude-operation-id propose_procedure \
   --exclude-operation-id create_procedure --exclude-operation-id update_procedure || status=1
 # A trigger pattern must compile as a Rust regex, which JSON Schema cannot
 # state: a schema-valid pattern may rightly be a 422. Every other check holds.
@@ -81,8 +82,9 @@ run -H "Authorization: Bearer $key" --include-operation-id create_procedure \
   --include-operation-id update_procedure --exclude-checks positive_data_acceptance || status=1
 # With no model reachable, a turn's documented answer is a 502 or 503 naming
 # the provider: every other check still holds for it.
-echo "== contract: turns, no model reachable" >&2
+echo "== contract: turns and learned procedures, no model reachable" >&2
 run -H "Authorization: Bearer $key" --include-operation-id take_turn \
+  --include-operation-id propose_procedure \
   --exclude-checks not_a_server_error || status=1
 echo "== contract: admin routes" >&2
 run -H "Authorization: Bearer $admin_key" --include-tag admin || status=1

@@ -231,6 +231,9 @@ pub struct MemoryConfig {
     /// `octopus-bench procedures` (every fold chose it; held-out F1 of
     /// pattern and meaning together 0.68 ± 0.07), for all-MiniLM-L6-v2.
     pub procedure_min_score: f64,
+    /// When an episode that called tools closes, ask the agent's model to
+    /// propose a procedure from it (stored pending approval). Default false.
+    pub learn_procedures: bool,
 }
 
 impl Default for MemoryConfig {
@@ -249,6 +252,7 @@ impl Default for MemoryConfig {
             redact_pii: false,
             procedures_top_k: 3,
             procedure_min_score: 0.45,
+            learn_procedures: false,
         }
     }
 }

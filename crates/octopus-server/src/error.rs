@@ -65,6 +65,7 @@ error_codes! {
     AgentNameTaken = (CONFLICT, "agent_name_taken", "an active agent has that name"),
     ProcedureNameTaken = (CONFLICT, "procedure_name_taken", "an active procedure of the same agent (or shared) has that name"),
     NoPendingVersion = (CONFLICT, "no_pending_version", "the procedure has no version waiting for a decision"),
+    NoToolCalls = (CONFLICT, "no_tool_calls", "the episode called no tool: there is no procedure to learn from it"),
     VersionNotApproved = (CONFLICT, "version_not_approved", "only a version that was approved can serve again"),
     EpisodeClosed = (CONFLICT, "episode_closed", "the episode is closed already"),
     EpisodeNotDeleted = (CONFLICT, "episode_not_deleted", "only a deleted episode can be purged"),

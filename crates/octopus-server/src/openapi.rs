@@ -101,6 +101,16 @@ fn route_errors(operation: &str) -> &'static [ErrorCode] {
             E::VersionNotApproved,
             E::ProcedureNameTaken,
         ],
+        "propose_procedure" => &[
+            E::NoToolCalls,
+            E::AgentNotFound,
+            E::EmbeddingUnavailable,
+            E::EmbeddingProviderFailed,
+            E::EmbeddingProviderBusy,
+            E::LlmProviderFailed,
+            E::LlmProviderBusy,
+            E::LlmNotConfigured,
+        ],
         "take_turn" => &[
             E::AgentInactive,
             E::AgentDeleted,

@@ -16,8 +16,9 @@
 //! `missing` is not pulled).
 //!
 //! Scripted answers come first; after them every request is answered by
-//! echoing the last user message (`echo: …`), or, when a system message asks
-//! for `key_facts`, with a JSON summary of the conversation.
+//! echoing the last user message (`echo: …`); when a system message asks for
+//! `key_facts`, with a JSON summary of the conversation; when it asks for a
+//! `reusable procedure`, with one step per tool the conversation called.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -165,6 +166,27 @@ fn texts_of(body: &Value) -> Vec<(String, String)> {
 }
 
 fn default_answer(_body: &Value, texts: &[(String, String)]) -> Answer {
+    if texts
+        .iter()
+        .any(|(role, text)| role == "system" && text.contains("reusable procedure"))
+    {
+        // A procedure with one step per tool the conversation called.
+        let tools: Vec<&str> = texts
+            .iter()
+            .flat_map(|(_, text)| text.lines())
+            .filter_map(|line| line.strip_prefix("assistant called tool "))
+            .filter_map(|rest| rest.split_whitespace().next())
+            .collect();
+        let steps: Vec<Value> = tools
+            .iter()
+            .map(|tool| json!({"instruction": format!("Call {tool} with the customer's details"), "tool": tool}))
+            .collect();
+        return Answer::text(
+            json!({"name": "learned procedure", "description": "Learned from a conversation",
+                   "trigger_pattern": "(?i)\\bparcel\\b", "steps": steps})
+            .to_string(),
+        );
+    }
     if texts
         .iter()
         .any(|(role, text)| role == "system" && text.contains("key_facts"))

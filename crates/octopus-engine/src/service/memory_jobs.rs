@@ -147,6 +147,12 @@ impl Octopus {
         };
         let mut vectors = vectors.into_iter();
         for (job, plan) in jobs.iter().zip(plans) {
+            // A closed episode summarised for good may teach its agent a procedure.
+            let learn = matches!(
+                (&plan, &job.work),
+                (Plan::Summary { retry: None, .. }, MemoryWork::SummariseEpisode(e))
+                    if e.messages.iter().any(|m| !m.tool_calls.is_empty())
+            );
             let outcome = match (plan, &job.work) {
                 (Plan::Skip, _) => JobOutcome::Skipped,
                 // `embed_counted` returned one vector per text, so each
@@ -187,6 +193,12 @@ impl Octopus {
                 self.store
                     .retry_memory_job(job, &error.to_string(), after(backoff(job.attempts)))
                     .await?;
+            } else if learn && let MemoryWork::SummariseEpisode(episode) = &job.work {
+                self.learn_procedure_in_background(
+                    job.tenant_id,
+                    episode.episode.agent_id,
+                    episode.episode.id,
+                );
             }
         }
         Ok(jobs.len())

@@ -296,3 +296,204 @@ fn numbered_steps(steps: &[ProcedureStep]) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+const PROPOSE_INSTRUCTIONS: &str = "You turn a conversation in which an assistant used tools \
+into a reusable procedure for the next time the same kind of request comes. Answer with one JSON \
+object and nothing else: {\"name\": \"...\", \"description\": \"...\", \"trigger_pattern\": \"...\" \
+or null, \"steps\": [{\"instruction\": \"...\", \"tool\": \"...\" or null}]}. name: a few words. \
+description: when the procedure applies. trigger_pattern: a case-insensitive regular expression \
+(Rust regex syntax, e.g. (?i)\\\\brefund\\\\b) matching users' messages that need it, or null. \
+steps: what to do, in order, naming the tool each step calls; generalise away this \
+conversation's particular values.";
+
+impl Octopus {
+    /// Asks the agent's model to turn an episode's tool calls into a draft
+    /// procedure of that agent, stored pending approval with `created_by`
+    /// `learned:{episode}`. `Conflict` (`no_tool_calls`) for an episode that
+    /// called no tool; a `Chat` error when no model can answer.
+    pub async fn propose_procedure(
+        &self,
+        tenant: TenantId,
+        episode: octopus_core::EpisodeId,
+    ) -> Result<Procedure> {
+        let episode = self
+            .store
+            .get_episode_with_messages(tenant, episode)
+            .await?;
+        if !episode.messages.iter().any(|m| !m.tool_calls.is_empty()) {
+            return Err(DomainError::conflict(
+                "no_tool_calls",
+                format!(
+                    "episode {} called no tool: there is no procedure to learn",
+                    episode.episode.id
+                ),
+            )
+            .into());
+        }
+        let agent = self.cached_agent(tenant, episode.episode.agent_id).await?;
+        let model = self.chat.for_agent(&agent, octopus_llm::Purpose::Summary)?;
+        let request = proposal_request(&episode, agent.memory.redact_pii);
+        let reply = model.chat(&request, None).await?;
+        let mut content = parse_proposal(&reply.text).ok_or_else(|| {
+            octopus_core::chat::ChatError::new(
+                model.provider(),
+                octopus_core::chat::Fault::Provider,
+                format!(
+                    "{} answered without the JSON procedure asked for: {}",
+                    model.model(),
+                    octopus_http::excerpt(&reply.text)
+                ),
+            )
+        })?;
+        // A pattern the model got wrong is dropped, not the whole proposal:
+        // a person reviews it before it can match.
+        if content
+            .trigger_pattern
+            .as_deref()
+            .is_some_and(|p| check_pattern(p).is_err())
+        {
+            content.trigger_pattern = None;
+        }
+        let author = Some(format!("learned:{}", episode.episode.id));
+        let version = self.new_version(content.clone(), author.clone()).await?;
+        let created = self
+            .store
+            .create_procedure(tenant, ProcedureId::new(), Some(agent.id), version, now())
+            .await;
+        match created {
+            Err(DomainError::Conflict {
+                code: "procedure_name_taken",
+                ..
+            }) => {
+                // The agent has one of that name: this one says where it came from.
+                let mut renamed = content;
+                renamed.name = format!("{} (learned from {})", renamed.name, episode.episode.id);
+                let version = self.new_version(renamed, author).await?;
+                Ok(self
+                    .store
+                    .create_procedure(tenant, ProcedureId::new(), Some(agent.id), version, now())
+                    .await?)
+            }
+            other => Ok(other?),
+        }
+    }
+}
+
+impl Octopus {
+    /// When the agent learns procedures (`memory.learn_procedures`), proposes
+    /// one from a closed episode's tool calls, off the worker's path. Once per
+    /// episode; a failure is logged and not retried.
+    pub(crate) fn learn_procedure_in_background(
+        &self,
+        tenant: TenantId,
+        agent: octopus_core::AgentId,
+        episode: octopus_core::EpisodeId,
+    ) {
+        let octopus = self.clone();
+        tokio::spawn(async move {
+            let learns = octopus
+                .cached_agent(tenant, agent)
+                .await
+                .is_ok_and(|agent| agent.memory.learn_procedures);
+            if !learns {
+                return;
+            }
+            let author = format!("learned:{episode}");
+            let filter = ProcedureFilter {
+                agent_id: Some(agent),
+                page: octopus_core::store::Page {
+                    limit: octopus_core::store::Page::MAX_LIMIT,
+                    offset: 0,
+                },
+                ..ProcedureFilter::default()
+            };
+            let learned_before = octopus
+                .store
+                .list_procedures(tenant, &filter)
+                .await
+                .is_ok_and(|all| all.iter().any(|p| p.created_by.as_deref() == Some(&author)));
+            if learned_before {
+                return;
+            }
+            match octopus.propose_procedure(tenant, episode).await {
+                Ok(procedure) => {
+                    tracing::info!(procedure = %procedure.id, %episode, "procedure proposed from a closed episode")
+                }
+                Err(error) => {
+                    tracing::warn!(%error, %episode, "no procedure proposed from the episode")
+                }
+            }
+        });
+    }
+}
+
+/// The instructions, then the conversation with its tool calls.
+fn proposal_request(
+    episode: &octopus_core::episode::EpisodeWithMessages,
+    redact: bool,
+) -> octopus_core::chat::ChatRequest {
+    use octopus_core::message::Role;
+    use octopus_core::working_memory::ChatMessage;
+    let mut transcript = String::new();
+    for message in &episode.messages {
+        let text = octopus_core::recall::outgoing_text(message, redact).unwrap_or_default();
+        if !text.trim().is_empty() && message.role != Role::Tool {
+            transcript.push_str(&format!("{}: {}\n", message.role, text.trim()));
+        }
+        for call in &message.tool_calls {
+            match (&call.result, message.role) {
+                (Some(result), _) => transcript.push_str(&format!(
+                    "tool {} returned{}: {}\n",
+                    call.function_name,
+                    if call.is_error { " an error" } else { "" },
+                    octopus_http::excerpt(&result.to_string())
+                )),
+                (None, _) => transcript.push_str(&format!(
+                    "assistant called tool {} with {}\n",
+                    call.function_name, call.arguments
+                )),
+            }
+        }
+    }
+    octopus_core::chat::ChatRequest {
+        messages: vec![
+            ChatMessage::new(Role::System, PROPOSE_INSTRUCTIONS),
+            ChatMessage::new(Role::User, format!("Conversation:\n{transcript}")),
+        ],
+        tools: Vec::new(),
+    }
+}
+
+/// The procedure in a model's answer, or `None` when there is none usable.
+fn parse_proposal(text: &str) -> Option<ProcedureContent> {
+    #[derive(serde::Deserialize)]
+    struct Proposal {
+        name: String,
+        description: Option<String>,
+        trigger_pattern: Option<String>,
+        steps: Vec<ProposedStep>,
+    }
+    #[derive(serde::Deserialize)]
+    struct ProposedStep {
+        instruction: String,
+        tool: Option<String>,
+    }
+    let start = text.find('{')?;
+    let end = text.rfind('}')?;
+    let proposal: Proposal = serde_json::from_str(text.get(start..=end)?).ok()?;
+    let content = ProcedureContent {
+        name: proposal.name.trim().to_owned(),
+        description: proposal.description.filter(|d| !d.trim().is_empty()),
+        trigger_pattern: proposal.trigger_pattern.filter(|p| !p.trim().is_empty()),
+        steps: proposal
+            .steps
+            .into_iter()
+            .map(|step| ProcedureStep {
+                instruction: step.instruction,
+                tool: step.tool.filter(|t| !t.trim().is_empty()),
+                arguments: None,
+            })
+            .collect(),
+    };
+    content.validate().ok().map(|()| content)
+}

@@ -669,3 +669,208 @@ async fn with_redact_pii_the_model_is_sent_redacted_history() {
         "the number never leaves: {sent}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_with_tool_calls_teaches_a_draft_procedure() {
+    let s = setup("openai").await;
+    let tools = vec![ToolSpec {
+        name: "track_parcel".into(),
+        description: None,
+        parameters: json!({"type": "object"}),
+    }];
+    s.fake.then(Answer::tool_call(
+        "call_1",
+        "track_parcel",
+        json!({"id": "P-77"}),
+    ));
+    let input = TurnInput {
+        tools: tools.clone(),
+        ..say("Where is parcel P-77?")
+    };
+    let first = s
+        .octopus
+        .turn(s.tenant, s.conversation, input, None)
+        .await
+        .unwrap();
+    let results = TurnInput {
+        tool_results: vec![ToolResult {
+            tool_call_id: "call_1".into(),
+            content: json!({"city": "Lyon"}),
+            is_error: false,
+            duration_ms: None,
+        }],
+        tools,
+        ..TurnInput::default()
+    };
+    s.octopus
+        .turn(s.tenant, s.conversation, results, None)
+        .await
+        .unwrap();
+
+    let proposed = s
+        .octopus
+        .propose_procedure(s.tenant, first.episode_id)
+        .await
+        .unwrap();
+    assert_eq!(proposed.name, "learned procedure");
+    assert!(!proposed.is_approved, "a person approves it first");
+    assert_eq!(
+        proposed.created_by,
+        Some(format!("learned:{}", first.episode_id))
+    );
+    assert_eq!(proposed.steps[0].tool.as_deref(), Some("track_parcel"));
+    let asked = s.fake.last_body()["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        asked.contains("assistant called tool track_parcel"),
+        "{asked}"
+    );
+    assert!(asked.contains("tool track_parcel returned"), "{asked}");
+    // Proposing again names the second one after its episode.
+    let again = s
+        .octopus
+        .propose_procedure(s.tenant, first.episode_id)
+        .await
+        .unwrap();
+    assert!(
+        again.name.starts_with("learned procedure (learned from"),
+        "{}",
+        again.name
+    );
+
+    // An episode without tool calls has nothing to teach.
+    let other = s
+        .octopus
+        .create_conversation(
+            s.tenant,
+            serde_json::from_value(json!({
+        "agent_id": proposed.agent_id, "user_id": "eve"}))
+            .unwrap(),
+        )
+        .await
+        .unwrap()
+        .id;
+    let plain = s
+        .octopus
+        .turn(s.tenant, other, say("Hello"), None)
+        .await
+        .unwrap();
+    let error = s
+        .octopus
+        .propose_procedure(s.tenant, plain.episode_id)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::Domain(octopus_core::Error::Conflict { code, .. }) if *code == "no_tool_calls"),
+        "{error:?}"
+    );
+    // Without a model to ask, it says so.
+    let keyless = s
+        .octopus
+        .clone()
+        .with_llm(LlmSettings::default(), Arc::new(|_| None));
+    let error = keyless
+        .propose_procedure(s.tenant, first.episode_id)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, Error::Chat(e) if e.fault == Fault::Configuration),
+        "{error:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_learns_proposes_a_procedure_when_such_an_episode_closes() {
+    let s = setup("openai").await;
+    let agent = s
+        .octopus
+        .get_conversation(s.tenant, s.conversation)
+        .await
+        .unwrap()
+        .agent_id;
+    s.octopus
+        .update_agent(
+            s.tenant,
+            agent,
+            &json!({"memory": {"learn_procedures": true}}),
+        )
+        .await
+        .unwrap();
+    let tools = vec![ToolSpec {
+        name: "track_parcel".into(),
+        description: None,
+        parameters: json!({"type": "object"}),
+    }];
+    s.fake.then(Answer::tool_call(
+        "call_1",
+        "track_parcel",
+        json!({"id": "P-77"}),
+    ));
+    let first = s
+        .octopus
+        .turn(
+            s.tenant,
+            s.conversation,
+            TurnInput {
+                tools: tools.clone(),
+                ..say("Where is parcel P-77?")
+            },
+            None,
+        )
+        .await
+        .unwrap();
+    s.octopus
+        .turn(
+            s.tenant,
+            s.conversation,
+            TurnInput {
+                tool_results: vec![ToolResult {
+                    tool_call_id: "call_1".into(),
+                    content: json!("in Lyon"),
+                    is_error: false,
+                    duration_ms: None,
+                }],
+                tools,
+                ..TurnInput::default()
+            },
+            None,
+        )
+        .await
+        .unwrap();
+    s.octopus
+        .close_episode(
+            s.tenant,
+            first.episode_id,
+            octopus_core::episode::CloseEpisode {
+                reason: octopus_core::episode::EndReason::UserClosed,
+                ended_at: None,
+                summary: None,
+            },
+        )
+        .await
+        .unwrap();
+    s.octopus.run_memory_jobs().await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let listed = s
+            .octopus
+            .list_procedures(s.tenant, &Default::default())
+            .await
+            .unwrap();
+        if let Some(learned) = listed.first() {
+            assert_eq!(
+                learned.created_by,
+                Some(format!("learned:{}", first.episode_id))
+            );
+            assert!(!learned.is_approved);
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no procedure was proposed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}

@@ -94,6 +94,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(procedures::reject_procedure))
         .routes(routes!(procedures::procedure_versions))
         .routes(routes!(procedures::rollback_procedure))
+        .routes(routes!(procedures::propose_procedure))
         .routes(routes!(episodes::list_episodes))
         .routes(routes!(episodes::get_episode, episodes::delete_episode))
         .routes(routes!(episodes::close_episode))

@@ -216,3 +216,20 @@ pub(crate) async fn rollback_procedure(
             .await?,
     ))
 }
+
+/// Ask the agent's model to turn this episode's tool calls into a draft
+/// procedure of its agent, stored pending approval (`created_by`:
+/// `learned:{episode}`). A person approves it before it can ever match.
+/// 409 `no_tool_calls` for an episode that called no tool; 503 when the
+/// agent has no model to ask.
+#[utoipa::path(post, path = "/v1/episodes/{episode_id}/procedures/propose", tag = "procedures", security(("bearer" = [])),
+    params(("episode_id" = octopus_core::EpisodeId, Path)),
+    responses((status = 201, body = Procedure), (status = 404, body = ErrorBody)))]
+pub(crate) async fn propose_procedure(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Path(episode): Path<octopus_core::EpisodeId>,
+) -> ApiResult<(StatusCode, axum::Json<Procedure>)> {
+    let procedure = state.octopus.propose_procedure(tenant, episode).await?;
+    Ok((StatusCode::CREATED, axum::Json(procedure)))
+}
