@@ -37,6 +37,10 @@ pub enum Command {
     /// Episodes.
     #[command(subcommand)]
     Episodes(EpisodeCommand),
+    /// Procedures: step-by-step instructions triggered by a pattern or by
+    /// meaning; each change is a version that waits for approval.
+    #[command(subcommand)]
+    Procedures(ProcedureCommand),
     /// Search messages (full text) or an agent's knowledge (meaning and words).
     #[command(subcommand)]
     Search(SearchCommand),
@@ -245,6 +249,91 @@ pub enum MessageCommand {
         content: Option<String>,
         #[arg(long)]
         file: Option<PathBuf>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProcedureCommand {
+    /// Create one from a YAML or JSON file: `name`, `description`,
+    /// `trigger_pattern`, `steps: [{instruction, tool?, arguments?}]`,
+    /// `agent_id` (absent: shared by every agent). Version 1, pending approval.
+    Create {
+        file: PathBuf,
+        /// The agent it belongs to (overrides the file's `agent_id`).
+        #[arg(long)]
+        agent: Option<String>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    List {
+        #[arg(long)]
+        agent: Option<String>,
+        /// Only shared procedures; with --agent, the agent's and the shared ones.
+        #[arg(long)]
+        shared: bool,
+        #[arg(long)]
+        active: Option<bool>,
+        #[arg(long)]
+        approved: Option<bool>,
+        /// Words in the name or description.
+        #[arg(long)]
+        text: Option<String>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    Get {
+        procedure_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Change it: the file (YAML or JSON) is a merge patch of `name`,
+    /// `description`, `trigger_pattern`, `steps`, and makes the next version;
+    /// --active alone makes none.
+    Update {
+        procedure_id: String,
+        #[arg(long)]
+        file: Option<PathBuf>,
+        #[arg(long)]
+        active: Option<bool>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Approve the pending version: it serves from now on.
+    Approve {
+        procedure_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Reject the pending version.
+    Reject {
+        procedure_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Every version, with who wrote and who decided each.
+    Versions {
+        procedure_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Make an earlier approved version serve again.
+    Rollback {
+        procedure_id: String,
+        #[arg(long)]
+        version: u32,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    Delete {
+        procedure_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Ask the agent's model to draft a procedure from an episode's tool calls.
+    Propose {
+        episode_id: String,
         #[command(flatten)]
         remote: Remote,
     },

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::cli::{
     AgentCommand, Command, ConversationCommand, EpisodeCommand, KeyCommand, MessageCommand,
-    SearchCommand, TenantCommand,
+    ProcedureCommand, SearchCommand, TenantCommand,
 };
 use crate::client::{Client, query};
 
@@ -24,6 +24,7 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
         Command::Conversations(command) => conversations(command).await?,
         Command::Messages(command) => messages(command).await?,
         Command::Episodes(command) => episodes(command).await?,
+        Command::Procedures(command) => procedures(command).await?,
         Command::Search(SearchCommand::Knowledge(args)) => {
             let mut body = json!({"query": args.query, "mode": args.mode});
             for (field, value) in [
@@ -383,6 +384,164 @@ async fn episodes(command: EpisodeCommand) -> anyhow::Result<Value> {
                 .send(
                     Method::POST,
                     &format!("/v1/episodes/{episode_id}/purge"),
+                    &[],
+                    None,
+                )
+                .await
+        }
+    }
+}
+
+/// A procedure file: YAML, or JSON (which YAML reads too), by its extension.
+fn procedure_file(path: &std::path::Path) -> anyhow::Result<Value> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))?;
+    let json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let value: Value = match json {
+        true => serde_json::from_str(&text)
+            .with_context(|| format!("{} is not valid JSON", path.display()))?,
+        false => serde_yaml_ng::from_str(&text)
+            .with_context(|| format!("{} is not valid YAML", path.display()))?,
+    };
+    anyhow::ensure!(
+        value.is_object(),
+        "{} must hold a mapping of fields",
+        path.display()
+    );
+    Ok(value)
+}
+
+async fn procedures(command: ProcedureCommand) -> anyhow::Result<Value> {
+    let at = |id: &str, action: &str| format!("/v1/procedures/{id}/{action}");
+    match command {
+        ProcedureCommand::Create {
+            file,
+            agent,
+            remote,
+        } => {
+            let mut body = procedure_file(&file)?;
+            if let Some(agent) = agent {
+                body["agent_id"] = json!(agent);
+            }
+            Client::new(&remote)
+                .send(Method::POST, "/v1/procedures", &[], Some(body))
+                .await
+        }
+        ProcedureCommand::List {
+            agent,
+            shared,
+            active,
+            approved,
+            text,
+            remote,
+        } => {
+            let query = query(&[
+                ("agent_id", agent),
+                ("shared", shared.then(|| "true".to_owned())),
+                ("active", active.map(|a| a.to_string())),
+                ("approved", approved.map(|a| a.to_string())),
+                ("text", text),
+            ]);
+            Client::new(&remote)
+                .send(Method::GET, "/v1/procedures", &query, None)
+                .await
+        }
+        ProcedureCommand::Get {
+            procedure_id,
+            remote,
+        } => {
+            Client::new(&remote)
+                .send(
+                    Method::GET,
+                    &format!("/v1/procedures/{procedure_id}"),
+                    &[],
+                    None,
+                )
+                .await
+        }
+        ProcedureCommand::Update {
+            procedure_id,
+            file,
+            active,
+            remote,
+        } => {
+            let mut patch = match file {
+                Some(file) => procedure_file(&file)?,
+                None => json!({}),
+            };
+            if let Some(active) = active {
+                patch["is_active"] = json!(active);
+            }
+            anyhow::ensure!(
+                patch.as_object().is_some_and(|o| !o.is_empty()),
+                "nothing to change: give --file or --active"
+            );
+            Client::new(&remote)
+                .send(
+                    Method::PATCH,
+                    &format!("/v1/procedures/{procedure_id}"),
+                    &[],
+                    Some(patch),
+                )
+                .await
+        }
+        ProcedureCommand::Approve {
+            procedure_id,
+            remote,
+        } => {
+            Client::new(&remote)
+                .send(Method::POST, &at(&procedure_id, "approve"), &[], None)
+                .await
+        }
+        ProcedureCommand::Reject {
+            procedure_id,
+            remote,
+        } => {
+            Client::new(&remote)
+                .send(Method::POST, &at(&procedure_id, "reject"), &[], None)
+                .await
+        }
+        ProcedureCommand::Versions {
+            procedure_id,
+            remote,
+        } => {
+            Client::new(&remote)
+                .send(Method::GET, &at(&procedure_id, "versions"), &[], None)
+                .await
+        }
+        ProcedureCommand::Rollback {
+            procedure_id,
+            version,
+            remote,
+        } => {
+            Client::new(&remote)
+                .send(
+                    Method::POST,
+                    &at(&procedure_id, "rollback"),
+                    &[],
+                    Some(json!({"version": version})),
+                )
+                .await
+        }
+        ProcedureCommand::Delete {
+            procedure_id,
+            remote,
+        } => {
+            Client::new(&remote)
+                .send(
+                    Method::DELETE,
+                    &format!("/v1/procedures/{procedure_id}"),
+                    &[],
+                    None,
+                )
+                .await
+        }
+        ProcedureCommand::Propose { episode_id, remote } => {
+            Client::new(&remote)
+                .send(
+                    Method::POST,
+                    &format!("/v1/episodes/{episode_id}/procedures/propose"),
                     &[],
                     None,
                 )

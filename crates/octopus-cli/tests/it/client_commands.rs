@@ -376,3 +376,106 @@ async fn octopus_chat_streams_turns_shows_the_trace_and_starts_new_episodes() {
     );
     assert_eq!(episodes["items"].as_array().unwrap().len(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn octopus_procedures_manages_versions_from_yaml_and_json_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let tenant = octopus(&server, ADMIN_KEY, &["tenants", "create", "acme"]);
+    let key = octopus(
+        &server,
+        ADMIN_KEY,
+        &[
+            "keys",
+            "create",
+            tenant["id"].as_str().unwrap(),
+            "--name",
+            "ops",
+        ],
+    );
+    let key = key["key"].as_str().unwrap();
+    let agent = octopus(
+        &server,
+        key,
+        &[
+            "agents",
+            "create",
+            "--name",
+            "support",
+            "--model",
+            "gpt-4o-mini",
+        ],
+    );
+    let agent = agent["id"].as_str().unwrap();
+    let yaml = dir.path().join("refund.yaml");
+    std::fs::write(
+        &yaml,
+        "name: refund request\n\
+         description: A customer wants their money back\n\
+         trigger_pattern: '(?i)\\brefund'\n\
+         steps:\n  - instruction: Check the receipt\n  - instruction: Issue the refund\n    tool: issue_refund\n",
+    )
+    .unwrap();
+    let created = octopus(
+        &server,
+        key,
+        &[
+            "procedures",
+            "create",
+            yaml.to_str().unwrap(),
+            "--agent",
+            agent,
+        ],
+    );
+    let id = created["id"].as_str().unwrap();
+    assert_eq!(created["steps"][1]["tool"], "issue_refund");
+    assert_eq!(created["created_by"], "ops");
+    let approved = octopus(&server, key, &["procedures", "approve", id]);
+    assert_eq!(approved["serving_version"], 1);
+
+    let json_patch = dir.path().join("patch.json");
+    std::fs::write(
+        &json_patch,
+        r#"{"steps": [{"instruction": "Refund at once"}]}"#,
+    )
+    .unwrap();
+    let updated = octopus(
+        &server,
+        key,
+        &[
+            "procedures",
+            "update",
+            id,
+            "--file",
+            json_patch.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        (&updated["serving_version"], &updated["pending_version"]),
+        (&json!(1), &json!(2))
+    );
+    octopus(&server, key, &["procedures", "approve", id]);
+    let versions = octopus(&server, key, &["procedures", "versions", id]);
+    assert_eq!(versions["items"].as_array().unwrap().len(), 2);
+    let rolled = octopus(
+        &server,
+        key,
+        &["procedures", "rollback", id, "--version", "1"],
+    );
+    assert_eq!(rolled["steps"][0]["instruction"], "Check the receipt");
+    let listed = octopus(
+        &server,
+        key,
+        &["procedures", "list", "--agent", agent, "--approved", "true"],
+    );
+    assert_eq!(listed["items"].as_array().unwrap().len(), 1);
+    let paused = octopus(
+        &server,
+        key,
+        &["procedures", "update", id, "--active", "false"],
+    );
+    assert_eq!(paused["is_active"], false);
+    octopus(&server, key, &["procedures", "delete", id]);
+    let listed = octopus(&server, key, &["procedures", "list"]);
+    assert!(listed["items"].as_array().unwrap().is_empty());
+}
