@@ -123,22 +123,10 @@ fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-/// The unique index on active names is the arbiter of "name taken", so that two
-/// concurrent creates cannot both win.
 fn name_conflict(outcome: rusqlite::Result<usize>, name: &str) -> Result<(), Error> {
-    match outcome {
-        Ok(_) => Ok(()),
-        Err(rusqlite::Error::SqliteFailure(e, _))
-            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
-        {
-            Err(DomainError::conflict(
-                "agent_name_taken",
-                format!("an active agent named `{name}` exists"),
-            )
-            .into())
-        }
-        Err(e) => Err(e.into()),
-    }
+    rows::unique_conflict(outcome, "agent_name_taken", || {
+        format!("an active agent named `{name}` exists")
+    })
 }
 
 fn agent_from_row(row: &rusqlite::Row<'_>) -> Result<Agent, Error> {

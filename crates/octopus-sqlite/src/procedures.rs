@@ -132,39 +132,27 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
         version: NewVersion,
         now: Timestamp,
     ) -> Result<Procedure> {
-        self.db
-            .write(move |conn| {
-                let tx =
-                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                let current = get(&tx, tenant, id)?;
-                let at = micros(now);
-                let next = current.latest_version + 1;
-                tx.execute(
-                    "UPDATE procedure_versions SET status = 'superseded'
-                     WHERE procedure_id = ?1 AND status = 'pending'",
-                    [id.0.as_bytes()],
-                )?;
-                insert_version(&tx, tenant, id, next, &version, at)?;
-                tx.execute(
-                    "UPDATE procedures SET latest_version = ?2, updated_at = ?3 WHERE id = ?1",
-                    params![id.0.as_bytes(), next, at],
-                )?;
-                if current.serving_version.is_none() {
-                    show(
-                        &tx,
-                        id,
-                        next,
-                        &version.content,
-                        version.embedding.as_deref(),
-                        version.created_by.as_deref(),
-                    )?;
-                }
-                bump(&tx, tenant)?;
-                let procedure = get(&tx, tenant, id)?;
-                tx.commit()?;
-                Ok(procedure)
-            })
-            .await
+        self.change_procedure(tenant, id, move |tx, current| {
+            let at = micros(now);
+            let next = current.latest_version + 1;
+            tx.execute(
+                "UPDATE procedure_versions SET status = 'superseded'
+                 WHERE procedure_id = ?1 AND status = 'pending'",
+                [id.0.as_bytes()],
+            )?;
+            insert_version(tx, tenant, id, next, &version, at)?;
+            tx.execute(
+                "UPDATE procedures SET latest_version = ?2, updated_at = ?3 WHERE id = ?1",
+                params![id.0.as_bytes(), next, at],
+            )?;
+            if current.serving_version.is_none() {
+                let (embedding, author) =
+                    (version.embedding.as_deref(), version.created_by.as_deref());
+                show(tx, id, next, &version.content, embedding, author)?;
+            }
+            Ok(())
+        })
+        .await
     }
 
     async fn decide_procedure(
@@ -175,42 +163,36 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
         by: Option<String>,
         now: Timestamp,
     ) -> Result<Procedure> {
-        self.db
-            .write(move |conn| {
-                let tx =
-                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                let current = get(&tx, tenant, id)?;
-                let Some(pending) = current.pending_version else {
-                    return Err(DomainError::conflict(
-                        "no_pending_version",
-                        format!("procedure {id} has no version waiting for a decision"),
-                    )
-                    .into());
-                };
-                let at = micros(now);
-                let status = match decision {
-                    Decision::Approve => VersionStatus::Approved,
-                    Decision::Reject => VersionStatus::Rejected,
-                };
-                tx.execute(
-                    "UPDATE procedure_versions SET status = ?3, decided_by = ?4, decided_at = ?5
-                     WHERE procedure_id = ?1 AND version = ?2",
-                    params![id.0.as_bytes(), pending, status.as_str(), by, at],
-                )?;
-                if decision == Decision::Approve {
-                    serve(&tx, tenant, id, pending, by.as_deref(), at)?;
-                } else {
+        self.change_procedure(tenant, id, move |tx, current| {
+            let Some(pending) = current.pending_version else {
+                return Err(DomainError::conflict(
+                    "no_pending_version",
+                    format!("procedure {id} has no version waiting for a decision"),
+                )
+                .into());
+            };
+            let at = micros(now);
+            let status = match decision {
+                Decision::Approve => VersionStatus::Approved,
+                Decision::Reject => VersionStatus::Rejected,
+            };
+            tx.execute(
+                "UPDATE procedure_versions SET status = ?3, decided_by = ?4, decided_at = ?5
+                 WHERE procedure_id = ?1 AND version = ?2",
+                params![id.0.as_bytes(), pending, status.as_str(), by, at],
+            )?;
+            match decision {
+                Decision::Approve => serve(tx, tenant, id, pending, by.as_deref(), at),
+                Decision::Reject => {
                     tx.execute(
                         "UPDATE procedures SET updated_at = ?2 WHERE id = ?1",
                         params![id.0.as_bytes(), at],
                     )?;
+                    Ok(())
                 }
-                bump(&tx, tenant)?;
-                let procedure = get(&tx, tenant, id)?;
-                tx.commit()?;
-                Ok(procedure)
-            })
-            .await
+            }
+        })
+        .await
     }
 
     async fn rollback_procedure(
@@ -220,36 +202,27 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
         version: u32,
         now: Timestamp,
     ) -> Result<Procedure> {
-        self.db
-            .write(move |conn| {
-                let tx =
-                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                get(&tx, tenant, id)?;
-                let found = version_row(&tx, id, version)?.ok_or_else(|| {
-                    DomainError::not_found("procedure_version", format!("{id} v{version}"))
-                })?;
-                if found.0.status != VersionStatus::Approved {
-                    return Err(DomainError::conflict(
-                        "version_not_approved",
-                        format!("version {version} of procedure {id} was never approved"),
-                    )
-                    .into());
-                }
-                let approved_by = found.0.decided_by.clone();
-                serve(
-                    &tx,
-                    tenant,
-                    id,
-                    version,
-                    approved_by.as_deref(),
-                    micros(now),
-                )?;
-                bump(&tx, tenant)?;
-                let procedure = get(&tx, tenant, id)?;
-                tx.commit()?;
-                Ok(procedure)
-            })
-            .await
+        self.change_procedure(tenant, id, move |tx, _| {
+            let (found, _) = version_row(tx, id, version)?.ok_or_else(|| {
+                DomainError::not_found("procedure_version", format!("{id} v{version}"))
+            })?;
+            if found.status != VersionStatus::Approved {
+                return Err(DomainError::conflict(
+                    "version_not_approved",
+                    format!("version {version} of procedure {id} was never approved"),
+                )
+                .into());
+            }
+            serve(
+                tx,
+                tenant,
+                id,
+                version,
+                found.decided_by.as_deref(),
+                micros(now),
+            )
+        })
+        .await
     }
 
     async fn set_procedure_active(
@@ -259,22 +232,14 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
         active: bool,
         now: Timestamp,
     ) -> Result<Procedure> {
-        self.db
-            .write(move |conn| {
-                let tx =
-                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                let current = get(&tx, tenant, id)?;
-                let updated = tx.execute(
-                    "UPDATE procedures SET is_active = ?2, updated_at = ?3 WHERE id = ?1",
-                    params![id.0.as_bytes(), active, micros(now)],
-                );
-                name_conflict(updated, &current.name)?;
-                bump(&tx, tenant)?;
-                let procedure = get(&tx, tenant, id)?;
-                tx.commit()?;
-                Ok(procedure)
-            })
-            .await
+        self.change_procedure(tenant, id, move |tx, current| {
+            let updated = tx.execute(
+                "UPDATE procedures SET is_active = ?2, updated_at = ?3 WHERE id = ?1",
+                params![id.0.as_bytes(), active, micros(now)],
+            );
+            name_conflict(updated, &current.name)
+        })
+        .await
     }
 
     async fn delete_procedure(&self, tenant: TenantId, id: ProcedureId) -> Result<()> {
@@ -360,6 +325,30 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
                     .query_row([tenant.0.as_bytes()], |r| r.get(0))
                     .optional()?;
                 Ok(revision.unwrap_or(0).unsigned_abs())
+            })
+            .await
+    }
+}
+
+impl SqliteStore {
+    /// Changes one procedure in one transaction: `change` sees it as it is,
+    /// the tenant's revision moves, and it is read back as it is after.
+    async fn change_procedure(
+        &self,
+        tenant: TenantId,
+        id: ProcedureId,
+        change: impl FnOnce(&Transaction<'_>, &Procedure) -> Result<(), Error> + Send + 'static,
+    ) -> Result<Procedure> {
+        self.db
+            .write(move |conn| {
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let current = get(&tx, tenant, id)?;
+                change(&tx, &current)?;
+                bump(&tx, tenant)?;
+                let procedure = get(&tx, tenant, id)?;
+                tx.commit()?;
+                Ok(procedure)
             })
             .await
     }
@@ -504,19 +493,9 @@ fn get(conn: &Connection, tenant: TenantId, id: ProcedureId) -> Result<Procedure
 }
 
 fn name_conflict(outcome: rusqlite::Result<usize>, name: &str) -> Result<(), Error> {
-    match outcome {
-        Ok(_) => Ok(()),
-        Err(rusqlite::Error::SqliteFailure(e, _))
-            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
-        {
-            Err(DomainError::conflict(
-                "procedure_name_taken",
-                format!("an active procedure named `{name}` exists for this agent"),
-            )
-            .into())
-        }
-        Err(e) => Err(e.into()),
-    }
+    rows::unique_conflict(outcome, "procedure_name_taken", || {
+        format!("an active procedure named `{name}` exists for this agent")
+    })
 }
 
 fn content_from_row(row: &rusqlite::Row<'_>) -> Result<ProcedureContent, Error> {

@@ -88,3 +88,22 @@ impl Filters {
         }
     }
 }
+
+/// A unique index is the arbiter of a name being taken, so that two
+/// concurrent writes cannot both win: its violation becomes the domain's
+/// `Conflict` with `code`.
+pub(crate) fn unique_conflict(
+    outcome: rusqlite::Result<usize>,
+    code: &'static str,
+    message: impl FnOnce() -> String,
+) -> Result<()> {
+    match outcome {
+        Ok(_) => Ok(()),
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
+        {
+            Err(octopus_core::Error::conflict(code, message()).into())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
