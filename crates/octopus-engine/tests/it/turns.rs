@@ -673,39 +673,7 @@ async fn with_redact_pii_the_model_is_sent_redacted_history() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_episode_with_tool_calls_teaches_a_draft_procedure() {
     let s = setup("openai").await;
-    let tools = vec![ToolSpec {
-        name: "track_parcel".into(),
-        description: None,
-        parameters: json!({"type": "object"}),
-    }];
-    s.fake.then(Answer::tool_call(
-        "call_1",
-        "track_parcel",
-        json!({"id": "P-77"}),
-    ));
-    let input = TurnInput {
-        tools: tools.clone(),
-        ..say("Where is parcel P-77?")
-    };
-    let first = s
-        .octopus
-        .turn(s.tenant, s.conversation, input, None)
-        .await
-        .unwrap();
-    let results = TurnInput {
-        tool_results: vec![ToolResult {
-            tool_call_id: "call_1".into(),
-            content: json!({"city": "Lyon"}),
-            is_error: false,
-            duration_ms: None,
-        }],
-        tools,
-        ..TurnInput::default()
-    };
-    s.octopus
-        .turn(s.tenant, s.conversation, results, None)
-        .await
-        .unwrap();
+    let first = a_tool_round(&s).await;
 
     let proposed = s
         .octopus
@@ -798,47 +766,7 @@ async fn an_agent_that_learns_proposes_a_procedure_when_such_an_episode_closes()
         )
         .await
         .unwrap();
-    let tools = vec![ToolSpec {
-        name: "track_parcel".into(),
-        description: None,
-        parameters: json!({"type": "object"}),
-    }];
-    s.fake.then(Answer::tool_call(
-        "call_1",
-        "track_parcel",
-        json!({"id": "P-77"}),
-    ));
-    let first = s
-        .octopus
-        .turn(
-            s.tenant,
-            s.conversation,
-            TurnInput {
-                tools: tools.clone(),
-                ..say("Where is parcel P-77?")
-            },
-            None,
-        )
-        .await
-        .unwrap();
-    s.octopus
-        .turn(
-            s.tenant,
-            s.conversation,
-            TurnInput {
-                tool_results: vec![ToolResult {
-                    tool_call_id: "call_1".into(),
-                    content: json!("in Lyon"),
-                    is_error: false,
-                    duration_ms: None,
-                }],
-                tools,
-                ..TurnInput::default()
-            },
-            None,
-        )
-        .await
-        .unwrap();
+    let first = a_tool_round(&s).await;
     s.octopus
         .close_episode(
             s.tenant,
@@ -873,4 +801,43 @@ async fn an_agent_that_learns_proposes_a_procedure_when_such_an_episode_closes()
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+}
+
+/// A turn in which the model calls `track_parcel`, and the turn's end after
+/// its result; returns the first turn's reply.
+async fn a_tool_round(s: &Setup) -> octopus_core::chat::TurnReply {
+    let tools = vec![ToolSpec {
+        name: "track_parcel".into(),
+        description: None,
+        parameters: json!({"type": "object"}),
+    }];
+    s.fake.then(Answer::tool_call(
+        "call_1",
+        "track_parcel",
+        json!({"id": "P-77"}),
+    ));
+    let input = TurnInput {
+        tools: tools.clone(),
+        ..say("Where is parcel P-77?")
+    };
+    let first = s
+        .octopus
+        .turn(s.tenant, s.conversation, input, None)
+        .await
+        .unwrap();
+    let results = TurnInput {
+        tool_results: vec![ToolResult {
+            tool_call_id: "call_1".into(),
+            content: json!({"city": "Lyon"}),
+            is_error: false,
+            duration_ms: None,
+        }],
+        tools,
+        ..TurnInput::default()
+    };
+    s.octopus
+        .turn(s.tenant, s.conversation, results, None)
+        .await
+        .unwrap();
+    first
 }
