@@ -24,6 +24,7 @@ pub mod fusion;
 pub mod ids;
 pub mod knowledge;
 pub mod message;
+pub mod pii;
 pub mod procedure;
 pub mod recall;
 pub mod recall_ranking;
