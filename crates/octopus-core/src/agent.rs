@@ -231,6 +231,13 @@ pub struct MemoryConfig {
     /// `octopus-bench procedures` (every fold chose it; held-out F1 of
     /// pattern and meaning together 0.68 ± 0.07), for all-MiniLM-L6-v2.
     pub procedure_min_score: f64,
+    /// PII looked for in stored messages the caller did not mark: `off`,
+    /// `flag` (`contains_pii`), or `redact` (also `redacted_content`, with
+    /// typed placeholders such as `[EMAIL]`). Default `redact`.
+    pub pii_detection: crate::pii::PiiDetection,
+    /// `redacted_only`: a message with PII is stored as its redacted text,
+    /// the original never written. Default `original`.
+    pub pii_storage: crate::pii::PiiStorage,
     /// When an episode that called tools closes, ask the agent's model to
     /// propose a procedure from it (stored pending approval). Default false.
     pub learn_procedures: bool,
@@ -253,6 +260,8 @@ impl Default for MemoryConfig {
             procedures_top_k: 3,
             procedure_min_score: 0.45,
             learn_procedures: false,
+            pii_detection: crate::pii::PiiDetection::Redact,
+            pii_storage: crate::pii::PiiStorage::Original,
         }
     }
 }

@@ -12,6 +12,41 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+/// What Octopus does with the PII it finds in the messages it stores.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum PiiDetection {
+    /// Nothing is looked for; only what the caller sends is kept.
+    Off,
+    /// `contains_pii` is set.
+    Flag,
+    /// `contains_pii` is set and `redacted_content` computed.
+    #[default]
+    Redact,
+}
+
+/// Whether a message's original text is kept when it holds PII.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum PiiStorage {
+    #[default]
+    Original,
+    /// The redacted text replaces the content: the original is never written.
+    RedactedOnly,
+}
+
+/// A text as it may leave Octopus when PII must not: redacted where anything
+/// is detected, borrowed as it is otherwise.
+pub fn egress(text: &str) -> std::borrow::Cow<'_, str> {
+    let findings = detect(text);
+    match findings.is_empty() {
+        true => std::borrow::Cow::Borrowed(text),
+        false => std::borrow::Cow::Owned(redact(text, &findings)),
+    }
+}
+
 /// What kind of personal or secret data a span holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -42,13 +42,16 @@ pub fn embedded_text(message: &Message, redact: bool) -> String {
 }
 
 /// A message's text as it may leave for a model or an embedder: with
-/// `redact` (the agent's `redact_pii`), the redacted content when there is
-/// one; the content's text otherwise.
+/// `redact` (the agent's `redact_pii`), the redacted content, or the content
+/// redacted now when none was stored; the content's text otherwise.
 pub fn outgoing_text(message: &Message, redact: bool) -> Option<String> {
-    let original = || message.content.as_ref().map(|c| c.text());
-    match redact {
-        true => message.redacted_content.clone().or_else(original),
-        false => original(),
+    let original = message.content.as_ref().map(|c| c.text());
+    match (redact, &message.redacted_content) {
+        (true, Some(redacted)) => Some(redacted.clone()),
+        // Stored before detection, or with detection off: redacted on the
+        // way out, so nothing detected ever leaves.
+        (true, None) => original.map(|text| crate::pii::egress(&text).into_owned()),
+        (false, _) => original,
     }
 }
 

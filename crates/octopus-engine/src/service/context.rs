@@ -68,6 +68,14 @@ impl Octopus {
         let memory = &agent.memory;
         // The message is embedded once, for knowledge and recall alike; their
         // searches by words run while it is embedded.
+        // With `redact_pii`, the message leaves (for the embedder and the
+        // model) redacted; its trigger patterns still see it as written.
+        let written = message;
+        let redacted = match memory.redact_pii {
+            true => octopus_core::pii::egress(message),
+            false => std::borrow::Cow::Borrowed(message),
+        };
+        let message: &str = &redacted;
         let vector = QueryVector::new(message);
         let knowledge_query = KnowledgeQuery {
             text: message.to_owned(),
@@ -90,13 +98,18 @@ impl Octopus {
                 self.recall_with(tenant, agent.id, &recall_query, &vector, episode_id)
                     .await
             },
-            self.match_procedures(tenant, agent, message, &vector)
+            self.match_procedures(tenant, agent, written, &vector)
         );
         let (procedures, procedure_matches) = procedures?;
         let parts = ContextParts {
             system_prompt: agent.system_prompt.clone(),
             procedures,
-            knowledge: relative(knowledge?.into_iter().map(knowledge_item).collect()),
+            knowledge: relative(
+                knowledge?
+                    .into_iter()
+                    .map(|hit| knowledge_item(hit, memory.redact_pii))
+                    .collect(),
+            ),
             episodic: relative(
                 episodic?
                     .into_iter()
@@ -201,7 +214,7 @@ fn relative(mut items: Vec<Retrieved>) -> Vec<Retrieved> {
     items
 }
 
-fn knowledge_item(hit: KnowledgeHit) -> Retrieved {
+fn knowledge_item(hit: KnowledgeHit, redact: bool) -> Retrieved {
     let metadata = &hit.chunk.metadata;
     let label = match &metadata.heading {
         Some(heading) => format!("source: {} › {heading}", metadata.source),
@@ -210,7 +223,10 @@ fn knowledge_item(hit: KnowledgeHit) -> Retrieved {
     Retrieved {
         id: hit.chunk.id.to_string(),
         label,
-        text: hit.chunk.content,
+        text: match redact {
+            true => octopus_core::pii::egress(&hit.chunk.content).into_owned(),
+            false => hit.chunk.content,
+        },
         score: f64::from(hit.score),
     }
 }
@@ -221,7 +237,10 @@ fn episodic_item(hit: RecallHit, redact: bool) -> Option<Retrieved> {
         MemoryKind::Summary => Some(Retrieved {
             id: hit.episode_id.to_string(),
             label: format!("{date}, summary"),
-            text: hit.summary?,
+            text: match redact {
+                true => octopus_core::pii::egress(&hit.summary?).into_owned(),
+                false => hit.summary?,
+            },
             score: hit.score,
         }),
         MemoryKind::Message => {

@@ -89,7 +89,7 @@ impl Octopus {
         import.validate()?;
         // An unknown or inactive agent is answered before thousands of
         // messages are validated.
-        self.active_agent(tenant, import.agent_id).await?;
+        let agent = self.active_agent(tenant, import.agent_id).await?;
         let mut sessions = Vec::with_capacity(import.sessions.len());
         for (i, session) in import.sessions.iter().enumerate() {
             let records = self
@@ -98,6 +98,7 @@ impl Octopus {
                     session.messages.clone(),
                     "messages",
                     MessageOrigin::Import,
+                    &agent.memory,
                 )
                 .await
                 .map_err(|e| match e {

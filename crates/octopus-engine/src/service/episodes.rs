@@ -43,7 +43,13 @@ impl Octopus {
         let agent_id = self.conversation_agent(tenant, conversation_id).await?;
         let agent = self.conversation_active_agent(tenant, agent_id).await?;
         let records = self
-            .message_records(tenant, messages, "messages", MessageOrigin::Live)
+            .message_records(
+                tenant,
+                messages,
+                "messages",
+                MessageOrigin::Live,
+                &agent.memory,
+            )
             .await?;
         self.append_records(tenant, conversation_id, &agent, records)
             .await
@@ -73,7 +79,8 @@ impl Octopus {
         Ok(stored)
     }
 
-    /// Validates messages and decides their ids, token counts and timestamps.
+    /// Validates messages and decides their ids, token counts, timestamps
+    /// and, by the agent's policy (`memory`), what PII they hold.
     /// `field` names the list in errors.
     pub(crate) async fn message_records(
         &self,
@@ -81,6 +88,7 @@ impl Octopus {
         messages: Vec<NewMessage>,
         field: &str,
         origin: MessageOrigin,
+        memory: &octopus_core::agent::MemoryConfig,
     ) -> Result<Vec<MessageRecord>> {
         let limits = self.limits.message_limits();
         let at = now();
@@ -137,6 +145,7 @@ impl Octopus {
                 redacted_content: message.redacted_content,
                 accounting: Default::default(),
             })
+            .map(|record| with_pii_policy(record, memory))
             .collect())
     }
 
@@ -266,4 +275,36 @@ impl Octopus {
         }
         Ok(self.store.search_messages(tenant, query).await?)
     }
+}
+
+/// Finds the PII of a message its caller did not mark, as the agent's policy
+/// says, and with `redacted_only` stores the redacted text in place of the
+/// original.
+fn with_pii_policy(
+    mut record: MessageRecord,
+    memory: &octopus_core::agent::MemoryConfig,
+) -> MessageRecord {
+    use octopus_core::message::MessageContent;
+    use octopus_core::pii::{PiiDetection, PiiStorage, detect, redact};
+    let marked = record.contains_pii || record.redacted_content.is_some();
+    if memory.pii_detection != PiiDetection::Off && !marked {
+        let text = record
+            .content
+            .as_ref()
+            .map(MessageContent::text)
+            .unwrap_or_default();
+        let findings = detect(&text);
+        if !findings.is_empty() {
+            record.contains_pii = true;
+            if memory.pii_detection == PiiDetection::Redact {
+                record.redacted_content = Some(redact(&text, &findings));
+            }
+        }
+    }
+    if memory.pii_storage == PiiStorage::RedactedOnly
+        && let Some(redacted) = &record.redacted_content
+    {
+        record.content = Some(MessageContent::Text(redacted.clone()));
+    }
+    record
 }

@@ -124,7 +124,18 @@ impl Octopus {
         for job in &jobs {
             plans.push(self.plan(job).await?);
         }
-        let plans = self.summarise_by_model(&jobs, plans).await;
+        let mut plans = self.summarise_by_model(&jobs, plans).await;
+        // A summary leaves for the embedder redacted when its agent says so.
+        for (job, plan) in jobs.iter().zip(plans.iter_mut()) {
+            if let Plan::Summary { text, .. } = plan
+                && self
+                    .cached_agent(job.tenant_id, job.agent_id)
+                    .await
+                    .is_ok_and(|agent| agent.memory.redact_pii)
+            {
+                *text = octopus_core::pii::egress(text).into_owned();
+            }
+        }
         let texts: Vec<String> = plans
             .iter()
             .filter_map(|plan| match plan {

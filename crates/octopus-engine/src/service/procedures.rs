@@ -440,17 +440,22 @@ fn proposal_request(
         if !text.trim().is_empty() && message.role != Role::Tool {
             transcript.push_str(&format!("{}: {}\n", message.role, text.trim()));
         }
+        let out = |json: &serde_json::Value| match redact {
+            true => octopus_core::pii::egress(&json.to_string()).into_owned(),
+            false => json.to_string(),
+        };
         for call in &message.tool_calls {
             match (&call.result, message.role) {
                 (Some(result), _) => transcript.push_str(&format!(
                     "tool {} returned{}: {}\n",
                     call.function_name,
                     if call.is_error { " an error" } else { "" },
-                    octopus_http::excerpt(&result.to_string())
+                    octopus_http::excerpt(&out(result))
                 )),
                 (None, _) => transcript.push_str(&format!(
                     "assistant called tool {} with {}\n",
-                    call.function_name, call.arguments
+                    call.function_name,
+                    out(&call.arguments)
                 )),
             }
         }

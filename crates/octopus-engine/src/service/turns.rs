@@ -283,7 +283,13 @@ impl Octopus {
             None => TokenAccounting::InModelCall,
         };
         let records: Vec<MessageRecord> = self
-            .message_records(tenant, messages, "message", MessageOrigin::Live)
+            .message_records(
+                tenant,
+                messages,
+                "message",
+                MessageOrigin::Live,
+                &agent.memory,
+            )
             .await?
             .into_iter()
             .map(|record| MessageRecord {

@@ -8,6 +8,7 @@ use octopus_engine::{Caller, EngineConfig, Error, Octopus};
 use serde_json::json;
 
 mod context;
+mod egress;
 mod procedures;
 mod recall;
 mod turns;
