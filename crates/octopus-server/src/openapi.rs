@@ -683,7 +683,12 @@ fn nullable(property: &mut Value) {
         Some(Value::Array(kinds)) if !kinds.iter().any(|k| k == "null") => {
             kinds.push(json!("null"));
         }
-        _ => {}
+        Some(_) => {}
+        // A reference (an enum's schema): it, or null.
+        None => {
+            let inner = property.clone();
+            *property = json!({"oneOf": [inner, {"type": "null"}]});
+        }
     }
 }
 
