@@ -50,13 +50,16 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let mut rows = Vec::new();
-    rows.extend(runtime.block_on(store_api(&options, &turns))?);
+    rows.extend(runtime.block_on(store_api(&options, &turns, false))?);
+    rows.extend(runtime.block_on(store_api(&options, &turns, true))?);
     rows.extend(runtime.block_on(http(&options, &turns))?);
     print_table(&rows);
     Ok(())
 }
 
-async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Row>> {
+/// The store API's append, each message first through PII detection and
+/// redaction when `detect` (what the engine does before it appends).
+async fn store_api(options: &Options, turns: &[String], detect: bool) -> anyhow::Result<Vec<Row>> {
     let dir = tempfile::tempdir()?;
     let store = SqliteStore::open(SqliteOptions::new(dir.path()))?;
     let octopus = Octopus::with_store(
@@ -68,7 +71,7 @@ async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Ro
     let started = Instant::now();
     let mut latencies = Vec::with_capacity(batches);
     for b in 0..batches {
-        let messages = (0..100)
+        let mut messages: Vec<octopus_core::store::MessageRecord> = (0..100)
             .map(|i| {
                 let n = b * 100 + i;
                 setup::text_message(
@@ -82,6 +85,20 @@ async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Ro
                 )
             })
             .collect();
+        if detect {
+            for message in &mut messages {
+                let text = message
+                    .content
+                    .as_ref()
+                    .map(|c| c.text())
+                    .unwrap_or_default();
+                let findings = octopus_core::pii::detect(&text);
+                if !findings.is_empty() {
+                    message.contains_pii = true;
+                    message.redacted_content = Some(octopus_core::pii::redact(&text, &findings));
+                }
+            }
+        }
         let conversation = world.1[b % world.1.len()];
         let batch = AppendMessages {
             conversation_id: conversation,
@@ -96,6 +113,19 @@ async fn store_api(options: &Options, turns: &[String]) -> anyhow::Result<Vec<Ro
     }
     let elapsed = started.elapsed();
     let rate = (batches * 100) as f64 / elapsed.as_secs_f64();
+    if detect {
+        return Ok(vec![Row {
+            what: "store API append with PII detection, batches of 100".into(),
+            figure: format!("{rate:.0} msg/s"),
+            note: format!(
+                "{} messages in {:.2} s; batch p50 {} p99 {}",
+                batches * 100,
+                elapsed.as_secs_f64(),
+                ms(percentile(&mut latencies, 0.5)),
+                ms(percentile(&mut latencies, 0.99))
+            ),
+        }]);
+    }
 
     let left_behind = store.catch_up_search_index()?;
     drop(store);
