@@ -199,3 +199,63 @@ async fn with_redact_pii_nothing_detected_leaves_by_any_path() {
             .contains("[CARD]")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_pii_policy_stores_what_it_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = Octopus::open(&EngineConfig {
+        data_dir: dir.path().to_owned(),
+        limits: crate::fixture_limits(),
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let text = format!("Reach me at {EMAIL} please");
+    for (policy, flagged, redacted, content) in [
+        (json!({"pii_detection": "off"}), false, None, text.clone()),
+        (json!({"pii_detection": "flag"}), true, None, text.clone()),
+        (
+            json!({}),
+            true,
+            Some("Reach me at [EMAIL] please"),
+            text.clone(),
+        ),
+        (
+            json!({"pii_storage": "redacted_only"}),
+            true,
+            Some("Reach me at [EMAIL] please"),
+            "Reach me at [EMAIL] please".to_owned(),
+        ),
+    ] {
+        let name = format!("agent {policy}");
+        let spec = serde_json::from_value(json!({
+            "name": name, "llm": {"provider": "ollama", "model": "llama3.2"}, "memory": policy
+        }))
+        .unwrap();
+        let agent = octopus.create_agent(tenant, spec).await.unwrap().id;
+        let spec = serde_json::from_value(json!({"agent_id": agent, "user_id": "dana"})).unwrap();
+        let conversation = octopus.create_conversation(tenant, spec).await.unwrap().id;
+        let messages: Vec<octopus_core::message::NewMessage> =
+            serde_json::from_value(json!([{"role": "user", "content": text},
+                {"role": "user", "content": "nothing to see", "contains_pii": true, "redacted_content": "kept as sent"}]))
+            .unwrap();
+        let stored = octopus
+            .append_messages(tenant, conversation, messages)
+            .await
+            .unwrap();
+        let read = octopus
+            .get_episode(tenant, stored[0].episode_id)
+            .await
+            .unwrap()
+            .messages;
+        assert_eq!(read[0].contains_pii, flagged, "{name}");
+        assert_eq!(read[0].redacted_content.as_deref(), redacted, "{name}");
+        assert_eq!(read[0].content.as_ref().unwrap().text(), content, "{name}");
+        // What the caller marked is kept as it was sent.
+        assert_eq!(
+            read[1].redacted_content.as_deref(),
+            Some("kept as sent"),
+            "{name}"
+        );
+    }
+}
