@@ -148,10 +148,21 @@ pub fn detect(text: &str) -> Vec<Finding> {
     if has_digit {
         // A candidate may run on into the next number: each kind takes the
         // longest run of the candidate's groups that passes its check.
-        for (start, end) in longest_prefixes(&d.iban, text, |s, e| iban_checksum_ok(&text[s..e])) {
+        // A run already claimed by another kind is no candidate: the search
+        // goes on past it to the number after.
+        let free = |found: &[Finding], start: usize, end: usize| {
+            !found.iter().any(|f| start < f.end && f.start < end)
+        };
+        let taken = found.clone();
+        for (start, end) in longest_prefixes(&d.iban, text, |s, e| {
+            free(&taken, s, e) && iban_checksum_ok(&text[s..e])
+        }) {
             add(PiiKind::Iban, start, end, &mut found);
         }
-        for (start, end) in longest_prefixes(&d.card, text, |s, e| card_ok(&text[s..e])) {
+        let taken = found.clone();
+        for (start, end) in longest_prefixes(&d.card, text, |s, e| {
+            free(&taken, s, e) && card_ok(&text[s..e])
+        }) {
             add(PiiKind::Card, start, end, &mut found);
         }
         for c in d.ssn.captures_iter(text) {
@@ -178,10 +189,9 @@ pub fn detect(text: &str) -> Vec<Finding> {
             }
         }
         let taken = found.clone();
-        let free = |start: usize, end: usize| !taken.iter().any(|f| start < f.end && f.start < end);
-        for (start, end) in
-            longest_prefixes(&d.phone, text, |s, e| free(s, e) && phone_ok(text, s, e))
-        {
+        for (start, end) in longest_prefixes(&d.phone, text, |s, e| {
+            free(&taken, s, e) && phone_ok(text, s, e)
+        }) {
             add(PiiKind::Phone, start, end, &mut found);
         }
     }
