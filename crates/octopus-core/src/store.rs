@@ -200,6 +200,18 @@ pub trait EpisodeStore: Send + Sync {
         close: CloseEpisode,
         now: Timestamp,
     ) -> Result<Episode>;
+    /// Stores an imported conversation in one transaction: the conversation,
+    /// then each session as one episode, closed as `imported` at its last
+    /// message, its messages' embeddings and its summary queued as bulk work.
+    /// All or nothing: any failure leaves no row of it. Returns the episodes,
+    /// one per session, and how many messages were stored.
+    async fn import_conversation(
+        &self,
+        tenant: TenantId,
+        conversation: &crate::conversation::Conversation,
+        sessions: Vec<Vec<MessageRecord>>,
+        now: Timestamp,
+    ) -> Result<(Vec<EpisodeId>, usize)>;
     /// Closes up to `limit` open episodes, of any tenant, whose last message is
     /// older than their agent's idle timeout at `now`: end reason `timeout`,
     /// ended at their last message, summary queued. Safe with several

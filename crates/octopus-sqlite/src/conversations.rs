@@ -21,24 +21,7 @@ impl ConversationStore for SqliteStore {
     async fn create_conversation(&self, conversation: &Conversation) -> Result<()> {
         let c = conversation.clone();
         self.db
-            .write(move |conn| {
-                conn.execute(
-                    "INSERT INTO conversations (id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                    params![
-                        c.id.0.as_bytes(),
-                        c.tenant_id.0.as_bytes(),
-                        c.agent_id.0.as_bytes(),
-                        c.user_id,
-                        c.title,
-                        serde_json::Value::Object(c.metadata).to_string(),
-                        micros(c.created_at),
-                        micros(c.updated_at),
-                        c.deleted_at.map(micros)
-                    ],
-                )?;
-                Ok(())
-            })
+            .write(move |conn| insert_conversation(conn, &c))
             .await
     }
 
@@ -160,4 +143,23 @@ fn conversation_from_row(row: &rusqlite::Row<'_>) -> Result<Conversation, Error>
         updated_at: rows::time(row, "updated_at")?,
         deleted_at: rows::opt_time(row, "deleted_at")?,
     })
+}
+
+pub(crate) fn insert_conversation(conn: &Connection, c: &Conversation) -> Result<(), Error> {
+    conn.execute(
+        "INSERT INTO conversations (id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            c.id.0.as_bytes(),
+            c.tenant_id.0.as_bytes(),
+            c.agent_id.0.as_bytes(),
+            c.user_id,
+            c.title,
+            serde_json::Value::Object(c.metadata.clone()).to_string(),
+            micros(c.created_at),
+            micros(c.updated_at),
+            c.deleted_at.map(micros)
+        ],
+    )?;
+    Ok(())
 }

@@ -4,7 +4,7 @@ use octopus_core::episode::{
 };
 use octopus_core::message::Message;
 use octopus_core::recall::WorkClass;
-use octopus_core::store::{AppendMessages, EpisodeStore};
+use octopus_core::store::{AppendMessages, EpisodeStore, MessageRecord};
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
 };
@@ -175,6 +175,68 @@ impl EpisodeStore for SqliteStore {
             },
         )
         .await
+    }
+
+    async fn import_conversation(
+        &self,
+        tenant: TenantId,
+        conversation: &octopus_core::conversation::Conversation,
+        sessions: Vec<Vec<MessageRecord>>,
+        now: Timestamp,
+    ) -> Result<(Vec<EpisodeId>, usize)> {
+        let conversation = conversation.clone();
+        let result = self
+            .db
+            .write_prepared(
+                move || {
+                    sessions
+                        .into_iter()
+                        .map(|records| {
+                            records
+                                .into_iter()
+                                .map(messages::encode)
+                                .collect::<Vec<_>>()
+                        })
+                        .collect::<Vec<_>>()
+                },
+                move |conn, sessions| {
+                    let tx =
+                        conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                    crate::conversations::insert_conversation(&tx, &conversation)?;
+                    let placement = messages::Placement {
+                        conversation_id: conversation.id,
+                        // A session is one episode, however long its pauses.
+                        idle_timeout: chrono::Duration::MAX,
+                        now,
+                        // Imports wait behind live conversations.
+                        work_class: WorkClass::Bulk,
+                    };
+                    let (mut episodes, mut count) = (Vec::new(), 0);
+                    for encoded in sessions {
+                        let stored = messages::append_in(&tx, tenant, &placement, encoded)?;
+                        let Some(last) = stored.iter().map(|m| m.timestamp).max() else {
+                            continue;
+                        };
+                        let episode = stored[0].episode_id;
+                        count += stored.len();
+                        messages::close(
+                            &tx,
+                            tenant,
+                            episode,
+                            EndReason::Imported.as_str(),
+                            micros(last),
+                            micros(now),
+                            WorkClass::Bulk,
+                        )?;
+                        episodes.push(episode);
+                    }
+                    tx.commit()?;
+                    Ok((episodes, count))
+                },
+            )
+            .await?;
+        self.indexer.wake();
+        Ok(result)
     }
 
     async fn close_idle_episodes(

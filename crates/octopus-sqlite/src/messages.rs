@@ -88,7 +88,19 @@ pub(crate) fn append(
     encoded: Vec<EncodedMessage>,
 ) -> Result<Vec<Message>> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let conversation = get_conversation(&tx, tenant, batch.conversation_id)?;
+    let stored = append_in(&tx, tenant, batch, encoded)?;
+    tx.commit()?;
+    Ok(stored)
+}
+
+/// The append, within a transaction of the caller's.
+pub(crate) fn append_in(
+    tx: &Transaction<'_>,
+    tenant: TenantId,
+    batch: &Placement,
+    encoded: Vec<EncodedMessage>,
+) -> Result<Vec<Message>> {
+    let conversation = get_conversation(tx, tenant, batch.conversation_id)?;
     if conversation.deleted_at.is_some() {
         return Err(DomainError::gone(
             "conversation_deleted",
@@ -101,7 +113,7 @@ pub(crate) fn append(
     }
     let now = micros(batch.now);
     let idle_micros = batch.idle_timeout.num_microseconds().unwrap_or(i64::MAX);
-    let mut open = find_open_episode(&tx, tenant, batch.conversation_id)?;
+    let mut open = find_open_episode(tx, tenant, batch.conversation_id)?;
     let mut stored = Vec::with_capacity(encoded.len());
 
     let mut insert = tx.prepare_cached(
@@ -116,9 +128,9 @@ pub(crate) fn append(
             Some(episode) if at - episode.last_message_at <= idle_micros => episode,
             stale => {
                 if let Some(stale) = stale {
-                    save_counters(&tx, tenant, &stale, now)?;
+                    save_counters(tx, tenant, &stale, now)?;
                     close(
-                        &tx,
+                        tx,
                         tenant,
                         stale.id,
                         "timeout",
@@ -127,7 +139,7 @@ pub(crate) fn append(
                         batch.work_class,
                     )?;
                 }
-                start_episode(&tx, tenant, &conversation, at, now)?
+                start_episode(tx, tenant, &conversation, at, now)?
             }
         };
         let episode = open.insert(episode);
@@ -158,7 +170,7 @@ pub(crate) fn append(
         ])?;
         if message.embed {
             crate::memory::queue_message(
-                &tx,
+                tx,
                 tenant,
                 conversation.agent_id,
                 r.id,
@@ -201,13 +213,12 @@ pub(crate) fn append(
     }
     drop(insert);
     if let Some(episode) = &open {
-        save_counters(&tx, tenant, episode, now)?;
+        save_counters(tx, tenant, episode, now)?;
     }
     tx.execute(
         "UPDATE conversations SET updated_at = ?3 WHERE id = ?1 AND tenant_id = ?2",
         params![batch.conversation_id.0.as_bytes(), tenant.0.as_bytes(), now],
     )?;
-    tx.commit()?;
     Ok(stored)
 }
 

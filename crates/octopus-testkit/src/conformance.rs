@@ -1125,3 +1125,62 @@ pub async fn foreign_tenant_sees_nothing(backend: &impl Backend) {
         owner.tenant
     );
 }
+
+pub async fn an_import_is_all_or_nothing(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let conversation = |user: &str| fixtures::conversation(world.tenant, world.agent, user);
+    let sessions = vec![
+        vec![
+            text(Role::User, "monday question", t(9, 0)),
+            text(Role::Assistant, "monday answer", t(9, 5)),
+        ],
+        vec![text(Role::User, "back a week later", t(10, 0))],
+    ];
+    let imported = conversation("bob");
+    let (episodes, count) = store
+        .import_conversation(world.tenant, &imported, sessions.clone(), now())
+        .await
+        .unwrap();
+    assert_eq!((episodes.len(), count), (2, 3));
+    let first = store.get_episode(world.tenant, episodes[0]).await.unwrap();
+    assert_eq!(first.end_reason, Some(EndReason::Imported));
+    assert_eq!(first.ended_at, Some(t(9, 5)), "closed at its last message");
+    assert_eq!(first.message_count, 2);
+
+    // The second session fails in the store (a message id already taken):
+    // nothing of the import is left, not even its first session.
+    let mut broken = sessions;
+    broken[1][0].id = broken[0][0].id;
+    let failed = conversation("carol");
+    assert!(
+        store
+            .import_conversation(world.tenant, &failed, broken, now())
+            .await
+            .is_err()
+    );
+    assert!(matches!(
+        store.get_conversation(world.tenant, failed.id).await,
+        Err(Error::NotFound { .. })
+    ));
+    let filter = EpisodeFilter {
+        user_id: Some("carol".into()),
+        ..EpisodeFilter::default()
+    };
+    assert!(
+        store
+            .list_episodes(world.tenant, &filter)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let hits = store
+        .search_messages(world.tenant, &search("monday"))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 2, "the first import's two messages only");
+    assert!(
+        hits.iter()
+            .all(|hit| hit.message.conversation_id == imported.id)
+    );
+}

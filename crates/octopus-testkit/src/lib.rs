@@ -37,6 +37,7 @@ macro_rules! store_conformance_tests {
             idle_gap_closes_the_episode_and_opens_another,
             closed_episode_is_followed_by_a_new_one,
             idle_episodes_are_swept_closed_once,
+            an_import_is_all_or_nothing,
             failed_batch_writes_nothing,
             deleted_conversation_takes_no_messages,
             restoring_a_live_episode_is_a_conflict,

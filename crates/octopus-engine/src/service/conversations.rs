@@ -1,9 +1,6 @@
 use octopus_core::conversation::{
     Conversation, ConversationFilter, ConversationImport, ConversationSpec,
 };
-use octopus_core::episode::{CloseEpisode, EndReason};
-use octopus_core::recall::WorkClass;
-use octopus_core::store::AppendMessages;
 use octopus_core::{AgentId, ConversationId, TenantId, now};
 
 use super::Octopus;
@@ -13,6 +10,17 @@ use crate::config::MessageOrigin;
 impl Octopus {
     /// Starts a conversation between a user and an active agent of the tenant.
     pub async fn create_conversation(
+        &self,
+        tenant: TenantId,
+        spec: ConversationSpec,
+    ) -> Result<Conversation> {
+        let conversation = self.new_conversation(tenant, spec).await?;
+        self.store.create_conversation(&conversation).await?;
+        Ok(conversation)
+    }
+
+    /// A conversation of an active agent, validated, not yet stored.
+    async fn new_conversation(
         &self,
         tenant: TenantId,
         spec: ConversationSpec,
@@ -31,7 +39,6 @@ impl Octopus {
             updated_at: at,
             deleted_at: None,
         };
-        self.store.create_conversation(&conversation).await?;
         Ok(conversation)
     }
 
@@ -110,37 +117,12 @@ impl Octopus {
         // A job per message, and a summary per session.
         let incoming: usize = sessions.iter().map(|records| records.len() + 1).sum();
         self.check_memory_quota(tenant, incoming as u64).await?;
-        let conversation = self.create_conversation(tenant, import.spec()).await?;
-        let mut episodes = Vec::with_capacity(sessions.len());
-        let mut messages = 0;
-        for records in sessions {
-            let ended_at = records.iter().map(|r| r.timestamp).max();
-            let mut episode = None;
-            for part in records.chunks(self.limits.max_batch_messages) {
-                let batch = AppendMessages {
-                    conversation_id: conversation.id,
-                    messages: part.to_vec(),
-                    // A session is one episode, however long its pauses.
-                    idle_timeout: chrono::Duration::MAX,
-                    now: now(),
-                    // Imports wait behind live conversations (of every tenant).
-                    work_class: WorkClass::Bulk,
-                };
-                let stored = self.store.append_messages(tenant, batch).await?;
-                messages += stored.len();
-                episode = stored.first().map(|m| m.episode_id).or(episode);
-            }
-            let Some(episode) = episode else { continue };
-            let close = CloseEpisode {
-                reason: EndReason::Imported,
-                ended_at,
-                summary: None,
-            };
-            self.store
-                .close_episode(tenant, episode, close, now())
-                .await?;
-            episodes.push(episode);
-        }
+        // One transaction: a failure anywhere leaves nothing of the import.
+        let conversation = self.new_conversation(tenant, import.spec()).await?;
+        let (episodes, messages) = self
+            .store
+            .import_conversation(tenant, &conversation, sessions, now())
+            .await?;
         self.quotas.queued_more(tenant, incoming as u64);
         self.work_signal.poke();
         tracing::info!(tenant_id = %tenant, conversation_id = %conversation.id, episodes = episodes.len(), messages, "imported conversation");
