@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use octopus_core::procedure::{MatchedBy, ServingProcedure};
 use octopus_core::{AgentId, Error as DomainError, TenantId};
 use regex::RegexBuilder;
-use regex_automata::{Input, PatternSet, meta};
+use regex_automata::{Input, MatchKind, PatternSet, meta};
 
 /// Compiled size a trigger pattern may take; a larger one is refused.
 const PATTERN_SIZE_LIMIT: usize = 256 * 1024;
@@ -51,6 +51,9 @@ fn compile_set(patterns: &[String]) -> Option<meta::Regex> {
     meta::Builder::new()
         .configure(
             meta::Config::new()
+                // Every pattern that matches anywhere, as `RegexSet` reports
+                // them: leftmost-first (the default) stops at the first.
+                .match_kind(MatchKind::All)
                 .auto_prefilter(false)
                 .nfa_size_limit(Some(
                     PATTERN_SIZE_LIMIT
@@ -235,6 +238,23 @@ mod tests {
         // microseconds. Generous, so a loaded machine never fails it.
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
         assert_eq!(matcher.by_pattern(&"a".repeat(30)).len(), 1);
+    }
+
+    #[test]
+    fn every_pattern_that_matches_is_reported_not_only_the_first() {
+        let matcher = ProcedureMatcher::build(vec![
+            serving("refund", Some("(?i)refund"), None),
+            serving("refund policy", Some("(?i)refund policy"), None),
+            serving("policy", Some("policy"), None),
+            serving("shipping", Some("shipping"), None),
+        ]);
+        let mut names: Vec<&str> = matcher
+            .by_pattern("What is your refund policy?")
+            .iter()
+            .map(|f| matcher.procedures[f.index].content.name.as_str())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["policy", "refund", "refund policy"]);
     }
 
     #[test]
