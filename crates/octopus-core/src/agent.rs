@@ -229,7 +229,7 @@ pub struct MemoryConfig {
     /// the message's meaning is at least this close to its own (cosine).
     /// Default 0.45: chosen by 5-fold cross-validation on the labelled set of
     /// `octopus-bench procedures` (every fold chose it; held-out F1 of
-    /// pattern and meaning together 0.68 ± 0.07), for all-MiniLM-L6-v2.
+    /// pattern and meaning together 0.67 ± 0.06), for all-MiniLM-L6-v2.
     pub procedure_min_score: f64,
     /// PII looked for in stored messages the caller did not mark: `off`,
     /// `flag` (`contains_pii`), or `redact` (also `redacted_content`, with
