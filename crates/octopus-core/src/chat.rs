@@ -140,12 +140,6 @@ impl ChatError {
             retry_after: None,
         }
     }
-
-    /// A failure a later attempt may get past (a rate limit, an outage, a
-    /// timeout), as opposed to one that needs the configuration changed.
-    pub fn is_transient(&self) -> bool {
-        matches!(self.fault, Fault::Busy | Fault::Provider)
-    }
 }
 
 /// What a turn answers: the reply as stored, the tools it asks for, the

@@ -57,17 +57,7 @@ impl OllamaChat {
             .collect();
         let mut body = json!({"model": self.model, "messages": messages, "stream": stream});
         if !request.tools.is_empty() {
-            body["tools"] = request
-                .tools
-                .iter()
-                .map(|tool| {
-                    let mut function = json!({"name": tool.name, "parameters": tool.parameters});
-                    if let Some(description) = &tool.description {
-                        function["description"] = json!(description);
-                    }
-                    json!({"type": "function", "function": function})
-                })
-                .collect();
+            body["tools"] = crate::openai::function_tools(&request.tools);
         }
         let mut options = Map::new();
         if let Some(t) = self.sampling.temperature {

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use octopus_core::agent::LlmProvider;
 use octopus_core::chat::{
-    ChatError, ChatModel, ChatReply, ChatRequest, DeltaSink, Fault, Sampling, ToolCall, Usage,
+    ChatError, ChatModel, ChatReply, ChatRequest, DeltaSink, Fault, Sampling, ToolCall, ToolSpec,
+    Usage,
 };
 use octopus_core::message::Role;
 use serde::Deserialize;
@@ -65,17 +66,7 @@ impl OpenAiChat {
             body["model"] = json!(model);
         }
         if !request.tools.is_empty() {
-            body["tools"] = request
-                .tools
-                .iter()
-                .map(|tool| {
-                    let mut function = json!({"name": tool.name, "parameters": tool.parameters});
-                    if let Some(description) = &tool.description {
-                        function["description"] = json!(description);
-                    }
-                    json!({"type": "function", "function": function})
-                })
-                .collect();
+            body["tools"] = function_tools(&request.tools);
         }
         let sampling = &self.sampling;
         if let Some(t) = sampling.temperature {
@@ -204,6 +195,21 @@ impl ChatModel for OpenAiChat {
             None => self.whole(request).await,
         }
     }
+}
+
+/// Tools as chat completions take them (Ollama takes the same):
+/// `{"type": "function", "function": {"name", "description", "parameters"}}`.
+pub(crate) fn function_tools(tools: &[ToolSpec]) -> Value {
+    tools
+        .iter()
+        .map(|tool| {
+            let mut function = json!({"name": tool.name, "parameters": tool.parameters});
+            if let Some(description) = &tool.description {
+                function["description"] = json!(description);
+            }
+            json!({"type": "function", "function": function})
+        })
+        .collect()
 }
 
 fn wire_message(message: &octopus_core::working_memory::ChatMessage) -> Value {

@@ -133,15 +133,12 @@ impl Octopus {
         })
     }
 
-    /// The open episode of a conversation and its last `limit` user and
-    /// assistant messages, from the cache when it is current.
-    pub(crate) async fn history(
+    /// The conversation's open episode, if it has one.
+    pub(crate) async fn open_episode(
         &self,
         tenant: TenantId,
         conversation: ConversationId,
-        memory: &MemoryConfig,
-    ) -> Result<(Option<EpisodeId>, Arc<Vec<ChatMessage>>)> {
-        let (limit, redact) = (memory.history_max_messages, memory.redact_pii);
+    ) -> Result<Option<octopus_core::episode::Episode>> {
         let filter = EpisodeFilter {
             conversation_id: Some(conversation),
             page: Page {
@@ -151,7 +148,19 @@ impl Octopus {
             ..EpisodeFilter::default()
         };
         let latest = self.store.list_episodes(tenant, &filter).await?.pop();
-        let Some(open) = latest.filter(|e| e.is_open()) else {
+        Ok(latest.filter(|e| e.is_open()))
+    }
+
+    /// The open episode of a conversation and its last `limit` user and
+    /// assistant messages, from the cache when it is current.
+    pub(crate) async fn history(
+        &self,
+        tenant: TenantId,
+        conversation: ConversationId,
+        memory: &MemoryConfig,
+    ) -> Result<(Option<EpisodeId>, Arc<Vec<ChatMessage>>)> {
+        let (limit, redact) = (memory.history_max_messages, memory.redact_pii);
+        let Some(open) = self.open_episode(tenant, conversation).await? else {
             // The next message opens a new episode: no history yet.
             return Ok((None, Arc::default()));
         };

@@ -166,8 +166,12 @@ impl Octopus {
                 "the conversation has no tool calls waiting for results",
             )
         };
-        let (episode_id, _) = self.history(tenant, conversation.id, &agent.memory).await?;
-        let episode_id = episode_id.ok_or_else(no_pending)?;
+        // The turn is rebuilt from the stored episode, read once here.
+        let episode_id = self
+            .open_episode(tenant, conversation.id)
+            .await?
+            .ok_or_else(no_pending)?
+            .id;
         let episode = self
             .store
             .get_episode_with_messages(tenant, episode_id)
@@ -376,11 +380,6 @@ impl PreparedTurn {
     /// `build_context` alone also does.
     pub fn context_elapsed(&self) -> std::time::Duration {
         self.context_elapsed
-    }
-
-    /// The messages the model will be sent.
-    pub fn request(&self) -> &ChatRequest {
-        &self.request
     }
 }
 
