@@ -121,17 +121,17 @@ impl Octopus {
             return Ok(0);
         }
         let mut plans = Vec::with_capacity(jobs.len());
+        let mut redacts = Vec::with_capacity(jobs.len());
         for job in &jobs {
-            plans.push(self.plan(job).await?);
+            let (plan, redact) = self.plan(job).await?;
+            plans.push(plan);
+            redacts.push(redact);
         }
         let mut plans = self.summarise_by_model(&jobs, plans).await;
         // A summary leaves for the embedder redacted when its agent says so.
-        for (job, plan) in jobs.iter().zip(plans.iter_mut()) {
+        for (plan, redact) in plans.iter_mut().zip(redacts) {
             if let Plan::Summary { text, .. } = plan
-                && self
-                    .cached_agent(job.tenant_id, job.agent_id)
-                    .await
-                    .is_ok_and(|agent| agent.memory.redact_pii)
+                && redact
             {
                 *text = octopus_core::pii::egress(text).into_owned();
             }
@@ -217,16 +217,17 @@ impl Octopus {
 
     /// What a job asks of the embedder, by its agent's memory settings. An
     /// agent gone since the job was queued gets nothing embedded.
-    async fn plan(&self, job: &MemoryJob) -> Result<Plan> {
+    /// Also says whether the agent wants what leaves redacted.
+    async fn plan(&self, job: &MemoryJob) -> Result<(Plan, bool)> {
         let agent = match self.cached_agent(job.tenant_id, job.agent_id).await {
             Ok(agent) => agent,
             Err(crate::Error::Domain(octopus_core::Error::NotFound { .. })) => {
-                return Ok(Plan::Skip);
+                return Ok((Plan::Skip, false));
             }
             Err(other) => return Err(other),
         };
         let memory = &agent.memory;
-        Ok(match &job.work {
+        let plan = match &job.work {
             MemoryWork::EmbedMessage(message) => {
                 let wanted = memory.embed_messages
                     && worth_embedding(message.role, message.content.as_ref())
@@ -264,7 +265,8 @@ impl Octopus {
                     (None, false) => Plan::Skip,
                 }
             }
-        })
+        };
+        Ok((plan, memory.redact_pii))
     }
 
     /// Asks the agents' models for the summaries the batch needs, all at once.
