@@ -356,6 +356,9 @@ pub enum EpisodeCommand {
         /// List soft-deleted episodes.
         #[arg(long)]
         deleted: bool,
+        /// List the episodes retention archived.
+        #[arg(long)]
+        archived: bool,
         #[command(flatten)]
         remote: Remote,
     },
@@ -379,12 +382,13 @@ pub enum EpisodeCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// Bring back a soft-deleted or archived episode.
     Restore {
         episode_id: String,
         #[command(flatten)]
         remote: Remote,
     },
-    /// Remove a soft-deleted episode for good.
+    /// Remove a soft-deleted or archived episode for good.
     Purge {
         episode_id: String,
         #[command(flatten)]

@@ -320,6 +320,7 @@ async fn episodes(command: EpisodeCommand) -> anyhow::Result<Value> {
             from,
             to,
             deleted,
+            archived,
             remote,
         } => {
             let query = query(&[
@@ -329,6 +330,7 @@ async fn episodes(command: EpisodeCommand) -> anyhow::Result<Value> {
                 ("from", from),
                 ("to", to),
                 ("deleted", deleted.then(|| "true".to_owned())),
+                ("archived", archived.then(|| "true".to_owned())),
             ]);
             Client::new(&remote)
                 .send(Method::GET, "/v1/episodes", &query, None)

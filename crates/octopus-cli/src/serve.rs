@@ -63,6 +63,9 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     octopus.start_idle_sweeper(std::time::Duration::from_secs(
         config.worker.idle_sweep_secs.max(1),
     ));
+    octopus.start_retention_sweeper(std::time::Duration::from_secs(
+        config.worker.retention_sweep_secs.max(1),
+    ));
     octopus_server::serve(listener, octopus, &config.server, shutdown_signal())
         .await
         .context("serve HTTP")?;

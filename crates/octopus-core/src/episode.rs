@@ -43,6 +43,10 @@ pub struct Episode {
     pub last_message_at: DateTime<Utc>,
     /// Soft-deleted episodes are hidden from every read until restored or purged.
     pub deleted_at: Option<DateTime<Utc>>,
+    /// Set when the retention job archived the episode (its agent's
+    /// `retention_days` after it closed): it leaves recall, search and context,
+    /// and can still be read, restored or purged.
+    pub archived_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -157,6 +161,8 @@ pub struct EpisodeFilter {
     pub to: Option<DateTime<Utc>>,
     /// List soft-deleted episodes instead of live ones.
     pub deleted: bool,
+    /// List archived episodes instead of those in use.
+    pub archived: bool,
     pub page: crate::store::Page,
 }
 

@@ -222,6 +222,17 @@ pub trait EpisodeStore: Send + Sync {
         now: Timestamp,
         limit: u32,
     ) -> Result<Vec<(TenantId, EpisodeId)>>;
+    /// Archives up to `limit` episodes, of any tenant, closed (or restored)
+    /// longer ago than their agent's `retention_days` at `now`: they leave
+    /// recall, search and context, and stay readable, restorable and
+    /// purgeable. Episodes of agents without a retention period, and deleted
+    /// episodes, are left alone. Safe with several processes sweeping at once:
+    /// an episode is archived once. Returns the episodes this call archived.
+    async fn archive_expired_episodes(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, EpisodeId)>>;
     /// Sets the summary, key facts and summary embedding of a live episode,
     /// replacing any it had.
     async fn set_episode_summary(
@@ -240,24 +251,27 @@ pub trait EpisodeStore: Send + Sync {
         id: EpisodeId,
         at: Timestamp,
     ) -> Result<Episode>;
-    /// Brings a soft-deleted episode back. `Conflict` (`episode_live`) for a
-    /// live episode, `NotFound` for one that does not exist.
+    /// Brings a soft-deleted episode back; an archived (not deleted) one comes
+    /// back into use, kept for another retention period from `now`.
+    /// `Conflict` (`episode_live`) for an episode neither deleted nor
+    /// archived, `NotFound` for one that does not exist.
     async fn restore_episode(
         &self,
         tenant: TenantId,
         id: EpisodeId,
         now: Timestamp,
     ) -> Result<Episode>;
-    /// Removes a soft-deleted episode and its messages for good. Fails with
-    /// `Conflict` (`episode_not_deleted`) for a live episode: purging is the second
-    /// step of deleting.
+    /// Removes a soft-deleted or archived episode for good: its row, its
+    /// messages, their full-text entries and its memory vectors (messages and
+    /// summary). Fails with `Conflict` (`episode_not_deleted`) for an episode
+    /// in use: purging is the second step of deleting or archiving.
     async fn purge_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<()>;
 }
 
 /// Full-text search over messages.
 #[async_trait]
 pub trait MessageSearch: Send + Sync {
-    /// Messages of live episodes matching any word of the query, best BM25 first.
+    /// Messages of episodes in use matching any word of the query, best BM25 first.
     /// Sees every message whose append returned before the search began.
     async fn search_messages(
         &self,
@@ -364,13 +378,13 @@ pub trait MemoryStore: Send + Sync {
     /// The waiting work of every tenant that has some.
     async fn memory_queues(&self) -> Result<Vec<MemoryQueue>>;
     /// The closest memory vectors of one user of one agent, best first, from
-    /// live episodes only.
+    /// episodes in use only.
     async fn search_memory(
         &self,
         tenant: TenantId,
         query: &MemoryVectorQuery,
     ) -> Result<Vec<MemoryVectorHit>>;
-    /// Each message of a live episode among `ids`, with up to `neighbours`
+    /// Each message of an episode in use among `ids`, with up to `neighbours`
     /// turns either side, in the order of `ids`; unknown ids are left out.
     async fn message_windows(
         &self,
@@ -378,7 +392,7 @@ pub trait MemoryStore: Send + Sync {
         ids: &[MessageId],
         neighbours: u32,
     ) -> Result<Vec<MessageWindow>>;
-    /// Where each message of a live episode among `ids` sits, with the
+    /// Where each message of an episode in use among `ids` sits, with the
     /// messages next to it; unknown ids are left out. Cheaper than
     /// [`Self::message_windows`]: no message is read whole.
     async fn message_positions(

@@ -30,6 +30,9 @@ pub struct EngineConfig {
 pub struct WorkerSettings {
     /// How often open episodes are checked against their agent's idle timeout.
     pub idle_sweep_secs: u64,
+    /// How often closed episodes are checked against their agent's
+    /// `retention_days` and archived.
+    pub retention_sweep_secs: u64,
     /// How long a worker holds the memory jobs it claimed (a summary by a
     /// slow model must finish within it); a worker that died holding jobs
     /// delays them by at most this.
@@ -40,6 +43,7 @@ impl Default for WorkerSettings {
     fn default() -> Self {
         Self {
             idle_sweep_secs: 15,
+            retention_sweep_secs: 60,
             job_lease_secs: 300,
         }
     }

@@ -19,7 +19,7 @@ use crate::rows::{self, Filters, blob};
 
 const COLUMNS: &str = "id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason, summary,
     summary_source, key_facts, summary_embedding, message_count, total_input_tokens, total_output_tokens, last_message_at,
-    deleted_at, created_at, updated_at";
+    deleted_at, archived_at, created_at, updated_at";
 
 /// Which episodes a lookup may see.
 #[derive(Clone, Copy, PartialEq)]
@@ -92,6 +92,7 @@ impl EpisodeStore for SqliteStore {
                 let mut filters = Filters::default();
                 filters.push("tenant_id = ?", blob(&tenant.0));
                 filters.push_plain(if filter.deleted { "deleted_at IS NOT NULL" } else { "deleted_at IS NULL" });
+                filters.push_plain(if filter.archived { "archived_at IS NOT NULL" } else { "archived_at IS NULL" });
                 if let Some(agent) = filter.agent_id {
                     filters.push("agent_id = ?", blob(&agent.0));
                 }
@@ -279,6 +280,56 @@ impl EpisodeStore for SqliteStore {
             .await
     }
 
+    async fn archive_expired_episodes(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, EpisodeId)>> {
+        let now = micros(now);
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                // Few agents set a retention period; each one's expired episodes
+                // come from the retention index, oldest first.
+                let agents = rows::collect(
+                    &mut *tx.prepare_cached(
+                        "SELECT tenant_id, id, CAST(json_extract(memory_config, '$.retention_days') AS INTEGER)
+                         FROM agents
+                         WHERE deleted_at IS NULL AND json_extract(memory_config, '$.retention_days') > 0",
+                    )?,
+                    [],
+                    |row| Ok((row.get::<_, Vec<u8>>(0)?, row.get::<_, Vec<u8>>(1)?, row.get::<_, i64>(2)?)),
+                )?;
+                let mut archived = Vec::new();
+                for (tenant, agent, days) in agents {
+                    let room = i64::from(limit) - archived.len() as i64;
+                    if room <= 0 {
+                        break;
+                    }
+                    let cutoff = now.saturating_sub(days.saturating_mul(86_400_000_000));
+                    let ids = rows::collect(
+                        &mut *tx.prepare_cached(
+                            "UPDATE episodes SET archived_at = ?3, updated_at = ?3
+                             WHERE id IN (
+                                 SELECT id FROM episodes
+                                 WHERE agent_id = ?2 AND ended_at IS NOT NULL AND archived_at IS NULL
+                                   AND deleted_at IS NULL AND COALESCE(retained_since, ended_at) < ?4
+                                 LIMIT ?5)
+                               AND tenant_id = ?1
+                             RETURNING id",
+                        )?,
+                        params![tenant, agent, now, cutoff, room],
+                        |row| Ok(EpisodeId(codec::uuid_from(&row.get::<_, Vec<u8>>(0)?)?)),
+                    )?;
+                    let tenant = TenantId(codec::uuid_from(&tenant)?);
+                    archived.extend(ids.into_iter().map(|id| (tenant, id)));
+                }
+                tx.commit()?;
+                Ok(archived)
+            })
+            .await
+    }
+
     async fn set_episode_summary(
         &self,
         tenant: TenantId,
@@ -333,26 +384,35 @@ impl EpisodeStore for SqliteStore {
         id: EpisodeId,
         now: Timestamp,
     ) -> Result<Episode> {
-        let restored = self
-            .change_episode(
-                tenant,
-                id,
-                Visibility::Deleted,
-                Visibility::Live,
-                move |tx, _| set_deleted_at(tx, tenant, id, None, now),
-            )
-            .await;
-        match restored {
-            // A live episode has nothing to restore; `GET` shows it, so it is
-            // not "not found".
-            Err(DomainError::NotFound { .. }) if self.get_episode(tenant, id).await.is_ok() => {
-                Err(DomainError::conflict(
-                    "episode_live",
-                    format!("episode {id} is not deleted; there is nothing to restore"),
-                ))
-            }
-            other => other,
-        }
+        self.db
+            .write(move |conn| {
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let episode = get_any_episode(&tx, tenant, id)?
+                    .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
+                if episode.deleted_at.is_some() {
+                    set_deleted_at(&tx, tenant, id, None, now)?;
+                } else if episode.archived_at.is_some() {
+                    // Kept for another retention period from now, or the next
+                    // sweep would archive it again at once.
+                    tx.execute(
+                        "UPDATE episodes SET archived_at = NULL, retained_since = ?3, updated_at = ?3
+                         WHERE id = ?1 AND tenant_id = ?2",
+                        params![id.0.as_bytes(), tenant.0.as_bytes(), micros(now)],
+                    )?;
+                } else {
+                    return Err(DomainError::conflict(
+                        "episode_live",
+                        format!("episode {id} is neither deleted nor archived; there is nothing to restore"),
+                    )
+                    .into());
+                }
+                let restored = get_any_episode(&tx, tenant, id)?
+                    .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
+                tx.commit()?;
+                Ok(restored)
+            })
+            .await
     }
 
     async fn purge_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<()> {
@@ -362,13 +422,12 @@ impl EpisodeStore for SqliteStore {
             .write(move |conn| {
                 let tx =
                     conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                if let Err(Error::Domain(DomainError::NotFound { .. })) =
-                    get_episode(&tx, tenant, id, Visibility::Deleted)
-                {
-                    get_episode(&tx, tenant, id, Visibility::Live)?;
+                let episode = get_any_episode(&tx, tenant, id)?
+                    .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
+                if episode.deleted_at.is_none() && episode.archived_at.is_none() {
                     return Err(DomainError::conflict(
                         "episode_not_deleted",
-                        format!("episode {id} is live; delete it before purging it"),
+                        format!("episode {id} is in use; delete it (or let retention archive it) before purging it"),
                     )
                     .into());
                 }
@@ -540,6 +599,7 @@ fn episode_from_row(row: &rusqlite::Row<'_>) -> Result<Episode, Error> {
         total_output_tokens: rows::count(row, "total_output_tokens")?,
         last_message_at: rows::time(row, "last_message_at")?,
         deleted_at: rows::opt_time(row, "deleted_at")?,
+        archived_at: rows::opt_time(row, "archived_at")?,
         created_at: rows::time(row, "created_at")?,
         updated_at: rows::time(row, "updated_at")?,
     })

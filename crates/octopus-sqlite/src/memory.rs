@@ -586,9 +586,10 @@ impl MemoryStore for SqliteStore {
                     return Ok(Vec::new());
                 };
                 check_dimension("vector", &query.vector, state.dimension)?;
-                let deleted: HashSet<EpisodeId> = rows::collect(
+                let hidden: HashSet<EpisodeId> = rows::collect(
                     &mut *conn.prepare_cached(
-                        "SELECT id FROM episodes WHERE tenant_id = ?1 AND deleted_at IS NOT NULL AND agent_id = ?2 AND user_id = ?3",
+                        "SELECT id FROM episodes WHERE tenant_id = ?1 AND agent_id = ?2 AND user_id = ?3
+                           AND (deleted_at IS NOT NULL OR archived_at IS NOT NULL)",
                     )?,
                     params![tenant.0.as_bytes(), query.agent_id.0.as_bytes(), query.user_id],
                     |r| Ok(EpisodeId(rows::uuid(r, "id")?)),
@@ -610,7 +611,7 @@ impl MemoryStore for SqliteStore {
                         f.user_id == query.user_id
                             && query.kinds.contains(&f.kind)
                             && (from..to).contains(&f.at)
-                            && !deleted.contains(&f.episode_id)
+                            && !hidden.contains(&f.episode_id)
                     },
                     |n, f| (n.score, f.kind, f.episode_id, f.message_id, f.at),
                 )?;
@@ -636,7 +637,7 @@ impl MemoryStore for SqliteStore {
                 let mut windows = Vec::with_capacity(ids.len());
                 let mut find = tx.prepare_cached(&format!(
                     "SELECT {} FROM messages m JOIN episodes e ON e.id = m.episode_id
-                     WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.tenant_id = ?2 AND e.deleted_at IS NULL",
+                     WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.tenant_id = ?2 AND e.deleted_at IS NULL AND e.archived_at IS NULL",
                     columns("m")
                 ))?;
                 let mut around = tx.prepare_cached(&format!(
@@ -689,7 +690,7 @@ impl MemoryStore for SqliteStore {
                      FROM messages m JOIN episodes e ON e.id = m.episode_id
                      LEFT JOIN messages b ON b.episode_id = m.episode_id AND b.ordinal = m.ordinal - 1
                      LEFT JOIN messages a ON a.episode_id = m.episode_id AND a.ordinal = m.ordinal + 1
-                     WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.tenant_id = ?2 AND e.deleted_at IS NULL",
+                     WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.tenant_id = ?2 AND e.deleted_at IS NULL AND e.archived_at IS NULL",
                 )?;
                 let adjacent = |row: &rusqlite::Row, id: &str, at: &str| -> StoreResult<Option<Adjacent>> {
                     let Some(id) = rows::opt_uuid(row, id)? else {

@@ -46,6 +46,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0008_procedures",
         sql: include_str!("../migrations/main/0008_procedures.sql"),
     },
+    Migration {
+        name: "main/0009_retention",
+        sql: include_str!("../migrations/main/0009_retention.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

@@ -259,7 +259,7 @@ impl MessageSearch for SqliteStore {
                     Value::Text(message_fts_query(&query, tenant)),
                 );
                 filters.push("m.tenant_id = ?", blob(&tenant.0));
-                filters.push_plain("e.deleted_at IS NULL");
+                filters.push_plain("e.deleted_at IS NULL AND e.archived_at IS NULL");
                 if let Some(agent) = query.agent_id {
                     filters.push("e.agent_id = ?", blob(&agent.0));
                 }

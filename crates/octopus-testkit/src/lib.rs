@@ -11,6 +11,7 @@ pub mod fake_chat;
 pub mod fake_providers;
 pub mod fixtures;
 pub mod knowledge;
+pub mod lifecycle;
 pub mod memory;
 pub mod procedures;
 
@@ -74,6 +75,9 @@ macro_rules! store_conformance_tests {
             message_positions_name_the_turns_next_to_each_message,
             claims_put_live_work_first_and_take_tenants_in_turn
         );
+        $crate::store_conformance_tests!(@lifecycle $backend;
+            expired_episodes_are_archived_once_and_leave_recall
+        );
         $crate::store_conformance_tests!(@procedures $backend;
             procedures_serve_only_approved_versions_and_keep_every_version,
             shared_procedures_reach_every_agent_of_their_tenant_and_no_other,
@@ -86,6 +90,15 @@ macro_rules! store_conformance_tests {
             async fn $rule() {
                 let backend = $backend;
                 $crate::procedures::$rule(&backend).await;
+            }
+        )*
+    };
+    (@lifecycle $backend:expr; $($rule:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $rule() {
+                let backend = $backend;
+                $crate::lifecycle::$rule(&backend).await;
             }
         )*
     };

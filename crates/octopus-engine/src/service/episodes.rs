@@ -9,7 +9,8 @@ use octopus_core::recall::WorkClass;
 use octopus_core::search::{MessageHit, MessageSearchQuery, search_terms};
 use octopus_core::store::{AppendMessages, MessageRecord};
 use octopus_core::{
-    ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId, now, to_stored_precision,
+    ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId, Timestamp, now,
+    to_stored_precision,
 };
 
 use super::Octopus;
@@ -212,20 +213,55 @@ impl Octopus {
         }
     }
 
+    /// Archives the episodes closed (or restored) longer ago than their
+    /// agent's `retention_days` at `now`. Returns how many this call archived.
+    pub async fn archive_expired_episodes(&self, now: Timestamp) -> Result<usize> {
+        const SWEEP_BATCH: u32 = 500;
+        let mut total = 0;
+        loop {
+            let archived = self
+                .store
+                .archive_expired_episodes(now, SWEEP_BATCH)
+                .await?;
+            total += archived.len();
+            if archived.len() < SWEEP_BATCH as usize {
+                return Ok(total);
+            }
+        }
+    }
+
     /// Sweeps idle episodes every `every` until the runtime shuts down. Any
     /// number of processes may sweep the same data: each episode closes once.
     pub fn start_idle_sweeper(&self, every: std::time::Duration) -> tokio::task::JoinHandle<()> {
         let octopus = self.clone();
-        tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(every);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                ticks.tick().await;
-                match octopus.sweep_idle_episodes().await {
-                    Ok(0) => {}
-                    Ok(closed) => tracing::info!(closed, "idle episodes closed"),
-                    Err(error) => tracing::warn!(%error, "idle sweep failed; trying again"),
+        repeat(every, "idle sweep", move || {
+            let octopus = octopus.clone();
+            async move {
+                let closed = octopus.sweep_idle_episodes().await?;
+                if closed > 0 {
+                    tracing::info!(closed, "idle episodes closed");
                 }
+                Ok(())
+            }
+        })
+    }
+
+    /// Archives expired episodes every `every` until the runtime shuts down.
+    /// Any number of processes may sweep the same data: each episode is
+    /// archived once.
+    pub fn start_retention_sweeper(
+        &self,
+        every: std::time::Duration,
+    ) -> tokio::task::JoinHandle<()> {
+        let octopus = self.clone();
+        repeat(every, "retention sweep", move || {
+            let octopus = octopus.clone();
+            async move {
+                let archived = octopus.archive_expired_episodes(now()).await?;
+                if archived > 0 {
+                    tracing::info!(archived, "expired episodes archived");
+                }
+                Ok(())
             }
         })
     }
@@ -307,4 +343,27 @@ fn with_pii_policy(
         record.content = Some(MessageContent::Text(redacted.clone()));
     }
     record
+}
+
+/// Runs `pass` every `every` until the runtime shuts down; a failed pass is
+/// logged and tried again at the next tick.
+fn repeat<F, Fut>(
+    every: std::time::Duration,
+    what: &'static str,
+    pass: F,
+) -> tokio::task::JoinHandle<()>
+where
+    F: Fn() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<()>> + Send,
+{
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            if let Err(error) = pass().await {
+                tracing::warn!(%error, what, "background pass failed; trying again");
+            }
+        }
+    })
 }

@@ -349,3 +349,98 @@ async fn an_embedder_that_returns_too_few_vectors_fails_the_work_and_it_waits_fo
         "{error}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn archived_episodes_leave_recall_and_context_until_restored_and_purging_removes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let spec = serde_json::from_value(json!({
+        "name": "companion", "llm": {"provider": "openai", "model": "gpt-4o"},
+        "memory": {"retention_days": 30}
+    }))
+    .unwrap();
+    let agent = octopus.create_agent(tenant, spec).await.unwrap().id;
+    let s = Setup { tenant, agent };
+    let alice = remember_two_evenings(&octopus, &s).await;
+    octopus.run_memory_jobs().await.unwrap();
+    let by_alice = octopus_core::episode::EpisodeFilter {
+        user_id: Some("alice".into()),
+        ..Default::default()
+    };
+    let episodes = octopus.list_episodes(tenant, &by_alice).await.unwrap();
+    // Newest first: the first evening closed (idle), the second is open.
+    let first_evening = episodes[1].id;
+    assert!(episodes[1].ended_at.is_some() && episodes[0].ended_at.is_none());
+
+    let mut pet = RecallQuery::new("alice", "Biscuit the greyhound");
+    pet.neighbours = 0;
+    let remembers_the_pet = || async {
+        let recalled = octopus.recall(tenant, agent, &pet).await.unwrap();
+        let context = octopus
+            .build_context(tenant, alice, "What is my dog called?")
+            .await
+            .unwrap();
+        let in_context = context
+            .messages
+            .iter()
+            .any(|m| m.content.contains("Biscuit"));
+        (
+            texts(&recalled).iter().any(|t| t.contains("Biscuit")),
+            in_context,
+        )
+    };
+    assert_eq!(remembers_the_pet().await, (true, true));
+
+    // The clock is ours: a month after the first evening it is archived, and
+    // the open second evening is not.
+    let month_later = day(1) + Duration::days(31);
+    assert_eq!(
+        octopus.archive_expired_episodes(month_later).await.unwrap(),
+        1
+    );
+    assert_eq!(remembers_the_pet().await, (false, false));
+    let archive = octopus_core::episode::EpisodeFilter {
+        archived: true,
+        ..by_alice.clone()
+    };
+    let archived = octopus.list_episodes(tenant, &archive).await.unwrap();
+    assert_eq!(archived.len(), 1);
+    assert_eq!(archived[0].id, first_evening);
+
+    octopus
+        .restore_episode(tenant, first_evening)
+        .await
+        .unwrap();
+    assert_eq!(remembers_the_pet().await, (true, true));
+
+    // Archived again a retention period after the restore, then purged.
+    let after_restore = octopus_core::now() + Duration::days(31);
+    assert_eq!(
+        octopus
+            .archive_expired_episodes(after_restore)
+            .await
+            .unwrap(),
+        1
+    );
+    octopus.purge_episode(tenant, first_evening).await.unwrap();
+    assert!(
+        octopus
+            .list_episodes(tenant, &archive)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    octopus
+        .restore_episode(tenant, first_evening)
+        .await
+        .unwrap_err();
+    let mut by_meaning = RecallQuery::new("alice", "What kind of dog does she own?");
+    by_meaning.mode = RecallMode::Vector;
+    let recalled = octopus.recall(tenant, agent, &by_meaning).await.unwrap();
+    assert!(
+        recalled.iter().all(|h| h.episode_id != first_evening),
+        "no vector of the purged episode is left: {:?}",
+        texts(&recalled)
+    );
+}

@@ -28,6 +28,9 @@ pub(crate) struct ListEpisodes {
     /// List soft-deleted episodes instead of live ones. Default false.
     #[serde(default)]
     pub deleted: bool,
+    /// List the episodes retention archived instead of those in use. Default false.
+    #[serde(default)]
+    pub archived: bool,
     pub limit: Option<u32>,
     pub offset: Option<u32>,
 }
@@ -69,6 +72,7 @@ pub(crate) async fn list_episodes(
         from: params.from,
         to: params.to,
         deleted: params.deleted,
+        archived: params.archived,
         page: page(params.limit, params.offset)?,
     };
     Ok(axum::Json(Items {
@@ -155,7 +159,8 @@ pub(crate) async fn delete_episode(
     Ok(axum::Json(state.octopus.delete_episode(tenant, id).await?))
 }
 
-/// Restore a soft-deleted episode.
+/// Restore a soft-deleted episode, or bring an archived one back into use
+/// (kept for another retention period from now).
 #[utoipa::path(post, path = "/v1/episodes/{episode_id}/restore", tag = "episodes", security(("bearer" = [])),
     params(("episode_id" = EpisodeId, Path)),
     responses((status = 200, body = Episode), (status = 404, body = ErrorBody)))]
@@ -167,11 +172,12 @@ pub(crate) async fn restore_episode(
     Ok(axum::Json(state.octopus.restore_episode(tenant, id).await?))
 }
 
-/// Remove a soft-deleted episode and its messages for good.
+/// Remove a soft-deleted or archived episode for good: its messages, their
+/// full-text entries and its memory vectors.
 #[utoipa::path(post, path = "/v1/episodes/{episode_id}/purge", tag = "episodes", security(("bearer" = [])),
     params(("episode_id" = EpisodeId, Path)),
     responses((status = 204), (status = 404, body = ErrorBody),
-        (status = 409, description = "the episode is live: delete it first", body = ErrorBody)))]
+        (status = 409, description = "the episode is in use: delete it first", body = ErrorBody)))]
 pub(crate) async fn purge_episode(
     State(state): State<AppState>,
     TenantCaller(tenant): TenantCaller,
