@@ -41,6 +41,9 @@ pub enum Command {
     /// meaning; each change is a version that waits for approval.
     #[command(subcommand)]
     Procedures(ProcedureCommand),
+    /// The users of a tenant.
+    #[command(subcommand)]
+    Users(UserCommand),
     /// Search messages (full text) or an agent's knowledge (meaning and words).
     #[command(subcommand)]
     Search(SearchCommand),
@@ -391,6 +394,20 @@ pub enum EpisodeCommand {
     /// Remove a soft-deleted or archived episode for good.
     Purge {
         episode_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Remove everything stored about a user, for good, and print the
+    /// receipt: what each store removed.
+    Forget {
+        user_id: String,
+        /// Only what the user said to this agent.
+        #[arg(long)]
+        agent: Option<String>,
         #[command(flatten)]
         remote: Remote,
     },

@@ -93,3 +93,16 @@ pub fn query(pairs: &[(&'static str, Option<String>)]) -> Vec<(&'static str, Str
         .filter_map(|(name, value)| value.clone().map(|v| (*name, v)))
         .collect()
 }
+
+/// `segment` percent-encoded for a URL path: user ids are free text.
+pub fn encode_path(segment: &str) -> String {
+    segment
+        .bytes()
+        .map(|byte| match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(byte).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}

@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 
 use crate::cli::{
     AgentCommand, Command, ConversationCommand, EpisodeCommand, KeyCommand, MessageCommand,
-    ProcedureCommand, SearchCommand, TenantCommand,
+    ProcedureCommand, SearchCommand, TenantCommand, UserCommand,
 };
-use crate::client::{Client, query};
+use crate::client::{Client, encode_path, query};
 
 pub async fn run(command: Command) -> anyhow::Result<()> {
     let answer = match command {
@@ -25,6 +25,16 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
         Command::Messages(command) => messages(command).await?,
         Command::Episodes(command) => episodes(command).await?,
         Command::Procedures(command) => procedures(command).await?,
+        Command::Users(UserCommand::Forget {
+            user_id,
+            agent,
+            remote,
+        }) => {
+            let path = format!("/v1/users/{}", encode_path(&user_id));
+            Client::new(&remote)
+                .send(Method::DELETE, &path, &query(&[("agent_id", agent)]), None)
+                .await?
+        }
         Command::Search(SearchCommand::Knowledge(args)) => {
             let mut body = json!({"query": args.query, "mode": args.mode});
             for (field, value) in [

@@ -20,6 +20,7 @@ pub mod conversation;
 pub mod embedding;
 pub mod episode;
 mod error;
+pub mod forget;
 pub mod fusion;
 pub mod ids;
 pub mod knowledge;

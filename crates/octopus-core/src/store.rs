@@ -402,6 +402,24 @@ pub trait MemoryStore: Send + Sync {
     ) -> Result<Vec<MessagePosition>>;
 }
 
+/// Erasure: removing everything about one user.
+#[async_trait]
+pub trait UserErasure: Send + Sync {
+    /// Removes, in one transaction, every conversation of the user (with
+    /// `agent_id`, of that agent only), their episodes with summaries and key
+    /// facts, their messages, the memory vectors and queued work of those,
+    /// and procedures learned from those episodes; then their full-text
+    /// entries, and the saved vector graphs that held their vectors. Then
+    /// compacts the store's files, so that nothing removed is left on disk.
+    /// Other users' data is untouched. A user with nothing stored gets a
+    /// receipt of zeros.
+    async fn forget_user(
+        &self,
+        tenant: TenantId,
+        who: &crate::forget::ForgetUser,
+    ) -> Result<crate::forget::ForgetReceipt>;
+}
+
 /// Health of a backend.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -497,6 +515,7 @@ pub trait Store:
     + KnowledgeStore
     + MemoryStore
     + ProcedureStore
+    + UserErasure
     + Health
 {
 }
@@ -510,6 +529,7 @@ impl<T> Store for T where
         + KnowledgeStore
         + MemoryStore
         + ProcedureStore
+        + UserErasure
         + Health
 {
 }

@@ -74,6 +74,18 @@ impl HistoryCache {
         Some(Arc::clone(&entry.messages))
     }
 
+    /// Drops a conversation's history; returns whether one was cached.
+    pub(crate) fn remove(&self, key: Key) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        match state.entries.remove(&key) {
+            Some(entry) => {
+                state.bytes -= entry.bytes;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Caches a history, evicting the least recently used ones beyond the bound.
     pub(crate) fn put(&self, key: Key, version: HistoryVersion, messages: Arc<Vec<ChatMessage>>) {
         let bytes = size(&messages);

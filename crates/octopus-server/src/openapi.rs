@@ -596,6 +596,7 @@ fn declare_parameter_bounds(doc: &mut Value) {
                     Some("limit") if search => json!({"minimum": 1, "maximum": MAX_SEARCH_LIMIT}),
                     Some("limit") => json!({"minimum": 1, "maximum": Page::MAX_LIMIT}),
                     Some("q") => text(1, MAX_QUERY_CHARS),
+                    Some("user_id") if parameter["in"] == "path" => text(1, MAX_USER_ID_CHARS),
                     _ => continue,
                 };
                 merge(&mut parameter["schema"], &bound);

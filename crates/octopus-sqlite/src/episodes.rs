@@ -454,7 +454,7 @@ impl EpisodeStore for SqliteStore {
             .await?;
         // Search joins its hits to live messages, so rows left behind by a crash
         // here are invisible; forgetting them only reclaims space.
-        self.indexer.forget(purged_seqs).await
+        self.indexer.forget(purged_seqs).await.map(drop)
     }
 }
 

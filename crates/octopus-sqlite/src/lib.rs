@@ -19,6 +19,7 @@ mod conversations;
 mod db;
 mod episodes;
 mod error;
+mod forget;
 mod knowledge;
 mod memory;
 mod messages;

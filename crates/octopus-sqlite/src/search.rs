@@ -78,26 +78,55 @@ impl Indexer {
         }
     }
 
-    /// Drops purged messages from the index.
-    pub async fn forget(self: &Arc<Self>, seqs: Vec<i64>) -> Result<()> {
+    /// Drops purged messages from the index. Returns how many of them it held
+    /// (a message purged before it was indexed has no entry).
+    pub async fn forget(self: &Arc<Self>, seqs: Vec<i64>) -> Result<u64> {
         if seqs.is_empty() {
-            return Ok(());
+            return Ok(0);
         }
-        let indexer = Arc::clone(self);
-        let outcome = tokio::task::spawn_blocking(move || -> StoreResult<()> {
-            let mut conn = lock(&indexer.conn);
+        self.with_connection(move |conn| {
             let tx = conn.transaction()?;
+            let mut held = 0;
             {
+                let mut exists =
+                    tx.prepare_cached("SELECT count(*) FROM search.message_fts WHERE rowid = ?1")?;
                 let mut delete =
                     tx.prepare_cached("DELETE FROM search.message_fts WHERE rowid = ?1")?;
                 for seq in seqs {
-                    delete.execute([seq])?;
+                    let count: i64 = exists.query_row([seq], |r| r.get(0))?;
+                    if count > 0 {
+                        held += 1;
+                        delete.execute([seq])?;
+                    }
                 }
             }
             tx.commit()?;
-            Ok(())
+            Ok(held)
         })
-        .await;
+        .await
+    }
+
+    /// Merges the index's segments, which drops the terms of deleted entries,
+    /// then rewrites the file and empties its write-ahead log. Returns whether
+    /// the checkpoint completed.
+    pub async fn compact(self: &Arc<Self>) -> Result<bool> {
+        self.with_connection(|conn| {
+            conn.execute_batch(
+                "INSERT INTO search.message_fts (message_fts) VALUES ('optimize'); VACUUM search;",
+            )?;
+            crate::forget::checkpoint(conn, "search")
+        })
+        .await
+    }
+
+    /// Runs `work` on the indexer's connection, on a blocking thread: so it
+    /// never runs beside an indexing batch.
+    async fn with_connection<T: Send + 'static>(
+        self: &Arc<Self>,
+        work: impl FnOnce(&mut Connection) -> StoreResult<T> + Send + 'static,
+    ) -> Result<T> {
+        let indexer = Arc::clone(self);
+        let outcome = tokio::task::spawn_blocking(move || work(&mut lock(&indexer.conn))).await;
         Ok(outcome.map_err(Error::Task)??)
     }
 }

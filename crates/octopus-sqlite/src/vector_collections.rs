@@ -249,6 +249,24 @@ impl<T: VectorTable> VectorCollections<T> {
         self.dir.join(format!("{}-{}", tenant.0, agent.0))
     }
 
+    /// Forgets a collection's index and its saved graph, both rebuilt from
+    /// SQLite at the next search: a graph only marks removed vectors, so
+    /// after an erasure it must not be kept. Returns whether a saved graph
+    /// was deleted.
+    pub(crate) fn drop_collection(&self, key: CollectionKey) -> Result<bool> {
+        let mut collections = lock(&self.collections);
+        collections.remove(&key);
+        let dir = self.graph_dir(key);
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(crate::Error::DataDir {
+                path: dir,
+                source: e,
+            }),
+        }
+    }
+
     /// Commits `tx` after `change` has written its rows and the version is
     /// bumped, holding the collection's index lock throughout; then applies the
     /// change to the index when it was current, or leaves it to be reconciled.

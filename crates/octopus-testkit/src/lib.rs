@@ -76,7 +76,8 @@ macro_rules! store_conformance_tests {
             claims_put_live_work_first_and_take_tenants_in_turn
         );
         $crate::store_conformance_tests!(@lifecycle $backend;
-            expired_episodes_are_archived_once_and_leave_recall
+            expired_episodes_are_archived_once_and_leave_recall,
+            forgetting_a_user_removes_all_of_theirs_and_nothing_else
         );
         $crate::store_conformance_tests!(@procedures $backend;
             procedures_serve_only_approved_versions_and_keep_every_version,

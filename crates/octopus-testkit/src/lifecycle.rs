@@ -1,14 +1,24 @@
 //! The lifecycle contract: retention's archive, and forgetting a user.
 
+use std::time::Duration as Lease;
+
 use chrono::{Duration, TimeZone, Utc};
-use octopus_core::episode::{CloseEpisode, EndReason, EpisodeFilter};
+use octopus_core::conversation::ConversationFilter;
+use octopus_core::episode::{
+    CloseEpisode, EndReason, EpisodeFilter, EpisodeSummary, SummarySource,
+};
+use octopus_core::forget::{ForgetUser, FullTextCounts, QueueCounts, RelationalCounts};
+use octopus_core::recall::{JobOutcome, MemoryWork};
 use octopus_core::search::MessageSearchQuery;
+use octopus_core::store::Store;
 use octopus_core::{EpisodeId, Error, Timestamp, now};
 
 use crate::Backend;
-use crate::fixtures::World;
+use crate::fixtures::{self, World};
 use crate::knowledge::direction;
 use crate::memory::{embed_all, query};
+
+const LEASE: Lease = Lease::from_secs(60);
 
 fn t(day: u32) -> Timestamp {
     Utc.with_ymd_and_hms(2026, 6, day, 10, 0, 0).unwrap()
@@ -188,4 +198,245 @@ pub async fn expired_episodes_are_archived_once_and_leave_recall(backend: &impl 
             .await
             .is_err()
     );
+}
+
+/// Does every queued job: messages embedded along axis 0, summaries along 1.
+async fn work_off_the_queue(store: &dyn Store) {
+    let jobs = store.claim_memory_jobs(100, now(), LEASE).await.unwrap();
+    for job in &jobs {
+        let outcome = match &job.work {
+            MemoryWork::EmbedMessage(message) => JobOutcome::MessageEmbedded {
+                message: message.id,
+                vector: direction(0, 0.0),
+            },
+            MemoryWork::SummariseEpisode(e) => JobOutcome::EpisodeSummarised {
+                episode: e.episode.id,
+                generated: None,
+                source: SummarySource::Extractive,
+                vector: direction(1, 0.0),
+                retry: None,
+            },
+        };
+        store
+            .complete_memory_job(job, outcome, "test-model", now())
+            .await
+            .unwrap();
+    }
+}
+
+/// What a user has in store, as the ports show it.
+#[derive(Debug, PartialEq)]
+struct Holdings {
+    conversations: usize,
+    episodes: usize,
+    messages: u32,
+    found_by_words: usize,
+    found_by_vector: usize,
+}
+
+async fn holdings(store: &dyn Store, world: &World, user: &str) -> Holdings {
+    let conversations = store
+        .list_conversations(
+            world.tenant,
+            &ConversationFilter {
+                agent_id: Some(world.agent),
+                user_id: Some(user.into()),
+                include_deleted: true,
+                page: Default::default(),
+            },
+        )
+        .await
+        .unwrap();
+    let episodes = store
+        .list_episodes(
+            world.tenant,
+            &EpisodeFilter {
+                agent_id: Some(world.agent),
+                user_id: Some(user.into()),
+                ..EpisodeFilter::default()
+            },
+        )
+        .await
+        .unwrap();
+    let mut words = search("walrus");
+    words.user_id = Some(user.into());
+    words.agent_id = Some(world.agent);
+    Holdings {
+        conversations: conversations.len(),
+        episodes: episodes.len(),
+        messages: episodes.iter().map(|e| e.message_count).sum(),
+        found_by_words: store
+            .search_messages(world.tenant, &words)
+            .await
+            .unwrap()
+            .len(),
+        found_by_vector: store
+            .search_memory(world.tenant, &query(world, user, direction(0, 0.0)))
+            .await
+            .unwrap()
+            .len(),
+    }
+}
+
+pub async fn forgetting_a_user_removes_all_of_theirs_and_nothing_else(backend: &impl Backend) {
+    let store = backend.open().await;
+    let acme = World::create(&*store, "acme").await;
+    let bob = World {
+        conversation: {
+            let c = fixtures::conversation(acme.tenant, acme.agent, "bob");
+            store.create_conversation(&c).await.unwrap();
+            c.id
+        },
+        ..acme
+    };
+    let sales = {
+        let agent = fixtures::agent(acme.tenant, "sales");
+        store.create_agent(&agent).await.unwrap();
+        let c = fixtures::conversation(acme.tenant, agent.id, "alice");
+        store.create_conversation(&c).await.unwrap();
+        World {
+            tenant: acme.tenant,
+            agent: agent.id,
+            conversation: c.id,
+        }
+    };
+    let globex = World::create(&*store, "globex").await;
+
+    // Alice, with support: a closed episode with a summary, then an open one.
+    let first = acme
+        .say(
+            &*store,
+            t(1),
+            &["my walrus is called Wendy", "walrus food is fish"],
+        )
+        .await[0]
+        .episode_id;
+    let summary = EpisodeSummary {
+        summary: "Alice has a walrus named Wendy.".into(),
+        key_facts: vec!["walrus: Wendy".into(), "eats fish".into()],
+        embedding: None,
+    };
+    store
+        .close_episode(
+            acme.tenant,
+            first,
+            CloseEpisode {
+                summary: Some(summary),
+                ..closing_at(t(1) + Duration::seconds(2))
+            },
+            t(1),
+        )
+        .await
+        .unwrap();
+    acme.say(&*store, t(3), &["the walrus has a cold"]).await;
+    sales
+        .say(&*store, t(3), &["a walrus-sized order please"])
+        .await;
+    bob.say(&*store, t(3), &["my walrus is shy", "walrus naps a lot"])
+        .await;
+    globex
+        .say(&*store, t(3), &["a walrus in another tenant"])
+        .await;
+    work_off_the_queue(&*store).await;
+    // One message whose embedding is still queued.
+    acme.say(
+        &*store,
+        t(3) + Duration::minutes(1),
+        &["the walrus got better"],
+    )
+    .await;
+    bob.say(&*store, t(3) + Duration::minutes(1), &["walrus again"])
+        .await;
+
+    let bob_before = holdings(&*store, &bob, "bob").await;
+    assert_eq!(bob_before.found_by_words, 3);
+    let alice_before = holdings(&*store, &acme, "alice").await;
+    assert_eq!(
+        (
+            alice_before.episodes,
+            alice_before.messages,
+            alice_before.found_by_words
+        ),
+        (2, 4, 4)
+    );
+    let globex_before = holdings(&*store, &globex, "alice").await;
+
+    let receipt = store
+        .forget_user(
+            acme.tenant,
+            &ForgetUser {
+                user_id: "alice".into(),
+                agent_id: Some(acme.agent),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            receipt.relational.clone(),
+            receipt.full_text.clone(),
+            receipt.queue.clone(),
+            receipt.vectors.message_vectors,
+            receipt.vectors.summary_vectors,
+        ),
+        (
+            RelationalCounts {
+                conversations: 1,
+                episodes: 2,
+                messages: 4,
+                summaries: 1,
+                key_facts: 2,
+                learned_procedures: 0,
+            },
+            FullTextCounts { entries: 4 },
+            QueueCounts { jobs: 1 },
+            3,
+            1
+        ),
+        "{receipt:?}"
+    );
+    assert!(receipt.compacted);
+    assert_eq!(receipt.conversation_ids, vec![acme.conversation]);
+    assert_eq!(
+        holdings(&*store, &acme, "alice").await,
+        Holdings {
+            conversations: 0,
+            episodes: 0,
+            messages: 0,
+            found_by_words: 0,
+            found_by_vector: 0
+        }
+    );
+    assert!(matches!(
+        store.get_conversation(acme.tenant, acme.conversation).await,
+        Err(Error::NotFound { .. })
+    ));
+    assert_eq!(holdings(&*store, &bob, "bob").await, bob_before);
+    assert_eq!(holdings(&*store, &globex, "alice").await, globex_before);
+    assert_eq!(
+        holdings(&*store, &sales, "alice").await.messages,
+        1,
+        "forgetting with one agent keeps what the user said to another"
+    );
+
+    // Without an agent, everything of the user's goes; a second time, nothing.
+    let all = ForgetUser {
+        user_id: "alice".into(),
+        agent_id: None,
+    };
+    let receipt = store.forget_user(acme.tenant, &all).await.unwrap();
+    assert_eq!(
+        (
+            receipt.relational.conversations,
+            receipt.relational.messages
+        ),
+        (1, 1)
+    );
+    assert_eq!(holdings(&*store, &sales, "alice").await.conversations, 0);
+    let again = store.forget_user(acme.tenant, &all).await.unwrap();
+    assert_eq!(again.relational, RelationalCounts::default());
+    assert_eq!(holdings(&*store, &bob, "bob").await, bob_before);
+
+    // Bob's queued work is still there and still done.
+    assert_eq!(store.tenant_memory_jobs(acme.tenant).await.unwrap(), 1);
 }

@@ -273,6 +273,17 @@ async fn the_cli_drives_a_running_server() {
         "{context}"
     );
 
+    // Forgetting the runner takes the imported conversation and its sessions.
+    let sessions = octopus(&server, key, &["episodes", "list", "--user", "runner"])["items"]
+        .as_array()
+        .unwrap()
+        .len();
+    let receipt = octopus(&server, key, &["users", "forget", "runner"]);
+    assert_eq!(receipt["relational"]["conversations"], 1, "{receipt}");
+    assert_eq!(receipt["relational"]["episodes"], sessions, "{receipt}");
+    let listed = octopus(&server, key, &["episodes", "list", "--user", "runner"]);
+    assert_eq!(listed["items"], serde_json::json!([]));
+
     // A refused request exits non-zero and says why.
     let output = Command::new(env!("CARGO_BIN_EXE_octopus"))
         .args(["episodes", "close", episode])

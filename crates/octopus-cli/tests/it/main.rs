@@ -5,6 +5,7 @@
 mod client_commands;
 mod durability;
 mod fairness;
+mod forget;
 mod process;
 mod slow_clients;
 mod summaries;

@@ -4,6 +4,7 @@ mod agents;
 mod context;
 mod conversations;
 mod episodes;
+mod erasure;
 mod knowledge;
 mod memory_jobs;
 mod procedures;

@@ -12,6 +12,7 @@ mod recall;
 mod search;
 mod tenants;
 mod turns;
+mod users;
 
 use octopus_core::store::Page;
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,7 @@ use crate::error::{ApiError, ErrorBody};
         (name = "knowledge", description = "Semantic memory: an agent's documents, searched by meaning"),
         (name = "recall", description = "Episodic memory: past conversations, recalled by meaning and by words"),
         (name = "procedures", description = "Procedural memory: step-by-step procedures triggered by a pattern or by meaning, approved and versioned"),
+        (name = "users", description = "Everything about one user of a tenant"),
         (name = "health"),
     )
 )]
@@ -107,6 +109,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(knowledge::knowledge_info))
         .routes(routes!(knowledge::delete_chunk))
         .routes(routes!(recall::recall))
+        .routes(routes!(users::forget_user))
 }
 
 /// `limit` and `offset` of a list.

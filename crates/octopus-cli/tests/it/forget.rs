@@ -1,0 +1,264 @@
+//! Forgetting a user through the real binary: afterwards no file of the data
+//! directory holds a word only that user said, the receipt counts what was
+//! made, and another user's data is as it was.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::process::{ADMIN_KEY, Server};
+
+/// Said only by Alice. Lower case, as the full-text index stores its terms.
+const MARKER: &str = "quokkaberry47xz";
+
+/// The files of `dir`, recursively, that contain `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                let lower = bytes.to_ascii_lowercase();
+                if lower
+                    .windows(needle.len())
+                    .any(|window| window == needle.as_bytes())
+                {
+                    found.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Waits until the tenant has no memory work queued.
+async fn memory_work_done(server: &Server, tenant: &str) {
+    let started = Instant::now();
+    loop {
+        let text = server
+            .client()
+            .get(format!("{}/metrics", server.url))
+            .bearer_auth(ADMIN_KEY)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let queued: f64 = text
+            .lines()
+            .filter(|l| {
+                l.starts_with(&format!(
+                    "octopus_memory_jobs_queued{{tenant_id=\"{tenant}\""
+                ))
+            })
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum();
+        if queued == 0.0 {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "memory work still queued: {queued}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Drops BM25 scores, which move with every other user's words.
+fn without_scores(value: &mut Value) {
+    match value {
+        Value::Object(fields) => {
+            fields.retain(|name, _| !name.ends_with("score"));
+            fields.values_mut().for_each(without_scores);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_scores),
+        _ => {}
+    }
+}
+
+/// What one user has, as the API shows it (scores apart).
+async fn holdings(server: &Server, key: &str, agent: &str, user: &str, word: &str) -> Value {
+    let episodes = server
+        .call(
+            key,
+            Method::GET,
+            &format!("/v1/episodes?user_id={user}"),
+            None,
+        )
+        .await["items"]
+        .clone();
+    let search = server
+        .call(
+            key,
+            Method::GET,
+            &format!("/v1/messages/search?q={word}&user_id={user}"),
+            None,
+        )
+        .await;
+    let recall = server
+        .call(
+            key,
+            Method::POST,
+            &format!("/v1/agents/{agent}/recall"),
+            Some(json!({"user_id": user, "query": word, "mode": "keyword"})),
+        )
+        .await;
+    let mut holdings = json!({"episodes": episodes, "search": search, "recall": recall});
+    without_scores(&mut holdings);
+    holdings
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forgotten_user_leaves_no_trace_in_the_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("octopus.toml");
+    // Extractive summaries: no model to call.
+    std::fs::write(&config, "[llm]\nsummarise_episodes = false\n").unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start_with(&data, Some(&config));
+    let (tenant, key, agent) = server.tenant_with_agent("acme").await;
+    let conversation = |user: &'static str| {
+        let body = json!({"agent_id": agent, "user_id": user});
+        let server = &server;
+        let key = &key;
+        async move {
+            server
+                .call(key, Method::POST, "/v1/conversations", Some(body))
+                .await["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let alice = conversation("alice").await;
+    let bob = conversation("bob").await;
+    let append = |conversation: &str, messages: Value| {
+        let path = format!("/v1/conversations/{conversation}/messages");
+        let server = &server;
+        let key = &key;
+        async move {
+            server
+                .call(
+                    key,
+                    Method::POST,
+                    &path,
+                    Some(json!({"messages": messages})),
+                )
+                .await["messages"]
+                .clone()
+        }
+    };
+    let first = append(
+        &alice,
+        json!([
+            {"role": "user", "content": format!("My locker code word is {MARKER}, please remember it for me")},
+            {"role": "assistant", "content": format!("Noted: your locker code word is {MARKER}.")},
+            {"role": "user", "content": "Thanks, and I also like long walks by the river"}
+        ]),
+    )
+    .await;
+    let episode = first[0]["episode_id"].as_str().unwrap().to_owned();
+    server
+        .call(
+            &key,
+            Method::POST,
+            &format!("/v1/episodes/{episode}/close"),
+            Some(json!({"end_reason": "user_closed"})),
+        )
+        .await;
+    append(
+        &alice,
+        json!([{"role": "user", "content": format!("Did you keep {MARKER} safe for me?")}]),
+    )
+    .await;
+    append(
+        &bob,
+        json!([
+            {"role": "user", "content": "My favourite pastry is the cardamom bun from the corner bakery"},
+            {"role": "assistant", "content": "A cardamom bun is a fine choice for a slow morning."}
+        ]),
+    )
+    .await;
+    memory_work_done(&server, &tenant).await;
+
+    // What Alice has, as the API shows it: the receipt must count exactly this.
+    let alice_episodes = server
+        .call(&key, Method::GET, "/v1/episodes?user_id=alice", None)
+        .await["items"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let mut messages = Vec::new();
+    for e in &alice_episodes {
+        let path = format!("/v1/episodes/{}", e["id"].as_str().unwrap());
+        let full = server.call(&key, Method::GET, &path, None).await;
+        messages.extend(full["messages"].as_array().unwrap().iter().cloned());
+    }
+    let summaries = alice_episodes
+        .iter()
+        .filter(|e| e["summary"].is_string())
+        .count();
+    let key_facts: usize = alice_episodes
+        .iter()
+        .map(|e| e["key_facts"].as_array().unwrap().len())
+        .sum();
+    let embedded = messages
+        .iter()
+        .filter(|m| m["embedding_ref"].is_string())
+        .count();
+    assert_eq!((alice_episodes.len(), messages.len(), summaries), (2, 4, 1));
+    assert!(
+        embedded >= 3,
+        "the worker embedded Alice's messages: {embedded}"
+    );
+    let bob_before = holdings(&server, &key, &agent, "bob", "cardamom").await;
+    assert_eq!(bob_before["search"]["items"].as_array().unwrap().len(), 2);
+    let alice_found = holdings(&server, &key, &agent, "alice", MARKER).await;
+    assert_eq!(alice_found["search"]["items"].as_array().unwrap().len(), 3);
+    assert!(
+        !files_containing(&data, MARKER).is_empty(),
+        "the scan must see the marker before the forget, or its silence after means nothing"
+    );
+
+    let receipt = server
+        .call(&key, Method::DELETE, "/v1/users/alice", None)
+        .await;
+    assert_eq!(
+        receipt["relational"],
+        json!({"conversations": 1, "episodes": 2, "messages": 4, "summaries": summaries,
+               "key_facts": key_facts, "learned_procedures": 0}),
+        "{receipt}"
+    );
+    assert_eq!(receipt["full_text"]["entries"], 4, "{receipt}");
+    assert_eq!(receipt["vectors"]["message_vectors"], embedded, "{receipt}");
+    assert_eq!(receipt["vectors"]["summary_vectors"], 1, "{receipt}");
+    assert_eq!(receipt["queue"]["jobs"], 0, "{receipt}");
+    assert_eq!(receipt["compacted"], true, "{receipt}");
+
+    assert_eq!(files_containing(&data, MARKER), Vec::<String>::new());
+    let alice_after = holdings(&server, &key, &agent, "alice", MARKER).await;
+    assert_eq!(alice_after["episodes"], json!([]));
+    assert_eq!(alice_after["search"]["items"], json!([]));
+    assert_eq!(alice_after["recall"]["items"], json!([]));
+    assert_eq!(
+        holdings(&server, &key, &agent, "bob", "cardamom").await,
+        bob_before
+    );
+
+    // After a restart too: nothing comes back from a log or a saved index.
+    drop(server);
+    let server = Server::start_with(&data, Some(&config));
+    assert_eq!(
+        holdings(&server, &key, &agent, "bob", "cardamom").await,
+        bob_before
+    );
+    let alice_after = holdings(&server, &key, &agent, "alice", MARKER).await;
+    assert_eq!(alice_after["search"]["items"], json!([]));
+    assert_eq!(files_containing(&data, MARKER), Vec::<String>::new());
+}
