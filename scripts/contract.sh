@@ -71,9 +71,12 @@ run() {
     --phases "${OCTOPUS_CONTRACT_PHASES:-examples,coverage,fuzzing,stateful}" --workers 1 "$@")
 }
 status=0
+# A dump's body is JSON Lines, which schemathesis cannot write and JSON Schema
+# cannot describe (each line's type, their order, the end record's count):
+# the import is tested by crates/octopus-server/tests/it/dumps.rs instead.
 echo "== contract: tenant routes" >&2
 run -H "Authorization: Bearer $key" --exclude-tag admin --exclude-operation-id take_turn \
-  --exclude-operation-id propose_procedure \
+  --exclude-operation-id propose_procedure --exclude-operation-id import_dump \
   --exclude-operation-id create_procedure --exclude-operation-id update_procedure || status=1
 # A trigger pattern must compile as a Rust regex, which JSON Schema cannot
 # state: a schema-valid pattern may rightly be a 422. Every other check holds.

@@ -53,8 +53,14 @@ pub enum Command {
     Recall(RecallArgs),
     /// Assemble the working memory for a user's next message in a conversation.
     Context(ContextArgs),
-    /// Import past conversations from a JSON file: one episode per session.
+    /// Import a dump (from `octopus export`) whole or not at all, or past
+    /// conversations from a JSON file (one episode per session; give --agent
+    /// and --user).
     Import(ImportArgs),
+    /// Export a tenant's data, or one user's, as a dump (JSON Lines) to
+    /// standard output: the tenant key's own tenant, or with the admin key
+    /// the tenant of --tenant.
+    Export(ExportArgs),
     /// Chat with an agent in the terminal: each line is a turn, its reply
     /// streamed. `/trace` shows what memory the last turn used, `/new` closes
     /// the episode, `/quit` (or end of input) leaves.
@@ -399,6 +405,18 @@ pub enum EpisodeCommand {
     },
 }
 
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The tenant to export (admin key); the key's own tenant when absent.
+    #[arg(long)]
+    pub tenant: Option<String>,
+    /// Only this user's conversations (and the agents they talk to).
+    #[arg(long)]
+    pub user: Option<String>,
+    #[command(flatten)]
+    pub remote: Remote,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum UserCommand {
     /// Remove everything stored about a user, for good, and print the
@@ -516,13 +534,16 @@ pub struct ContextArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// A JSON file: a list of sessions, each `{"messages": [...]}` with every
-    /// message's original `timestamp`, or an object with that list as `sessions`.
+    /// A dump, or a JSON file: a list of sessions, each `{"messages": [...]}`
+    /// with every message's original `timestamp`, or an object with that list
+    /// as `sessions`.
     pub file: PathBuf,
+    /// The agent the conversation is with (a conversations file only).
     #[arg(long)]
-    pub agent: String,
+    pub agent: Option<String>,
+    /// The user the conversation is with (a conversations file only).
     #[arg(long)]
-    pub user: String,
+    pub user: Option<String>,
     #[arg(long)]
     pub title: Option<String>,
     #[command(flatten)]

@@ -6,6 +6,13 @@ use serde_json::Value;
 
 use crate::cli::Remote;
 
+/// What a request carries.
+enum Body {
+    None,
+    Json(Value),
+    Raw(&'static str, Vec<u8>),
+}
+
 pub struct Client {
     http: reqwest::Client,
     base: String,
@@ -30,6 +37,28 @@ impl Client {
         query: &[(&str, String)],
         body: Option<Value>,
     ) -> anyhow::Result<Value> {
+        let body = body.map_or(Body::None, Body::Json);
+        self.send_body(method, path, query, body).await
+    }
+
+    /// Posts `bytes` as `content_type`; the answer is read as by [`Self::send`].
+    pub async fn send_bytes(
+        &self,
+        path: &str,
+        content_type: &'static str,
+        bytes: Vec<u8>,
+    ) -> anyhow::Result<Value> {
+        self.send_body(Method::POST, path, &[], Body::Raw(content_type, bytes))
+            .await
+    }
+
+    async fn send_body(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Body,
+    ) -> anyhow::Result<Value> {
         let response = self.request(method.clone(), path, query, body).await?;
         let status = response.status();
         let text = response.text().await.context("read the server's answer")?;
@@ -52,7 +81,26 @@ impl Client {
     /// Sends a request whose successful answer is read as it arrives (a
     /// stream of server-sent events); an error answer is read whole.
     pub async fn stream(&self, path: &str, body: Value) -> anyhow::Result<reqwest::Response> {
-        let response = self.request(Method::POST, path, &[], Some(body)).await?;
+        self.open(Method::POST, path, &[], Body::Json(body)).await
+    }
+
+    /// Gets a long answer (a dump), to be read as it arrives.
+    pub async fn download(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> anyhow::Result<reqwest::Response> {
+        self.open(Method::GET, path, query, Body::None).await
+    }
+
+    async fn open(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Body,
+    ) -> anyhow::Result<reqwest::Response> {
+        let response = self.request(method.clone(), path, query, body).await?;
         if response.status().is_success() {
             return Ok(response);
         }
@@ -60,7 +108,7 @@ impl Client {
         let value: Value = response.json().await.unwrap_or(Value::Null);
         let code = value["error"]["code"].as_str().unwrap_or("error");
         let message = value["error"]["message"].as_str().unwrap_or("");
-        bail!("POST {path}: {status} {code}: {message}");
+        bail!("{method} {path}: {status} {code}: {message}");
     }
 
     async fn request(
@@ -68,7 +116,7 @@ impl Client {
         method: Method,
         path: &str,
         query: &[(&str, String)],
-        body: Option<Value>,
+        body: Body,
     ) -> anyhow::Result<reqwest::Response> {
         let url = format!("{}{path}", self.base);
         let mut request = self.http.request(method, &url).query(query);
@@ -76,8 +124,14 @@ impl Client {
             Some(key) => request = request.bearer_auth(key),
             None => bail!("no API key: pass --api-key or set OCTOPUS_API_KEY"),
         }
-        if let Some(body) = body {
-            request = request.json(&body);
+        match body {
+            Body::None => {}
+            Body::Json(body) => request = request.json(&body),
+            Body::Raw(content_type, bytes) => {
+                request = request
+                    .header(reqwest::header::CONTENT_TYPE, content_type)
+                    .body(bytes);
+            }
         }
         request
             .send()

@@ -15,6 +15,7 @@ use crate::client::{Client, encode_path, query};
 
 pub async fn run(command: Command) -> anyhow::Result<()> {
     let answer = match command {
+        Command::Export(args) => return crate::dumps::export(args).await,
         Command::Serve(_) | Command::Migrate(_) | Command::Chat(_) => {
             unreachable!("handled by main")
         }
@@ -85,29 +86,7 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
                 )
                 .await?
         }
-        Command::Import(args) => {
-            let text = std::fs::read_to_string(&args.file)
-                .with_context(|| format!("read {}", args.file.display()))?;
-            let file: Value = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not JSON", args.file.display()))?;
-            let sessions = match file {
-                Value::Object(mut object) => object.remove("sessions").unwrap_or(Value::Null),
-                list => list,
-            };
-            anyhow::ensure!(
-                sessions.is_array(),
-                "{} holds no list of sessions",
-                args.file.display()
-            );
-            let mut body =
-                json!({"agent_id": args.agent, "user_id": args.user, "sessions": sessions});
-            if let Some(title) = args.title {
-                body["title"] = Value::from(title);
-            }
-            Client::new(&args.remote)
-                .send(Method::POST, "/v1/conversations/import", &[], Some(body))
-                .await?
-        }
+        Command::Import(args) => import(args).await?,
         Command::Search(SearchCommand::Messages(args)) => {
             let query = query(&[
                 ("q", Some(args.query)),
@@ -560,4 +539,43 @@ async fn procedures(command: ProcedureCommand) -> anyhow::Result<Value> {
                 .await
         }
     }
+}
+
+/// Imports a dump, or past conversations from a JSON file.
+async fn import(args: crate::cli::ImportArgs) -> anyhow::Result<Value> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("read {}", args.file.display()))?;
+    if crate::dumps::is_dump(&text) {
+        anyhow::ensure!(
+            args.agent.is_none() && args.user.is_none(),
+            "{} is a dump: it names its agents and users itself",
+            args.file.display()
+        );
+        let client = Client::new(&args.remote);
+        return crate::dumps::import(&client, text.into_bytes()).await;
+    }
+    let (Some(agent), Some(user)) = (args.agent, args.user) else {
+        anyhow::bail!(
+            "{} is a conversations file: give --agent and --user",
+            args.file.display()
+        );
+    };
+    let file: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not JSON", args.file.display()))?;
+    let sessions = match file {
+        Value::Object(mut object) => object.remove("sessions").unwrap_or(Value::Null),
+        list => list,
+    };
+    anyhow::ensure!(
+        sessions.is_array(),
+        "{} holds no list of sessions",
+        args.file.display()
+    );
+    let mut body = json!({"agent_id": agent, "user_id": user, "sessions": sessions});
+    if let Some(title) = args.title {
+        body["title"] = Value::from(title);
+    }
+    Client::new(&args.remote)
+        .send(Method::POST, "/v1/conversations/import", &[], Some(body))
+        .await
 }

@@ -6,6 +6,7 @@ mod cli;
 mod client;
 mod commands;
 mod config;
+mod dumps;
 mod ingest;
 mod serve;
 

@@ -17,6 +17,7 @@ pub mod bounds;
 pub mod chat;
 pub mod chunking;
 pub mod conversation;
+pub mod dump;
 pub mod embedding;
 pub mod episode;
 mod error;

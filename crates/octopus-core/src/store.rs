@@ -420,6 +420,37 @@ pub trait UserErasure: Send + Sync {
     ) -> Result<crate::forget::ForgetReceipt>;
 }
 
+/// Dumps: a tenant's data read out in dump order, and written back.
+#[async_trait]
+pub trait DumpStore: Send + Sync {
+    /// Hands `sink` the tenant's records in dump order (see
+    /// [`crate::dump`]), header and end excluded, all from one consistent
+    /// snapshot: the tenant, its agents (deleted ones and all under them
+    /// left out), their procedures and knowledge chunks, and their
+    /// conversations with episodes (deleted and archived ones too) and
+    /// messages. With `user`, only that user's conversations, and the agents
+    /// they talk to. Stops early when `sink` returns false. Returns how many
+    /// records it handed over.
+    async fn export_records(
+        &self,
+        tenant: TenantId,
+        user: Option<String>,
+        sink: Box<dyn FnMut(crate::dump::DumpRecord) -> bool + Send>,
+    ) -> Result<u64>;
+    /// Stores the records `records` yields into `tenant`, in one
+    /// transaction, keeping their ids; the tenant is created from a `tenant`
+    /// record when it does not exist. Commits only at an `end` record whose
+    /// count matches; an error item, a failed record, or the records running
+    /// out before `end` leaves nothing stored. Messages' embeddings and
+    /// closed episodes' summaries are queued as bulk work.
+    async fn import_records(
+        &self,
+        tenant: TenantId,
+        records: Box<dyn Iterator<Item = Result<crate::dump::DumpRecord>> + Send>,
+        now: Timestamp,
+    ) -> Result<crate::dump::ImportCounts>;
+}
+
 /// Health of a backend.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -516,6 +547,7 @@ pub trait Store:
     + MemoryStore
     + ProcedureStore
     + UserErasure
+    + DumpStore
     + Health
 {
 }
@@ -530,6 +562,7 @@ impl<T> Store for T where
         + MemoryStore
         + ProcedureStore
         + UserErasure
+        + DumpStore
         + Health
 {
 }

@@ -28,6 +28,7 @@ pub use error::{Error, Result};
 pub use keys::{Caller, MintedKey};
 pub use quotas::Quotas;
 pub use service::{
-    ImportReport, IngestDocument, IngestReport, KnowledgeQuery, MAX_TOOLS, Octopus, PreparedTurn,
-    ProcedureUpdate, ToolResult, TurnInput, TurnReply, WorkingMemory,
+    DumpImportReport, ImportInto, ImportReport, IngestDocument, IngestReport, KnowledgeQuery,
+    MAX_TOOLS, Octopus, PreparedTurn, ProcedureUpdate, ToolResult, TurnInput, TurnReply,
+    WorkingMemory,
 };

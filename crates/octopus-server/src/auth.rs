@@ -59,6 +59,21 @@ impl FromRequestParts<AppState> for AdminCaller {
     }
 }
 
+/// Any caller with a valid key: for the routes that serve both.
+pub struct AnyCaller(pub Caller);
+
+impl FromRequestParts<AppState> for AnyCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let caller = caller(parts, state).await?;
+        if let Caller::Tenant(tenant) = caller {
+            tracing::Span::current().record("tenant_id", tracing::field::display(tenant));
+        }
+        Ok(AnyCaller(caller))
+    }
+}
+
 /// A caller holding a tenant's key, with the key's name: what records say
 /// wrote or approved a procedure version.
 pub struct TenantAuthor {

@@ -129,6 +129,14 @@ fn route_errors(operation: &str) -> &'static [ErrorCode] {
         "close_episode" => &[E::EpisodeClosed],
         "restore_episode" => &[E::EpisodeLive],
         "purge_episode" => &[E::EpisodeNotDeleted],
+        "import_dump" => &[
+            E::ImportConflict,
+            E::ProcedureNameTaken,
+            E::CollectionMismatch,
+            E::EmbeddingUnavailable,
+            E::EmbeddingProviderFailed,
+            E::EmbeddingProviderBusy,
+        ],
         "metrics" => &[E::Unavailable],
         _ => &[],
     }
@@ -574,13 +582,15 @@ fn declare_unsigned_ranges(value: &mut Value) {
     }
 }
 
-/// Query parameters: page sizes and the search text.
+/// Parameters: page sizes, the search text, and user ids where one is
+/// required or, given, must not be empty.
 fn declare_parameter_bounds(doc: &mut Value) {
     let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
         return;
     };
     for (path, operations) in paths.iter_mut() {
         let search = path == "/v1/messages/search";
+        let export = path.ends_with("/export");
         let Some(operations) = operations.as_object_mut() else {
             continue;
         };
@@ -596,7 +606,10 @@ fn declare_parameter_bounds(doc: &mut Value) {
                     Some("limit") if search => json!({"minimum": 1, "maximum": MAX_SEARCH_LIMIT}),
                     Some("limit") => json!({"minimum": 1, "maximum": Page::MAX_LIMIT}),
                     Some("q") => text(1, MAX_QUERY_CHARS),
-                    Some("user_id") if parameter["in"] == "path" => text(1, MAX_USER_ID_CHARS),
+                    // A user id may be blank, as where conversations name it.
+                    Some("user_id") if parameter["in"] == "path" || export => {
+                        json!({"minLength": 1, "maxLength": MAX_USER_ID_CHARS})
+                    }
                     _ => continue,
                 };
                 merge(&mut parameter["schema"], &bound);

@@ -9,7 +9,7 @@ use crate::codec::micros;
 use crate::error::{Error, corrupt};
 use crate::rows;
 
-const COLUMNS: &str = "id, tenant_id, name, system_prompt, llm_config, memory_config, is_active, created_at, updated_at";
+pub(crate) const COLUMNS: &str = "id, tenant_id, name, system_prompt, llm_config, memory_config, is_active, created_at, updated_at";
 
 #[async_trait]
 impl AgentStore for SqliteStore {
@@ -119,7 +119,7 @@ pub(crate) fn get_agent(conn: &Connection, tenant: TenantId, id: AgentId) -> Res
     .ok_or_else(|| DomainError::not_found(AgentId::KIND, id).into())
 }
 
-fn json<T: serde::Serialize>(value: &T) -> String {
+pub(crate) fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
@@ -129,7 +129,7 @@ fn name_conflict(outcome: rusqlite::Result<usize>, name: &str) -> Result<(), Err
     })
 }
 
-fn agent_from_row(row: &rusqlite::Row<'_>) -> Result<Agent, Error> {
+pub(crate) fn agent_from_row(row: &rusqlite::Row<'_>) -> Result<Agent, Error> {
     let llm: String = row.get("llm_config")?;
     let memory: String = row.get("memory_config")?;
     Ok(Agent {

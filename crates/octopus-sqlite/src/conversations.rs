@@ -129,7 +129,7 @@ pub(crate) fn get_conversation(
     .ok_or_else(|| DomainError::not_found(ConversationId::KIND, id).into())
 }
 
-fn conversation_from_row(row: &rusqlite::Row<'_>) -> Result<Conversation, Error> {
+pub(crate) fn conversation_from_row(row: &rusqlite::Row<'_>) -> Result<Conversation, Error> {
     let metadata: String = row.get("metadata")?;
     Ok(Conversation {
         id: ConversationId(rows::uuid(row, "id")?),

@@ -17,7 +17,7 @@ use crate::error::{Error, corrupt};
 use crate::messages;
 use crate::rows::{self, Filters, blob};
 
-const COLUMNS: &str = "id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason, summary,
+pub(crate) const COLUMNS: &str = "id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason, summary,
     summary_source, key_facts, summary_embedding, message_count, total_input_tokens, total_output_tokens, last_message_at,
     deleted_at, archived_at, created_at, updated_at";
 
@@ -567,7 +567,7 @@ fn get_episode(
     .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id).into())
 }
 
-fn episode_from_row(row: &rusqlite::Row<'_>) -> Result<Episode, Error> {
+pub(crate) fn episode_from_row(row: &rusqlite::Row<'_>) -> Result<Episode, Error> {
     let end_reason: Option<String> = row.get("end_reason")?;
     let key_facts: String = row.get("key_facts")?;
     let embedding: Option<Vec<u8>> = row.get("summary_embedding")?;

@@ -141,7 +141,7 @@ fn check_chunks(chunks: &[NewChunk], dimension: u32) -> StoreResult<()> {
     Ok(())
 }
 
-fn metadata_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMetadata> {
+pub(crate) fn metadata_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMetadata> {
     Ok(ChunkMetadata {
         source: row.get("source")?,
         chunk_index: row.get("chunk_index")?,

@@ -17,6 +17,7 @@ mod agents;
 mod codec;
 mod conversations;
 mod db;
+mod dump;
 mod episodes;
 mod error;
 mod forget;

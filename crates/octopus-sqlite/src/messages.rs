@@ -398,6 +398,6 @@ pub(crate) fn message_from_row(row: &Row<'_>) -> Result<Message> {
 }
 
 /// A provider's count as SQLite's integer (a count past `i64::MAX` is not real).
-fn clamp(tokens: u64) -> i64 {
+pub(crate) fn clamp(tokens: u64) -> i64 {
     i64::try_from(tokens).unwrap_or(i64::MAX)
 }

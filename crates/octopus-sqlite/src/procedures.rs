@@ -16,7 +16,7 @@ use crate::codec::{self, micros};
 use crate::error::{Error, corrupt};
 use crate::rows::{self, Filters, blob};
 
-const COLUMNS: &str =
+pub(crate) const COLUMNS: &str =
     "id, tenant_id, agent_id, name, description, trigger_pattern, steps, is_active,
     version, serving_version, latest_version, created_by, approved_by, created_at, updated_at,
     (SELECT max(v.version) FROM procedure_versions v
@@ -357,7 +357,7 @@ impl SqliteStore {
 /// A version as stored: what the API shows, and its vector.
 type StoredVersion = (ProcedureVersion, Option<Vec<f32>>);
 
-fn steps_json(steps: &[ProcedureStep]) -> String {
+pub(crate) fn steps_json(steps: &[ProcedureStep]) -> String {
     serde_json::to_string(steps).unwrap_or_else(|_| "[]".into())
 }
 
@@ -470,7 +470,7 @@ fn version_row(
     .pop())
 }
 
-fn bump(tx: &Transaction<'_>, tenant: TenantId) -> Result<(), Error> {
+pub(crate) fn bump(tx: &Transaction<'_>, tenant: TenantId) -> Result<(), Error> {
     tx.execute(
         "INSERT INTO procedure_revisions (tenant_id, revision) VALUES (?1, 1)
          ON CONFLICT (tenant_id) DO UPDATE SET revision = revision + 1",
@@ -492,7 +492,7 @@ fn get(conn: &Connection, tenant: TenantId, id: ProcedureId) -> Result<Procedure
     .ok_or_else(|| DomainError::not_found(ProcedureId::KIND, id).into())
 }
 
-fn name_conflict(outcome: rusqlite::Result<usize>, name: &str) -> Result<(), Error> {
+pub(crate) fn name_conflict(outcome: rusqlite::Result<usize>, name: &str) -> Result<(), Error> {
     rows::unique_conflict(outcome, "procedure_name_taken", || {
         format!("an active procedure named `{name}` exists for this agent")
     })
@@ -508,7 +508,7 @@ fn content_from_row(row: &rusqlite::Row<'_>) -> Result<ProcedureContent, Error> 
     })
 }
 
-fn procedure_from_row(row: &rusqlite::Row<'_>) -> Result<Procedure, Error> {
+pub(crate) fn procedure_from_row(row: &rusqlite::Row<'_>) -> Result<Procedure, Error> {
     let content = content_from_row(row)?;
     let serving: Option<u32> = row.get("serving_version")?;
     let latest: u32 = row.get("latest_version")?;
@@ -533,7 +533,7 @@ fn procedure_from_row(row: &rusqlite::Row<'_>) -> Result<Procedure, Error> {
     })
 }
 
-fn version_from_row(row: &rusqlite::Row<'_>) -> Result<StoredVersion, Error> {
+pub(crate) fn version_from_row(row: &rusqlite::Row<'_>) -> Result<StoredVersion, Error> {
     let status: String = row.get("status")?;
     let steps: String = row.get("steps")?;
     let embedding: Option<Vec<u8>> = row.get("embedding")?;

@@ -178,7 +178,7 @@ impl TenantStore for SqliteStore {
     }
 }
 
-fn tenant_from_row(row: &rusqlite::Row<'_>) -> Result<Tenant, Error> {
+pub(crate) fn tenant_from_row(row: &rusqlite::Row<'_>) -> Result<Tenant, Error> {
     Ok(Tenant {
         id: TenantId(rows::uuid(row, "id")?),
         name: row.get("name")?,

@@ -15,7 +15,7 @@ use octopus_core::{ApiKeyId, EpisodeId, Error, MessageId, Timestamp, now};
 use serde_json::json;
 
 use crate::Backend;
-use crate::fixtures::{self, World, batch, text};
+use crate::fixtures::{self, World, batch, search, text};
 
 fn t(hour: u32, minute: u32) -> Timestamp {
     Utc.with_ymd_and_hms(2026, 3, 14, hour, minute, 0).unwrap()
@@ -25,18 +25,6 @@ fn assert_not_found<T: std::fmt::Debug>(outcome: octopus_core::Result<T>) {
     match outcome {
         Err(Error::NotFound { .. }) => {}
         other => panic!("expected NotFound, got {other:?}"),
-    }
-}
-
-fn search(text: &str) -> MessageSearchQuery {
-    MessageSearchQuery {
-        text: text.into(),
-        agent_id: None,
-        user_id: None,
-        conversation_id: None,
-        from: None,
-        to: None,
-        limit: 20,
     }
 }
 

@@ -129,3 +129,16 @@ impl World {
             .unwrap()
     }
 }
+
+/// A full-text search of every message for `text`, twenty hits at most.
+pub fn search(text: &str) -> octopus_core::search::MessageSearchQuery {
+    octopus_core::search::MessageSearchQuery {
+        text: text.into(),
+        agent_id: None,
+        user_id: None,
+        conversation_id: None,
+        from: None,
+        to: None,
+        limit: 20,
+    }
+}

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use crate::Backend;
 use crate::fixtures::{self, World};
 
-const DIM: u32 = 8;
+pub(crate) const DIM: u32 = 8;
 
 /// A unit vector pointing mostly along `axis`, tilted by `tilt` towards the next axis.
 pub fn direction(axis: usize, tilt: f32) -> Vec<f32> {

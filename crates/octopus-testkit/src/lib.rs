@@ -25,6 +25,8 @@ use octopus_core::store::Store;
 #[async_trait]
 pub trait Backend: Send + Sync {
     async fn open(&self) -> Arc<dyn Store>;
+    /// Another store of the same kind, empty: where a dump is moved to.
+    async fn open_empty(&self) -> Arc<dyn Store>;
 }
 
 /// Expands to the conformance suite for the backend `$backend` builds.
@@ -77,7 +79,8 @@ macro_rules! store_conformance_tests {
         );
         $crate::store_conformance_tests!(@lifecycle $backend;
             expired_episodes_are_archived_once_and_leave_recall,
-            forgetting_a_user_removes_all_of_theirs_and_nothing_else
+            forgetting_a_user_removes_all_of_theirs_and_nothing_else,
+            a_dump_moves_a_tenant_into_an_empty_store_whole_or_not_at_all
         );
         $crate::store_conformance_tests!(@procedures $backend;
             procedures_serve_only_approved_versions_and_keep_every_version,

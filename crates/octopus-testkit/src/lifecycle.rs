@@ -1,20 +1,24 @@
-//! The lifecycle contract: retention's archive, and forgetting a user.
+//! The lifecycle contract: retention's archive, forgetting a user, and
+//! moving a tenant by dump.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration as Lease;
 
 use chrono::{Duration, TimeZone, Utc};
 use octopus_core::conversation::ConversationFilter;
+use octopus_core::dump::{DumpEnd, DumpHeader, DumpRecord, ImportCounts};
 use octopus_core::episode::{
     CloseEpisode, EndReason, EpisodeFilter, EpisodeSummary, SummarySource,
 };
 use octopus_core::forget::{ForgetUser, FullTextCounts, QueueCounts, RelationalCounts};
+use octopus_core::message::Role;
+use octopus_core::procedure::Decision;
 use octopus_core::recall::{JobOutcome, MemoryWork};
-use octopus_core::search::MessageSearchQuery;
 use octopus_core::store::Store;
-use octopus_core::{EpisodeId, Error, Timestamp, now};
+use octopus_core::{EpisodeId, Error, ProcedureId, TenantId, Timestamp, now};
 
 use crate::Backend;
-use crate::fixtures::{self, World};
+use crate::fixtures::{self, World, search};
 use crate::knowledge::direction;
 use crate::memory::{embed_all, query};
 
@@ -22,18 +26,6 @@ const LEASE: Lease = Lease::from_secs(60);
 
 fn t(day: u32) -> Timestamp {
     Utc.with_ymd_and_hms(2026, 6, day, 10, 0, 0).unwrap()
-}
-
-fn search(text: &str) -> MessageSearchQuery {
-    MessageSearchQuery {
-        text: text.into(),
-        agent_id: None,
-        user_id: None,
-        conversation_id: None,
-        from: None,
-        to: None,
-        limit: 20,
-    }
 }
 
 fn closing_at(at: Timestamp) -> CloseEpisode {
@@ -439,4 +431,264 @@ pub async fn forgetting_a_user_removes_all_of_theirs_and_nothing_else(backend: &
 
     // Bob's queued work is still there and still done.
     assert_eq!(store.tenant_memory_jobs(acme.tenant).await.unwrap(), 1);
+}
+
+/// Every record of the tenant (or user), in dump order.
+async fn exported(store: &dyn Store, tenant: TenantId, user: Option<&str>) -> Vec<DumpRecord> {
+    let records = Arc::new(Mutex::new(Vec::new()));
+    let into = Arc::clone(&records);
+    let sink = Box::new(move |record| {
+        into.lock().unwrap().push(record);
+        true
+    });
+    let count = store
+        .export_records(tenant, user.map(str::to_owned), sink)
+        .await
+        .unwrap();
+    let records = std::mem::take(&mut *records.lock().unwrap());
+    assert_eq!(count, records.len() as u64);
+    records
+}
+
+/// The records as a whole dump: header, records, end.
+fn whole(tenant: TenantId, records: &[DumpRecord]) -> Vec<octopus_core::Result<DumpRecord>> {
+    let mut dump = vec![Ok(DumpRecord::Header(DumpHeader::new(tenant, None, now())))];
+    dump.extend(records.iter().cloned().map(Ok));
+    dump.push(Ok(DumpRecord::End(DumpEnd {
+        records: records.len() as u64 + 1,
+    })));
+    dump
+}
+
+async fn import(
+    store: &dyn Store,
+    tenant: TenantId,
+    dump: Vec<octopus_core::Result<DumpRecord>>,
+) -> octopus_core::Result<ImportCounts> {
+    store
+        .import_records(tenant, Box::new(dump.into_iter()), now())
+        .await
+}
+
+pub async fn a_dump_moves_a_tenant_into_an_empty_store_whole_or_not_at_all(backend: &impl Backend) {
+    let source = backend.open().await;
+    let acme = World::create(&*source, "acme").await;
+    let first = acme
+        .say(
+            &*source,
+            t(1),
+            &["the walrus code is 7781", "noted, the code"],
+        )
+        .await[0]
+        .episode_id;
+    let summary = EpisodeSummary {
+        summary: "The walrus code.".into(),
+        key_facts: vec!["code 7781".into()],
+        embedding: Some(direction(2, 0.0)),
+    };
+    source
+        .close_episode(
+            acme.tenant,
+            first,
+            CloseEpisode {
+                summary: Some(summary),
+                ..closing_at(t(1) + Duration::seconds(2))
+            },
+            t(1),
+        )
+        .await
+        .unwrap();
+    let deleted = acme.say(&*source, t(2), &["forget this one"]).await[0].episode_id;
+    source
+        .soft_delete_episode(acme.tenant, deleted, t(2))
+        .await
+        .unwrap();
+    acme.say(&*source, t(3), &["still talking"]).await;
+    let bob = fixtures::conversation(acme.tenant, acme.agent, "bob");
+    source.create_conversation(&bob).await.unwrap();
+    source
+        .append_messages(
+            acme.tenant,
+            fixtures::batch(
+                bob.id,
+                vec![fixtures::text(Role::User, "bob was here", t(3))],
+            ),
+        )
+        .await
+        .unwrap();
+    source
+        .create_collection(acme.tenant, acme.agent, crate::knowledge::DIM, "test-model")
+        .await
+        .unwrap();
+    source
+        .store_chunks(
+            acme.tenant,
+            acme.agent,
+            vec![crate::knowledge::chunk(
+                "faq.md",
+                0,
+                "Refunds take five days",
+                direction(3, 0.0),
+            )],
+        )
+        .await
+        .unwrap();
+    let procedure = ProcedureId::new();
+    source
+        .create_procedure(
+            acme.tenant,
+            procedure,
+            Some(acme.agent),
+            crate::procedures::version("refund", "check the order", "alice"),
+            t(3),
+        )
+        .await
+        .unwrap();
+    source
+        .decide_procedure(
+            acme.tenant,
+            procedure,
+            Decision::Approve,
+            Some("boss".into()),
+            t(3),
+        )
+        .await
+        .unwrap();
+    let records = exported(&*source, acme.tenant, None).await;
+    let kinds: Vec<&str> = records.iter().map(DumpRecord::kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            "tenant",
+            "agent",
+            "procedure",
+            "knowledge_chunk",
+            "conversation",
+            "episode",
+            "message",
+            "message",
+            "episode",
+            "message",
+            "episode",
+            "message",
+            "conversation",
+            "episode",
+            "message"
+        ]
+    );
+    let bobs = exported(&*source, acme.tenant, Some("bob")).await;
+    assert_eq!(
+        bobs.iter().map(DumpRecord::kind).collect::<Vec<_>>(),
+        ["tenant", "agent", "conversation", "episode", "message"],
+        "one user's dump holds their conversations and the agents they talk to"
+    );
+
+    let target = backend.open_empty().await;
+    // A message of an episode no record brings, midway: nothing stays.
+    let mut broken = records.clone();
+    if let Some(DumpRecord::Message(message)) = broken
+        .iter_mut()
+        .find(|r| matches!(r, DumpRecord::Message(_)))
+    {
+        message.episode_id = EpisodeId::new();
+    }
+    import(&*target, acme.tenant, whole(acme.tenant, &broken))
+        .await
+        .unwrap_err();
+    assert_not_there(&*target, &acme).await;
+    // A store error midway (the same id twice) leaves nothing either.
+    let mut twice = records.clone();
+    let agent = twice
+        .iter()
+        .position(|r| matches!(r, DumpRecord::Agent(_)))
+        .unwrap();
+    twice.insert(agent + 1, twice[agent].clone());
+    import(&*target, acme.tenant, whole(acme.tenant, &twice))
+        .await
+        .unwrap_err();
+    assert_not_there(&*target, &acme).await;
+    // Cut before its end, or by an error from the reader.
+    let mut cut = whole(acme.tenant, &records);
+    cut.pop();
+    import(&*target, acme.tenant, cut).await.unwrap_err();
+    let mut failing = whole(acme.tenant, &records);
+    failing.insert(5, Err(Error::invalid("dump", "line 6: not JSON")));
+    import(&*target, acme.tenant, failing).await.unwrap_err();
+    assert_not_there(&*target, &acme).await;
+
+    let counts = import(&*target, acme.tenant, whole(acme.tenant, &records))
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            counts.agents,
+            counts.procedures,
+            counts.knowledge_chunks,
+            counts.conversations,
+            counts.episodes,
+            counts.messages
+        ),
+        (1, 1, 1, 2, 4, 5)
+    );
+    // As a dump holds them (memory vectors, which it does not carry, apart).
+    let json = |records: &[DumpRecord]| serde_json::to_value(records).unwrap();
+    assert_eq!(
+        json(&exported(&*target, acme.tenant, None).await),
+        json(&records)
+    );
+    // Memory vectors are made again: each message worth embedding, and each
+    // closed episode's summary.
+    assert_eq!(target.tenant_memory_jobs(acme.tenant).await.unwrap(), 5 + 2);
+    let hits = target
+        .search_chunks(
+            acme.tenant,
+            acme.agent,
+            &octopus_core::knowledge::VectorQuery {
+                vector: direction(3, 0.0),
+                top_k: 1,
+                min_score: -1.0,
+                filter: Default::default(),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1, "the chunk's vector came with it");
+    assert_eq!(
+        target
+            .search_messages(acme.tenant, &search("walrus"))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    // Into a store that holds it already: a conflict, and nothing doubled.
+    import(&*target, acme.tenant, whole(acme.tenant, &records))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        json(&exported(&*target, acme.tenant, None).await),
+        json(&records)
+    );
+}
+
+async fn assert_not_there(store: &dyn Store, world: &World) {
+    assert!(matches!(
+        store.get_tenant(world.tenant).await,
+        Err(Error::NotFound { .. })
+    ));
+    assert!(
+        store
+            .list_episodes(world.tenant, &EpisodeFilter::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(store.pending_memory_jobs().await.unwrap(), 0);
+    assert!(
+        store
+            .collection(world.tenant, world.agent)
+            .await
+            .unwrap()
+            .is_none()
+    );
 }

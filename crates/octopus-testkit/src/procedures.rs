@@ -9,7 +9,7 @@ use octopus_core::{AgentId, Error, ProcedureId, now};
 use crate::Backend;
 use crate::fixtures::{self, World};
 
-fn version(name: &str, instruction: &str, by: &str) -> NewVersion {
+pub(crate) fn version(name: &str, instruction: &str, by: &str) -> NewVersion {
     NewVersion {
         content: ProcedureContent {
             name: name.into(),

@@ -8,18 +8,7 @@ use crate::process::{ADMIN_KEY, Server};
 
 /// Runs `octopus ARGS` with `key`; returns its JSON output, or panics with stderr.
 fn octopus(server: &Server, key: &str, args: &[&str]) -> Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_octopus"))
-        .args(args)
-        .env("OCTOPUS_URL", &server.url)
-        .env("OCTOPUS_API_KEY", key)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "octopus {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = octopus_text(server, key, args);
     if stdout.trim().is_empty() {
         Value::Null
     } else {
@@ -489,4 +478,97 @@ async fn octopus_procedures_manages_versions_from_yaml_and_json_files() {
     octopus(&server, key, &["procedures", "delete", id]);
     let listed = octopus(&server, key, &["procedures", "list"]);
     assert!(listed["items"].as_array().unwrap().is_empty());
+}
+
+/// Runs `octopus ARGS` with `key` and returns its standard output as text.
+fn octopus_text(server: &Server, key: &str, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_octopus"))
+        .args(args)
+        .env("OCTOPUS_URL", &server.url)
+        .env("OCTOPUS_API_KEY", key)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "octopus {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn octopus_export_and_import_move_a_tenant_to_another_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = Server::start(&dir.path().join("first"));
+    let (tenant, key, agent) = first.tenant_with_agent("acme").await;
+    let conversation = octopus(
+        &first,
+        &key,
+        &[
+            "conversations",
+            "create",
+            "--agent",
+            &agent,
+            "--user",
+            "alice",
+        ],
+    );
+    let conversation = conversation["id"].as_str().unwrap();
+    octopus(
+        &first,
+        &key,
+        &[
+            "messages",
+            "append",
+            conversation,
+            "--role",
+            "user",
+            "--content",
+            "my parcel is late",
+        ],
+    );
+
+    let dump = octopus_text(&first, ADMIN_KEY, &["export", "--tenant", &tenant]);
+    // The tenant's own key exports the same records (the header's time apart).
+    let own = octopus_text(&first, &key, &["export"]);
+    assert_eq!(
+        own.lines().skip(1).collect::<Vec<_>>(),
+        dump.lines().skip(1).collect::<Vec<_>>()
+    );
+    let lines: Vec<Value> = dump
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.first().unwrap()["type"], "header");
+    assert_eq!(lines.last().unwrap()["type"], "end");
+    assert!(dump.contains("my parcel is late"));
+    let alone = octopus_text(&first, &key, &["export", "--user", "bob"]);
+    assert!(
+        !alone.contains("my parcel is late"),
+        "bob's dump holds only bob's"
+    );
+
+    let file = dir.path().join("acme.jsonl");
+    std::fs::write(&file, &dump).unwrap();
+    let second = Server::start(&dir.path().join("second"));
+    let report = octopus(&second, ADMIN_KEY, &["import", file.to_str().unwrap()]);
+    assert_eq!(
+        (report["tenant_id"].as_str(), &report["messages"]),
+        (Some(tenant.as_str()), &json!(1))
+    );
+    let moved = octopus(&second, ADMIN_KEY, &["keys", "create", &tenant]);
+    let moved = moved["key"].as_str().unwrap();
+    let listed =
+        |server: &Server, key: &str| octopus(server, key, &["episodes", "list", "--user", "alice"]);
+    assert_eq!(listed(&second, moved), listed(&first, &key));
+
+    // Again: every id is taken, and the command says so and fails.
+    let output = Command::new(env!("CARGO_BIN_EXE_octopus"))
+        .args(["import", file.to_str().unwrap()])
+        .env("OCTOPUS_URL", &second.url)
+        .env("OCTOPUS_API_KEY", moved)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("import_conflict"));
 }

@@ -3,6 +3,7 @@
 mod agents;
 mod context;
 mod conversations;
+mod dumps;
 mod episodes;
 mod erasure;
 mod knowledge;
@@ -15,6 +16,7 @@ mod turns;
 
 pub use context::WorkingMemory;
 pub use conversations::ImportReport;
+pub use dumps::{ImportInto, ImportReport as DumpImportReport};
 pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
 pub use octopus_core::chat::TurnReply;
 pub use procedures::ProcedureUpdate;

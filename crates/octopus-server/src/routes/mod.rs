@@ -4,6 +4,7 @@
 
 mod agents;
 mod conversations;
+mod dumps;
 mod episodes;
 mod health;
 mod knowledge;
@@ -39,6 +40,7 @@ use crate::error::{ApiError, ErrorBody};
         (name = "recall", description = "Episodic memory: past conversations, recalled by meaning and by words"),
         (name = "procedures", description = "Procedural memory: step-by-step procedures triggered by a pattern or by meaning, approved and versioned"),
         (name = "users", description = "Everything about one user of a tenant"),
+        (name = "dumps", description = "A tenant's data, or one user's, exported as JSON Lines and imported back"),
         (name = "health"),
     )
 )]
@@ -110,6 +112,9 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(knowledge::delete_chunk))
         .routes(routes!(recall::recall))
         .routes(routes!(users::forget_user))
+        .routes(routes!(dumps::export_dump))
+        .routes(routes!(dumps::export_tenant_dump))
+        .routes(routes!(dumps::import_dump))
 }
 
 /// `limit` and `offset` of a list.

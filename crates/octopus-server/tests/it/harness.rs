@@ -98,8 +98,13 @@ impl TestServer {
         let status = response.status();
         let headers = response.headers().clone();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let ndjson = headers
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|t| t.as_bytes().starts_with(b"application/x-ndjson"));
         let body = if bytes.is_empty() {
             Value::Null
+        } else if ndjson {
+            Value::String(String::from_utf8(bytes.to_vec()).unwrap())
         } else {
             serde_json::from_slice(&bytes)
                 .unwrap_or_else(|_| panic!("{status}: body is not JSON: {bytes:?}"))

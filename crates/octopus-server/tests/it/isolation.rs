@@ -34,6 +34,17 @@ fn body_for(operation: &str, victim: &Seeded) -> Value {
             "agent_id": victim.agent, "user_id": "alice",
             "sessions": [{"messages": [{"role": "user", "content": "pwned", "timestamp": "2026-01-01T00:00:00Z"}]}]
         }),
+        // A dump of the intruder's own making: it lands in the intruder's tenant.
+        "import_dump" => Value::String(
+            [
+                json!({"type": "header", "format": "octopus-dump", "version": 1,
+                       "exported_at": "2026-01-01T00:00:00Z",
+                       "tenant_id": "00000000-0000-7000-8000-000000000000", "user_id": null}),
+                json!({"type": "end", "records": 1}),
+            ]
+            .map(|line| line.to_string())
+            .join("\n"),
+        ),
         other => panic!("operation `{other}` takes a body: add a valid one to the isolation walk"),
     }
 }
@@ -143,14 +154,34 @@ async fn a_foreign_key_reaches_nothing_on_any_route() {
                     format!("{concrete}?{query}")
                 }
             };
-            let reply = server
-                .call(
-                    method.clone(),
-                    &with_query(&base_query),
-                    &intruder.key,
-                    body.clone(),
-                )
-                .await;
+            let reply = match &body {
+                // A body that is not JSON (a dump) goes as it is.
+                Some(Value::String(text)) => {
+                    let content_type = operation["requestBody"]["content"]
+                        .as_object()
+                        .and_then(|types| types.keys().next().cloned())
+                        .unwrap();
+                    server
+                        .raw_as(
+                            method.clone(),
+                            &with_query(&base_query),
+                            Some(&intruder.key),
+                            &content_type,
+                            Some(text.clone().into_bytes()),
+                        )
+                        .await
+                }
+                _ => {
+                    server
+                        .call(
+                            method.clone(),
+                            &with_query(&base_query),
+                            &intruder.key,
+                            body.clone(),
+                        )
+                        .await
+                }
+            };
             let context = format!("{method} {path} ({name})");
             if admin {
                 assert_eq!(

@@ -15,12 +15,15 @@ mod sqlite_specific;
 /// A store in a fresh temporary data directory.
 pub struct TempSqlite {
     pub dir: tempfile::TempDir,
+    /// The directories of the empty stores opened beside it, kept while it lives.
+    others: std::sync::Mutex<Vec<tempfile::TempDir>>,
 }
 
 impl Default for TempSqlite {
     fn default() -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
+            others: std::sync::Mutex::default(),
         }
     }
 }
@@ -29,6 +32,13 @@ impl Default for TempSqlite {
 impl Backend for TempSqlite {
     async fn open(&self) -> Arc<dyn Store> {
         Arc::new(SqliteStore::open(SqliteOptions::new(self.dir.path())).unwrap())
+    }
+
+    async fn open_empty(&self) -> Arc<dyn Store> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(SqliteOptions::new(dir.path())).unwrap();
+        self.others.lock().unwrap().push(dir);
+        Arc::new(store)
     }
 }
 

@@ -1,0 +1,59 @@
+//! `octopus export` and the dump form of `octopus import`.
+
+use std::io::Write;
+
+use anyhow::{Context, bail};
+use serde_json::Value;
+
+use crate::cli::ExportArgs;
+use crate::client::{Client, encode_path, query};
+
+/// Writes the dump to standard output as it arrives, and fails when it ends
+/// without its `end` record (the server stopped midway).
+pub async fn export(args: ExportArgs) -> anyhow::Result<()> {
+    let path = match &args.tenant {
+        Some(tenant) => format!("/v1/tenants/{}/export", encode_path(tenant)),
+        None => "/v1/export".to_owned(),
+    };
+    let mut response = Client::new(&args.remote)
+        .download(&path, &query(&[("user_id", args.user)]))
+        .await?;
+    let mut stdout = std::io::stdout().lock();
+    // The end of the dump so far: enough to hold its last (short) record.
+    let mut tail = Vec::new();
+    while let Some(chunk) = response.chunk().await.context("read the dump")? {
+        stdout.write_all(&chunk).context("write the dump")?;
+        tail.extend_from_slice(&chunk);
+        if tail.len() > TAIL_BYTES {
+            tail.drain(..tail.len() - TAIL_BYTES);
+        }
+    }
+    stdout.flush().context("write the dump")?;
+    let last_line = tail
+        .split(|b| *b == b'\n')
+        .rfind(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .unwrap_or_default();
+    let ended =
+        serde_json::from_slice::<Value>(last_line).is_ok_and(|record| record["type"] == "end");
+    if !ended {
+        bail!("the dump ended without its end record: the server stopped midway (see its log)");
+    }
+    Ok(())
+}
+
+const TAIL_BYTES: usize = 4096;
+
+/// Whether `text` is a dump: its first line is a dump's header.
+pub fn is_dump(text: &str) -> bool {
+    text.lines()
+        .find(|line| !line.trim().is_empty())
+        .and_then(|line| serde_json::from_str::<Value>(line).ok())
+        .is_some_and(|first| first["type"] == "header" && first["format"] == "octopus-dump")
+}
+
+/// Sends a dump to the server, which imports it whole or not at all.
+pub async fn import(client: &Client, dump: Vec<u8>) -> anyhow::Result<Value> {
+    client
+        .send_bytes("/v1/import", "application/x-ndjson", dump)
+        .await
+}

@@ -1,0 +1,353 @@
+//! Export and import of dumps (see `octopus_core::dump`): a tenant's data,
+//! or one user's, as JSON Lines.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use octopus_core::agent::AgentSpec;
+use octopus_core::conversation::validate_user_id;
+use octopus_core::dump::{
+    DumpEnd, DumpHeader, DumpRecord, DumpedChunk, DumpedProcedure, ImportCounts,
+};
+use octopus_core::embedding::Embedder;
+use octopus_core::procedure::{ProcedureContent, ProcedureFilter};
+use octopus_core::store::Page;
+use octopus_core::{AgentId, Error as DomainError, TenantId, now};
+use tokio::sync::mpsc;
+
+use super::Octopus;
+use crate::embedding_stats::EmbeddingPurpose;
+use crate::{Error, Result};
+
+/// Lines of a dump a reader has not taken yet; the export waits beyond this.
+const EXPORT_BUFFER: usize = 256;
+/// Records parsed ahead of the store's transaction.
+const IMPORT_BUFFER: usize = 256;
+/// A line longer than this is refused before it is parsed.
+const MAX_LINE_BYTES: usize = 4 << 20;
+
+/// Where an import goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportInto {
+    /// The dump's own tenant, created when it does not exist (the admin's
+    /// import).
+    DumpTenant,
+    /// This tenant, whatever tenant the dump came from (a tenant's import).
+    Tenant(TenantId),
+}
+
+/// What an import stored, and where.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ImportReport {
+    pub tenant_id: TenantId,
+    #[serde(flatten)]
+    pub counts: ImportCounts,
+}
+
+impl Octopus {
+    /// The tenant's dump (with `user`, that user's), line by line, each ending
+    /// in a newline: the header, the records from one snapshot, the end
+    /// record. An error midway ends the stream with it, and no end record.
+    pub async fn export_dump(
+        &self,
+        tenant: TenantId,
+        user: Option<String>,
+    ) -> Result<mpsc::Receiver<Result<String>>> {
+        if let Some(user) = &user {
+            validate_user_id(user)?;
+        }
+        self.store.get_tenant(tenant).await?;
+        let procedure_model = self.procedure_model(tenant, user.is_some()).await?;
+        let (lines, receiver) = mpsc::channel(EXPORT_BUFFER);
+        let header = DumpRecord::Header(DumpHeader::new(tenant, user.clone(), now()));
+        lines
+            .send(Ok(line(&header)))
+            .await
+            .map_err(|_| Error::Config("export reader gone".into()))?;
+        let store = self.store.clone();
+        tokio::spawn(async move {
+            let sink_lines = lines.clone();
+            let sink = Box::new(move |mut record: DumpRecord| {
+                if let DumpRecord::Procedure(procedure) = &mut record {
+                    for embedding in procedure
+                        .versions
+                        .iter_mut()
+                        .filter_map(|v| v.embedding.as_mut())
+                    {
+                        embedding.model.clone_from(&procedure_model);
+                    }
+                }
+                sink_lines.blocking_send(Ok(line(&record))).is_ok()
+            });
+            let end = match store.export_records(tenant, user, sink).await {
+                Ok(records) => Ok(line(&DumpRecord::End(DumpEnd {
+                    records: records + 1,
+                }))),
+                Err(error) => {
+                    tracing::warn!(%error, tenant_id = %tenant, "export failed midway");
+                    Err(error.into())
+                }
+            };
+            let _ = lines.send(end).await;
+        });
+        Ok(receiver)
+    }
+
+    /// The model of the tenant's procedure vectors: this server's embedder's,
+    /// which made them. Loaded only when the dump holds procedures.
+    async fn procedure_model(&self, tenant: TenantId, one_user: bool) -> Result<String> {
+        if one_user {
+            return Ok(String::new());
+        }
+        let any = ProcedureFilter {
+            page: Page {
+                limit: 1,
+                offset: 0,
+            },
+            ..ProcedureFilter::default()
+        };
+        if self.store.list_procedures(tenant, &any).await?.is_empty() {
+            return Ok(String::new());
+        }
+        Ok(match self.embedder().await {
+            Ok(embedder) => embedder.model().to_owned(),
+            // Unknown: an import embeds them again.
+            Err(_) => "unknown".into(),
+        })
+    }
+
+    /// Imports a dump read from `dump`, in one transaction: everything or,
+    /// on any error, nothing. Records are parsed and checked one by one as
+    /// the store takes them. Vectors of knowledge chunks and procedures are
+    /// kept when this server's embedding model made them, embedded again
+    /// otherwise; memory vectors are queued, as bulk work.
+    pub async fn import_dump(
+        &self,
+        into: ImportInto,
+        mut dump: impl BufRead + Send + 'static,
+    ) -> Result<ImportReport> {
+        let mut reader = DumpReader::default();
+        let header = match reader.next(&mut dump)? {
+            Some(DumpRecord::Header(header)) => header,
+            _ => {
+                return Err(
+                    DomainError::invalid("dump", "line 1: a dump starts with its header").into(),
+                );
+            }
+        };
+        header.validate()?;
+        let tenant = match into {
+            ImportInto::DumpTenant => header.tenant_id,
+            ImportInto::Tenant(tenant) => tenant,
+        };
+        let (records, received) = mpsc::channel::<octopus_core::Result<DumpRecord>>(IMPORT_BUFFER);
+        let store = self.store.clone();
+        let stored = tokio::spawn(async move {
+            let mut received = received;
+            let iter = std::iter::from_fn(move || received.blocking_recv());
+            store.import_records(tenant, Box::new(iter), now()).await
+        });
+        let mut prepare = Preparation::default();
+        let fed = async {
+            records
+                .send(Ok(DumpRecord::Header(header)))
+                .await
+                .map_err(|_| ())?;
+            loop {
+                let record = match reader.next(&mut dump) {
+                    Ok(Some(record)) => self.prepare(record, &mut prepare).await,
+                    Ok(None) => return Ok::<(), ()>(()),
+                    Err(error) => Err(error),
+                };
+                let failed = record.is_err();
+                let item = record.map_err(|error| match error {
+                    Error::Domain(domain) => domain,
+                    other => DomainError::invalid("dump", other.to_string()),
+                });
+                records.send(item).await.map_err(|_| ())?;
+                if failed {
+                    return Ok(());
+                }
+            }
+        };
+        // The store's transaction ends (and says why) whether or not every
+        // line was fed: a closed channel before `end` is a cut dump.
+        let _ = fed.await;
+        drop(records);
+        let counts = stored
+            .await
+            .map_err(|e| Error::Config(format!("import task failed: {e}")))??;
+        self.work_signal.poke();
+        tracing::info!(tenant_id = %tenant, messages = counts.messages, "imported a dump");
+        Ok(ImportReport {
+            tenant_id: tenant,
+            counts: ImportCounts {
+                vectors_embedded_again: prepare.embedded_again,
+                ..counts
+            },
+        })
+    }
+
+    /// Checks a record as the API would check its object, and embeds its
+    /// vectors again when this server's model did not make them.
+    async fn prepare(&self, record: DumpRecord, prepare: &mut Preparation) -> Result<DumpRecord> {
+        match record {
+            DumpRecord::Header(_) => Err(DomainError::invalid("dump", "a second header").into()),
+            DumpRecord::Agent(agent) => {
+                AgentSpec {
+                    name: agent.name.clone(),
+                    system_prompt: agent.system_prompt.clone(),
+                    llm: agent.llm.clone(),
+                    memory: agent.memory.clone(),
+                }
+                .validate()?;
+                prepare.redact.insert(agent.id, agent.memory.redact_pii);
+                Ok(DumpRecord::Agent(agent))
+            }
+            DumpRecord::Conversation(conversation) => {
+                validate_user_id(&conversation.user_id)?;
+                Ok(DumpRecord::Conversation(conversation))
+            }
+            DumpRecord::Procedure(procedure) => Ok(DumpRecord::Procedure(
+                self.prepare_procedure(procedure, prepare).await?,
+            )),
+            DumpRecord::KnowledgeChunk(chunk) => Ok(DumpRecord::KnowledgeChunk(
+                self.prepare_chunk(chunk, prepare).await?,
+            )),
+            other => Ok(other),
+        }
+    }
+
+    async fn prepare_procedure(
+        &self,
+        mut dumped: DumpedProcedure,
+        prepare: &mut Preparation,
+    ) -> Result<DumpedProcedure> {
+        for dumped_version in &mut dumped.versions {
+            let version = &dumped_version.version;
+            let content = ProcedureContent {
+                name: version.name.clone(),
+                description: version.description.clone(),
+                trigger_pattern: version.trigger_pattern.clone(),
+                steps: version.steps.clone(),
+            };
+            content.validate()?;
+            if let Some(pattern) = &content.trigger_pattern {
+                crate::procedure_matching::check_pattern(pattern)?;
+            }
+            let embedder = prepare.embedder(self).await?;
+            let stale = dumped_version
+                .embedding
+                .as_ref()
+                .is_none_or(|e| e.model != embedder.model());
+            if stale {
+                let text = [content.semantic_text()];
+                let vector = self
+                    .embed_counted(EmbeddingPurpose::Query, embedder.as_ref(), &text)
+                    .await?
+                    .pop();
+                dumped_version.embedding = vector.map(|vector| octopus_core::dump::DumpedVector {
+                    model: embedder.model().to_owned(),
+                    vector,
+                });
+                prepare.embedded_again += 1;
+            }
+        }
+        Ok(dumped)
+    }
+
+    async fn prepare_chunk(
+        &self,
+        mut dumped: DumpedChunk,
+        prepare: &mut Preparation,
+    ) -> Result<DumpedChunk> {
+        let embedder = prepare.embedder(self).await?;
+        if dumped.embedding.model == embedder.model()
+            && dumped.embedding.vector.len() == embedder.dimension()
+        {
+            return Ok(dumped);
+        }
+        let chunk = &dumped.chunk;
+        let text = match &chunk.metadata.heading {
+            Some(heading) => format!("{heading}\n\n{}", chunk.content),
+            None => chunk.content.clone(),
+        };
+        let text = match prepare.redact.get(&chunk.agent_id) {
+            Some(true) => octopus_core::pii::egress(&text).into_owned(),
+            _ => text,
+        };
+        let vector = self
+            .embed_counted(EmbeddingPurpose::Knowledge, embedder.as_ref(), &[text])
+            .await?
+            .pop()
+            .unwrap_or_default();
+        dumped.embedding = octopus_core::dump::DumpedVector {
+            model: embedder.model().to_owned(),
+            vector,
+        };
+        prepare.embedded_again += 1;
+        Ok(dumped)
+    }
+}
+
+/// What an import learns as it goes.
+#[derive(Default)]
+struct Preparation {
+    embedder: Option<std::sync::Arc<dyn Embedder>>,
+    /// Each imported agent's `redact_pii`, for the chunks embedded again.
+    redact: HashMap<AgentId, bool>,
+    embedded_again: u64,
+}
+
+impl Preparation {
+    /// The embedder, loaded at the first record that needs it.
+    async fn embedder(&mut self, octopus: &Octopus) -> Result<std::sync::Arc<dyn Embedder>> {
+        if let Some(embedder) = &self.embedder {
+            return Ok(embedder.clone());
+        }
+        let embedder = octopus.embedder().await?;
+        self.embedder = Some(embedder.clone());
+        Ok(embedder)
+    }
+}
+
+/// Reads a dump's lines one record at a time, skipping blank lines.
+#[derive(Default)]
+struct DumpReader {
+    line: u64,
+    buffer: Vec<u8>,
+}
+
+impl DumpReader {
+    fn next(&mut self, dump: &mut impl BufRead) -> Result<Option<DumpRecord>> {
+        loop {
+            self.buffer.clear();
+            self.line += 1;
+            let read = std::io::Read::take(&mut *dump, MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut self.buffer)
+                .map_err(|e| DomainError::invalid("dump", format!("line {}: {e}", self.line)))?;
+            if read == 0 {
+                return Ok(None);
+            }
+            if self.buffer.len() > MAX_LINE_BYTES {
+                return Err(DomainError::invalid(
+                    "dump",
+                    format!("line {} is longer than {MAX_LINE_BYTES} bytes", self.line),
+                )
+                .into());
+            }
+            if self.buffer.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            return serde_json::from_slice(&self.buffer).map(Some).map_err(|e| {
+                DomainError::invalid("dump", format!("line {}: {e}", self.line)).into()
+            });
+        }
+    }
+}
+
+fn line(record: &DumpRecord) -> String {
+    let mut line = serde_json::to_string(record).unwrap_or_default();
+    line.push('\n');
+    line
+}

@@ -1,0 +1,266 @@
+//! Export and import over HTTP: a round trip into an empty data directory
+//! gives the same answers, and an import is all or nothing.
+
+use axum::http::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::harness::{ADMIN_KEY, Seeded, TestServer, seed};
+
+/// Everything a tenant's API shows of its data, with what is made afresh on
+/// each server (memory vectors' ids) left out.
+async fn answers(server: &TestServer, key: &str, s: &Seeded) -> Value {
+    let get = |path: String| async move {
+        server
+            .ok(Method::GET, &path, key, None, StatusCode::OK)
+            .await
+    };
+    let post = |path: String, body: Value| async move {
+        server
+            .ok(Method::POST, &path, key, Some(body), StatusCode::OK)
+            .await
+    };
+    let mut episodes = Vec::new();
+    for listing in ["", "&deleted=true"] {
+        let listed = get(format!("/v1/episodes?limit=1000{listing}")).await;
+        for episode in listed["items"].as_array().unwrap() {
+            let id = episode["id"].as_str().unwrap();
+            let whole = if listing.is_empty() {
+                get(format!("/v1/episodes/{id}")).await
+            } else {
+                episode.clone()
+            };
+            episodes.push(whole);
+        }
+    }
+    let mut answers = json!({
+        "agents": get("/v1/agents".into()).await,
+        "conversations": get("/v1/conversations?include_deleted=true".into()).await,
+        "episodes": episodes,
+        "procedures": get("/v1/procedures".into()).await,
+        "versions": get(format!("/v1/procedures/{}/versions", s.procedure)).await,
+        "search": get("/v1/messages/search?q=roadmap+bakery".into()).await,
+        "knowledge": get(format!("/v1/agents/{}/knowledge", s.agent)).await,
+        "knowledge_search": post(format!("/v1/agents/{}/knowledge/search", s.agent),
+            json!({"query": "when are refunds paid"})).await,
+        "recall": post(format!("/v1/agents/{}/recall", s.agent),
+            json!({"user_id": "alice", "query": "the secret roadmap"})).await,
+    });
+    strip(&mut answers, "embedding_ref");
+    answers
+}
+
+fn strip(value: &mut Value, field: &str) {
+    match value {
+        Value::Object(fields) => {
+            fields.remove(field);
+            fields.values_mut().for_each(|v| strip(v, field));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| strip(v, field)),
+        _ => {}
+    }
+}
+
+async fn export(server: &TestServer, tenant: &str) -> String {
+    let reply = server
+        .raw(
+            Method::GET,
+            &format!("/v1/tenants/{tenant}/export"),
+            Some(ADMIN_KEY),
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    reply.body.as_str().unwrap().to_owned()
+}
+
+async fn import(server: &TestServer, key: &str, dump: &str) -> (StatusCode, Value) {
+    let reply = server
+        .raw_as(
+            Method::POST,
+            "/v1/import",
+            Some(key),
+            "application/x-ndjson",
+            Some(dump.as_bytes().to_vec()),
+        )
+        .await;
+    (reply.status, reply.body)
+}
+
+/// The dump's records, without the header's time and what each server makes
+/// afresh.
+fn records(dump: &str) -> Vec<Value> {
+    dump.lines()
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            if record["type"] == "header" {
+                record["exported_at"] = Value::Null;
+            }
+            strip(&mut record, "embedding_ref");
+            record
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_trip_into_an_empty_server_gives_the_same_answers() {
+    let first = TestServer::start().await;
+    let s = seed(&first, "acme").await;
+    let call = |method: Method, path: String, body: Value, status: StatusCode| {
+        let first = &first;
+        let key = s.key.clone();
+        async move { first.ok(method, &path, &key, Some(body), status).await }
+    };
+    call(
+        Method::POST,
+        format!("/v1/agents/{}/knowledge/documents", s.agent),
+        json!({"source": "refunds.md", "text": "# Refunds\n\nRefunds are paid to the original card within five business days."}),
+        StatusCode::CREATED,
+    )
+    .await;
+    call(
+        Method::POST,
+        format!("/v1/episodes/{}/close", s.episode),
+        json!({"end_reason": "user_closed", "summary": "Alice shared the secret roadmap.", "key_facts": ["roadmap is secret"]}),
+        StatusCode::OK,
+    )
+    .await;
+    let bob = call(
+        Method::POST,
+        "/v1/conversations".into(),
+        json!({"agent_id": s.agent, "user_id": "bob"}),
+        StatusCode::CREATED,
+    )
+    .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let said = call(
+        Method::POST,
+        format!("/v1/conversations/{bob}/messages"),
+        json!({"messages": [{"role": "user", "content": "The corner bakery sells cardamom buns"}]}),
+        StatusCode::CREATED,
+    )
+    .await;
+    let bobs_episode = said["messages"][0]["episode_id"].as_str().unwrap();
+    first
+        .ok(
+            Method::DELETE,
+            &format!("/v1/episodes/{bobs_episode}"),
+            &s.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    first.octopus.run_memory_jobs().await.unwrap();
+    let dump = export(&first, &s.tenant).await;
+    let before = answers(&first, &s.key, &s).await;
+
+    let second = TestServer::start().await;
+    let (status, report) = import(&second, ADMIN_KEY, &dump).await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    assert_eq!(
+        (
+            report["tenant_id"].as_str(),
+            &report["agents"],
+            &report["conversations"],
+            &report["messages"],
+            &report["knowledge_chunks"],
+            &report["procedures"]
+        ),
+        (
+            Some(s.tenant.as_str()),
+            &json!(1),
+            &json!(2),
+            &json!(3),
+            &json!(1),
+            &json!(1)
+        ),
+        "{report}"
+    );
+    assert_eq!(
+        report["vectors_embedded_again"], 0,
+        "the same model made them"
+    );
+    let key = second
+        .ok(
+            Method::POST,
+            &format!("/v1/tenants/{}/keys", s.tenant),
+            ADMIN_KEY,
+            Some(json!({"name": "moved"})),
+            StatusCode::CREATED,
+        )
+        .await["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    second.octopus.run_memory_jobs().await.unwrap();
+    let after = answers(&second, &key, &s).await;
+    assert_eq!(after, before);
+    assert_eq!(records(&export(&second, &s.tenant).await), records(&dump));
+
+    // The same dump again: every id exists, so nothing of it is stored.
+    let (status, refused) = import(&second, &key, &dump).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"]["code"], "import_conflict");
+    assert_eq!(answers(&second, &key, &s).await, before);
+}
+
+async fn tenants(server: &TestServer) -> usize {
+    server
+        .ok(Method::GET, "/v1/tenants", ADMIN_KEY, None, StatusCode::OK)
+        .await["items"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_midway_or_a_cut_dump_leaves_nothing() {
+    let first = TestServer::start().await;
+    let s = seed(&first, "acme").await;
+    let dump = export(&first, &s.tenant).await;
+    let lines: Vec<&str> = dump.lines().collect();
+    let empty = TestServer::start().await;
+
+    // A message of an episode that no record brings: the store refuses it
+    // after the tenant, agent, procedure and conversation went in.
+    let mut broken: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let message = broken.iter().position(|r| r["type"] == "message").unwrap();
+    broken[message]["episode_id"] = json!("01900000-0000-7000-8000-000000000001");
+    let broken: Vec<String> = broken.iter().map(Value::to_string).collect();
+    let (status, body) = import(&empty, ADMIN_KEY, &broken.join("\n")).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was imported"),
+        "{body}"
+    );
+    assert_eq!(tenants(&empty).await, 0);
+
+    // Cut before its end record.
+    let cut = lines[..lines.len() - 1].join("\n");
+    let (status, body) = import(&empty, ADMIN_KEY, &cut).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(tenants(&empty).await, 0);
+
+    // A line that is not JSON, halfway.
+    let mut garbled: Vec<&str> = lines.clone();
+    garbled.insert(lines.len() / 2, "{not json");
+    let (status, body) = import(&empty, ADMIN_KEY, &garbled.join("\n")).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("line"),
+        "{body}"
+    );
+    assert_eq!(tenants(&empty).await, 0);
+
+    // And whole, it goes in.
+    let (status, body) = import(&empty, ADMIN_KEY, &dump).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(tenants(&empty).await, 1);
+}

@@ -1,0 +1,652 @@
+//! Dumps: reading a tenant out in dump order from one snapshot, and writing
+//! a dump back in one transaction.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use octopus_core::dump::{
+    DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
+};
+use octopus_core::episode::Episode;
+use octopus_core::knowledge::Chunk;
+use octopus_core::message::Message;
+use octopus_core::recall::WorkClass;
+use octopus_core::store::DumpStore;
+use octopus_core::{AgentId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp};
+use rusqlite::{Connection, Transaction, params};
+
+use crate::SqliteStore;
+use crate::codec::{self, micros};
+use crate::error::{Error, Result as StoreResult};
+use crate::knowledge::KnowledgeTable;
+use crate::rows;
+use crate::vector_collections::VectorTable;
+
+type Sink = Box<dyn FnMut(DumpRecord) -> bool + Send>;
+
+/// The sink asked to stop: not an error, the reader went away.
+struct Stopped;
+
+#[async_trait]
+impl DumpStore for SqliteStore {
+    async fn export_records(
+        &self,
+        tenant: TenantId,
+        user: Option<String>,
+        sink: Sink,
+    ) -> Result<u64> {
+        self.db
+            .read(move |conn| {
+                let tx = conn.transaction()?;
+                let mut out = Out { sink, sent: 0 };
+                match export(&tx, tenant, user.as_deref(), &mut out) {
+                    Ok(()) | Err(ExportError::Stopped(Stopped)) => Ok(out.sent),
+                    Err(ExportError::Store(error)) => Err(error),
+                }
+            })
+            .await
+    }
+
+    async fn import_records(
+        &self,
+        tenant: TenantId,
+        records: Box<dyn Iterator<Item = Result<DumpRecord>> + Send>,
+        now: Timestamp,
+    ) -> Result<ImportCounts> {
+        let counts = self
+            .db
+            .write(move |conn| import(conn, tenant, records, micros(now)))
+            .await?;
+        // The imported messages are indexed for full-text search as any others.
+        self.indexer.wake();
+        Ok(counts)
+    }
+}
+
+struct Out {
+    sink: Sink,
+    sent: u64,
+}
+
+enum ExportError {
+    Stopped(Stopped),
+    Store(Error),
+}
+
+impl<E: Into<Error>> From<E> for ExportError {
+    fn from(error: E) -> Self {
+        ExportError::Store(error.into())
+    }
+}
+
+impl Out {
+    fn send(&mut self, record: DumpRecord) -> Result<(), ExportError> {
+        if !(self.sink)(record) {
+            return Err(ExportError::Stopped(Stopped));
+        }
+        self.sent += 1;
+        Ok(())
+    }
+}
+
+/// The tenant's agents that are not deleted; with `user`, only those the user
+/// has conversations with.
+const AGENTS: &str = "SELECT id FROM agents WHERE tenant_id = ?1 AND deleted_at IS NULL
+    AND (?2 IS NULL OR id IN (SELECT agent_id FROM conversations WHERE tenant_id = ?1 AND user_id = ?2))";
+
+fn export(
+    tx: &Transaction<'_>,
+    tenant: TenantId,
+    user: Option<&str>,
+    out: &mut Out,
+) -> Result<(), ExportError> {
+    let scope = params![tenant.0.as_bytes(), user];
+    let tenant_row = rows::collect(
+        &mut tx.prepare("SELECT id, name, created_at FROM tenants WHERE id = ?1")?,
+        [tenant.0.as_bytes()],
+        crate::tenants::tenant_from_row,
+    )?;
+    for t in tenant_row {
+        out.send(DumpRecord::Tenant(t))?;
+    }
+    let agents = rows::collect(
+        &mut tx.prepare(&format!(
+            "SELECT {} FROM agents WHERE id IN ({AGENTS}) ORDER BY created_at, id",
+            crate::agents::COLUMNS
+        ))?,
+        scope,
+        crate::agents::agent_from_row,
+    )?;
+    for agent in agents {
+        out.send(DumpRecord::Agent(agent))?;
+    }
+    if user.is_none() {
+        export_procedures(tx, tenant, out)?;
+        export_chunks(tx, tenant, out)?;
+    }
+    let conversations = rows::collect(
+        &mut tx.prepare(&format!(
+            "SELECT * FROM conversations WHERE tenant_id = ?1 AND agent_id IN ({AGENTS})
+               AND (?2 IS NULL OR user_id = ?2)
+             ORDER BY created_at, id"
+        ))?,
+        scope,
+        crate::conversations::conversation_from_row,
+    )?;
+    let mut episodes = tx.prepare(&format!(
+        "SELECT {} FROM episodes WHERE conversation_id = ?1 AND tenant_id = ?2 ORDER BY started_at, id",
+        crate::episodes::COLUMNS
+    ))?;
+    for conversation in conversations {
+        let id = conversation.id;
+        out.send(DumpRecord::Conversation(conversation))?;
+        let of_conversation = rows::collect(
+            &mut episodes,
+            [id.0.as_bytes(), tenant.0.as_bytes()],
+            crate::episodes::episode_from_row,
+        )?;
+        for episode in of_conversation {
+            let episode_id = episode.id;
+            out.send(DumpRecord::Episode(episode))?;
+            for message in crate::messages::episode_messages(tx, tenant, episode_id)? {
+                out.send(DumpRecord::Message(message))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn export_procedures(
+    tx: &Transaction<'_>,
+    tenant: TenantId,
+    out: &mut Out,
+) -> Result<(), ExportError> {
+    let procedures = rows::collect(
+        &mut tx.prepare(&format!(
+            "SELECT {} FROM procedures WHERE tenant_id = ?1
+               AND (agent_id IS NULL OR agent_id IN ({AGENTS}))
+             ORDER BY created_at, id",
+            crate::procedures::COLUMNS
+        ))?,
+        params![tenant.0.as_bytes(), Option::<String>::None],
+        crate::procedures::procedure_from_row,
+    )?;
+    let mut versions = tx.prepare(
+        "SELECT * FROM procedure_versions WHERE procedure_id = ?1 AND tenant_id = ?2 ORDER BY version",
+    )?;
+    for procedure in procedures {
+        let versions = rows::collect(
+            &mut versions,
+            [procedure.id.0.as_bytes(), tenant.0.as_bytes()],
+            crate::procedures::version_from_row,
+        )?
+        .into_iter()
+        .map(|(version, embedding)| DumpedVersion {
+            version,
+            // The model is this server's embedder's: the engine names it.
+            embedding: embedding.map(|vector| DumpedVector {
+                model: String::new(),
+                vector,
+            }),
+        })
+        .collect();
+        out.send(DumpRecord::Procedure(DumpedProcedure {
+            procedure,
+            versions,
+        }))?;
+    }
+    Ok(())
+}
+
+fn export_chunks(tx: &Transaction<'_>, tenant: TenantId, out: &mut Out) -> Result<(), ExportError> {
+    let mut stmt = tx.prepare(&format!(
+        "SELECT c.*, k.model, k.created_at AS collection_created_at FROM knowledge_chunks c
+         JOIN knowledge_collections k ON k.tenant_id = c.tenant_id AND k.agent_id = c.agent_id
+         WHERE c.tenant_id = ?1 AND c.agent_id IN ({AGENTS})
+         ORDER BY c.agent_id, c.source, c.chunk_index"
+    ))?;
+    let mut rows = stmt.query(params![tenant.0.as_bytes(), Option::<String>::None])?;
+    while let Some(row) = rows.next()? {
+        let embedding: Vec<u8> = row.get("embedding")?;
+        out.send(DumpRecord::KnowledgeChunk(DumpedChunk {
+            chunk: Chunk {
+                id: rows::uuid(row, "id")?,
+                agent_id: AgentId(rows::uuid(row, "agent_id")?),
+                content: row.get("content")?,
+                metadata: crate::knowledge::metadata_from_row(row)?,
+            },
+            embedding: DumpedVector {
+                model: row.get("model")?,
+                vector: codec::embedding_from(&embedding)?,
+            },
+            collection_created_at: rows::time(row, "collection_created_at")?,
+        }))?;
+    }
+    Ok(())
+}
+
+/// What the import is in the middle of.
+#[derive(Default)]
+struct Progress {
+    counts: ImportCounts,
+    records: u64,
+    /// Chunks added per knowledge collection, for its version and count.
+    chunks: HashMap<AgentId, i64>,
+    /// Each imported episode's agent, for its messages' queued work.
+    episode_agents: HashMap<EpisodeId, AgentId>,
+    procedures_changed: bool,
+}
+
+fn import(
+    conn: &mut Connection,
+    tenant: TenantId,
+    records: Box<dyn Iterator<Item = Result<DumpRecord>> + Send>,
+    now: i64,
+) -> StoreResult<ImportCounts> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let mut progress = Progress::default();
+    for record in records {
+        let record = record?;
+        let number = progress.records + 1;
+        if let DumpRecord::End(end) = record {
+            if end.records != progress.records {
+                return Err(DomainError::invalid(
+                    "dump",
+                    format!(
+                        "the end record counts {} records but {} came before it: the dump is cut or altered; nothing was imported",
+                        end.records, progress.records
+                    ),
+                )
+                .into());
+            }
+            finish(&tx, tenant, &progress)?;
+            tx.commit()?;
+            return Ok(progress.counts);
+        }
+        if matches!(record, DumpRecord::Header(_)) != (number == 1) {
+            return Err(DomainError::invalid(
+                "dump",
+                format!("record {number}: a dump starts with its header, and has one"),
+            )
+            .into());
+        }
+        let kind = record.kind();
+        import_one(&tx, tenant, record, now, &mut progress)
+            .map_err(|e| explain(e, number, kind))?;
+        progress.records += 1;
+    }
+    Err(DomainError::invalid(
+        "dump",
+        format!(
+            "the dump ends after {} records without its end record: it is cut; nothing was imported",
+            progress.records
+        ),
+    )
+    .into())
+}
+
+/// Names the record that failed, in the domain's terms: a constraint the
+/// store refused becomes a conflict (an id taken) or a bad dump (a record
+/// whose owner is missing).
+fn explain(error: Error, number: u64, kind: &str) -> Error {
+    let at = |message: &str| format!("record {number} ({kind}): {message}; nothing was imported");
+    if let Error::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) = &error {
+        match failure.extended_code {
+            rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+            | rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE => {
+                return DomainError::conflict(
+                    "import_conflict",
+                    at("this server already holds an object with its id (or name)"),
+                )
+                .into();
+            }
+            rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => {
+                return DomainError::invalid(
+                    "dump",
+                    at("it belongs to an object that neither the dump (before it) nor this tenant has"),
+                )
+                .into();
+            }
+            _ => {}
+        }
+    }
+    match error {
+        Error::Domain(DomainError::Invalid { field, message }) => {
+            DomainError::invalid(field, at(&message)).into()
+        }
+        Error::Domain(DomainError::Conflict { code, message }) => {
+            DomainError::conflict(code, at(&message)).into()
+        }
+        other => other,
+    }
+}
+
+fn import_one(
+    tx: &Transaction<'_>,
+    tenant: TenantId,
+    record: DumpRecord,
+    now: i64,
+    progress: &mut Progress,
+) -> StoreResult<()> {
+    match record {
+        DumpRecord::Header(header) => header.validate()?,
+        DumpRecord::End(_) => {}
+        DumpRecord::Tenant(t) => {
+            // Into an existing tenant, its own name stays.
+            tx.execute(
+                "INSERT OR IGNORE INTO tenants (id, name, created_at) VALUES (?1, ?2, ?3)",
+                params![tenant.0.as_bytes(), t.name, micros(t.created_at)],
+            )?;
+        }
+        DumpRecord::Agent(agent) => {
+            let inserted = tx.execute(
+                "INSERT INTO agents (id, tenant_id, name, system_prompt, llm_provider, model, llm_config,
+                                     memory_config, is_active, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                params![
+                    agent.id.0.as_bytes(),
+                    tenant.0.as_bytes(),
+                    agent.name,
+                    agent.system_prompt,
+                    agent.llm.provider.as_str(),
+                    agent.llm.model,
+                    crate::agents::json(&agent.llm),
+                    crate::agents::json(&agent.memory),
+                    agent.is_active,
+                    micros(agent.created_at),
+                    micros(agent.updated_at)
+                ],
+            );
+            inserted?;
+            progress.counts.agents += 1;
+        }
+        DumpRecord::Procedure(p) => {
+            insert_procedure(tx, tenant, &p)?;
+            progress.procedures_changed = true;
+            progress.counts.procedures += 1;
+        }
+        DumpRecord::KnowledgeChunk(c) => {
+            insert_chunk(tx, tenant, &c)?;
+            *progress.chunks.entry(c.chunk.agent_id).or_default() += 1;
+            progress.counts.knowledge_chunks += 1;
+        }
+        DumpRecord::Conversation(mut conversation) => {
+            conversation.tenant_id = tenant;
+            crate::conversations::insert_conversation(tx, &conversation)?;
+            progress.counts.conversations += 1;
+        }
+        DumpRecord::Episode(episode) => {
+            insert_episode(tx, tenant, &episode)?;
+            if episode.ended_at.is_some() {
+                crate::memory::queue_summary(tx, tenant, episode.id, now, WorkClass::Bulk)?;
+            }
+            progress.episode_agents.insert(episode.id, episode.agent_id);
+            progress.counts.episodes += 1;
+        }
+        DumpRecord::Message(message) => {
+            let agent = match progress.episode_agents.get(&message.episode_id) {
+                Some(agent) => *agent,
+                None => episode_agent(tx, tenant, message.episode_id)?,
+            };
+            insert_message(tx, tenant, &message, now)?;
+            if octopus_core::recall::worth_embedding(message.role, message.content.as_ref()) {
+                crate::memory::queue_message(tx, tenant, agent, message.id, now, WorkClass::Bulk)?;
+            }
+            progress.counts.messages += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Bumps what the imported rows changed: knowledge collections' versions and
+/// counts (their indexes reconcile at the next search), procedure revisions.
+fn finish(tx: &Transaction<'_>, tenant: TenantId, progress: &Progress) -> StoreResult<()> {
+    for (agent, added) in &progress.chunks {
+        KnowledgeTable::bump_version(tx, (tenant, *agent), *added)?;
+    }
+    if progress.procedures_changed {
+        crate::procedures::bump(tx, tenant)?;
+    }
+    Ok(())
+}
+
+fn episode_agent(tx: &Connection, tenant: TenantId, episode: EpisodeId) -> StoreResult<AgentId> {
+    let agent: Option<Vec<u8>> = rows::collect(
+        &mut *tx
+            .prepare_cached("SELECT agent_id FROM episodes WHERE id = ?1 AND tenant_id = ?2")?,
+        [episode.0.as_bytes(), tenant.0.as_bytes()],
+        |r| Ok(r.get(0)?),
+    )?
+    .pop();
+    let agent = agent.ok_or_else(|| {
+        DomainError::invalid(
+            "dump",
+            format!("a message of episode {episode}, which neither the dump (before it) nor this tenant has"),
+        )
+    })?;
+    Ok(AgentId(codec::uuid_from(&agent)?))
+}
+
+fn insert_episode(tx: &Connection, tenant: TenantId, e: &Episode) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO episodes (id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason,
+                               summary, summary_source, key_facts, message_count, total_input_tokens,
+                               total_output_tokens, last_message_at, deleted_at, archived_at, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+    )?
+    .execute(params![
+        e.id.0.as_bytes(),
+        tenant.0.as_bytes(),
+        e.conversation_id.0.as_bytes(),
+        e.agent_id.0.as_bytes(),
+        e.user_id,
+        micros(e.started_at),
+        e.ended_at.map(micros),
+        e.end_reason.map(|r| r.as_str()),
+        e.summary,
+        e.summary_source.map(|s| s.as_str()),
+        serde_json::to_string(&e.key_facts).unwrap_or_else(|_| "[]".into()),
+        e.message_count,
+        crate::messages::clamp(e.total_input_tokens),
+        crate::messages::clamp(e.total_output_tokens),
+        micros(e.last_message_at),
+        e.deleted_at.map(micros),
+        e.archived_at.map(micros),
+        micros(e.created_at),
+        micros(e.updated_at),
+    ])?;
+    // The episode must belong to the conversation it names, in this tenant.
+    let matches: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM conversations
+                        WHERE id = ?1 AND tenant_id = ?2 AND agent_id = ?3 AND user_id = ?4)",
+        params![
+            e.conversation_id.0.as_bytes(),
+            tenant.0.as_bytes(),
+            e.agent_id.0.as_bytes(),
+            e.user_id
+        ],
+        |r| r.get(0),
+    )?;
+    if !matches {
+        return Err(DomainError::invalid(
+            "dump",
+            format!(
+                "episode {} names a conversation, agent or user the dump does not pair it with",
+                e.id
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn insert_message(tx: &Connection, tenant: TenantId, m: &Message, now: i64) -> StoreResult<()> {
+    let conversation: Option<Vec<u8>> = rows::collect(
+        &mut *tx.prepare_cached(
+            "SELECT conversation_id FROM episodes WHERE id = ?1 AND tenant_id = ?2",
+        )?,
+        [m.episode_id.0.as_bytes(), tenant.0.as_bytes()],
+        |r| Ok(r.get(0)?),
+    )?
+    .pop();
+    if conversation.as_deref() != Some(m.conversation_id.0.as_bytes().as_slice()) {
+        return Err(DomainError::invalid(
+            "dump",
+            format!(
+                "message {} names an episode the dump does not put in its conversation",
+                m.id
+            ),
+        )
+        .into());
+    }
+    tx.prepare_cached(
+        "INSERT INTO messages (id, tenant_id, episode_id, conversation_id, ordinal, role, content, name, tool_call_id,
+                               tool_calls, token_count, timestamp, agent_id, contains_pii, redacted_content, created_at,
+                               usage_input_tokens, usage_output_tokens)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+    )?
+    .execute(params![
+        m.id.0.as_bytes(),
+        tenant.0.as_bytes(),
+        m.episode_id.0.as_bytes(),
+        m.conversation_id.0.as_bytes(),
+        m.ordinal,
+        m.role.as_str(),
+        m.content.as_ref().map(codec::encode_json),
+        m.name,
+        m.tool_call_id,
+        (!m.tool_calls.is_empty()).then(|| codec::encode_json(&m.tool_calls)),
+        m.token_count,
+        micros(m.timestamp),
+        m.agent_id.map(|a| *a.0.as_bytes()),
+        m.contains_pii,
+        m.redacted_content.as_ref().map(|t| codec::encode_payload(t.as_bytes())),
+        micros(m.created_at).min(now),
+        m.usage.map(|u| crate::messages::clamp(u.input_tokens)),
+        m.usage.map(|u| crate::messages::clamp(u.output_tokens)),
+    ])?;
+    Ok(())
+}
+
+fn insert_procedure(
+    tx: &Connection,
+    tenant: TenantId,
+    dumped: &DumpedProcedure,
+) -> StoreResult<()> {
+    let p = &dumped.procedure;
+    let shown = dumped
+        .versions
+        .iter()
+        .find(|v| v.version.version == p.version)
+        .and_then(|v| v.embedding.as_ref())
+        .map(|e| codec::embedding_bytes(&e.vector));
+    let inserted = tx.execute(
+        "INSERT INTO procedures (id, tenant_id, agent_id, name, description, trigger_pattern, steps, embedding,
+                                 is_active, is_approved, version, serving_version, latest_version,
+                                 created_at, updated_at, created_by, approved_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        params![
+            p.id.0.as_bytes(),
+            tenant.0.as_bytes(),
+            p.agent_id.map(|a| *a.0.as_bytes()),
+            p.name,
+            p.description,
+            p.trigger_pattern,
+            crate::procedures::steps_json(&p.steps),
+            shown,
+            p.is_active,
+            p.serving_version.is_some(),
+            p.version,
+            p.serving_version,
+            p.latest_version,
+            micros(p.created_at),
+            micros(p.updated_at),
+            p.created_by,
+            p.approved_by,
+        ],
+    );
+    crate::procedures::name_conflict(inserted, &p.name)?;
+    for DumpedVersion {
+        version: v,
+        embedding,
+    } in &dumped.versions
+    {
+        tx.execute(
+            "INSERT INTO procedure_versions (procedure_id, tenant_id, version, name, description, trigger_pattern,
+                                             steps, embedding, status, created_by, created_at, decided_by, decided_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                p.id.0.as_bytes(),
+                tenant.0.as_bytes(),
+                v.version,
+                v.name,
+                v.description,
+                v.trigger_pattern,
+                crate::procedures::steps_json(&v.steps),
+                embedding.as_ref().map(|e| codec::embedding_bytes(&e.vector)),
+                v.status.as_str(),
+                v.created_by,
+                micros(v.created_at),
+                v.decided_by,
+                v.decided_at.map(micros),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+fn insert_chunk(tx: &Connection, tenant: TenantId, dumped: &DumpedChunk) -> StoreResult<()> {
+    let agent = dumped.chunk.agent_id;
+    let dimension = dumped.embedding.vector.len();
+    let model = &dumped.embedding.model;
+    let existing: Option<(u32, String)> = rows::collect(
+        &mut *tx.prepare_cached(
+            "SELECT dimension, model FROM knowledge_collections WHERE tenant_id = ?1 AND agent_id = ?2",
+        )?,
+        [tenant.0.as_bytes(), agent.0.as_bytes()],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?
+    .pop();
+    match existing {
+        Some((d, m)) if d as usize == dimension && &m == model => {}
+        Some((d, m)) => {
+            return Err(DomainError::conflict(
+                "collection_mismatch",
+                format!("the agent's knowledge holds {d}-dimensional vectors of {m}, not {dimension}-dimensional vectors of {model}"),
+            )
+            .into());
+        }
+        None => {
+            tx.execute(
+                "INSERT INTO knowledge_collections (tenant_id, agent_id, dimension, model, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    tenant.0.as_bytes(),
+                    agent.0.as_bytes(),
+                    dimension as i64,
+                    model,
+                    micros(dumped.collection_created_at)
+                ],
+            )?;
+        }
+    }
+    let c = &dumped.chunk;
+    let m = &c.metadata;
+    tx.prepare_cached(
+        "INSERT INTO knowledge_chunks (id, tenant_id, agent_id, source, chunk_index, category, heading, content, embedding, indexed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        c.id.as_bytes(),
+        tenant.0.as_bytes(),
+        agent.0.as_bytes(),
+        m.source,
+        m.chunk_index,
+        m.category,
+        m.heading,
+        c.content,
+        codec::embedding_bytes(&dumped.embedding.vector),
+        micros(m.indexed_at)
+    ])?;
+    Ok(())
+}
