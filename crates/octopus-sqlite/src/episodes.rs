@@ -312,10 +312,10 @@ impl EpisodeStore for SqliteStore {
                             "UPDATE episodes SET archived_at = ?3, updated_at = ?3
                              WHERE id IN (
                                  SELECT id FROM episodes
-                                 WHERE agent_id = ?2 AND ended_at IS NOT NULL AND archived_at IS NULL
-                                   AND deleted_at IS NULL AND COALESCE(retained_since, ended_at) < ?4
+                                 WHERE agent_id = ?2 AND tenant_id = ?1 AND ended_at IS NOT NULL
+                                   AND archived_at IS NULL AND deleted_at IS NULL
+                                   AND COALESCE(retained_since, ended_at) < ?4
                                  LIMIT ?5)
-                               AND tenant_id = ?1
                              RETURNING id",
                         )?,
                         params![tenant, agent, now, cutoff, room],

@@ -264,3 +264,76 @@ async fn a_failure_midway_or_a_cut_dump_leaves_nothing() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(tenants(&empty).await, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vectors_of_another_model_are_embedded_again_on_import() {
+    let first = TestServer::start().await;
+    let s = seed(&first, "acme").await;
+    first
+        .ok(
+            Method::POST,
+            &format!("/v1/agents/{}/knowledge/documents", s.agent),
+            &s.key,
+            Some(json!({"source": "refunds.md", "text": "Refunds are paid within five business days."})),
+            StatusCode::CREATED,
+        )
+        .await;
+    let dump = export(&first, &s.tenant).await;
+    assert!(dump.contains("\"model\":\"all-MiniLM-L6-v2\""));
+
+    // A server whose embedder is another model, over HTTP.
+    let provider = std::sync::Arc::new(octopus_testkit::fake_providers::Provider::default());
+    let url = octopus_testkit::fake_providers::serve(provider.clone()).await;
+    let second = TestServer::with_engine(Default::default(), |engine| {
+        engine.embedding = octopus_engine::config::EmbeddingConfig {
+            provider: octopus_engine::config::EmbeddingProvider::Ollama,
+            url: Some(format!("{url}/api/embed")),
+            model: Some("nomic-embed-text".into()),
+            dimension: Some(octopus_testkit::fake_providers::DIMENSION),
+            ..Default::default()
+        };
+    })
+    .await;
+    let (status, report) = import(&second, ADMIN_KEY, &dump).await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    assert_eq!(
+        report["vectors_embedded_again"], 2,
+        "the chunk and the procedure's version: {report}"
+    );
+    let key = second
+        .ok(
+            Method::POST,
+            &format!("/v1/tenants/{}/keys", s.tenant),
+            ADMIN_KEY,
+            Some(json!({"name": "moved"})),
+            StatusCode::CREATED,
+        )
+        .await["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let knowledge = second
+        .ok(
+            Method::GET,
+            &format!("/v1/agents/{}/knowledge", s.agent),
+            &key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(
+        (
+            &knowledge["collection"]["model"],
+            &knowledge["collection"]["dimension"]
+        ),
+        (
+            &json!("ollama:nomic-embed-text"),
+            &json!(octopus_testkit::fake_providers::DIMENSION)
+        )
+    );
+    let exported = export(&second, &s.tenant).await;
+    assert!(
+        !exported.contains("all-MiniLM-L6-v2"),
+        "no vector of the old model is left"
+    );
+}

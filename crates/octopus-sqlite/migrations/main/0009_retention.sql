@@ -7,3 +7,6 @@ ALTER TABLE episodes ADD COLUMN retained_since INTEGER;
 -- The sweep's index: per agent, the episodes it may archive, oldest first.
 CREATE INDEX ix_episodes_retention ON episodes (agent_id, COALESCE(retained_since, ended_at))
     WHERE ended_at IS NOT NULL AND archived_at IS NULL AND deleted_at IS NULL;
+-- What a recall leaves out, per user: their deleted and archived episodes.
+CREATE INDEX ix_episodes_hidden ON episodes (tenant_id, agent_id, user_id)
+    WHERE deleted_at IS NOT NULL OR archived_at IS NOT NULL;
