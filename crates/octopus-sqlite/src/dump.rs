@@ -361,16 +361,21 @@ fn import_one(
             progress.counts.agents += 1;
         }
         DumpRecord::Procedure(p) => {
+            if let Some(agent) = p.procedure.agent_id {
+                require_agent(tx, tenant, agent)?;
+            }
             insert_procedure(tx, tenant, &p)?;
             progress.procedures_changed = true;
             progress.counts.procedures += 1;
         }
         DumpRecord::KnowledgeChunk(c) => {
+            require_agent(tx, tenant, c.chunk.agent_id)?;
             insert_chunk(tx, tenant, &c)?;
             *progress.chunks.entry(c.chunk.agent_id).or_default() += 1;
             progress.counts.knowledge_chunks += 1;
         }
         DumpRecord::Conversation(mut conversation) => {
+            require_agent(tx, tenant, conversation.agent_id)?;
             conversation.tenant_id = tenant;
             crate::conversations::insert_conversation(tx, &conversation)?;
             progress.counts.conversations += 1;
@@ -388,6 +393,9 @@ fn import_one(
                 Some(agent) => *agent,
                 None => episode_agent(tx, tenant, message.episode_id)?,
             };
+            if let Some(speaker) = message.agent_id {
+                require_agent(tx, tenant, speaker)?;
+            }
             insert_message(tx, tenant, &message, now)?;
             if octopus_core::recall::worth_embedding(message.role, message.content.as_ref()) {
                 crate::memory::queue_message(tx, tenant, agent, message.id, now, WorkClass::Bulk)?;
@@ -406,6 +414,26 @@ fn finish(tx: &Transaction<'_>, tenant: TenantId, progress: &Progress) -> StoreR
     }
     if progress.procedures_changed {
         crate::procedures::bump(tx, tenant)?;
+    }
+    Ok(())
+}
+
+/// Ids are global, so a record could name another tenant's agent: it must
+/// be one of this tenant's (the dump's, imported before it, or one it had).
+fn require_agent(tx: &Connection, tenant: TenantId, agent: AgentId) -> StoreResult<()> {
+    let ours: bool = tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM agents WHERE id = ?1 AND tenant_id = ?2 AND deleted_at IS NULL)",
+        )?
+        .query_row([agent.0.as_bytes(), tenant.0.as_bytes()], |r| r.get(0))?;
+    if !ours {
+        return Err(DomainError::invalid(
+            "dump",
+            format!(
+                "agent {agent} is neither in the dump (before this record) nor one of this tenant's"
+            ),
+        )
+        .into());
     }
     Ok(())
 }

@@ -259,6 +259,38 @@ async fn a_failure_midway_or_a_cut_dump_leaves_nothing() {
     );
     assert_eq!(tenants(&empty).await, 0);
 
+    // Into another tenant of the same server, a record naming acme's agent
+    // is refused as if that agent did not exist.
+    let (_, globex) = first.tenant("globex").await;
+    let conversation: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let conversation = conversation
+        .iter()
+        .find(|r| r["type"] == "conversation")
+        .unwrap();
+    let mut foreign = conversation.clone();
+    foreign["id"] = json!("01900000-0000-7000-8000-000000000002");
+    let smuggled = [
+        lines[0].to_owned(),
+        foreign.to_string(),
+        json!({"type": "end", "records": 2}).to_string(),
+    ];
+    let (status, body) = import(&first, &globex, &smuggled.join("\n")).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(!body.to_string().contains("acme"), "{body}");
+    let listed = first
+        .ok(
+            Method::GET,
+            "/v1/conversations",
+            &globex,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(listed["items"], json!([]));
+
     // And whole, it goes in.
     let (status, body) = import(&empty, ADMIN_KEY, &dump).await;
     assert_eq!(status, StatusCode::OK, "{body}");
