@@ -12,7 +12,7 @@ use crate::config::{EmbeddingConfig, EmbeddingProvider};
 /// ingest.
 pub fn check(config: &EmbeddingConfig) -> Result<(), String> {
     if config.provider == EmbeddingProvider::Local {
-        return Ok(());
+        return local_model_built();
     }
     http_options(config).map(|_| ())?;
     api_key(config).map(|_| ())
@@ -24,13 +24,7 @@ pub fn build(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> 
     let options = || http_options(config).map_err(EmbedError::Model);
     let key = || api_key(config).map_err(EmbedError::Model);
     Ok(match config.provider {
-        EmbeddingProvider::Local => {
-            let dir = config
-                .model_dir
-                .clone()
-                .unwrap_or_else(octopus_embed::model_dir::default_model_dir);
-            Arc::new(octopus_embed::local::LocalEmbedder::load(&dir)?)
-        }
+        EmbeddingProvider::Local => local(config)?,
         EmbeddingProvider::Openai => Arc::new(OpenAiEmbedder::new(
             options()?,
             key()?.map_or(OpenAiAuth::None, OpenAiAuth::Bearer),
@@ -42,6 +36,30 @@ pub fn build(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> 
         }
         EmbeddingProvider::Ollama => Arc::new(OllamaEmbedder::new(options()?)?),
     })
+}
+
+#[cfg(feature = "local-embeddings")]
+fn local(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> {
+    let dir = config
+        .model_dir
+        .clone()
+        .unwrap_or_else(octopus_embed::model_dir::default_model_dir);
+    Ok(Arc::new(octopus_embed::local::LocalEmbedder::load(&dir)?))
+}
+
+#[cfg(not(feature = "local-embeddings"))]
+fn local(_: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> {
+    Err(EmbedError::Model(LOCAL_MISSING.into()))
+}
+
+#[cfg(not(feature = "local-embeddings"))]
+const LOCAL_MISSING: &str = "this build has no local embedding model (cargo feature `local-embeddings` of octopus-engine): set `[embedding] provider` to openai, azure_openai or ollama";
+
+fn local_model_built() -> Result<(), String> {
+    #[cfg(not(feature = "local-embeddings"))]
+    return Err(LOCAL_MISSING.into());
+    #[cfg(feature = "local-embeddings")]
+    Ok(())
 }
 
 fn http_options(config: &EmbeddingConfig) -> Result<HttpEmbedderOptions, String> {
@@ -107,10 +125,11 @@ mod tests {
                 .unwrap_err()
                 .contains("OCTOPUS_TEST_UNSET_VARIABLE")
         );
-        assert_eq!(
-            check(&EmbeddingConfig::default()),
-            Ok(()),
-            "local needs nothing"
-        );
+        let local = check(&EmbeddingConfig::default());
+        if cfg!(feature = "local-embeddings") {
+            assert_eq!(local, Ok(()), "local needs nothing");
+        } else {
+            assert!(local.unwrap_err().contains("local-embeddings"));
+        }
     }
 }

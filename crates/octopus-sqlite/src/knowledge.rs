@@ -173,10 +173,10 @@ impl SqliteStore {
 }
 
 /// The index's share of new chunks: their vectors and metadata by seq.
-fn added(seqs: Vec<i64>, chunks: Vec<NewChunk>) -> Vec<(i64, Vec<f32>, ChunkMetadata)> {
+fn added(seqs: Vec<i64>, chunks: Vec<NewChunk>) -> Vec<(u64, Vec<f32>, ChunkMetadata)> {
     seqs.into_iter()
         .zip(chunks)
-        .map(|(seq, chunk)| (seq, chunk.embedding, chunk.metadata))
+        .map(|(seq, chunk)| (seq as u64, chunk.embedding, chunk.metadata))
         .collect()
 }
 
@@ -278,10 +278,10 @@ impl KnowledgeStore for SqliteStore {
             let mut delete = tx.prepare_cached(
                 "DELETE FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2 AND source = ?3 RETURNING seq",
             )?;
-            let removed: Vec<i64> = rows::collect(
+            let removed: Vec<u64> = rows::collect(
                 &mut delete,
                 params![tenant.0.as_bytes(), agent.0.as_bytes(), source],
-                |r| Ok(r.get(0)?),
+                rows::key,
             )?;
             drop(delete);
             let seqs = insert_chunks(tx, tenant, agent, &chunks)?;
@@ -401,7 +401,7 @@ impl KnowledgeStore for SqliteStore {
                 )
                 .optional()?;
             match seq {
-                Some(seq) => Ok(Change { removed: vec![seq], added: Vec::new() }),
+                Some(seq) => Ok(Change { removed: vec![seq as u64], added: Vec::new() }),
                 None => Err(DomainError::not_found("chunk", id).into()),
             }
         })

@@ -243,7 +243,7 @@ fn replace_vector(
              WHERE tenant_id = ?1 AND episode_id = ?2 AND kind = ?3 AND message_id IS ?4 RETURNING seq",
         )?,
         params![key.0.0.as_bytes(), fields.episode_id.0.as_bytes(), fields.kind.as_str(), message_id],
-        |r| Ok(r.get(0)?),
+        rows::key,
     )?;
     let id = Uuid::now_v7();
     let seq = tx
@@ -264,7 +264,7 @@ fn replace_vector(
                 codec::embedding_bytes(&vector),
                 now
             ],
-            |r| r.get(0),
+            |r| Ok(r.get::<_, i64>(0)? as u64),
         )?;
     let change = Change {
         removed,
@@ -401,7 +401,7 @@ pub(crate) fn purge_vectors(
                 "DELETE FROM memory_vectors WHERE episode_id = ?1 AND tenant_id = ?2 RETURNING seq",
             )?,
             [episode.0.as_bytes(), key.0.0.as_bytes()],
-            |r| Ok(r.get(0)?),
+            rows::key,
         )?;
         Ok(Change {
             removed,

@@ -34,6 +34,12 @@ pub(crate) fn count(row: &Row<'_>, column: &str) -> Result<u64> {
         .map_err(|_| crate::error::corrupt("counter", format!("{column} = {value}")))
 }
 
+/// A row's `seq` (AUTOINCREMENT, so positive), in its first column: the key
+/// of its vector in a derived index.
+pub(crate) fn key(row: &Row<'_>) -> Result<u64> {
+    Ok(row.get::<_, i64>(0)?.unsigned_abs())
+}
+
 /// Runs `stmt` and maps every row.
 pub(crate) fn collect<T>(
     stmt: &mut Statement<'_>,

@@ -6,6 +6,7 @@
 //! dot product is the cosine similarity.
 
 mod collection;
+pub mod derived;
 mod exact;
 mod hnsw;
 mod top_k;
