@@ -261,6 +261,22 @@ pub trait EpisodeStore: Send + Sync {
         id: EpisodeId,
         now: Timestamp,
     ) -> Result<Episode>;
+    /// Each message of an episode in use among `ids`, with up to `neighbours`
+    /// turns either side, in the order of `ids`; unknown ids are left out.
+    async fn message_windows(
+        &self,
+        tenant: TenantId,
+        ids: &[MessageId],
+        neighbours: u32,
+    ) -> Result<Vec<MessageWindow>>;
+    /// Where each message of an episode in use among `ids` sits, with the
+    /// messages next to it; unknown ids are left out. Cheaper than
+    /// [`Self::message_windows`]: no message is read whole.
+    async fn message_positions(
+        &self,
+        tenant: TenantId,
+        ids: &[MessageId],
+    ) -> Result<Vec<MessagePosition>>;
     /// Removes a soft-deleted or archived episode for good: its row, its
     /// messages, their full-text entries and its memory vectors (messages and
     /// summary). Fails with `Conflict` (`episode_not_deleted`) for an episode
@@ -384,22 +400,6 @@ pub trait MemoryStore: Send + Sync {
         tenant: TenantId,
         query: &MemoryVectorQuery,
     ) -> Result<Vec<MemoryVectorHit>>;
-    /// Each message of an episode in use among `ids`, with up to `neighbours`
-    /// turns either side, in the order of `ids`; unknown ids are left out.
-    async fn message_windows(
-        &self,
-        tenant: TenantId,
-        ids: &[MessageId],
-        neighbours: u32,
-    ) -> Result<Vec<MessageWindow>>;
-    /// Where each message of an episode in use among `ids` sits, with the
-    /// messages next to it; unknown ids are left out. Cheaper than
-    /// [`Self::message_windows`]: no message is read whole.
-    async fn message_positions(
-        &self,
-        tenant: TenantId,
-        ids: &[MessageId],
-    ) -> Result<Vec<MessagePosition>>;
 }
 
 /// Erasure: removing everything about one user.

@@ -4,17 +4,20 @@ use octopus_core::episode::{
 };
 use octopus_core::message::Message;
 use octopus_core::recall::WorkClass;
+use octopus_core::recall::{Adjacent, MessagePosition, MessageWindow};
 use octopus_core::store::{AppendMessages, EpisodeStore, MessageRecord};
 use octopus_core::{
-    AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
+    AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, Result, TenantId,
+    Timestamp,
 };
 use rusqlite::types::Value;
 use rusqlite::{Connection, params};
 
 use crate::SqliteStore;
 use crate::codec::{self, micros};
+use crate::error::Result as StoreResult;
 use crate::error::{Error, corrupt};
-use crate::messages;
+use crate::messages::{self, columns, message_from_row};
 use crate::rows::{self, Filters, blob};
 
 pub(crate) const COLUMNS: &str = "id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason, summary,
@@ -411,6 +414,97 @@ impl EpisodeStore for SqliteStore {
                     .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
                 tx.commit()?;
                 Ok(restored)
+            })
+            .await
+    }
+
+    async fn message_windows(
+        &self,
+        tenant: TenantId,
+        ids: &[MessageId],
+        neighbours: u32,
+    ) -> Result<Vec<MessageWindow>> {
+        let ids = ids.to_vec();
+        self.db
+            .read(move |conn| {
+                let tx = conn.transaction()?;
+                let mut windows = Vec::with_capacity(ids.len());
+                let mut find = tx.prepare_cached(&format!(
+                    "SELECT {} FROM messages m JOIN episodes e ON e.id = m.episode_id
+                     WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.tenant_id = ?2 AND e.deleted_at IS NULL AND e.archived_at IS NULL",
+                    columns("m")
+                ))?;
+                let mut around = tx.prepare_cached(&format!(
+                    "SELECT {} FROM messages m WHERE m.episode_id = ?1 AND m.tenant_id = ?2
+                     AND m.ordinal BETWEEN ?3 AND ?4 ORDER BY m.ordinal",
+                    columns("m")
+                ))?;
+                for id in ids {
+                    let Some(message) =
+                        rows::collect(&mut find, [id.0.as_bytes(), tenant.0.as_bytes()], message_from_row)?.pop()
+                    else {
+                        continue;
+                    };
+                    let (mut before, mut after) = (Vec::new(), Vec::new());
+                    if neighbours > 0 {
+                        let low = message.ordinal.saturating_sub(neighbours);
+                        let high = message.ordinal.saturating_add(neighbours);
+                        for turn in rows::collect(
+                            &mut around,
+                            params![message.episode_id.0.as_bytes(), tenant.0.as_bytes(), low, high],
+                            message_from_row,
+                        )? {
+                            match turn.ordinal.cmp(&message.ordinal) {
+                                std::cmp::Ordering::Less => before.push(turn),
+                                std::cmp::Ordering::Greater => after.push(turn),
+                                std::cmp::Ordering::Equal => {}
+                            }
+                        }
+                    }
+                    windows.push(MessageWindow { message, before, after });
+                }
+                Ok(windows)
+            })
+            .await
+    }
+
+    async fn message_positions(
+        &self,
+        tenant: TenantId,
+        ids: &[MessageId],
+    ) -> Result<Vec<MessagePosition>> {
+        let ids = ids.to_vec();
+        self.db
+            .read(move |conn| {
+                let tx = conn.transaction()?;
+                let mut find = tx.prepare_cached(
+                    "SELECT m.episode_id,
+                            b.id AS before_id, b.timestamp AS before_at,
+                            a.id AS after_id, a.timestamp AS after_at
+                     FROM messages m JOIN episodes e ON e.id = m.episode_id
+                     LEFT JOIN messages b ON b.episode_id = m.episode_id AND b.ordinal = m.ordinal - 1
+                     LEFT JOIN messages a ON a.episode_id = m.episode_id AND a.ordinal = m.ordinal + 1
+                     WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.tenant_id = ?2 AND e.deleted_at IS NULL AND e.archived_at IS NULL",
+                )?;
+                let adjacent = |row: &rusqlite::Row, id: &str, at: &str| -> StoreResult<Option<Adjacent>> {
+                    let Some(id) = rows::opt_uuid(row, id)? else {
+                        return Ok(None);
+                    };
+                    Ok(Some(Adjacent { id: MessageId(id), at: rows::time(row, at)? }))
+                };
+                let mut positions = Vec::with_capacity(ids.len());
+                for id in ids {
+                    let found = rows::collect(&mut find, [id.0.as_bytes(), tenant.0.as_bytes()], |row| {
+                        Ok(MessagePosition {
+                            id,
+                            episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
+                            before: adjacent(row, "before_id", "before_at")?,
+                            after: adjacent(row, "after_id", "after_at")?,
+                        })
+                    })?;
+                    positions.extend(found);
+                }
+                Ok(positions)
             })
             .await
     }
