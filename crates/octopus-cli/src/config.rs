@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use octopus_engine::config::DurabilityLevel;
+use octopus_engine::config::{DurabilityLevel, SqliteSettings, StorageBackend, VectorSettings};
 use octopus_engine::{EmbeddingConfig, EngineConfig, Limits, Quotas};
 use octopus_server::ServerConfig;
 use serde::Deserialize;
@@ -19,6 +19,7 @@ pub struct Config {
     pub admin_key: Option<String>,
     pub server: ServerConfig,
     pub storage: StorageConfig,
+    pub vectors: VectorSettings,
     pub limits: Limits,
     pub quotas: Quotas,
     pub embedding: EmbeddingConfig,
@@ -27,21 +28,23 @@ pub struct Config {
     pub log: LogConfig,
 }
 
+/// `[storage]`: which database, this server's data directory, and each
+/// backend's own table (`[storage.sqlite]`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StorageConfig {
+    pub backend: StorageBackend,
     pub data_dir: PathBuf,
-    pub durability: DurabilityLevel,
-    pub hnsw_threshold: usize,
+    pub sqlite: SqliteSettings,
 }
 
 impl Default for StorageConfig {
     fn default() -> Self {
         let engine = EngineConfig::default();
         Self {
+            backend: engine.storage.backend,
             data_dir: engine.data_dir,
-            durability: engine.durability,
-            hnsw_threshold: engine.hnsw_threshold,
+            sqlite: engine.storage.sqlite,
         }
     }
 }
@@ -106,7 +109,7 @@ impl Config {
             self.storage.data_dir = dir;
         }
         if let Some(durability) = overrides.durability {
-            self.storage.durability = durability;
+            self.storage.sqlite.durability = durability;
         }
         if let Some(filter) = overrides.log {
             self.log.filter = filter;
@@ -116,8 +119,11 @@ impl Config {
     pub fn engine(&self) -> EngineConfig {
         EngineConfig {
             data_dir: self.storage.data_dir.clone(),
-            durability: self.storage.durability,
-            hnsw_threshold: self.storage.hnsw_threshold,
+            storage: octopus_engine::config::StorageSettings {
+                backend: self.storage.backend,
+                sqlite: self.storage.sqlite.clone(),
+            },
+            vectors: self.vectors.clone(),
             limits: self.limits,
             quotas: self.quotas.clone(),
             embedding: self.embedding.clone(),
@@ -169,6 +175,24 @@ mod tests {
         assert_eq!(
             tenant.max_queued_memory_jobs, None,
             "unset: the default holds"
+        );
+    }
+
+    #[test]
+    fn backends_are_named_and_an_unknown_one_is_refused_by_name() {
+        let config = Config::parse(
+            "[storage]\nbackend = \"sqlite\"\n[storage.sqlite]\ndurability = \"power_loss\"\n\
+             [vectors.embedded]\nhnsw_threshold = 500",
+        )
+        .unwrap();
+        let engine = config.engine();
+        assert_eq!(engine.storage.sqlite.durability, DurabilityLevel::PowerLoss);
+        assert_eq!(engine.vectors.embedded.hnsw_threshold, 500);
+        let error = Config::parse("[storage]\nbackend = \"oracle\"").unwrap_err();
+        let message = format!("{error:#}");
+        assert!(
+            message.contains("oracle") && message.contains("sqlite"),
+            "{message}"
         );
     }
 

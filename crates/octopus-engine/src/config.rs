@@ -9,14 +9,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EngineConfig {
-    /// The directory holding the SQLite files.
+    /// This server's own files: the database with the `sqlite` backend, and
+    /// the graphs the `embedded` vector indexes save.
     pub data_dir: PathBuf,
-    /// `process`: a commit survives the server being killed (WAL, synchronous =
-    /// NORMAL). `power_loss`: it also survives a power cut (every commit fsynced).
-    pub durability: DurabilityLevel,
-    /// A knowledge collection of at least this many chunks is searched through
-    /// an HNSW graph (saved under `data_dir/vectors`); smaller ones exactly.
-    pub hnsw_threshold: usize,
+    pub storage: StorageSettings,
+    pub vectors: VectorSettings,
     pub limits: Limits,
     pub quotas: crate::quotas::Quotas,
     pub embedding: EmbeddingConfig,
@@ -119,13 +116,72 @@ impl Default for EngineConfig {
     fn default() -> Self {
         Self {
             data_dir: PathBuf::from("./octopus-data"),
-            durability: DurabilityLevel::Process,
-            hnsw_threshold: octopus_sqlite::SqliteOptions::new(".").hnsw_threshold,
+            storage: StorageSettings::default(),
+            vectors: VectorSettings::default(),
             limits: Limits::default(),
             quotas: crate::quotas::Quotas::default(),
             embedding: EmbeddingConfig::default(),
             llm: crate::llm::LlmSettings::default(),
             worker: WorkerSettings::default(),
+        }
+    }
+}
+
+/// `[storage]`: the database that holds Octopus's data, and each backend's
+/// own settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageSettings {
+    pub backend: StorageBackend,
+    pub sqlite: SqliteSettings,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StorageBackend {
+    /// SQLite files in the data directory: one process, no server to run.
+    #[default]
+    Sqlite,
+}
+
+/// `[storage.sqlite]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SqliteSettings {
+    /// `process`: a commit survives the server being killed (WAL, synchronous =
+    /// NORMAL). `power_loss`: it also survives a power cut (every commit fsynced).
+    pub durability: DurabilityLevel,
+}
+
+/// `[vectors]`: where vector search runs, and each backend's own settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VectorSettings {
+    pub backend: VectorBackend,
+    pub embedded: EmbeddedVectorSettings,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VectorBackend {
+    /// In this process, derived from the database's rows (`octopus_vector::derived`).
+    #[default]
+    Embedded,
+}
+
+/// `[vectors.embedded]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmbeddedVectorSettings {
+    /// A collection of at least this many vectors is searched through an HNSW
+    /// graph (saved under `data_dir/vectors`); smaller ones exactly.
+    pub hnsw_threshold: usize,
+}
+
+impl Default for EmbeddedVectorSettings {
+    fn default() -> Self {
+        Self {
+            hnsw_threshold: octopus_vector::DEFAULT_HNSW_THRESHOLD,
         }
     }
 }

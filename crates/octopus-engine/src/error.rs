@@ -33,7 +33,7 @@ pub enum Error {
     Config(String),
 
     #[error("open the store: {0}")]
-    OpenStore(#[from] octopus_sqlite::Error),
+    OpenStore(Box<dyn std::error::Error + Send + Sync>),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -3,11 +3,12 @@
 //! - [`Octopus`]: the service. Each method is one operation a client can ask for,
 //!   taking the caller's tenant, validating input, and calling the stores.
 //! - [`keys`]: API keys: minting, hashing, and authenticating a presented key.
-//! - [`config`]: the settings the engine runs with, and opening the backends they
-//!   name.
+//! - [`config`]: the settings the engine runs with; `backends` opens the
+//!   storage and vector backends they name.
 //! - [`merge_patch`]: JSON merge patch (RFC 7386), for partial updates.
 //! - [`quotas`]: what one tenant may have in flight at once.
 
+mod backends;
 mod cache;
 pub mod config;
 mod embedders;

@@ -229,7 +229,7 @@ async fn knowledge_index_and_sqlite_agree_after_kill_9() {
     let config = dir.path().join("octopus.toml");
     // A graph from 10 chunks on: saved when it is built, then not again for
     // another 1,000 changes, so the restart must reconcile what came after.
-    std::fs::write(&config, "[storage]\nhnsw_threshold = 10\n").unwrap();
+    std::fs::write(&config, "[vectors.embedded]\nhnsw_threshold = 10\n").unwrap();
     let server = Server::start_with(&data_dir, Some(&config));
     let (key, agent, _) = server.seed(0).await;
     let documents = format!("/v1/agents/{agent}/knowledge/documents");

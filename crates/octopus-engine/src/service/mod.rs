@@ -33,10 +33,9 @@ use octopus_core::{AgentId, ConversationId, TenantId};
 use octopus_core::store::Store;
 use octopus_core::tenant::KeyHash;
 use octopus_core::tokens::{ApproximateTokenCounter, TokenCounter};
-use octopus_sqlite::{Durability, SqliteOptions, SqliteStore};
 
 use crate::cache::TtlCache;
-use crate::config::{DurabilityLevel, EngineConfig, Limits};
+use crate::config::{EngineConfig, Limits};
 use crate::embedding_stats::{EmbeddingPurpose, EmbeddingStats};
 use crate::keys::{self, Caller};
 use crate::{Error, Result};
@@ -102,14 +101,8 @@ impl Octopus {
     /// Opens the backends `config` names. Blocks while migrations run.
     pub fn open(config: &EngineConfig) -> Result<Self> {
         crate::embedders::check(&config.embedding).map_err(Error::Config)?;
-        let mut options = SqliteOptions::new(&config.data_dir);
-        options.durability = match config.durability {
-            DurabilityLevel::Process => Durability::Process,
-            DurabilityLevel::PowerLoss => Durability::PowerLoss,
-        };
-        options.hnsw_threshold = config.hnsw_threshold;
-        let store = SqliteStore::open(options)?;
-        let mut octopus = Self::with_store(Arc::new(store), config.limits);
+        let store = crate::backends::open_store(config)?;
+        let mut octopus = Self::with_store(store, config.limits);
         octopus.embedding = Arc::new(Embedding::new(config.embedding.clone()));
         octopus.quotas = Arc::new(crate::quotas::QuotaState::new(config.quotas.clone()));
         octopus = octopus.with_llm(
