@@ -248,6 +248,17 @@ pub struct ProcedureVersion {
     pub decided_at: Option<DateTime<Utc>>,
 }
 
+impl ProcedureVersion {
+    pub fn content(&self) -> ProcedureContent {
+        ProcedureContent {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            trigger_pattern: self.trigger_pattern.clone(),
+            steps: self.steps.clone(),
+        }
+    }
+}
+
 /// Which procedures a listing returns.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProcedureFilter {

@@ -19,15 +19,19 @@ pub struct TenantCaller(pub TenantId);
 /// A caller holding the admin key.
 pub struct AdminCaller;
 
-async fn caller(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
-    let secret = parts
+/// The key a request presents (`Authorization: Bearer <key>`), if any.
+fn bearer(parts: &Parts) -> Option<&str> {
+    parts
         .headers
         .get(AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "))
         .map(str::trim)
         .filter(|secret| !secret.is_empty())
-        .ok_or(EngineError::Unauthenticated)?;
+}
+
+async fn caller(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
+    let secret = bearer(parts).ok_or(EngineError::Unauthenticated)?;
     Ok(state.octopus.authenticate(secret).await?)
 }
 
@@ -86,13 +90,7 @@ impl FromRequestParts<AppState> for TenantAuthor {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let TenantCaller(tenant) = TenantCaller::from_request_parts(parts, state).await?;
-        let secret = parts
-            .headers
-            .get(AUTHORIZATION)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.strip_prefix("Bearer "))
-            .map(str::trim)
-            .unwrap_or_default();
+        let secret = bearer(parts).unwrap_or_default();
         let key_name = state.octopus.key_name(tenant, secret).await?;
         Ok(TenantAuthor { tenant, key_name })
     }

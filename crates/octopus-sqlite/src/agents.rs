@@ -16,27 +16,7 @@ impl AgentStore for SqliteStore {
     async fn create_agent(&self, agent: &Agent) -> Result<()> {
         let agent = agent.clone();
         self.db
-            .write(move |conn| {
-                let inserted = conn.execute(
-                    "INSERT INTO agents (id, tenant_id, name, system_prompt, llm_provider, model, llm_config,
-                                         memory_config, is_active, created_at, updated_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                    params![
-                        agent.id.0.as_bytes(),
-                        agent.tenant_id.0.as_bytes(),
-                        agent.name,
-                        agent.system_prompt,
-                        agent.llm.provider.as_str(),
-                        agent.llm.model,
-                        json(&agent.llm),
-                        json(&agent.memory),
-                        agent.is_active,
-                        micros(agent.created_at),
-                        micros(agent.updated_at)
-                    ],
-                );
-                name_conflict(inserted, &agent.name)
-            })
+            .write(move |conn| name_conflict(insert_agent(conn, &agent), &agent.name))
             .await
     }
 
@@ -106,6 +86,29 @@ impl AgentStore for SqliteStore {
     }
 }
 
+/// Inserts an agent's row. A taken id or name is the constraint's error, for
+/// the caller to name.
+pub(crate) fn insert_agent(conn: &Connection, agent: &Agent) -> rusqlite::Result<usize> {
+    conn.execute(
+        "INSERT INTO agents (id, tenant_id, name, system_prompt, llm_provider, model, llm_config,
+                             memory_config, is_active, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            agent.id.0.as_bytes(),
+            agent.tenant_id.0.as_bytes(),
+            agent.name,
+            agent.system_prompt,
+            agent.llm.provider.as_str(),
+            agent.llm.model,
+            json(&agent.llm),
+            json(&agent.memory),
+            agent.is_active,
+            micros(agent.created_at),
+            micros(agent.updated_at)
+        ],
+    )
+}
+
 pub(crate) fn get_agent(conn: &Connection, tenant: TenantId, id: AgentId) -> Result<Agent, Error> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM agents WHERE id = ?1 AND tenant_id = ?2 AND deleted_at IS NULL"
@@ -119,7 +122,7 @@ pub(crate) fn get_agent(conn: &Connection, tenant: TenantId, id: AgentId) -> Res
     .ok_or_else(|| DomainError::not_found(AgentId::KIND, id).into())
 }
 
-pub(crate) fn json<T: serde::Serialize>(value: &T) -> String {
+fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 

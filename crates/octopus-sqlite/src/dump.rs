@@ -8,7 +8,7 @@ use octopus_core::dump::{
     DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
 };
 use octopus_core::episode::Episode;
-use octopus_core::knowledge::Chunk;
+use octopus_core::knowledge::{Chunk, NewChunk};
 use octopus_core::message::Message;
 use octopus_core::recall::WorkClass;
 use octopus_core::store::DumpStore;
@@ -338,26 +338,10 @@ fn import_one(
                 params![tenant.0.as_bytes(), t.name, micros(t.created_at)],
             )?;
         }
-        DumpRecord::Agent(agent) => {
-            let inserted = tx.execute(
-                "INSERT INTO agents (id, tenant_id, name, system_prompt, llm_provider, model, llm_config,
-                                     memory_config, is_active, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                params![
-                    agent.id.0.as_bytes(),
-                    tenant.0.as_bytes(),
-                    agent.name,
-                    agent.system_prompt,
-                    agent.llm.provider.as_str(),
-                    agent.llm.model,
-                    crate::agents::json(&agent.llm),
-                    crate::agents::json(&agent.memory),
-                    agent.is_active,
-                    micros(agent.created_at),
-                    micros(agent.updated_at)
-                ],
-            );
-            inserted?;
+        DumpRecord::Agent(mut agent) => {
+            agent.tenant_id = tenant;
+            crate::agents::insert_agent(tx, &agent)?;
+            // A taken id or name: `explain` makes it an import conflict.
             progress.counts.agents += 1;
         }
         DumpRecord::Procedure(p) => {
@@ -527,32 +511,29 @@ fn insert_message(tx: &Connection, tenant: TenantId, m: &Message, now: i64) -> S
         )
         .into());
     }
-    tx.prepare_cached(
-        "INSERT INTO messages (id, tenant_id, episode_id, conversation_id, ordinal, role, content, name, tool_call_id,
-                               tool_calls, token_count, timestamp, agent_id, contains_pii, redacted_content, created_at,
-                               usage_input_tokens, usage_output_tokens)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-    )?
-    .execute(params![
-        m.id.0.as_bytes(),
-        tenant.0.as_bytes(),
-        m.episode_id.0.as_bytes(),
-        m.conversation_id.0.as_bytes(),
-        m.ordinal,
-        m.role.as_str(),
-        m.content.as_ref().map(codec::encode_json),
-        m.name,
-        m.tool_call_id,
-        (!m.tool_calls.is_empty()).then(|| codec::encode_json(&m.tool_calls)),
-        m.token_count,
-        micros(m.timestamp),
-        m.agent_id.map(|a| *a.0.as_bytes()),
-        m.contains_pii,
-        m.redacted_content.as_ref().map(|t| codec::encode_payload(t.as_bytes())),
-        micros(m.created_at).min(now),
-        m.usage.map(|u| crate::messages::clamp(u.input_tokens)),
-        m.usage.map(|u| crate::messages::clamp(u.output_tokens)),
-    ])?;
+    tx.prepare_cached(crate::messages::INSERT)?
+        .execute(params![
+            m.id.0.as_bytes(),
+            tenant.0.as_bytes(),
+            m.episode_id.0.as_bytes(),
+            m.conversation_id.0.as_bytes(),
+            m.ordinal,
+            m.role.as_str(),
+            m.content.as_ref().map(codec::encode_json),
+            m.name,
+            m.tool_call_id,
+            (!m.tool_calls.is_empty()).then(|| codec::encode_json(&m.tool_calls)),
+            m.token_count,
+            micros(m.timestamp),
+            m.agent_id.map(|a| *a.0.as_bytes()),
+            m.contains_pii,
+            m.redacted_content
+                .as_ref()
+                .map(|t| codec::encode_payload(t.as_bytes())),
+            micros(m.created_at).min(now),
+            m.usage.map(|u| crate::messages::clamp(u.input_tokens)),
+            m.usage.map(|u| crate::messages::clamp(u.output_tokens)),
+        ])?;
     Ok(())
 }
 
@@ -625,56 +606,24 @@ fn insert_procedure(
 
 fn insert_chunk(tx: &Connection, tenant: TenantId, dumped: &DumpedChunk) -> StoreResult<()> {
     let agent = dumped.chunk.agent_id;
-    let dimension = dumped.embedding.vector.len();
-    let model = &dumped.embedding.model;
-    let existing: Option<(u32, String)> = rows::collect(
-        &mut *tx.prepare_cached(
-            "SELECT dimension, model FROM knowledge_collections WHERE tenant_id = ?1 AND agent_id = ?2",
-        )?,
-        [tenant.0.as_bytes(), agent.0.as_bytes()],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?
-    .pop();
-    match existing {
-        Some((d, m)) if d as usize == dimension && &m == model => {}
-        Some((d, m)) => {
-            return Err(DomainError::conflict(
-                "collection_mismatch",
-                format!("the agent's knowledge holds {d}-dimensional vectors of {m}, not {dimension}-dimensional vectors of {model}"),
-            )
-            .into());
-        }
-        None => {
-            tx.execute(
-                "INSERT INTO knowledge_collections (tenant_id, agent_id, dimension, model, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![
-                    tenant.0.as_bytes(),
-                    agent.0.as_bytes(),
-                    dimension as i64,
-                    model,
-                    micros(dumped.collection_created_at)
-                ],
-            )?;
-        }
-    }
-    let c = &dumped.chunk;
-    let m = &c.metadata;
-    tx.prepare_cached(
-        "INSERT INTO knowledge_chunks (id, tenant_id, agent_id, source, chunk_index, category, heading, content, embedding, indexed_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?
-    .execute(params![
-        c.id.as_bytes(),
-        tenant.0.as_bytes(),
-        agent.0.as_bytes(),
-        m.source,
-        m.chunk_index,
-        m.category,
-        m.heading,
-        c.content,
-        codec::embedding_bytes(&dumped.embedding.vector),
-        micros(m.indexed_at)
-    ])?;
+    let dimension = u32::try_from(dumped.embedding.vector.len())
+        .ok()
+        .filter(|d| (1..=16_384).contains(d))
+        .ok_or_else(|| DomainError::invalid("embedding", "must have 1 to 16384 dimensions"))?;
+    crate::knowledge::ensure_collection(
+        tx,
+        tenant,
+        agent,
+        dimension,
+        &dumped.embedding.model,
+        dumped.collection_created_at,
+    )?;
+    let chunk = NewChunk {
+        id: dumped.chunk.id,
+        content: dumped.chunk.content.clone(),
+        embedding: dumped.embedding.vector.clone(),
+        metadata: dumped.chunk.metadata.clone(),
+    };
+    crate::knowledge::insert_chunks(tx, tenant, agent, &[chunk])?;
     Ok(())
 }

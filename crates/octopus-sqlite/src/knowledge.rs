@@ -97,8 +97,39 @@ fn collection(tenant: TenantId, agent: AgentId, row: CollectionRow) -> StoreResu
     })
 }
 
+/// Makes the agent's collection for `dimension` and `model` unless it
+/// exists; one of other vectors is a `Conflict` (`collection_mismatch`).
+pub(crate) fn ensure_collection(
+    conn: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+    dimension: u32,
+    model: &str,
+    created_at: octopus_core::Timestamp,
+) -> StoreResult<()> {
+    match collection_row(conn, tenant, agent)? {
+        Some(existing) if existing.dimension == dimension && existing.model == model => Ok(()),
+        Some(existing) => Err(DomainError::conflict(
+            "collection_mismatch",
+            format!(
+                "the collection holds {}-dimensional vectors of {}, not {dimension}-dimensional vectors of {model}",
+                existing.dimension, existing.model
+            ),
+        )
+        .into()),
+        None => {
+            conn.execute(
+                "INSERT INTO knowledge_collections (tenant_id, agent_id, dimension, model, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![tenant.0.as_bytes(), agent.0.as_bytes(), dimension, model, micros(created_at)],
+            )?;
+            Ok(())
+        }
+    }
+}
+
 /// Inserts chunks; returns their seqs in order.
-fn insert_chunks(
+pub(crate) fn insert_chunks(
     conn: &Connection,
     tenant: TenantId,
     agent: AgentId,
@@ -207,24 +238,7 @@ impl KnowledgeStore for SqliteStore {
                 if !agent_exists {
                     return Err(DomainError::not_found(AgentId::KIND, agent).into());
                 }
-                if let Some(existing) = collection_row(&tx, tenant, agent)? {
-                    if existing.dimension != dimension || existing.model != model {
-                        return Err(DomainError::conflict(
-                            "collection_mismatch",
-                            format!(
-                                "the collection holds {}-dimensional vectors of {}, not {dimension}-dimensional vectors of {model}",
-                                existing.dimension, existing.model
-                            ),
-                        )
-                        .into());
-                    }
-                } else {
-                    tx.execute(
-                        "INSERT INTO knowledge_collections (tenant_id, agent_id, dimension, model, created_at)
-                         VALUES (?1, ?2, ?3, ?4, ?5)",
-                        params![tenant.0.as_bytes(), agent.0.as_bytes(), dimension, model, micros(octopus_core::now())],
-                    )?;
-                }
+                ensure_collection(&tx, tenant, agent, dimension, &model, octopus_core::now())?;
                 let row = require_collection(&tx, tenant, agent)?;
                 let created = collection(tenant, agent, row)?;
                 tx.commit()?;

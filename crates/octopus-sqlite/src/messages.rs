@@ -39,6 +39,13 @@ pub(crate) fn columns(alias: &str) -> String {
     .join(", ")
 }
 
+/// One message row, in the order of the append's parameters.
+pub(crate) const INSERT: &str =
+    "INSERT INTO messages (id, tenant_id, episode_id, conversation_id, ordinal, role, content, name, tool_call_id,
+                           tool_calls, token_count, timestamp, agent_id, contains_pii, redacted_content, created_at,
+                           usage_input_tokens, usage_output_tokens)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+
 /// A record with its payloads already encoded, so that compression happens before
 /// the writer lock is taken.
 pub(crate) struct EncodedMessage {
@@ -116,12 +123,7 @@ pub(crate) fn append_in(
     let mut open = find_open_episode(tx, tenant, batch.conversation_id)?;
     let mut stored = Vec::with_capacity(encoded.len());
 
-    let mut insert = tx.prepare_cached(
-        "INSERT INTO messages (id, tenant_id, episode_id, conversation_id, ordinal, role, content, name, tool_call_id,
-                               tool_calls, token_count, timestamp, agent_id, contains_pii, redacted_content, created_at,
-                               usage_input_tokens, usage_output_tokens)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-    )?;
+    let mut insert = tx.prepare_cached(INSERT)?;
     for message in encoded {
         let at = micros(message.record.timestamp);
         let episode = match open.take() {

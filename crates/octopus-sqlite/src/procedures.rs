@@ -432,12 +432,7 @@ fn serve(
             format!("{id} v{number}"),
         ))
     })?;
-    let content = ProcedureContent {
-        name: version.name,
-        description: version.description,
-        trigger_pattern: version.trigger_pattern,
-        steps: version.steps,
-    };
+    let content = version.content();
     show(
         tx,
         id,

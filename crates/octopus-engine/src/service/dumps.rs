@@ -10,7 +10,7 @@ use octopus_core::dump::{
     DumpEnd, DumpHeader, DumpRecord, DumpedChunk, DumpedProcedure, ImportCounts,
 };
 use octopus_core::embedding::Embedder;
-use octopus_core::procedure::{ProcedureContent, ProcedureFilter};
+use octopus_core::procedure::ProcedureFilter;
 use octopus_core::store::Page;
 use octopus_core::{AgentId, Error as DomainError, TenantId, now};
 use tokio::sync::mpsc;
@@ -224,13 +224,7 @@ impl Octopus {
         prepare: &mut Preparation,
     ) -> Result<DumpedProcedure> {
         for dumped_version in &mut dumped.versions {
-            let version = &dumped_version.version;
-            let content = ProcedureContent {
-                name: version.name.clone(),
-                description: version.description.clone(),
-                trigger_pattern: version.trigger_pattern.clone(),
-                steps: version.steps.clone(),
-            };
+            let content = dumped_version.version.content();
             content.validate()?;
             if let Some(pattern) = &content.trigger_pattern {
                 crate::procedure_matching::check_pattern(pattern)?;

@@ -72,7 +72,7 @@ impl Octopus {
             let versions = self.store.procedure_versions(tenant, id).await?;
             let base = versions
                 .last()
-                .map(content_of)
+                .map(ProcedureVersion::content)
                 .unwrap_or_else(|| procedure.content());
             let content = patched(base, &patch)?;
             let version = self.new_version(content, author).await?;
@@ -238,15 +238,6 @@ impl Octopus {
         self.procedure_matchers
             .put(key, revision, Arc::clone(&matcher));
         Ok(matcher)
-    }
-}
-
-fn content_of(version: &ProcedureVersion) -> ProcedureContent {
-    ProcedureContent {
-        name: version.name.clone(),
-        description: version.description.clone(),
-        trigger_pattern: version.trigger_pattern.clone(),
-        steps: version.steps.clone(),
     }
 }
 

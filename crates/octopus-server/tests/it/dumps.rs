@@ -181,18 +181,7 @@ async fn a_round_trip_into_an_empty_server_gives_the_same_answers() {
         report["vectors_embedded_again"], 0,
         "the same model made them"
     );
-    let key = second
-        .ok(
-            Method::POST,
-            &format!("/v1/tenants/{}/keys", s.tenant),
-            ADMIN_KEY,
-            Some(json!({"name": "moved"})),
-            StatusCode::CREATED,
-        )
-        .await["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let key = key_for(&second, &s.tenant).await;
     second.octopus.run_memory_jobs().await.unwrap();
     let after = answers(&second, &key, &s).await;
     assert_eq!(after, before);
@@ -203,6 +192,22 @@ async fn a_round_trip_into_an_empty_server_gives_the_same_answers() {
     assert_eq!(status, StatusCode::CONFLICT, "{refused}");
     assert_eq!(refused["error"]["code"], "import_conflict");
     assert_eq!(answers(&second, &key, &s).await, before);
+}
+
+/// A new key of `tenant`, which an import brought to `server`.
+async fn key_for(server: &TestServer, tenant: &str) -> String {
+    server
+        .ok(
+            Method::POST,
+            &format!("/v1/tenants/{tenant}/keys"),
+            ADMIN_KEY,
+            Some(json!({"name": "moved"})),
+            StatusCode::CREATED,
+        )
+        .await["key"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 async fn tenants(server: &TestServer) -> usize {
@@ -332,18 +337,7 @@ async fn vectors_of_another_model_are_embedded_again_on_import() {
         report["vectors_embedded_again"], 2,
         "the chunk and the procedure's version: {report}"
     );
-    let key = second
-        .ok(
-            Method::POST,
-            &format!("/v1/tenants/{}/keys", s.tenant),
-            ADMIN_KEY,
-            Some(json!({"name": "moved"})),
-            StatusCode::CREATED,
-        )
-        .await["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let key = key_for(&second, &s.tenant).await;
     let knowledge = second
         .ok(
             Method::GET,
