@@ -71,7 +71,7 @@ free_port() {
 
 url() {
   [ -f "$cluster/port" ] || { echo "no PostgreSQL is running (scripts/postgres.sh start)" >&2; exit 1; }
-  echo "postgres://$PG_USER_NAME@127.0.0.1:$(cat "$cluster/port")/octopus"
+  echo "postgres://$PG_USER_NAME:$(cat "$cluster/password")@127.0.0.1:$(cat "$cluster/port")/octopus"
 }
 
 start() {
@@ -83,16 +83,20 @@ start() {
   ensure_runner
   rm -rf "$cluster"
   mkdir -p "$cluster"
-  [ -n "$runner" ] && chown "$runner" "$cluster"
+  # Connections over TCP need the password, as with a real server, so that
+  # a wrong one is refused; the socket in the cluster's directory does not.
+  python3 -c 'import secrets; print(secrets.token_hex(16))' >"$cluster/password"
+  [ -n "$runner" ] && chown -R "$runner" "$cluster"
   as_runner "$bin/initdb" --pgdata "$cluster/data" --username "$PG_USER_NAME" \
-    --auth trust --encoding UTF8 --no-instructions >"$cluster/initdb.log" 2>&1 \
+    --pwfile "$cluster/password" --auth-host scram-sha-256 --auth-local trust \
+    --encoding UTF8 --no-instructions >"$cluster/initdb.log" 2>&1 \
     || { cat "$cluster/initdb.log" >&2; exit 1; }
   local port
   port=$(free_port)
   as_runner "$bin/pg_ctl" -D "$cluster/data" -l "$cluster/postgres.log" -w \
     -o "-p $port -k $cluster -c listen_addresses=127.0.0.1" start >/dev/null \
     || { cat "$cluster/postgres.log" >&2; exit 1; }
-  LD_LIBRARY_PATH="$libs" "$bin/createdb" -h 127.0.0.1 -p "$port" -U "$PG_USER_NAME" octopus
+  PGPASSWORD="$(cat "$cluster/password")" LD_LIBRARY_PATH="$libs" "$bin/createdb" -h 127.0.0.1 -p "$port" -U "$PG_USER_NAME" octopus
   echo "$port" >"$cluster/port"
   url
 }

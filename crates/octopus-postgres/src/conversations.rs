@@ -1,0 +1,175 @@
+use async_trait::async_trait;
+use octopus_core::conversation::{Conversation, ConversationFilter};
+use octopus_core::recall::WorkClass;
+use octopus_core::store::ConversationStore;
+use octopus_core::{
+    AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
+};
+use sqlx_core::executor::Executor;
+use sqlx_core::query::query;
+use sqlx_core::query_builder::QueryBuilder;
+use sqlx_core::query_scalar::query_scalar;
+use sqlx_core::row::Row;
+use sqlx_postgres::{PgRow, Postgres};
+
+use crate::error::Error;
+use crate::rows::json_at;
+use crate::{PostgresStore, domain};
+
+const COLUMNS: &str =
+    "id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at";
+
+#[async_trait]
+impl ConversationStore for PostgresStore {
+    async fn create_conversation(&self, conversation: &Conversation) -> Result<()> {
+        domain(insert_conversation(&self.pool, conversation)).await
+    }
+
+    async fn get_conversation(&self, tenant: TenantId, id: ConversationId) -> Result<Conversation> {
+        domain(get_conversation(&self.pool, tenant, id, Lock::None)).await
+    }
+
+    async fn list_conversations(
+        &self,
+        tenant: TenantId,
+        filter: &ConversationFilter,
+    ) -> Result<Vec<Conversation>> {
+        domain(async {
+            let mut sql = QueryBuilder::<Postgres>::new(format!(
+                "SELECT {COLUMNS} FROM conversations WHERE tenant_id = "
+            ));
+            sql.push_bind(tenant.0);
+            if let Some(agent) = filter.agent_id {
+                sql.push(" AND agent_id = ").push_bind(agent.0);
+            }
+            if let Some(user) = &filter.user_id {
+                sql.push(" AND user_id = ").push_bind(user.clone());
+            }
+            if !filter.include_deleted {
+                sql.push(" AND deleted_at IS NULL");
+            }
+            sql.push(" ORDER BY created_at DESC, id DESC LIMIT ")
+                .push_bind(i64::from(filter.page.limit))
+                .push(" OFFSET ")
+                .push_bind(i64::from(filter.page.offset));
+            let rows = sql.build().fetch_all(&self.pool).await?;
+            rows.iter().map(conversation_from_row).collect()
+        })
+        .await
+    }
+
+    async fn delete_conversation(
+        &self,
+        tenant: TenantId,
+        id: ConversationId,
+        at: Timestamp,
+    ) -> Result<()> {
+        domain(async {
+            let mut tx = self.pool.begin().await?;
+            let conversation = get_conversation(&mut *tx, tenant, id, Lock::ForUpdate).await?;
+            if conversation.deleted_at.is_none() {
+                query(
+                    "UPDATE conversations SET deleted_at = $3, updated_at = $3 WHERE id = $1 AND tenant_id = $2",
+                )
+                .bind(id.0)
+                .bind(tenant.0)
+                .bind(at)
+                .execute(&mut *tx)
+                .await?;
+                let open: Option<uuid::Uuid> = query_scalar(
+                    "SELECT id FROM episodes WHERE conversation_id = $1 AND tenant_id = $2 AND ended_at IS NULL",
+                )
+                .bind(id.0)
+                .bind(tenant.0)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if let Some(open) = open {
+                    let closing = crate::messages::Closing {
+                        reason: "user_closed",
+                        ended_at: at,
+                        now: at,
+                        class: WorkClass::Live,
+                    };
+                    crate::messages::close(&mut tx, tenant, EpisodeId(open), &closing).await?;
+                }
+                query(
+                    "UPDATE episodes SET deleted_at = $3, updated_at = $3
+                     WHERE conversation_id = $1 AND tenant_id = $2 AND deleted_at IS NULL",
+                )
+                .bind(id.0)
+                .bind(tenant.0)
+                .bind(at)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+/// Whether a read locks the conversation's row until the transaction ends:
+/// appends do, so that two appends to one conversation take turns.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lock {
+    None,
+    ForUpdate,
+}
+
+pub(crate) async fn get_conversation<'c>(
+    conn: impl Executor<'c, Database = Postgres>,
+    tenant: TenantId,
+    id: ConversationId,
+    lock: Lock,
+) -> Result<Conversation, Error> {
+    let lock = match lock {
+        Lock::None => "",
+        Lock::ForUpdate => " FOR UPDATE",
+    };
+    let row = query(&format!(
+        "SELECT {COLUMNS} FROM conversations WHERE id = $1 AND tenant_id = $2{lock}"
+    ))
+    .bind(id.0)
+    .bind(tenant.0)
+    .fetch_optional(conn)
+    .await?
+    .ok_or_else(|| DomainError::not_found(ConversationId::KIND, id))?;
+    conversation_from_row(&row)
+}
+
+pub(crate) fn conversation_from_row(row: &PgRow) -> Result<Conversation, Error> {
+    Ok(Conversation {
+        id: ConversationId(row.try_get("id")?),
+        tenant_id: TenantId(row.try_get("tenant_id")?),
+        agent_id: AgentId(row.try_get("agent_id")?),
+        user_id: row.try_get("user_id")?,
+        title: row.try_get("title")?,
+        metadata: json_at(row, "metadata", "conversation metadata")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+        deleted_at: row.try_get("deleted_at")?,
+    })
+}
+
+pub(crate) async fn insert_conversation<'c>(
+    conn: impl Executor<'c, Database = Postgres>,
+    c: &Conversation,
+) -> Result<(), Error> {
+    query(
+        "INSERT INTO conversations (id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at)
+         VALUES ($1, $2, $3, $4, $5, $6::text::json, $7, $8, $9)",
+    )
+    .bind(c.id.0)
+    .bind(c.tenant_id.0)
+    .bind(c.agent_id.0)
+    .bind(&c.user_id)
+    .bind(&c.title)
+    .bind(serde_json::Value::Object(c.metadata.clone()).to_string())
+    .bind(c.created_at)
+    .bind(c.updated_at)
+    .bind(c.deleted_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,630 @@
+//! Dumps: a tenant read out from one snapshot, and written back in one
+//! transaction (see `octopus_core::dump` for the format).
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use octopus_core::dump::{
+    DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
+};
+use octopus_core::episode::Episode;
+use octopus_core::knowledge::{Chunk, ChunkMetadata, NewChunk};
+use octopus_core::message::Message;
+use octopus_core::recall::WorkClass;
+use octopus_core::store::DumpStore;
+use octopus_core::{AgentId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp};
+use sqlx_core::executor::Executor;
+use sqlx_core::query::query;
+use sqlx_core::query_scalar::query_scalar;
+use sqlx_core::row::Row;
+
+use crate::error::{Error, Result as StoreResult};
+use crate::rows::{Tx, clamp, u32_at};
+use crate::vectors::{PgVector, VectorTable, embedding_bytes};
+use crate::{PostgresStore, domain};
+
+type Sink = Box<dyn FnMut(DumpRecord) -> bool + Send>;
+
+/// The agents a dump holds: live ones, and with a user, only those the user
+/// talks to.
+const AGENTS: &str = "SELECT id FROM agents WHERE tenant_id = $1 AND deleted_at IS NULL
+    AND ($2::text IS NULL OR id IN (SELECT agent_id FROM conversations WHERE tenant_id = $1 AND user_id = $2))";
+
+#[async_trait]
+impl DumpStore for PostgresStore {
+    async fn export_records(
+        &self,
+        tenant: TenantId,
+        user: Option<String>,
+        sink: Sink,
+    ) -> Result<u64> {
+        domain(async {
+            let mut tx = self.pool.begin().await?;
+            tx.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                .await?;
+            let mut out = Out { sink, sent: 0 };
+            match export(&mut tx, tenant, user.as_deref(), &mut out).await {
+                Ok(()) | Err(Stop::Stopped) => {}
+                Err(Stop::Failed(error)) => return Err(error),
+            }
+            tx.commit().await?;
+            Ok(out.sent)
+        })
+        .await
+    }
+
+    async fn import_records(
+        &self,
+        tenant: TenantId,
+        records: Box<dyn Iterator<Item = Result<DumpRecord>> + Send>,
+        now: Timestamp,
+    ) -> Result<ImportCounts> {
+        // The records come from a blocking reader: it runs on a blocking
+        // thread and hands them over one at a time.
+        let (send, mut receive) = tokio::sync::mpsc::channel(64);
+        let reader = tokio::task::spawn_blocking(move || {
+            for record in records {
+                if send.blocking_send(record).is_err() {
+                    return;
+                }
+            }
+        });
+        let outcome = domain(async {
+            let mut tx = self.pool.begin().await?;
+            let mut progress = Progress::default();
+            while let Some(record) = receive.recv().await {
+                let record = record?;
+                let number = progress.records + 1;
+                if let DumpRecord::End(end) = record {
+                    if end.records != progress.records {
+                        return Err(DomainError::invalid(
+                            "dump",
+                            format!(
+                                "the end record counts {} records but {} came before it: the dump is cut or altered; nothing was imported",
+                                end.records, progress.records
+                            ),
+                        )
+                        .into());
+                    }
+                    if progress.procedures_changed {
+                        crate::procedures::bump(&mut tx, tenant).await?;
+                    }
+                    tx.commit().await?;
+                    for dimension in progress.dimensions {
+                        self.vectors.ensure(&self.pool, VectorTable::Knowledge, dimension).await?;
+                    }
+                    return Ok(progress.counts);
+                }
+                if matches!(record, DumpRecord::Header(_)) != (number == 1) {
+                    return Err(DomainError::invalid(
+                        "dump",
+                        format!("record {number}: a dump starts with its header, and has one"),
+                    )
+                    .into());
+                }
+                let kind = record.kind();
+                import_one(&mut tx, tenant, record, now, &mut progress)
+                    .await
+                    .map_err(|e| explain(e, number, kind))?;
+                progress.records += 1;
+            }
+            Err(DomainError::invalid(
+                "dump",
+                format!(
+                    "the dump ends after {} records without its end record: it is cut; nothing was imported",
+                    progress.records
+                ),
+            )
+            .into())
+        })
+        .await;
+        drop(receive);
+        reader.await.map_err(DomainError::backend)?;
+        outcome
+    }
+}
+
+struct Out {
+    sink: Sink,
+    sent: u64,
+}
+
+enum Stop {
+    /// The sink wants no more.
+    Stopped,
+    Failed(Error),
+}
+
+impl<E: Into<Error>> From<E> for Stop {
+    fn from(error: E) -> Self {
+        Stop::Failed(error.into())
+    }
+}
+
+impl Out {
+    fn send(&mut self, record: DumpRecord) -> Result<(), Stop> {
+        if !(self.sink)(record) {
+            return Err(Stop::Stopped);
+        }
+        self.sent += 1;
+        Ok(())
+    }
+}
+
+async fn export(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    user: Option<&str>,
+    out: &mut Out,
+) -> Result<(), Stop> {
+    if let Some(row) = query("SELECT id, name, created_at FROM tenants WHERE id = $1")
+        .bind(tenant.0)
+        .fetch_optional(&mut **tx)
+        .await?
+    {
+        out.send(DumpRecord::Tenant(crate::tenants::tenant_from_row(&row)?))?;
+    }
+    let agents = query(&format!(
+        "SELECT {} FROM agents WHERE id IN ({AGENTS}) ORDER BY created_at, id",
+        crate::agents::COLUMNS
+    ))
+    .bind(tenant.0)
+    .bind(user)
+    .fetch_all(&mut **tx)
+    .await?;
+    for row in &agents {
+        out.send(DumpRecord::Agent(crate::agents::agent_from_row(row)?))?;
+    }
+    if user.is_none() {
+        export_procedures(tx, tenant, out).await?;
+        export_chunks(tx, tenant, out).await?;
+    }
+    let conversations = query(&format!(
+        "SELECT * FROM conversations WHERE tenant_id = $1 AND agent_id IN ({AGENTS})
+           AND ($2::text IS NULL OR user_id = $2)
+         ORDER BY created_at, id"
+    ))
+    .bind(tenant.0)
+    .bind(user)
+    .fetch_all(&mut **tx)
+    .await?;
+    for row in &conversations {
+        let conversation = crate::conversations::conversation_from_row(row)?;
+        let id = conversation.id;
+        out.send(DumpRecord::Conversation(conversation))?;
+        let episodes = query(&format!(
+            "SELECT {} FROM episodes WHERE conversation_id = $1 AND tenant_id = $2 ORDER BY started_at, id",
+            crate::episodes::COLUMNS
+        ))
+        .bind(id.0)
+        .bind(tenant.0)
+        .fetch_all(&mut **tx)
+        .await?;
+        for row in &episodes {
+            let episode = crate::episodes::episode_from_row(row)?;
+            let episode_id = episode.id;
+            out.send(DumpRecord::Episode(episode))?;
+            for message in crate::messages::episode_messages(&mut **tx, tenant, episode_id).await? {
+                out.send(DumpRecord::Message(message))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn export_procedures(tx: &mut Tx<'_>, tenant: TenantId, out: &mut Out) -> Result<(), Stop> {
+    let procedures = query(&format!(
+        "SELECT {} FROM procedures WHERE tenant_id = $1
+           AND (agent_id IS NULL OR agent_id IN ({AGENTS}))
+         ORDER BY created_at, id",
+        crate::procedures::COLUMNS
+    ))
+    .bind(tenant.0)
+    .bind(Option::<String>::None)
+    .fetch_all(&mut **tx)
+    .await?;
+    for row in &procedures {
+        let procedure = crate::procedures::procedure_from_row(row)?;
+        let versions = query(&format!(
+            "SELECT {} FROM procedure_versions WHERE procedure_id = $1 AND tenant_id = $2 ORDER BY version",
+            crate::procedures::VERSION_COLUMNS
+        ))
+        .bind(procedure.id.0)
+        .bind(tenant.0)
+        .fetch_all(&mut **tx)
+        .await?;
+        let versions = versions
+            .iter()
+            .map(|row| {
+                let (version, embedding) = crate::procedures::version_from_row(row)?;
+                Ok(DumpedVersion {
+                    version,
+                    embedding: embedding.map(|vector| DumpedVector {
+                        model: String::new(),
+                        vector,
+                    }),
+                })
+            })
+            .collect::<Result<_, Error>>()?;
+        out.send(DumpRecord::Procedure(DumpedProcedure {
+            procedure,
+            versions,
+        }))?;
+    }
+    Ok(())
+}
+
+async fn export_chunks(tx: &mut Tx<'_>, tenant: TenantId, out: &mut Out) -> Result<(), Stop> {
+    let chunks = query(&format!(
+        "SELECT c.id, c.agent_id, c.source, c.chunk_index, c.category, c.heading, c.content, c.indexed_at,
+                c.embedding, k.model, k.created_at AS collection_created_at
+         FROM knowledge_chunks c
+         JOIN knowledge_collections k ON k.tenant_id = c.tenant_id AND k.agent_id = c.agent_id
+         WHERE c.tenant_id = $1 AND c.agent_id IN ({AGENTS})
+         ORDER BY c.agent_id, c.source, c.chunk_index"
+    ))
+    .bind(tenant.0)
+    .bind(Option::<String>::None)
+    .fetch_all(&mut **tx)
+    .await?;
+    for row in &chunks {
+        let embedding: PgVector = row.try_get("embedding")?;
+        out.send(DumpRecord::KnowledgeChunk(DumpedChunk {
+            chunk: Chunk {
+                id: row.try_get("id")?,
+                agent_id: AgentId(row.try_get("agent_id")?),
+                content: row.try_get("content")?,
+                metadata: ChunkMetadata {
+                    source: row.try_get("source")?,
+                    chunk_index: u32_at(row, "chunk_index")?,
+                    category: row.try_get("category")?,
+                    heading: row.try_get("heading")?,
+                    indexed_at: row.try_get("indexed_at")?,
+                },
+            },
+            embedding: DumpedVector {
+                model: row.try_get("model")?,
+                vector: embedding.0,
+            },
+            collection_created_at: row.try_get("collection_created_at")?,
+        }))?;
+    }
+    Ok(())
+}
+
+#[derive(Default)]
+struct Progress {
+    counts: ImportCounts,
+    records: u64,
+    episode_agents: HashMap<EpisodeId, AgentId>,
+    procedures_changed: bool,
+    /// The dimensions of the knowledge vectors imported.
+    dimensions: std::collections::BTreeSet<u32>,
+}
+
+/// Puts the record's place in the dump into its error, and turns the
+/// constraints PostgreSQL enforces into the domain's terms.
+fn explain(error: Error, number: u64, kind: &str) -> Error {
+    let at = |message: &str| format!("record {number} ({kind}): {message}; nothing was imported");
+    if let Error::Sql(sqlx_core::Error::Database(e)) = &error {
+        match e.code().as_deref() {
+            Some("23505") => {
+                return DomainError::conflict(
+                    "import_conflict",
+                    at("this server already holds an object with its id (or name)"),
+                )
+                .into();
+            }
+            Some("23503") => {
+                return DomainError::invalid(
+                    "dump",
+                    at("it belongs to an object that neither the dump (before it) nor this tenant has"),
+                )
+                .into();
+            }
+            _ => {}
+        }
+    }
+    match error {
+        Error::Domain(DomainError::Invalid { field, message }) => {
+            DomainError::invalid(field, at(&message)).into()
+        }
+        Error::Domain(DomainError::Conflict { code, message }) => {
+            DomainError::conflict(code, at(&message)).into()
+        }
+        other => other,
+    }
+}
+
+async fn import_one(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    record: DumpRecord,
+    now: Timestamp,
+    progress: &mut Progress,
+) -> StoreResult<()> {
+    match record {
+        DumpRecord::Header(header) => header.validate()?,
+        DumpRecord::End(_) => {}
+        DumpRecord::Tenant(t) => {
+            query("INSERT INTO tenants (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
+                .bind(tenant.0)
+                .bind(&t.name)
+                .bind(t.created_at)
+                .execute(&mut **tx)
+                .await?;
+        }
+        DumpRecord::Agent(mut agent) => {
+            agent.tenant_id = tenant;
+            crate::agents::insert_agent(&mut **tx, &agent).await?;
+            progress.counts.agents += 1;
+        }
+        DumpRecord::Procedure(p) => {
+            if let Some(agent) = p.procedure.agent_id {
+                require_agent(tx, tenant, agent).await?;
+            }
+            insert_procedure(tx, tenant, &p).await?;
+            progress.procedures_changed = true;
+            progress.counts.procedures += 1;
+        }
+        DumpRecord::KnowledgeChunk(c) => {
+            require_agent(tx, tenant, c.chunk.agent_id).await?;
+            progress
+                .dimensions
+                .insert(insert_chunk(tx, tenant, &c).await?);
+            progress.counts.knowledge_chunks += 1;
+        }
+        DumpRecord::Conversation(mut conversation) => {
+            require_agent(tx, tenant, conversation.agent_id).await?;
+            conversation.tenant_id = tenant;
+            crate::conversations::insert_conversation(&mut **tx, &conversation).await?;
+            progress.counts.conversations += 1;
+        }
+        DumpRecord::Episode(episode) => {
+            insert_episode(tx, tenant, &episode).await?;
+            if episode.ended_at.is_some() {
+                crate::memory::queue_summary(tx, tenant, episode.id, now, WorkClass::Bulk).await?;
+            }
+            progress.episode_agents.insert(episode.id, episode.agent_id);
+            progress.counts.episodes += 1;
+        }
+        DumpRecord::Message(message) => {
+            let agent = match progress.episode_agents.get(&message.episode_id) {
+                Some(agent) => *agent,
+                None => episode_agent(tx, tenant, message.episode_id).await?,
+            };
+            if let Some(speaker) = message.agent_id {
+                require_agent(tx, tenant, speaker).await?;
+            }
+            insert_message(tx, tenant, message.clone(), now).await?;
+            if octopus_core::recall::worth_embedding(message.role, message.content.as_ref()) {
+                crate::memory::queue_messages(
+                    tx,
+                    tenant,
+                    agent,
+                    &[message.id.0],
+                    now,
+                    WorkClass::Bulk,
+                )
+                .await?;
+            }
+            progress.counts.messages += 1;
+        }
+    }
+    Ok(())
+}
+
+async fn require_agent(tx: &mut Tx<'_>, tenant: TenantId, agent: AgentId) -> StoreResult<()> {
+    let ours: bool = query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM agents WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL)",
+    )
+    .bind(agent.0)
+    .bind(tenant.0)
+    .fetch_one(&mut **tx)
+    .await?;
+    if !ours {
+        return Err(DomainError::invalid(
+            "dump",
+            format!(
+                "agent {agent} is neither in the dump (before this record) nor one of this tenant's"
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+async fn episode_agent(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    episode: EpisodeId,
+) -> StoreResult<AgentId> {
+    let agent: Option<uuid::Uuid> =
+        query_scalar("SELECT agent_id FROM episodes WHERE id = $1 AND tenant_id = $2")
+            .bind(episode.0)
+            .bind(tenant.0)
+            .fetch_optional(&mut **tx)
+            .await?;
+    let agent = agent.ok_or_else(|| {
+        DomainError::invalid(
+            "dump",
+            format!("a message of episode {episode}, which neither the dump (before it) nor this tenant has"),
+        )
+    })?;
+    Ok(AgentId(agent))
+}
+
+async fn insert_episode(tx: &mut Tx<'_>, tenant: TenantId, e: &Episode) -> StoreResult<()> {
+    let matches: bool = query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM conversations WHERE id = $1 AND tenant_id = $2 AND agent_id = $3 AND user_id = $4)",
+    )
+    .bind(e.conversation_id.0)
+    .bind(tenant.0)
+    .bind(e.agent_id.0)
+    .bind(&e.user_id)
+    .fetch_one(&mut **tx)
+    .await?;
+    if !matches {
+        return Err(DomainError::invalid(
+            "dump",
+            format!(
+                "episode {} names a conversation, agent or user the dump does not pair it with",
+                e.id
+            ),
+        )
+        .into());
+    }
+    query(
+        "INSERT INTO episodes (id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason,
+                               summary, summary_source, key_facts, message_count, total_input_tokens,
+                               total_output_tokens, last_message_at, deleted_at, archived_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::json, $12, $13, $14, $15, $16, $17, $18, $19)",
+    )
+    .bind(e.id.0)
+    .bind(tenant.0)
+    .bind(e.conversation_id.0)
+    .bind(e.agent_id.0)
+    .bind(&e.user_id)
+    .bind(e.started_at)
+    .bind(e.ended_at)
+    .bind(e.end_reason.map(|r| r.as_str()))
+    .bind(&e.summary)
+    .bind(e.summary_source.map(|s| s.as_str()))
+    .bind(serde_json::to_string(&e.key_facts).unwrap_or_else(|_| "[]".into()))
+    .bind(i32::try_from(e.message_count).unwrap_or(i32::MAX))
+    .bind(clamp(e.total_input_tokens))
+    .bind(clamp(e.total_output_tokens))
+    .bind(e.last_message_at)
+    .bind(e.deleted_at)
+    .bind(e.archived_at)
+    .bind(e.created_at)
+    .bind(e.updated_at)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+async fn insert_message(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    mut m: Message,
+    now: Timestamp,
+) -> StoreResult<()> {
+    let conversation: Option<uuid::Uuid> =
+        query_scalar("SELECT conversation_id FROM episodes WHERE id = $1 AND tenant_id = $2")
+            .bind(m.episode_id.0)
+            .bind(tenant.0)
+            .fetch_optional(&mut **tx)
+            .await?;
+    if conversation != Some(m.conversation_id.0) {
+        return Err(DomainError::invalid(
+            "dump",
+            format!(
+                "message {} names an episode the dump does not put in its conversation",
+                m.id
+            ),
+        )
+        .into());
+    }
+    // Vectors are made again by this server: the reference to another's is dropped.
+    m.embedding_ref = None;
+    m.created_at = m.created_at.min(now);
+    let mut rows = crate::messages::MessageRows::default();
+    rows.push(&m);
+    rows.insert(tx, tenant).await
+}
+
+async fn insert_procedure(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    dumped: &DumpedProcedure,
+) -> StoreResult<()> {
+    let p = &dumped.procedure;
+    let shown = dumped
+        .versions
+        .iter()
+        .find(|v| v.version.version == p.version)
+        .and_then(|v| v.embedding.as_ref())
+        .map(|e| embedding_bytes(&e.vector));
+    let number = |n: u32| i32::try_from(n).unwrap_or(i32::MAX);
+    let inserted = query(
+        "INSERT INTO procedures (id, tenant_id, agent_id, name, description, trigger_pattern, steps, embedding,
+                                 is_active, is_approved, version, serving_version, latest_version,
+                                 created_at, updated_at, created_by, approved_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::text::json, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+    )
+    .bind(p.id.0)
+    .bind(tenant.0)
+    .bind(p.agent_id.map(|a| a.0))
+    .bind(&p.name)
+    .bind(&p.description)
+    .bind(&p.trigger_pattern)
+    .bind(crate::procedures::steps_json(&p.steps))
+    .bind(shown)
+    .bind(p.is_active)
+    .bind(p.serving_version.is_some())
+    .bind(number(p.version))
+    .bind(p.serving_version.map(number))
+    .bind(number(p.latest_version))
+    .bind(p.created_at)
+    .bind(p.updated_at)
+    .bind(&p.created_by)
+    .bind(&p.approved_by)
+    .execute(&mut **tx)
+    .await;
+    crate::procedures::name_conflict(inserted, &p.name)?;
+    for DumpedVersion {
+        version: v,
+        embedding,
+    } in &dumped.versions
+    {
+        query(
+            "INSERT INTO procedure_versions (procedure_id, tenant_id, version, name, description, trigger_pattern,
+                                             steps, embedding, status, created_by, created_at, decided_by, decided_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7::text::json, $8, $9, $10, $11, $12, $13)",
+        )
+        .bind(p.id.0)
+        .bind(tenant.0)
+        .bind(number(v.version))
+        .bind(&v.name)
+        .bind(&v.description)
+        .bind(&v.trigger_pattern)
+        .bind(crate::procedures::steps_json(&v.steps))
+        .bind(embedding.as_ref().map(|e| embedding_bytes(&e.vector)))
+        .bind(v.status.as_str())
+        .bind(&v.created_by)
+        .bind(v.created_at)
+        .bind(&v.decided_by)
+        .bind(v.decided_at)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Inserts the chunk, creating its collection when needed; returns its
+/// dimension.
+async fn insert_chunk(tx: &mut Tx<'_>, tenant: TenantId, dumped: &DumpedChunk) -> StoreResult<u32> {
+    let agent = dumped.chunk.agent_id;
+    let dimension = u32::try_from(dumped.embedding.vector.len())
+        .ok()
+        .filter(|d| (1..=16_000).contains(d))
+        .ok_or_else(|| DomainError::invalid("embedding", "must have 1 to 16000 dimensions"))?;
+    crate::knowledge::ensure_collection(
+        tx,
+        tenant,
+        agent,
+        dimension,
+        &dumped.embedding.model,
+        dumped.collection_created_at,
+    )
+    .await?;
+    let chunk = NewChunk {
+        id: dumped.chunk.id,
+        content: dumped.chunk.content.clone(),
+        embedding: dumped.embedding.vector.clone(),
+        metadata: dumped.chunk.metadata.clone(),
+    };
+    crate::knowledge::insert_chunks(tx, tenant, agent, &[chunk]).await?;
+    Ok(dimension)
+}

@@ -1,0 +1,77 @@
+/// Failures inside the PostgreSQL backend. They reach callers as
+/// [`octopus_core::Error::Backend`], except the outcomes the trait contract
+/// names (not found, conflicts), which are mapped where they happen.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("connect to PostgreSQL at {target}: {source}")]
+    Connect {
+        target: String,
+        source: sqlx_core::Error,
+    },
+
+    #[error(
+        "the PostgreSQL database has no pgvector extension, and this role may not create it (install pgvector, or run `CREATE EXTENSION vector` as a superuser): {0}"
+    )]
+    NoPgvector(sqlx_core::Error),
+
+    #[error("apply migration {name}: {source}")]
+    Migration {
+        name: &'static str,
+        source: sqlx_core::Error,
+    },
+
+    #[error(
+        "the database was written by a newer Octopus (schema version {found}, this build knows {known})"
+    )]
+    SchemaTooNew { found: i64, known: i64 },
+
+    #[error(transparent)]
+    Sql(#[from] sqlx_core::Error),
+
+    #[error("corrupt {what} in the database: {detail}")]
+    Corrupt { what: &'static str, detail: String },
+
+    /// A domain outcome (not found, conflict, …) decided inside a transaction.
+    #[error(transparent)]
+    Domain(#[from] octopus_core::Error),
+}
+
+pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<Error> for octopus_core::Error {
+    fn from(error: Error) -> Self {
+        match error {
+            Error::Domain(domain) => domain,
+            // Text PostgreSQL cannot hold (a NUL character): the caller's input.
+            Error::Sql(sqlx_core::Error::Database(e))
+                if matches!(e.code().as_deref(), Some("22021" | "22P05")) =>
+            {
+                octopus_core::Error::invalid("text", "must not contain a NUL character")
+            }
+            other => octopus_core::Error::backend(other),
+        }
+    }
+}
+
+pub(crate) fn corrupt(what: &'static str, detail: impl std::fmt::Display) -> Error {
+    Error::Corrupt {
+        what,
+        detail: detail.to_string(),
+    }
+}
+
+/// A unique index is the arbiter of a name being taken, so that two
+/// concurrent writes cannot both win: its violation becomes the domain's
+/// `Conflict` with `code`.
+pub(crate) fn unique_conflict<T>(
+    outcome: std::result::Result<T, sqlx_core::Error>,
+    code: &'static str,
+    message: impl FnOnce() -> String,
+) -> Result<T> {
+    match outcome {
+        Err(sqlx_core::Error::Database(e)) if e.code().as_deref() == Some("23505") => {
+            Err(octopus_core::Error::conflict(code, message()).into())
+        }
+        other => Ok(other?),
+    }
+}

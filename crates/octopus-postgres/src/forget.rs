@@ -1,0 +1,148 @@
+//! Forgetting a user: every row of theirs removed in one transaction, then
+//! the tables vacuumed so that the dead rows' space is reclaimed, and their
+//! index entries (GIN, HNSW) with them.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use octopus_core::forget::{ForgetReceipt, ForgetUser};
+use octopus_core::store::UserErasure;
+use octopus_core::{AgentId, ConversationId, Result, TenantId};
+use sqlx_core::executor::Executor;
+use sqlx_core::query::query;
+use sqlx_core::query_scalar::query_scalar;
+use sqlx_core::row::Row;
+use uuid::Uuid;
+
+use crate::error::Result as StoreResult;
+use crate::{PostgresStore, domain};
+
+const TABLES: &str = "messages, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions";
+
+#[async_trait]
+impl UserErasure for PostgresStore {
+    async fn forget_user(&self, tenant: TenantId, who: &ForgetUser) -> Result<ForgetReceipt> {
+        domain(async {
+            let mut receipt = self.remove_rows(tenant, who).await?;
+            // Outside any transaction, as VACUUM must be. Plain VACUUM, not
+            // FULL: it takes no lock that would stop other tenants' work.
+            self.pool
+                .execute(format!("VACUUM {TABLES}").as_str())
+                .await?;
+            receipt.compacted = true;
+            tracing::info!(
+                tenant_id = %tenant, messages = receipt.relational.messages,
+                episodes = receipt.relational.episodes, "forgot a user"
+            );
+            Ok(receipt)
+        })
+        .await
+    }
+}
+
+impl PostgresStore {
+    async fn remove_rows(&self, tenant: TenantId, who: &ForgetUser) -> StoreResult<ForgetReceipt> {
+        let mut tx = self.pool.begin().await?;
+        let agent = who.agent_id.map(|a| a.0);
+        let mut receipt = ForgetReceipt {
+            user_id: who.user_id.clone(),
+            agent_id: who.agent_id,
+            ..ForgetReceipt::default()
+        };
+        let episodes: Vec<Uuid> = query_scalar(
+            "SELECT id FROM episodes WHERE tenant_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR agent_id = $3)
+             FOR UPDATE",
+        )
+        .bind(tenant.0)
+        .bind(&who.user_id)
+        .bind(agent)
+        .fetch_all(&mut *tx)
+        .await?;
+
+        let counts = query(
+            "SELECT count(summary) AS summaries, COALESCE(sum(json_array_length(key_facts)), 0)::bigint AS key_facts
+             FROM episodes WHERE id = ANY($1)",
+        )
+        .bind(&episodes)
+        .fetch_one(&mut *tx)
+        .await?;
+        receipt.relational.summaries = counts.try_get::<i64, _>("summaries")?.unsigned_abs();
+        receipt.relational.key_facts = counts.try_get::<i64, _>("key_facts")?.unsigned_abs();
+
+        let learned: Vec<String> = episodes.iter().map(|e| format!("learned:{e}")).collect();
+        let removed = query("DELETE FROM procedures WHERE tenant_id = $1 AND created_by = ANY($2)")
+            .bind(tenant.0)
+            .bind(&learned)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if removed > 0 {
+            crate::procedures::bump(&mut tx, tenant).await?;
+        }
+        receipt.relational.learned_procedures = removed;
+
+        receipt.queue.jobs = query(
+            "DELETE FROM memory_jobs WHERE tenant_id = $1 AND (
+                 target = ANY($2) OR target IN (SELECT id FROM messages WHERE tenant_id = $1 AND episode_id = ANY($2)))",
+        )
+        .bind(tenant.0)
+        .bind(&episodes)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+
+        let vectors = query(
+            "DELETE FROM memory_vectors WHERE tenant_id = $1 AND episode_id = ANY($2) RETURNING agent_id, kind",
+        )
+        .bind(tenant.0)
+        .bind(&episodes)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut per_collection: HashMap<Uuid, i64> = HashMap::new();
+        for row in &vectors {
+            let kind: String = row.try_get("kind")?;
+            match kind.as_str() {
+                "summary" => receipt.vectors.summary_vectors += 1,
+                _ => receipt.vectors.message_vectors += 1,
+            }
+            *per_collection.entry(row.try_get("agent_id")?).or_default() += 1;
+        }
+        for (agent, removed) in per_collection {
+            crate::memory::count_vectors(&mut tx, tenant, AgentId(agent), -removed).await?;
+        }
+
+        let messages = query(
+            "DELETE FROM messages WHERE tenant_id = $1 AND episode_id = ANY($2) RETURNING length(search) > 0 AS indexed",
+        )
+        .bind(tenant.0)
+        .bind(&episodes)
+        .fetch_all(&mut *tx)
+        .await?;
+        receipt.relational.messages = messages.len() as u64;
+        for row in &messages {
+            if row.try_get::<bool, _>("indexed")? {
+                receipt.full_text.entries += 1;
+            }
+        }
+        receipt.relational.episodes =
+            query("DELETE FROM episodes WHERE tenant_id = $1 AND id = ANY($2)")
+                .bind(tenant.0)
+                .bind(&episodes)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+        let conversations: Vec<Uuid> = query_scalar(
+            "DELETE FROM conversations
+             WHERE tenant_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR agent_id = $3) RETURNING id",
+        )
+        .bind(tenant.0)
+        .bind(&who.user_id)
+        .bind(agent)
+        .fetch_all(&mut *tx)
+        .await?;
+        receipt.relational.conversations = conversations.len() as u64;
+        receipt.conversation_ids = conversations.into_iter().map(ConversationId).collect();
+        tx.commit().await?;
+        Ok(receipt)
+    }
+}

@@ -1,0 +1,426 @@
+//! Semantic memory: collections and chunks, searched by vector (pgvector,
+//! cosine) and by keyword (`tsvector`, ranked by `ts_rank`).
+
+use async_trait::async_trait;
+use octopus_core::knowledge::{
+    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
+    check_dimension, collection_name,
+};
+use octopus_core::store::KnowledgeStore;
+use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp};
+use sqlx_core::executor::Executor;
+use sqlx_core::query::query;
+use sqlx_core::query_builder::QueryBuilder;
+use sqlx_core::row::Row;
+use sqlx_postgres::{PgRow, Postgres};
+use uuid::Uuid;
+
+use crate::error::Result as StoreResult;
+use crate::rows::{Tx, u32_at, u64_at};
+use crate::vectors::{PgVector, VectorTable, ef_search};
+use crate::{PostgresStore, domain};
+
+const CHUNK_COLUMNS: &str =
+    "c.id, c.source, c.chunk_index, c.category, c.heading, c.content, c.indexed_at";
+
+pub(crate) async fn collection_row<'c>(
+    conn: impl Executor<'c, Database = Postgres>,
+    tenant: TenantId,
+    agent: AgentId,
+    lock: bool,
+) -> StoreResult<Option<Collection>> {
+    let lock = if lock { " FOR UPDATE" } else { "" };
+    let row = query(&format!(
+        "SELECT dimension, model, chunk_count, created_at FROM knowledge_collections
+         WHERE tenant_id = $1 AND agent_id = $2{lock}"
+    ))
+    .bind(tenant.0)
+    .bind(agent.0)
+    .fetch_optional(conn)
+    .await?;
+    row.map(|row| {
+        Ok(Collection {
+            name: collection_name(agent, tenant),
+            agent_id: agent,
+            dimension: u32_at(&row, "dimension")?,
+            model: row.try_get("model")?,
+            chunk_count: u64_at(&row, "chunk_count")?,
+            created_at: row.try_get("created_at")?,
+        })
+    })
+    .transpose()
+}
+
+async fn require_collection<'c>(
+    conn: impl Executor<'c, Database = Postgres>,
+    tenant: TenantId,
+    agent: AgentId,
+    lock: bool,
+) -> StoreResult<Collection> {
+    collection_row(conn, tenant, agent, lock)
+        .await?
+        .ok_or_else(|| DomainError::not_found("collection", collection_name(agent, tenant)).into())
+}
+
+/// Creates the collection unless it exists with this dimension and model;
+/// `Conflict` when it exists with others.
+pub(crate) async fn ensure_collection(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    agent: AgentId,
+    dimension: u32,
+    model: &str,
+    created_at: Timestamp,
+) -> StoreResult<()> {
+    query(
+        "INSERT INTO knowledge_collections (tenant_id, agent_id, dimension, model, created_at)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, agent_id) DO NOTHING",
+    )
+    .bind(tenant.0)
+    .bind(agent.0)
+    .bind(i32::try_from(dimension).unwrap_or(i32::MAX))
+    .bind(model)
+    .bind(created_at)
+    .execute(&mut **tx)
+    .await?;
+    let existing = require_collection(&mut **tx, tenant, agent, false).await?;
+    if existing.dimension != dimension || existing.model != model {
+        return Err(DomainError::conflict(
+            "collection_mismatch",
+            format!(
+                "the collection holds {}-dimensional vectors of {}, not {dimension}-dimensional vectors of {model}",
+                existing.dimension, existing.model
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Inserts chunks (vectors already checked) and counts them in their
+/// collection.
+pub(crate) async fn insert_chunks(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    agent: AgentId,
+    chunks: &[NewChunk],
+) -> StoreResult<()> {
+    if chunks.is_empty() {
+        return Ok(());
+    }
+    let mut sql = QueryBuilder::<Postgres>::new(
+        "INSERT INTO knowledge_chunks (id, tenant_id, agent_id, source, chunk_index, category, heading, content,
+                                       dimension, embedding, indexed_at) ",
+    );
+    // Bounded batches: PostgreSQL takes at most 65535 parameters a statement.
+    for batch in chunks.chunks(1000) {
+        sql.reset();
+        sql.push_values(batch, |mut row, chunk| {
+            let m = &chunk.metadata;
+            row.push_bind(chunk.id)
+                .push_bind(tenant.0)
+                .push_bind(agent.0)
+                .push_bind(m.source.clone())
+                .push_bind(i32::try_from(m.chunk_index).unwrap_or(i32::MAX))
+                .push_bind(m.category.clone())
+                .push_bind(m.heading.clone())
+                .push_bind(chunk.content.clone())
+                .push_bind(i32::try_from(chunk.embedding.len()).unwrap_or(i32::MAX))
+                .push_bind(PgVector(chunk.embedding.clone()))
+                .push_bind(m.indexed_at);
+        });
+        sql.build().execute(&mut **tx).await?;
+    }
+    count_chunks(
+        tx,
+        tenant,
+        agent,
+        i64::try_from(chunks.len()).unwrap_or(i64::MAX),
+    )
+    .await
+}
+
+async fn count_chunks(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    agent: AgentId,
+    change: i64,
+) -> StoreResult<()> {
+    query(
+        "UPDATE knowledge_collections SET chunk_count = chunk_count + $3 WHERE tenant_id = $1 AND agent_id = $2",
+    )
+    .bind(tenant.0)
+    .bind(agent.0)
+    .bind(change)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+fn check_chunks(chunks: &[NewChunk], dimension: u32) -> StoreResult<()> {
+    for (i, chunk) in chunks.iter().enumerate() {
+        check_dimension(
+            &format!("chunks[{i}].embedding"),
+            &chunk.embedding,
+            dimension,
+        )?;
+    }
+    Ok(())
+}
+
+fn chunk_from_row(row: &PgRow, agent: AgentId) -> StoreResult<Chunk> {
+    Ok(Chunk {
+        id: row.try_get("id")?,
+        agent_id: agent,
+        content: row.try_get("content")?,
+        metadata: ChunkMetadata {
+            source: row.try_get("source")?,
+            chunk_index: u32_at(row, "chunk_index")?,
+            category: row.try_get("category")?,
+            heading: row.try_get("heading")?,
+            indexed_at: row.try_get("indexed_at")?,
+        },
+    })
+}
+
+/// The filter's conditions on chunks aliased `c`.
+fn push_filter(sql: &mut QueryBuilder<'_, Postgres>, filter: &ChunkFilter) {
+    if let Some(source) = &filter.source {
+        sql.push(" AND c.source = ").push_bind(source.clone());
+    }
+    if let Some(category) = &filter.category {
+        sql.push(" AND c.category = ").push_bind(category.clone());
+    }
+    if let Some(from) = filter.indexed_from {
+        sql.push(" AND c.indexed_at >= ").push_bind(from);
+    }
+    if let Some(to) = filter.indexed_to {
+        sql.push(" AND c.indexed_at < ").push_bind(to);
+    }
+}
+
+/// Begins a change to the agent's collection: its row stays locked until the
+/// transaction ends, so that changes to one collection take turns.
+async fn lock_collection(
+    pool: &sqlx_postgres::PgPool,
+    tenant: TenantId,
+    agent: AgentId,
+) -> StoreResult<(Tx<'static>, Collection)> {
+    let mut tx = pool.begin().await?;
+    let collection = require_collection(&mut *tx, tenant, agent, true).await?;
+    Ok((tx, collection))
+}
+
+#[async_trait]
+impl KnowledgeStore for PostgresStore {
+    async fn create_collection(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        dimension: u32,
+        model: &str,
+    ) -> Result<Collection> {
+        if dimension == 0 || dimension > 16_000 {
+            return Err(DomainError::invalid(
+                "dimension",
+                "must be between 1 and 16000",
+            ));
+        }
+        domain(async {
+            let mut tx = self.pool.begin().await?;
+            // The agent's row is locked so that it cannot be deleted meanwhile.
+            let agent_exists = query(
+                "SELECT 1 FROM agents WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL FOR SHARE",
+            )
+            .bind(agent.0)
+            .bind(tenant.0)
+            .fetch_optional(&mut *tx)
+            .await?
+            .is_some();
+            if !agent_exists {
+                return Err(DomainError::not_found(AgentId::KIND, agent).into());
+            }
+            ensure_collection(&mut tx, tenant, agent, dimension, model, octopus_core::now()).await?;
+            let created = require_collection(&mut *tx, tenant, agent, false).await?;
+            tx.commit().await?;
+            self.vectors
+                .ensure(&self.pool, VectorTable::Knowledge, dimension)
+                .await?;
+            Ok(created)
+        })
+        .await
+    }
+
+    async fn collection(&self, tenant: TenantId, agent: AgentId) -> Result<Option<Collection>> {
+        domain(collection_row(&self.pool, tenant, agent, false)).await
+    }
+
+    async fn store_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        chunks: Vec<NewChunk>,
+    ) -> Result<()> {
+        domain(async {
+            let (mut tx, collection) = lock_collection(&self.pool, tenant, agent).await?;
+            check_chunks(&chunks, collection.dimension)?;
+            insert_chunks(&mut tx, tenant, agent, &chunks).await?;
+            tx.commit().await?;
+            self.vectors
+                .ensure(&self.pool, VectorTable::Knowledge, collection.dimension)
+                .await
+        })
+        .await
+    }
+
+    async fn replace_source(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        source: &str,
+        chunks: Vec<NewChunk>,
+    ) -> Result<()> {
+        if let Some(stray) = chunks.iter().position(|c| c.metadata.source != source) {
+            return Err(DomainError::invalid(
+                format!("chunks[{stray}].source"),
+                format!("must be `{source}`"),
+            ));
+        }
+        domain(async {
+            let (mut tx, collection) = lock_collection(&self.pool, tenant, agent).await?;
+            check_chunks(&chunks, collection.dimension)?;
+            let removed = query(
+                "DELETE FROM knowledge_chunks WHERE tenant_id = $1 AND agent_id = $2 AND source = $3",
+            )
+            .bind(tenant.0)
+            .bind(agent.0)
+            .bind(source)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            count_chunks(&mut tx, tenant, agent, -i64::try_from(removed).unwrap_or(i64::MAX)).await?;
+            insert_chunks(&mut tx, tenant, agent, &chunks).await?;
+            tx.commit().await?;
+            self.vectors.ensure(&self.pool, VectorTable::Knowledge, collection.dimension).await
+        })
+        .await
+    }
+
+    async fn search_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        query_: &VectorQuery,
+    ) -> Result<Vec<ChunkHit>> {
+        domain(async {
+            let collection = require_collection(&self.pool, tenant, agent, false).await?;
+            query_.validate(collection.dimension)?;
+            let d = collection.dimension;
+            let mut tx = self.pool.begin().await?;
+            tx.execute(format!("SET LOCAL hnsw.ef_search = {}", ef_search(query_.top_k)).as_str())
+                .await?;
+            // The cast to vector(d), the same as the index's expression, lets
+            // the planner use the HNSW index of this dimension.
+            let mut sql = QueryBuilder::<Postgres>::new(format!(
+                "SELECT * FROM (SELECT {CHUNK_COLUMNS}, c.embedding::vector({d}) <=> q.v AS distance
+                 FROM knowledge_chunks c, (SELECT "
+            ));
+            sql.push_bind(PgVector(query_.vector.clone()));
+            sql.push(format!(
+                "::vector({d}) AS v) q WHERE c.dimension = {d} AND c.tenant_id = "
+            ))
+            .push_bind(tenant.0)
+            .push(" AND c.agent_id = ")
+            .push_bind(agent.0);
+            push_filter(&mut sql, &query_.filter);
+            sql.push(" ORDER BY distance LIMIT ")
+                .push_bind(i64::from(query_.top_k))
+                .push(") hits ORDER BY distance, id");
+            let rows = sql.build().fetch_all(&mut *tx).await?;
+            tx.commit().await?;
+            let mut hits = Vec::with_capacity(rows.len());
+            for row in &rows {
+                let distance: f64 = row.try_get("distance")?;
+                let score = (1.0 - distance) as f32;
+                if score >= query_.min_score {
+                    hits.push(ChunkHit {
+                        score,
+                        chunk: chunk_from_row(row, agent)?,
+                    });
+                }
+            }
+            Ok(hits)
+        })
+        .await
+    }
+
+    async fn keyword_search_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        query_: &KeywordQuery,
+    ) -> Result<Vec<ChunkHit>> {
+        if octopus_core::search::search_terms(&query_.text).is_empty() {
+            return Err(DomainError::invalid(
+                "query",
+                "must contain at least one word",
+            ));
+        }
+        if query_.top_k == 0 || query_.top_k > octopus_core::knowledge::MAX_TOP_K {
+            return Err(DomainError::invalid(
+                "top_k",
+                format!(
+                    "must be between 1 and {}",
+                    octopus_core::knowledge::MAX_TOP_K
+                ),
+            ));
+        }
+        domain(async {
+            require_collection(&self.pool, tenant, agent, false).await?;
+            let mut sql = QueryBuilder::<Postgres>::new(format!(
+                "SELECT {CHUNK_COLUMNS}, ts_rank(c.search, q, 1) AS rank
+                 FROM to_tsquery('english', "
+            ));
+            sql.push_bind(crate::search::any_word(&query_.text));
+            sql.push(") q, knowledge_chunks c WHERE c.search @@ q AND c.tenant_id = ")
+                .push_bind(tenant.0)
+                .push(" AND c.agent_id = ")
+                .push_bind(agent.0);
+            push_filter(&mut sql, &query_.filter);
+            sql.push(" ORDER BY rank DESC, c.id LIMIT ")
+                .push_bind(i64::from(query_.top_k));
+            let rows = sql.build().fetch_all(&self.pool).await?;
+            rows.iter()
+                .map(|row| {
+                    let rank: f32 = row.try_get("rank")?;
+                    Ok(ChunkHit {
+                        score: rank,
+                        chunk: chunk_from_row(row, agent)?,
+                    })
+                })
+                .collect()
+        })
+        .await
+    }
+
+    async fn delete_chunk(&self, tenant: TenantId, agent: AgentId, id: Uuid) -> Result<()> {
+        domain(async {
+            let (mut tx, _) = lock_collection(&self.pool, tenant, agent).await?;
+            let removed = query(
+                "DELETE FROM knowledge_chunks WHERE id = $1 AND tenant_id = $2 AND agent_id = $3",
+            )
+            .bind(id)
+            .bind(tenant.0)
+            .bind(agent.0)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if removed == 0 {
+                return Err(DomainError::not_found("chunk", id).into());
+            }
+            count_chunks(&mut tx, tenant, agent, -1).await?;
+            Ok(tx.commit().await?)
+        })
+        .await
+    }
+}

@@ -1,0 +1,572 @@
+//! Episodic memory for recall: the queue of embedding and summarising work,
+//! shared by every server on the database, and the memory vectors it makes.
+//!
+//! Claims take rows with `FOR UPDATE SKIP LOCKED` and lease them by moving
+//! their `due_at` to the lease's end, so a job is handed to one worker at a
+//! time; a worker that dies leaves its jobs to be claimed again when their
+//! lease runs out. A job is completed by deleting its row: a second
+//! completion (a worker that outlived its lease) finds no row and writes
+//! nothing.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use octopus_core::episode::EpisodeWithMessages;
+use octopus_core::knowledge::check_dimension;
+use octopus_core::recall::{
+    JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
+    WorkClass,
+};
+use octopus_core::store::MemoryStore;
+use octopus_core::{
+    AgentId, EpisodeId, Error as DomainError, MessageId, Result, TenantId, Timestamp,
+};
+use sqlx_core::executor::Executor;
+use sqlx_core::query::query;
+use sqlx_core::query_scalar::query_scalar;
+use sqlx_core::row::Row;
+use sqlx_postgres::Postgres;
+use uuid::Uuid;
+
+use crate::error::{Result as StoreResult, corrupt};
+use crate::messages::{self, COLUMNS as MESSAGE_COLUMNS, message_from_row};
+use crate::rows::{Tx, u32_at, u64_at};
+use crate::vectors::{PgVector, VectorTable, ef_search, embedding_bytes};
+use crate::{PostgresStore, domain};
+
+const EMBED_MESSAGE: &str = "embed_message";
+const SUMMARISE_EPISODE: &str = "summarise_episode";
+
+fn class_column(class: WorkClass) -> i16 {
+    match class {
+        WorkClass::Live => 0,
+        WorkClass::Bulk => 1,
+    }
+}
+
+/// Queues the embedding of each of `messages`.
+pub(crate) async fn queue_messages(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    agent: AgentId,
+    messages: &[Uuid],
+    now: DateTime<Utc>,
+    class: WorkClass,
+) -> StoreResult<()> {
+    if messages.is_empty() {
+        return Ok(());
+    }
+    query(
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
+         SELECT $1, $2, $3, target, $5, $6 FROM UNNEST($4::uuid[]) WITH ORDINALITY AS t (target, n) ORDER BY n",
+    )
+    .bind(tenant.0)
+    .bind(agent.0)
+    .bind(EMBED_MESSAGE)
+    .bind(messages)
+    .bind(now)
+    .bind(class_column(class))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Queues the summary (and its embedding) of an episode.
+pub(crate) async fn queue_summary(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    episode: EpisodeId,
+    now: DateTime<Utc>,
+    class: WorkClass,
+) -> StoreResult<()> {
+    query(
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
+         SELECT tenant_id, agent_id, $3, id, $4, $5 FROM episodes WHERE id = $1 AND tenant_id = $2",
+    )
+    .bind(episode.0)
+    .bind(tenant.0)
+    .bind(SUMMARISE_EPISODE)
+    .bind(now)
+    .bind(class_column(class))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// The memory collection's dimension, creating the collection at first use;
+/// `Conflict` when it holds vectors of another dimension or model.
+async fn ensure_collection(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    agent: AgentId,
+    dimension: usize,
+    model: &str,
+    now: DateTime<Utc>,
+) -> StoreResult<()> {
+    query(
+        "INSERT INTO memory_collections (tenant_id, agent_id, dimension, model, created_at)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, agent_id) DO NOTHING",
+    )
+    .bind(tenant.0)
+    .bind(agent.0)
+    .bind(i32::try_from(dimension).unwrap_or(i32::MAX))
+    .bind(model)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    let row = query(
+        "SELECT dimension, model FROM memory_collections WHERE tenant_id = $1 AND agent_id = $2",
+    )
+    .bind(tenant.0)
+    .bind(agent.0)
+    .fetch_one(&mut **tx)
+    .await?;
+    let (d, m): (u32, String) = (u32_at(&row, "dimension")?, row.try_get("model")?);
+    if d as usize != dimension || m != model {
+        return Err(DomainError::conflict(
+            "collection_mismatch",
+            format!(
+                "the agent's memory holds {d}-dimensional vectors of {m}, not {dimension}-dimensional vectors of {model}"
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+async fn job_message<'c>(
+    conn: impl Executor<'c, Database = Postgres>,
+    tenant: TenantId,
+    id: Uuid,
+) -> StoreResult<Option<octopus_core::message::Message>> {
+    query(&format!(
+        "SELECT {MESSAGE_COLUMNS} FROM messages m WHERE m.id = $1 AND m.tenant_id = $2"
+    ))
+    .bind(id)
+    .bind(tenant.0)
+    .fetch_optional(conn)
+    .await?
+    .as_ref()
+    .map(message_from_row)
+    .transpose()
+}
+
+async fn job_episode(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    id: EpisodeId,
+) -> StoreResult<Option<EpisodeWithMessages>> {
+    let Some(episode) = crate::episodes::get_any_episode(&mut **tx, tenant, id, false).await?
+    else {
+        return Ok(None);
+    };
+    let messages = messages::episode_messages(&mut **tx, tenant, id).await?;
+    Ok(Some(EpisodeWithMessages { episode, messages }))
+}
+
+async fn retry_job(
+    conn: impl Executor<'_, Database = Postgres>,
+    id: i64,
+    error: &str,
+    not_before: DateTime<Utc>,
+) -> StoreResult<()> {
+    query("UPDATE memory_jobs SET attempts = attempts + 1, last_error = $2, due_at = $3 WHERE seq = $1")
+        .bind(id)
+        .bind(error)
+        .bind(not_before)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Removes every memory vector of an episode.
+pub(crate) async fn purge_vectors(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    agent: AgentId,
+    episode: EpisodeId,
+) -> StoreResult<u64> {
+    let removed = query("DELETE FROM memory_vectors WHERE episode_id = $1 AND tenant_id = $2")
+        .bind(episode.0)
+        .bind(tenant.0)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+    count_vectors(
+        tx,
+        tenant,
+        agent,
+        -i64::try_from(removed).unwrap_or(i64::MAX),
+    )
+    .await?;
+    Ok(removed)
+}
+
+pub(crate) async fn count_vectors(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    agent: AgentId,
+    change: i64,
+) -> StoreResult<()> {
+    if change != 0 {
+        query(
+            "UPDATE memory_collections SET vector_count = vector_count + $3 WHERE tenant_id = $1 AND agent_id = $2",
+        )
+        .bind(tenant.0)
+        .bind(agent.0)
+        .bind(change)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+impl PostgresStore {
+    async fn complete(
+        &self,
+        job: &MemoryJob,
+        outcome: JobOutcome,
+        model: &str,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        let (tenant, agent) = (job.tenant_id, job.agent_id);
+        let mut tx = self.pool.begin().await?;
+        let still_queued = match &outcome {
+            JobOutcome::EpisodeSummarised { retry: Some((not_before, error)), .. } => {
+                query("UPDATE memory_jobs SET attempts = attempts + 1, last_error = $2, due_at = $3 WHERE seq = $1")
+                    .bind(job.id)
+                    .bind(error)
+                    .bind(*not_before)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+            }
+            _ => query("DELETE FROM memory_jobs WHERE seq = $1")
+                .bind(job.id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected(),
+        } > 0;
+        if !still_queued {
+            // Done by another worker after this one's lease ran out.
+            return Ok(tx.commit().await?);
+        }
+        let (target, vector, generated) = match outcome {
+            JobOutcome::Skipped => (None, Vec::new(), None),
+            JobOutcome::MessageEmbedded { message, vector } => {
+                let found = job_message(&mut *tx, tenant, message.0).await?;
+                (
+                    found.map(|m| (m.episode_id, Some((m.id, m.timestamp)))),
+                    vector,
+                    None,
+                )
+            }
+            JobOutcome::EpisodeSummarised {
+                episode,
+                generated,
+                source,
+                vector,
+                retry: _,
+            } => (
+                Some((episode, None)),
+                vector,
+                generated.map(|g| (g, source)),
+            ),
+        };
+        let Some((episode, message)) = target else {
+            return Ok(tx.commit().await?);
+        };
+        let owner =
+            query("SELECT user_id, last_message_at FROM episodes WHERE id = $1 AND tenant_id = $2")
+                .bind(episode.0)
+                .bind(tenant.0)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some(owner) = owner else {
+            return Ok(tx.commit().await?);
+        };
+        let user_id: String = owner.try_get("user_id")?;
+        let last_message_at: DateTime<Utc> = owner.try_get("last_message_at")?;
+        ensure_collection(&mut tx, tenant, agent, vector.len(), model, now).await?;
+        let dimension = u32::try_from(vector.len()).unwrap_or(u32::MAX);
+        check_dimension("embedding", &vector, dimension)?;
+        if message.is_none() {
+            if let Some((generated, source)) = &generated {
+                query(
+                    "UPDATE episodes SET summary = $3, key_facts = $4::text::json, summary_source = $5
+                     WHERE id = $1 AND tenant_id = $2
+                       AND (summary IS NULL OR (summary_source = 'extractive' AND $5 = 'llm'))",
+                )
+                .bind(episode.0)
+                .bind(tenant.0)
+                .bind(&generated.summary)
+                .bind(serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into()))
+                .bind(source.as_str())
+                .execute(&mut *tx)
+                .await?;
+            }
+            query("UPDATE episodes SET summary_embedding = $3 WHERE id = $1 AND tenant_id = $2")
+                .bind(episode.0)
+                .bind(tenant.0)
+                .bind(embedding_bytes(&vector))
+                .execute(&mut *tx)
+                .await?;
+        }
+        let kind = if message.is_some() {
+            MemoryKind::Message
+        } else {
+            MemoryKind::Summary
+        };
+        let message_id = message.map(|(id, _)| id.0);
+        let removed = query(
+            "DELETE FROM memory_vectors
+             WHERE tenant_id = $1 AND episode_id = $2 AND kind = $3 AND message_id IS NOT DISTINCT FROM $4",
+        )
+        .bind(tenant.0)
+        .bind(episode.0)
+        .bind(kind.as_str())
+        .bind(message_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        let reference = Uuid::now_v7();
+        query(
+            "INSERT INTO memory_vectors (id, tenant_id, agent_id, user_id, kind, episode_id, message_id, at,
+                                         dimension, embedding, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        )
+        .bind(reference)
+        .bind(tenant.0)
+        .bind(agent.0)
+        .bind(&user_id)
+        .bind(kind.as_str())
+        .bind(episode.0)
+        .bind(message_id)
+        .bind(message.map_or(last_message_at, |(_, at)| at))
+        .bind(i32::try_from(dimension).unwrap_or(i32::MAX))
+        .bind(PgVector(vector))
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        count_vectors(
+            &mut tx,
+            tenant,
+            agent,
+            1 - i64::try_from(removed).unwrap_or(0),
+        )
+        .await?;
+        if let Some(message) = message_id {
+            query("UPDATE messages SET embedding_ref = $3 WHERE id = $1 AND tenant_id = $2")
+                .bind(message)
+                .bind(tenant.0)
+                .bind(reference.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        // Every time, not only when this call made the collection: a server
+        // that stopped between the two leaves the index to the next one.
+        self.vectors
+            .ensure(&self.pool, VectorTable::Memory, dimension)
+            .await
+    }
+}
+
+#[async_trait]
+impl MemoryStore for PostgresStore {
+    async fn claim_memory_jobs(
+        &self,
+        limit: u32,
+        now: Timestamp,
+        lease: std::time::Duration,
+    ) -> Result<Vec<MemoryJob>> {
+        let lease_end =
+            now + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX / 2);
+        domain(async {
+            let mut tx = self.pool.begin().await?;
+            // Live work first; within the class, tenants take turns: each
+            // tenant's oldest due job, then each one's second, and so on.
+            // Rows another server is claiming are skipped, not waited for.
+            let claimed = query(
+                "WITH class AS (SELECT min(class) AS c FROM memory_jobs WHERE due_at <= $1),
+                 tenants AS (
+                     SELECT DISTINCT tenant_id FROM memory_jobs, class WHERE class = class.c AND due_at <= $1),
+                 candidates AS (
+                     SELECT j.seq, row_number() OVER (PARTITION BY t.tenant_id ORDER BY j.seq) AS turn
+                     FROM tenants t, class, LATERAL (
+                         SELECT seq FROM memory_jobs m
+                         WHERE m.tenant_id = t.tenant_id AND m.class = class.c AND m.due_at <= $1
+                         ORDER BY seq LIMIT $3
+                         FOR UPDATE SKIP LOCKED) j),
+                 picked AS (SELECT seq FROM candidates ORDER BY turn, seq LIMIT $3)
+                 UPDATE memory_jobs m SET due_at = $2 FROM picked WHERE m.seq = picked.seq
+                 RETURNING m.seq, m.tenant_id, m.agent_id, m.kind, m.target, m.attempts",
+            )
+            .bind(now)
+            .bind(lease_end)
+            .bind(i64::from(limit))
+            .fetch_all(&mut *tx)
+            .await?;
+            let mut jobs = Vec::with_capacity(claimed.len());
+            for row in claimed {
+                let (id, tenant): (i64, TenantId) = (row.try_get("seq")?, TenantId(row.try_get("tenant_id")?));
+                let kind: String = row.try_get("kind")?;
+                let target: Uuid = row.try_get("target")?;
+                let work = match kind.as_str() {
+                    EMBED_MESSAGE => job_message(&mut *tx, tenant, target).await?.map(MemoryWork::EmbedMessage),
+                    SUMMARISE_EPISODE => job_episode(&mut tx, tenant, EpisodeId(target))
+                        .await?
+                        .map(MemoryWork::SummariseEpisode),
+                    other => return Err(corrupt("memory job kind", other)),
+                };
+                match work {
+                    Some(work) => jobs.push(MemoryJob {
+                        id,
+                        tenant_id: tenant,
+                        agent_id: AgentId(row.try_get("agent_id")?),
+                        attempts: u32_at(&row, "attempts")?,
+                        work,
+                    }),
+                    None => {
+                        query("DELETE FROM memory_jobs WHERE seq = $1").bind(id).execute(&mut *tx).await?;
+                    }
+                }
+            }
+            tx.commit().await?;
+            jobs.sort_by_key(|job| job.id);
+            Ok(jobs)
+        })
+        .await
+    }
+
+    async fn complete_memory_job(
+        &self,
+        job: &MemoryJob,
+        outcome: JobOutcome,
+        model: &str,
+        now: Timestamp,
+    ) -> Result<()> {
+        domain(self.complete(job, outcome, model, now)).await
+    }
+
+    async fn retry_memory_job(
+        &self,
+        job: &MemoryJob,
+        error: &str,
+        not_before: Timestamp,
+    ) -> Result<()> {
+        domain(retry_job(&self.pool, job.id, error, not_before)).await
+    }
+
+    async fn pending_memory_jobs(&self) -> Result<u64> {
+        domain(async {
+            let count: i64 = query_scalar("SELECT count(*) FROM memory_jobs")
+                .fetch_one(&self.pool)
+                .await?;
+            Ok(count.unsigned_abs())
+        })
+        .await
+    }
+
+    async fn tenant_memory_jobs(&self, tenant: TenantId) -> Result<u64> {
+        domain(async {
+            let count: i64 = query_scalar("SELECT count(*) FROM memory_jobs WHERE tenant_id = $1")
+                .bind(tenant.0)
+                .fetch_one(&self.pool)
+                .await?;
+            Ok(count.unsigned_abs())
+        })
+        .await
+    }
+
+    async fn memory_queues(&self) -> Result<Vec<MemoryQueue>> {
+        domain(async {
+            let rows = query(
+                "SELECT tenant_id, count(*) FILTER (WHERE class = 0) AS live, count(*) FILTER (WHERE class = 1) AS bulk,
+                        min(created_at) AS oldest
+                 FROM memory_jobs GROUP BY tenant_id ORDER BY tenant_id",
+            )
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter()
+                .map(|row| {
+                    Ok(MemoryQueue {
+                        tenant_id: TenantId(row.try_get("tenant_id")?),
+                        live: u64_at(row, "live")?,
+                        bulk: u64_at(row, "bulk")?,
+                        oldest_queued_at: row.try_get("oldest")?,
+                    })
+                })
+                .collect()
+        })
+        .await
+    }
+
+    async fn search_memory(
+        &self,
+        tenant: TenantId,
+        query_: &MemoryVectorQuery,
+    ) -> Result<Vec<MemoryVectorHit>> {
+        let most = octopus_core::recall::MAX_RECALL_TOP_K * 4;
+        if query_.top_k == 0 || query_.top_k > most {
+            return Err(DomainError::invalid(
+                "top_k",
+                format!("must be between 1 and {most}"),
+            ));
+        }
+        domain(async {
+            let dimension: Option<i32> = query_scalar(
+                "SELECT dimension FROM memory_collections WHERE tenant_id = $1 AND agent_id = $2",
+            )
+            .bind(tenant.0)
+            .bind(query_.agent_id.0)
+            .fetch_optional(&self.pool)
+            .await?;
+            let Some(d) = dimension else {
+                return Ok(Vec::new());
+            };
+            check_dimension("vector", &query_.vector, u32::try_from(d).unwrap_or_default())?;
+            let kinds: Vec<&str> = query_.kinds.iter().map(|k| k.as_str()).collect();
+            let mut tx = self.pool.begin().await?;
+            tx.execute(format!("SET LOCAL hnsw.ef_search = {}", ef_search(query_.top_k)).as_str())
+                .await?;
+            let rows = query(&format!(
+                "SELECT * FROM (
+                     SELECT v.kind, v.episode_id, v.message_id, v.at, v.embedding::vector({d}) <=> $1::vector({d}) AS distance
+                     FROM memory_vectors v
+                     WHERE v.dimension = {d} AND v.tenant_id = $2 AND v.agent_id = $3 AND v.user_id = $4
+                       AND v.kind = ANY($5)
+                       AND ($6::timestamptz IS NULL OR v.at >= $6) AND ($7::timestamptz IS NULL OR v.at < $7)
+                       AND NOT EXISTS (
+                           SELECT 1 FROM episodes e WHERE e.id = v.episode_id
+                             AND (e.deleted_at IS NOT NULL OR e.archived_at IS NOT NULL))
+                     ORDER BY distance LIMIT $8) hits
+                 ORDER BY distance, episode_id, message_id"
+            ))
+            .bind(PgVector(query_.vector.clone()))
+            .bind(tenant.0)
+            .bind(query_.agent_id.0)
+            .bind(&query_.user_id)
+            .bind(kinds)
+            .bind(query_.from)
+            .bind(query_.to)
+            .bind(i64::from(query_.top_k))
+            .fetch_all(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            rows.iter()
+                .map(|row| {
+                    let kind: String = row.try_get("kind")?;
+                    let distance: f64 = row.try_get("distance")?;
+                    Ok(MemoryVectorHit {
+                        kind: MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))?,
+                        score: (1.0 - distance) as f32,
+                        episode_id: EpisodeId(row.try_get("episode_id")?),
+                        message_id: row.try_get::<Option<Uuid>, _>("message_id")?.map(MessageId),
+                        at: row.try_get("at")?,
+                    })
+                })
+                .collect()
+        })
+        .await
+    }
+}

@@ -1,0 +1,147 @@
+//! Vectors in pgvector: the `vector` type in its binary wire format, and the
+//! HNSW indexes searches use.
+//!
+//! A column of type `vector` holds vectors of any dimension, but an HNSW index
+//! needs one. Collections choose their own dimension, so each dimension in use
+//! gets a partial expression index (`embedding::vector(d)` where
+//! `dimension = d`), created when the first collection of that dimension is,
+//! and searches cast the same way so that the planner can use it.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use sqlx_core::decode::Decode;
+use sqlx_core::encode::{Encode, IsNull};
+use sqlx_core::error::BoxDynError;
+use sqlx_core::executor::Executor;
+use sqlx_core::types::Type;
+use sqlx_postgres::{PgArgumentBuffer, PgPool, PgTypeInfo, PgValueRef, Postgres};
+
+use crate::error::Result;
+
+/// A vector as pgvector's `vector` sends it: the dimension as i16, an unused
+/// i16, then big-endian f32s.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct PgVector(pub Vec<f32>);
+
+impl Type<Postgres> for PgVector {
+    fn type_info() -> PgTypeInfo {
+        PgTypeInfo::with_name("vector")
+    }
+}
+
+impl Encode<'_, Postgres> for PgVector {
+    fn encode_by_ref(&self, buf: &mut PgArgumentBuffer) -> Result<IsNull, BoxDynError> {
+        let dimension = i16::try_from(self.0.len())?;
+        buf.extend_from_slice(&dimension.to_be_bytes());
+        buf.extend_from_slice(&0_i16.to_be_bytes());
+        for x in &self.0 {
+            buf.extend_from_slice(&x.to_be_bytes());
+        }
+        Ok(IsNull::No)
+    }
+}
+
+impl<'r> Decode<'r, Postgres> for PgVector {
+    fn decode(value: PgValueRef<'r>) -> Result<Self, BoxDynError> {
+        let bytes = value.as_bytes()?;
+        let (header, floats) = bytes
+            .split_at_checked(4)
+            .ok_or("vector shorter than its header")?;
+        let dimension = i16::from_be_bytes([header[0], header[1]]);
+        if floats.len() != usize::try_from(dimension)? * 4 {
+            return Err("vector length does not match its dimension".into());
+        }
+        Ok(Self(
+            floats
+                .chunks_exact(4)
+                .map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+        ))
+    }
+}
+
+/// The tables whose vectors are searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum VectorTable {
+    Knowledge,
+    Memory,
+}
+
+impl VectorTable {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Knowledge => "knowledge_chunks",
+            Self::Memory => "memory_vectors",
+        }
+    }
+}
+
+/// The longest vectors pgvector's HNSW index takes.
+const MAX_INDEXED_DIMENSION: u32 = 2000;
+
+/// The HNSW indexes this process knows exist, so that each is created once.
+#[derive(Default)]
+pub(crate) struct VectorIndexes {
+    made: Mutex<HashSet<(VectorTable, u32)>>,
+}
+
+impl VectorIndexes {
+    /// Creates the HNSW index for vectors of `dimension` in `table`, unless it
+    /// exists. Runs outside any transaction: `CREATE INDEX` locks the table
+    /// against writes while it runs, which is short for a new dimension (it
+    /// has no rows yet).
+    pub async fn ensure(&self, pool: &PgPool, table: VectorTable, dimension: u32) -> Result<()> {
+        // pgvector indexes vectors of up to 2000 dimensions; longer ones are
+        // searched by scanning the collection.
+        if self.known(table, dimension) || dimension > MAX_INDEXED_DIMENSION {
+            return Ok(());
+        }
+        let name = table.name();
+        let sql = format!(
+            "CREATE INDEX IF NOT EXISTS ix_{name}_hnsw_{dimension} ON {name}
+             USING hnsw ((embedding::vector({dimension})) vector_cosine_ops) WHERE dimension = {dimension}"
+        );
+        match pool.execute(sql.as_str()).await {
+            Ok(_) => {}
+            // Another server created it at the same moment.
+            Err(sqlx_core::Error::Database(e)) if e.code().as_deref() == Some("23505") => {}
+            Err(e) => return Err(e.into()),
+        }
+        self.made
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert((table, dimension));
+        Ok(())
+    }
+
+    fn known(&self, table: VectorTable, dimension: u32) -> bool {
+        self.made
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .contains(&(table, dimension))
+    }
+}
+
+/// How many candidates an HNSW search keeps: enough for `top_k`, and at least
+/// pgvector's default; pgvector allows up to 1000.
+pub(crate) fn ef_search(top_k: u32) -> u32 {
+    top_k.saturating_mul(2).clamp(100, 1000)
+}
+
+pub(crate) fn embedding_bytes(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub(crate) fn embedding_from(bytes: &[u8]) -> Result<Vec<f32>> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(crate::error::corrupt(
+            "embedding",
+            format!("{} bytes is not a whole number of f32s", bytes.len()),
+        ));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
+}
