@@ -94,6 +94,10 @@ pub struct ServerArgs {
     /// Data directory [default: ./octopus-data].
     #[arg(long, env = "OCTOPUS_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// A PostgreSQL database to keep Octopus's data in, `postgres://user:password@host:port/db`:
+    /// selects the PostgreSQL backend [default: SQLite in the data directory].
+    #[arg(long, env = "OCTOPUS_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
     /// What an acknowledged write survives [default: process].
     #[arg(long, env = "OCTOPUS_DURABILITY", value_enum)]
     pub durability: Option<Durability>,

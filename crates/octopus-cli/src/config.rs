@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use octopus_engine::config::{DurabilityLevel, SqliteSettings, StorageBackend, VectorSettings};
+use octopus_engine::config::{
+    DurabilityLevel, PostgresSettings, SqliteSettings, StorageBackend, VectorSettings,
+};
 use octopus_engine::{EmbeddingConfig, EngineConfig, Limits, Quotas};
 use octopus_server::ServerConfig;
 use serde::Deserialize;
@@ -29,13 +31,14 @@ pub struct Config {
 }
 
 /// `[storage]`: which database, this server's data directory, and each
-/// backend's own table (`[storage.sqlite]`).
+/// backend's own table (`[storage.sqlite]`, `[storage.postgres]`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StorageConfig {
     pub backend: StorageBackend,
     pub data_dir: PathBuf,
     pub sqlite: SqliteSettings,
+    pub postgres: PostgresSettings,
 }
 
 impl Default for StorageConfig {
@@ -45,6 +48,7 @@ impl Default for StorageConfig {
             backend: engine.storage.backend,
             data_dir: engine.data_dir,
             sqlite: engine.storage.sqlite,
+            postgres: engine.storage.postgres,
         }
     }
 }
@@ -69,6 +73,8 @@ pub struct Overrides {
     pub admin_key: Option<String>,
     pub listen: Option<String>,
     pub data_dir: Option<PathBuf>,
+    /// A PostgreSQL URL: selects the PostgreSQL backend.
+    pub database_url: Option<String>,
     pub durability: Option<DurabilityLevel>,
     pub log: Option<String>,
 }
@@ -108,6 +114,10 @@ impl Config {
         if let Some(dir) = overrides.data_dir {
             self.storage.data_dir = dir;
         }
+        if let Some(url) = overrides.database_url.filter(|u| !u.is_empty()) {
+            self.storage.backend = StorageBackend::Postgres;
+            self.storage.postgres.url = url;
+        }
         if let Some(durability) = overrides.durability {
             self.storage.sqlite.durability = durability;
         }
@@ -122,6 +132,7 @@ impl Config {
             storage: octopus_engine::config::StorageSettings {
                 backend: self.storage.backend,
                 sqlite: self.storage.sqlite.clone(),
+                postgres: self.storage.postgres.clone(),
             },
             vectors: self.vectors.clone(),
             limits: self.limits,

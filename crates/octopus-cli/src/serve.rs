@@ -5,12 +5,14 @@ use octopus_engine::Octopus;
 
 use crate::cli::ServerArgs;
 use crate::config::{Config, Overrides};
+use octopus_engine::config::StorageBackend;
 
 pub fn load(args: &ServerArgs) -> anyhow::Result<Config> {
     let overrides = Overrides {
         admin_key: args.admin_key.clone(),
         listen: args.listen.clone(),
         data_dir: args.data_dir.clone(),
+        database_url: args.database_url.clone(),
         durability: args.durability.map(Into::into),
         log: args.log.clone(),
     };
@@ -28,14 +30,16 @@ pub fn init_logging(filter: &str) {
 
 pub async fn open(config: &Config) -> anyhow::Result<Octopus> {
     let engine = config.engine();
-    let octopus = tokio::task::spawn_blocking(move || Octopus::open(&engine))
-        .await?
-        .with_context(|| {
-            format!(
-                "open the data directory {}",
-                config.storage.data_dir.display()
-            )
-        })?;
+    let octopus =
+        Octopus::connect(&engine)
+            .await
+            .with_context(|| match config.storage.backend {
+                StorageBackend::Sqlite => format!(
+                    "open the data directory {}",
+                    config.storage.data_dir.display()
+                ),
+                StorageBackend::Postgres => "open the PostgreSQL database".to_owned(),
+            })?;
     Ok(octopus)
 }
 

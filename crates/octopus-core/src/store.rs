@@ -373,13 +373,16 @@ pub trait MemoryStore: Send + Sync {
     /// vector goes into the agent's memory collection, created at first use
     /// with this `model` and the vector's dimension; a message gets its
     /// embedding reference, an episode its summary vector (replacing any).
+    /// Returns false, having written nothing, when the job is no longer
+    /// queued: another worker completed it after this one's lease ran out.
+    /// So a job's outcome is stored once, whoever else worked on it.
     async fn complete_memory_job(
         &self,
         job: &MemoryJob,
         outcome: JobOutcome,
         model: &str,
         now: Timestamp,
-    ) -> Result<()>;
+    ) -> Result<bool>;
     /// Releases a failed job, to be claimed again from `not_before`.
     async fn retry_memory_job(
         &self,

@@ -134,6 +134,7 @@ impl Default for EngineConfig {
 pub struct StorageSettings {
     pub backend: StorageBackend,
     pub sqlite: SqliteSettings,
+    pub postgres: PostgresSettings,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,6 +143,31 @@ pub enum StorageBackend {
     /// SQLite files in the data directory: one process, no server to run.
     #[default]
     Sqlite,
+    /// A PostgreSQL database, shared by any number of servers.
+    Postgres,
+}
+
+/// `[storage.postgres]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PostgresSettings {
+    /// `postgres://user:password@host:port/database`; the environment's
+    /// `OCTOPUS_DATABASE_URL` takes precedence.
+    pub url: String,
+    /// Connections this server keeps open at most.
+    pub max_connections: u32,
+    /// Seconds to wait for the database at start, and for a free connection.
+    pub connect_timeout_secs: u64,
+}
+
+impl Default for PostgresSettings {
+    fn default() -> Self {
+        Self {
+            url: String::new(),
+            max_connections: 16,
+            connect_timeout_secs: 10,
+        }
+    }
 }
 
 /// `[storage.sqlite]`.
@@ -157,7 +183,9 @@ pub struct SqliteSettings {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct VectorSettings {
-    pub backend: VectorBackend,
+    /// Unset: the storage backend's own (embedded with SQLite, pgvector with
+    /// PostgreSQL).
+    pub backend: Option<VectorBackend>,
     pub embedded: EmbeddedVectorSettings,
 }
 
@@ -167,6 +195,9 @@ pub enum VectorBackend {
     /// In this process, derived from the database's rows (`octopus_vector::derived`).
     #[default]
     Embedded,
+    /// In PostgreSQL, with pgvector's HNSW index: needs the PostgreSQL storage
+    /// backend.
+    Pgvector,
 }
 
 /// `[vectors.embedded]`.

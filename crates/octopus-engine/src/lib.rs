@@ -15,6 +15,7 @@ mod embedders;
 mod embedding_stats;
 mod error;
 mod history;
+mod job_stats;
 pub mod keys;
 pub mod llm;
 pub mod merge_patch;
@@ -26,6 +27,7 @@ pub mod token_counting;
 pub use config::{EmbeddingConfig, EmbeddingProvider, EngineConfig, Limits};
 pub use embedding_stats::{EmbeddingPurpose, EmbeddingStats};
 pub use error::{Error, Result};
+pub use job_stats::MemoryJobStats;
 pub use keys::{Caller, MintedKey};
 pub use quotas::Quotas;
 pub use service::{

@@ -77,3 +77,5 @@ async fn domain<T>(
 ) -> octopus_core::Result<T> {
     Ok(work.await?)
 }
+
+pub mod testing;

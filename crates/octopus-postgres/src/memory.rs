@@ -227,7 +227,7 @@ impl PostgresStore {
         outcome: JobOutcome,
         model: &str,
         now: Timestamp,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<bool> {
         let (tenant, agent) = (job.tenant_id, job.agent_id);
         let mut tx = self.pool.begin().await?;
         let still_queued = match &outcome {
@@ -248,7 +248,7 @@ impl PostgresStore {
         } > 0;
         if !still_queued {
             // Done by another worker after this one's lease ran out.
-            return Ok(tx.commit().await?);
+            return Ok(false);
         }
         let (target, vector, generated) = match outcome {
             JobOutcome::Skipped => (None, Vec::new(), None),
@@ -273,7 +273,8 @@ impl PostgresStore {
             ),
         };
         let Some((episode, message)) = target else {
-            return Ok(tx.commit().await?);
+            tx.commit().await?;
+            return Ok(true);
         };
         let owner =
             query("SELECT user_id, last_message_at FROM episodes WHERE id = $1 AND tenant_id = $2")
@@ -282,7 +283,8 @@ impl PostgresStore {
                 .fetch_optional(&mut *tx)
                 .await?;
         let Some(owner) = owner else {
-            return Ok(tx.commit().await?);
+            tx.commit().await?;
+            return Ok(true);
         };
         let user_id: String = owner.try_get("user_id")?;
         let last_message_at: DateTime<Utc> = owner.try_get("last_message_at")?;
@@ -367,7 +369,8 @@ impl PostgresStore {
         // that stopped between the two leaves the index to the next one.
         self.vectors
             .ensure(&self.pool, VectorTable::Memory, dimension)
-            .await
+            .await?;
+        Ok(true)
     }
 }
 
@@ -444,7 +447,7 @@ impl MemoryStore for PostgresStore {
         outcome: JobOutcome,
         model: &str,
         now: Timestamp,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         domain(self.complete(job, outcome, model, now)).await
     }
 

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use octopus_core::recall::MemoryQueue;
-use octopus_engine::EmbeddingStats;
+use octopus_engine::{EmbeddingStats, MemoryJobStats};
 
 /// Upper bounds of the latency histogram's buckets, in seconds.
 const LATENCY_BUCKETS: [f64; 12] = [
@@ -90,7 +90,12 @@ impl Metrics {
     }
 
     /// The whole exposition, with the engine's figures read at this scrape.
-    pub(crate) fn render(&self, queues: &[MemoryQueue], embedding: &EmbeddingStats) -> String {
+    pub(crate) fn render(
+        &self,
+        queues: &[MemoryQueue],
+        embedding: &EmbeddingStats,
+        jobs: &MemoryJobStats,
+    ) -> String {
         let mut out = String::new();
         self.render_requests(&mut out);
         family(
@@ -124,6 +129,20 @@ impl Metrics {
         }
         render_queues(&mut out, queues);
         render_embedding(&mut out, embedding);
+        family(
+            &mut out,
+            "octopus_memory_jobs_completed_total",
+            "counter",
+            "Memory jobs this server's worker completed: stored, or superseded (another server completed the job first).",
+        );
+        for (outcome, count) in [("stored", jobs.stored()), ("superseded", jobs.superseded())] {
+            sample(
+                &mut out,
+                "octopus_memory_jobs_completed_total",
+                &[("outcome", outcome)],
+                count as f64,
+            );
+        }
         out
     }
 
@@ -299,7 +318,7 @@ mod tests {
         metrics.observe_request("GET", "/healthz", 200, Duration::from_micros(500));
         metrics.observe_request("GET", "/healthz", 200, Duration::from_millis(30));
         metrics.observe_request("GET", "/healthz", 200, Duration::from_secs(60));
-        let text = metrics.render(&[], &EmbeddingStats::default());
+        let text = metrics.render(&[], &EmbeddingStats::default(), &MemoryJobStats::default());
         let bucket = |le: &str| {
             let prefix = format!(
                 "octopus_http_request_duration_seconds_bucket{{method=\"GET\",route=\"/healthz\",status=\"200\",le=\"{le}\"}} "

@@ -220,10 +220,12 @@ fn episode_user(
         .optional()?)
 }
 
-fn delete_job(tx: &Connection, job: i64) -> StoreResult<()> {
-    tx.prepare_cached("DELETE FROM memory_jobs WHERE seq = ?1")?
-        .execute([job])?;
-    Ok(())
+/// Removes a job; false when it was gone already.
+fn delete_job(tx: &Connection, job: i64) -> StoreResult<bool> {
+    Ok(tx
+        .prepare_cached("DELETE FROM memory_jobs WHERE seq = ?1")?
+        .execute([job])?
+        > 0)
 }
 
 /// Stores a vector in place of any the same memory had (a message's, or an
@@ -274,12 +276,14 @@ fn replace_vector(
 }
 
 /// Puts a job back in the queue for `not_before`, one attempt more.
-fn retry_job(conn: &Connection, id: i64, error: &str, not_before: i64) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "UPDATE memory_jobs SET attempts = attempts + 1, last_error = ?2, due_at = ?3 WHERE seq = ?1",
-    )?
-    .execute(params![id, error, not_before])?;
-    Ok(())
+/// Puts a job back for later; false when it was gone already.
+fn retry_job(conn: &Connection, id: i64, error: &str, not_before: i64) -> rusqlite::Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "UPDATE memory_jobs SET attempts = attempts + 1, last_error = ?2, due_at = ?3 WHERE seq = ?1",
+        )?
+        .execute(params![id, error, not_before])?
+        > 0)
 }
 
 /// Stores what a job made and removes the job, in one transaction. A message
@@ -291,15 +295,19 @@ fn complete(
     outcome: JobOutcome,
     model: &str,
     now: i64,
-) -> StoreResult<()> {
+) -> StoreResult<bool> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let (tenant, key) = (job.tenant, (job.tenant, job.agent));
-    match &outcome {
+    let queued = match &outcome {
         JobOutcome::EpisodeSummarised {
             retry: Some((not_before, error)),
             ..
         } => retry_job(&tx, job.id, error, micros(*not_before))?,
         _ => delete_job(&tx, job.id)?,
+    };
+    if !queued {
+        // Done by another worker after this one's lease ran out.
+        return Ok(false);
     }
     // The episode, and for a message vector the message and its time.
     let (target, vector, generated) = match outcome {
@@ -327,7 +335,7 @@ fn complete(
     };
     let (Some((episode, message)), Some((user_id, last_message_at))) = (target, owner) else {
         tx.commit()?;
-        return Ok(());
+        return Ok(true);
     };
     let state = ensure_collection(&tx, key, vector.len(), model, now)?;
     check_dimension("embedding", &vector, state.dimension)?;
@@ -381,7 +389,8 @@ fn complete(
             ])?;
         }
         Ok(change)
-    })
+    })?;
+    Ok(true)
 }
 
 /// Removes an episode's memory vectors in `tx`, which this commits.
@@ -483,7 +492,9 @@ impl MemoryStore for SqliteStore {
                             work,
                         }),
                         // Purged since it was queued: nothing left to do.
-                        None => delete_job(&tx, row.id)?,
+                        None => {
+                            delete_job(&tx, row.id)?;
+                        }
                     }
                 }
                 tx.commit()?;
@@ -498,7 +509,7 @@ impl MemoryStore for SqliteStore {
         outcome: JobOutcome,
         model: &str,
         now: Timestamp,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let key = MemoryJobKey::from(job);
         let model = model.to_owned();
         let indexes = Arc::clone(&self.memory);
@@ -515,7 +526,7 @@ impl MemoryStore for SqliteStore {
     ) -> Result<()> {
         let (id, error) = (job.id, error.to_owned());
         self.db
-            .write(move |conn| Ok(retry_job(conn, id, &error, micros(not_before))?))
+            .write(move |conn| Ok(retry_job(conn, id, &error, micros(not_before)).map(drop)?))
             .await
     }
 

@@ -176,6 +176,21 @@ pub async fn claimed_jobs_are_leased_and_retried(backend: &impl Backend) {
     assert_eq!(retried.len(), 1);
     assert_eq!(retried[0].attempts, 1);
     assert_eq!(store.pending_memory_jobs().await.unwrap(), 1);
+
+    // Two workers held the job, one after the other's lease ran out: the
+    // first to complete it stores its outcome, the other stores nothing.
+    let done_at = after_lease + chrono::Duration::seconds(31);
+    let first = store
+        .complete_memory_job(&retried[0], JobOutcome::Skipped, MODEL, done_at)
+        .await
+        .unwrap();
+    assert!(first, "the first completion stores its outcome");
+    let second = store
+        .complete_memory_job(&jobs[0], JobOutcome::Skipped, MODEL, done_at)
+        .await
+        .unwrap();
+    assert!(!second, "the job was done already: nothing is stored twice");
+    assert_eq!(store.pending_memory_jobs().await.unwrap(), 0);
 }
 
 pub async fn embedded_messages_are_found_by_vector(backend: &impl Backend) {

@@ -52,8 +52,17 @@ async fn writer(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn acknowledged_messages_survive_kill_9() {
+    acknowledged_messages_survive(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_postgres_acknowledged_messages_survive_kill_9() {
+    acknowledged_messages_survive(Some(octopus_postgres::testing::fresh_database().await)).await;
+}
+
+async fn acknowledged_messages_survive(database: Option<String>) {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path());
+    let server = Server::start_on(dir.path(), None, database.as_deref());
     let (key, _agent, mut conversations) = server.seed(CONVERSATIONS + 1).await;
     let fixture_conversation = conversations.pop().unwrap();
 
@@ -123,7 +132,7 @@ async fn acknowledged_messages_survive_kill_9() {
     );
     eprintln!("{total} messages acknowledged by {WRITERS} concurrent writers before kill -9");
 
-    let server = Server::start(&data_dir);
+    let server = Server::start_on(&data_dir, None, database.as_deref());
     let after = server
         .call(
             &key,
@@ -224,23 +233,35 @@ async fn acknowledged_messages_survive_kill_9() {
 /// exactly the chunks SQLite holds.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn knowledge_index_and_sqlite_agree_after_kill_9() {
+    knowledge_index_and_rows_agree(None).await;
+}
+
+/// The same on PostgreSQL, where the vectors live in pgvector beside the rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_knowledge_index_and_rows_agree_after_kill_9() {
+    knowledge_index_and_rows_agree(Some(octopus_postgres::testing::fresh_database().await)).await;
+}
+
+async fn knowledge_index_and_rows_agree(database: Option<String>) {
     let dir = tempfile::tempdir().unwrap();
     let data_dir = dir.path().join("data");
     let config = dir.path().join("octopus.toml");
     // A graph from 10 chunks on: saved when it is built, then not again for
     // another 1,000 changes, so the restart must reconcile what came after.
     std::fs::write(&config, "[vectors.embedded]\nhnsw_threshold = 10\n").unwrap();
-    let server = Server::start_with(&data_dir, Some(&config));
+    let server = Server::start_on(&data_dir, Some(&config), database.as_deref());
     let (key, agent, _) = server.seed(0).await;
     let documents = format!("/v1/agents/{agent}/knowledge/documents");
 
     let stop = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let ingester = {
-        let (client, url, key, stop) = (
+        let (client, url, key, stop, done) = (
             server.client(),
             server.url.clone(),
             key.clone(),
             stop.clone(),
+            done.clone(),
         );
         tokio::spawn(async move {
             let mut acknowledged: HashMap<String, String> = HashMap::new();
@@ -260,6 +281,10 @@ async fn knowledge_index_and_sqlite_agree_after_kill_9() {
                 match sent {
                     Ok(response) if response.status().is_success() => {
                         acknowledged.insert(source, text);
+                        done.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(response) if !stop.load(Ordering::Relaxed) => {
+                        panic!("ingest refused before the kill: {}", response.status())
                     }
                     _ => break,
                 }
@@ -279,7 +304,12 @@ async fn knowledge_index_and_sqlite_agree_after_kill_9() {
             acknowledged
         })
     };
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // Killed in the middle of the ingest, well past the graph's threshold,
+    // however slow the machine.
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while done.load(Ordering::Relaxed) < 40 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     server.kill_hard();
     stop.store(true, Ordering::Relaxed);
     let acknowledged = ingester.await.unwrap();
@@ -289,9 +319,11 @@ async fn knowledge_index_and_sqlite_agree_after_kill_9() {
         acknowledged.len()
     );
 
-    let saved = std::fs::read_dir(data_dir.join("vectors")).unwrap().count();
-    assert_eq!(saved, 1, "the graph was saved before the kill");
-    let server = Server::start_with(&data_dir, Some(&config));
+    if database.is_none() {
+        let saved = std::fs::read_dir(data_dir.join("vectors")).unwrap().count();
+        assert_eq!(saved, 1, "the graph was saved before the kill");
+    }
+    let server = Server::start_on(&data_dir, Some(&config), database.as_deref());
     let base = format!("/v1/agents/{agent}/knowledge");
     let collection = server.call(&key, Method::GET, &base, None).await;
     let count = collection["collection"]["chunk_count"].as_u64().unwrap();

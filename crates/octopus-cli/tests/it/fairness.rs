@@ -50,7 +50,7 @@ fn imported_sessions() -> Value {
 
 /// Parses the Prometheus text format: every sample line is `name{labels} value`
 /// or `name value`; returns each sample's value by its name and labels.
-fn parse_prometheus(text: &str) -> HashMap<String, f64> {
+pub(crate) fn parse_prometheus(text: &str) -> HashMap<String, f64> {
     let mut samples = HashMap::new();
     for line in text.lines() {
         if line.is_empty() {
@@ -98,7 +98,7 @@ fn parse_prometheus(text: &str) -> HashMap<String, f64> {
     samples
 }
 
-async fn metrics(server: &Server) -> HashMap<String, f64> {
+pub(crate) async fn metrics(server: &Server) -> HashMap<String, f64> {
     let response = server
         .client()
         .get(format!("{}/metrics", server.url))

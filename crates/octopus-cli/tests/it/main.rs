@@ -9,3 +9,4 @@ mod forget;
 mod process;
 mod slow_clients;
 mod summaries;
+mod two_servers;

@@ -23,7 +23,17 @@ impl Server {
 
     /// Like [`start`](Self::start), with a configuration file.
     pub fn start_with(data_dir: &Path, config: Option<&Path>) -> Server {
+        Self::start_on(data_dir, config, None)
+    }
+
+    /// Like [`start_with`](Self::start_with), on the PostgreSQL database
+    /// `database_url` names when there is one.
+    pub fn start_on(data_dir: &Path, config: Option<&Path>, database_url: Option<&str>) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_octopus"));
+        match database_url {
+            Some(url) => command.env("OCTOPUS_DATABASE_URL", url),
+            None => command.env_remove("OCTOPUS_DATABASE_URL"),
+        };
         if let Some(config) = config {
             command.arg("serve").arg("--config").arg(config);
         } else {

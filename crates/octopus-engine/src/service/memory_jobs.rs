@@ -195,16 +195,25 @@ impl Octopus {
                 },
                 _ => unreachable!("a plan is made from its own job"),
             };
-            if let Err(error) = self
+            let stored = match self
                 .store
                 .complete_memory_job(job, outcome, &model, now())
                 .await
             {
-                tracing::warn!(%error, job = job.id, "memory job not stored; retrying later");
-                self.store
-                    .retry_memory_job(job, &error.to_string(), after(backoff(job.attempts)))
-                    .await?;
-            } else if learn && let MemoryWork::SummariseEpisode(episode) = &job.work {
+                Ok(stored) => stored,
+                Err(error) => {
+                    tracing::warn!(%error, job = job.id, "memory job not stored; retrying later");
+                    self.store
+                        .retry_memory_job(job, &error.to_string(), after(backoff(job.attempts)))
+                        .await?;
+                    continue;
+                }
+            };
+            self.job_stats.record(stored);
+            if stored
+                && learn
+                && let MemoryWork::SummariseEpisode(episode) = &job.work
+            {
                 self.learn_procedure_in_background(
                     job.tenant_id,
                     episode.episode.agent_id,

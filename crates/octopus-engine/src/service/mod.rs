@@ -54,6 +54,7 @@ pub struct Octopus {
     work_signal: Arc<memory_jobs::WorkSignal>,
     history: Arc<crate::history::HistoryCache>,
     embedding_stats: Arc<EmbeddingStats>,
+    job_stats: Arc<crate::job_stats::MemoryJobStats>,
     quotas: Arc<crate::quotas::QuotaState>,
     chat: Arc<crate::llm::ChatModels>,
     /// How long the memory worker holds the jobs it claims.
@@ -98,10 +99,23 @@ struct Caches {
 }
 
 impl Octopus {
-    /// Opens the backends `config` names. Blocks while migrations run.
+    /// Opens the backends `config` names. Blocks while migrations run; with
+    /// PostgreSQL, call it from a blocking thread of a tokio runtime (or use
+    /// [`Self::connect`]).
     pub fn open(config: &EngineConfig) -> Result<Self> {
         crate::embedders::check(&config.embedding).map_err(Error::Config)?;
         let store = crate::backends::open_store(config)?;
+        Ok(Self::assemble(config, store))
+    }
+
+    /// [`Self::open`] for async callers.
+    pub async fn connect(config: &EngineConfig) -> Result<Self> {
+        crate::embedders::check(&config.embedding).map_err(Error::Config)?;
+        let store = crate::backends::connect_store(config).await?;
+        Ok(Self::assemble(config, store))
+    }
+
+    fn assemble(config: &EngineConfig, store: Arc<dyn Store>) -> Self {
         let mut octopus = Self::with_store(store, config.limits);
         octopus.embedding = Arc::new(Embedding::new(config.embedding.clone()));
         octopus.quotas = Arc::new(crate::quotas::QuotaState::new(config.quotas.clone()));
@@ -110,7 +124,7 @@ impl Octopus {
             Arc::new(|name| std::env::var(name).ok()),
         );
         octopus.job_lease = Duration::from_secs(config.worker.job_lease_secs.max(1));
-        Ok(octopus)
+        octopus
     }
 
     pub fn with_store(store: Arc<dyn Store>, limits: Limits) -> Self {
@@ -129,6 +143,7 @@ impl Octopus {
             work_signal: Arc::default(),
             history: Arc::new(crate::history::HistoryCache::new(HISTORY_CACHE_BYTES)),
             embedding_stats: Arc::default(),
+            job_stats: Arc::default(),
             quotas: Arc::default(),
             chat: Arc::new(crate::llm::ChatModels::new(
                 Default::default(),
@@ -335,6 +350,11 @@ impl Octopus {
     /// What the embedder has done since the process started.
     pub fn embedding_stats(&self) -> &EmbeddingStats {
         &self.embedding_stats
+    }
+
+    /// The memory jobs this process's worker completed.
+    pub fn memory_job_stats(&self) -> &crate::job_stats::MemoryJobStats {
+        &self.job_stats
     }
 
     /// Every tenant's waiting memory work.

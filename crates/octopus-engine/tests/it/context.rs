@@ -5,6 +5,8 @@ use chrono::{Duration, TimeZone, Utc};
 use octopus_core::message::{NewMessage, Role};
 use octopus_core::working_memory::{Block, KNOWLEDGE_HEADER};
 use octopus_engine::{EngineConfig, IngestDocument, Octopus};
+
+use crate::Place;
 use serde_json::json;
 
 fn open(dir: &std::path::Path) -> Octopus {
@@ -18,8 +20,16 @@ fn open(dir: &std::path::Path) -> Octopus {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_context_is_the_same_after_a_restart_and_from_a_second_server() {
-    let dir = tempfile::tempdir().unwrap();
-    let first = open(dir.path());
+    same_context_after_a_restart_and_from_a_second_server(Place::sqlite()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_the_context_is_the_same_after_a_restart_and_from_a_second_server() {
+    same_context_after_a_restart_and_from_a_second_server(Place::postgres().await).await;
+}
+
+async fn same_context_after_a_restart_and_from_a_second_server(place: Place) {
+    let first = place.open_with(|_| {}).await;
     let tenant = first.create_tenant("acme").await.unwrap().id;
     let spec = serde_json::from_value(json!({
         "name": "support", "system_prompt": "You are Acme's support agent.",
@@ -130,7 +140,7 @@ async fn the_context_is_the_same_after_a_restart_and_from_a_second_server() {
     );
 
     // Same data, a second server: the same context.
-    let second = open(dir.path());
+    let second = place.open_with(|_| {}).await;
     let from_second = second
         .build_context(tenant, conversation, message)
         .await
@@ -173,7 +183,7 @@ async fn the_context_is_the_same_after_a_restart_and_from_a_second_server() {
 
     // A restart: the same again.
     drop((first, second));
-    let restarted = open(dir.path());
+    let restarted = place.open_with(|_| {}).await;
     let again = restarted
         .build_context(tenant, conversation, message)
         .await

@@ -22,6 +22,50 @@ fn fixture_limits() -> octopus_engine::Limits {
     }
 }
 
+/// Where a test's data lives: SQLite files in a temporary directory, or a
+/// fresh database on the PostgreSQL test server (`octopus_postgres::testing`).
+pub struct Place {
+    dir: tempfile::TempDir,
+    database_url: Option<String>,
+}
+
+impl Place {
+    pub fn sqlite() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            database_url: None,
+        }
+    }
+
+    pub async fn postgres() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            database_url: Some(octopus_postgres::testing::fresh_database().await),
+        }
+    }
+
+    /// The engine's configuration for this place, with the fixtures' limits.
+    pub fn config(&self) -> EngineConfig {
+        let mut config = EngineConfig {
+            data_dir: self.dir.path().to_owned(),
+            limits: fixture_limits(),
+            ..EngineConfig::default()
+        };
+        if let Some(url) = &self.database_url {
+            config.storage.backend = octopus_engine::config::StorageBackend::Postgres;
+            config.storage.postgres.url = url.clone();
+        }
+        config
+    }
+
+    /// An engine over this place's data, as a server process would open it.
+    pub async fn open_with(&self, adjust: impl FnOnce(&mut EngineConfig)) -> Octopus {
+        let mut config = self.config();
+        adjust(&mut config);
+        Octopus::connect(&config).await.unwrap()
+    }
+}
+
 fn open() -> (Octopus, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let config = EngineConfig {

@@ -238,10 +238,19 @@ async fn recency_weighting_prefers_the_newer_of_two_like_memories() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn queued_work_survives_a_restart_and_another_process_does_it() {
-    let dir = tempfile::tempdir().unwrap();
+    queued_work_survives_a_restart(crate::Place::sqlite()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_queued_work_survives_a_restart_and_another_process_does_it() {
+    queued_work_survives_a_restart(crate::Place::postgres().await).await;
+}
+
+async fn queued_work_survives_a_restart(place: crate::Place) {
+    let open = || place.open_with(|config| config.llm.summarise_episodes = false);
     let (tenant, agent) = {
         // This process stores the conversation and stops before any worker ran.
-        let first = open(dir.path());
+        let first = open().await;
         let s = setup(&first).await;
         remember_two_evenings(&first, &s).await;
         assert_eq!(
@@ -251,7 +260,7 @@ async fn queued_work_survives_a_restart_and_another_process_does_it() {
         );
         (s.tenant, s.agent)
     };
-    let second = open(dir.path());
+    let second = open().await;
     assert_eq!(second.pending_memory_jobs().await.unwrap(), 8);
     let worker = second.start_memory_worker();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);

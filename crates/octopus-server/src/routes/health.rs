@@ -43,9 +43,11 @@ pub(crate) async fn metrics(
     State(state): State<AppState>,
 ) -> ApiResult<([(header::HeaderName, &'static str); 1], String)> {
     let queues = state.octopus.memory_queues().await?;
-    let text = state
-        .metrics
-        .render(&queues, state.octopus.embedding_stats());
+    let text = state.metrics.render(
+        &queues,
+        state.octopus.embedding_stats(),
+        state.octopus.memory_job_stats(),
+    );
     Ok((
         [(
             header::CONTENT_TYPE,

@@ -39,6 +39,16 @@ impl TestServer {
         Self::with_config(ServerConfig::default()).await
     }
 
+    /// A server on a fresh database of the PostgreSQL test server.
+    pub async fn on_postgres() -> Self {
+        let url = octopus_postgres::testing::fresh_database().await;
+        Self::with_engine(ServerConfig::default(), |engine| {
+            engine.storage.backend = octopus_engine::config::StorageBackend::Postgres;
+            engine.storage.postgres.url = url;
+        })
+        .await
+    }
+
     pub async fn with_config(config: ServerConfig) -> Self {
         Self::with_engine(config, |_| {}).await
     }
@@ -53,7 +63,7 @@ impl TestServer {
         // Live messages may carry the fixtures' fixed dates, months past.
         engine.limits.max_live_message_age_secs = 10 * 365 * 86_400;
         adjust(&mut engine);
-        let octopus = Octopus::open(&engine).unwrap();
+        let octopus = Octopus::connect(&engine).await.unwrap();
         octopus.ensure_admin_key(Some(ADMIN_KEY)).await.unwrap();
         Self {
             app: app(octopus.clone(), &config),

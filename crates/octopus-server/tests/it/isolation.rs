@@ -94,7 +94,15 @@ fn assert_reveals_nothing(reply: &Value, victim: &Seeded, sent: &str, context: &
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_foreign_key_reaches_nothing_on_any_route() {
-    let server = TestServer::start().await;
+    foreign_key_reaches_nothing(TestServer::start().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_foreign_key_reaches_nothing_on_any_route() {
+    foreign_key_reaches_nothing(TestServer::on_postgres().await).await;
+}
+
+async fn foreign_key_reaches_nothing(server: TestServer) {
     let victim = seed(&server, "victim").await;
     let intruder = seed(&server, "intruder").await;
     let doc = server
