@@ -30,6 +30,26 @@ pub struct Options {
     /// Folder of LoCoMo conversations used as message text.
     #[arg(long, default_value = "../shared/data/locomo-dev")]
     corpus: PathBuf,
+    /// A PostgreSQL server (`scripts/postgres.sh url`): the same runs on a
+    /// fresh database of it, beside SQLite's.
+    #[arg(long, env = "OCTOPUS_BENCH_DATABASE_URL")]
+    postgres: Option<String>,
+}
+
+/// Where a run keeps its data.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Backend {
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "SQLite",
+            Backend::Postgres => "PostgreSQL",
+        }
+    }
 }
 
 struct Row {
@@ -52,9 +72,88 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     rows.extend(runtime.block_on(store_api(&options, &turns, false))?);
     rows.extend(runtime.block_on(store_api(&options, &turns, true))?);
-    rows.extend(runtime.block_on(http(&options, &turns))?);
+    rows.extend(runtime.block_on(http(&options, &turns, Backend::Sqlite))?);
+    if let Some(server) = &options.postgres {
+        rows.extend(runtime.block_on(postgres_store_api(&options, &turns, server))?);
+        rows.extend(runtime.block_on(http(&options, &turns, Backend::Postgres))?);
+    }
     print_table(&rows);
     Ok(())
+}
+
+/// The store API's append on PostgreSQL: batches of 100 from `callers`
+/// concurrent callers, each on its own conversations.
+async fn postgres_store_api(
+    options: &Options,
+    turns: &Arc<Vec<String>>,
+    server: &str,
+) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for callers in [1usize, 8] {
+        let url = octopus_postgres::testing::fresh_database_on(server).await;
+        let store =
+            octopus_postgres::PostgresStore::connect(octopus_postgres::PostgresOptions::new(&url))
+                .await?;
+        let octopus = Octopus::with_store(
+            Arc::new(store.clone()) as Arc<dyn Store>,
+            Default::default(),
+        );
+        let world = Arc::new(seed(&octopus).await?);
+        let batches = options.store_messages / 100 / callers;
+        let started = Instant::now();
+        let mut tasks = Vec::new();
+        for c in 0..callers {
+            let (store, world, turns) = (store.clone(), Arc::clone(&world), Arc::clone(turns));
+            tasks.push(tokio::spawn(async move {
+                let mut latencies = Vec::with_capacity(batches);
+                for b in 0..batches {
+                    let messages = (0..100)
+                        .map(|i| {
+                            let n = (c * batches + b) * 100 + i;
+                            let role = if n.is_multiple_of(2) {
+                                Role::User
+                            } else {
+                                Role::Assistant
+                            };
+                            setup::text_message(turns[n % turns.len()].clone(), role, now())
+                        })
+                        .collect();
+                    let batch = AppendMessages {
+                        conversation_id: world.1[(c + b * callers) % world.1.len()],
+                        messages,
+                        idle_timeout: chrono::Duration::hours(1),
+                        now: now(),
+                        work_class: octopus_core::recall::WorkClass::Live,
+                    };
+                    let t = Instant::now();
+                    store.append_messages(world.0, batch).await?;
+                    latencies.push(t.elapsed());
+                }
+                anyhow::Ok(latencies)
+            }));
+        }
+        let mut latencies = Vec::new();
+        for task in tasks {
+            latencies.extend(task.await??);
+        }
+        let elapsed = started.elapsed();
+        let sent = batches * 100 * callers;
+        rows.push(Row {
+            what: format!(
+                "PostgreSQL: store API append, batches of 100, {callers} caller{}",
+                if callers == 1 { "" } else { "s" }
+            ),
+            figure: format!("{:.0} msg/s", sent as f64 / elapsed.as_secs_f64()),
+            note: format!(
+                "{sent} messages in {:.2} s; batch p50 {} p99 {}; full-text entries written with the rows",
+                elapsed.as_secs_f64(),
+                ms(percentile(&mut latencies, 0.5)),
+                ms(percentile(&mut latencies, 0.99))
+            ),
+        });
+        store.close().await;
+    }
+    Ok(rows)
 }
 
 /// The store API's append, each message first through PII detection and
@@ -196,13 +295,17 @@ struct HttpServer {
     _dir: tempfile::TempDir,
 }
 
-async fn start_http() -> anyhow::Result<HttpServer> {
+async fn start_http(options: &Options, backend: Backend) -> anyhow::Result<HttpServer> {
     let dir = tempfile::tempdir()?;
-    let config = EngineConfig {
+    let mut config = EngineConfig {
         data_dir: dir.path().to_owned(),
         ..EngineConfig::default()
     };
-    let octopus = tokio::task::spawn_blocking(move || Octopus::open(&config)).await??;
+    if let (Backend::Postgres, Some(server)) = (backend, &options.postgres) {
+        config.storage.backend = octopus_engine::config::StorageBackend::Postgres;
+        config.storage.postgres.url = octopus_postgres::testing::fresh_database_on(server).await;
+    }
+    let octopus = Octopus::connect(&config).await?;
     octopus.ensure_admin_key(Some("oct_bench_admin")).await?;
     let (tenant, conversations) = seed(&octopus).await?;
     let (_, key) = octopus.create_api_key(tenant, "bench").await?;
@@ -226,10 +329,14 @@ async fn start_http() -> anyhow::Result<HttpServer> {
     })
 }
 
-async fn http(options: &Options, turns: &Arc<Vec<String>>) -> anyhow::Result<Vec<Row>> {
+async fn http(
+    options: &Options,
+    turns: &Arc<Vec<String>>,
+    backend: Backend,
+) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for batch_size in [100usize, 1] {
-        let server = start_http().await?;
+        let server = start_http(options, backend).await?;
         let client = reqwest::Client::new();
         let per_client = options.http_messages / options.clients / batch_size;
         let started = Instant::now();
@@ -265,7 +372,8 @@ async fn http(options: &Options, turns: &Arc<Vec<String>>) -> anyhow::Result<Vec
         let sent = per_client * options.clients * batch_size;
         rows.push(Row {
             what: format!(
-                "HTTP append, {} clients, {} message{} per request",
+                "{}: HTTP append, {} clients, {} message{} per request",
+                backend.name(),
                 options.clients,
                 batch_size,
                 if batch_size == 1 { "" } else { "s" }
@@ -278,7 +386,7 @@ async fn http(options: &Options, turns: &Arc<Vec<String>>) -> anyhow::Result<Vec
         });
     }
 
-    let server = start_http().await?;
+    let server = start_http(options, backend).await?;
     let client = reqwest::Client::new();
     let url = format!(
         "{}/v1/conversations/{}/messages",
@@ -304,7 +412,10 @@ async fn http(options: &Options, turns: &Arc<Vec<String>>) -> anyhow::Result<Vec
         }
     }
     rows.push(Row {
-        what: "HTTP single-message append latency, 1 client".into(),
+        what: format!(
+            "{}: HTTP single-message append latency, 1 client",
+            backend.name()
+        ),
         figure: format!(
             "p50 {} / p99 {}",
             ms(percentile(&mut latencies, 0.5)),

@@ -33,6 +33,15 @@ pub struct Options {
     /// Folder of the local embedding model; the default cache when absent.
     #[arg(long)]
     model_dir: Option<PathBuf>,
+    /// A PostgreSQL server (`scripts/postgres.sh url`): the run uses a fresh
+    /// database of it (full text in tsvector, vectors in pgvector) instead of
+    /// SQLite.
+    #[arg(long)]
+    postgres: Option<String>,
+    /// With `--postgres`: vectors searched by an index in this process,
+    /// derived from the database's rows, instead of pgvector.
+    #[arg(long, requires = "postgres")]
+    embedded_vectors: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -76,7 +85,22 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             ..EngineConfig::default()
         };
         config.embedding.model_dir = options.model_dir.clone();
-        let octopus = Octopus::open(&config)?;
+        if let Some(server) = &options.postgres {
+            config.storage.backend = octopus_engine::config::StorageBackend::Postgres;
+            config.storage.postgres.url = octopus_postgres::testing::fresh_database_on(server).await;
+            if options.embedded_vectors {
+                config.vectors.backend = Some(octopus_engine::config::VectorBackend::Embedded);
+            }
+        }
+        println!(
+            "storage: {}",
+            match (&options.postgres, options.embedded_vectors) {
+                (None, _) => "SQLite (FTS5 + embedded index)",
+                (Some(_), false) => "PostgreSQL (tsvector + pgvector)",
+                (Some(_), true) => "PostgreSQL (tsvector) + embedded index",
+            }
+        );
+        let octopus = Octopus::connect(&config).await?;
         let tenant = octopus.create_tenant("locomo").await?;
 
         let started = Instant::now();

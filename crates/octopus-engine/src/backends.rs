@@ -68,7 +68,7 @@ fn open_sqlite(config: &EngineConfig) -> Result<Arc<dyn Store>> {
 
 #[cfg(feature = "postgres")]
 async fn connect_postgres(config: &EngineConfig) -> Result<Arc<dyn Store>> {
-    use octopus_postgres::{PostgresOptions, PostgresStore};
+    use octopus_postgres::{PostgresOptions, PostgresStore, VectorMode};
 
     let settings = &config.storage.postgres;
     if settings.url.is_empty() {
@@ -76,14 +76,17 @@ async fn connect_postgres(config: &EngineConfig) -> Result<Arc<dyn Store>> {
             "[storage] backend = \"postgres\" needs a database URL: set OCTOPUS_DATABASE_URL or [storage.postgres] url".into(),
         ));
     }
-    if vector_backend(config) != VectorBackend::Pgvector {
-        return Err(Error::Config(
-            "PostgreSQL storage searches vectors with pgvector: set [vectors] backend = \"pgvector\" (or leave it unset)".into(),
-        ));
-    }
     let mut options = PostgresOptions::new(&settings.url);
     options.max_connections = settings.max_connections.max(1);
     options.acquire_timeout = std::time::Duration::from_secs(settings.connect_timeout_secs.max(1));
+    options.vectors = match vector_backend(config) {
+        VectorBackend::Pgvector => VectorMode::Pgvector,
+        // Each server derives its own index from the database's rows.
+        VectorBackend::Embedded => VectorMode::Embedded {
+            dir: config.data_dir.join("vectors"),
+            hnsw_threshold: config.vectors.embedded.hnsw_threshold,
+        },
+    };
     let store = PostgresStore::connect(options)
         .await
         .map_err(|e| Error::OpenStore(Box::new(e)))?;

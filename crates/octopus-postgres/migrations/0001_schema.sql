@@ -8,7 +8,10 @@
 -- - full-text search is a `tsvector` per message and per chunk, with GIN
 --   indexes;
 -- - searchable vectors are pgvector's `vector`, without a fixed dimension: each
---   dimension in use gets its own partial HNSW index (see vectors.rs).
+--   dimension in use gets its own partial HNSW index (see vectors.rs);
+-- - for vector indexes kept outside PostgreSQL (`[vectors] backend =
+--   "embedded"`), each vector row has a `seq` that is never reused, and each
+--   collection a `version` bumped by every change (see embedded.rs).
 
 CREATE EXTENSION IF NOT EXISTS vector;
 
@@ -178,12 +181,14 @@ CREATE TABLE knowledge_collections (
     dimension    integer NOT NULL,
     model        text NOT NULL,
     chunk_count  bigint NOT NULL DEFAULT 0,
+    version      bigint NOT NULL DEFAULT 0,
     created_at   timestamptz NOT NULL,
     PRIMARY KEY (tenant_id, agent_id)
 );
 
 CREATE TABLE knowledge_chunks (
     id           uuid PRIMARY KEY,
+    seq          bigserial NOT NULL UNIQUE,
     tenant_id    uuid NOT NULL,
     agent_id     uuid NOT NULL,
     source       text NOT NULL,
@@ -208,12 +213,14 @@ CREATE TABLE memory_collections (
     dimension     integer NOT NULL,
     model         text NOT NULL,
     vector_count  bigint NOT NULL DEFAULT 0,
+    version       bigint NOT NULL DEFAULT 0,
     created_at    timestamptz NOT NULL,
     PRIMARY KEY (tenant_id, agent_id)
 );
 
 CREATE TABLE memory_vectors (
     id          uuid PRIMARY KEY,       -- the embedding reference messages carry
+    seq         bigserial NOT NULL UNIQUE,
     tenant_id   uuid NOT NULL,
     agent_id    uuid NOT NULL,
     user_id     text NOT NULL,

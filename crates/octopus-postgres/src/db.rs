@@ -18,6 +18,22 @@ pub struct PostgresOptions {
     /// How long a request waits for a free connection, and a start for the
     /// database to answer.
     pub acquire_timeout: Duration,
+    /// Where vector searches run.
+    pub vectors: VectorMode,
+}
+
+/// Where vector searches run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum VectorMode {
+    /// In PostgreSQL, with pgvector's HNSW index.
+    #[default]
+    Pgvector,
+    /// In this process, derived from the rows (graphs of collections of at
+    /// least `hnsw_threshold` vectors saved under `dir`).
+    Embedded {
+        dir: std::path::PathBuf,
+        hnsw_threshold: usize,
+    },
 }
 
 impl PostgresOptions {
@@ -26,6 +42,7 @@ impl PostgresOptions {
             url: url.into(),
             max_connections: 16,
             acquire_timeout: Duration::from_secs(10),
+            vectors: VectorMode::default(),
         }
     }
 

@@ -90,8 +90,10 @@ impl DumpStore for PostgresStore {
                         crate::procedures::bump(&mut tx, tenant).await?;
                     }
                     tx.commit().await?;
-                    for dimension in progress.dimensions {
-                        self.vectors.ensure(&self.pool, VectorTable::Knowledge, dimension).await?;
+                    if self.embedded.is_none() {
+                        for dimension in progress.dimensions {
+                            self.vectors.ensure(&self.pool, VectorTable::Knowledge, dimension).await?;
+                        }
                     }
                     return Ok(progress.counts);
                 }
@@ -626,5 +628,7 @@ async fn insert_chunk(tx: &mut Tx<'_>, tenant: TenantId, dumped: &DumpedChunk) -
         metadata: dumped.chunk.metadata.clone(),
     };
     crate::knowledge::insert_chunks(tx, tenant, agent, &[chunk]).await?;
+    // The embedded index, if any, reconciles at its next search.
+    crate::knowledge::bump(tx, tenant, agent, 1).await?;
     Ok(dimension)
 }

@@ -28,6 +28,9 @@ pub enum Error {
     #[error(transparent)]
     Sql(#[from] sqlx_core::Error),
 
+    #[error("vector index: {0}")]
+    VectorIndex(String),
+
     #[error("corrupt {what} in the database: {detail}")]
     Corrupt { what: &'static str, detail: String },
 

@@ -107,8 +107,8 @@ impl PostgresStore {
             }
             *per_collection.entry(row.try_get("agent_id")?).or_default() += 1;
         }
-        for (agent, removed) in per_collection {
-            crate::memory::count_vectors(&mut tx, tenant, AgentId(agent), -removed).await?;
+        for (agent, removed) in &per_collection {
+            crate::memory::bump(&mut tx, tenant, AgentId(*agent), -removed).await?;
         }
 
         let messages = query(
@@ -143,6 +143,20 @@ impl PostgresStore {
         receipt.relational.conversations = conversations.len() as u64;
         receipt.conversation_ids = conversations.into_iter().map(ConversationId).collect();
         tx.commit().await?;
+        // An embedded index's graph only marks a removed vector: the
+        // collections that held the user's are dropped, rebuilt from the rows
+        // at their next search.
+        if let Some(indexes) = &self.embedded {
+            for agent in per_collection.keys() {
+                if indexes
+                    .memory
+                    .drop_collection(&(tenant, AgentId(*agent)))
+                    .map_err(|e| crate::Error::VectorIndex(e.to_string()))?
+                {
+                    receipt.vectors.graphs_rebuilt += 1;
+                }
+            }
+        }
         Ok(receipt)
     }
 }

@@ -1,6 +1,8 @@
 //! Semantic memory: collections and chunks, searched by vector (pgvector,
 //! cosine) and by keyword (`tsvector`, ranked by `ts_rank`).
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use octopus_core::knowledge::{
     Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
@@ -8,13 +10,17 @@ use octopus_core::knowledge::{
 };
 use octopus_core::store::KnowledgeStore;
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp};
+use octopus_vector::Neighbour;
+use octopus_vector::derived::{Change, CollectionState, Nearest};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
 use sqlx_core::query_builder::QueryBuilder;
+use sqlx_core::query_scalar::query_scalar;
 use sqlx_core::row::Row;
 use sqlx_postgres::{PgRow, Postgres};
 use uuid::Uuid;
 
+use crate::embedded::{self, EmbeddedIndexes, KnowledgeRows, Snapshot, key_of};
 use crate::error::Result as StoreResult;
 use crate::rows::{Tx, u32_at, u64_at};
 use crate::vectors::{PgVector, VectorTable, ef_search};
@@ -97,17 +103,18 @@ pub(crate) async fn ensure_collection(
     Ok(())
 }
 
-/// Inserts chunks (vectors already checked) and counts them in their
-/// collection.
+/// A chunk as a derived vector index takes it: its key, vector and fields.
+pub(crate) type Added = (u64, Vec<f32>, ChunkMetadata);
+
+/// Inserts chunks (vectors already checked), without counting them in their
+/// collection ([`bump`] does); returns them keyed.
 pub(crate) async fn insert_chunks(
     tx: &mut Tx<'_>,
     tenant: TenantId,
     agent: AgentId,
     chunks: &[NewChunk],
-) -> StoreResult<()> {
-    if chunks.is_empty() {
-        return Ok(());
-    }
+) -> StoreResult<Vec<Added>> {
+    let mut keys: HashMap<Uuid, u64> = HashMap::with_capacity(chunks.len());
     let mut sql = QueryBuilder::<Postgres>::new(
         "INSERT INTO knowledge_chunks (id, tenant_id, agent_id, source, chunk_index, category, heading, content,
                                        dimension, embedding, indexed_at) ",
@@ -129,32 +136,44 @@ pub(crate) async fn insert_chunks(
                 .push_bind(PgVector(chunk.embedding.clone()))
                 .push_bind(m.indexed_at);
         });
-        sql.build().execute(&mut **tx).await?;
+        sql.push(" RETURNING id, seq");
+        for row in sql.build().fetch_all(&mut **tx).await? {
+            keys.insert(row.try_get("id")?, key_of(&row)?);
+        }
     }
-    count_chunks(
-        tx,
-        tenant,
-        agent,
-        i64::try_from(chunks.len()).unwrap_or(i64::MAX),
-    )
-    .await
+    chunks
+        .iter()
+        .map(|chunk| {
+            let key = keys
+                .get(&chunk.id)
+                .copied()
+                .ok_or_else(|| crate::error::corrupt("chunk insert", "a row without its key"))?;
+            Ok((key, chunk.embedding.clone(), chunk.metadata.clone()))
+        })
+        .collect()
 }
 
-async fn count_chunks(
+/// Counts a change of `delta` chunks in the collection and bumps its
+/// version; returns the new version.
+pub(crate) async fn bump(
     tx: &mut Tx<'_>,
     tenant: TenantId,
     agent: AgentId,
-    change: i64,
-) -> StoreResult<()> {
-    query(
-        "UPDATE knowledge_collections SET chunk_count = chunk_count + $3 WHERE tenant_id = $1 AND agent_id = $2",
+    delta: i64,
+) -> StoreResult<i64> {
+    Ok(query_scalar(
+        "UPDATE knowledge_collections SET chunk_count = chunk_count + $3, version = version + 1
+         WHERE tenant_id = $1 AND agent_id = $2 RETURNING version",
     )
     .bind(tenant.0)
     .bind(agent.0)
-    .bind(change)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
+    .bind(delta)
+    .fetch_one(&mut **tx)
+    .await?)
+}
+
+fn count(rows: usize) -> i64 {
+    i64::try_from(rows).unwrap_or(i64::MAX)
 }
 
 fn check_chunks(chunks: &[NewChunk], dimension: u32) -> StoreResult<()> {
@@ -200,15 +219,100 @@ fn push_filter(sql: &mut QueryBuilder<'_, Postgres>, filter: &ChunkFilter) {
 }
 
 /// Begins a change to the agent's collection: its row stays locked until the
-/// transaction ends, so that changes to one collection take turns.
+/// transaction ends, so that changes to one collection take turns. Returns
+/// the collection's state before the change.
 async fn lock_collection(
     pool: &sqlx_postgres::PgPool,
     tenant: TenantId,
     agent: AgentId,
-) -> StoreResult<(Tx<'static>, Collection)> {
+) -> StoreResult<(Tx<'static>, CollectionState)> {
     let mut tx = pool.begin().await?;
-    let collection = require_collection(&mut *tx, tenant, agent, true).await?;
-    Ok((tx, collection))
+    require_collection(&mut *tx, tenant, agent, true).await?;
+    let state = embedded::state::<KnowledgeRows>(&mut *tx, (tenant, agent))
+        .await?
+        .ok_or_else(|| DomainError::not_found("collection", collection_name(agent, tenant)))?;
+    Ok((tx, state))
+}
+
+impl PostgresStore {
+    /// After a committed change: the HNSW index of pgvector for the
+    /// collection's dimension, or the embedded index following the change.
+    async fn follow_knowledge(
+        &self,
+        key: (TenantId, AgentId),
+        before: CollectionState,
+        after: i64,
+        change: Change<ChunkMetadata>,
+    ) -> StoreResult<()> {
+        match &self.embedded {
+            Some(indexes) => Ok(indexes.knowledge.follow(&key, before, after, change)?),
+            None => {
+                self.vectors
+                    .ensure(&self.pool, VectorTable::Knowledge, before.dimension)
+                    .await
+            }
+        }
+    }
+
+    /// The nearest chunks by the embedded index, reconciled first when it is
+    /// behind the rows.
+    async fn embedded_search(
+        &self,
+        indexes: &EmbeddedIndexes,
+        (tenant, agent): (TenantId, AgentId),
+        query_: &VectorQuery,
+    ) -> StoreResult<Vec<ChunkHit>> {
+        let key = (tenant, agent);
+        let state = embedded::state::<KnowledgeRows>(&self.pool, key)
+            .await?
+            .ok_or_else(|| DomainError::not_found("collection", collection_name(agent, tenant)))?;
+        query_.validate(state.dimension)?;
+        let nearest = Nearest {
+            vector: &query_.vector,
+            top_k: query_.top_k as usize,
+            within: None,
+        };
+        let mut snapshot = Snapshot::<KnowledgeRows>::new(&self.pool);
+        let neighbours: Vec<Neighbour> = tokio::task::block_in_place(|| {
+            indexes.knowledge.search(
+                &mut snapshot,
+                &key,
+                state,
+                nearest,
+                |m| query_.filter.matches(m),
+                |n, _| n,
+            )
+        })?;
+        drop(snapshot);
+        let wanted: Vec<Neighbour> = neighbours
+            .into_iter()
+            .filter(|n| n.score >= query_.min_score)
+            .collect();
+        let seqs: Vec<i64> = wanted.iter().map(|n| n.key as i64).collect();
+        let rows = query(&format!(
+            "SELECT c.seq, {CHUNK_COLUMNS} FROM knowledge_chunks c
+             WHERE c.tenant_id = $1 AND c.agent_id = $2 AND c.seq = ANY($3)"
+        ))
+        .bind(tenant.0)
+        .bind(agent.0)
+        .bind(seqs)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut by_key: HashMap<u64, Chunk> = HashMap::with_capacity(rows.len());
+        for row in &rows {
+            by_key.insert(key_of(row)?, chunk_from_row(row, agent)?);
+        }
+        // A chunk deleted between the index lookup and this read is absent.
+        Ok(wanted
+            .into_iter()
+            .filter_map(|n| {
+                by_key.remove(&n.key).map(|chunk| ChunkHit {
+                    score: n.score,
+                    chunk,
+                })
+            })
+            .collect())
+    }
 }
 
 #[async_trait]
@@ -243,9 +347,11 @@ impl KnowledgeStore for PostgresStore {
             ensure_collection(&mut tx, tenant, agent, dimension, model, octopus_core::now()).await?;
             let created = require_collection(&mut *tx, tenant, agent, false).await?;
             tx.commit().await?;
-            self.vectors
-                .ensure(&self.pool, VectorTable::Knowledge, dimension)
-                .await?;
+            if self.embedded.is_none() {
+                self.vectors
+                    .ensure(&self.pool, VectorTable::Knowledge, dimension)
+                    .await?;
+            }
             Ok(created)
         })
         .await
@@ -262,12 +368,16 @@ impl KnowledgeStore for PostgresStore {
         chunks: Vec<NewChunk>,
     ) -> Result<()> {
         domain(async {
-            let (mut tx, collection) = lock_collection(&self.pool, tenant, agent).await?;
-            check_chunks(&chunks, collection.dimension)?;
-            insert_chunks(&mut tx, tenant, agent, &chunks).await?;
+            let (mut tx, before) = lock_collection(&self.pool, tenant, agent).await?;
+            check_chunks(&chunks, before.dimension)?;
+            let added = insert_chunks(&mut tx, tenant, agent, &chunks).await?;
+            let after = bump(&mut tx, tenant, agent, count(added.len())).await?;
             tx.commit().await?;
-            self.vectors
-                .ensure(&self.pool, VectorTable::Knowledge, collection.dimension)
+            let change = Change {
+                removed: Vec::new(),
+                added,
+            };
+            self.follow_knowledge((tenant, agent), before, after, change)
                 .await
         })
         .await
@@ -287,21 +397,32 @@ impl KnowledgeStore for PostgresStore {
             ));
         }
         domain(async {
-            let (mut tx, collection) = lock_collection(&self.pool, tenant, agent).await?;
-            check_chunks(&chunks, collection.dimension)?;
+            let (mut tx, before) = lock_collection(&self.pool, tenant, agent).await?;
+            check_chunks(&chunks, before.dimension)?;
             let removed = query(
-                "DELETE FROM knowledge_chunks WHERE tenant_id = $1 AND agent_id = $2 AND source = $3",
+                "DELETE FROM knowledge_chunks WHERE tenant_id = $1 AND agent_id = $2 AND source = $3
+                 RETURNING seq",
             )
             .bind(tenant.0)
             .bind(agent.0)
             .bind(source)
-            .execute(&mut *tx)
+            .fetch_all(&mut *tx)
             .await?
-            .rows_affected();
-            count_chunks(&mut tx, tenant, agent, -i64::try_from(removed).unwrap_or(i64::MAX)).await?;
-            insert_chunks(&mut tx, tenant, agent, &chunks).await?;
+            .iter()
+            .map(key_of)
+            .collect::<StoreResult<Vec<u64>>>()?;
+            let added = insert_chunks(&mut tx, tenant, agent, &chunks).await?;
+            let after = bump(
+                &mut tx,
+                tenant,
+                agent,
+                count(added.len()) - count(removed.len()),
+            )
+            .await?;
             tx.commit().await?;
-            self.vectors.ensure(&self.pool, VectorTable::Knowledge, collection.dimension).await
+            let change = Change { removed, added };
+            self.follow_knowledge((tenant, agent), before, after, change)
+                .await
         })
         .await
     }
@@ -313,6 +434,9 @@ impl KnowledgeStore for PostgresStore {
         query_: &VectorQuery,
     ) -> Result<Vec<ChunkHit>> {
         domain(async {
+            if let Some(indexes) = &self.embedded {
+                return self.embedded_search(indexes, (tenant, agent), query_).await;
+            }
             let collection = require_collection(&self.pool, tenant, agent, false).await?;
             query_.validate(collection.dimension)?;
             let d = collection.dimension;
@@ -405,21 +529,20 @@ impl KnowledgeStore for PostgresStore {
 
     async fn delete_chunk(&self, tenant: TenantId, agent: AgentId, id: Uuid) -> Result<()> {
         domain(async {
-            let (mut tx, _) = lock_collection(&self.pool, tenant, agent).await?;
+            let (mut tx, before) = lock_collection(&self.pool, tenant, agent).await?;
             let removed = query(
-                "DELETE FROM knowledge_chunks WHERE id = $1 AND tenant_id = $2 AND agent_id = $3",
+                "DELETE FROM knowledge_chunks WHERE id = $1 AND tenant_id = $2 AND agent_id = $3 RETURNING seq",
             )
             .bind(id)
             .bind(tenant.0)
             .bind(agent.0)
-            .execute(&mut *tx)
+            .fetch_optional(&mut *tx)
             .await?
-            .rows_affected();
-            if removed == 0 {
-                return Err(DomainError::not_found("chunk", id).into());
-            }
-            count_chunks(&mut tx, tenant, agent, -1).await?;
-            Ok(tx.commit().await?)
+            .ok_or_else(|| DomainError::not_found("chunk", id))?;
+            let after = bump(&mut tx, tenant, agent, -1).await?;
+            tx.commit().await?;
+            let change = Change { removed: vec![key_of(&removed)?], added: Vec::new() };
+            self.follow_knowledge((tenant, agent), before, after, change).await
         })
         .await
     }

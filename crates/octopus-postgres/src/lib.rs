@@ -18,6 +18,7 @@ mod agents;
 mod conversations;
 mod db;
 mod dump;
+mod embedded;
 mod episodes;
 mod error;
 mod forget;
@@ -32,14 +33,18 @@ mod vectors;
 
 use async_trait::async_trait;
 
-pub use db::PostgresOptions;
+pub use db::{PostgresOptions, VectorMode};
 pub use error::Error;
 
 /// Octopus's store on PostgreSQL. Cheap to clone; clones share the pool.
 #[derive(Clone)]
 pub struct PostgresStore {
     pool: sqlx_postgres::PgPool,
+    /// pgvector's HNSW indexes this process made sure exist.
     vectors: std::sync::Arc<vectors::VectorIndexes>,
+    /// With [`VectorMode::Embedded`], the indexes in this process that
+    /// searches use instead of pgvector's.
+    embedded: Option<std::sync::Arc<embedded::EmbeddedIndexes>>,
 }
 
 impl PostgresStore {
@@ -47,9 +52,20 @@ impl PostgresStore {
     pub async fn connect(options: PostgresOptions) -> Result<Self, Error> {
         let pool = db::connect(&options).await?;
         tracing::info!(target = %options.redacted_url(), "opened PostgreSQL store");
+        let embedded = match &options.vectors {
+            VectorMode::Pgvector => None,
+            VectorMode::Embedded {
+                dir,
+                hnsw_threshold,
+            } => Some(std::sync::Arc::new(embedded::EmbeddedIndexes::new(
+                dir.clone(),
+                *hnsw_threshold,
+            ))),
+        };
         Ok(Self {
             pool,
             vectors: std::sync::Arc::default(),
+            embedded,
         })
     }
 

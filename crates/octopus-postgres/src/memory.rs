@@ -8,6 +8,8 @@
 //! completion (a worker that outlived its lease) finds no row and writes
 //! nothing.
 
+use std::collections::HashSet;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use octopus_core::episode::EpisodeWithMessages;
@@ -20,6 +22,7 @@ use octopus_core::store::MemoryStore;
 use octopus_core::{
     AgentId, EpisodeId, Error as DomainError, MessageId, Result, TenantId, Timestamp,
 };
+use octopus_vector::derived::{Change, CollectionState, Nearest};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
 use sqlx_core::query_scalar::query_scalar;
@@ -27,6 +30,7 @@ use sqlx_core::row::Row;
 use sqlx_postgres::Postgres;
 use uuid::Uuid;
 
+use crate::embedded::{self, EmbeddedIndexes, MemoryFields, MemoryRows, Snapshot, key_of};
 use crate::error::{Result as StoreResult, corrupt};
 use crate::messages::{self, COLUMNS as MESSAGE_COLUMNS, message_from_row};
 use crate::rows::{Tx, u32_at, u64_at};
@@ -92,8 +96,9 @@ pub(crate) async fn queue_summary(
     Ok(())
 }
 
-/// The memory collection's dimension, creating the collection at first use;
-/// `Conflict` when it holds vectors of another dimension or model.
+/// The memory collection's state, creating the collection at first use, its
+/// row locked until the transaction ends; `Conflict` when it holds vectors of
+/// another dimension or model.
 async fn ensure_collection(
     tx: &mut Tx<'_>,
     tenant: TenantId,
@@ -101,7 +106,7 @@ async fn ensure_collection(
     dimension: usize,
     model: &str,
     now: DateTime<Utc>,
-) -> StoreResult<()> {
+) -> StoreResult<CollectionState> {
     query(
         "INSERT INTO memory_collections (tenant_id, agent_id, dimension, model, created_at)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, agent_id) DO NOTHING",
@@ -114,7 +119,8 @@ async fn ensure_collection(
     .execute(&mut **tx)
     .await?;
     let row = query(
-        "SELECT dimension, model FROM memory_collections WHERE tenant_id = $1 AND agent_id = $2",
+        "SELECT dimension, model, version FROM memory_collections
+         WHERE tenant_id = $1 AND agent_id = $2 FOR UPDATE",
     )
     .bind(tenant.0)
     .bind(agent.0)
@@ -130,7 +136,10 @@ async fn ensure_collection(
         )
         .into());
     }
-    Ok(())
+    Ok(CollectionState {
+        dimension: d,
+        version: row.try_get("version")?,
+    })
 }
 
 async fn job_message<'c>(
@@ -191,36 +200,90 @@ pub(crate) async fn purge_vectors(
         .execute(&mut **tx)
         .await?
         .rows_affected();
-    count_vectors(
-        tx,
-        tenant,
-        agent,
-        -i64::try_from(removed).unwrap_or(i64::MAX),
-    )
-    .await?;
+    if removed > 0 {
+        bump(
+            tx,
+            tenant,
+            agent,
+            -i64::try_from(removed).unwrap_or(i64::MAX),
+        )
+        .await?;
+    }
     Ok(removed)
 }
 
-pub(crate) async fn count_vectors(
+/// Counts a change of `delta` vectors in the agent's memory collection and
+/// bumps its version; returns the new version (none without a collection).
+pub(crate) async fn bump(
     tx: &mut Tx<'_>,
     tenant: TenantId,
     agent: AgentId,
-    change: i64,
-) -> StoreResult<()> {
-    if change != 0 {
-        query(
-            "UPDATE memory_collections SET vector_count = vector_count + $3 WHERE tenant_id = $1 AND agent_id = $2",
-        )
-        .bind(tenant.0)
-        .bind(agent.0)
-        .bind(change)
-        .execute(&mut **tx)
-        .await?;
-    }
-    Ok(())
+    delta: i64,
+) -> StoreResult<Option<i64>> {
+    Ok(query_scalar(
+        "UPDATE memory_collections SET vector_count = vector_count + $3, version = version + 1
+         WHERE tenant_id = $1 AND agent_id = $2 RETURNING version",
+    )
+    .bind(tenant.0)
+    .bind(agent.0)
+    .bind(delta)
+    .fetch_optional(&mut **tx)
+    .await?)
 }
 
 impl PostgresStore {
+    /// The nearest memory vectors of one user by the embedded index,
+    /// reconciled first when it is behind the rows.
+    async fn embedded_memory_search(
+        &self,
+        indexes: &EmbeddedIndexes,
+        tenant: TenantId,
+        query_: &MemoryVectorQuery,
+    ) -> StoreResult<Vec<MemoryVectorHit>> {
+        let key = (tenant, query_.agent_id);
+        let Some(state) = embedded::state::<MemoryRows>(&self.pool, key).await? else {
+            return Ok(Vec::new());
+        };
+        let hidden: HashSet<EpisodeId> = query_scalar::<_, Uuid>(
+            "SELECT id FROM episodes WHERE tenant_id = $1 AND agent_id = $2 AND user_id = $3
+               AND (deleted_at IS NOT NULL OR archived_at IS NOT NULL)",
+        )
+        .bind(tenant.0)
+        .bind(query_.agent_id.0)
+        .bind(&query_.user_id)
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .map(EpisodeId)
+        .collect();
+        let nearest = Nearest {
+            vector: &query_.vector,
+            top_k: query_.top_k as usize,
+            within: Some(&query_.user_id),
+        };
+        let accept = |f: &MemoryFields| {
+            f.user_id == query_.user_id
+                && query_.kinds.contains(&f.kind)
+                && query_.from.is_none_or(|from| f.at >= from)
+                && query_.to.is_none_or(|to| f.at < to)
+                && !hidden.contains(&f.episode_id)
+        };
+        let mut snapshot = Snapshot::<MemoryRows>::new(&self.pool);
+        tokio::task::block_in_place(|| {
+            indexes
+                .memory
+                .search(&mut snapshot, &key, state, nearest, accept, |n, f| {
+                    MemoryVectorHit {
+                        kind: f.kind,
+                        score: n.score,
+                        episode_id: f.episode_id,
+                        message_id: f.message_id,
+                        at: f.at,
+                    }
+                })
+        })
+    }
+
     async fn complete(
         &self,
         job: &MemoryJob,
@@ -288,7 +351,7 @@ impl PostgresStore {
         };
         let user_id: String = owner.try_get("user_id")?;
         let last_message_at: DateTime<Utc> = owner.try_get("last_message_at")?;
-        ensure_collection(&mut tx, tenant, agent, vector.len(), model, now).await?;
+        let before = ensure_collection(&mut tx, tenant, agent, vector.len(), model, now).await?;
         let dimension = u32::try_from(vector.len()).unwrap_or(u32::MAX);
         check_dimension("embedding", &vector, dimension)?;
         if message.is_none() {
@@ -321,20 +384,31 @@ impl PostgresStore {
         let message_id = message.map(|(id, _)| id.0);
         let removed = query(
             "DELETE FROM memory_vectors
-             WHERE tenant_id = $1 AND episode_id = $2 AND kind = $3 AND message_id IS NOT DISTINCT FROM $4",
+             WHERE tenant_id = $1 AND episode_id = $2 AND kind = $3 AND message_id IS NOT DISTINCT FROM $4
+             RETURNING seq",
         )
         .bind(tenant.0)
         .bind(episode.0)
         .bind(kind.as_str())
         .bind(message_id)
-        .execute(&mut *tx)
+        .fetch_all(&mut *tx)
         .await?
-        .rows_affected();
+        .iter()
+        .map(key_of)
+        .collect::<StoreResult<Vec<u64>>>()?;
         let reference = Uuid::now_v7();
-        query(
+        let at = message.map_or(last_message_at, |(_, at)| at);
+        let fields = MemoryFields {
+            user_id: user_id.clone(),
+            kind,
+            episode_id: episode,
+            message_id: message.map(|(id, _)| id),
+            at,
+        };
+        let inserted = query(
             "INSERT INTO memory_vectors (id, tenant_id, agent_id, user_id, kind, episode_id, message_id, at,
                                          dimension, embedding, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING seq",
         )
         .bind(reference)
         .bind(tenant.0)
@@ -343,19 +417,19 @@ impl PostgresStore {
         .bind(kind.as_str())
         .bind(episode.0)
         .bind(message_id)
-        .bind(message.map_or(last_message_at, |(_, at)| at))
+        .bind(at)
         .bind(i32::try_from(dimension).unwrap_or(i32::MAX))
-        .bind(PgVector(vector))
+        .bind(PgVector(vector.clone()))
         .bind(now)
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await?;
-        count_vectors(
-            &mut tx,
-            tenant,
-            agent,
-            1 - i64::try_from(removed).unwrap_or(0),
-        )
-        .await?;
+        let after = bump(&mut tx, tenant, agent, 1 - removed.len() as i64)
+            .await?
+            .unwrap_or(before.version);
+        let change = Change {
+            removed,
+            added: vec![(key_of(&inserted)?, vector, fields)],
+        };
         if let Some(message) = message_id {
             query("UPDATE messages SET embedding_ref = $3 WHERE id = $1 AND tenant_id = $2")
                 .bind(message)
@@ -365,11 +439,19 @@ impl PostgresStore {
                 .await?;
         }
         tx.commit().await?;
-        // Every time, not only when this call made the collection: a server
-        // that stopped between the two leaves the index to the next one.
-        self.vectors
-            .ensure(&self.pool, VectorTable::Memory, dimension)
-            .await?;
+        match &self.embedded {
+            Some(indexes) => indexes
+                .memory
+                .follow(&(tenant, agent), before, after, change)?,
+            // Every time, not only when this call made the collection: a
+            // server that stopped between the two leaves the index to the
+            // next one.
+            None => {
+                self.vectors
+                    .ensure(&self.pool, VectorTable::Memory, dimension)
+                    .await?
+            }
+        }
         Ok(true)
     }
 }
@@ -528,6 +610,9 @@ impl MemoryStore for PostgresStore {
                 return Ok(Vec::new());
             };
             check_dimension("vector", &query_.vector, u32::try_from(d).unwrap_or_default())?;
+            if let Some(indexes) = &self.embedded {
+                return self.embedded_memory_search(indexes, tenant, query_).await;
+            }
             let kinds: Vec<&str> = query_.kinds.iter().map(|k| k.as_str()).collect();
             let mut tx = self.pool.begin().await?;
             tx.execute(format!("SET LOCAL hnsw.ef_search = {}", ef_search(query_.top_k)).as_str())

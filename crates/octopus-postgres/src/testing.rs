@@ -30,10 +30,18 @@ pub fn server_url() -> String {
 /// # Panics
 /// When the server is not set or refuses: a test cannot go on without it.
 pub async fn fresh_database() -> String {
-    let base = server_url();
+    fresh_database_on(&server_url()).await
+}
+
+/// Creates an empty database on the server `base` (a URL of any database
+/// on it) names, and returns its URL.
+///
+/// # Panics
+/// When the server refuses.
+pub async fn fresh_database_on(base: &str) -> String {
     let (server, _) = base
         .rsplit_once('/')
-        .unwrap_or_else(|| panic!("{SERVER_VARIABLE} has no database part: {base}"));
+        .unwrap_or_else(|| panic!("the URL has no database part: {base}"));
     let name = format!("octopus_test_{}", uuid::Uuid::now_v7().simple());
     let mut admin = sqlx_postgres::PgConnection::connect(&format!("{server}/postgres"))
         .await

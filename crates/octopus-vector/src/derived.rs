@@ -213,6 +213,18 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
         if loaded.version != Some(before.version) {
             return Ok(());
         }
+        Ok(self.apply(key, &mut loaded, version, applied)?)
+    }
+
+    /// Applies a committed change to an index that was at the version before
+    /// it.
+    fn apply(
+        &self,
+        key: &K,
+        loaded: &mut LoadedIndex<F>,
+        version: i64,
+        applied: Change<F>,
+    ) -> Result<(), HnswError> {
         // Committed: from here a failure leaves the index behind the store,
         // and the next search reconciles it.
         loaded.version = None;
@@ -233,8 +245,28 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
             loaded.add_fields(self.partition, key, fields);
         }
         loaded.version = Some(version);
-        self.after_change(key, &mut loaded)?;
-        Ok(())
+        self.after_change(key, loaded)
+    }
+
+    /// Applies a change its store has already committed, which moved the
+    /// collection from `before` to version `after`: when the index is at
+    /// `before`, it follows in place; otherwise it is left to be reconciled
+    /// at the next search. For stores whose writes cannot run under the
+    /// index's lock (an async driver): two changes that commit in one order
+    /// and arrive in the other leave the index behind, never wrong.
+    pub fn follow(
+        &self,
+        key: &K,
+        before: CollectionState,
+        after: i64,
+        change: Change<F>,
+    ) -> Result<(), HnswError> {
+        let loaded = self.get(key, before.dimension as usize);
+        let mut loaded = write(&loaded);
+        if loaded.version != Some(before.version) {
+            return Ok(());
+        }
+        self.apply(key, &mut loaded, after, change)
     }
 
     /// The nearest keys whose fields `accept` admits, best first, each turned
@@ -491,6 +523,57 @@ mod tests {
         let reads = rows.reads;
         assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![2]);
         assert_eq!(rows.reads, reads, "the index was in step: nothing read");
+    }
+
+    #[test]
+    fn changes_followed_after_commit_apply_in_order_and_are_reconciled_out_of_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let indexes = DerivedIndexes::new(dir.path().to_owned(), 1000, user);
+        let mut rows = Rows::default();
+        rows.rows.insert(1, (axis(0), "ann".into()));
+        rows.version = 1;
+        assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![1]);
+
+        // Committed 1 → 2, then followed: in step, nothing read.
+        let at_one = rows.current();
+        rows.rows.insert(2, (axis(1), "bob".into()));
+        rows.version = 2;
+        let added = vec![(2, axis(1), "bob".to_owned())];
+        let change = Change {
+            removed: vec![],
+            added,
+        };
+        indexes.follow(&(1, 1), at_one, 2, change).unwrap();
+        let reads = rows.reads;
+        assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![1, 2]);
+        assert_eq!(rows.reads, reads, "followed in place");
+
+        // Two commits, 2 → 3 and 3 → 4, whose follows arrive in the other
+        // order: the later one finds the index behind and leaves it; the
+        // earlier one applies; the next search reconciles the rest.
+        let at_two = rows.current();
+        rows.rows.insert(3, (axis(0), "cyd".into()));
+        rows.version = 3;
+        let at_three = rows.current();
+        rows.rows.remove(&1);
+        rows.version = 4;
+        let removal = Change {
+            removed: vec![1],
+            added: vec![],
+        };
+        indexes.follow(&(1, 1), at_three, 4, removal).unwrap();
+        let addition = Change {
+            removed: vec![],
+            added: vec![(3, axis(0), "cyd".to_owned())],
+        };
+        indexes.follow(&(1, 1), at_two, 3, addition).unwrap();
+        let reads = rows.reads;
+        assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![3, 2]);
+        assert_eq!(
+            rows.reads,
+            reads + 1,
+            "behind by one change: reconciled once"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod cache;
 mod mixture;
+mod pgvector;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -18,7 +19,7 @@ use octopus_vector::{ExactIndex, HnswIndex, HnswParams, dot};
 
 use crate::corpus;
 
-const K: usize = 10;
+pub(crate) const K: usize = 10;
 const EFFORTS: [usize; 6] = [16, 32, 64, 128, 256, 512];
 
 #[derive(clap::Args)]
@@ -43,6 +44,13 @@ pub struct Options {
     /// Model folder [default: the model cache's all-MiniLM-L6-v2].
     #[arg(long)]
     model: Option<PathBuf>,
+    /// A PostgreSQL server with pgvector (`scripts/postgres.sh url`): the
+    /// 100k real vectors are searched there too, through the store API.
+    #[arg(long, env = "OCTOPUS_BENCH_DATABASE_URL")]
+    postgres: Option<String>,
+    /// Only the real vectors: no mixture, no 1M synthetic vectors.
+    #[arg(long)]
+    real_only: bool,
 }
 
 pub fn run(options: Options) -> anyhow::Result<()> {
@@ -85,6 +93,18 @@ pub fn run(options: Options) -> anyhow::Result<()> {
 
     println!("\n## 100k real embeddings\n");
     report(&base, &queries)?;
+    if let Some(server) = &options.postgres {
+        println!("\n## The same 100k real embeddings in pgvector\n");
+        let truth = truth(&exact_index(&base), &queries);
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?
+            .block_on(pgvector::report(server, &base, &queries, &truth))?;
+    }
+    if options.real_only {
+        return Ok(());
+    }
 
     let mut rng = Rng::new(0x0c70_9005);
     let fitted = Vectors {
@@ -247,7 +267,7 @@ fn latency(queries: &Vectors, mut search: impl FnMut(&[f32]) -> usize) -> (f64, 
     percentiles(times)
 }
 
-fn percentiles(mut times: Vec<f64>) -> (f64, f64) {
+pub(crate) fn percentiles(mut times: Vec<f64>) -> (f64, f64) {
     times.sort_by(f64::total_cmp);
     let at = |p: f64| times[((times.len() as f64 * p) as usize).min(times.len() - 1)];
     (at(0.50), at(0.99))

@@ -28,6 +28,16 @@ async fn on_postgres_the_context_is_the_same_after_a_restart_and_from_a_second_s
     same_context_after_a_restart_and_from_a_second_server(Place::postgres().await).await;
 }
 
+/// Each server derives its own vector index: the second one's reflects what
+/// the first wrote, and the first's catches up with the second's writes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_with_embedded_vectors_the_context_is_the_same_from_a_second_server() {
+    same_context_after_a_restart_and_from_a_second_server(
+        Place::postgres_with_embedded_vectors().await,
+    )
+    .await;
+}
+
 async fn same_context_after_a_restart_and_from_a_second_server(place: Place) {
     let first = place.open_with(|_| {}).await;
     let tenant = first.create_tenant("acme").await.unwrap().id;

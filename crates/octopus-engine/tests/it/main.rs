@@ -27,6 +27,9 @@ fn fixture_limits() -> octopus_engine::Limits {
 pub struct Place {
     dir: tempfile::TempDir,
     database_url: Option<String>,
+    /// On PostgreSQL: vectors searched by an index in each engine, derived
+    /// from the rows, instead of pgvector.
+    embedded_vectors: bool,
 }
 
 impl Place {
@@ -34,6 +37,7 @@ impl Place {
         Self {
             dir: tempfile::tempdir().unwrap(),
             database_url: None,
+            embedded_vectors: false,
         }
     }
 
@@ -41,6 +45,15 @@ impl Place {
         Self {
             dir: tempfile::tempdir().unwrap(),
             database_url: Some(octopus_postgres::testing::fresh_database().await),
+            embedded_vectors: false,
+        }
+    }
+
+    /// PostgreSQL, with each engine's vector index derived from its rows.
+    pub async fn postgres_with_embedded_vectors() -> Self {
+        Self {
+            embedded_vectors: true,
+            ..Self::postgres().await
         }
     }
 
@@ -54,6 +67,9 @@ impl Place {
         if let Some(url) = &self.database_url {
             config.storage.backend = octopus_engine::config::StorageBackend::Postgres;
             config.storage.postgres.url = url.clone();
+            if self.embedded_vectors {
+                config.vectors.backend = Some(octopus_engine::config::VectorBackend::Embedded);
+            }
         }
         config
     }

@@ -1,5 +1,7 @@
 //! The PostgreSQL store against the storage contract, on a real server
-//! (`octopus_postgres::testing`). Each test gets databases of its own.
+//! (`octopus_postgres::testing`), with vectors searched by pgvector and by
+//! an index in the process derived from the rows. Each test gets databases
+//! of its own.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
@@ -7,26 +9,49 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use octopus_core::store::Store;
-use octopus_postgres::{PostgresOptions, PostgresStore, testing};
-use octopus_testkit::{Backend, store_conformance_tests};
+use octopus_postgres::{PostgresOptions, PostgresStore, VectorMode, testing};
+use octopus_testkit::Backend;
 
 mod postgres_specific;
 
-/// A fresh database on the test server, created at first open.
-#[derive(Default)]
+/// A fresh database on the test server, created at first open, and where an
+/// embedded index saves its graphs.
 pub struct TempPostgres {
     url: tokio::sync::OnceCell<String>,
+    embedded: bool,
+    dir: tempfile::TempDir,
 }
 
 impl TempPostgres {
+    pub fn pgvector() -> Self {
+        Self::new(false)
+    }
+
+    pub fn embedded() -> Self {
+        Self::new(true)
+    }
+
+    fn new(embedded: bool) -> Self {
+        Self {
+            url: tokio::sync::OnceCell::new(),
+            embedded,
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
     pub async fn url(&self) -> &str {
         self.url.get_or_init(testing::fresh_database).await
     }
 
     pub async fn store(&self) -> PostgresStore {
-        PostgresStore::connect(PostgresOptions::new(self.url().await))
-            .await
-            .unwrap()
+        let mut options = PostgresOptions::new(self.url().await);
+        if self.embedded {
+            options.vectors = VectorMode::Embedded {
+                dir: self.dir.path().join("vectors"),
+                hnsw_threshold: octopus_vector::DEFAULT_HNSW_THRESHOLD,
+            };
+        }
+        PostgresStore::connect(options).await.unwrap()
     }
 }
 
@@ -37,8 +62,16 @@ impl Backend for TempPostgres {
     }
 
     async fn open_empty(&self) -> Arc<dyn Store> {
-        Arc::new(TempPostgres::default().store().await)
+        Arc::new(TempPostgres::new(self.embedded).store().await)
     }
 }
 
-store_conformance_tests!(TempPostgres::default());
+mod pgvector {
+    use super::TempPostgres;
+    octopus_testkit::store_conformance_tests!(TempPostgres::pgvector());
+}
+
+mod embedded {
+    use super::TempPostgres;
+    octopus_testkit::store_conformance_tests!(TempPostgres::embedded());
+}
