@@ -94,13 +94,22 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     println!("\n## 100k real embeddings\n");
     report(&base, &queries)?;
     if let Some(server) = &options.postgres {
-        println!("\n## The same 100k real embeddings in pgvector\n");
+        println!("\n## The same 100k real embeddings as knowledge chunks on PostgreSQL\n");
         let truth = truth(&exact_index(&base), &queries);
-        tokio::runtime::Builder::new_multi_thread()
+        let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
-            .build()?
-            .block_on(pgvector::report(server, &base, &queries, &truth))?;
+            .build()?;
+        let graphs = tempfile::tempdir()?;
+        for mode in [
+            octopus_postgres::VectorMode::Pgvector,
+            octopus_postgres::VectorMode::Embedded {
+                dir: graphs.path().to_owned(),
+                hnsw_threshold: octopus_vector::DEFAULT_HNSW_THRESHOLD,
+            },
+        ] {
+            runtime.block_on(pgvector::report(server, mode, &base, &queries, &truth))?;
+        }
     }
     if options.real_only {
         return Ok(());
