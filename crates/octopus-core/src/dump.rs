@@ -153,9 +153,136 @@ pub struct ImportCounts {
     pub vectors_embedded_again: u64,
 }
 
+/// The order a dump's records must come in, checked record by record as an
+/// import reads them: the header first and only first, and an `end` record
+/// that counts the records before it. Every store's import follows it.
+#[derive(Debug, Default)]
+pub struct ImportSequence {
+    records: u64,
+}
+
+/// What the next record is to an import.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ImportStep {
+    /// A record to store: its number in the dump, from 1.
+    Store(u64),
+    /// The end, with a count that matches: commit.
+    Commit,
+}
+
+impl ImportSequence {
+    /// Places `record`: to be stored, the end, or out of order (`Invalid`).
+    pub fn next(&mut self, record: &DumpRecord) -> Result<ImportStep> {
+        if let DumpRecord::End(end) = record {
+            if end.records != self.records {
+                return Err(Error::invalid(
+                    "dump",
+                    format!(
+                        "the end record counts {} records but {} came before it: the dump is cut or altered; nothing was imported",
+                        end.records, self.records
+                    ),
+                ));
+            }
+            return Ok(ImportStep::Commit);
+        }
+        let number = self.records + 1;
+        if matches!(record, DumpRecord::Header(_)) != (number == 1) {
+            return Err(Error::invalid(
+                "dump",
+                format!("record {number}: a dump starts with its header, and has one"),
+            ));
+        }
+        self.records = number;
+        Ok(ImportStep::Store(number))
+    }
+
+    /// The error of a dump that ran out before its `end` record.
+    pub fn cut(&self) -> Error {
+        Error::invalid(
+            "dump",
+            format!(
+                "the dump ends after {} records without its end record: it is cut; nothing was imported",
+                self.records
+            ),
+        )
+    }
+}
+
+/// Why an import refused record `number` (a `kind`): what the store says
+/// about an object of the dump, placed in the dump. Store constraints name
+/// their cause with [`import_conflict`] and [`missing_owner`].
+pub fn in_record(error: Error, number: u64, kind: &str) -> Error {
+    let at = |message: &str| format!("record {number} ({kind}): {message}; nothing was imported");
+    match error {
+        Error::Invalid { field, message } => Error::invalid(field, at(&message)),
+        Error::Conflict { code, message } => Error::conflict(code, at(&message)),
+        other => other,
+    }
+}
+
+/// A record whose id (or name) the store holds already.
+pub fn import_conflict() -> Error {
+    Error::conflict(
+        "import_conflict",
+        "this server already holds an object with its id (or name)",
+    )
+}
+
+/// A record that belongs to an object the store does not have.
+pub fn missing_owner() -> Error {
+    Error::invalid(
+        "dump",
+        "it belongs to an object that neither the dump (before it) nor this tenant has",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_import_takes_the_header_first_and_commits_at_a_matching_end() {
+        let header =
+            || DumpRecord::Header(DumpHeader::new(TenantId::new(), None, chrono::Utc::now()));
+        let end = |records| DumpRecord::End(DumpEnd { records });
+        let mut sequence = ImportSequence::default();
+        assert_eq!(sequence.next(&header()).unwrap(), ImportStep::Store(1));
+        assert!(
+            sequence
+                .next(&header())
+                .unwrap_err()
+                .to_string()
+                .contains("record 2")
+        );
+        assert!(
+            sequence
+                .next(&end(2))
+                .unwrap_err()
+                .to_string()
+                .contains("counts 2 records but 1")
+        );
+        assert!(sequence.cut().to_string().contains("ends after 1 records"));
+        assert_eq!(sequence.next(&end(1)).unwrap(), ImportStep::Commit);
+
+        let mut headless = ImportSequence::default();
+        assert!(
+            headless.next(&end(0)).is_ok(),
+            "an end with nothing before it counts"
+        );
+        let mut headless = ImportSequence::default();
+        let tenant = DumpRecord::Tenant(crate::tenant::Tenant {
+            id: TenantId::new(),
+            name: "t".into(),
+            created_at: chrono::Utc::now(),
+        });
+        assert!(
+            headless
+                .next(&tenant)
+                .unwrap_err()
+                .to_string()
+                .contains("starts with its header")
+        );
+    }
 
     #[test]
     fn a_record_is_named_by_its_type_on_its_line() {

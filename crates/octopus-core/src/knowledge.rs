@@ -139,6 +139,22 @@ pub struct KeywordQuery {
     pub filter: ChunkFilter,
 }
 
+impl KeywordQuery {
+    /// At least one word to search for, and a `top_k` in range.
+    pub fn validate(&self) -> Result<()> {
+        if crate::search::search_terms(&self.text).is_empty() {
+            return Err(Error::invalid("query", "must contain at least one word"));
+        }
+        if self.top_k == 0 || self.top_k > MAX_TOP_K {
+            return Err(Error::invalid(
+                "top_k",
+                format!("must be between 1 and {MAX_TOP_K}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// How a knowledge search finds chunks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -161,6 +161,23 @@ pub struct MemoryVectorQuery {
     pub to: Option<DateTime<Utc>>,
 }
 
+impl MemoryVectorQuery {
+    /// Most vectors one search returns: recall asks each retriever for a few
+    /// candidates per hit it returns.
+    pub const MAX_TOP_K: u32 = MAX_RECALL_TOP_K * 4;
+
+    /// A `top_k` in range.
+    pub fn validate(&self) -> Result<()> {
+        if self.top_k == 0 || self.top_k > Self::MAX_TOP_K {
+            return Err(Error::invalid(
+                "top_k",
+                format!("must be between 1 and {}", Self::MAX_TOP_K),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// One memory vector found by a search. Only live episodes' vectors are found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemoryVectorHit {

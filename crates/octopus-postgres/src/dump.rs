@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::dump::{
-    DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
+    self, DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
+    ImportSequence, ImportStep,
 };
 use octopus_core::episode::Episode;
 use octopus_core::knowledge::{Chunk, ChunkMetadata, NewChunk};
@@ -72,52 +73,32 @@ impl DumpStore for PostgresStore {
         let outcome = domain(async {
             let mut tx = self.pool.begin().await?;
             let mut progress = Progress::default();
+            let mut sequence = ImportSequence::default();
             while let Some(record) = receive.recv().await {
                 let record = record?;
-                let number = progress.records + 1;
-                if let DumpRecord::End(end) = record {
-                    if end.records != progress.records {
-                        return Err(DomainError::invalid(
-                            "dump",
-                            format!(
-                                "the end record counts {} records but {} came before it: the dump is cut or altered; nothing was imported",
-                                end.records, progress.records
-                            ),
-                        )
-                        .into());
-                    }
-                    if progress.procedures_changed {
-                        crate::procedures::bump(&mut tx, tenant).await?;
-                    }
-                    tx.commit().await?;
-                    if self.embedded.is_none() {
-                        for dimension in progress.dimensions {
-                            self.vectors.ensure(&self.pool, VectorTable::Knowledge, dimension).await?;
+                let number = match sequence.next(&record)? {
+                    ImportStep::Commit => {
+                        if progress.procedures_changed {
+                            crate::procedures::bump(&mut tx, tenant).await?;
                         }
+                        tx.commit().await?;
+                        if self.embedded.is_none() {
+                            for dimension in progress.dimensions {
+                                self.vectors
+                                    .ensure(&self.pool, VectorTable::Knowledge, dimension)
+                                    .await?;
+                            }
+                        }
+                        return Ok(progress.counts);
                     }
-                    return Ok(progress.counts);
-                }
-                if matches!(record, DumpRecord::Header(_)) != (number == 1) {
-                    return Err(DomainError::invalid(
-                        "dump",
-                        format!("record {number}: a dump starts with its header, and has one"),
-                    )
-                    .into());
-                }
+                    ImportStep::Store(number) => number,
+                };
                 let kind = record.kind();
                 import_one(&mut tx, tenant, record, now, &mut progress)
                     .await
                     .map_err(|e| explain(e, number, kind))?;
-                progress.records += 1;
             }
-            Err(DomainError::invalid(
-                "dump",
-                format!(
-                    "the dump ends after {} records without its end record: it is cut; nothing was imported",
-                    progress.records
-                ),
-            )
-            .into())
+            Err(sequence.cut().into())
         })
         .await;
         drop(receive);
@@ -297,45 +278,25 @@ async fn export_chunks(tx: &mut Tx<'_>, tenant: TenantId, out: &mut Out) -> Resu
 #[derive(Default)]
 struct Progress {
     counts: ImportCounts,
-    records: u64,
     episode_agents: HashMap<EpisodeId, AgentId>,
     procedures_changed: bool,
     /// The dimensions of the knowledge vectors imported.
     dimensions: std::collections::BTreeSet<u32>,
 }
 
-/// Puts the record's place in the dump into its error, and turns the
-/// constraints PostgreSQL enforces into the domain's terms.
+/// The store's refusal of record `number`, in the dump's terms.
 fn explain(error: Error, number: u64, kind: &str) -> Error {
-    let at = |message: &str| format!("record {number} ({kind}): {message}; nothing was imported");
-    if let Error::Sql(sqlx_core::Error::Database(e)) = &error {
-        match e.code().as_deref() {
-            Some("23505") => {
-                return DomainError::conflict(
-                    "import_conflict",
-                    at("this server already holds an object with its id (or name)"),
-                )
-                .into();
-            }
-            Some("23503") => {
-                return DomainError::invalid(
-                    "dump",
-                    at("it belongs to an object that neither the dump (before it) nor this tenant has"),
-                )
-                .into();
-            }
-            _ => {}
-        }
-    }
-    match error {
-        Error::Domain(DomainError::Invalid { field, message }) => {
-            DomainError::invalid(field, at(&message)).into()
-        }
-        Error::Domain(DomainError::Conflict { code, message }) => {
-            DomainError::conflict(code, at(&message)).into()
-        }
-        other => other,
-    }
+    let constraint = match &error {
+        Error::Sql(sqlx_core::Error::Database(e)) => e.code().map(|c| c.into_owned()),
+        _ => None,
+    };
+    let error = match (constraint.as_deref(), error) {
+        (Some("23505"), _) => dump::import_conflict(),
+        (Some("23503"), _) => dump::missing_owner(),
+        (_, Error::Domain(domain)) => domain,
+        (_, other) => return other,
+    };
+    dump::in_record(error, number, kind).into()
 }
 
 async fn import_one(

@@ -484,21 +484,7 @@ impl KnowledgeStore for PostgresStore {
         agent: AgentId,
         query_: &KeywordQuery,
     ) -> Result<Vec<ChunkHit>> {
-        if octopus_core::search::search_terms(&query_.text).is_empty() {
-            return Err(DomainError::invalid(
-                "query",
-                "must contain at least one word",
-            ));
-        }
-        if query_.top_k == 0 || query_.top_k > octopus_core::knowledge::MAX_TOP_K {
-            return Err(DomainError::invalid(
-                "top_k",
-                format!(
-                    "must be between 1 and {}",
-                    octopus_core::knowledge::MAX_TOP_K
-                ),
-            ));
-        }
+        query_.validate()?;
         domain(async {
             require_collection(&self.pool, tenant, agent, false).await?;
             let mut sql = QueryBuilder::<Postgres>::new(format!(

@@ -591,13 +591,7 @@ impl MemoryStore for PostgresStore {
         tenant: TenantId,
         query_: &MemoryVectorQuery,
     ) -> Result<Vec<MemoryVectorHit>> {
-        let most = octopus_core::recall::MAX_RECALL_TOP_K * 4;
-        if query_.top_k == 0 || query_.top_k > most {
-            return Err(DomainError::invalid(
-                "top_k",
-                format!("must be between 1 and {most}"),
-            ));
-        }
+        query_.validate()?;
         domain(async {
             let dimension: Option<i32> = query_scalar(
                 "SELECT dimension FROM memory_collections WHERE tenant_id = $1 AND agent_id = $2",

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::dump::{
-    DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
+    self, DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
+    ImportSequence, ImportStep,
 };
 use octopus_core::episode::Episode;
 use octopus_core::knowledge::{Chunk, NewChunk};
@@ -229,7 +230,6 @@ fn export_chunks(tx: &Transaction<'_>, tenant: TenantId, out: &mut Out) -> Resul
 #[derive(Default)]
 struct Progress {
     counts: ImportCounts,
-    records: u64,
     /// Chunks added per knowledge collection, for its version and count.
     chunks: HashMap<AgentId, i64>,
     /// Each imported episode's agent, for its messages' queued work.
@@ -245,80 +245,40 @@ fn import(
 ) -> StoreResult<ImportCounts> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let mut progress = Progress::default();
+    let mut sequence = ImportSequence::default();
     for record in records {
         let record = record?;
-        let number = progress.records + 1;
-        if let DumpRecord::End(end) = record {
-            if end.records != progress.records {
-                return Err(DomainError::invalid(
-                    "dump",
-                    format!(
-                        "the end record counts {} records but {} came before it: the dump is cut or altered; nothing was imported",
-                        end.records, progress.records
-                    ),
-                )
-                .into());
+        let number = match sequence.next(&record)? {
+            ImportStep::Commit => {
+                finish(&tx, tenant, &progress)?;
+                tx.commit()?;
+                return Ok(progress.counts);
             }
-            finish(&tx, tenant, &progress)?;
-            tx.commit()?;
-            return Ok(progress.counts);
-        }
-        if matches!(record, DumpRecord::Header(_)) != (number == 1) {
-            return Err(DomainError::invalid(
-                "dump",
-                format!("record {number}: a dump starts with its header, and has one"),
-            )
-            .into());
-        }
+            ImportStep::Store(number) => number,
+        };
         let kind = record.kind();
         import_one(&tx, tenant, record, now, &mut progress)
             .map_err(|e| explain(e, number, kind))?;
-        progress.records += 1;
     }
-    Err(DomainError::invalid(
-        "dump",
-        format!(
-            "the dump ends after {} records without its end record: it is cut; nothing was imported",
-            progress.records
-        ),
-    )
-    .into())
+    Err(sequence.cut().into())
 }
 
-/// Names the record that failed, in the domain's terms: a constraint the
-/// store refused becomes a conflict (an id taken) or a bad dump (a record
-/// whose owner is missing).
+/// The store's refusal of record `number`, in the dump's terms.
 fn explain(error: Error, number: u64, kind: &str) -> Error {
-    let at = |message: &str| format!("record {number} ({kind}): {message}; nothing was imported");
-    if let Error::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) = &error {
-        match failure.extended_code {
-            rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
-            | rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE => {
-                return DomainError::conflict(
-                    "import_conflict",
-                    at("this server already holds an object with its id (or name)"),
-                )
-                .into();
-            }
-            rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => {
-                return DomainError::invalid(
-                    "dump",
-                    at("it belongs to an object that neither the dump (before it) nor this tenant has"),
-                )
-                .into();
-            }
-            _ => {}
-        }
-    }
-    match error {
-        Error::Domain(DomainError::Invalid { field, message }) => {
-            DomainError::invalid(field, at(&message)).into()
-        }
-        Error::Domain(DomainError::Conflict { code, message }) => {
-            DomainError::conflict(code, at(&message)).into()
-        }
-        other => other,
-    }
+    let constraint = match &error {
+        Error::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) => failure.extended_code,
+        _ => 0,
+    };
+    let error = match (constraint, error) {
+        (
+            rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY | rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE,
+            _,
+        ) => dump::import_conflict(),
+        (rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY, _) => dump::missing_owner(),
+        (_, Error::Domain(domain)) => domain,
+        (_, other) => return other,
+    };
+    dump::in_record(error, number, kind).into()
 }
 
 fn import_one(

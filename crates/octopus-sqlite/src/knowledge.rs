@@ -343,21 +343,7 @@ impl KnowledgeStore for SqliteStore {
         agent: AgentId,
         query: &KeywordQuery,
     ) -> Result<Vec<ChunkHit>> {
-        if octopus_core::search::search_terms(&query.text).is_empty() {
-            return Err(DomainError::invalid(
-                "query",
-                "must contain at least one word",
-            ));
-        }
-        if query.top_k == 0 || query.top_k > octopus_core::knowledge::MAX_TOP_K {
-            return Err(DomainError::invalid(
-                "top_k",
-                format!(
-                    "must be between 1 and {}",
-                    octopus_core::knowledge::MAX_TOP_K
-                ),
-            ));
-        }
+        query.validate()?;
         let query = query.clone();
         self.db
             .read(move |conn| {

@@ -580,14 +580,7 @@ impl MemoryStore for SqliteStore {
         tenant: TenantId,
         query: &MemoryVectorQuery,
     ) -> Result<Vec<MemoryVectorHit>> {
-        // Recall asks each retriever for a few candidates per hit it returns.
-        let most = octopus_core::recall::MAX_RECALL_TOP_K * 4;
-        if query.top_k == 0 || query.top_k > most {
-            return Err(DomainError::invalid(
-                "top_k",
-                format!("must be between 1 and {most}"),
-            ));
-        }
+        query.validate()?;
         let query = query.clone();
         let indexes = Arc::clone(&self.memory);
         self.db

@@ -28,7 +28,9 @@ pub async fn report(
     let url = octopus_postgres::testing::fresh_database_on(server).await;
     let label = match &vectors {
         VectorMode::Pgvector => "pgvector (HNSW m = 16, ef_construction = 64; ef_search = 100)",
-        VectorMode::Embedded { .. } => "embedded index derived from the rows (HNSW M = 16, ef = 64)",
+        VectorMode::Embedded { .. } => {
+            "embedded index derived from the rows (HNSW M = 16, ef = 64)"
+        }
     };
     let mut options = PostgresOptions::new(&url);
     options.vectors = vectors;
