@@ -20,7 +20,7 @@ use sqlx_core::query_scalar::query_scalar;
 use sqlx_core::row::Row;
 
 use crate::error::{Error, Result as StoreResult};
-use crate::rows::{Tx, clamp, u32_at};
+use crate::rows::{Tx, clamp, int, u32_at};
 use crate::vectors::{PgVector, VectorTable, embedding_bytes};
 use crate::{PostgresStore, domain};
 
@@ -454,7 +454,7 @@ async fn insert_episode(tx: &mut Tx<'_>, tenant: TenantId, e: &Episode) -> Store
     .bind(&e.summary)
     .bind(e.summary_source.map(|s| s.as_str()))
     .bind(serde_json::to_string(&e.key_facts).unwrap_or_else(|_| "[]".into()))
-    .bind(i32::try_from(e.message_count).unwrap_or(i32::MAX))
+    .bind(int(e.message_count))
     .bind(clamp(e.total_input_tokens))
     .bind(clamp(e.total_output_tokens))
     .bind(e.last_message_at)
@@ -509,7 +509,6 @@ async fn insert_procedure(
         .find(|v| v.version.version == p.version)
         .and_then(|v| v.embedding.as_ref())
         .map(|e| embedding_bytes(&e.vector));
-    let number = |n: u32| i32::try_from(n).unwrap_or(i32::MAX);
     let inserted = query(
         "INSERT INTO procedures (id, tenant_id, agent_id, name, description, trigger_pattern, steps, embedding,
                                  is_active, is_approved, version, serving_version, latest_version,
@@ -526,9 +525,9 @@ async fn insert_procedure(
     .bind(shown)
     .bind(p.is_active)
     .bind(p.serving_version.is_some())
-    .bind(number(p.version))
-    .bind(p.serving_version.map(number))
-    .bind(number(p.latest_version))
+    .bind(int(p.version))
+    .bind(p.serving_version.map(int))
+    .bind(int(p.latest_version))
     .bind(p.created_at)
     .bind(p.updated_at)
     .bind(&p.created_by)
@@ -548,7 +547,7 @@ async fn insert_procedure(
         )
         .bind(p.id.0)
         .bind(tenant.0)
-        .bind(number(v.version))
+        .bind(int(v.version))
         .bind(&v.name)
         .bind(&v.description)
         .bind(&v.trigger_pattern)

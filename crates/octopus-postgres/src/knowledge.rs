@@ -22,7 +22,7 @@ use uuid::Uuid;
 
 use crate::embedded::{self, EmbeddedIndexes, KnowledgeRows, Snapshot, key_of};
 use crate::error::Result as StoreResult;
-use crate::rows::{Tx, u32_at, u64_at};
+use crate::rows::{Tx, big, int, u32_at, u64_at};
 use crate::vectors::{PgVector, VectorTable, ef_search};
 use crate::{PostgresStore, domain};
 
@@ -84,7 +84,7 @@ pub(crate) async fn ensure_collection(
     )
     .bind(tenant.0)
     .bind(agent.0)
-    .bind(i32::try_from(dimension).unwrap_or(i32::MAX))
+    .bind(int(dimension))
     .bind(model)
     .bind(created_at)
     .execute(&mut **tx)
@@ -128,11 +128,11 @@ pub(crate) async fn insert_chunks(
                 .push_bind(tenant.0)
                 .push_bind(agent.0)
                 .push_bind(m.source.clone())
-                .push_bind(i32::try_from(m.chunk_index).unwrap_or(i32::MAX))
+                .push_bind(int(m.chunk_index))
                 .push_bind(m.category.clone())
                 .push_bind(m.heading.clone())
                 .push_bind(chunk.content.clone())
-                .push_bind(i32::try_from(chunk.embedding.len()).unwrap_or(i32::MAX))
+                .push_bind(int(chunk.embedding.len()))
                 .push_bind(PgVector(chunk.embedding.clone()))
                 .push_bind(m.indexed_at);
         });
@@ -170,10 +170,6 @@ pub(crate) async fn bump(
     .bind(delta)
     .fetch_one(&mut **tx)
     .await?)
-}
-
-fn count(rows: usize) -> i64 {
-    i64::try_from(rows).unwrap_or(i64::MAX)
 }
 
 fn check_chunks(chunks: &[NewChunk], dimension: u32) -> StoreResult<()> {
@@ -371,7 +367,7 @@ impl KnowledgeStore for PostgresStore {
             let (mut tx, before) = lock_collection(&self.pool, tenant, agent).await?;
             check_chunks(&chunks, before.dimension)?;
             let added = insert_chunks(&mut tx, tenant, agent, &chunks).await?;
-            let after = bump(&mut tx, tenant, agent, count(added.len())).await?;
+            let after = bump(&mut tx, tenant, agent, big(added.len())).await?;
             tx.commit().await?;
             let change = Change {
                 removed: Vec::new(),
@@ -416,7 +412,7 @@ impl KnowledgeStore for PostgresStore {
                 &mut tx,
                 tenant,
                 agent,
-                count(added.len()) - count(removed.len()),
+                big(added.len()) - big(removed.len()),
             )
             .await?;
             tx.commit().await?;

@@ -33,7 +33,7 @@ use uuid::Uuid;
 use crate::embedded::{self, EmbeddedIndexes, MemoryFields, MemoryRows, Snapshot, key_of};
 use crate::error::{Result as StoreResult, corrupt};
 use crate::messages::{self, COLUMNS as MESSAGE_COLUMNS, message_from_row};
-use crate::rows::{Tx, u32_at, u64_at};
+use crate::rows::{Tx, big, int, u32_at, u64_at};
 use crate::vectors::{PgVector, VectorTable, ef_search, embedding_bytes};
 use crate::{PostgresStore, domain};
 
@@ -113,7 +113,7 @@ async fn ensure_collection(
     )
     .bind(tenant.0)
     .bind(agent.0)
-    .bind(i32::try_from(dimension).unwrap_or(i32::MAX))
+    .bind(int(dimension))
     .bind(model)
     .bind(now)
     .execute(&mut **tx)
@@ -201,13 +201,7 @@ pub(crate) async fn purge_vectors(
         .await?
         .rows_affected();
     if removed > 0 {
-        bump(
-            tx,
-            tenant,
-            agent,
-            -i64::try_from(removed).unwrap_or(i64::MAX),
-        )
-        .await?;
+        bump(tx, tenant, agent, -big(removed)).await?;
     }
     Ok(removed)
 }
@@ -418,7 +412,7 @@ impl PostgresStore {
         .bind(episode.0)
         .bind(message_id)
         .bind(at)
-        .bind(i32::try_from(dimension).unwrap_or(i32::MAX))
+        .bind(int(dimension))
         .bind(PgVector(vector.clone()))
         .bind(now)
         .fetch_one(&mut *tx)

@@ -18,7 +18,7 @@ use sqlx_postgres::{PgRow, Postgres};
 
 use crate::conversations::{Lock, get_conversation};
 use crate::error::{Result, corrupt};
-use crate::rows::{Tx, clamp, u32_at};
+use crate::rows::{Tx, clamp, int, u32_at};
 
 pub(crate) const COLUMNS: &str = "m.id, m.episode_id, m.conversation_id, m.ordinal, m.role, m.content::text AS content,
     m.name, m.tool_call_id, m.tool_calls::text AS tool_calls, m.token_count, m.timestamp, m.agent_id, m.contains_pii,
@@ -68,8 +68,7 @@ impl MessageRows {
         self.id.push(m.id.0);
         self.episode_id.push(m.episode_id.0);
         self.conversation_id.push(m.conversation_id.0);
-        self.ordinal
-            .push(i32::try_from(m.ordinal).unwrap_or(i32::MAX));
+        self.ordinal.push(int(m.ordinal));
         self.role.push(m.role.as_str());
         self.content.push(m.content.as_ref().map(json_text));
         self.name.push(m.name.clone());
@@ -315,7 +314,7 @@ async fn save_counters(
     )
     .bind(episode.id.0)
     .bind(tenant.0)
-    .bind(i32::try_from(episode.message_count).unwrap_or(i32::MAX))
+    .bind(int(episode.message_count))
     .bind(episode.last_message_at)
     .bind(episode.input_tokens)
     .bind(episode.output_tokens)

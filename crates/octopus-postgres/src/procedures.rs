@@ -15,7 +15,7 @@ use sqlx_core::row::Row;
 use sqlx_postgres::{PgRow, Postgres};
 
 use crate::error::{Error, corrupt, unique_conflict};
-use crate::rows::{Tx, json_at, opt_u32_at, u32_at};
+use crate::rows::{Tx, int, json_at, opt_u32_at, u32_at};
 use crate::vectors::{embedding_bytes, embedding_from};
 use crate::{PostgresStore, domain};
 
@@ -147,7 +147,7 @@ impl octopus_core::store::ProcedureStore for PostgresStore {
             insert_version(&mut tx, tenant, id, next, &version, now).await?;
             query("UPDATE procedures SET latest_version = $2, updated_at = $3 WHERE id = $1")
                 .bind(id.0)
-                .bind(as_int(next))
+                .bind(int(next))
                 .bind(now)
                 .execute(&mut *tx)
                 .await?;
@@ -191,7 +191,7 @@ impl octopus_core::store::ProcedureStore for PostgresStore {
                  WHERE procedure_id = $1 AND version = $2",
             )
             .bind(id.0)
-            .bind(as_int(pending))
+            .bind(int(pending))
             .bind(status.as_str())
             .bind(&by)
             .bind(now)
@@ -388,10 +388,6 @@ impl PostgresStore {
 
 type StoredVersion = (ProcedureVersion, Option<Vec<f32>>);
 
-fn as_int(version: u32) -> i32 {
-    i32::try_from(version).unwrap_or(i32::MAX)
-}
-
 pub(crate) fn steps_json(steps: &[ProcedureStep]) -> String {
     serde_json::to_string(steps).unwrap_or_else(|_| "[]".into())
 }
@@ -412,7 +408,7 @@ pub(crate) async fn insert_version(
     )
     .bind(id.0)
     .bind(tenant.0)
-    .bind(as_int(number))
+    .bind(int(number))
     .bind(&content.name)
     .bind(&content.description)
     .bind(&content.trigger_pattern)
@@ -442,7 +438,7 @@ async fn show(tx: &mut Tx<'_>, id: ProcedureId, shown: &Shown<'_>) -> Result<(),
          WHERE id = $1",
     )
     .bind(id.0)
-    .bind(as_int(shown.version))
+    .bind(int(shown.version))
     .bind(&content.name)
     .bind(&content.description)
     .bind(&content.trigger_pattern)
@@ -482,7 +478,7 @@ async fn serve(
     )
     .bind(id.0)
     .bind(tenant.0)
-    .bind(as_int(number))
+    .bind(int(number))
     .bind(approved_by)
     .bind(at)
     .execute(&mut **tx)
@@ -499,7 +495,7 @@ async fn version_row<'c>(
         "SELECT {VERSION_COLUMNS} FROM procedure_versions WHERE procedure_id = $1 AND version = $2"
     ))
     .bind(id.0)
-    .bind(as_int(number))
+    .bind(int(number))
     .fetch_optional(conn)
     .await?
     .as_ref()

@@ -37,6 +37,18 @@ pub(crate) fn json_at<T: serde::de::DeserializeOwned>(
     serde_json::from_value(value.0).map_err(|e| corrupt(what, e))
 }
 
+/// A count or position as an `integer` column holds it (PostgreSQL has no
+/// unsigned types); past `i32::MAX`, which no validated input reaches, it
+/// saturates.
+pub(crate) fn int(value: impl TryInto<i32>) -> i32 {
+    value.try_into().unwrap_or(i32::MAX)
+}
+
+/// A count as a `bigint` delta.
+pub(crate) fn big(value: impl TryInto<i64>) -> i64 {
+    value.try_into().unwrap_or(i64::MAX)
+}
+
 /// Clamps a token count into a `bigint`.
 pub(crate) fn clamp(tokens: u64) -> i64 {
     i64::try_from(tokens).unwrap_or(i64::MAX)
