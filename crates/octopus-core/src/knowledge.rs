@@ -114,6 +114,17 @@ impl VectorQuery {
     }
 }
 
+/// Every chunk replacing a source's must belong to that source.
+pub fn check_source(source: &str, chunks: &[NewChunk]) -> Result<()> {
+    match chunks.iter().position(|c| c.metadata.source != source) {
+        Some(stray) => Err(Error::invalid(
+            format!("chunks[{stray}].source"),
+            format!("must be `{source}`"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// A vector must have the collection's dimension and finite values.
 pub fn check_dimension(field: &str, vector: &[f32], dimension: u32) -> Result<()> {
     if vector.len() != dimension as usize {

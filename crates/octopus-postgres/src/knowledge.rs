@@ -386,12 +386,7 @@ impl KnowledgeStore for PostgresStore {
         source: &str,
         chunks: Vec<NewChunk>,
     ) -> Result<()> {
-        if let Some(stray) = chunks.iter().position(|c| c.metadata.source != source) {
-            return Err(DomainError::invalid(
-                format!("chunks[{stray}].source"),
-                format!("must be `{source}`"),
-            ));
-        }
+        octopus_core::knowledge::check_source(source, &chunks)?;
         domain(async {
             let (mut tx, before) = lock_collection(&self.pool, tenant, agent).await?;
             check_chunks(&chunks, before.dimension)?;

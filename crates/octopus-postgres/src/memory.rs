@@ -172,19 +172,31 @@ async fn job_episode(
     Ok(Some(EpisodeWithMessages { episode, messages }))
 }
 
+/// Puts a job back for later; false when it was gone already.
 async fn retry_job(
     conn: impl Executor<'_, Database = Postgres>,
     id: i64,
     error: &str,
     not_before: DateTime<Utc>,
-) -> StoreResult<()> {
-    query("UPDATE memory_jobs SET attempts = attempts + 1, last_error = $2, due_at = $3 WHERE seq = $1")
+) -> StoreResult<bool> {
+    let updated = query(
+        "UPDATE memory_jobs SET attempts = attempts + 1, last_error = $2, due_at = $3 WHERE seq = $1",
+    )
+    .bind(id)
+    .bind(error)
+    .bind(not_before)
+    .execute(conn)
+    .await?;
+    Ok(updated.rows_affected() > 0)
+}
+
+/// Removes a job; false when it was gone already.
+async fn delete_job(conn: impl Executor<'_, Database = Postgres>, id: i64) -> StoreResult<bool> {
+    let deleted = query("DELETE FROM memory_jobs WHERE seq = $1")
         .bind(id)
-        .bind(error)
-        .bind(not_before)
         .execute(conn)
         .await?;
-    Ok(())
+    Ok(deleted.rows_affected() > 0)
 }
 
 /// Removes every memory vector of an episode.
@@ -238,6 +250,7 @@ impl PostgresStore {
         let Some(state) = embedded::state::<MemoryRows>(&self.pool, key).await? else {
             return Ok(Vec::new());
         };
+        check_dimension("vector", &query_.vector, state.dimension)?;
         let hidden: HashSet<EpisodeId> = query_scalar::<_, Uuid>(
             "SELECT id FROM episodes WHERE tenant_id = $1 AND agent_id = $2 AND user_id = $3
                AND (deleted_at IS NOT NULL OR archived_at IS NOT NULL)",
@@ -288,21 +301,12 @@ impl PostgresStore {
         let (tenant, agent) = (job.tenant_id, job.agent_id);
         let mut tx = self.pool.begin().await?;
         let still_queued = match &outcome {
-            JobOutcome::EpisodeSummarised { retry: Some((not_before, error)), .. } => {
-                query("UPDATE memory_jobs SET attempts = attempts + 1, last_error = $2, due_at = $3 WHERE seq = $1")
-                    .bind(job.id)
-                    .bind(error)
-                    .bind(*not_before)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected()
-            }
-            _ => query("DELETE FROM memory_jobs WHERE seq = $1")
-                .bind(job.id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected(),
-        } > 0;
+            JobOutcome::EpisodeSummarised {
+                retry: Some((not_before, error)),
+                ..
+            } => retry_job(&mut *tx, job.id, error, *not_before).await?,
+            _ => delete_job(&mut *tx, job.id).await?,
+        };
         if !still_queued {
             // Done by another worker after this one's lease ran out.
             return Ok(false);
@@ -506,7 +510,7 @@ impl MemoryStore for PostgresStore {
                         work,
                     }),
                     None => {
-                        query("DELETE FROM memory_jobs WHERE seq = $1").bind(id).execute(&mut *tx).await?;
+                        delete_job(&mut *tx, id).await?;
                     }
                 }
             }
@@ -533,7 +537,12 @@ impl MemoryStore for PostgresStore {
         error: &str,
         not_before: Timestamp,
     ) -> Result<()> {
-        domain(retry_job(&self.pool, job.id, error, not_before)).await
+        domain(async {
+            retry_job(&self.pool, job.id, error, not_before)
+                .await
+                .map(drop)
+        })
+        .await
     }
 
     async fn pending_memory_jobs(&self) -> Result<u64> {
@@ -587,6 +596,9 @@ impl MemoryStore for PostgresStore {
     ) -> Result<Vec<MemoryVectorHit>> {
         query_.validate()?;
         domain(async {
+            if let Some(indexes) = &self.embedded {
+                return self.embedded_memory_search(indexes, tenant, query_).await;
+            }
             let dimension: Option<i32> = query_scalar(
                 "SELECT dimension FROM memory_collections WHERE tenant_id = $1 AND agent_id = $2",
             )
@@ -598,9 +610,6 @@ impl MemoryStore for PostgresStore {
                 return Ok(Vec::new());
             };
             check_dimension("vector", &query_.vector, u32::try_from(d).unwrap_or_default())?;
-            if let Some(indexes) = &self.embedded {
-                return self.embedded_memory_search(indexes, tenant, query_).await;
-            }
             let kinds: Vec<&str> = query_.kinds.iter().map(|k| k.as_str()).collect();
             let mut tx = self.pool.begin().await?;
             tx.execute(format!("SET LOCAL hnsw.ef_search = {}", ef_search(query_.top_k)).as_str())

@@ -280,12 +280,7 @@ impl KnowledgeStore for SqliteStore {
         source: &str,
         chunks: Vec<NewChunk>,
     ) -> Result<()> {
-        if let Some(stray) = chunks.iter().position(|c| c.metadata.source != source) {
-            return Err(DomainError::invalid(
-                format!("chunks[{stray}].source"),
-                format!("must be `{source}`"),
-            ));
-        }
+        octopus_core::knowledge::check_source(source, &chunks)?;
         let source = source.to_owned();
         self.change_chunks(tenant, agent, move |tx, row| {
             check_chunks(&chunks, row.dimension)?;
