@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::vectors::{PointFields, PointFilter};
 use crate::{AgentId, Error, Result, TenantId};
 
 /// The seed's collection name for an agent's knowledge: `agent_{agentId}_{tenantId}`.
@@ -83,6 +84,35 @@ impl ChunkFilter {
                 .is_none_or(|from| metadata.indexed_at >= from)
             && self.indexed_to.is_none_or(|to| metadata.indexed_at < to)
     }
+
+    /// The same conditions on a vector index's fields (see [`point_fields`]).
+    pub fn to_points(&self) -> PointFilter {
+        let mut filter = PointFilter {
+            from: self.indexed_from,
+            to: self.indexed_to,
+            ..PointFilter::default()
+        };
+        if let Some(source) = &self.source {
+            filter = filter.require("source", vec![source.clone()]);
+        }
+        if let Some(category) = &self.category {
+            filter = filter.require("category", vec![category.clone()]);
+        }
+        filter
+    }
+}
+
+/// What a vector index keeps of a chunk to filter on.
+pub fn point_fields(metadata: &ChunkMetadata) -> PointFields {
+    let mut fields = PointFields {
+        at: Some(metadata.indexed_at),
+        ..PointFields::default()
+    }
+    .label("source", metadata.source.clone());
+    if let Some(category) = &metadata.category {
+        fields = fields.label("category", category.clone());
+    }
+    fields
 }
 
 /// A search by vector.

@@ -35,6 +35,7 @@ pub mod store;
 pub mod summary;
 pub mod tenant;
 pub mod tokens;
+pub mod vectors;
 pub mod working_memory;
 
 pub use error::{Error, Result};

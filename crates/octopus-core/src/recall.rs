@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::episode::{EpisodeSummary, EpisodeWithMessages, SummarySource};
 use crate::message::{ContentPart, Message, MessageContent, Role};
+use crate::vectors::{PointFields, PointFilter};
 use crate::{AgentId, ConversationId, EpisodeId, Error, MessageId, Result, TenantId};
 
 /// Episodes with at most this many messages get no generated summary (seed 001).
@@ -176,6 +177,41 @@ impl MemoryVectorQuery {
         }
         Ok(())
     }
+
+    /// The query's conditions on a vector index's fields (see
+    /// [`memory_point_fields`]), leaving out the vectors of `hidden` episodes
+    /// (deleted or archived).
+    pub fn to_points(&self, hidden: &[EpisodeId]) -> PointFilter {
+        PointFilter {
+            partition: Some(self.user_id.clone()),
+            from: self.from,
+            to: self.to,
+            ..PointFilter::default()
+        }
+        .require(
+            "kind",
+            self.kinds.iter().map(|k| k.as_str().to_owned()).collect(),
+        )
+        .exclude("episode", hidden.iter().map(|e| e.to_string()).collect())
+    }
+}
+
+/// What a vector index keeps of a memory vector to filter on: its user as
+/// the partition (recall searches one user's memories), its kind and
+/// episode, and when it happened.
+pub fn memory_point_fields(
+    user_id: &str,
+    kind: MemoryKind,
+    episode: EpisodeId,
+    at: DateTime<Utc>,
+) -> PointFields {
+    PointFields {
+        partition: Some(user_id.to_owned()),
+        at: Some(at),
+        ..PointFields::default()
+    }
+    .label("kind", kind.as_str())
+    .label("episode", episode.to_string())
 }
 
 /// One memory vector found by a search. Only live episodes' vectors are found.

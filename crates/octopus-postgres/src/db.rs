@@ -66,8 +66,13 @@ fn url_parts(url: &str) -> Option<(&str, &str, &str)> {
 /// The migrations, in order. A migration is applied once, in its own
 /// transaction, under an advisory lock, so that servers starting together
 /// do not race.
-const MIGRATIONS: &[(&str, &str)] =
-    &[("0001_schema", include_str!("../migrations/0001_schema.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_schema", include_str!("../migrations/0001_schema.sql")),
+    (
+        "0002_vector_index",
+        include_str!("../migrations/0002_vector_index.sql"),
+    ),
+];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.
 const MIGRATION_LOCK: i64 = 0x006f_6374_6f70_7573;

@@ -21,7 +21,7 @@ use sqlx_core::row::Row;
 
 use crate::error::{Error, Result as StoreResult};
 use crate::rows::{Tx, clamp, int, u32_at};
-use crate::vectors::{PgVector, VectorTable, embedding_bytes};
+use crate::vectors::{PgVector, embedding_bytes};
 use crate::{PostgresStore, domain};
 
 type Sink = Box<dyn FnMut(DumpRecord) -> bool + Send>;
@@ -81,14 +81,8 @@ impl DumpStore for PostgresStore {
                         if progress.procedures_changed {
                             crate::procedures::bump(&mut tx, tenant).await?;
                         }
+                        // The vector index reconciles at its next search.
                         tx.commit().await?;
-                        if self.embedded.is_none() {
-                            for dimension in progress.dimensions {
-                                self.vectors
-                                    .ensure(&self.pool, VectorTable::Knowledge, dimension)
-                                    .await?;
-                            }
-                        }
                         return Ok(progress.counts);
                     }
                     ImportStep::Store(number) => number,
@@ -280,8 +274,6 @@ struct Progress {
     counts: ImportCounts,
     episode_agents: HashMap<EpisodeId, AgentId>,
     procedures_changed: bool,
-    /// The dimensions of the knowledge vectors imported.
-    dimensions: std::collections::BTreeSet<u32>,
 }
 
 /// The store's refusal of record `number`, in the dump's terms.
@@ -332,9 +324,7 @@ async fn import_one(
         }
         DumpRecord::KnowledgeChunk(c) => {
             require_agent(tx, tenant, c.chunk.agent_id).await?;
-            progress
-                .dimensions
-                .insert(insert_chunk(tx, tenant, &c).await?);
+            insert_chunk(tx, tenant, &c).await?;
             progress.counts.knowledge_chunks += 1;
         }
         DumpRecord::Conversation(mut conversation) => {
@@ -566,7 +556,7 @@ async fn insert_procedure(
 
 /// Inserts the chunk, creating its collection when needed; returns its
 /// dimension.
-async fn insert_chunk(tx: &mut Tx<'_>, tenant: TenantId, dumped: &DumpedChunk) -> StoreResult<u32> {
+async fn insert_chunk(tx: &mut Tx<'_>, tenant: TenantId, dumped: &DumpedChunk) -> StoreResult<()> {
     let agent = dumped.chunk.agent_id;
     let dimension = u32::try_from(dumped.embedding.vector.len())
         .ok()
@@ -588,7 +578,7 @@ async fn insert_chunk(tx: &mut Tx<'_>, tenant: TenantId, dumped: &DumpedChunk) -
         metadata: dumped.chunk.metadata.clone(),
     };
     crate::knowledge::insert_chunks(tx, tenant, agent, &[chunk]).await?;
-    // The embedded index, if any, reconciles at its next search.
-    crate::knowledge::bump(tx, tenant, agent, 1).await?;
-    Ok(dimension)
+    let set = octopus_core::vectors::VectorSet::knowledge(tenant, agent);
+    crate::vector_sets::bump::<crate::vector_sets::KnowledgeTable>(tx, set, 1).await?;
+    Ok(())
 }

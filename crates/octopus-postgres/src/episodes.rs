@@ -493,9 +493,10 @@ impl EpisodeStore for PostgresStore {
                 .bind(tenant.0)
                 .execute(&mut *tx)
                 .await?;
-            crate::memory::purge_vectors(&mut tx, tenant, episode.agent_id, id).await?;
+            let committed =
+                crate::memory::purge_vectors(&mut tx, tenant, episode.agent_id, id).await?;
             tx.commit().await?;
-            Ok(())
+            Ok(self.follow(committed).await?)
         })
         .await
     }

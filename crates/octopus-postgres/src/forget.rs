@@ -14,10 +14,13 @@ use sqlx_core::query_scalar::query_scalar;
 use sqlx_core::row::Row;
 use uuid::Uuid;
 
+use octopus_core::vectors::{VectorChange, VectorSet};
+
 use crate::error::Result as StoreResult;
+use crate::vector_sets::{MemoryTable, key_of, record_change};
 use crate::{PostgresStore, domain};
 
-const TABLES: &str = "messages, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions";
+const TABLES: &str = "messages, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, vector_points";
 
 #[async_trait]
 impl UserErasure for PostgresStore {
@@ -92,23 +95,33 @@ impl PostgresStore {
         .rows_affected();
 
         let vectors = query(
-            "DELETE FROM memory_vectors WHERE tenant_id = $1 AND episode_id = ANY($2) RETURNING agent_id, kind",
+            "DELETE FROM memory_vectors WHERE tenant_id = $1 AND episode_id = ANY($2)
+             RETURNING agent_id, kind, seq",
         )
         .bind(tenant.0)
         .bind(&episodes)
         .fetch_all(&mut *tx)
         .await?;
-        let mut per_collection: HashMap<Uuid, i64> = HashMap::new();
+        let mut per_collection: HashMap<Uuid, Vec<u64>> = HashMap::new();
         for row in &vectors {
             let kind: String = row.try_get("kind")?;
             match kind.as_str() {
                 "summary" => receipt.vectors.summary_vectors += 1,
                 _ => receipt.vectors.message_vectors += 1,
             }
-            *per_collection.entry(row.try_get("agent_id")?).or_default() += 1;
+            per_collection
+                .entry(row.try_get("agent_id")?)
+                .or_default()
+                .push(key_of(row)?);
         }
-        for (agent, removed) in &per_collection {
-            crate::memory::bump(&mut tx, tenant, AgentId(*agent), -removed).await?;
+        let mut erased = Vec::with_capacity(per_collection.len());
+        for (agent, removed) in per_collection {
+            let set = VectorSet::memory(tenant, AgentId(agent));
+            let change = VectorChange {
+                removed,
+                added: Vec::new(),
+            };
+            erased.extend(record_change::<MemoryTable>(&mut tx, set, change).await?);
         }
 
         let messages = query(
@@ -143,18 +156,15 @@ impl PostgresStore {
         receipt.relational.conversations = conversations.len() as u64;
         receipt.conversation_ids = conversations.into_iter().map(ConversationId).collect();
         tx.commit().await?;
-        // An embedded index's graph only marks a removed vector: the
-        // collections that held the user's are dropped, rebuilt from the rows
-        // at their next search.
-        if let Some(indexes) = &self.embedded {
-            for agent in per_collection.keys() {
-                if indexes
-                    .memory
-                    .drop_collection(&(tenant, AgentId(*agent)))
-                    .map_err(|e| crate::Error::VectorIndex(e.to_string()))?
-                {
-                    receipt.vectors.graphs_rebuilt += 1;
-                }
+        // Before the VACUUM that follows, so that the index's copies of the
+        // vectors go with the rows (see `VectorIndex::erase`).
+        for c in erased {
+            if self
+                .vectors
+                .erase(c.set, c.before, c.after, c.change)
+                .await?
+            {
+                receipt.vectors.graphs_rebuilt += 1;
             }
         }
         Ok(receipt)

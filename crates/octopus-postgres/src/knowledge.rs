@@ -1,29 +1,28 @@
-//! Semantic memory: collections and chunks, searched by vector (pgvector,
-//! cosine) and by keyword (`tsvector`, ranked by `ts_rank`).
+//! Semantic memory: collections and chunks, searched by keyword (`tsvector`,
+//! ranked by `ts_rank`) and by vector through the vector index, which follows
+//! the rows as [`vector_sets`](crate::vector_sets) describes.
 
 use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::knowledge::{
     Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
-    check_dimension, collection_name,
+    check_dimension, collection_name, point_fields,
 };
 use octopus_core::store::KnowledgeStore;
+use octopus_core::vectors::{Nearest, Point, ScoredKey, VectorChange, VectorSet};
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp};
-use octopus_vector::Neighbour;
-use octopus_vector::derived::{Change, CollectionState, Nearest};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
 use sqlx_core::query_builder::QueryBuilder;
-use sqlx_core::query_scalar::query_scalar;
 use sqlx_core::row::Row;
 use sqlx_postgres::{PgRow, Postgres};
 use uuid::Uuid;
 
-use crate::embedded::{self, EmbeddedIndexes, KnowledgeRows, Snapshot, key_of};
 use crate::error::Result as StoreResult;
-use crate::rows::{Tx, big, int, u32_at, u64_at};
-use crate::vectors::{PgVector, VectorTable, ef_search};
+use crate::rows::{Tx, int, u32_at, u64_at};
+use crate::vector_sets::{Committed, KnowledgeTable, key_of, record_change};
+use crate::vectors::PgVector;
 use crate::{PostgresStore, domain};
 
 const CHUNK_COLUMNS: &str =
@@ -103,17 +102,15 @@ pub(crate) async fn ensure_collection(
     Ok(())
 }
 
-/// A chunk as a derived vector index takes it: its key, vector and fields.
-pub(crate) type Added = (u64, Vec<f32>, ChunkMetadata);
-
 /// Inserts chunks (vectors already checked), without counting them in their
-/// collection ([`bump`] does); returns them keyed.
+/// collection ([`record_change`] does); returns them as the vector index
+/// takes them.
 pub(crate) async fn insert_chunks(
     tx: &mut Tx<'_>,
     tenant: TenantId,
     agent: AgentId,
     chunks: &[NewChunk],
-) -> StoreResult<Vec<Added>> {
+) -> StoreResult<Vec<Point>> {
     let mut keys: HashMap<Uuid, u64> = HashMap::with_capacity(chunks.len());
     let mut sql = QueryBuilder::<Postgres>::new(
         "INSERT INTO knowledge_chunks (id, tenant_id, agent_id, source, chunk_index, category, heading, content,
@@ -148,28 +145,13 @@ pub(crate) async fn insert_chunks(
                 .get(&chunk.id)
                 .copied()
                 .ok_or_else(|| crate::error::corrupt("chunk insert", "a row without its key"))?;
-            Ok((key, chunk.embedding.clone(), chunk.metadata.clone()))
+            Ok(Point {
+                key,
+                vector: chunk.embedding.clone(),
+                fields: point_fields(&chunk.metadata),
+            })
         })
         .collect()
-}
-
-/// Counts a change of `delta` chunks in the collection and bumps its
-/// version; returns the new version.
-pub(crate) async fn bump(
-    tx: &mut Tx<'_>,
-    tenant: TenantId,
-    agent: AgentId,
-    delta: i64,
-) -> StoreResult<i64> {
-    Ok(query_scalar(
-        "UPDATE knowledge_collections SET chunk_count = chunk_count + $3, version = version + 1
-         WHERE tenant_id = $1 AND agent_id = $2 RETURNING version",
-    )
-    .bind(tenant.0)
-    .bind(agent.0)
-    .bind(delta)
-    .fetch_one(&mut **tx)
-    .await?)
 }
 
 fn check_chunks(chunks: &[NewChunk], dimension: u32) -> StoreResult<()> {
@@ -216,99 +198,29 @@ fn push_filter(sql: &mut QueryBuilder<'_, Postgres>, filter: &ChunkFilter) {
 
 /// Begins a change to the agent's collection: its row stays locked until the
 /// transaction ends, so that changes to one collection take turns. Returns
-/// the collection's state before the change.
+/// the collection's dimension.
 async fn lock_collection(
     pool: &sqlx_postgres::PgPool,
     tenant: TenantId,
     agent: AgentId,
-) -> StoreResult<(Tx<'static>, CollectionState)> {
+) -> StoreResult<(Tx<'static>, u32)> {
     let mut tx = pool.begin().await?;
-    require_collection(&mut *tx, tenant, agent, true).await?;
-    let state = embedded::state::<KnowledgeRows>(&mut *tx, (tenant, agent))
-        .await?
-        .ok_or_else(|| DomainError::not_found("collection", collection_name(agent, tenant)))?;
-    Ok((tx, state))
+    let collection = require_collection(&mut *tx, tenant, agent, true).await?;
+    Ok((tx, collection.dimension))
 }
 
-impl PostgresStore {
-    /// After a committed change: the HNSW index of pgvector for the
-    /// collection's dimension, or the embedded index following the change.
-    async fn follow_knowledge(
-        &self,
-        key: (TenantId, AgentId),
-        before: CollectionState,
-        after: i64,
-        change: Change<ChunkMetadata>,
-    ) -> StoreResult<()> {
-        match &self.embedded {
-            Some(indexes) => Ok(indexes.knowledge.follow(&key, before, after, change)?),
-            None => {
-                self.vectors
-                    .ensure(&self.pool, VectorTable::Knowledge, before.dimension)
-                    .await
-            }
-        }
-    }
-
-    /// The nearest chunks by the embedded index, reconciled first when it is
-    /// behind the rows.
-    async fn embedded_search(
-        &self,
-        indexes: &EmbeddedIndexes,
-        (tenant, agent): (TenantId, AgentId),
-        query_: &VectorQuery,
-    ) -> StoreResult<Vec<ChunkHit>> {
-        let key = (tenant, agent);
-        let state = embedded::state::<KnowledgeRows>(&self.pool, key)
-            .await?
-            .ok_or_else(|| DomainError::not_found("collection", collection_name(agent, tenant)))?;
-        query_.validate(state.dimension)?;
-        let nearest = Nearest {
-            vector: &query_.vector,
-            top_k: query_.top_k as usize,
-            within: None,
-        };
-        let mut snapshot = Snapshot::<KnowledgeRows>::new(&self.pool);
-        let neighbours: Vec<Neighbour> = tokio::task::block_in_place(|| {
-            indexes.knowledge.search(
-                &mut snapshot,
-                &key,
-                state,
-                nearest,
-                |m| query_.filter.matches(m),
-                |n, _| n,
-            )
-        })?;
-        drop(snapshot);
-        let wanted: Vec<Neighbour> = neighbours
-            .into_iter()
-            .filter(|n| n.score >= query_.min_score)
-            .collect();
-        let seqs: Vec<i64> = wanted.iter().map(|n| n.key as i64).collect();
-        let rows = query(&format!(
-            "SELECT c.seq, {CHUNK_COLUMNS} FROM knowledge_chunks c
-             WHERE c.tenant_id = $1 AND c.agent_id = $2 AND c.seq = ANY($3)"
-        ))
-        .bind(tenant.0)
-        .bind(agent.0)
-        .bind(seqs)
-        .fetch_all(&self.pool)
-        .await?;
-        let mut by_key: HashMap<u64, Chunk> = HashMap::with_capacity(rows.len());
-        for row in &rows {
-            by_key.insert(key_of(row)?, chunk_from_row(row, agent)?);
-        }
-        // A chunk deleted between the index lookup and this read is absent.
-        Ok(wanted
-            .into_iter()
-            .filter_map(|n| {
-                by_key.remove(&n.key).map(|chunk| ChunkHit {
-                    score: n.score,
-                    chunk,
-                })
-            })
-            .collect())
-    }
+/// Counts and versions `change` in the collection, commits, and returns it
+/// for the index to follow.
+async fn commit_change(
+    mut tx: Tx<'_>,
+    tenant: TenantId,
+    agent: AgentId,
+    change: VectorChange,
+) -> StoreResult<Option<Committed>> {
+    let set = VectorSet::knowledge(tenant, agent);
+    let committed = record_change::<KnowledgeTable>(&mut tx, set, change).await?;
+    tx.commit().await?;
+    Ok(committed)
 }
 
 #[async_trait]
@@ -343,11 +255,6 @@ impl KnowledgeStore for PostgresStore {
             ensure_collection(&mut tx, tenant, agent, dimension, model, octopus_core::now()).await?;
             let created = require_collection(&mut *tx, tenant, agent, false).await?;
             tx.commit().await?;
-            if self.embedded.is_none() {
-                self.vectors
-                    .ensure(&self.pool, VectorTable::Knowledge, dimension)
-                    .await?;
-            }
             Ok(created)
         })
         .await
@@ -364,17 +271,15 @@ impl KnowledgeStore for PostgresStore {
         chunks: Vec<NewChunk>,
     ) -> Result<()> {
         domain(async {
-            let (mut tx, before) = lock_collection(&self.pool, tenant, agent).await?;
-            check_chunks(&chunks, before.dimension)?;
+            let (mut tx, dimension) = lock_collection(&self.pool, tenant, agent).await?;
+            check_chunks(&chunks, dimension)?;
             let added = insert_chunks(&mut tx, tenant, agent, &chunks).await?;
-            let after = bump(&mut tx, tenant, agent, big(added.len())).await?;
-            tx.commit().await?;
-            let change = Change {
+            let change = VectorChange {
                 removed: Vec::new(),
                 added,
             };
-            self.follow_knowledge((tenant, agent), before, after, change)
-                .await
+            let committed = commit_change(tx, tenant, agent, change).await?;
+            Ok(self.follow(committed).await?)
         })
         .await
     }
@@ -388,8 +293,8 @@ impl KnowledgeStore for PostgresStore {
     ) -> Result<()> {
         octopus_core::knowledge::check_source(source, &chunks)?;
         domain(async {
-            let (mut tx, before) = lock_collection(&self.pool, tenant, agent).await?;
-            check_chunks(&chunks, before.dimension)?;
+            let (mut tx, dimension) = lock_collection(&self.pool, tenant, agent).await?;
+            check_chunks(&chunks, dimension)?;
             let removed = query(
                 "DELETE FROM knowledge_chunks WHERE tenant_id = $1 AND agent_id = $2 AND source = $3
                  RETURNING seq",
@@ -403,17 +308,9 @@ impl KnowledgeStore for PostgresStore {
             .map(key_of)
             .collect::<StoreResult<Vec<u64>>>()?;
             let added = insert_chunks(&mut tx, tenant, agent, &chunks).await?;
-            let after = bump(
-                &mut tx,
-                tenant,
-                agent,
-                big(added.len()) - big(removed.len()),
-            )
-            .await?;
-            tx.commit().await?;
-            let change = Change { removed, added };
-            self.follow_knowledge((tenant, agent), before, after, change)
-                .await
+            let change = VectorChange { removed, added };
+            let committed = commit_change(tx, tenant, agent, change).await?;
+            Ok(self.follow(committed).await?)
         })
         .await
     }
@@ -425,46 +322,25 @@ impl KnowledgeStore for PostgresStore {
         query_: &VectorQuery,
     ) -> Result<Vec<ChunkHit>> {
         domain(async {
-            if let Some(indexes) = &self.embedded {
-                return self.embedded_search(indexes, (tenant, agent), query_).await;
-            }
             let collection = require_collection(&self.pool, tenant, agent, false).await?;
             query_.validate(collection.dimension)?;
-            let d = collection.dimension;
-            let mut tx = self.pool.begin().await?;
-            tx.execute(format!("SET LOCAL hnsw.ef_search = {}", ef_search(query_.top_k)).as_str())
-                .await?;
-            // The cast to vector(d), the same as the index's expression, lets
-            // the planner use the HNSW index of this dimension.
-            let mut sql = QueryBuilder::<Postgres>::new(format!(
-                "SELECT * FROM (SELECT {CHUNK_COLUMNS}, c.embedding::vector({d}) <=> q.v AS distance
-                 FROM knowledge_chunks c, (SELECT "
-            ));
-            sql.push_bind(PgVector(query_.vector.clone()));
-            sql.push(format!(
-                "::vector({d}) AS v) q WHERE c.dimension = {d} AND c.tenant_id = "
-            ))
-            .push_bind(tenant.0)
-            .push(" AND c.agent_id = ")
-            .push_bind(agent.0);
-            push_filter(&mut sql, &query_.filter);
-            sql.push(" ORDER BY distance LIMIT ")
-                .push_bind(i64::from(query_.top_k))
-                .push(") hits ORDER BY distance, id");
-            let rows = sql.build().fetch_all(&mut *tx).await?;
-            tx.commit().await?;
-            let mut hits = Vec::with_capacity(rows.len());
-            for row in &rows {
-                let distance: f64 = row.try_get("distance")?;
-                let score = (1.0 - distance) as f32;
-                if score >= query_.min_score {
-                    hits.push(ChunkHit {
-                        score,
-                        chunk: chunk_from_row(row, agent)?,
-                    });
-                }
-            }
-            Ok(hits)
+            let state = crate::vector_sets::state::<KnowledgeTable>(&self.pool, tenant, agent)
+                .await?
+                .ok_or_else(|| {
+                    DomainError::not_found("collection", collection_name(agent, tenant))
+                })?;
+            let nearest = Nearest {
+                vector: query_.vector.clone(),
+                top_k: query_.top_k as usize,
+                filter: query_.filter.to_points(),
+            };
+            let found: Vec<ScoredKey> = self
+                .nearest(VectorSet::knowledge(tenant, agent), state, &nearest)
+                .await?
+                .into_iter()
+                .filter(|n| n.score >= query_.min_score)
+                .collect();
+            self.chunks_found(tenant, agent, found).await
         })
         .await
     }
@@ -506,7 +382,7 @@ impl KnowledgeStore for PostgresStore {
 
     async fn delete_chunk(&self, tenant: TenantId, agent: AgentId, id: Uuid) -> Result<()> {
         domain(async {
-            let (mut tx, before) = lock_collection(&self.pool, tenant, agent).await?;
+            let (mut tx, _) = lock_collection(&self.pool, tenant, agent).await?;
             let removed = query(
                 "DELETE FROM knowledge_chunks WHERE id = $1 AND tenant_id = $2 AND agent_id = $3 RETURNING seq",
             )
@@ -516,11 +392,45 @@ impl KnowledgeStore for PostgresStore {
             .fetch_optional(&mut *tx)
             .await?
             .ok_or_else(|| DomainError::not_found("chunk", id))?;
-            let after = bump(&mut tx, tenant, agent, -1).await?;
-            tx.commit().await?;
-            let change = Change { removed: vec![key_of(&removed)?], added: Vec::new() };
-            self.follow_knowledge((tenant, agent), before, after, change).await
+            let change = VectorChange { removed: vec![key_of(&removed)?], added: Vec::new() };
+            let committed = commit_change(tx, tenant, agent, change).await?;
+            Ok(self.follow(committed).await?)
         })
         .await
+    }
+}
+
+impl PostgresStore {
+    /// The chunks of the keys found, in their order; a chunk deleted between
+    /// the index lookup and this read is absent.
+    async fn chunks_found(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        found: Vec<ScoredKey>,
+    ) -> StoreResult<Vec<ChunkHit>> {
+        let seqs: Vec<i64> = found.iter().map(|n| n.key as i64).collect();
+        let rows = query(&format!(
+            "SELECT c.seq, {CHUNK_COLUMNS} FROM knowledge_chunks c
+             WHERE c.tenant_id = $1 AND c.agent_id = $2 AND c.seq = ANY($3)"
+        ))
+        .bind(tenant.0)
+        .bind(agent.0)
+        .bind(seqs)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut by_key: HashMap<u64, Chunk> = HashMap::with_capacity(rows.len());
+        for row in &rows {
+            by_key.insert(key_of(row)?, chunk_from_row(row, agent)?);
+        }
+        Ok(found
+            .into_iter()
+            .filter_map(|n| {
+                by_key.remove(&n.key).map(|chunk| ChunkHit {
+                    score: n.score,
+                    chunk,
+                })
+            })
+            .collect())
     }
 }

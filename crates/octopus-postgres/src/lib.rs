@@ -4,6 +4,9 @@
 //! Layout:
 //! - [`db`](PostgresOptions): the connection pool, migrations and the checks
 //!   made at start;
+//! - `vector_sets`: where each kind of vector set lives, for the vector index
+//!   (the port in `octopus_core::vectors`) to follow and reconcile from;
+//! - `pgvector`: the vector port on pgvector, in its own tables;
 //! - `vectors`: pgvector's `vector` type on the wire, and one HNSW index per
 //!   dimension in use;
 //! - `rows`: how values are read out of rows;
@@ -18,55 +21,55 @@ mod agents;
 mod conversations;
 mod db;
 mod dump;
-mod embedded;
 mod episodes;
 mod error;
 mod forget;
 mod knowledge;
 mod memory;
 mod messages;
+mod pgvector;
 mod procedures;
 mod rows;
 mod search;
 mod tenants;
+mod vector_sets;
 mod vectors;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
+use octopus_core::vectors::VectorIndex;
 
 pub use db::{PostgresOptions, VectorMode};
 pub use error::Error;
+pub use pgvector::PgvectorIndex;
 
 /// Octopus's store on PostgreSQL. Cheap to clone; clones share the pool.
 #[derive(Clone)]
 pub struct PostgresStore {
     pool: sqlx_postgres::PgPool,
-    /// pgvector's HNSW indexes this process made sure exist.
-    vectors: std::sync::Arc<vectors::VectorIndexes>,
-    /// With [`VectorMode::Embedded`], the indexes in this process that
-    /// searches use instead of pgvector's.
-    embedded: Option<std::sync::Arc<embedded::EmbeddedIndexes>>,
+    /// Where knowledge and memory vectors are searched.
+    vectors: Arc<dyn VectorIndex>,
 }
 
 impl PostgresStore {
     /// Connects, checks for pgvector and applies pending migrations.
     pub async fn connect(options: PostgresOptions) -> Result<Self, Error> {
         let pool = db::connect(&options).await?;
-        tracing::info!(target = %options.redacted_url(), "opened PostgreSQL store");
-        let embedded = match &options.vectors {
-            VectorMode::Pgvector => None,
+        let vectors: Arc<dyn VectorIndex> = match &options.vectors {
+            VectorMode::Pgvector => Arc::new(PgvectorIndex::new(pool.clone())),
             VectorMode::Embedded {
                 dir,
                 hnsw_threshold,
-            } => Some(std::sync::Arc::new(embedded::EmbeddedIndexes::new(
+            } => Arc::new(octopus_vector::EmbeddedVectors::new(
                 dir.clone(),
                 *hnsw_threshold,
-            ))),
+            )),
         };
-        Ok(Self {
-            pool,
-            vectors: std::sync::Arc::default(),
-            embedded,
-        })
+        tracing::info!(
+            target = %options.redacted_url(), vectors = vectors.name(), "opened PostgreSQL store"
+        );
+        Ok(Self { pool, vectors })
     }
 
     /// Closes every connection of the pool.

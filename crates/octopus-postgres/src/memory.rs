@@ -8,7 +8,7 @@
 //! completion (a worker that outlived its lease) finds no row and writes
 //! nothing.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -16,13 +16,13 @@ use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
 use octopus_core::recall::{
     JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
-    WorkClass,
+    WorkClass, memory_point_fields,
 };
 use octopus_core::store::MemoryStore;
+use octopus_core::vectors::{Nearest, Point, VectorChange, VectorSet};
 use octopus_core::{
     AgentId, EpisodeId, Error as DomainError, MessageId, Result, TenantId, Timestamp,
 };
-use octopus_vector::derived::{Change, CollectionState, Nearest};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
 use sqlx_core::query_scalar::query_scalar;
@@ -30,11 +30,11 @@ use sqlx_core::row::Row;
 use sqlx_postgres::Postgres;
 use uuid::Uuid;
 
-use crate::embedded::{self, EmbeddedIndexes, MemoryFields, MemoryRows, Snapshot, key_of};
 use crate::error::{Result as StoreResult, corrupt};
 use crate::messages::{self, COLUMNS as MESSAGE_COLUMNS, message_from_row};
-use crate::rows::{Tx, big, int, u32_at, u64_at};
-use crate::vectors::{PgVector, VectorTable, ef_search, embedding_bytes};
+use crate::rows::{Tx, int, u32_at, u64_at};
+use crate::vector_sets::{Committed, MemoryTable, key_of, kind_at, record_change};
+use crate::vectors::{PgVector, embedding_bytes};
 use crate::{PostgresStore, domain};
 
 const EMBED_MESSAGE: &str = "embed_message";
@@ -106,7 +106,7 @@ async fn ensure_collection(
     dimension: usize,
     model: &str,
     now: DateTime<Utc>,
-) -> StoreResult<CollectionState> {
+) -> StoreResult<()> {
     query(
         "INSERT INTO memory_collections (tenant_id, agent_id, dimension, model, created_at)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, agent_id) DO NOTHING",
@@ -136,10 +136,7 @@ async fn ensure_collection(
         )
         .into());
     }
-    Ok(CollectionState {
-        dimension: d,
-        version: row.try_get("version")?,
-    })
+    Ok(())
 }
 
 async fn job_message<'c>(
@@ -199,98 +196,34 @@ async fn delete_job(conn: impl Executor<'_, Database = Postgres>, id: i64) -> St
     Ok(deleted.rows_affected() > 0)
 }
 
-/// Removes every memory vector of an episode.
+/// Removes every memory vector of an episode, in `tx`, with the version
+/// bump; the caller commits, then has the index follow.
 pub(crate) async fn purge_vectors(
     tx: &mut Tx<'_>,
     tenant: TenantId,
     agent: AgentId,
     episode: EpisodeId,
-) -> StoreResult<u64> {
-    let removed = query("DELETE FROM memory_vectors WHERE episode_id = $1 AND tenant_id = $2")
-        .bind(episode.0)
-        .bind(tenant.0)
-        .execute(&mut **tx)
-        .await?
-        .rows_affected();
-    if removed > 0 {
-        bump(tx, tenant, agent, -big(removed)).await?;
+) -> StoreResult<Option<Committed>> {
+    let removed =
+        query("DELETE FROM memory_vectors WHERE episode_id = $1 AND tenant_id = $2 RETURNING seq")
+            .bind(episode.0)
+            .bind(tenant.0)
+            .fetch_all(&mut **tx)
+            .await?
+            .iter()
+            .map(key_of)
+            .collect::<StoreResult<Vec<u64>>>()?;
+    if removed.is_empty() {
+        return Ok(None);
     }
-    Ok(removed)
-}
-
-/// Counts a change of `delta` vectors in the agent's memory collection and
-/// bumps its version; returns the new version (none without a collection).
-pub(crate) async fn bump(
-    tx: &mut Tx<'_>,
-    tenant: TenantId,
-    agent: AgentId,
-    delta: i64,
-) -> StoreResult<Option<i64>> {
-    Ok(query_scalar(
-        "UPDATE memory_collections SET vector_count = vector_count + $3, version = version + 1
-         WHERE tenant_id = $1 AND agent_id = $2 RETURNING version",
-    )
-    .bind(tenant.0)
-    .bind(agent.0)
-    .bind(delta)
-    .fetch_optional(&mut **tx)
-    .await?)
+    let change = VectorChange {
+        removed,
+        added: Vec::new(),
+    };
+    record_change::<MemoryTable>(tx, VectorSet::memory(tenant, agent), change).await
 }
 
 impl PostgresStore {
-    /// The nearest memory vectors of one user by the embedded index,
-    /// reconciled first when it is behind the rows.
-    async fn embedded_memory_search(
-        &self,
-        indexes: &EmbeddedIndexes,
-        tenant: TenantId,
-        query_: &MemoryVectorQuery,
-    ) -> StoreResult<Vec<MemoryVectorHit>> {
-        let key = (tenant, query_.agent_id);
-        let Some(state) = embedded::state::<MemoryRows>(&self.pool, key).await? else {
-            return Ok(Vec::new());
-        };
-        check_dimension("vector", &query_.vector, state.dimension)?;
-        let hidden: HashSet<EpisodeId> = query_scalar::<_, Uuid>(
-            "SELECT id FROM episodes WHERE tenant_id = $1 AND agent_id = $2 AND user_id = $3
-               AND (deleted_at IS NOT NULL OR archived_at IS NOT NULL)",
-        )
-        .bind(tenant.0)
-        .bind(query_.agent_id.0)
-        .bind(&query_.user_id)
-        .fetch_all(&self.pool)
-        .await?
-        .into_iter()
-        .map(EpisodeId)
-        .collect();
-        let nearest = Nearest {
-            vector: &query_.vector,
-            top_k: query_.top_k as usize,
-            within: Some(&query_.user_id),
-        };
-        let accept = |f: &MemoryFields| {
-            f.user_id == query_.user_id
-                && query_.kinds.contains(&f.kind)
-                && query_.from.is_none_or(|from| f.at >= from)
-                && query_.to.is_none_or(|to| f.at < to)
-                && !hidden.contains(&f.episode_id)
-        };
-        let mut snapshot = Snapshot::<MemoryRows>::new(&self.pool);
-        tokio::task::block_in_place(|| {
-            indexes
-                .memory
-                .search(&mut snapshot, &key, state, nearest, accept, |n, f| {
-                    MemoryVectorHit {
-                        kind: f.kind,
-                        score: n.score,
-                        episode_id: f.episode_id,
-                        message_id: f.message_id,
-                        at: f.at,
-                    }
-                })
-        })
-    }
-
     async fn complete(
         &self,
         job: &MemoryJob,
@@ -349,7 +282,7 @@ impl PostgresStore {
         };
         let user_id: String = owner.try_get("user_id")?;
         let last_message_at: DateTime<Utc> = owner.try_get("last_message_at")?;
-        let before = ensure_collection(&mut tx, tenant, agent, vector.len(), model, now).await?;
+        ensure_collection(&mut tx, tenant, agent, vector.len(), model, now).await?;
         let dimension = u32::try_from(vector.len()).unwrap_or(u32::MAX);
         check_dimension("embedding", &vector, dimension)?;
         if message.is_none() {
@@ -396,13 +329,7 @@ impl PostgresStore {
         .collect::<StoreResult<Vec<u64>>>()?;
         let reference = Uuid::now_v7();
         let at = message.map_or(last_message_at, |(_, at)| at);
-        let fields = MemoryFields {
-            user_id: user_id.clone(),
-            kind,
-            episode_id: episode,
-            message_id: message.map(|(id, _)| id),
-            at,
-        };
+        let fields = memory_point_fields(&user_id, kind, episode, at);
         let inserted = query(
             "INSERT INTO memory_vectors (id, tenant_id, agent_id, user_id, kind, episode_id, message_id, at,
                                          dimension, embedding, created_at)
@@ -421,13 +348,16 @@ impl PostgresStore {
         .bind(now)
         .fetch_one(&mut *tx)
         .await?;
-        let after = bump(&mut tx, tenant, agent, 1 - removed.len() as i64)
-            .await?
-            .unwrap_or(before.version);
-        let change = Change {
+        let change = VectorChange {
             removed,
-            added: vec![(key_of(&inserted)?, vector, fields)],
+            added: vec![Point {
+                key: key_of(&inserted)?,
+                vector,
+                fields,
+            }],
         };
+        let set = VectorSet::memory(tenant, agent);
+        let committed = record_change::<MemoryTable>(&mut tx, set, change).await?;
         if let Some(message) = message_id {
             query("UPDATE messages SET embedding_ref = $3 WHERE id = $1 AND tenant_id = $2")
                 .bind(message)
@@ -437,19 +367,7 @@ impl PostgresStore {
                 .await?;
         }
         tx.commit().await?;
-        match &self.embedded {
-            Some(indexes) => indexes
-                .memory
-                .follow(&(tenant, agent), before, after, change)?,
-            // Every time, not only when this call made the collection: a
-            // server that stopped between the two leaves the index to the
-            // next one.
-            None => {
-                self.vectors
-                    .ensure(&self.pool, VectorTable::Memory, dimension)
-                    .await?
-            }
-        }
+        self.follow(committed).await?;
         Ok(true)
     }
 }
@@ -596,55 +514,54 @@ impl MemoryStore for PostgresStore {
     ) -> Result<Vec<MemoryVectorHit>> {
         query_.validate()?;
         domain(async {
-            if let Some(indexes) = &self.embedded {
-                return self.embedded_memory_search(indexes, tenant, query_).await;
-            }
-            let dimension: Option<i32> = query_scalar(
-                "SELECT dimension FROM memory_collections WHERE tenant_id = $1 AND agent_id = $2",
-            )
-            .bind(tenant.0)
-            .bind(query_.agent_id.0)
-            .fetch_optional(&self.pool)
-            .await?;
-            let Some(d) = dimension else {
+            let agent = query_.agent_id;
+            let Some(state) =
+                crate::vector_sets::state::<MemoryTable>(&self.pool, tenant, agent).await?
+            else {
                 return Ok(Vec::new());
             };
-            check_dimension("vector", &query_.vector, u32::try_from(d).unwrap_or_default())?;
-            let kinds: Vec<&str> = query_.kinds.iter().map(|k| k.as_str()).collect();
-            let mut tx = self.pool.begin().await?;
-            tx.execute(format!("SET LOCAL hnsw.ef_search = {}", ef_search(query_.top_k)).as_str())
-                .await?;
-            let rows = query(&format!(
-                "SELECT * FROM (
-                     SELECT v.kind, v.episode_id, v.message_id, v.at, v.embedding::vector({d}) <=> $1::vector({d}) AS distance
-                     FROM memory_vectors v
-                     WHERE v.dimension = {d} AND v.tenant_id = $2 AND v.agent_id = $3 AND v.user_id = $4
-                       AND v.kind = ANY($5)
-                       AND ($6::timestamptz IS NULL OR v.at >= $6) AND ($7::timestamptz IS NULL OR v.at < $7)
-                       AND NOT EXISTS (
-                           SELECT 1 FROM episodes e WHERE e.id = v.episode_id
-                             AND (e.deleted_at IS NOT NULL OR e.archived_at IS NOT NULL))
-                     ORDER BY distance LIMIT $8) hits
-                 ORDER BY distance, episode_id, message_id"
-            ))
-            .bind(PgVector(query_.vector.clone()))
+            check_dimension("vector", &query_.vector, state.dimension)?;
+            let hidden: Vec<EpisodeId> = query_scalar::<_, Uuid>(
+                "SELECT id FROM episodes WHERE tenant_id = $1 AND agent_id = $2 AND user_id = $3
+                   AND (deleted_at IS NOT NULL OR archived_at IS NOT NULL)",
+            )
             .bind(tenant.0)
-            .bind(query_.agent_id.0)
+            .bind(agent.0)
             .bind(&query_.user_id)
-            .bind(kinds)
-            .bind(query_.from)
-            .bind(query_.to)
-            .bind(i64::from(query_.top_k))
-            .fetch_all(&mut *tx)
+            .fetch_all(&self.pool)
+            .await?
+            .into_iter()
+            .map(EpisodeId)
+            .collect();
+            let nearest = Nearest {
+                vector: query_.vector.clone(),
+                top_k: query_.top_k as usize,
+                filter: query_.to_points(&hidden),
+            };
+            let found = self
+                .nearest(VectorSet::memory(tenant, agent), state, &nearest)
+                .await?;
+            let keys: Vec<i64> = found.iter().map(|n| n.key as i64).collect();
+            let rows = query(
+                "SELECT seq, kind, episode_id, message_id, at FROM memory_vectors
+                 WHERE tenant_id = $1 AND seq = ANY($2)",
+            )
+            .bind(tenant.0)
+            .bind(keys)
+            .fetch_all(&self.pool)
             .await?;
-            tx.commit().await?;
-            rows.iter()
-                .map(|row| {
-                    let kind: String = row.try_get("kind")?;
-                    let distance: f64 = row.try_get("distance")?;
+            let mut by_key = HashMap::with_capacity(rows.len());
+            for row in &rows {
+                by_key.insert(key_of(row)?, row);
+            }
+            // A vector removed since the index lookup is simply absent.
+            found
+                .into_iter()
+                .filter_map(|n| by_key.remove(&n.key).map(|row| (n.score, row)))
+                .map(|(score, row)| {
                     Ok(MemoryVectorHit {
-                        kind: MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))?,
-                        score: (1.0 - distance) as f32,
+                        kind: kind_at(row)?,
+                        score,
                         episode_id: EpisodeId(row.try_get("episode_id")?),
                         message_id: row.try_get::<Option<Uuid>, _>("message_id")?.map(MessageId),
                         at: row.try_get("at")?,

@@ -44,11 +44,6 @@ pub(crate) fn int(value: impl TryInto<i32>) -> i32 {
     value.try_into().unwrap_or(i32::MAX)
 }
 
-/// A count as a `bigint` delta.
-pub(crate) fn big(value: impl TryInto<i64>) -> i64 {
-    value.try_into().unwrap_or(i64::MAX)
-}
-
 /// Clamps a token count into a `bigint`.
 pub(crate) fn clamp(tokens: u64) -> i64 {
     i64::try_from(tokens).unwrap_or(i64::MAX)

@@ -1,10 +1,10 @@
 //! Vectors in pgvector: the `vector` type in its binary wire format, and the
-//! HNSW indexes searches use.
+//! HNSW indexes of `vector_points` that searches use (see `pgvector.rs`).
 //!
 //! A column of type `vector` holds vectors of any dimension, but an HNSW index
 //! needs one. Collections choose their own dimension, so each dimension in use
 //! gets a partial expression index (`embedding::vector(d)` where
-//! `dimension = d`), created when the first collection of that dimension is,
+//! `dimension = d`), created when the first vector of that dimension is followed,
 //! and searches cast the same way so that the planner can use it.
 
 use std::collections::HashSet;
@@ -61,45 +61,29 @@ impl<'r> Decode<'r, Postgres> for PgVector {
     }
 }
 
-/// The tables whose vectors are searched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum VectorTable {
-    Knowledge,
-    Memory,
-}
-
-impl VectorTable {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Knowledge => "knowledge_chunks",
-            Self::Memory => "memory_vectors",
-        }
-    }
-}
-
 /// The longest vectors pgvector's HNSW index takes.
 const MAX_INDEXED_DIMENSION: u32 = 2000;
 
-/// The HNSW indexes this process knows exist, so that each is created once.
+/// The HNSW indexes of `vector_points` this process knows exist, one per
+/// dimension, so that each is created once.
 #[derive(Default)]
-pub(crate) struct VectorIndexes {
-    made: Mutex<HashSet<(VectorTable, u32)>>,
+pub(crate) struct DimensionIndexes {
+    made: Mutex<HashSet<u32>>,
 }
 
-impl VectorIndexes {
-    /// Creates the HNSW index for vectors of `dimension` in `table`, unless it
-    /// exists. Runs outside any transaction: `CREATE INDEX` locks the table
-    /// against writes while it runs, which is short for a new dimension (it
-    /// has no rows yet).
-    pub async fn ensure(&self, pool: &PgPool, table: VectorTable, dimension: u32) -> Result<()> {
+impl DimensionIndexes {
+    /// Creates the HNSW index for vectors of `dimension`, unless it exists.
+    /// Runs outside any transaction: `CREATE INDEX` locks the table against
+    /// writes while it runs, which is short for a new dimension (it has no
+    /// rows yet).
+    pub async fn ensure(&self, pool: &PgPool, dimension: u32) -> Result<()> {
         // pgvector indexes vectors of up to 2000 dimensions; longer ones are
-        // searched by scanning the collection.
-        if self.known(table, dimension) || dimension > MAX_INDEXED_DIMENSION {
+        // searched by scanning the set.
+        if self.known(dimension) || dimension > MAX_INDEXED_DIMENSION {
             return Ok(());
         }
-        let name = table.name();
         let sql = format!(
-            "CREATE INDEX IF NOT EXISTS ix_{name}_hnsw_{dimension} ON {name}
+            "CREATE INDEX IF NOT EXISTS ix_vector_points_hnsw_{dimension} ON vector_points
              USING hnsw ((embedding::vector({dimension})) vector_cosine_ops) WHERE dimension = {dimension}"
         );
         match pool.execute(sql.as_str()).await {
@@ -111,15 +95,15 @@ impl VectorIndexes {
         self.made
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .insert((table, dimension));
+            .insert(dimension);
         Ok(())
     }
 
-    fn known(&self, table: VectorTable, dimension: u32) -> bool {
+    fn known(&self, dimension: u32) -> bool {
         self.made
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .contains(&(table, dimension))
+            .contains(&dimension)
     }
 }
 

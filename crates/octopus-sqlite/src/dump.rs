@@ -354,7 +354,7 @@ fn import_one(
 /// counts (their indexes reconcile at the next search), procedure revisions.
 fn finish(tx: &Transaction<'_>, tenant: TenantId, progress: &Progress) -> StoreResult<()> {
     for (agent, added) in &progress.chunks {
-        KnowledgeTable::bump_version(tx, (tenant, *agent), *added)?;
+        KnowledgeTable::bump_version(tx, tenant, *agent, *added)?;
     }
     if progress.procedures_changed {
         crate::procedures::bump(tx, tenant)?;

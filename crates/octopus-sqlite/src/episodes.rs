@@ -510,8 +510,7 @@ impl EpisodeStore for SqliteStore {
     }
 
     async fn purge_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<()> {
-        let memory = std::sync::Arc::clone(&self.memory);
-        let purged_seqs = self
+        let (purged_seqs, committed) = self
             .db
             .write(move |conn| {
                 let tx =
@@ -542,10 +541,12 @@ impl EpisodeStore for SqliteStore {
                     |r| r.get(0),
                 )?;
                 let agent = AgentId(codec::uuid_from(&agent)?);
-                crate::memory::purge_vectors(&memory, tx, (tenant, agent), id)?;
-                Ok(seqs)
+                let committed = crate::memory::purge_vectors(&tx, (tenant, agent), id)?;
+                tx.commit()?;
+                Ok((seqs, committed))
             })
             .await?;
+        self.follow(committed).await?;
         // Search joins its hits to live messages, so rows left behind by a crash
         // here are invisible; forgetting them only reclaims space.
         self.indexer.forget(purged_seqs).await.map(drop)

@@ -14,7 +14,8 @@ use crate::codec;
 use crate::error::Result as StoreResult;
 use crate::memory::MemoryTable;
 use crate::rows;
-use crate::vector_collections::VectorTable;
+use crate::vector_collections::{Committed, VectorTable, record_change};
+use octopus_core::vectors::{VectorChange, VectorSet};
 
 /// The user's episodes; `?1` tenant, `?2` user, `?3` agent or NULL.
 const EPISODES: &str = "SELECT id FROM episodes WHERE tenant_id = ?1 AND user_id = ?2 AND (?3 IS NULL OR agent_id = ?3)";
@@ -23,7 +24,7 @@ const EPISODES: &str = "SELECT id FROM episodes WHERE tenant_id = ?1 AND user_id
 struct Removed {
     receipt: ForgetReceipt,
     message_seqs: Vec<i64>,
-    collections: Vec<AgentId>,
+    collections: Vec<Committed>,
 }
 
 #[async_trait]
@@ -39,8 +40,12 @@ impl UserErasure for SqliteStore {
             message_seqs,
             collections,
         } = removed;
-        for agent in collections {
-            if self.memory.drop_collection((tenant, agent))? {
+        for c in collections {
+            if self
+                .vectors
+                .erase(c.set, c.before, c.after, c.change)
+                .await?
+            {
                 receipt.vectors.graphs_rebuilt += 1;
             }
         }
@@ -104,27 +109,33 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
         scope,
     )? as u64;
 
-    let vectors: Vec<(Vec<u8>, String)> = rows::collect(
+    let vectors: Vec<(Vec<u8>, String, u64)> = rows::collect(
         &mut tx.prepare(&format!(
             "DELETE FROM memory_vectors WHERE tenant_id = ?1 AND episode_id IN ({EPISODES})
-             RETURNING agent_id, kind"
+             RETURNING agent_id, kind, seq"
         ))?,
         scope,
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)?.unsigned_abs())),
     )?;
-    let mut per_collection: HashMap<Vec<u8>, i64> = HashMap::new();
-    for (agent, kind) in vectors {
+    let mut per_collection: HashMap<Vec<u8>, Vec<u64>> = HashMap::new();
+    for (agent, kind, key) in vectors {
         match kind.as_str() {
             "summary" => receipt.vectors.summary_vectors += 1,
             _ => receipt.vectors.message_vectors += 1,
         }
-        *per_collection.entry(agent).or_default() += 1;
+        per_collection.entry(agent).or_default().push(key);
     }
     let mut collections = Vec::with_capacity(per_collection.len());
     for (agent, removed) in per_collection {
         let agent = AgentId(codec::uuid_from(&agent)?);
-        MemoryTable::bump_version(&tx, (tenant, agent), -removed)?;
-        collections.push(agent);
+        let before = MemoryTable::state(&tx, tenant, agent)?
+            .ok_or_else(|| crate::error::corrupt("memory collection", "vectors without one"))?;
+        let change = VectorChange {
+            removed,
+            added: Vec::new(),
+        };
+        let set = VectorSet::memory(tenant, agent);
+        collections.push(record_change::<MemoryTable>(&tx, set, before, change)?);
     }
 
     let message_seqs: Vec<i64> = rows::collect(

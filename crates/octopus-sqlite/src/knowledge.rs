@@ -1,15 +1,18 @@
-//! Semantic memory on SQLite: chunks in `knowledge_chunks`, searched through an
-//! in-memory vector index per collection, kept in step with the rows as
-//! [`vector_collections`](crate::vector_collections) describes.
+//! Semantic memory on SQLite: chunks in `knowledge_chunks`, searched by
+//! keyword with FTS5 and by vector through the vector index, which follows
+//! the rows as [`vector_collections`](crate::vector_collections) describes.
 
 use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::knowledge::{
     Chunk, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
-    check_dimension, collection_name,
+    check_dimension, collection_name, point_fields,
 };
 use octopus_core::store::KnowledgeStore;
+use octopus_core::vectors::{
+    Nearest, Point, PointFields, ScoredKey, SetState, VectorChange, VectorSet,
+};
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -19,22 +22,19 @@ use crate::SqliteStore;
 use crate::codec::{self, micros};
 use crate::error::Result as StoreResult;
 use crate::rows::{self, Filters};
-use crate::vector_collections::{Change, CollectionState, Nearest, VectorCollections, VectorTable};
+use crate::vector_collections::{Committed, VectorTable, record_change};
 
-/// The knowledge chunks' table, for [`VectorCollections`].
+/// The knowledge chunks' table, as a vector set's rows.
 pub(crate) struct KnowledgeTable;
 
-pub(crate) type KnowledgeIndexes = VectorCollections<KnowledgeTable>;
-
 impl VectorTable for KnowledgeTable {
-    type Fields = ChunkMetadata;
     const COLLECTIONS: &'static str = "knowledge_collections";
     const COUNT_COLUMN: &'static str = "chunk_count";
     const ROWS: &'static str = "knowledge_chunks";
     const FIELD_COLUMNS: &'static str = "source, chunk_index, category, heading, indexed_at";
 
-    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMetadata> {
-        metadata_from_row(row)
+    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<PointFields> {
+        Ok(point_fields(&metadata_from_row(row)?))
     }
 }
 
@@ -47,8 +47,8 @@ struct CollectionRow {
 }
 
 impl CollectionRow {
-    fn state(&self) -> CollectionState {
-        CollectionState {
+    fn state(&self) -> SetState {
+        SetState {
             dimension: self.dimension,
             version: self.version,
         }
@@ -184,30 +184,37 @@ pub(crate) fn metadata_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMet
 
 impl SqliteStore {
     /// Runs a change to a collection's chunks in one transaction that also bumps
-    /// the collection's version, and has the index follow it.
+    /// the collection's version, then has the vector index follow it.
     async fn change_chunks<F>(&self, tenant: TenantId, agent: AgentId, change: F) -> Result<()>
     where
-        F: FnOnce(&Connection, &CollectionRow) -> StoreResult<Change<ChunkMetadata>>
-            + Send
-            + 'static,
+        F: FnOnce(&Connection, &CollectionRow) -> StoreResult<VectorChange> + Send + 'static,
     {
-        let indexes = std::sync::Arc::clone(&self.knowledge);
-        self.db
+        let committed = self
+            .db
             .write(move |conn| {
                 let tx =
                     conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 let row = require_collection(&tx, tenant, agent)?;
-                indexes.commit_change(tx, (tenant, agent), row.state(), |tx| change(tx, &row))
+                let change = change(&tx, &row)?;
+                let set = VectorSet::knowledge(tenant, agent);
+                let committed = record_change::<KnowledgeTable>(&tx, set, row.state(), change)?;
+                tx.commit()?;
+                Ok::<_, crate::Error>(Some::<Committed>(committed))
             })
-            .await
+            .await?;
+        self.follow(committed).await
     }
 }
 
-/// The index's share of new chunks: their vectors and metadata by seq.
-fn added(seqs: Vec<i64>, chunks: Vec<NewChunk>) -> Vec<(u64, Vec<f32>, ChunkMetadata)> {
+/// The index's share of new chunks: their keys, vectors and fields.
+fn added(seqs: Vec<i64>, chunks: Vec<NewChunk>) -> Vec<Point> {
     seqs.into_iter()
         .zip(chunks)
-        .map(|(seq, chunk)| (seq as u64, chunk.embedding, chunk.metadata))
+        .map(|(seq, chunk)| Point {
+            key: seq as u64,
+            fields: point_fields(&chunk.metadata),
+            vector: chunk.embedding,
+        })
         .collect()
 }
 
@@ -265,7 +272,7 @@ impl KnowledgeStore for SqliteStore {
         self.change_chunks(tenant, agent, move |tx, row| {
             check_chunks(&chunks, row.dimension)?;
             let seqs = insert_chunks(tx, tenant, agent, &chunks)?;
-            Ok(Change {
+            Ok(VectorChange {
                 removed: Vec::new(),
                 added: added(seqs, chunks),
             })
@@ -294,7 +301,7 @@ impl KnowledgeStore for SqliteStore {
             )?;
             drop(delete);
             let seqs = insert_chunks(tx, tenant, agent, &chunks)?;
-            Ok(Change { removed, added: added(seqs, chunks) })
+            Ok(VectorChange { removed, added: added(seqs, chunks) })
         })
         .await
     }
@@ -305,30 +312,24 @@ impl KnowledgeStore for SqliteStore {
         agent: AgentId,
         query: &VectorQuery,
     ) -> Result<Vec<ChunkHit>> {
-        let query = query.clone();
-        let indexes = std::sync::Arc::clone(&self.knowledge);
+        let state = self
+            .db
+            .read(move |conn| Ok(require_collection(conn, tenant, agent)?.state()))
+            .await?;
+        query.validate(state.dimension)?;
+        let nearest = Nearest {
+            vector: query.vector.clone(),
+            top_k: query.top_k as usize,
+            filter: query.filter.to_points(),
+        };
+        let found: Vec<ScoredKey> = self
+            .nearest(VectorSet::knowledge(tenant, agent), state, &nearest)
+            .await?
+            .into_iter()
+            .filter(|n| n.score >= query.min_score)
+            .collect();
         self.db
-            .read(move |conn| {
-                let row = require_collection(conn, tenant, agent)?;
-                query.validate(row.dimension)?;
-                let neighbours: Vec<_> = indexes
-                    .search(
-                        conn,
-                        (tenant, agent),
-                        row.state(),
-                        Nearest {
-                            vector: &query.vector,
-                            top_k: query.top_k as usize,
-                            within: None,
-                        },
-                        |m| query.filter.matches(m),
-                        |n, _| n,
-                    )?
-                    .into_iter()
-                    .filter(|n| n.score >= query.min_score)
-                    .collect();
-                fetch_hits(conn, tenant, agent, &neighbours)
-            })
+            .read(move |conn| fetch_hits(conn, tenant, agent, &found))
             .await
     }
 
@@ -396,7 +397,7 @@ impl KnowledgeStore for SqliteStore {
                 )
                 .optional()?;
             match seq {
-                Some(seq) => Ok(Change { removed: vec![seq as u64], added: Vec::new() }),
+                Some(seq) => Ok(VectorChange { removed: vec![seq as u64], added: Vec::new() }),
                 None => Err(DomainError::not_found("chunk", id).into()),
             }
         })
@@ -409,7 +410,7 @@ fn fetch_hits(
     conn: &Connection,
     tenant: TenantId,
     agent: AgentId,
-    neighbours: &[octopus_vector::Neighbour],
+    neighbours: &[ScoredKey],
 ) -> StoreResult<Vec<ChunkHit>> {
     if neighbours.is_empty() {
         return Ok(Vec::new());

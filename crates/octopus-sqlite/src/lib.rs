@@ -34,6 +34,7 @@ mod vector_collections;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use octopus_core::vectors::VectorIndex;
 
 pub use db::{Durability, SqliteOptions};
 pub use error::Error;
@@ -43,30 +44,38 @@ pub use error::Error;
 pub struct SqliteStore {
     db: Arc<db::Db>,
     indexer: Arc<search::Indexer>,
-    knowledge: Arc<knowledge::KnowledgeIndexes>,
-    memory: Arc<memory::MemoryIndexes>,
+    /// Where knowledge and memory vectors are searched.
+    vectors: Arc<dyn VectorIndex>,
 }
 
 impl SqliteStore {
     /// Opens the store in `options.data_dir`, creating it and applying migrations
-    /// as needed. Blocks: call it before serving, or from a blocking thread.
+    /// as needed, with vectors searched in this process (graphs saved under
+    /// `vectors/` in the data directory). Blocks: call it before serving, or
+    /// from a blocking thread.
     pub fn open(options: SqliteOptions) -> Result<Self, Error> {
-        let knowledge = knowledge::KnowledgeIndexes::new(
+        let vectors = Arc::new(octopus_vector::EmbeddedVectors::new(
             options.data_dir.join("vectors"),
             options.hnsw_threshold,
-        );
-        let memory = memory::MemoryIndexes::new(
-            options.data_dir.join("vectors").join("memory"),
-            options.hnsw_threshold,
-        );
+        ));
+        Self::open_with_vectors(options, vectors)
+    }
+
+    /// Opens the store with vectors searched by `vectors`.
+    pub fn open_with_vectors(
+        options: SqliteOptions,
+        vectors: Arc<dyn VectorIndex>,
+    ) -> Result<Self, Error> {
         let db = Arc::new(db::Db::open(options)?);
         let indexer = search::Indexer::start(&db)?;
-        tracing::info!(path = %db.main_path.display(), search = %db.search_path.display(), "opened SQLite store");
+        tracing::info!(
+            path = %db.main_path.display(), search = %db.search_path.display(),
+            vectors = vectors.name(), "opened SQLite store"
+        );
         Ok(Self {
             db,
             indexer,
-            knowledge: Arc::new(knowledge),
-            memory: Arc::new(memory),
+            vectors,
         })
     }
 

@@ -1,10 +1,9 @@
 //! Episodic memory for recall on SQLite: the job queue (`memory_jobs`) and the
-//! memory vectors of messages and summaries (`memory_vectors`), indexed in
-//! memory per agent and tenant as [`vector_collections`](crate::vector_collections)
-//! describes.
+//! memory vectors of messages and summaries (`memory_vectors`), one vector set
+//! per agent and tenant, followed by the vector index as
+//! [`vector_collections`](crate::vector_collections) describes.
 
-use std::collections::HashSet;
-use std::sync::Arc;
+use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::episode::EpisodeWithMessages;
@@ -12,9 +11,10 @@ use octopus_core::knowledge::check_dimension;
 use octopus_core::message::Message;
 use octopus_core::recall::{
     JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
-    WorkClass,
+    WorkClass, memory_point_fields,
 };
 use octopus_core::store::MemoryStore;
+use octopus_core::vectors::{Nearest, Point, PointFields, SetState, VectorChange, VectorSet};
 use octopus_core::{
     AgentId, EpisodeId, Error as DomainError, MessageId, Result, TenantId, Timestamp,
 };
@@ -26,9 +26,9 @@ use crate::codec::{self, micros};
 use crate::error::{Result as StoreResult, corrupt};
 use crate::messages::{self, columns, message_from_row};
 use crate::rows;
-use crate::vector_collections::{
-    Change, CollectionKey, CollectionState, Nearest, VectorCollections, VectorTable,
-};
+use crate::vector_collections::{Committed, VectorTable, record_change};
+
+type CollectionKey = (TenantId, AgentId);
 
 const EMBED_MESSAGE: &str = "embed_message";
 const SUMMARISE_EPISODE: &str = "summarise_episode";
@@ -87,13 +87,11 @@ fn class_column(class: WorkClass) -> i64 {
     }
 }
 
-/// The memory vectors' table, for [`VectorCollections`].
+/// The memory vectors' table, as a vector set's rows.
 pub(crate) struct MemoryTable;
 
-pub(crate) type MemoryIndexes = VectorCollections<MemoryTable>;
-
-/// What a recall filters on, kept beside each vector.
-pub(crate) struct MemoryFields {
+/// A memory vector's own fields, as stored beside it.
+struct MemoryFields {
     user_id: String,
     kind: MemoryKind,
     episode_id: EpisodeId,
@@ -102,26 +100,25 @@ pub(crate) struct MemoryFields {
 }
 
 impl VectorTable for MemoryTable {
-    type Fields = MemoryFields;
     const COLLECTIONS: &'static str = "memory_collections";
     const COUNT_COLUMN: &'static str = "vector_count";
     const ROWS: &'static str = "memory_vectors";
-    const FIELD_COLUMNS: &'static str = "user_id, kind, episode_id, message_id, at";
+    const FIELD_COLUMNS: &'static str = "user_id, kind, episode_id, at";
 
-    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<MemoryFields> {
-        let kind: String = row.get("kind")?;
-        Ok(MemoryFields {
-            user_id: row.get("user_id")?,
-            kind: MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))?,
-            episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
-            message_id: rows::opt_uuid(row, "message_id")?.map(MessageId),
-            at: row.get("at")?,
-        })
+    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<PointFields> {
+        let user: String = row.get("user_id")?;
+        Ok(memory_point_fields(
+            &user,
+            kind_from_row(row)?,
+            EpisodeId(rows::uuid(row, "episode_id")?),
+            codec::instant(row.get("at")?)?,
+        ))
     }
+}
 
-    fn partition(fields: &MemoryFields) -> Option<&str> {
-        Some(&fields.user_id)
-    }
+fn kind_from_row(row: &rusqlite::Row<'_>) -> StoreResult<MemoryKind> {
+    let kind: String = row.get("kind")?;
+    MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))
 }
 
 /// The agent's memory collection, created for `dimension` and `model` at first
@@ -129,11 +126,11 @@ impl VectorTable for MemoryTable {
 /// of one model only.
 fn ensure_collection(
     tx: &Transaction<'_>,
-    key @ (tenant, agent): CollectionKey,
+    (tenant, agent): CollectionKey,
     dimension: usize,
     model: &str,
     now: i64,
-) -> StoreResult<CollectionState> {
+) -> StoreResult<SetState> {
     let existing: Option<(u32, String)> = tx
         .prepare_cached(
             "SELECT dimension, model FROM memory_collections WHERE tenant_id = ?1 AND agent_id = ?2",
@@ -165,7 +162,12 @@ fn ensure_collection(
             )?;
         }
     }
-    Ok(MemoryTable::state(tx, key)?.expect("the collection exists in this transaction"))
+    MemoryTable::state(tx, tenant, agent)?.ok_or_else(|| {
+        corrupt(
+            "memory collection",
+            "missing in the transaction that made it",
+        )
+    })
 }
 
 struct JobRow {
@@ -237,7 +239,7 @@ fn replace_vector(
     fields: MemoryFields,
     vector: Vec<f32>,
     now: i64,
-) -> StoreResult<(Change<MemoryFields>, Uuid)> {
+) -> StoreResult<(VectorChange, Uuid)> {
     let message_id = fields.message_id.map(|m| *m.0.as_bytes());
     let removed = rows::collect(
         &mut *tx.prepare_cached(
@@ -268,9 +270,14 @@ fn replace_vector(
             ],
             |r| Ok(r.get::<_, i64>(0)? as u64),
         )?;
-    let change = Change {
+    let at = codec::instant(fields.at)?;
+    let change = VectorChange {
         removed,
-        added: vec![(seq, vector, fields)],
+        added: vec![Point {
+            key: seq,
+            vector,
+            fields: memory_point_fields(&fields.user_id, fields.kind, fields.episode_id, at),
+        }],
     };
     Ok((change, id))
 }
@@ -288,14 +295,15 @@ fn retry_job(conn: &Connection, id: i64, error: &str, not_before: i64) -> rusqli
 
 /// Stores what a job made and removes the job, in one transaction. A message
 /// or episode purged since the job was claimed leaves nothing to store.
+/// Returns whether the job was still queued, and the vector change for the
+/// index to follow.
 fn complete(
     conn: &mut Connection,
-    indexes: &MemoryIndexes,
     job: &MemoryJobKey,
     outcome: JobOutcome,
     model: &str,
     now: i64,
-) -> StoreResult<bool> {
+) -> StoreResult<(bool, Option<Committed>)> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let (tenant, key) = (job.tenant, (job.tenant, job.agent));
     let queued = match &outcome {
@@ -307,7 +315,7 @@ fn complete(
     };
     if !queued {
         // Done by another worker after this one's lease ran out.
-        return Ok(false);
+        return Ok((false, None));
     }
     // The episode, and for a message vector the message and its time.
     let (target, vector, generated) = match outcome {
@@ -335,7 +343,7 @@ fn complete(
     };
     let (Some((episode, message)), Some((user_id, last_message_at))) = (target, owner) else {
         tx.commit()?;
-        return Ok(true);
+        return Ok((true, None));
     };
     let state = ensure_collection(&tx, key, vector.len(), model, now)?;
     check_dimension("embedding", &vector, state.dimension)?;
@@ -350,7 +358,7 @@ fn complete(
         message_id: message.map(|(id, _)| id),
         at: message.map_or(last_message_at, |(_, at)| at),
     };
-    indexes.commit_change(tx, key, state, |tx| {
+    {
         if message.is_none() {
             if let Some((generated, source)) = &generated {
                 // A summary the caller set meanwhile wins over ours; a model's
@@ -377,46 +385,47 @@ fn complete(
                 ],
             )?;
         }
-        let (change, reference) = replace_vector(tx, key, fields, vector, now)?;
-        if let Some((message, _)) = message {
-            tx.prepare_cached(
-                "UPDATE messages SET embedding_ref = ?3 WHERE id = ?1 AND tenant_id = ?2",
-            )?
-            .execute(params![
-                message.0.as_bytes(),
-                tenant.0.as_bytes(),
-                reference.to_string()
-            ])?;
-        }
-        Ok(change)
-    })?;
-    Ok(true)
+    }
+    let (change, reference) = replace_vector(&tx, key, fields, vector, now)?;
+    if let Some((message, _)) = message {
+        tx.prepare_cached(
+            "UPDATE messages SET embedding_ref = ?3 WHERE id = ?1 AND tenant_id = ?2",
+        )?
+        .execute(params![
+            message.0.as_bytes(),
+            tenant.0.as_bytes(),
+            reference.to_string()
+        ])?;
+    }
+    let set = VectorSet::memory(tenant, job.agent);
+    let committed = record_change::<MemoryTable>(&tx, set, state, change)?;
+    tx.commit()?;
+    Ok((true, Some(committed)))
 }
 
-/// Removes an episode's memory vectors in `tx`, which this commits.
+/// Removes an episode's memory vectors in `tx`, with the version bump; the
+/// caller commits, then has the index follow.
 pub(crate) fn purge_vectors(
-    indexes: &MemoryIndexes,
-    tx: Transaction<'_>,
-    key: CollectionKey,
+    tx: &Transaction<'_>,
+    (tenant, agent): CollectionKey,
     episode: EpisodeId,
-) -> StoreResult<()> {
-    let Some(state) = MemoryTable::state(&tx, key)? else {
-        tx.commit()?;
-        return Ok(());
+) -> StoreResult<Option<Committed>> {
+    let Some(state) = MemoryTable::state(tx, tenant, agent)? else {
+        return Ok(None);
     };
-    indexes.commit_change(tx, key, state, |tx| {
-        let removed = rows::collect(
-            &mut *tx.prepare_cached(
-                "DELETE FROM memory_vectors WHERE episode_id = ?1 AND tenant_id = ?2 RETURNING seq",
-            )?,
-            [episode.0.as_bytes(), key.0.0.as_bytes()],
-            rows::key,
-        )?;
-        Ok(Change {
-            removed,
-            added: Vec::new(),
-        })
-    })
+    let removed = rows::collect(
+        &mut *tx.prepare_cached(
+            "DELETE FROM memory_vectors WHERE episode_id = ?1 AND tenant_id = ?2 RETURNING seq",
+        )?,
+        [episode.0.as_bytes(), tenant.0.as_bytes()],
+        rows::key,
+    )?;
+    let change = VectorChange {
+        removed,
+        added: Vec::new(),
+    };
+    let set = VectorSet::memory(tenant, agent);
+    Ok(Some(record_change::<MemoryTable>(tx, set, state, change)?))
 }
 
 /// What completing or retrying a job needs to know of it.
@@ -512,10 +521,12 @@ impl MemoryStore for SqliteStore {
     ) -> Result<bool> {
         let key = MemoryJobKey::from(job);
         let model = model.to_owned();
-        let indexes = Arc::clone(&self.memory);
-        self.db
-            .write(move |conn| complete(conn, &indexes, &key, outcome, &model, micros(now)))
-            .await
+        let (queued, committed) = self
+            .db
+            .write(move |conn| complete(conn, &key, outcome, &model, micros(now)))
+            .await?;
+        self.follow(committed).await?;
+        Ok(queued)
     }
 
     async fn retry_memory_job(
@@ -581,50 +592,87 @@ impl MemoryStore for SqliteStore {
         query: &MemoryVectorQuery,
     ) -> Result<Vec<MemoryVectorHit>> {
         query.validate()?;
-        let query = query.clone();
-        let indexes = Arc::clone(&self.memory);
-        self.db
+        let (agent, user) = (query.agent_id, query.user_id.clone());
+        let found = self
+            .db
             .read(move |conn| {
-                let key = (tenant, query.agent_id);
-                let Some(state) = MemoryTable::state(conn, key)? else {
-                    return Ok(Vec::new());
+                let Some(state) = MemoryTable::state(conn, tenant, agent)? else {
+                    return Ok(None);
                 };
-                check_dimension("vector", &query.vector, state.dimension)?;
-                let hidden: HashSet<EpisodeId> = rows::collect(
+                let hidden: Vec<EpisodeId> = rows::collect(
                     &mut *conn.prepare_cached(
                         "SELECT id FROM episodes WHERE tenant_id = ?1 AND agent_id = ?2 AND user_id = ?3
                            AND (deleted_at IS NOT NULL OR archived_at IS NOT NULL)",
                     )?,
-                    params![tenant.0.as_bytes(), query.agent_id.0.as_bytes(), query.user_id],
+                    params![tenant.0.as_bytes(), agent.0.as_bytes(), user],
                     |r| Ok(EpisodeId(rows::uuid(r, "id")?)),
-                )?
-                .into_iter()
-                .collect();
-                let from = query.from.map(micros).unwrap_or(i64::MIN);
-                let to = query.to.map(micros).unwrap_or(i64::MAX);
-                let hits = indexes.search(
-                    conn,
-                    key,
-                    state,
-                    Nearest {
-                        vector: &query.vector,
-                        top_k: query.top_k as usize,
-                        within: Some(&query.user_id),
-                    },
-                    |f| {
-                        f.user_id == query.user_id
-                            && query.kinds.contains(&f.kind)
-                            && (from..to).contains(&f.at)
-                            && !hidden.contains(&f.episode_id)
-                    },
-                    |n, f| (n.score, f.kind, f.episode_id, f.message_id, f.at),
                 )?;
-                hits.into_iter()
-                    .map(|(score, kind, episode_id, message_id, at)| {
-                        Ok(MemoryVectorHit { kind, score, episode_id, message_id, at: codec::instant(at)? })
+                Ok(Some((state, hidden)))
+            })
+            .await?;
+        let Some((state, hidden)) = found else {
+            return Ok(Vec::new());
+        };
+        check_dimension("vector", &query.vector, state.dimension)?;
+        let nearest = Nearest {
+            vector: query.vector.clone(),
+            top_k: query.top_k as usize,
+            filter: query.to_points(&hidden),
+        };
+        let scored = self
+            .nearest(VectorSet::memory(tenant, agent), state, &nearest)
+            .await?;
+        self.db
+            .read(move |conn| {
+                let mut by_key = memory_rows(conn, tenant, scored.iter().map(|s| s.key))?;
+                // A vector removed since the index lookup is simply absent.
+                scored
+                    .iter()
+                    .filter_map(|s| by_key.remove(&s.key).map(|row| (s.score, row)))
+                    .map(|(score, (kind, episode_id, message_id, at))| {
+                        Ok(MemoryVectorHit {
+                            kind,
+                            score,
+                            episode_id,
+                            message_id,
+                            at: codec::instant(at)?,
+                        })
                     })
                     .collect()
             })
             .await
     }
+}
+
+type MemoryRow = (MemoryKind, EpisodeId, Option<MessageId>, i64);
+
+/// The memory vectors of `keys`, by key, read in one query.
+fn memory_rows(
+    conn: &Connection,
+    tenant: TenantId,
+    keys: impl Iterator<Item = u64>,
+) -> StoreResult<HashMap<u64, MemoryRow>> {
+    let mut values = vec![rows::blob(&tenant.0)];
+    values.extend(keys.map(|k| rusqlite::types::Value::Integer(k as i64)));
+    if values.len() == 1 {
+        return Ok(HashMap::new());
+    }
+    let placeholders = vec!["?"; values.len() - 1].join(", ");
+    let mut stmt = conn.prepare(&format!(
+        "SELECT seq, kind, episode_id, message_id, at FROM memory_vectors
+         WHERE tenant_id = ? AND seq IN ({placeholders})"
+    ))?;
+    let found = rows::collect(&mut stmt, rusqlite::params_from_iter(values), |row| {
+        let seq: i64 = row.get("seq")?;
+        Ok((
+            seq as u64,
+            (
+                kind_from_row(row)?,
+                EpisodeId(rows::uuid(row, "episode_id")?),
+                rows::opt_uuid(row, "message_id")?.map(MessageId),
+                row.get::<_, i64>("at")?,
+            ),
+        ))
+    })?;
+    Ok(found.into_iter().collect())
 }

@@ -1,45 +1,40 @@
-//! Where each kind of vector collection lives in SQLite, for the derived
-//! in-memory indexes of `octopus_vector::derived` (see there for how they
-//! follow the rows): the knowledge chunks and the memory vectors of messages
-//! and episode summaries. SQLite is the truth.
+//! Where each kind of vector set lives in SQLite, the truth the vector index
+//! (`octopus_core::vectors::VectorIndex`, the embedded one by default)
+//! follows: the knowledge chunks and the memory vectors of messages and
+//! episode summaries. A change to a set's rows bumps its version in the same
+//! transaction ([`record_change`]); once committed, the index is told
+//! ([`SqliteStore::follow`]); searches hand the index this store as its
+//! [`VectorRows`].
 
 use std::collections::HashMap;
-use std::marker::PhantomData;
-use std::path::PathBuf;
 
-use octopus_core::{AgentId, TenantId};
-pub(crate) use octopus_vector::derived::{Change, CollectionState, Nearest};
-use octopus_vector::derived::{DerivedIndexes, IndexSource, Partition};
-use octopus_vector::{HnswError, Neighbour};
+use async_trait::async_trait;
+use octopus_core::vectors::{
+    Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
+};
+use octopus_core::{AgentId, Result, TenantId};
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
-use crate::error::Result;
+use crate::SqliteStore;
+use crate::error::Result as StoreResult;
+use crate::knowledge::KnowledgeTable;
+use crate::memory::MemoryTable;
 
-pub(crate) type CollectionKey = (TenantId, AgentId);
-
-/// Where a kind of collection lives: a table of collections (`tenant_id`,
-/// `agent_id`, `dimension`, `version` and a count) and a table of rows (`seq`,
+/// Where a kind of set lives: a table of sets (`tenant_id`, `agent_id`,
+/// `dimension`, `version` and a count) and a table of rows (`seq`,
 /// `tenant_id`, `agent_id`, `embedding` and the fields searches filter on).
-pub(crate) trait VectorTable: Send + Sync + 'static {
-    /// What a search can filter on, kept in memory beside each key.
-    type Fields: Send + Sync + 'static;
+pub(crate) trait VectorTable {
     const COLLECTIONS: &'static str;
-    /// The collections' column counting their rows.
+    /// The sets' column counting their rows.
     const COUNT_COLUMN: &'static str;
     const ROWS: &'static str;
     /// The rows' columns [`Self::fields_from_row`] reads.
     const FIELD_COLUMNS: &'static str;
 
-    fn fields_from_row(row: &rusqlite::Row<'_>) -> Result<Self::Fields>;
+    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<PointFields>;
 
-    /// The part of a collection that searches keep to, when the kind has
-    /// one: memory vectors are searched per user.
-    fn partition(_fields: &Self::Fields) -> Option<&str> {
-        None
-    }
-
-    /// The collection's dimension and version, if it exists.
-    fn state(conn: &Connection, (tenant, agent): CollectionKey) -> Result<Option<CollectionState>> {
+    /// The set's dimension and version, if it exists.
+    fn state(conn: &Connection, tenant: TenantId, agent: AgentId) -> StoreResult<Option<SetState>> {
         let sql = format!(
             "SELECT dimension, version FROM {} WHERE tenant_id = ?1 AND agent_id = ?2",
             Self::COLLECTIONS
@@ -47,7 +42,7 @@ pub(crate) trait VectorTable: Send + Sync + 'static {
         Ok(conn
             .prepare_cached(&sql)?
             .query_row([tenant.0.as_bytes(), agent.0.as_bytes()], |row| {
-                Ok(CollectionState {
+                Ok(SetState {
                     dimension: row.get(0)?,
                     version: row.get(1)?,
                 })
@@ -55,11 +50,12 @@ pub(crate) trait VectorTable: Send + Sync + 'static {
             .optional()?)
     }
 
-    /// Every key of the collection, with its fields.
+    /// Every key of the set, with its fields.
     fn fields(
         conn: &Connection,
-        (tenant, agent): CollectionKey,
-    ) -> Result<HashMap<u64, Self::Fields>> {
+        tenant: TenantId,
+        agent: AgentId,
+    ) -> StoreResult<HashMap<u64, PointFields>> {
         let sql = format!(
             "SELECT seq, {} FROM {} WHERE tenant_id = ?1 AND agent_id = ?2",
             Self::FIELD_COLUMNS,
@@ -75,14 +71,24 @@ pub(crate) trait VectorTable: Send + Sync + 'static {
         Ok(fields)
     }
 
-    /// The vectors of these keys.
-    fn vectors(conn: &Connection, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>> {
+    /// The vectors of these keys of the set.
+    fn vectors(
+        conn: &Connection,
+        tenant: TenantId,
+        agent: AgentId,
+        keys: &[u64],
+    ) -> StoreResult<Vec<(u64, Vec<f32>)>> {
         let placeholders = vec!["?"; keys.len()].join(", ");
         let mut stmt = conn.prepare(&format!(
-            "SELECT seq, embedding FROM {} WHERE seq IN ({placeholders})",
+            "SELECT seq, embedding FROM {} WHERE tenant_id = ? AND agent_id = ? AND seq IN ({placeholders})",
             Self::ROWS
         ))?;
-        let mut rows = stmt.query(rusqlite::params_from_iter(keys.iter().map(|k| *k as i64)))?;
+        let mut values = vec![crate::rows::blob(&tenant.0), crate::rows::blob(&agent.0)];
+        values.extend(
+            keys.iter()
+                .map(|k| rusqlite::types::Value::Integer(*k as i64)),
+        );
+        let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
         let mut vectors = Vec::with_capacity(keys.len());
         while let Some(row) = rows.next()? {
             let seq: i64 = row.get(0)?;
@@ -96,9 +102,10 @@ pub(crate) trait VectorTable: Send + Sync + 'static {
     /// the new version.
     fn bump_version(
         tx: &Transaction<'_>,
-        (tenant, agent): CollectionKey,
+        tenant: TenantId,
+        agent: AgentId,
         delta: i64,
-    ) -> Result<i64> {
+    ) -> StoreResult<i64> {
         let sql = format!(
             "UPDATE {table} SET version = version + 1, {count} = {count} + ?3
              WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
@@ -113,120 +120,89 @@ pub(crate) trait VectorTable: Send + Sync + 'static {
     }
 }
 
-/// A reconcile's reads, all in one read transaction (begun at the first
-/// read, so a search whose index is current begins none).
-struct Rows<'c, T> {
-    conn: &'c Connection,
-    begun: bool,
-    table: PhantomData<T>,
+/// A change to a set's rows, committed or about to be, for the index to
+/// follow once it is.
+pub(crate) struct Committed {
+    pub set: VectorSet,
+    pub before: SetState,
+    pub after: i64,
+    pub change: VectorChange,
 }
 
-impl<T> Rows<'_, T> {
-    fn begin(&mut self) -> Result<()> {
-        if !self.begun {
-            self.conn.execute_batch("BEGIN")?;
-            self.begun = true;
-        }
-        Ok(())
-    }
+/// Bumps the set's version in `tx` for `change`, made from `before`; the
+/// caller commits `tx`, then has the index follow.
+pub(crate) fn record_change<T: VectorTable>(
+    tx: &Transaction<'_>,
+    set: VectorSet,
+    before: SetState,
+    change: VectorChange,
+) -> StoreResult<Committed> {
+    let after = T::bump_version(tx, set.tenant, set.agent, change.delta())?;
+    Ok(Committed {
+        set,
+        before,
+        after,
+        change,
+    })
 }
 
-impl<T> Drop for Rows<'_, T> {
-    fn drop(&mut self) {
-        if self.begun {
-            // Only read: ending it either way is the same.
-            let _ = self.conn.execute_batch("ROLLBACK");
-        }
-    }
-}
-
-impl<T: VectorTable> IndexSource<CollectionKey, T::Fields> for Rows<'_, T> {
-    type Error = crate::Error;
-
-    fn state(&mut self, key: &CollectionKey) -> Result<Option<CollectionState>> {
-        self.begin()?;
-        T::state(self.conn, *key)
-    }
-
-    fn fields(&mut self, key: &CollectionKey) -> Result<HashMap<u64, T::Fields>> {
-        self.begin()?;
-        T::fields(self.conn, *key)
-    }
-
-    fn vectors(&mut self, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>> {
-        self.begin()?;
-        T::vectors(self.conn, keys)
-    }
-}
-
-/// The in-memory indexes of one kind of collection, driven from SQLite.
-pub(crate) struct VectorCollections<T: VectorTable> {
-    indexes: DerivedIndexes<CollectionKey, T::Fields>,
-    table: PhantomData<T>,
-}
-
-impl<T: VectorTable> VectorCollections<T> {
-    pub(crate) fn new(dir: PathBuf, hnsw_threshold: usize) -> Self {
-        let partition: Partition<T::Fields> = T::partition;
-        Self {
-            indexes: DerivedIndexes::new(dir, hnsw_threshold, partition),
-            table: PhantomData,
+impl SqliteStore {
+    /// Tells the vector index of a committed change.
+    pub(crate) async fn follow(&self, committed: Option<Committed>) -> Result<()> {
+        match committed {
+            Some(c) => {
+                self.vectors
+                    .follow(c.set, c.before, c.after, c.change)
+                    .await
+            }
+            None => Ok(()),
         }
     }
 
-    /// Commits `tx` after `change` has written its rows and the version is
-    /// bumped, with the index following in step (see
-    /// [`DerivedIndexes::commit_change`]).
-    pub(crate) fn commit_change(
+    /// The nearest keys of the set, by the vector index, which reconciles
+    /// from this store's rows when it does not reflect `state`.
+    pub(crate) async fn nearest(
         &self,
-        tx: Transaction<'_>,
-        key: CollectionKey,
-        before: CollectionState,
-        change: impl FnOnce(&Transaction<'_>) -> Result<Change<T::Fields>>,
-    ) -> Result<()> {
-        self.indexes.commit_change(&key, before, || {
-            let applied = change(&tx)?;
-            let version = T::bump_version(&tx, key, applied.delta())?;
-            tx.commit()?;
-            Ok((version, applied))
-        })
+        set: VectorSet,
+        state: SetState,
+        query: &Nearest,
+    ) -> Result<Vec<ScoredKey>> {
+        self.vectors.search(set, state, query, self).await
     }
+}
 
-    /// The nearest keys whose fields `accept` admits, best first, each turned
-    /// into a result by `map`; the index is reconciled with SQLite first when
-    /// it is behind `state`.
-    pub(crate) fn search<R>(
-        &self,
-        conn: &Connection,
-        key: CollectionKey,
-        state: CollectionState,
-        nearest: Nearest<'_>,
-        accept: impl Fn(&T::Fields) -> bool,
-        map: impl Fn(Neighbour, &T::Fields) -> R,
-    ) -> Result<Vec<R>> {
-        let mut rows = Rows::<T> {
-            conn,
-            begun: false,
-            table: PhantomData,
-        };
-        self.indexes
-            .search(&mut rows, &key, state, nearest, accept, map)
-    }
-
-    /// Forgets a collection's index and its saved graph (rebuilt at the next
-    /// search). Returns whether a saved graph was deleted.
-    pub(crate) fn drop_collection(&self, key: CollectionKey) -> Result<bool> {
-        self.indexes
-            .drop_collection(&key)
-            .map_err(|source| crate::Error::DataDir {
-                path: PathBuf::from("vectors"),
-                source,
+#[async_trait]
+impl VectorRows for SqliteStore {
+    async fn vector_state(&self, set: VectorSet) -> Result<Option<SetState>> {
+        self.db
+            .read(move |conn| match set.kind {
+                VectorKind::Knowledge => KnowledgeTable::state(conn, set.tenant, set.agent),
+                VectorKind::Memory => MemoryTable::state(conn, set.tenant, set.agent),
             })
+            .await
     }
-}
 
-impl From<HnswError> for crate::Error {
-    fn from(error: HnswError) -> Self {
-        crate::Error::VectorIndex(error.to_string())
+    async fn vector_fields(&self, set: VectorSet) -> Result<HashMap<u64, PointFields>> {
+        self.db
+            .read(move |conn| match set.kind {
+                VectorKind::Knowledge => KnowledgeTable::fields(conn, set.tenant, set.agent),
+                VectorKind::Memory => MemoryTable::fields(conn, set.tenant, set.agent),
+            })
+            .await
+    }
+
+    async fn vectors(&self, set: VectorSet, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys = keys.to_vec();
+        self.db
+            .read(move |conn| match set.kind {
+                VectorKind::Knowledge => {
+                    KnowledgeTable::vectors(conn, set.tenant, set.agent, &keys)
+                }
+                VectorKind::Memory => MemoryTable::vectors(conn, set.tenant, set.agent, &keys),
+            })
+            .await
     }
 }

@@ -3,6 +3,8 @@
 //! A backend's integration tests call [`store_conformance_tests!`] with an
 //! expression that builds a [`Backend`]; the macro expands to one `#[tokio::test]`
 //! per contract rule in [`conformance`], so a failure names the rule broken.
+//! A vector index (an implementation of `octopus_core::vectors::VectorIndex`)
+//! calls [`vector_conformance_tests!`] likewise, with the rules in [`vectors`].
 
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
@@ -14,6 +16,7 @@ pub mod knowledge;
 pub mod lifecycle;
 pub mod memory;
 pub mod procedures;
+pub mod vectors;
 
 use std::sync::Arc;
 

@@ -1,16 +1,15 @@
-//! Vector indexes derived from a store's rows, one per collection: the
-//! machinery any relational store drives (the SQLite adapter today), whatever
-//! its query language. The store stays the truth; this module only follows it.
+//! Vector indexes derived from a store's rows, one per collection, held in
+//! this process: the machinery behind [`crate::EmbeddedVectors`], the embedded
+//! implementation of the vector port (`octopus_core::vectors`, whose module
+//! comment gives the version-and-reconcile rule this follows).
 //!
-//! Each collection has a `version` in the store, bumped in the transaction of
-//! every change. A store's own writes update the index in place, under the
-//! collection's lock, in step with that transaction
-//! ([`DerivedIndexes::commit_change`]). When the version differs from the one
-//! the index reflects (after a restart, a crash, or a change by another
-//! process), the index is *reconciled* through an [`IndexSource`]: the keys
-//! are read, keys the index has but the store no longer does are removed, and
-//! missing ones are added with their vectors. Keys are never reused and a
-//! row's vector never changes, so equal key sets mean equal indexes.
+//! A committed change is applied in place when the index reflects the
+//! version the change started from ([`DerivedIndexes::follow`]). Otherwise
+//! the index is reconciled in two steps, so that the rows can be read in
+//! between by async code without holding a lock: [`DerivedIndexes::begin_reconcile`]
+//! takes every key of the collection, removes the ones the rows no longer
+//! have and names the missing ones; [`DerivedIndexes::finish_reconcile`] adds
+//! their vectors.
 //!
 //! Collections of at least `hnsw_threshold` vectors use an HNSW graph, saved
 //! under the collection's folder after it is built and after every
@@ -56,37 +55,10 @@ pub struct CollectionState {
     pub version: i64,
 }
 
-/// What the store hands a reconcile, all from one consistent read.
-pub trait IndexSource<K, F> {
-    type Error: From<HnswError>;
-    /// The collection's dimension and version, if it exists.
-    fn state(&mut self, key: &K) -> Result<Option<CollectionState>, Self::Error>;
-    /// Every key of the collection, with its fields.
-    fn fields(&mut self, key: &K) -> Result<HashMap<u64, F>, Self::Error>;
-    /// The vectors of these keys.
-    fn vectors(&mut self, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>, Self::Error>;
-}
-
 /// What a change did to the rows, for the index to follow.
 pub struct Change<F> {
     pub removed: Vec<u64>,
     pub added: Vec<(u64, Vec<f32>, F)>,
-}
-
-impl<F> Default for Change<F> {
-    fn default() -> Self {
-        Self {
-            removed: Vec::new(),
-            added: Vec::new(),
-        }
-    }
-}
-
-impl<F> Change<F> {
-    /// How the change moves the collection's count.
-    pub fn delta(&self) -> i64 {
-        self.added.len() as i64 - self.removed.len() as i64
-    }
 }
 
 /// What a search asks for: the `top_k` nearest neighbours of `vector`, only
@@ -196,26 +168,6 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
         self.dir.join(key.folder_name())
     }
 
-    /// Runs `write`, which changes the collection's rows, bumps its version
-    /// and commits, returning the new version and what it changed; all the
-    /// while holding the collection's index lock. Then applies the change to
-    /// the index when the index was at `before`, or leaves it to be
-    /// reconciled.
-    pub fn commit_change<E: From<HnswError>>(
-        &self,
-        key: &K,
-        before: CollectionState,
-        write_rows: impl FnOnce() -> Result<(i64, Change<F>), E>,
-    ) -> Result<(), E> {
-        let loaded = self.get(key, before.dimension as usize);
-        let mut loaded = write(&loaded);
-        let (version, applied) = write_rows()?;
-        if loaded.version != Some(before.version) {
-            return Ok(());
-        }
-        Ok(self.apply(key, &mut loaded, version, applied)?)
-    }
-
     /// Applies a committed change to an index that was at the version before
     /// it.
     fn apply(
@@ -238,6 +190,7 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
         let items: Vec<(u64, &[f32])> = applied
             .added
             .iter()
+            .filter(|(key, _, _)| !loaded.index.contains(*key))
             .map(|(key, vector, _)| (*key, vector.as_slice()))
             .collect();
         loaded.index.insert_many(&items)?;
@@ -263,38 +216,43 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
     ) -> Result<(), HnswError> {
         let loaded = self.get(key, before.dimension as usize);
         let mut loaded = write(&loaded);
+        // A collection at version 0 has no rows: an empty index not yet
+        // built reflects it.
+        if before.version == 0 && loaded.version.is_none() && loaded.index.is_empty() {
+            loaded.version = Some(0);
+        }
         if loaded.version != Some(before.version) {
             return Ok(());
         }
         self.apply(key, &mut loaded, after, change)
     }
 
-    /// The nearest keys whose fields `accept` admits, best first, each turned
-    /// into a result by `map`; the index is reconciled through `source` first
-    /// when it is behind `state`.
-    pub fn search<R, S: IndexSource<K, F>>(
+    /// Whether the collection's index reflects `version`.
+    pub fn is_at(&self, key: &K, version: i64) -> bool {
+        let collections = lock(&self.collections);
+        collections
+            .get(key)
+            .is_some_and(|loaded| read(loaded).version == Some(version))
+    }
+
+    /// The nearest keys whose fields `accept` admits, best first; nothing for
+    /// a collection not loaded.
+    pub fn nearest(
         &self,
-        source: &mut S,
         key: &K,
-        state: CollectionState,
         nearest: Nearest<'_>,
         accept: impl Fn(&F) -> bool,
-        map: impl Fn(Neighbour, &F) -> R,
-    ) -> Result<Vec<R>, S::Error> {
-        let loaded = self.get(key, state.dimension as usize);
-        if read(&loaded).version != Some(state.version) {
-            let mut writable = write(&loaded);
-            if writable.version != Some(state.version) {
-                self.reconcile(source, key, &mut writable)?;
-            }
-        }
+    ) -> Result<Vec<Neighbour>, HnswError> {
+        let Some(loaded) = lock(&self.collections).get(key).map(Arc::clone) else {
+            return Ok(Vec::new());
+        };
         let loaded = read(&loaded);
         let accepted = |k: u64| loaded.fields.get(&k).is_some_and(&accept);
         // A partition smaller than the size at which a graph pays is scored
         // key by key: a graph walk filtered to a small part of the graph would
         // visit most of it (a user's memories among all users' of an agent).
         let partition = nearest.within.map(|name| loaded.partitions.get(name));
-        let neighbours = match partition {
+        Ok(match partition {
             Some(None) => Vec::new(),
             Some(Some(keys)) if loaded.index.is_hnsw() && keys.len() < self.hnsw_threshold => {
                 loaded.index.search_among(
@@ -310,11 +268,7 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
             None => loaded
                 .index
                 .search(nearest.vector, nearest.top_k, accepted)?,
-        };
-        Ok(neighbours
-            .into_iter()
-            .filter_map(|n| loaded.fields.get(&n.key).map(|fields| map(n, fields)))
-            .collect())
+        })
     }
 
     /// Forgets a collection's index and its saved graph, both rebuilt from
@@ -331,19 +285,25 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
         }
     }
 
-    /// Brings `loaded` to the collection's current rows: see the module comment.
-    fn reconcile<S: IndexSource<K, F>>(
+    /// The first half of a reconcile (see the module comment): given every
+    /// key of the collection with its fields, read at `state` or later,
+    /// removes the keys the rows no longer have and returns those the index
+    /// lacks, whose vectors [`Self::finish_reconcile`] then takes. Until then
+    /// the index reflects no version, so follows leave it alone. Callers run
+    /// one reconcile of a collection at a time.
+    pub fn begin_reconcile(
         &self,
-        source: &mut S,
         key: &K,
-        loaded: &mut LoadedIndex<F>,
-    ) -> Result<(), S::Error> {
-        let Some(state) = source.state(key)? else {
-            return Ok(());
-        };
+        state: CollectionState,
+        fields: &HashMap<u64, F>,
+    ) -> Result<Vec<u64>, HnswError> {
         let dimension = state.dimension as usize;
-        let fields = source.fields(key)?;
-        if loaded.version.is_none() && fields.len() >= self.hnsw_threshold {
+        let loaded = self.get(key, dimension);
+        let mut loaded = write(&loaded);
+        if loaded.version.is_none()
+            && loaded.index.is_empty()
+            && fields.len() >= self.hnsw_threshold
+        {
             let dir = self.graph_dir(key);
             loaded.index = match VectorIndex::load(&dir, dimension) {
                 Ok(index) => index,
@@ -357,6 +317,7 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
                 }
             };
         }
+        loaded.version = None;
         let stale: Vec<u64> = loaded
             .index
             .keys()
@@ -366,25 +327,46 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
         for k in &stale {
             loaded.index.remove(*k)?;
         }
-        let missing: Vec<u64> = fields
+        loaded.unsaved = loaded.unsaved.saturating_add(stale.len());
+        Ok(fields
             .keys()
             .filter(|k| !loaded.index.contains(**k))
             .copied()
+            .collect())
+    }
+
+    /// The second half of a reconcile: adds the missing vectors, keeps the
+    /// fields of the keys the index now holds, and marks the index as
+    /// reflecting `version`.
+    pub fn finish_reconcile(
+        &self,
+        key: &K,
+        state: CollectionState,
+        fields: HashMap<u64, F>,
+        vectors: Vec<(u64, Vec<f32>)>,
+    ) -> Result<(), HnswError> {
+        let loaded = self.get(key, state.dimension as usize);
+        let mut loaded = write(&loaded);
+        let added = vectors.len();
+        let items: Vec<(u64, &[f32])> = vectors
+            .iter()
+            .filter(|(k, _)| !loaded.index.contains(*k))
+            .map(|(k, v)| (*k, v.as_slice()))
             .collect();
-        let mut vectors = Vec::with_capacity(missing.len());
-        for batch in missing.chunks(500) {
-            vectors.extend(source.vectors(batch)?);
-        }
-        let items: Vec<(u64, &[f32])> = vectors.iter().map(|(k, v)| (*k, v.as_slice())).collect();
         loaded.index.insert_many(&items)?;
-        loaded.set_fields(self.partition, fields);
+        // A key whose row went between the two reads has no vector: leave it
+        // out, the version the next search reads will differ.
+        let held: HashMap<u64, F> = fields
+            .into_iter()
+            .filter(|(k, _)| loaded.index.contains(*k))
+            .collect();
+        loaded.set_fields(self.partition, held);
         loaded.version = Some(state.version);
-        loaded.unsaved = loaded.unsaved.saturating_add(stale.len() + missing.len());
-        self.after_change(key, loaded)?;
+        loaded.unsaved = loaded.unsaved.saturating_add(added);
+        self.after_change(key, &mut loaded)?;
         tracing::debug!(
-            collection = %key.folder_name(), vectors = loaded.index.len(),
-            removed = stale.len(), added = missing.len(), graph = loaded.index.is_hnsw(),
-            "reconciled vector index"
+            collection = %key.folder_name(), vectors = loaded.index.len(), added,
+            graph = loaded.index.is_hnsw(), "reconciled vector index"
         );
         Ok(())
     }
@@ -421,28 +403,7 @@ mod tests {
     struct Rows {
         rows: HashMap<u64, (Vec<f32>, String)>,
         version: i64,
-        reads: usize,
-    }
-
-    impl IndexSource<(u32, u32), String> for Rows {
-        type Error = HnswError;
-
-        fn state(&mut self, _: &(u32, u32)) -> Result<Option<CollectionState>, HnswError> {
-            self.reads += 1;
-            Ok(Some(self.current()))
-        }
-
-        fn fields(&mut self, _: &(u32, u32)) -> Result<HashMap<u64, String>, HnswError> {
-            Ok(self
-                .rows
-                .iter()
-                .map(|(k, (_, user))| (*k, user.clone()))
-                .collect())
-        }
-
-        fn vectors(&mut self, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>, HnswError> {
-            Ok(keys.iter().map(|k| (*k, self.rows[k].0.clone())).collect())
-        }
+        reconciles: usize,
     }
 
     impl Rows {
@@ -451,6 +412,29 @@ mod tests {
                 dimension: 2,
                 version: self.version,
             }
+        }
+
+        /// What a caller of the index does before a search: reconcile it
+        /// when it does not reflect the rows' version.
+        fn bring_up_to_date(&mut self, indexes: &DerivedIndexes<(u32, u32), String>) {
+            let state = self.current();
+            if indexes.is_at(&(1, 1), state.version) {
+                return;
+            }
+            self.reconciles += 1;
+            let fields: HashMap<u64, String> = self
+                .rows
+                .iter()
+                .map(|(k, (_, user))| (*k, user.clone()))
+                .collect();
+            let missing = indexes.begin_reconcile(&(1, 1), state, &fields).unwrap();
+            let vectors = missing
+                .iter()
+                .map(|k| (*k, self.rows[k].0.clone()))
+                .collect();
+            indexes
+                .finish_reconcile(&(1, 1), state, fields, vectors)
+                .unwrap();
         }
     }
 
@@ -470,7 +454,7 @@ mod tests {
         rows: &mut Rows,
         within: Option<&str>,
     ) -> Vec<u64> {
-        let state = rows.current();
+        rows.bring_up_to_date(indexes);
         let query = axis(0);
         let nearest = Nearest {
             vector: &query,
@@ -478,51 +462,11 @@ mod tests {
             within,
         };
         indexes
-            .search(rows, &(1, 1), state, nearest, |_| true, |n, _| n.key)
+            .nearest(&(1, 1), nearest, |_| true)
             .unwrap()
-    }
-
-    #[test]
-    fn an_index_behind_the_rows_is_reconciled_and_one_in_step_is_not_read_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let indexes = DerivedIndexes::new(dir.path().to_owned(), 1000, user);
-        let mut rows = Rows::default();
-        rows.rows.insert(1, (axis(0), "ann".into()));
-        rows.rows.insert(2, (axis(1), "bob".into()));
-        rows.version = 1;
-        assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![1, 2]);
-        assert_eq!(nearest_keys(&indexes, &mut rows, Some("bob")), vec![2]);
-        assert_eq!(
-            nearest_keys(&indexes, &mut rows, Some("cyd")),
-            Vec::<u64>::new()
-        );
-        let reads = rows.reads;
-
-        // Another process removed 1 and added 3: the version says so.
-        rows.rows.remove(&1);
-        rows.rows.insert(3, (axis(0), "ann".into()));
-        rows.version = 2;
-        assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![3, 2]);
-        assert_eq!(rows.reads, reads + 1, "reconciled once");
-
-        // This process's own change follows in step, with no read.
-        let before = rows.current();
-        indexes
-            .commit_change(&(1, 1), before, || {
-                rows.rows.remove(&3);
-                rows.version = 3;
-                Ok::<_, HnswError>((
-                    3,
-                    Change {
-                        removed: vec![3],
-                        added: vec![],
-                    },
-                ))
-            })
-            .unwrap();
-        let reads = rows.reads;
-        assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![2]);
-        assert_eq!(rows.reads, reads, "the index was in step: nothing read");
+            .into_iter()
+            .map(|n| n.key)
+            .collect()
     }
 
     #[test]
@@ -533,6 +477,10 @@ mod tests {
         rows.rows.insert(1, (axis(0), "ann".into()));
         rows.version = 1;
         assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![1]);
+        assert_eq!(
+            nearest_keys(&indexes, &mut rows, Some("cyd")),
+            Vec::<u64>::new()
+        );
 
         // Committed 1 → 2, then followed: in step, nothing read.
         let at_one = rows.current();
@@ -544,9 +492,10 @@ mod tests {
             added,
         };
         indexes.follow(&(1, 1), at_one, 2, change).unwrap();
-        let reads = rows.reads;
+        let reconciles = rows.reconciles;
         assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![1, 2]);
-        assert_eq!(rows.reads, reads, "followed in place");
+        assert_eq!(nearest_keys(&indexes, &mut rows, Some("bob")), vec![2]);
+        assert_eq!(rows.reconciles, reconciles, "followed in place");
 
         // Two commits, 2 → 3 and 3 → 4, whose follows arrive in the other
         // order: the later one finds the index behind and leaves it; the
@@ -567,29 +516,62 @@ mod tests {
             added: vec![(3, axis(0), "cyd".to_owned())],
         };
         indexes.follow(&(1, 1), at_two, 3, addition).unwrap();
-        let reads = rows.reads;
         assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![3, 2]);
         assert_eq!(
-            rows.reads,
-            reads + 1,
+            rows.reconciles,
+            reconciles + 1,
             "behind by one change: reconciled once"
         );
     }
 
     #[test]
-    fn a_failed_write_leaves_the_index_as_it_was() {
+    fn a_reconcile_that_read_newer_rows_than_its_version_converges() {
         let dir = tempfile::tempdir().unwrap();
         let indexes = DerivedIndexes::new(dir.path().to_owned(), 1000, user);
         let mut rows = Rows::default();
         rows.rows.insert(1, (axis(0), "ann".into()));
         rows.version = 1;
-        assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![1]);
-        let failed = indexes.commit_change(&(1, 1), rows.current(), || {
-            Err::<(i64, Change<String>), _>(HnswError::Index("disk full".into()))
-        });
-        assert!(failed.is_err());
-        let reads = rows.reads;
-        assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![1]);
-        assert_eq!(rows.reads, reads);
+        // The rows read hold change 1 → 2 (key 2), but the index records 1.
+        let state = rows.current();
+        rows.rows.insert(2, (axis(1), "bob".into()));
+        rows.version = 2;
+        let fields = HashMap::from([(1, "ann".to_owned()), (2, "bob".to_owned())]);
+        let missing = indexes.begin_reconcile(&(1, 1), state, &fields).unwrap();
+        let vectors = missing
+            .iter()
+            .map(|k| (*k, rows.rows[k].0.clone()))
+            .collect();
+        indexes
+            .finish_reconcile(&(1, 1), state, fields, vectors)
+            .unwrap();
+        // The change's own follow arrives: applying key 2 again is harmless.
+        let change = Change {
+            removed: vec![],
+            added: vec![(2, axis(1), "bob".to_owned())],
+        };
+        indexes.follow(&(1, 1), state, 2, change).unwrap();
+        assert!(indexes.is_at(&(1, 1), 2));
+        assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_large_collection_becomes_a_graph_saved_and_loaded_after_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rows = Rows::default();
+        for k in 0..40u64 {
+            let angle = k as f32 / 40.0;
+            rows.rows
+                .insert(k, (vec![angle.cos(), angle.sin()], "ann".into()));
+        }
+        rows.version = 1;
+        let indexes = DerivedIndexes::new(dir.path().to_owned(), 10, user);
+        assert_eq!(nearest_keys(&indexes, &mut rows, None)[0], 0);
+        assert!(
+            dir.path().join("1-1").exists(),
+            "a new graph is saved at once"
+        );
+        let restarted = DerivedIndexes::new(dir.path().to_owned(), 10, user);
+        assert_eq!(nearest_keys(&restarted, &mut rows, None).len(), 10);
+        assert_eq!(nearest_keys(&restarted, &mut rows, Some("ann"))[0], 0);
     }
 }

@@ -7,11 +7,13 @@
 
 mod collection;
 pub mod derived;
+mod embedded;
 mod exact;
 mod hnsw;
 mod top_k;
 
 pub use collection::{DEFAULT_HNSW_THRESHOLD, VectorIndex};
+pub use embedded::EmbeddedVectors;
 pub use exact::ExactIndex;
 pub use hnsw::{HnswError, HnswIndex, HnswParams};
 

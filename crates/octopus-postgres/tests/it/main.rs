@@ -1,7 +1,7 @@
 //! The PostgreSQL store against the storage contract, on a real server
 //! (`octopus_postgres::testing`), with vectors searched by pgvector and by
-//! an index in the process derived from the rows. Each test gets databases
-//! of its own.
+//! an index in the process derived from the rows; and pgvector by itself
+//! against the vector port's contract. Each test gets databases of its own.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
@@ -74,4 +74,30 @@ mod pgvector {
 mod embedded {
     use super::TempPostgres;
     octopus_testkit::store_conformance_tests!(TempPostgres::embedded());
+}
+
+/// pgvector by itself, on a fresh database; each `open` is another server
+/// on it.
+struct PgvectorOnly {
+    url: tokio::sync::OnceCell<String>,
+}
+
+#[async_trait]
+impl octopus_testkit::vectors::VectorBackend for PgvectorOnly {
+    async fn open(&self) -> Arc<dyn octopus_core::vectors::VectorIndex> {
+        let url = self.url.get_or_init(testing::fresh_database).await;
+        let options = PostgresOptions::new(url.as_str());
+        Arc::new(
+            octopus_postgres::PgvectorIndex::connect(&options)
+                .await
+                .unwrap(),
+        )
+    }
+}
+
+mod pgvector_index {
+    use super::PgvectorOnly;
+    octopus_testkit::vector_conformance_tests!(PgvectorOnly {
+        url: tokio::sync::OnceCell::new()
+    });
 }

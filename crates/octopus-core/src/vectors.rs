@@ -1,0 +1,311 @@
+//! The vector port: where the vectors of knowledge chunks and memories are
+//! searched, apart from the relational store that keeps them.
+//!
+//! The relational store is the truth. Each vector collection (a [`VectorSet`])
+//! has a `version` there, bumped in the transaction of every change to its
+//! rows. A vector index is told of each committed change afterwards
+//! ([`VectorIndex::follow`]) and applies it only when it reflects the version
+//! the change started from. Whenever it reflects another version (after a
+//! crash between the two writes, a restart, a change made by another server,
+//! or follows arriving out of order), the next search *reconciles* it with the
+//! rows by key, through [`VectorRows`]: keys it has that the rows no longer do
+//! are removed, missing ones are added. Keys are never reused and a row's
+//! vector never changes, so equal key sets mean equal indexes, and the index
+//! can lag but never lose or resurrect a vector.
+//!
+//! Implementations: the embedded index in this process (`octopus-vector`),
+//! pgvector (`octopus-postgres`). Their contract is checked by the vector
+//! conformance suite in `octopus-testkit`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use async_trait::async_trait;
+
+use crate::{AgentId, Result, TenantId, Timestamp};
+
+/// The two kinds of vector collections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VectorKind {
+    /// An agent's knowledge chunks.
+    Knowledge,
+    /// The memories of an agent's conversations: messages and summaries.
+    Memory,
+}
+
+impl VectorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Knowledge => "knowledge",
+            Self::Memory => "memory",
+        }
+    }
+}
+
+/// One vector collection: one kind, of one agent, of one tenant. Sets never
+/// share vectors; a search reads one set only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VectorSet {
+    pub kind: VectorKind,
+    pub tenant: TenantId,
+    pub agent: AgentId,
+}
+
+impl VectorSet {
+    pub fn knowledge(tenant: TenantId, agent: AgentId) -> Self {
+        Self {
+            kind: VectorKind::Knowledge,
+            tenant,
+            agent,
+        }
+    }
+
+    pub fn memory(tenant: TenantId, agent: AgentId) -> Self {
+        Self {
+            kind: VectorKind::Memory,
+            tenant,
+            agent,
+        }
+    }
+}
+
+/// A set as the relational store sees it: the dimension of its vectors, and
+/// the version of its rows. A set's version starts at 0, with no rows, and
+/// every change moves it up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SetState {
+    pub dimension: u32,
+    pub version: i64,
+}
+
+/// What a search can filter on, kept beside each vector.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PointFields {
+    /// The part of the set a search may keep to: a memory's user.
+    pub partition: Option<String>,
+    /// Exact-match values by name: a chunk's `source` and `category`, a
+    /// memory's `kind` and `episode`.
+    pub labels: BTreeMap<String, String>,
+    /// When it happened: a chunk's indexing, a memory's message.
+    pub at: Option<Timestamp>,
+}
+
+impl PointFields {
+    pub fn label(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.labels.insert(name.to_owned(), value.into());
+        self
+    }
+}
+
+/// A vector and its key and fields. Vectors are L2-normalised by their
+/// producers, so a score (the dot product) is the cosine similarity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    pub key: u64,
+    pub vector: Vec<f32>,
+    pub fields: PointFields,
+}
+
+/// What a committed change did to a set's rows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VectorChange {
+    pub removed: Vec<u64>,
+    pub added: Vec<Point>,
+}
+
+impl VectorChange {
+    /// How the change moves the set's count of vectors.
+    pub fn delta(&self) -> i64 {
+        self.added.len() as i64 - self.removed.len() as i64
+    }
+}
+
+/// Which vectors a search may return. Every condition must hold.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PointFilter {
+    /// Only this partition.
+    pub partition: Option<String>,
+    /// The label must have one of these values (and be present).
+    pub any_of: Vec<(String, Vec<String>)>,
+    /// The label must have none of these values (or be absent).
+    pub none_of: Vec<(String, Vec<String>)>,
+    /// `at` at or after.
+    pub from: Option<Timestamp>,
+    /// `at` before.
+    pub to: Option<Timestamp>,
+}
+
+impl PointFilter {
+    pub fn admits(&self, fields: &PointFields) -> bool {
+        let label = |name: &String| fields.labels.get(name);
+        self.partition
+            .as_ref()
+            .is_none_or(|p| fields.partition.as_ref() == Some(p))
+            && self
+                .any_of
+                .iter()
+                .all(|(name, values)| label(name).is_some_and(|v| values.contains(v)))
+            && self
+                .none_of
+                .iter()
+                .all(|(name, values)| label(name).is_none_or(|v| !values.contains(v)))
+            && self
+                .from
+                .is_none_or(|from| fields.at.is_some_and(|at| at >= from))
+            && self.to.is_none_or(|to| fields.at.is_some_and(|at| at < to))
+    }
+
+    /// Requires `name` to be one of `values`.
+    pub fn require(mut self, name: &str, values: Vec<String>) -> Self {
+        self.any_of.push((name.to_owned(), values));
+        self
+    }
+
+    /// Excludes points whose `name` is one of `values`.
+    pub fn exclude(mut self, name: &str, values: Vec<String>) -> Self {
+        if !values.is_empty() {
+            self.none_of.push((name.to_owned(), values));
+        }
+        self
+    }
+}
+
+/// A search: the `top_k` nearest vectors to `vector` that `filter` admits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Nearest {
+    pub vector: Vec<f32>,
+    pub top_k: usize,
+    pub filter: PointFilter,
+}
+
+/// One search result: a key and its cosine similarity to the query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScoredKey {
+    pub key: u64,
+    pub score: f32,
+}
+
+/// The relational rows of vector sets, as an index reconciles from them. The
+/// reads need not come from one snapshot: a reconcile reads the state first,
+/// and rows read later are as new or newer, which only makes the index
+/// reflect more than the version it records (the next change or search
+/// brings the two together).
+#[async_trait]
+pub trait VectorRows: Send + Sync {
+    /// The set's dimension and version, if the set exists.
+    async fn vector_state(&self, set: VectorSet) -> Result<Option<SetState>>;
+    /// Every key of the set, with its fields.
+    async fn vector_fields(&self, set: VectorSet) -> Result<HashMap<u64, PointFields>>;
+    /// The vectors of these keys of the set; keys no longer there are left out.
+    async fn vectors(&self, set: VectorSet, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>>;
+}
+
+/// A vector index that follows the relational rows (see the module comment).
+#[async_trait]
+pub trait VectorIndex: Send + Sync {
+    /// The backend's name, for logs and `/metrics`.
+    fn name(&self) -> &'static str;
+
+    /// Applies a change its store committed, which moved `set` from `before`
+    /// to version `after`, when the index reflects `before`; otherwise leaves
+    /// the index to be reconciled at the next search. Applying a change the
+    /// index already reflects in part is harmless (removing a missing key,
+    /// adding a present one).
+    async fn follow(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+    ) -> Result<()>;
+
+    /// The nearest keys, best first, after reconciling the index with `rows`
+    /// when it does not reflect `state` (read from `rows` just before).
+    async fn search(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        query: &Nearest,
+        rows: &dyn VectorRows,
+    ) -> Result<Vec<ScoredKey>>;
+
+    /// Applies a change that erased data (forgetting a user) like
+    /// [`Self::follow`], except that whatever version the index reflects,
+    /// nothing of the removed vectors may remain in it or in what it saved
+    /// (a graph that only marks removed vectors is dropped, to be rebuilt
+    /// from the rows at the next search). Returns whether a saved copy had to
+    /// be dropped so.
+    async fn erase(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+    ) -> Result<bool>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields() -> PointFields {
+        PointFields {
+            partition: Some("ann".into()),
+            at: Some(chrono::DateTime::from_timestamp(100, 0).unwrap_or_default()),
+            ..PointFields::default()
+        }
+        .label("kind", "message")
+        .label("episode", "e1")
+    }
+
+    #[test]
+    fn a_filter_admits_only_points_meeting_every_condition() {
+        let at = |s| chrono::DateTime::from_timestamp(s, 0);
+        assert!(PointFilter::default().admits(&fields()));
+        let mine = PointFilter {
+            partition: Some("ann".into()),
+            ..PointFilter::default()
+        };
+        assert!(mine.admits(&fields()));
+        let theirs = PointFilter {
+            partition: Some("bob".into()),
+            ..PointFilter::default()
+        };
+        assert!(!theirs.admits(&fields()));
+        let kinds = |k: &[&str]| k.iter().map(|s| (*s).to_owned()).collect();
+        assert!(
+            PointFilter::default()
+                .require("kind", kinds(&["summary", "message"]))
+                .admits(&fields())
+        );
+        assert!(
+            !PointFilter::default()
+                .require("kind", kinds(&["summary"]))
+                .admits(&fields())
+        );
+        assert!(
+            !PointFilter::default()
+                .require("category", kinds(&["faq"]))
+                .admits(&fields()),
+            "a required label must be present"
+        );
+        assert!(
+            !PointFilter::default()
+                .exclude("episode", kinds(&["e1"]))
+                .admits(&fields())
+        );
+        assert!(
+            PointFilter::default()
+                .exclude("category", kinds(&["faq"]))
+                .admits(&fields()),
+            "an excluded label may be absent"
+        );
+        let window = |from, to| PointFilter {
+            from: at(from),
+            to: at(to),
+            ..PointFilter::default()
+        };
+        assert!(window(100, 101).admits(&fields()));
+        assert!(!window(90, 100).admits(&fields()), "`to` is exclusive");
+        assert!(!window(101, 200).admits(&fields()));
+    }
+}

@@ -1,0 +1,370 @@
+//! pgvector as an implementation of the vector port
+//! (`octopus_core::vectors::VectorIndex`): a copy of each vector set in
+//! `vector_points`, searched with pgvector's HNSW index (cosine), filtered and
+//! partitioned by indexed columns. `vector_sets` records the version of the
+//! rows each copy reflects: a follow applies a change only when the copy is
+//! at the change's starting version, and a search first reconciles a copy
+//! that is not at the rows' version.
+//!
+//! The copy is shared by every server on the database, so one server's
+//! follow serves the others' searches. A reconcile reads the rows and the
+//! copy without holding a lock (the rows may come over another connection),
+//! then applies the difference in a short transaction only if the copy is
+//! still at the version it read; otherwise it starts again.
+
+use std::collections::{HashMap, HashSet};
+
+use async_trait::async_trait;
+use octopus_core::vectors::{
+    Nearest, Point, ScoredKey, SetState, VectorChange, VectorIndex, VectorRows, VectorSet,
+};
+use octopus_core::{Error as DomainError, Result};
+use sqlx_core::executor::Executor;
+use sqlx_core::query::query;
+use sqlx_core::query_builder::QueryBuilder;
+use sqlx_core::row::Row;
+use sqlx_postgres::{PgPool, Postgres};
+
+use crate::error::Error;
+use crate::rows::{Tx, int};
+use crate::vectors::{DimensionIndexes, PgVector, ef_search};
+
+/// Attempts at applying a reconcile before searching a copy left behind.
+const RECONCILE_ATTEMPTS: usize = 3;
+
+/// The vector port on pgvector, in the database of `pool`.
+pub struct PgvectorIndex {
+    pool: PgPool,
+    indexes: DimensionIndexes,
+}
+
+impl PgvectorIndex {
+    /// Connects to its own database (migrated, as the store's), for vectors
+    /// kept apart from the relational store; a PostgreSQL store with
+    /// `VectorMode::Pgvector` makes one on its own pool instead.
+    pub async fn connect(options: &crate::PostgresOptions) -> Result<Self, Error> {
+        Ok(Self::new(crate::db::connect(options).await?))
+    }
+
+    pub(crate) fn new(pool: PgPool) -> Self {
+        Self {
+            pool,
+            indexes: DimensionIndexes::default(),
+        }
+    }
+
+    /// Locks the set's version row until `tx` ends, making it at version 0
+    /// if missing, and returns the version.
+    async fn lock_set(tx: &mut Tx<'_>, set: VectorSet) -> Result<i64, Error> {
+        query(
+            "INSERT INTO vector_sets (tenant_id, agent_id, kind, version) VALUES ($1, $2, $3, 0)
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(set.tenant.0)
+        .bind(set.agent.0)
+        .bind(set.kind.as_str())
+        .execute(&mut **tx)
+        .await?;
+        Ok(sqlx_core::query_scalar::query_scalar(
+            "SELECT version FROM vector_sets WHERE tenant_id = $1 AND agent_id = $2 AND kind = $3
+             FOR UPDATE",
+        )
+        .bind(set.tenant.0)
+        .bind(set.agent.0)
+        .bind(set.kind.as_str())
+        .fetch_one(&mut **tx)
+        .await?)
+    }
+
+    async fn set_version(tx: &mut Tx<'_>, set: VectorSet, version: i64) -> Result<(), Error> {
+        query(
+            "UPDATE vector_sets SET version = $4 WHERE tenant_id = $1 AND agent_id = $2 AND kind = $3",
+        )
+        .bind(set.tenant.0)
+        .bind(set.agent.0)
+        .bind(set.kind.as_str())
+        .bind(version)
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    async fn remove(tx: &mut Tx<'_>, set: VectorSet, keys: &[u64]) -> Result<(), Error> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<i64> = keys.iter().map(|k| *k as i64).collect();
+        query(
+            "DELETE FROM vector_points
+             WHERE tenant_id = $1 AND agent_id = $2 AND kind = $3 AND key = ANY($4)",
+        )
+        .bind(set.tenant.0)
+        .bind(set.agent.0)
+        .bind(set.kind.as_str())
+        .bind(keys)
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Adds points; ones already present are left as they are (a key's
+    /// vector and fields never change).
+    async fn add(tx: &mut Tx<'_>, set: VectorSet, points: &[Point]) -> Result<(), Error> {
+        let mut sql = QueryBuilder::<Postgres>::new(
+            "INSERT INTO vector_points (tenant_id, agent_id, kind, key, dimension, embedding, partition, labels, at) ",
+        );
+        // Bounded batches: PostgreSQL takes at most 65535 parameters a statement.
+        for batch in points.chunks(1000) {
+            sql.reset();
+            sql.push_values(batch, |mut row, point| {
+                let labels = serde_json::to_string(&point.fields.labels).unwrap_or_default();
+                row.push_bind(set.tenant.0)
+                    .push_bind(set.agent.0)
+                    .push_bind(set.kind.as_str())
+                    .push_bind(point.key as i64)
+                    .push_bind(int(point.vector.len()))
+                    .push_bind(PgVector(point.vector.clone()))
+                    .push_bind(point.fields.partition.clone())
+                    .push_bind(labels)
+                    .push_unseparated("::jsonb")
+                    .push_bind(point.fields.at);
+            });
+            sql.push(" ON CONFLICT DO NOTHING");
+            sql.build().execute(&mut **tx).await?;
+        }
+        Ok(())
+    }
+
+    /// Applies `change` when the copy is at `before` (or, when `always_remove`,
+    /// removes its keys whatever the copy's version).
+    async fn apply(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+        always_remove: bool,
+    ) -> Result<(), Error> {
+        self.indexes.ensure(&self.pool, before.dimension).await?;
+        let mut tx = self.pool.begin().await?;
+        let version = Self::lock_set(&mut tx, set).await?;
+        if version != before.version {
+            if always_remove {
+                Self::remove(&mut tx, set, &change.removed).await?;
+                tx.commit().await?;
+            }
+            return Ok(());
+        }
+        Self::remove(&mut tx, set, &change.removed).await?;
+        Self::add(&mut tx, set, &change.added).await?;
+        Self::set_version(&mut tx, set, after).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The copy's version and keys, read in one statement.
+    async fn copy_of(&self, set: VectorSet) -> Result<(i64, HashSet<u64>), Error> {
+        let row = query(
+            "SELECT COALESCE((SELECT version FROM vector_sets
+                              WHERE tenant_id = $1 AND agent_id = $2 AND kind = $3), 0) AS version,
+                    ARRAY(SELECT key FROM vector_points
+                          WHERE tenant_id = $1 AND agent_id = $2 AND kind = $3) AS keys",
+        )
+        .bind(set.tenant.0)
+        .bind(set.agent.0)
+        .bind(set.kind.as_str())
+        .fetch_one(&self.pool)
+        .await?;
+        let keys: Vec<i64> = row.try_get("keys")?;
+        Ok((
+            row.try_get("version")?,
+            keys.into_iter().map(i64::unsigned_abs).collect(),
+        ))
+    }
+
+    async fn version(&self, set: VectorSet) -> Result<i64, Error> {
+        let version: Option<i64> = sqlx_core::query_scalar::query_scalar(
+            "SELECT version FROM vector_sets WHERE tenant_id = $1 AND agent_id = $2 AND kind = $3",
+        )
+        .bind(set.tenant.0)
+        .bind(set.agent.0)
+        .bind(set.kind.as_str())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(version.unwrap_or(0))
+    }
+
+    /// Brings the copy to the rows (read at `state` or later); false when
+    /// the copy kept changing under it.
+    async fn reconcile(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        rows: &dyn VectorRows,
+    ) -> Result<bool> {
+        self.indexes.ensure(&self.pool, state.dimension).await?;
+        for _ in 0..RECONCILE_ATTEMPTS {
+            let (read_at, held) = self.copy_of(set).await?;
+            if read_at == state.version {
+                return Ok(true);
+            }
+            let fields = rows.vector_fields(set).await?;
+            let stale: Vec<u64> = held
+                .iter()
+                .filter(|k| !fields.contains_key(k))
+                .copied()
+                .collect();
+            let missing: Vec<u64> = fields
+                .keys()
+                .filter(|k| !held.contains(k))
+                .copied()
+                .collect();
+            let mut added = Vec::with_capacity(missing.len());
+            for batch in missing.chunks(500) {
+                let vectors: HashMap<u64, Vec<f32>> =
+                    rows.vectors(set, batch).await?.into_iter().collect();
+                for (key, vector) in vectors {
+                    if let Some(fields) = fields.get(&key) {
+                        added.push(Point {
+                            key,
+                            vector,
+                            fields: fields.clone(),
+                        });
+                    }
+                }
+            }
+            let mut tx = self.pool.begin().await.map_err(Error::from)?;
+            if Self::lock_set(&mut tx, set).await? != read_at {
+                // A follow or another reconcile moved it meanwhile.
+                continue;
+            }
+            Self::remove(&mut tx, set, &stale).await?;
+            Self::add(&mut tx, set, &added).await?;
+            Self::set_version(&mut tx, set, state.version).await?;
+            tx.commit().await.map_err(Error::from)?;
+            tracing::debug!(
+                kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
+                removed = stale.len(), added = added.len(), "reconciled pgvector copy"
+            );
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+#[async_trait]
+impl VectorIndex for PgvectorIndex {
+    fn name(&self) -> &'static str {
+        "pgvector"
+    }
+
+    async fn follow(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+    ) -> Result<()> {
+        Ok(self.apply(set, before, after, change, false).await?)
+    }
+
+    async fn search(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        query_: &Nearest,
+        rows: &dyn VectorRows,
+    ) -> Result<Vec<ScoredKey>> {
+        if self.version(set).await? != state.version && !self.reconcile(set, state, rows).await? {
+            tracing::warn!(
+                kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
+                "pgvector copy kept changing while reconciled; searched as it is"
+            );
+        }
+        let d = state.dimension;
+        if query_.vector.len() != d as usize {
+            return Err(DomainError::invalid(
+                "vector",
+                format!("has {} dimensions, the collection {d}", query_.vector.len()),
+            ));
+        }
+        let found = async {
+            let mut tx = self.pool.begin().await?;
+            tx.execute(
+                format!(
+                    "SET LOCAL hnsw.ef_search = {}",
+                    ef_search(u32::try_from(query_.top_k).unwrap_or(u32::MAX))
+                )
+                .as_str(),
+            )
+            .await?;
+            // The cast to vector(d), the same as the index's expression, lets
+            // the planner use the HNSW index of this dimension.
+            let mut sql = QueryBuilder::<Postgres>::new(format!(
+                "SELECT * FROM (SELECT key, embedding::vector({d}) <=> "
+            ));
+            sql.push_bind(PgVector(query_.vector.clone()));
+            sql.push(format!(
+                "::vector({d}) AS distance FROM vector_points WHERE dimension = {d} AND tenant_id = "
+            ))
+            .push_bind(set.tenant.0)
+            .push(" AND agent_id = ")
+            .push_bind(set.agent.0)
+            .push(" AND kind = ")
+            .push_bind(set.kind.as_str());
+            let filter = &query_.filter;
+            if let Some(partition) = &filter.partition {
+                sql.push(" AND partition = ").push_bind(partition.clone());
+            }
+            for (name, values) in &filter.any_of {
+                sql.push(" AND labels ->> ")
+                    .push_bind(name.clone())
+                    .push(" = ANY(")
+                    .push_bind(values.clone())
+                    .push(")");
+            }
+            for (name, values) in &filter.none_of {
+                sql.push(" AND NOT COALESCE(labels ->> ")
+                    .push_bind(name.clone())
+                    .push(" = ANY(")
+                    .push_bind(values.clone())
+                    .push("), false)");
+            }
+            if let Some(from) = filter.from {
+                sql.push(" AND at >= ").push_bind(from);
+            }
+            if let Some(to) = filter.to {
+                sql.push(" AND at < ").push_bind(to);
+            }
+            sql.push(" ORDER BY distance LIMIT ")
+                .push_bind(i64::try_from(query_.top_k).unwrap_or(i64::MAX))
+                .push(") hits ORDER BY distance, key");
+            let found = sql.build().fetch_all(&mut *tx).await?;
+            tx.commit().await?;
+            found
+                .iter()
+                .map(|row| {
+                    let distance: f64 = row.try_get("distance")?;
+                    Ok(ScoredKey {
+                        key: row.try_get::<i64, _>("key")?.unsigned_abs(),
+                        score: (1.0 - distance) as f32,
+                    })
+                })
+                .collect::<Result<Vec<_>, Error>>()
+        };
+        Ok(found.await?)
+    }
+
+    async fn erase(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+    ) -> Result<bool> {
+        // Deleted rows are reclaimed by the VACUUM that forgetting a user
+        // runs; no saved copy has to be dropped.
+        self.apply(set, before, after, change, true).await?;
+        Ok(false)
+    }
+}

@@ -1,0 +1,269 @@
+//! Where each kind of vector set lives in PostgreSQL, the truth the vector
+//! index (`octopus_core::vectors::VectorIndex`: pgvector or the embedded one)
+//! follows: the knowledge chunks and the memory vectors. A change to a set's
+//! rows bumps its version in the same transaction ([`record_change`]); once
+//! committed, the index is told ([`PostgresStore::follow`]); searches hand the
+//! index this store as its [`VectorRows`].
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use octopus_core::recall::{MemoryKind, memory_point_fields};
+use octopus_core::vectors::{
+    Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
+};
+use octopus_core::{EpisodeId, TenantId};
+use sqlx_core::executor::Executor;
+use sqlx_core::query::query;
+use sqlx_core::row::Row;
+use sqlx_postgres::{PgRow, Postgres};
+
+use crate::error::{Result, corrupt};
+use crate::rows::{Tx, u32_at};
+use crate::vectors::PgVector;
+use crate::{PostgresStore, domain};
+
+/// Where a kind of set lives: a table of sets (`tenant_id`, `agent_id`,
+/// `dimension`, `version` and a count) and a table of rows (`seq`,
+/// `tenant_id`, `agent_id`, `embedding` and the fields searches filter on).
+pub(crate) trait VectorTable {
+    const COLLECTIONS: &'static str;
+    /// The sets' column counting their rows.
+    const COUNT_COLUMN: &'static str;
+    const ROWS: &'static str;
+    /// The rows' columns [`Self::fields_from_row`] reads.
+    const FIELD_COLUMNS: &'static str;
+
+    fn fields_from_row(row: &PgRow) -> Result<PointFields>;
+}
+
+pub(crate) struct KnowledgeTable;
+
+impl VectorTable for KnowledgeTable {
+    const COLLECTIONS: &'static str = "knowledge_collections";
+    const COUNT_COLUMN: &'static str = "chunk_count";
+    const ROWS: &'static str = "knowledge_chunks";
+    const FIELD_COLUMNS: &'static str = "source, category, indexed_at";
+
+    fn fields_from_row(row: &PgRow) -> Result<PointFields> {
+        let mut fields = PointFields {
+            at: Some(row.try_get("indexed_at")?),
+            ..PointFields::default()
+        }
+        .label("source", row.try_get::<String, _>("source")?);
+        if let Some(category) = row.try_get::<Option<String>, _>("category")? {
+            fields = fields.label("category", category);
+        }
+        Ok(fields)
+    }
+}
+
+pub(crate) struct MemoryTable;
+
+impl VectorTable for MemoryTable {
+    const COLLECTIONS: &'static str = "memory_collections";
+    const COUNT_COLUMN: &'static str = "vector_count";
+    const ROWS: &'static str = "memory_vectors";
+    const FIELD_COLUMNS: &'static str = "user_id, kind, episode_id, at";
+
+    fn fields_from_row(row: &PgRow) -> Result<PointFields> {
+        let user: String = row.try_get("user_id")?;
+        Ok(memory_point_fields(
+            &user,
+            kind_at(row)?,
+            EpisodeId(row.try_get("episode_id")?),
+            row.try_get("at")?,
+        ))
+    }
+}
+
+pub(crate) fn kind_at(row: &PgRow) -> Result<MemoryKind> {
+    let kind: String = row.try_get("kind")?;
+    MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))
+}
+
+/// A row's `seq` (a bigserial, so positive): its vector's key.
+pub(crate) fn key_of(row: &PgRow) -> Result<u64> {
+    Ok(row.try_get::<i64, _>("seq")?.unsigned_abs())
+}
+
+/// A set's dimension and version, read now.
+pub(crate) async fn state<T: VectorTable>(
+    conn: impl Executor<'_, Database = Postgres>,
+    tenant: TenantId,
+    agent: octopus_core::AgentId,
+) -> Result<Option<SetState>> {
+    let row = query(&format!(
+        "SELECT dimension, version FROM {} WHERE tenant_id = $1 AND agent_id = $2",
+        T::COLLECTIONS
+    ))
+    .bind(tenant.0)
+    .bind(agent.0)
+    .fetch_optional(conn)
+    .await?;
+    row.map(|row| {
+        Ok(SetState {
+            dimension: u32_at(&row, "dimension")?,
+            version: row.try_get("version")?,
+        })
+    })
+    .transpose()
+}
+
+/// A change to a set's rows, for the index to follow once committed.
+pub(crate) struct Committed {
+    pub set: VectorSet,
+    pub before: SetState,
+    pub after: i64,
+    pub change: VectorChange,
+}
+
+/// Counts `change` in its set and bumps the set's version, in `tx`; `None`
+/// when the set does not exist. The bump locks the set's row until `tx`
+/// ends and moves the version by one, so the version before it is the one
+/// it returns less one, whatever committed meanwhile.
+pub(crate) async fn record_change<T: VectorTable>(
+    tx: &mut Tx<'_>,
+    set: VectorSet,
+    change: VectorChange,
+) -> Result<Option<Committed>> {
+    let Some(after) = bump::<T>(tx, set, change.delta()).await? else {
+        return Ok(None);
+    };
+    Ok(Some(Committed {
+        set,
+        before: SetState {
+            dimension: after.dimension,
+            version: after.version - 1,
+        },
+        after: after.version,
+        change,
+    }))
+}
+
+/// Moves the set's count by `delta` and its version by one, in `tx`, with no
+/// index to follow (it reconciles at its next search); the state after.
+pub(crate) async fn bump<T: VectorTable>(
+    tx: &mut Tx<'_>,
+    set: VectorSet,
+    delta: i64,
+) -> Result<Option<SetState>> {
+    let row = query(&format!(
+        "UPDATE {table} SET {count} = {count} + $3, version = version + 1
+         WHERE tenant_id = $1 AND agent_id = $2 RETURNING version, dimension",
+        table = T::COLLECTIONS,
+        count = T::COUNT_COLUMN
+    ))
+    .bind(set.tenant.0)
+    .bind(set.agent.0)
+    .bind(delta)
+    .fetch_optional(&mut **tx)
+    .await?;
+    row.map(|row| {
+        Ok(SetState {
+            dimension: u32_at(&row, "dimension")?,
+            version: row.try_get("version")?,
+        })
+    })
+    .transpose()
+}
+
+impl PostgresStore {
+    /// Tells the vector index of a committed change.
+    pub(crate) async fn follow(&self, committed: Option<Committed>) -> octopus_core::Result<()> {
+        match committed {
+            Some(c) => {
+                self.vectors
+                    .follow(c.set, c.before, c.after, c.change)
+                    .await
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The nearest keys of the set, by the vector index, which reconciles
+    /// from this store's rows when it does not reflect `state`.
+    pub(crate) async fn nearest(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        query: &Nearest,
+    ) -> octopus_core::Result<Vec<ScoredKey>> {
+        self.vectors.search(set, state, query, self).await
+    }
+}
+
+/// A kind's table of rows, and the columns of its fields.
+fn tables(kind: VectorKind) -> (&'static str, &'static str) {
+    match kind {
+        VectorKind::Knowledge => (KnowledgeTable::ROWS, KnowledgeTable::FIELD_COLUMNS),
+        VectorKind::Memory => (MemoryTable::ROWS, MemoryTable::FIELD_COLUMNS),
+    }
+}
+
+#[async_trait]
+impl VectorRows for PostgresStore {
+    async fn vector_state(&self, set: VectorSet) -> octopus_core::Result<Option<SetState>> {
+        domain(async {
+            match set.kind {
+                VectorKind::Knowledge => {
+                    state::<KnowledgeTable>(&self.pool, set.tenant, set.agent).await
+                }
+                VectorKind::Memory => state::<MemoryTable>(&self.pool, set.tenant, set.agent).await,
+            }
+        })
+        .await
+    }
+
+    async fn vector_fields(
+        &self,
+        set: VectorSet,
+    ) -> octopus_core::Result<HashMap<u64, PointFields>> {
+        domain(async {
+            let (rows, columns) = tables(set.kind);
+            let found = query(&format!(
+                "SELECT seq, {columns} FROM {rows} WHERE tenant_id = $1 AND agent_id = $2"
+            ))
+            .bind(set.tenant.0)
+            .bind(set.agent.0)
+            .fetch_all(&self.pool)
+            .await?;
+            found
+                .iter()
+                .map(|row| {
+                    let fields = match set.kind {
+                        VectorKind::Knowledge => KnowledgeTable::fields_from_row(row)?,
+                        VectorKind::Memory => MemoryTable::fields_from_row(row)?,
+                    };
+                    Ok((key_of(row)?, fields))
+                })
+                .collect()
+        })
+        .await
+    }
+
+    async fn vectors(
+        &self,
+        set: VectorSet,
+        keys: &[u64],
+    ) -> octopus_core::Result<Vec<(u64, Vec<f32>)>> {
+        domain(async {
+            let (rows, _) = tables(set.kind);
+            let keys: Vec<i64> = keys.iter().map(|k| *k as i64).collect();
+            let found = query(&format!(
+                "SELECT seq, embedding FROM {rows}
+                 WHERE tenant_id = $1 AND agent_id = $2 AND seq = ANY($3)"
+            ))
+            .bind(set.tenant.0)
+            .bind(set.agent.0)
+            .bind(keys)
+            .fetch_all(&self.pool)
+            .await?;
+            found
+                .iter()
+                .map(|row| Ok((key_of(row)?, row.try_get::<PgVector, _>("embedding")?.0)))
+                .collect()
+        })
+        .await
+    }
+}

@@ -1,0 +1,578 @@
+//! The contract of the vector port (`octopus_core::vectors`), which every
+//! vector index must pass: [`vector_conformance_tests!`](crate::vector_conformance_tests)
+//! expands to one test per rule.
+//!
+//! The relational truth here is [`TruthRows`]: sets of points held in memory
+//! with a version per set, changed the way a store changes its rows (a
+//! version bump per committed change), and read by an index through
+//! [`VectorRows`] when it reconciles. Every expected result is computed from
+//! that truth by brute force, so the rules hold for exact and approximate
+//! indexes alike on these small sets.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use octopus_core::vectors::{
+    Nearest, Point, PointFields, PointFilter, ScoredKey, SetState, VectorChange, VectorIndex,
+    VectorRows, VectorSet,
+};
+use octopus_core::{AgentId, Result, TenantId};
+
+/// A vector index to test, which can be opened again over the same saved
+/// state: another server on the same database, or the same process after a
+/// restart.
+#[async_trait]
+pub trait VectorBackend: Send + Sync {
+    async fn open(&self) -> Arc<dyn VectorIndex>;
+}
+
+/// One set's rows in the truth.
+#[derive(Default)]
+struct SetRows {
+    version: i64,
+    dimension: u32,
+    points: BTreeMap<u64, (Vec<f32>, PointFields)>,
+}
+
+/// The relational truth: sets of points and their versions, in memory.
+#[derive(Default)]
+pub struct TruthRows {
+    sets: std::sync::Mutex<HashMap<VectorSet, SetRows>>,
+    next_key: AtomicUsize,
+    /// Reads of fields or vectors: what a reconcile costs.
+    reads: AtomicUsize,
+}
+
+/// A change committed to the truth, not yet told to the index.
+pub struct Commit {
+    pub set: VectorSet,
+    pub before: SetState,
+    pub after: i64,
+    pub change: VectorChange,
+}
+
+impl TruthRows {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<VectorSet, SetRows>> {
+        self.sets.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A fresh key: keys are never reused.
+    pub fn key(&self) -> u64 {
+        self.next_key.fetch_add(1, Ordering::SeqCst) as u64 + 1
+    }
+
+    /// Commits a change to the set (made with `dimension` if new): removes
+    /// `removed` and adds `added`, with a version bump.
+    pub fn commit(
+        &self,
+        set: VectorSet,
+        dimension: u32,
+        removed: Vec<u64>,
+        added: Vec<Point>,
+    ) -> Commit {
+        let mut sets = self.lock();
+        let rows = sets.entry(set).or_insert_with(|| SetRows {
+            dimension,
+            ..SetRows::default()
+        });
+        let before = SetState {
+            dimension: rows.dimension,
+            version: rows.version,
+        };
+        for key in &removed {
+            rows.points.remove(key);
+        }
+        for point in &added {
+            rows.points
+                .insert(point.key, (point.vector.clone(), point.fields.clone()));
+        }
+        rows.version += 1;
+        Commit {
+            set,
+            before,
+            after: rows.version,
+            change: VectorChange { removed, added },
+        }
+    }
+
+    pub fn state(&self, set: VectorSet) -> SetState {
+        let sets = self.lock();
+        sets.get(&set).map_or(
+            SetState {
+                dimension: 3,
+                version: 0,
+            },
+            |rows| SetState {
+                dimension: rows.dimension,
+                version: rows.version,
+            },
+        )
+    }
+
+    pub fn reads(&self) -> usize {
+        self.reads.load(Ordering::SeqCst)
+    }
+
+    /// The `top_k` nearest points the filter admits, by brute force.
+    pub fn nearest(&self, set: VectorSet, query: &Nearest) -> Vec<u64> {
+        let sets = self.lock();
+        let Some(rows) = sets.get(&set) else {
+            return Vec::new();
+        };
+        let mut scored: Vec<(f32, u64)> = rows
+            .points
+            .iter()
+            .filter(|(_, (_, fields))| query.filter.admits(fields))
+            .map(|(key, (vector, _))| (dot(vector, &query.vector), *key))
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored.truncate(query.top_k);
+        scored.into_iter().map(|(_, key)| key).collect()
+    }
+}
+
+#[async_trait]
+impl VectorRows for TruthRows {
+    async fn vector_state(&self, set: VectorSet) -> Result<Option<SetState>> {
+        Ok(self.lock().get(&set).map(|rows| SetState {
+            dimension: rows.dimension,
+            version: rows.version,
+        }))
+    }
+
+    async fn vector_fields(&self, set: VectorSet) -> Result<HashMap<u64, PointFields>> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+        Ok(self.lock().get(&set).map_or_else(HashMap::new, |rows| {
+            rows.points
+                .iter()
+                .map(|(key, (_, fields))| (*key, fields.clone()))
+                .collect()
+        }))
+    }
+
+    async fn vectors(&self, set: VectorSet, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+        let sets = self.lock();
+        let Some(rows) = sets.get(&set) else {
+            return Ok(Vec::new());
+        };
+        Ok(keys
+            .iter()
+            .filter_map(|key| rows.points.get(key).map(|(v, _)| (*key, v.clone())))
+            .collect())
+    }
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// A unit vector at `angle` radians in the plane of the first two axes, with
+/// `extra` further zero dimensions.
+pub fn unit(angle: f32, extra: usize) -> Vec<f32> {
+    let mut v = vec![angle.cos(), angle.sin()];
+    v.extend(std::iter::repeat_n(0.0, extra));
+    v
+}
+
+fn at(seconds: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(1_750_000_000 + seconds, 0).unwrap()
+}
+
+fn fields(user: &str, kind: &str, episode: &str, seconds: i64) -> PointFields {
+    PointFields {
+        partition: Some(user.to_owned()),
+        at: Some(at(seconds)),
+        ..PointFields::default()
+    }
+    .label("kind", kind)
+    .label("episode", episode)
+}
+
+fn point(rows: &TruthRows, angle: f32, fields: PointFields) -> Point {
+    Point {
+        key: rows.key(),
+        vector: unit(angle, 1),
+        fields,
+    }
+}
+
+fn fresh_set() -> VectorSet {
+    VectorSet::memory(TenantId::new(), AgentId::new())
+}
+
+fn near(angle: f32, top_k: usize, filter: PointFilter) -> Nearest {
+    Nearest {
+        vector: unit(angle, 1),
+        top_k,
+        filter,
+    }
+}
+
+async fn follow(index: &dyn VectorIndex, commit: Commit) {
+    index
+        .follow(commit.set, commit.before, commit.after, commit.change)
+        .await
+        .unwrap();
+}
+
+async fn search(
+    index: &dyn VectorIndex,
+    rows: &TruthRows,
+    set: VectorSet,
+    query: &Nearest,
+) -> Vec<ScoredKey> {
+    index
+        .search(set, rows.state(set), query, rows)
+        .await
+        .unwrap()
+}
+
+async fn keys(
+    index: &dyn VectorIndex,
+    rows: &TruthRows,
+    set: VectorSet,
+    query: &Nearest,
+) -> Vec<u64> {
+    search(index, rows, set, query)
+        .await
+        .into_iter()
+        .map(|s| s.key)
+        .collect()
+}
+
+/// Ten points around the circle for two users, of two kinds, in two
+/// episodes, an hour apart; committed and followed.
+async fn ten_points(index: &dyn VectorIndex, rows: &TruthRows, set: VectorSet) -> Vec<Point> {
+    let points: Vec<Point> = (0..10)
+        .map(|i| {
+            let user = if i % 2 == 0 { "ann" } else { "bob" };
+            let kind = if i % 3 == 0 { "summary" } else { "message" };
+            let episode = if i < 5 { "e1" } else { "e2" };
+            point(
+                rows,
+                i as f32 * 0.3,
+                fields(user, kind, episode, i64::from(i) * 3600),
+            )
+        })
+        .collect();
+    follow(index, rows.commit(set, 3, Vec::new(), points.clone())).await;
+    points
+}
+
+pub async fn followed_changes_are_found_nearest_first_with_cosine_scores(
+    backend: &dyn VectorBackend,
+) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let set = fresh_set();
+    let points = ten_points(&*index, &rows, set).await;
+    let reads = rows.reads();
+    let query = near(0.0, 4, PointFilter::default());
+    let found = search(&*index, &rows, set, &query).await;
+    let expected = rows.nearest(set, &query);
+    assert_eq!(
+        found.iter().map(|s| s.key).collect::<Vec<_>>(),
+        expected,
+        "nearest first"
+    );
+    for hit in &found {
+        let point = points.iter().find(|p| p.key == hit.key).unwrap();
+        let cosine = dot(&point.vector, &query.vector);
+        assert!(
+            (hit.score - cosine).abs() < 1e-4,
+            "score {} is the cosine {cosine}",
+            hit.score
+        );
+    }
+    assert_eq!(
+        rows.reads(),
+        reads,
+        "an index that followed every change reads no rows to search"
+    );
+}
+
+pub async fn filters_keep_to_the_partition_labels_and_time_window(backend: &dyn VectorBackend) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let set = fresh_set();
+    ten_points(&*index, &rows, set).await;
+    let strings = |values: &[&str]| values.iter().map(|v| (*v).to_owned()).collect();
+    let filters = [
+        PointFilter {
+            partition: Some("ann".into()),
+            ..PointFilter::default()
+        },
+        PointFilter {
+            partition: Some("nobody".into()),
+            ..PointFilter::default()
+        },
+        PointFilter::default().require("kind", strings(&["summary"])),
+        PointFilter::default().require("kind", strings(&["summary", "message"])),
+        PointFilter::default().require("category", strings(&["faq"])),
+        PointFilter::default().exclude("episode", strings(&["e1"])),
+        PointFilter {
+            partition: Some("bob".into()),
+            from: Some(at(2 * 3600)),
+            to: Some(at(7 * 3600)),
+            ..PointFilter::default()
+        }
+        .require("kind", strings(&["message"]))
+        .exclude("episode", strings(&["e2"])),
+    ];
+    for filter in filters {
+        // Between two points but nearer one: no ties to order arbitrarily.
+        let query = near(1.23, 10, filter);
+        let found = keys(&*index, &rows, set, &query).await;
+        assert_eq!(
+            found,
+            rows.nearest(set, &query),
+            "filter {:?}",
+            query.filter
+        );
+    }
+}
+
+pub async fn an_index_that_missed_changes_reconciles_before_searching(backend: &dyn VectorBackend) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let set = fresh_set();
+    let points = ten_points(&*index, &rows, set).await;
+    // Committed, but the process stopped before telling the index.
+    let added = point(&rows, 0.05, fields("ann", "message", "e3", 0));
+    let removed = vec![points[0].key, points[2].key];
+    rows.commit(set, 3, removed.clone(), vec![added.clone()]);
+    let query = near(0.0, 5, PointFilter::default());
+    let found = keys(&*index, &rows, set, &query).await;
+    assert_eq!(found, rows.nearest(set, &query));
+    assert_eq!(found[0], added.key, "the missed addition is found");
+    assert!(
+        !found.iter().any(|k| removed.contains(k)),
+        "a missed removal never comes back"
+    );
+    let reads = rows.reads();
+    keys(&*index, &rows, set, &query).await;
+    assert_eq!(rows.reads(), reads, "reconciled once, not at every search");
+}
+
+pub async fn follows_arriving_out_of_order_leave_it_behind_never_wrong(
+    backend: &dyn VectorBackend,
+) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let set = fresh_set();
+    let points = ten_points(&*index, &rows, set).await;
+    let first = rows.commit(
+        set,
+        3,
+        Vec::new(),
+        vec![point(&rows, 0.01, fields("ann", "message", "e3", 1))],
+    );
+    let second = rows.commit(set, 3, vec![points[0].key], Vec::new());
+    follow(&*index, second).await;
+    follow(&*index, first).await;
+    let query = near(0.0, 10, PointFilter::default());
+    assert_eq!(
+        keys(&*index, &rows, set, &query).await,
+        rows.nearest(set, &query)
+    );
+}
+
+pub async fn a_change_followed_twice_or_already_reconciled_changes_nothing(
+    backend: &dyn VectorBackend,
+) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let set = fresh_set();
+    ten_points(&*index, &rows, set).await;
+    let extra = point(&rows, 0.02, fields("ann", "message", "e3", 2));
+    let commit = rows.commit(set, 3, Vec::new(), vec![extra.clone()]);
+    let query = near(0.0, 10, PointFilter::default());
+    // A search reconciles before the follow arrives; then the follow.
+    let reconciled = keys(&*index, &rows, set, &query).await;
+    let (set_, before, after) = (commit.set, commit.before, commit.after);
+    index
+        .follow(set_, before, after, commit.change.clone())
+        .await
+        .unwrap();
+    index
+        .follow(set_, before, after, commit.change)
+        .await
+        .unwrap();
+    let found = keys(&*index, &rows, set, &query).await;
+    assert_eq!(found, reconciled);
+    assert_eq!(found, rows.nearest(set, &query));
+    assert_eq!(
+        found.iter().filter(|k| **k == extra.key).count(),
+        1,
+        "found once"
+    );
+}
+
+pub async fn another_instance_finds_the_same_vectors(backend: &dyn VectorBackend) {
+    let first = backend.open().await;
+    let rows = TruthRows::default();
+    let set = fresh_set();
+    ten_points(&*first, &rows, set).await;
+    let commit = rows.commit(
+        set,
+        3,
+        Vec::new(),
+        vec![point(&rows, 0.03, fields("bob", "message", "e3", 3))],
+    );
+    follow(&*first, commit).await;
+    let second = backend.open().await;
+    let query = near(0.0, 6, PointFilter::default());
+    assert_eq!(
+        keys(&*second, &rows, set, &query).await,
+        rows.nearest(set, &query),
+        "a restarted process, or another server, finds what the first stored"
+    );
+    // A change followed by the second is seen by the first.
+    let commit = rows.commit(
+        set,
+        3,
+        Vec::new(),
+        vec![point(&rows, 0.045, fields("ann", "message", "e3", 4))],
+    );
+    follow(&*second, commit).await;
+    assert_eq!(
+        keys(&*first, &rows, set, &query).await,
+        rows.nearest(set, &query)
+    );
+}
+
+pub async fn sets_never_share_vectors(backend: &dyn VectorBackend) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let (tenant, other_tenant, agent) = (TenantId::new(), TenantId::new(), AgentId::new());
+    let sets = [
+        VectorSet::memory(tenant, agent),
+        VectorSet::knowledge(tenant, agent),
+        VectorSet::memory(other_tenant, agent),
+        VectorSet::memory(tenant, AgentId::new()),
+    ];
+    for set in sets {
+        ten_points(&*index, &rows, set).await;
+    }
+    let query = near(0.5, 20, PointFilter::default());
+    for set in sets {
+        let found = keys(&*index, &rows, set, &query).await;
+        assert_eq!(found.len(), 10, "only its own ten");
+        assert_eq!(found, rows.nearest(set, &query));
+    }
+}
+
+pub async fn sets_of_different_dimensions_are_searched_alike(backend: &dyn VectorBackend) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let (small, large) = (fresh_set(), fresh_set());
+    for (set, extra) in [(small, 1), (large, 382)] {
+        let points = (0..6)
+            .map(|i| Point {
+                key: rows.key(),
+                vector: unit(i as f32 * 0.4, extra),
+                fields: fields("ann", "message", "e1", i),
+            })
+            .collect();
+        follow(
+            &*index,
+            rows.commit(set, 2 + extra as u32, Vec::new(), points),
+        )
+        .await;
+        let query = Nearest {
+            vector: unit(0.9, extra),
+            top_k: 3,
+            filter: PointFilter::default(),
+        };
+        assert_eq!(
+            keys(&*index, &rows, set, &query).await,
+            rows.nearest(set, &query)
+        );
+    }
+}
+
+pub async fn a_set_with_no_vectors_finds_nothing(backend: &dyn VectorBackend) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let set = fresh_set();
+    let query = near(0.0, 5, PointFilter::default());
+    assert!(keys(&*index, &rows, set, &query).await.is_empty());
+    let points = ten_points(&*index, &rows, set).await;
+    let keys_all = points.iter().map(|p| p.key).collect();
+    follow(&*index, rows.commit(set, 3, keys_all, Vec::new())).await;
+    assert!(keys(&*index, &rows, set, &query).await.is_empty());
+}
+
+pub async fn erased_vectors_are_gone_even_from_an_index_behind_the_rows(
+    backend: &dyn VectorBackend,
+) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let set = fresh_set();
+    let points = ten_points(&*index, &rows, set).await;
+    let in_step = rows.state(set);
+    // A change the index never heard of: it is now behind.
+    rows.commit(
+        set,
+        3,
+        Vec::new(),
+        vec![point(&rows, 2.0, fields("cyd", "message", "e3", 5))],
+    );
+    // Forgetting ann: her vectors are erased from the rows, and the index
+    // is told, though it cannot apply the change in order.
+    let anns: Vec<u64> = points
+        .iter()
+        .filter(|p| p.fields.partition.as_deref() == Some("ann"))
+        .map(|p| p.key)
+        .collect();
+    let erased = rows.commit(set, 3, anns.clone(), Vec::new());
+    index
+        .erase(erased.set, erased.before, erased.after, erased.change)
+        .await
+        .unwrap();
+    // Even a search by a caller that read the older version, which the
+    // index may answer without reconciling, finds none of hers.
+    let query = near(0.0, 10, PointFilter::default());
+    let stale = index.search(set, in_step, &query, &rows).await.unwrap();
+    assert!(
+        !stale.iter().any(|s| anns.contains(&s.key)),
+        "an erased vector was found"
+    );
+    assert_eq!(
+        keys(&*index, &rows, set, &query).await,
+        rows.nearest(set, &query)
+    );
+}
+
+/// Expands to the vector port's rules for the [`VectorBackend`] `$backend`
+/// builds, one `#[tokio::test]` each.
+#[macro_export]
+macro_rules! vector_conformance_tests {
+    ($backend:expr) => {
+        $crate::vector_conformance_tests!(@each $backend;
+            followed_changes_are_found_nearest_first_with_cosine_scores,
+            filters_keep_to_the_partition_labels_and_time_window,
+            an_index_that_missed_changes_reconciles_before_searching,
+            follows_arriving_out_of_order_leave_it_behind_never_wrong,
+            a_change_followed_twice_or_already_reconciled_changes_nothing,
+            another_instance_finds_the_same_vectors,
+            sets_never_share_vectors,
+            sets_of_different_dimensions_are_searched_alike,
+            a_set_with_no_vectors_finds_nothing,
+            erased_vectors_are_gone_even_from_an_index_behind_the_rows
+        );
+    };
+    (@each $backend:expr; $($rule:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $rule() {
+                let backend = $backend;
+                $crate::vectors::$rule(&backend).await;
+            }
+        )*
+    };
+}

@@ -1,0 +1,167 @@
+//! The embedded implementation of the vector port: each process keeps its
+//! own indexes in memory, derived from the relational rows ([`crate::derived`]),
+//! exact while small and an HNSW graph from `hnsw_threshold` vectors on, the
+//! graphs saved in a folder so that a restart does not rebuild them.
+//!
+//! Index work (inserting into a graph, scanning) is CPU-bound, so it runs on
+//! tokio's blocking threads, never on the async workers serving requests.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use octopus_core::vectors::{
+    Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorIndex, VectorKind, VectorRows,
+    VectorSet,
+};
+use octopus_core::{Error, Result};
+
+use crate::HnswError;
+use crate::derived::{Change, CollectionKey, CollectionState, DerivedIndexes};
+
+/// Knowledge graphs are saved under `{dir}/{tenant}-{agent}`, memory graphs
+/// under `{dir}/memory/{tenant}-{agent}`.
+impl CollectionKey for VectorSet {
+    fn folder_name(&self) -> String {
+        match self.kind {
+            VectorKind::Knowledge => format!("{}-{}", self.tenant, self.agent),
+            VectorKind::Memory => format!("memory/{}-{}", self.tenant, self.agent),
+        }
+    }
+}
+
+/// The vector port in this process.
+pub struct EmbeddedVectors {
+    indexes: Arc<DerivedIndexes<VectorSet, PointFields>>,
+    /// One reconcile of a set at a time: two would read the same rows twice.
+    reconciling: tokio::sync::Mutex<HashMap<VectorSet, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl EmbeddedVectors {
+    pub fn new(dir: PathBuf, hnsw_threshold: usize) -> Self {
+        Self {
+            indexes: Arc::new(DerivedIndexes::new(dir, hnsw_threshold, |fields| {
+                fields.partition.as_deref()
+            })),
+            reconciling: tokio::sync::Mutex::default(),
+        }
+    }
+
+    async fn reconcile_lock(&self, set: VectorSet) -> Arc<tokio::sync::Mutex<()>> {
+        Arc::clone(self.reconciling.lock().await.entry(set).or_default())
+    }
+
+    /// Brings the set's index to the rows, reading them after `state`.
+    async fn reconcile(
+        &self,
+        set: VectorSet,
+        state: CollectionState,
+        rows: &dyn VectorRows,
+    ) -> Result<()> {
+        let fields = Arc::new(rows.vector_fields(set).await?);
+        let indexes = Arc::clone(&self.indexes);
+        let read = Arc::clone(&fields);
+        let missing = blocking(move || indexes.begin_reconcile(&set, state, &read)).await?;
+        let mut vectors = Vec::with_capacity(missing.len());
+        for batch in missing.chunks(500) {
+            vectors.extend(rows.vectors(set, batch).await?);
+        }
+        let fields = Arc::try_unwrap(fields).unwrap_or_else(|shared| (*shared).clone());
+        let indexes = Arc::clone(&self.indexes);
+        blocking(move || indexes.finish_reconcile(&set, state, fields, vectors)).await
+    }
+}
+
+fn collection_state(state: SetState) -> CollectionState {
+    CollectionState {
+        dimension: state.dimension,
+        version: state.version,
+    }
+}
+
+/// Runs index work on a blocking thread.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, HnswError> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(Error::backend)?
+        .map_err(Error::backend)
+}
+
+#[async_trait]
+impl VectorIndex for EmbeddedVectors {
+    fn name(&self) -> &'static str {
+        "embedded"
+    }
+
+    async fn follow(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+    ) -> Result<()> {
+        let change = Change {
+            removed: change.removed,
+            added: change
+                .added
+                .into_iter()
+                .map(|p| (p.key, p.vector, p.fields))
+                .collect(),
+        };
+        let indexes = Arc::clone(&self.indexes);
+        blocking(move || indexes.follow(&set, collection_state(before), after, change)).await
+    }
+
+    async fn search(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        query: &Nearest,
+        rows: &dyn VectorRows,
+    ) -> Result<Vec<ScoredKey>> {
+        if !self.indexes.is_at(&set, state.version) {
+            let lock = self.reconcile_lock(set).await;
+            let _one_at_a_time = lock.lock().await;
+            if !self.indexes.is_at(&set, state.version) {
+                self.reconcile(set, collection_state(state), rows).await?;
+            }
+        }
+        let indexes = Arc::clone(&self.indexes);
+        let query = query.clone();
+        blocking(move || {
+            let nearest = crate::derived::Nearest {
+                vector: &query.vector,
+                top_k: query.top_k,
+                within: query.filter.partition.as_deref(),
+            };
+            let found = indexes.nearest(&set, nearest, |fields| query.filter.admits(fields))?;
+            Ok(found
+                .into_iter()
+                .map(|n| ScoredKey {
+                    key: n.key,
+                    score: n.score,
+                })
+                .collect())
+        })
+        .await
+    }
+
+    async fn erase(
+        &self,
+        set: VectorSet,
+        _before: SetState,
+        _after: i64,
+        _change: VectorChange,
+    ) -> Result<bool> {
+        // A graph only marks removed vectors: drop the set's index and saved
+        // graph, rebuilt from the remaining rows at its next search.
+        let indexes = Arc::clone(&self.indexes);
+        tokio::task::spawn_blocking(move || indexes.drop_collection(&set))
+            .await
+            .map_err(Error::backend)?
+            .map_err(Error::backend)
+    }
+}
