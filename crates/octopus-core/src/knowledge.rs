@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::vectors::{PointFields, PointFilter};
+use crate::vectors::{Nearest, PointFields, PointFilter};
 use crate::{AgentId, Error, Result, TenantId};
 
 /// The seed's collection name for an agent's knowledge: `agent_{agentId}_{tenantId}`.
@@ -129,6 +129,16 @@ pub struct VectorQuery {
 pub const MAX_TOP_K: u32 = 1000;
 
 impl VectorQuery {
+    /// The search a vector index runs for this query (`min_score` is the
+    /// caller's to apply).
+    pub fn to_nearest(&self) -> Nearest {
+        Nearest {
+            vector: self.vector.clone(),
+            top_k: self.top_k as usize,
+            filter: self.filter.to_points(),
+        }
+    }
+
     pub fn validate(&self, dimension: u32) -> Result<()> {
         check_dimension("vector", &self.vector, dimension)?;
         if self.top_k == 0 || self.top_k > MAX_TOP_K {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::episode::{EpisodeSummary, EpisodeWithMessages, SummarySource};
 use crate::message::{ContentPart, Message, MessageContent, Role};
-use crate::vectors::{PointFields, PointFilter};
+use crate::vectors::{Nearest, PointFields, PointFilter};
 use crate::{AgentId, ConversationId, EpisodeId, Error, MessageId, Result, TenantId};
 
 /// Episodes with at most this many messages get no generated summary (seed 001).
@@ -178,11 +178,11 @@ impl MemoryVectorQuery {
         Ok(())
     }
 
-    /// The query's conditions on a vector index's fields (see
-    /// [`memory_point_fields`]), leaving out the vectors of `hidden` episodes
-    /// (deleted or archived).
-    pub fn to_points(&self, hidden: &[EpisodeId]) -> PointFilter {
-        PointFilter {
+    /// The search a vector index runs for this query: its conditions on the
+    /// index's fields (see [`memory_point_fields`]), leaving out the vectors
+    /// of `hidden` episodes (deleted or archived).
+    pub fn to_nearest(&self, hidden: &[EpisodeId]) -> Nearest {
+        let filter = PointFilter {
             partition: Some(self.user_id.clone()),
             from: self.from,
             to: self.to,
@@ -192,7 +192,12 @@ impl MemoryVectorQuery {
             "kind",
             self.kinds.iter().map(|k| k.as_str().to_owned()).collect(),
         )
-        .exclude("episode", hidden.iter().map(|e| e.to_string()).collect())
+        .exclude("episode", hidden.iter().map(|e| e.to_string()).collect());
+        Nearest {
+            vector: self.vector.clone(),
+            top_k: self.top_k as usize,
+            filter,
+        }
     }
 }
 

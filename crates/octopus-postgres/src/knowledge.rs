@@ -10,7 +10,7 @@ use octopus_core::knowledge::{
     check_dimension, collection_name, point_fields,
 };
 use octopus_core::store::KnowledgeStore;
-use octopus_core::vectors::{Nearest, Point, ScoredKey, VectorChange, VectorSet};
+use octopus_core::vectors::{Point, ScoredKey, VectorChange, VectorSet};
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use crate::error::Result as StoreResult;
 use crate::rows::{Tx, int, u32_at, u64_at};
-use crate::vector_sets::{Committed, KnowledgeTable, key_of, record_change};
+use crate::vector_sets::{Committed, KnowledgeTable, key_of, owned_by, record_change};
 use crate::vectors::PgVector;
 use crate::{PostgresStore, domain};
 
@@ -322,18 +322,13 @@ impl KnowledgeStore for PostgresStore {
         query_: &VectorQuery,
     ) -> Result<Vec<ChunkHit>> {
         domain(async {
-            let collection = require_collection(&self.pool, tenant, agent, false).await?;
-            query_.validate(collection.dimension)?;
             let state = crate::vector_sets::state::<KnowledgeTable>(&self.pool, tenant, agent)
                 .await?
                 .ok_or_else(|| {
                     DomainError::not_found("collection", collection_name(agent, tenant))
                 })?;
-            let nearest = Nearest {
-                vector: query_.vector.clone(),
-                top_k: query_.top_k as usize,
-                filter: query_.filter.to_points(),
-            };
+            query_.validate(state.dimension)?;
+            let nearest = query_.to_nearest();
             let found: Vec<ScoredKey> = self
                 .nearest(VectorSet::knowledge(tenant, agent), state, &nearest)
                 .await?
@@ -411,17 +406,17 @@ impl PostgresStore {
     ) -> StoreResult<Vec<ChunkHit>> {
         let seqs: Vec<i64> = found.iter().map(|n| n.key as i64).collect();
         let rows = query(&format!(
-            "SELECT c.seq, {CHUNK_COLUMNS} FROM knowledge_chunks c
-             WHERE c.tenant_id = $1 AND c.agent_id = $2 AND c.seq = ANY($3)"
+            "SELECT c.seq, c.tenant_id, c.agent_id, {CHUNK_COLUMNS} FROM knowledge_chunks c
+             WHERE c.seq = ANY($1)"
         ))
-        .bind(tenant.0)
-        .bind(agent.0)
         .bind(seqs)
         .fetch_all(&self.pool)
         .await?;
         let mut by_key: HashMap<u64, Chunk> = HashMap::with_capacity(rows.len());
         for row in &rows {
-            by_key.insert(key_of(row)?, chunk_from_row(row, agent)?);
+            if owned_by(row, tenant, agent)? {
+                by_key.insert(key_of(row)?, chunk_from_row(row, agent)?);
+            }
         }
         Ok(found
             .into_iter()

@@ -19,7 +19,7 @@ use octopus_core::recall::{
     WorkClass, memory_point_fields,
 };
 use octopus_core::store::MemoryStore;
-use octopus_core::vectors::{Nearest, Point, VectorChange, VectorSet};
+use octopus_core::vectors::{Point, VectorChange, VectorSet};
 use octopus_core::{
     AgentId, EpisodeId, Error as DomainError, MessageId, Result, TenantId, Timestamp,
 };
@@ -33,7 +33,7 @@ use uuid::Uuid;
 use crate::error::{Result as StoreResult, corrupt};
 use crate::messages::{self, COLUMNS as MESSAGE_COLUMNS, message_from_row};
 use crate::rows::{Tx, int, u32_at, u64_at};
-use crate::vector_sets::{Committed, MemoryTable, key_of, kind_at, record_change};
+use crate::vector_sets::{Committed, MemoryTable, key_of, kind_at, owned_by, record_change};
 use crate::vectors::{PgVector, embedding_bytes};
 use crate::{PostgresStore, domain};
 
@@ -533,26 +533,23 @@ impl MemoryStore for PostgresStore {
             .into_iter()
             .map(EpisodeId)
             .collect();
-            let nearest = Nearest {
-                vector: query_.vector.clone(),
-                top_k: query_.top_k as usize,
-                filter: query_.to_points(&hidden),
-            };
+            let nearest = query_.to_nearest(&hidden);
             let found = self
                 .nearest(VectorSet::memory(tenant, agent), state, &nearest)
                 .await?;
             let keys: Vec<i64> = found.iter().map(|n| n.key as i64).collect();
             let rows = query(
-                "SELECT seq, kind, episode_id, message_id, at FROM memory_vectors
-                 WHERE tenant_id = $1 AND seq = ANY($2)",
+                "SELECT seq, tenant_id, agent_id, kind, episode_id, message_id, at FROM memory_vectors
+                 WHERE seq = ANY($1)",
             )
-            .bind(tenant.0)
             .bind(keys)
             .fetch_all(&self.pool)
             .await?;
             let mut by_key = HashMap::with_capacity(rows.len());
             for row in &rows {
-                by_key.insert(key_of(row)?, row);
+                if owned_by(row, tenant, agent)? {
+                    by_key.insert(key_of(row)?, row);
+                }
             }
             // A vector removed since the index lookup is simply absent.
             found

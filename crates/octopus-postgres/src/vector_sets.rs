@@ -12,7 +12,7 @@ use octopus_core::recall::{MemoryKind, memory_point_fields};
 use octopus_core::vectors::{
     Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
 };
-use octopus_core::{EpisodeId, TenantId};
+use octopus_core::{AgentId, EpisodeId, TenantId};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
 use sqlx_core::row::Row;
@@ -87,11 +87,21 @@ pub(crate) fn key_of(row: &PgRow) -> Result<u64> {
     Ok(row.try_get::<i64, _>("seq")?.unsigned_abs())
 }
 
+/// Whether a row read by key belongs to this tenant's agent. Rows are read
+/// by `seq = ANY(keys)` alone, which only the unique index on `seq` serves:
+/// with the tenant and agent in the condition too, the planner may pick their
+/// index instead and read every row of the set (it did, at 30k chunks, while
+/// the statistics lagged a bulk insert); they are checked here instead.
+pub(crate) fn owned_by(row: &PgRow, tenant: TenantId, agent: AgentId) -> Result<bool> {
+    Ok(row.try_get::<uuid::Uuid, _>("tenant_id")? == tenant.0
+        && row.try_get::<uuid::Uuid, _>("agent_id")? == agent.0)
+}
+
 /// A set's dimension and version, read now.
 pub(crate) async fn state<T: VectorTable>(
     conn: impl Executor<'_, Database = Postgres>,
     tenant: TenantId,
-    agent: octopus_core::AgentId,
+    agent: AgentId,
 ) -> Result<Option<SetState>> {
     let row = query(&format!(
         "SELECT dimension, version FROM {} WHERE tenant_id = $1 AND agent_id = $2",
@@ -251,18 +261,18 @@ impl VectorRows for PostgresStore {
             let (rows, _) = tables(set.kind);
             let keys: Vec<i64> = keys.iter().map(|k| *k as i64).collect();
             let found = query(&format!(
-                "SELECT seq, embedding FROM {rows}
-                 WHERE tenant_id = $1 AND agent_id = $2 AND seq = ANY($3)"
+                "SELECT seq, tenant_id, agent_id, embedding FROM {rows} WHERE seq = ANY($1)"
             ))
-            .bind(set.tenant.0)
-            .bind(set.agent.0)
             .bind(keys)
             .fetch_all(&self.pool)
             .await?;
-            found
-                .iter()
-                .map(|row| Ok((key_of(row)?, row.try_get::<PgVector, _>("embedding")?.0)))
-                .collect()
+            let mut vectors = Vec::with_capacity(found.len());
+            for row in &found {
+                if owned_by(row, set.tenant, set.agent)? {
+                    vectors.push((key_of(row)?, row.try_get::<PgVector, _>("embedding")?.0));
+                }
+            }
+            Ok(vectors)
         })
         .await
     }

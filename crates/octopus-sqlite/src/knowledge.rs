@@ -10,9 +10,7 @@ use octopus_core::knowledge::{
     check_dimension, collection_name, point_fields,
 };
 use octopus_core::store::KnowledgeStore;
-use octopus_core::vectors::{
-    Nearest, Point, PointFields, ScoredKey, SetState, VectorChange, VectorSet,
-};
+use octopus_core::vectors::{Point, PointFields, ScoredKey, SetState, VectorChange, VectorSet};
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -317,11 +315,7 @@ impl KnowledgeStore for SqliteStore {
             .read(move |conn| Ok(require_collection(conn, tenant, agent)?.state()))
             .await?;
         query.validate(state.dimension)?;
-        let nearest = Nearest {
-            vector: query.vector.clone(),
-            top_k: query.top_k as usize,
-            filter: query.filter.to_points(),
-        };
+        let nearest = query.to_nearest();
         let found: Vec<ScoredKey> = self
             .nearest(VectorSet::knowledge(tenant, agent), state, &nearest)
             .await?

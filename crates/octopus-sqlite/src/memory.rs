@@ -14,7 +14,7 @@ use octopus_core::recall::{
     WorkClass, memory_point_fields,
 };
 use octopus_core::store::MemoryStore;
-use octopus_core::vectors::{Nearest, Point, PointFields, SetState, VectorChange, VectorSet};
+use octopus_core::vectors::{Point, PointFields, SetState, VectorChange, VectorSet};
 use octopus_core::{
     AgentId, EpisodeId, Error as DomainError, MessageId, Result, TenantId, Timestamp,
 };
@@ -614,11 +614,7 @@ impl MemoryStore for SqliteStore {
             return Ok(Vec::new());
         };
         check_dimension("vector", &query.vector, state.dimension)?;
-        let nearest = Nearest {
-            vector: query.vector.clone(),
-            top_k: query.top_k as usize,
-            filter: query.to_points(&hidden),
-        };
+        let nearest = query.to_nearest(&hidden);
         let scored = self
             .nearest(VectorSet::memory(tenant, agent), state, &nearest)
             .await?;
