@@ -94,6 +94,12 @@ pub(crate) async fn connect(options: &PostgresOptions) -> Result<PgPool> {
                 // they have enough rows that pass the filter (pgvector 0.8).
                 conn.execute("SET hnsw.iterative_scan = relaxed_order")
                     .await?;
+                // Candidates a search keeps: enough for a top 50, so that most
+                // searches need no `SET LOCAL` (and no transaction around it).
+                conn.execute(
+                    format!("SET hnsw.ef_search = {}", crate::vectors::DEFAULT_EF_SEARCH).as_str(),
+                )
+                .await?;
                 Ok(())
             })
         })

@@ -27,7 +27,7 @@ use sqlx_postgres::{PgPool, Postgres};
 
 use crate::error::Error;
 use crate::rows::{Tx, int};
-use crate::vectors::{DimensionIndexes, PgVector, ef_search};
+use crate::vectors::{DEFAULT_EF_SEARCH, DimensionIndexes, PgVector, ef_search};
 
 /// Attempts at applying a reconcile before searching a copy left behind.
 const RECONCILE_ATTEMPTS: usize = 3;
@@ -182,16 +182,89 @@ impl PgvectorIndex {
         ))
     }
 
-    async fn version(&self, set: VectorSet) -> Result<i64, Error> {
-        let version: Option<i64> = sqlx_core::query_scalar::query_scalar(
-            "SELECT version FROM vector_sets WHERE tenant_id = $1 AND agent_id = $2 AND kind = $3",
-        )
-        .bind(set.tenant.0)
-        .bind(set.agent.0)
-        .bind(set.kind.as_str())
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(version.unwrap_or(0))
+    /// The copy's version, and its nearest keys to the query, read by one
+    /// statement.
+    async fn nearest(
+        &self,
+        set: VectorSet,
+        d: u32,
+        query_: &Nearest,
+    ) -> Result<(i64, Vec<ScoredKey>), Error> {
+        // The cast to vector(d), the same as the index's expression, lets the
+        // planner use the HNSW index of this dimension.
+        let mut sql = QueryBuilder::<Postgres>::new(
+            "SELECT v.version, h.key, h.distance FROM (SELECT COALESCE((SELECT version FROM vector_sets
+                 WHERE tenant_id = ",
+        );
+        sql.push_bind(set.tenant.0)
+            .push(" AND agent_id = ")
+            .push_bind(set.agent.0)
+            .push(" AND kind = ")
+            .push_bind(set.kind.as_str())
+            .push(format!(
+                "), 0) AS version) v LEFT JOIN LATERAL (SELECT key, embedding::vector({d}) <=> "
+            ))
+            .push_bind(PgVector(query_.vector.clone()))
+            .push(format!(
+                "::vector({d}) AS distance FROM vector_points WHERE dimension = {d} AND tenant_id = "
+            ))
+            .push_bind(set.tenant.0)
+            .push(" AND agent_id = ")
+            .push_bind(set.agent.0)
+            .push(" AND kind = ")
+            .push_bind(set.kind.as_str());
+        let filter = &query_.filter;
+        if let Some(partition) = &filter.partition {
+            sql.push(" AND partition = ").push_bind(partition.clone());
+        }
+        for (name, values) in &filter.any_of {
+            sql.push(" AND labels ->> ")
+                .push_bind(name.clone())
+                .push(" = ANY(")
+                .push_bind(values.clone())
+                .push(")");
+        }
+        for (name, values) in &filter.none_of {
+            sql.push(" AND NOT COALESCE(labels ->> ")
+                .push_bind(name.clone())
+                .push(" = ANY(")
+                .push_bind(values.clone())
+                .push("), false)");
+        }
+        if let Some(from) = filter.from {
+            sql.push(" AND at >= ").push_bind(from);
+        }
+        if let Some(to) = filter.to {
+            sql.push(" AND at < ").push_bind(to);
+        }
+        sql.push(" ORDER BY distance LIMIT ")
+            .push_bind(i64::try_from(query_.top_k).unwrap_or(i64::MAX))
+            .push(") h ON true ORDER BY h.distance, h.key");
+        let ef = ef_search(u32::try_from(query_.top_k).unwrap_or(u32::MAX));
+        let found = if ef == DEFAULT_EF_SEARCH {
+            sql.build().fetch_all(&self.pool).await?
+        } else {
+            let mut tx = self.pool.begin().await?;
+            tx.execute(format!("SET LOCAL hnsw.ef_search = {ef}").as_str())
+                .await?;
+            let found = sql.build().fetch_all(&mut *tx).await?;
+            tx.commit().await?;
+            found
+        };
+        let mut version = 0;
+        let mut keys = Vec::with_capacity(found.len());
+        for row in &found {
+            version = row.try_get("version")?;
+            // The version's row alone when nothing matched.
+            if let Some(key) = row.try_get::<Option<i64>, _>("key")? {
+                let distance: f64 = row.try_get("distance")?;
+                keys.push(ScoredKey {
+                    key: key.unsigned_abs(),
+                    score: (1.0 - distance) as f32,
+                });
+            }
+        }
+        Ok((version, keys))
     }
 
     /// Brings the copy to the rows (read at `state` or later); false when
@@ -275,12 +348,6 @@ impl VectorIndex for PgvectorIndex {
         query_: &Nearest,
         rows: &dyn VectorRows,
     ) -> Result<Vec<ScoredKey>> {
-        if self.version(set).await? != state.version && !self.reconcile(set, state, rows).await? {
-            tracing::warn!(
-                kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
-                "pgvector copy kept changing while reconciled; searched as it is"
-            );
-        }
         let d = state.dimension;
         if query_.vector.len() != d as usize {
             return Err(DomainError::invalid(
@@ -288,71 +355,19 @@ impl VectorIndex for PgvectorIndex {
                 format!("has {} dimensions, the collection {d}", query_.vector.len()),
             ));
         }
-        let found = async {
-            let mut tx = self.pool.begin().await?;
-            tx.execute(
-                format!(
-                    "SET LOCAL hnsw.ef_search = {}",
-                    ef_search(u32::try_from(query_.top_k).unwrap_or(u32::MAX))
-                )
-                .as_str(),
-            )
-            .await?;
-            // The cast to vector(d), the same as the index's expression, lets
-            // the planner use the HNSW index of this dimension.
-            let mut sql = QueryBuilder::<Postgres>::new(format!(
-                "SELECT * FROM (SELECT key, embedding::vector({d}) <=> "
-            ));
-            sql.push_bind(PgVector(query_.vector.clone()));
-            sql.push(format!(
-                "::vector({d}) AS distance FROM vector_points WHERE dimension = {d} AND tenant_id = "
-            ))
-            .push_bind(set.tenant.0)
-            .push(" AND agent_id = ")
-            .push_bind(set.agent.0)
-            .push(" AND kind = ")
-            .push_bind(set.kind.as_str());
-            let filter = &query_.filter;
-            if let Some(partition) = &filter.partition {
-                sql.push(" AND partition = ").push_bind(partition.clone());
-            }
-            for (name, values) in &filter.any_of {
-                sql.push(" AND labels ->> ")
-                    .push_bind(name.clone())
-                    .push(" = ANY(")
-                    .push_bind(values.clone())
-                    .push(")");
-            }
-            for (name, values) in &filter.none_of {
-                sql.push(" AND NOT COALESCE(labels ->> ")
-                    .push_bind(name.clone())
-                    .push(" = ANY(")
-                    .push_bind(values.clone())
-                    .push("), false)");
-            }
-            if let Some(from) = filter.from {
-                sql.push(" AND at >= ").push_bind(from);
-            }
-            if let Some(to) = filter.to {
-                sql.push(" AND at < ").push_bind(to);
-            }
-            sql.push(" ORDER BY distance LIMIT ")
-                .push_bind(i64::try_from(query_.top_k).unwrap_or(i64::MAX))
-                .push(") hits ORDER BY distance, key");
-            let found = sql.build().fetch_all(&mut *tx).await?;
-            tx.commit().await?;
-            found
-                .iter()
-                .map(|row| {
-                    let distance: f64 = row.try_get("distance")?;
-                    Ok(ScoredKey {
-                        key: row.try_get::<i64, _>("key")?.unsigned_abs(),
-                        score: (1.0 - distance) as f32,
-                    })
-                })
-                .collect::<Result<Vec<_>, Error>>()
-        };
-        Ok(found.await?)
+        // One round trip when the copy is in step: the search answers with
+        // the version it read.
+        let (version, found) = self.nearest(set, d, query_).await?;
+        if version == state.version {
+            return Ok(found);
+        }
+        if !self.reconcile(set, state, rows).await? {
+            tracing::warn!(
+                kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
+                "pgvector copy kept changing while reconciled; searched as it is"
+            );
+        }
+        Ok(self.nearest(set, d, query_).await?.1)
     }
 
     async fn erase(

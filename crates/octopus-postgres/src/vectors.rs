@@ -107,10 +107,14 @@ impl DimensionIndexes {
     }
 }
 
-/// How many candidates an HNSW search keeps: enough for `top_k`, and at least
-/// pgvector's default; pgvector allows up to 1000.
+/// The candidates an HNSW search keeps unless it asks for more: every
+/// connection sets it.
+pub(crate) const DEFAULT_EF_SEARCH: u32 = 100;
+
+/// How many candidates an HNSW search keeps: twice `top_k`, at least
+/// [`DEFAULT_EF_SEARCH`]; pgvector allows up to 1000.
 pub(crate) fn ef_search(top_k: u32) -> u32 {
-    top_k.saturating_mul(2).clamp(100, 1000)
+    top_k.saturating_mul(2).clamp(DEFAULT_EF_SEARCH, 1000)
 }
 
 pub(crate) fn embedding_bytes(vector: &[f32]) -> Vec<u8> {

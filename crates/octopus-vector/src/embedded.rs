@@ -3,8 +3,9 @@
 //! exact while small and an HNSW graph from `hnsw_threshold` vectors on, the
 //! graphs saved in a folder so that a restart does not rebuild them.
 //!
-//! Index work (inserting into a graph, scanning) is CPU-bound, so it runs on
-//! tokio's blocking threads, never on the async workers serving requests.
+//! Changing an index (inserting into a graph, reconciling) is CPU-bound and
+//! can take long, so it runs on tokio's blocking threads; a search, short,
+//! runs where it is awaited.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -129,24 +130,25 @@ impl VectorIndex for EmbeddedVectors {
                 self.reconcile(set, collection_state(state), rows).await?;
             }
         }
-        let indexes = Arc::clone(&self.indexes);
-        let query = query.clone();
-        blocking(move || {
-            let nearest = crate::derived::Nearest {
-                vector: &query.vector,
-                top_k: query.top_k,
-                within: query.filter.partition.as_deref(),
-            };
-            let found = indexes.nearest(&set, nearest, |fields| query.filter.admits(fields))?;
-            Ok(found
-                .into_iter()
-                .map(|n| ScoredKey {
-                    key: n.key,
-                    score: n.score,
-                })
-                .collect())
-        })
-        .await
+        // On this thread: a search takes about a millisecond at most (a graph
+        // walk, or an exact scan of fewer than `hnsw_threshold` vectors),
+        // less than a hop to a blocking thread costs when the cores are busy.
+        let nearest = crate::derived::Nearest {
+            vector: &query.vector,
+            top_k: query.top_k,
+            within: query.filter.partition.as_deref(),
+        };
+        let found = self
+            .indexes
+            .nearest(&set, nearest, |fields| query.filter.admits(fields))
+            .map_err(Error::backend)?;
+        Ok(found
+            .into_iter()
+            .map(|n| ScoredKey {
+                key: n.key,
+                score: n.score,
+            })
+            .collect())
     }
 
     async fn erase(
