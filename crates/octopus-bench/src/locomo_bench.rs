@@ -16,6 +16,7 @@ use octopus_core::{AgentId, EpisodeId, TenantId};
 use octopus_engine::{EngineConfig, Octopus};
 
 use crate::locomo::{self, Conversation, evidence_recall};
+use crate::locomo_cv::{self, Scored};
 use crate::setup;
 
 const DEPTHS: [usize; 4] = [1, 5, 10, 20];
@@ -42,6 +43,20 @@ pub struct Options {
     /// derived from the database's rows, instead of pgvector.
     #[arg(long, requires = "postgres")]
     embedded_vectors: bool,
+    /// Also cross-validate recall's weights, leaving one conversation out
+    /// at a time (several minutes: every candidate recalls every question).
+    #[arg(long)]
+    cv: bool,
+    /// Go through the HTTP API as a client would instead: a server on
+    /// loopback, each conversation imported with
+    /// `POST /v1/conversations/import`, each question asked with
+    /// `POST /v1/agents/{id}/recall`.
+    #[arg(long, conflicts_with_all = ["cv", "postgres"])]
+    http: bool,
+    /// Recall episode summaries beside turns, as the API does by default (a
+    /// summary hit names no turn, so it takes a place in the top k).
+    #[arg(long)]
+    summaries: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -85,6 +100,30 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             ..EngineConfig::default()
         };
         config.embedding.model_dir = options.model_dir.clone();
+        // No model to call here: summaries are extractive, as on a server
+        // without one (recall is measured over turns, without summaries).
+        config.llm.summarise_episodes = false;
+        if options.http {
+            let format = options.turn_text;
+            let modes: Vec<&str> = MODES.iter().map(|(_, name)| *name).collect();
+            let results = crate::locomo_http::run(
+                &conversations,
+                config,
+                |turn, date| stored_text(turn, date, format),
+                &modes,
+                options.summaries,
+            )
+            .await?;
+            println!("\n| mode | category | questions | R@1 | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|---|");
+            for (name, result) in modes.iter().zip(&results) {
+                print_rows(name, &sums_of(&result.scored));
+            }
+            println!();
+            for (name, result) in modes.iter().zip(results) {
+                print_latency(name, result.latencies, "HTTP request");
+            }
+            return anyhow::Ok(());
+        }
         if let Some(server) = &options.postgres {
             config.storage.backend = octopus_engine::config::StorageBackend::Postgres;
             config.storage.postgres.url = octopus_postgres::testing::fresh_database_on(server).await;
@@ -115,27 +154,13 @@ pub fn run(options: Options) -> anyhow::Result<()> {
 
         let mut sums: Vec<Sums> = vec![Sums::new(); MODES.len()];
         let mut latencies: Vec<Vec<f64>> = vec![Vec::new(); MODES.len()];
-        for (conversation, scope) in conversations.iter().zip(&imported) {
-            for question in conversation.questions.iter().filter(|q| (1..=4).contains(&q.category)) {
-                for (m, (mode, _)) in MODES.iter().enumerate() {
-                    let mut query = RecallQuery::new(conversation.speaker_a.clone(), question.question.clone());
-                    query.mode = *mode;
-                    query.top_k = 20;
-                    query.neighbours = options.neighbours;
-                    query.include_summaries = false;
-                    let started = Instant::now();
-                    let hits = octopus.recall(tenant.id, scope.agent, &query).await?;
-                    latencies[m].push(started.elapsed().as_secs_f64() * 1e3);
-                    let retrieved = scope.turns(&hits);
-                    let entry = sums[m].entry(question.category).or_default();
-                    for (at, depth) in DEPTHS.iter().enumerate() {
-                        if let Some(recall) = evidence_recall(&question.evidence, &retrieved, *depth) {
-                            entry.1[at] += recall;
-                        }
-                    }
-                    entry.0 += usize::from(!question.evidence.is_empty());
-                }
-            }
+        for (m, (mode, _)) in MODES.iter().enumerate() {
+            let (scored, times) = evaluate(
+                &octopus, tenant.id, &conversations, &imported, *mode, options.neighbours, options.summaries,
+            )
+            .await?;
+            sums[m] = sums_of(&scored);
+            latencies[m] = times;
         }
         println!(
             "{} conversations, {} turns; import {import_secs:.1} s, {jobs} memory jobs (embeddings and summaries) {embed_secs:.1} s",
@@ -156,17 +181,204 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             print_rows(name, sums);
         }
         println!();
-        for ((_, name), latencies) in MODES.iter().zip(&mut latencies) {
-            latencies.sort_by(f64::total_cmp);
-            let percentile = |p: f64| latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)];
-            println!(
-                "{name} recall latency (query embedding included): p50 {:.2} ms, p95 {:.2} ms",
-                percentile(0.50),
-                percentile(0.95)
-            );
+        for ((_, name), latencies) in MODES.iter().zip(latencies) {
+            print_latency(name, latencies, "recall");
+        }
+        if options.cv {
+            cross_validate(&octopus, tenant.id, &conversations, &imported, options.neighbours, options.summaries).await?;
         }
         anyhow::Ok(())
     })
+}
+
+fn print_latency(mode: &str, mut latencies: Vec<f64>, what: &str) {
+    if latencies.is_empty() {
+        return;
+    }
+    latencies.sort_by(f64::total_cmp);
+    let percentile =
+        |p: f64| latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)];
+    println!(
+        "{mode} {what} latency (query embedding included): p50 {:.2} ms, p95 {:.2} ms",
+        percentile(0.50),
+        percentile(0.95)
+    );
+}
+
+/// Every question of categories 1–4, recalled with `engine`'s weights in
+/// `mode` over its conversation's user and agent; each question's evidence
+/// recall, and each recall's latency (the question's embedding included).
+async fn evaluate(
+    engine: &Octopus,
+    tenant: TenantId,
+    conversations: &[Conversation],
+    imported: &[Imported],
+    mode: RecallMode,
+    neighbours: u32,
+    summaries: bool,
+) -> anyhow::Result<(Vec<Scored>, Vec<f64>)> {
+    let mut scored = Vec::new();
+    let mut latencies = Vec::new();
+    for (c, (conversation, scope)) in conversations.iter().zip(imported).enumerate() {
+        for question in conversation
+            .questions
+            .iter()
+            .filter(|q| (1..=4).contains(&q.category))
+        {
+            let mut query =
+                RecallQuery::new(conversation.speaker_a.clone(), question.question.clone());
+            query.mode = mode;
+            query.top_k = 20;
+            query.neighbours = neighbours;
+            query.include_summaries = summaries;
+            let started = Instant::now();
+            let hits = engine.recall(tenant, scope.agent, &query).await?;
+            latencies.push(started.elapsed().as_secs_f64() * 1e3);
+            let retrieved = scope.turns(&hits);
+            if let Some(recall) = recall_at_depths(&question.evidence, &retrieved) {
+                scored.push(Scored {
+                    conversation: c,
+                    category: question.category,
+                    recall,
+                });
+            }
+        }
+    }
+    Ok((scored, latencies))
+}
+
+/// Evidence recall at each of [`DEPTHS`]; `None` for a question without
+/// evidence.
+pub(crate) fn recall_at_depths(evidence: &[String], retrieved: &[String]) -> Option<[f64; 4]> {
+    let mut recall = [0.0; 4];
+    for (at, depth) in DEPTHS.iter().enumerate() {
+        recall[at] = evidence_recall(evidence, retrieved, *depth)?;
+    }
+    Some(recall)
+}
+
+fn sums_of(scored: &[Scored]) -> Sums {
+    let mut sums = Sums::new();
+    for s in scored {
+        let entry = sums.entry(s.category).or_default();
+        entry.0 += 1;
+        for d in 0..4 {
+            entry.1[d] += s.recall[d];
+        }
+    }
+    sums
+}
+
+/// Leave-one-conversation-out: each mode's weights chosen on two
+/// conversations and scored on the third (see `locomo_cv`).
+async fn cross_validate(
+    octopus: &Octopus,
+    tenant: TenantId,
+    conversations: &[Conversation],
+    imported: &[Imported],
+    neighbours: u32,
+    summaries: bool,
+) -> anyhow::Result<()> {
+    println!("\n## Leave one conversation out\n");
+    println!(
+        "Each mode's weights (vector share, neighbour share, episode share) are chosen \
+         on two conversations by mean R@10 over their questions, among {} candidates for hybrid \
+         and {} for keyword and vector, and scored on the third.\n",
+        locomo_cv::candidates(RecallMode::Hybrid).len(),
+        locomo_cv::candidates(RecallMode::Keyword).len()
+    );
+    let mut by_mode = Vec::new();
+    for (mode, name) in MODES {
+        let candidates = locomo_cv::candidates(mode);
+        let mut results = Vec::with_capacity(candidates.len());
+        for weights in &candidates {
+            let engine = octopus.clone().with_recall_weights(*weights);
+            results.push(
+                evaluate(
+                    &engine,
+                    tenant,
+                    conversations,
+                    imported,
+                    mode,
+                    neighbours,
+                    summaries,
+                )
+                .await?
+                .0,
+            );
+        }
+        by_mode.push((
+            name,
+            locomo_cv::folds(&candidates, &results, conversations.len()),
+        ));
+    }
+    println!(
+        "| held out | questions | mode | chosen (vector, neighbour, episode) | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|---|"
+    );
+    for c in 0..conversations.len() {
+        for (name, folds) in &by_mode {
+            let fold = &folds[c];
+            let w = fold.chosen;
+            println!(
+                "| {} | {} | {name} | {:.2}, {:.2}, {:.2} | {:.3} | {:.3} | {:.3} |",
+                conversations[c].id,
+                fold.scored.len(),
+                w.vector,
+                w.neighbour,
+                w.episode,
+                fold.recall[1],
+                fold.recall[2],
+                fold.recall[3]
+            );
+        }
+    }
+    println!("\n| mode | R@10 mean | std | min | max |\n|---|---|---|---|---|");
+    for (name, folds) in &by_mode {
+        let (mean, std, min, max) =
+            locomo_cv::spread(&folds.iter().map(|f| f.recall[2]).collect::<Vec<_>>());
+        println!("| {name} | {mean:.3} | {std:.3} | {min:.3} | {max:.3} |");
+    }
+    let fold_r10 = |name: &str| -> Vec<f64> {
+        by_mode
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| f.iter().map(|f| f.recall[2]).collect())
+            .unwrap_or_default()
+    };
+    let gaps: Vec<String> = fold_r10("hybrid")
+        .iter()
+        .zip(fold_r10("keyword"))
+        .map(|(h, k)| format!("{:+.3}", h - k))
+        .collect();
+    println!("\nhybrid − keyword R@10 per fold: {}", gaps.join(", "));
+    println!(
+        "\n| mode | category | held-out questions | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|"
+    );
+    for (name, folds) in &by_mode {
+        for (category, (n, recall)) in locomo_cv::per_category(folds) {
+            println!(
+                "| {name} | {} | {n} | {:.3} | {:.3} | {:.3} |",
+                category_name(category),
+                recall[1],
+                recall[2],
+                recall[3]
+            );
+        }
+    }
+    Ok(())
+}
+
+fn category_name(category: u8) -> &'static str {
+    [
+        "",
+        "1 multi-hop",
+        "2 temporal",
+        "3 open-domain",
+        "4 single-hop",
+    ]
+    .get(category as usize)
+    .copied()
+    .unwrap_or("other")
 }
 
 fn print_rows(mode: &str, sums: &Sums) {
@@ -189,14 +401,7 @@ fn print_rows(mode: &str, sums: &Sums) {
     let mut categories: Vec<_> = sums.keys().copied().collect();
     categories.sort();
     for category in categories {
-        let name = [
-            "",
-            "1 multi-hop",
-            "2 temporal",
-            "3 open-domain",
-            "4 single-hop",
-        ][category as usize];
-        row(name, sums[&category]);
+        row(category_name(category), sums[&category]);
     }
 }
 

@@ -18,6 +18,8 @@ mod embed;
 mod ingest;
 mod locomo;
 mod locomo_bench;
+mod locomo_cv;
+mod locomo_http;
 mod procedures;
 mod setup;
 mod vectors;

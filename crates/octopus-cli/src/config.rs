@@ -27,6 +27,7 @@ pub struct Config {
     pub embedding: EmbeddingConfig,
     pub llm: octopus_engine::llm::LlmSettings,
     pub worker: octopus_engine::config::WorkerSettings,
+    pub recall: octopus_core::recall_ranking::RankingWeights,
     pub log: LogConfig,
 }
 
@@ -140,6 +141,7 @@ impl Config {
             embedding: self.embedding.clone(),
             llm: self.llm.clone(),
             worker: self.worker.clone(),
+            recall: self.recall,
         }
     }
 }

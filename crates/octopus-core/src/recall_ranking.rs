@@ -14,10 +14,46 @@ use std::collections::HashMap;
 use crate::recall::MessagePosition;
 use crate::{EpisodeId, MessageId};
 
-/// Share of the best neighbouring turn's score a turn gains.
-pub const NEIGHBOUR_WEIGHT: f64 = 0.5;
-/// Share of the best score in its episode a memory gains.
-pub const EPISODE_WEIGHT: f64 = 0.5;
+/// How recall weighs its evidence (`[recall]` in the configuration). The
+/// defaults are what the LoCoMo bench chooses under leave-one-conversation-out
+/// cross-validation (README, "Benchmarks").
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RankingWeights {
+    /// The vector retriever's share of the fused score; the keyword
+    /// retriever has the rest.
+    pub vector: f64,
+    /// Share of the best neighbouring turn's score a turn gains.
+    pub neighbour: f64,
+    /// Share of the best score in its episode a memory gains.
+    pub episode: f64,
+}
+
+impl Default for RankingWeights {
+    fn default() -> Self {
+        Self {
+            vector: 0.5,
+            neighbour: 0.5,
+            episode: 0.5,
+        }
+    }
+}
+
+impl RankingWeights {
+    /// Every weight between 0 and 1.
+    pub fn validate(&self) -> crate::Result<()> {
+        for (name, weight) in [
+            ("recall.vector", self.vector),
+            ("recall.neighbour", self.neighbour),
+            ("recall.episode", self.episode),
+        ] {
+            if !(0.0..=1.0).contains(&weight) {
+                return Err(crate::Error::invalid(name, "must be between 0 and 1"));
+            }
+        }
+        Ok(())
+    }
+}
 
 /// A recalled memory before its text is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -33,6 +69,7 @@ pub enum Memory {
 pub fn rank_in_context(
     fused: &[(Memory, f64)],
     positions: &[MessagePosition],
+    weights: &RankingWeights,
 ) -> Vec<(Memory, f64)> {
     let placed: HashMap<MessageId, &MessagePosition> =
         positions.iter().map(|p| (p.id, p)).collect();
@@ -56,12 +93,12 @@ pub fn rank_in_context(
                     .flatten()
                     .filter_map(|a| score_of(a.id))
                     .fold(0.0, f64::max);
-                let own = score + NEIGHBOUR_WEIGHT * best_neighbour;
+                let own = score + weights.neighbour * best_neighbour;
                 scored.insert(memory, (own, position.episode_id));
                 // A neighbour no retriever found gains from this turn alone.
                 for next_to in adjacent.iter().flatten() {
                     if score_of(next_to.id).is_none() {
-                        let gained = NEIGHBOUR_WEIGHT * score;
+                        let gained = weights.neighbour * score;
                         let entry = scored
                             .entry(Memory::Message(next_to.id))
                             .or_insert((0.0, position.episode_id));
@@ -79,7 +116,9 @@ pub fn rank_in_context(
     }
     let mut ranked: Vec<(Memory, f64)> = scored
         .into_iter()
-        .map(|(memory, (score, episode))| (memory, score + EPISODE_WEIGHT * episode_best[&episode]))
+        .map(|(memory, (score, episode))| {
+            (memory, score + weights.episode * episode_best[&episode])
+        })
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     ranked
@@ -124,7 +163,7 @@ mod tests {
             (Memory::Message(ids[1]), 1.0),
             (Memory::Message(ids[2]), 0.4),
         ];
-        let ranked = rank_in_context(&fused, &positions);
+        let ranked = rank_in_context(&fused, &positions, &RankingWeights::default());
         // Turn 1: 1.0 + 0.5 × 0.4 = 1.2, and the episode's best is 1.2.
         assert_score(&ranked, Memory::Message(ids[1]), 1.2 + 0.6);
         // Turn 2: 0.4 + 0.5 × 1.0 = 0.9.
@@ -150,7 +189,7 @@ mod tests {
             (Memory::Message(trip[4]), 0.6),
         ];
         let positions = [trip_positions, other_positions].concat();
-        let ranked = rank_in_context(&fused, &positions);
+        let ranked = rank_in_context(&fused, &positions, &RankingWeights::default());
         let order: Vec<Memory> = ranked.iter().map(|(m, _)| *m).collect();
         let at = |m| order.iter().position(|x| *x == m).unwrap();
         assert!(
@@ -168,12 +207,46 @@ mod tests {
             (Memory::Summary(episode_id), 0.8),
             (Memory::Message(ids[0]), 0.2),
         ];
-        let ranked = rank_in_context(&fused, &positions);
+        let ranked = rank_in_context(&fused, &positions, &RankingWeights::default());
         assert_eq!(score(&ranked, Memory::Message(gone)), None);
         // The summary is its episode's best: 0.8 + 0.4.
         assert_score(&ranked, Memory::Summary(episode_id), 1.2);
         assert_score(&ranked, Memory::Message(ids[0]), 0.2 + 0.4);
         assert_score(&ranked, Memory::Message(ids[1]), 0.1 + 0.4);
+    }
+
+    #[test]
+    fn weights_outside_zero_to_one_are_refused_by_name() {
+        assert!(RankingWeights::default().validate().is_ok());
+        let heavy = RankingWeights {
+            episode: 1.5,
+            ..RankingWeights::default()
+        };
+        let error = heavy.validate().unwrap_err().to_string();
+        assert!(error.contains("recall.episode"), "{error}");
+        let negative = RankingWeights {
+            vector: -0.1,
+            ..RankingWeights::default()
+        };
+        assert!(negative.validate().is_err());
+    }
+
+    #[test]
+    fn without_context_weights_a_turn_keeps_its_fused_score() {
+        let (_, ids, positions) = episode(3);
+        let fused = vec![
+            (Memory::Message(ids[0]), 1.0),
+            (Memory::Message(ids[1]), 0.4),
+        ];
+        let alone = RankingWeights {
+            neighbour: 0.0,
+            episode: 0.0,
+            ..RankingWeights::default()
+        };
+        let ranked = rank_in_context(&fused, &positions, &alone);
+        assert_score(&ranked, Memory::Message(ids[0]), 1.0);
+        assert_score(&ranked, Memory::Message(ids[1]), 0.4);
+        assert_score(&ranked, Memory::Message(ids[2]), 0.0);
     }
 
     #[test]
@@ -183,8 +256,11 @@ mod tests {
             .iter()
             .map(|&i| (Memory::Message(ids[i]), 1.0))
             .collect();
-        let first = rank_in_context(&fused, &positions);
+        let first = rank_in_context(&fused, &positions, &RankingWeights::default());
         let reversed: Vec<_> = fused.iter().rev().copied().collect();
-        assert_eq!(first, rank_in_context(&reversed, &positions));
+        assert_eq!(
+            first,
+            rank_in_context(&reversed, &positions, &RankingWeights::default())
+        );
     }
 }

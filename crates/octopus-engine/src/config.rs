@@ -19,6 +19,8 @@ pub struct EngineConfig {
     pub embedding: EmbeddingConfig,
     pub llm: crate::llm::LlmSettings,
     pub worker: WorkerSettings,
+    /// How recall weighs its evidence (`[recall]`).
+    pub recall: octopus_core::recall_ranking::RankingWeights,
 }
 
 /// The background work of a server process (`[worker]`).
@@ -123,6 +125,7 @@ impl Default for EngineConfig {
             embedding: EmbeddingConfig::default(),
             llm: crate::llm::LlmSettings::default(),
             worker: WorkerSettings::default(),
+            recall: Default::default(),
         }
     }
 }

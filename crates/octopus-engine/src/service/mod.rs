@@ -19,6 +19,7 @@ pub use conversations::ImportReport;
 pub use dumps::{ImportInto, ImportReport as DumpImportReport};
 pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
 pub use octopus_core::chat::TurnReply;
+use octopus_core::recall_ranking::RankingWeights;
 pub use procedures::ProcedureUpdate;
 pub use turns::{MAX_TOOLS, PreparedTurn, ToolResult, TurnInput};
 
@@ -60,6 +61,8 @@ pub struct Octopus {
     /// How long the memory worker holds the jobs it claims.
     job_lease: Duration,
     procedure_matchers: Arc<crate::procedure_matching::MatcherCache>,
+    /// How recall weighs its evidence.
+    recall_weights: RankingWeights,
 }
 
 /// Memory the history cache may hold.
@@ -104,6 +107,10 @@ impl Octopus {
     /// [`Self::connect`]).
     pub fn open(config: &EngineConfig) -> Result<Self> {
         crate::embedders::check(&config.embedding).map_err(Error::Config)?;
+        config
+            .recall
+            .validate()
+            .map_err(|e| Error::Config(e.to_string()))?;
         let store = crate::backends::open_store(config)?;
         Ok(Self::assemble(config, store))
     }
@@ -111,6 +118,10 @@ impl Octopus {
     /// [`Self::open`] for async callers.
     pub async fn connect(config: &EngineConfig) -> Result<Self> {
         crate::embedders::check(&config.embedding).map_err(Error::Config)?;
+        config
+            .recall
+            .validate()
+            .map_err(|e| Error::Config(e.to_string()))?;
         let store = crate::backends::connect_store(config).await?;
         Ok(Self::assemble(config, store))
     }
@@ -124,6 +135,7 @@ impl Octopus {
             Arc::new(|name| std::env::var(name).ok()),
         );
         octopus.job_lease = Duration::from_secs(config.worker.job_lease_secs.max(1));
+        octopus.recall_weights = config.recall;
         octopus
     }
 
@@ -151,6 +163,7 @@ impl Octopus {
             )),
             job_lease: Duration::from_secs(crate::config::WorkerSettings::default().job_lease_secs),
             procedure_matchers: Arc::default(),
+            recall_weights: RankingWeights::default(),
         }
     }
 
@@ -161,6 +174,14 @@ impl Octopus {
         env: crate::llm::EnvReader,
     ) -> Self {
         self.chat = Arc::new(crate::llm::ChatModels::new(settings, env));
+        self
+    }
+
+    /// The same service, sharing everything, with recall weighing its
+    /// evidence by `weights`: how the LoCoMo bench compares weights over one
+    /// import.
+    pub fn with_recall_weights(mut self, weights: RankingWeights) -> Self {
+        self.recall_weights = weights;
         self
     }
 

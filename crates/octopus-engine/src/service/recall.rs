@@ -103,17 +103,21 @@ impl Octopus {
         };
         let (vector_hits, keyword_hits) = tokio::try_join!(vector_search, keyword_search)?;
 
-        let (lists, mut evidence) =
-            scored_lists(vector_hits, keyword_hits, query, depth, |episode| {
-                Some(episode) != skip_episode
-            });
+        let (lists, mut evidence) = scored_lists(
+            vector_hits,
+            keyword_hits,
+            query,
+            depth,
+            self.recall_weights.vector,
+            |episode| Some(episode) != skip_episode,
+        );
         let fused = score_fusion(&lists);
         let positions = self
             .store
             .message_positions(tenant, &messages_among(&fused))
             .await?;
         let positions = within_range(positions, query, &mut evidence);
-        let mut ranked = rank_in_context(&fused, &positions);
+        let mut ranked = rank_in_context(&fused, &positions, &self.recall_weights);
         if let Some(half_life) = query.recency_half_life_days {
             weigh_recency(&mut ranked, &evidence, half_life);
         }
@@ -189,6 +193,7 @@ fn scored_lists(
     keyword_hits: Vec<MessageHit>,
     query: &RecallQuery,
     depth: u32,
+    vector_weight: f64,
     elsewhere: impl Fn(EpisodeId) -> bool,
 ) -> (Vec<ScoredList<Memory>>, HashMap<Memory, Evidence>) {
     // A list shorter than asked for holds every match: its worst is a weak
@@ -221,16 +226,14 @@ fn scored_lists(
         entry.at = Some(hit.message.timestamp);
         keyword_list.push((memory, hit.score));
     }
-    // Equal weights: neither retriever is known to be the better one for an
-    // agent's conversations, and on LoCoMo equal weights beat both.
-    let scored = |items: Vec<(Memory, f64)>, complete: bool| ScoredList {
+    let scored = |items: Vec<(Memory, f64)>, weight: f64, complete: bool| ScoredList {
         items,
-        weight: 0.5,
+        weight,
         floor: complete.then_some(0.0),
     };
     let lists = vec![
-        scored(vector_list, vector_complete),
-        scored(keyword_list, keyword_complete),
+        scored(vector_list, vector_weight, vector_complete),
+        scored(keyword_list, 1.0 - vector_weight, keyword_complete),
     ];
     (lists, evidence)
 }

@@ -453,3 +453,19 @@ async fn archived_episodes_leave_recall_and_context_until_restored_and_purging_r
         texts(&recalled)
     );
 }
+
+#[test]
+fn recall_weights_outside_zero_to_one_stop_the_engine_naming_the_weight() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = EngineConfig {
+        data_dir: dir.path().to_owned(),
+        ..EngineConfig::default()
+    };
+    config.recall.neighbour = 1.5;
+    let error = Octopus::open(&config).err().expect("refused").to_string();
+    assert!(error.contains("recall.neighbour"), "{error}");
+    assert!(
+        !dir.path().join("octopus.sqlite").exists(),
+        "refused before anything was opened"
+    );
+}

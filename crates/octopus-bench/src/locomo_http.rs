@@ -1,0 +1,212 @@
+//! The LoCoMo recall bench through the HTTP API, as a client would measure
+//! it: a server on loopback (its memory worker running as `octopus serve`'s
+//! does); each conversation's agent made with `POST /v1/agents`, the
+//! conversation imported with `POST /v1/conversations/import` (one session
+//! per episode), the client waiting until `/metrics` shows no queued memory
+//! job; then every question asked with `POST /v1/agents/{id}/recall`,
+//! `top_k` 20 (without summaries unless `--summaries`).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use octopus_engine::{EngineConfig, Octopus};
+use serde_json::{Value, json};
+
+use crate::locomo::{Conversation, Turn};
+use crate::locomo_cv::Scored;
+
+const ADMIN_KEY: &str = "oct_bench_admin";
+
+/// A conversation as the server knows it: its agent, and the dialogue id of
+/// each (episode, ordinal).
+struct Remote {
+    agent: String,
+    dia_ids: HashMap<(String, u64), String>,
+}
+
+/// One mode's questions over HTTP: each one's recall, and the latency of
+/// each request as the client saw it.
+pub struct ModeResult {
+    pub scored: Vec<Scored>,
+    pub latencies: Vec<f64>,
+}
+
+pub async fn run(
+    conversations: &[Conversation],
+    config: EngineConfig,
+    text_of: impl Fn(&Turn, &str) -> String,
+    modes: &[&str],
+    summaries: bool,
+) -> anyhow::Result<Vec<ModeResult>> {
+    let octopus = Octopus::connect(&config).await?;
+    octopus.ensure_admin_key(Some(ADMIN_KEY)).await?;
+    let tenant = octopus.create_tenant("locomo-http").await?;
+    let (_, key) = octopus.create_api_key(tenant.id, "bench").await?;
+    octopus.start_memory_worker();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let server = octopus.clone();
+    tokio::spawn(async move {
+        octopus_server::serve(
+            listener,
+            server,
+            &Default::default(),
+            std::future::pending(),
+        )
+        .await
+    });
+    let client = reqwest::Client::new();
+    let post = |path: String, body: Value| {
+        let request = client
+            .post(format!("{url}{path}"))
+            .bearer_auth(&key)
+            .json(&body);
+        async move {
+            let response = request.send().await?;
+            let status = response.status();
+            let body: Value = response.json().await?;
+            anyhow::ensure!(status.is_success(), "{path} answered {status}: {body}");
+            anyhow::Ok(body)
+        }
+    };
+
+    let started = Instant::now();
+    let mut remotes = Vec::new();
+    for conversation in conversations {
+        let agent = post(
+            "/v1/agents".into(),
+            json!({"name": format!("locomo-{}", conversation.id),
+                   "llm": {"provider": "openai", "model": "gpt-4o"}}),
+        )
+        .await?;
+        let agent = agent["id"].as_str().unwrap_or_default().to_owned();
+        let sessions: Vec<Value> = conversation
+            .sessions
+            .iter()
+            .map(|session| {
+                let date = session.at.format("%-d %B %Y").to_string();
+                let messages: Vec<Value> = session
+                    .turns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, turn)| {
+                        let role = if turn.speaker == conversation.speaker_a {
+                            "user"
+                        } else {
+                            "assistant"
+                        };
+                        let at = session.at + chrono::Duration::seconds(i as i64);
+                        json!({"role": role, "content": text_of(turn, &date), "timestamp": at})
+                    })
+                    .collect();
+                json!({"messages": messages})
+            })
+            .collect();
+        let report = post(
+            "/v1/conversations/import".into(),
+            json!({"agent_id": agent, "user_id": conversation.speaker_a, "sessions": sessions}),
+        )
+        .await?;
+        let mut dia_ids = HashMap::new();
+        let episodes = report["episodes"].as_array().cloned().unwrap_or_default();
+        for (episode, session) in episodes.iter().zip(&conversation.sessions) {
+            for (ordinal, turn) in session.turns.iter().enumerate() {
+                dia_ids.insert(
+                    (
+                        episode.as_str().unwrap_or_default().to_owned(),
+                        ordinal as u64,
+                    ),
+                    turn.dia_id.clone(),
+                );
+            }
+        }
+        remotes.push(Remote { agent, dia_ids });
+    }
+    let imported = started.elapsed().as_secs_f64();
+    wait_for_memory_jobs(&client, &url).await?;
+    println!(
+        "over HTTP: {} conversations imported in {imported:.1} s, memory jobs done after {:.1} s",
+        conversations.len(),
+        started.elapsed().as_secs_f64()
+    );
+
+    let mut results = Vec::new();
+    for mode in modes {
+        let mut scored = Vec::new();
+        let mut latencies = Vec::new();
+        for (c, (conversation, remote)) in conversations.iter().zip(&remotes).enumerate() {
+            for question in conversation
+                .questions
+                .iter()
+                .filter(|q| (1..=4).contains(&q.category))
+            {
+                let body = json!({"user_id": conversation.speaker_a, "query": question.question,
+                                  "top_k": 20, "mode": mode, "include_summaries": summaries});
+                let asked = Instant::now();
+                let answer = post(format!("/v1/agents/{}/recall", remote.agent), body).await?;
+                latencies.push(asked.elapsed().as_secs_f64() * 1e3);
+                let retrieved = turns(&answer, &remote.dia_ids);
+                if let Some(recall) =
+                    super::locomo_bench::recall_at_depths(&question.evidence, &retrieved)
+                {
+                    scored.push(Scored {
+                        conversation: c,
+                        category: question.category,
+                        recall,
+                    });
+                }
+            }
+        }
+        results.push(ModeResult { scored, latencies });
+    }
+    Ok(results)
+}
+
+/// The dialogue ids of a recall answer's message hits, in rank order.
+fn turns(answer: &Value, dia_ids: &HashMap<(String, u64), String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut found = Vec::new();
+    for hit in answer["items"].as_array().into_iter().flatten() {
+        let message = &hit["window"]["message"];
+        let key = (
+            message["episode_id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            message["ordinal"].as_u64().unwrap_or(u64::MAX),
+        );
+        if let Some(id) = dia_ids.get(&key)
+            && seen.insert(id.clone())
+        {
+            found.push(id.clone());
+        }
+    }
+    found
+}
+
+/// Polls `/metrics` until no memory job is queued.
+async fn wait_for_memory_jobs(client: &reqwest::Client, url: &str) -> anyhow::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(1800);
+    loop {
+        let metrics = client
+            .get(format!("{url}/metrics"))
+            .bearer_auth(ADMIN_KEY)
+            .send()
+            .await?
+            .text()
+            .await?;
+        let queued: f64 = metrics
+            .lines()
+            .filter(|l| l.starts_with("octopus_memory_jobs_queued{"))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum();
+        if queued == 0.0 {
+            return Ok(());
+        }
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "memory jobs still queued after 30 minutes"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
