@@ -7,11 +7,10 @@
 --   are compressed by TOAST);
 -- - full-text search is a `tsvector` per message and per chunk, with GIN
 --   indexes;
--- - searchable vectors are pgvector's `vector`, without a fixed dimension: each
---   dimension in use gets its own partial HNSW index (see vectors.rs);
--- - for vector indexes kept outside PostgreSQL (`[vectors] backend =
---   "embedded"`), each vector row has a `seq` that is never reused, and each
---   collection a `version` bumped by every change (see embedded.rs).
+-- - vectors are pgvector's `vector`, without a fixed dimension, kept here as
+--   the truth a vector index follows: each vector row has a `seq` that is
+--   never reused, and each collection a `version` bumped by every change (see
+--   vector_sets.rs; pgvector's own copy and its HNSW indexes are in 0002).
 
 CREATE EXTENSION IF NOT EXISTS vector;
 
