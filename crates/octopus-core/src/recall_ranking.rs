@@ -15,8 +15,9 @@ use crate::recall::MessagePosition;
 use crate::{EpisodeId, MessageId};
 
 /// How recall weighs its evidence (`[recall]` in the configuration). The
-/// defaults are what the LoCoMo bench chooses under leave-one-conversation-out
-/// cross-validation (README, "Benchmarks").
+/// defaults were chosen on the whole LoCoMo dev split (issue 4); the bench's
+/// `locomo --cv` reports what leave-one-conversation-out cross-validation
+/// chooses instead, and the figures that choice earns (README, "Benchmarks").
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RankingWeights {

@@ -170,13 +170,19 @@ fn chunk_from_row(row: &PgRow, agent: AgentId) -> StoreResult<Chunk> {
         id: row.try_get("id")?,
         agent_id: agent,
         content: row.try_get("content")?,
-        metadata: ChunkMetadata {
-            source: row.try_get("source")?,
-            chunk_index: u32_at(row, "chunk_index")?,
-            category: row.try_get("category")?,
-            heading: row.try_get("heading")?,
-            indexed_at: row.try_get("indexed_at")?,
-        },
+        metadata: metadata_from_row(row)?,
+    })
+}
+
+/// A chunk's metadata, from its `source`, `chunk_index`, `category`,
+/// `heading` and `indexed_at` columns.
+pub(crate) fn metadata_from_row(row: &PgRow) -> StoreResult<ChunkMetadata> {
+    Ok(ChunkMetadata {
+        source: row.try_get("source")?,
+        chunk_index: u32_at(row, "chunk_index")?,
+        category: row.try_get("category")?,
+        heading: row.try_get("heading")?,
+        indexed_at: row.try_get("indexed_at")?,
     })
 }
 

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use octopus_core::knowledge::point_fields;
 use octopus_core::recall::{MemoryKind, memory_point_fields};
 use octopus_core::vectors::{
     Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
@@ -43,18 +44,10 @@ impl VectorTable for KnowledgeTable {
     const COLLECTIONS: &'static str = "knowledge_collections";
     const COUNT_COLUMN: &'static str = "chunk_count";
     const ROWS: &'static str = "knowledge_chunks";
-    const FIELD_COLUMNS: &'static str = "source, category, indexed_at";
+    const FIELD_COLUMNS: &'static str = "source, chunk_index, category, heading, indexed_at";
 
     fn fields_from_row(row: &PgRow) -> Result<PointFields> {
-        let mut fields = PointFields {
-            at: Some(row.try_get("indexed_at")?),
-            ..PointFields::default()
-        }
-        .label("source", row.try_get::<String, _>("source")?);
-        if let Some(category) = row.try_get::<Option<String>, _>("category")? {
-            fields = fields.label("category", category);
-        }
-        Ok(fields)
+        Ok(point_fields(&crate::knowledge::metadata_from_row(row)?))
     }
 }
 
