@@ -57,6 +57,14 @@ pub struct Options {
     /// summary hit names no turn, so it takes a place in the top k).
     #[arg(long)]
     summaries: bool,
+    /// Snippet budgets (`episodic_max_tokens`) to measure the context with,
+    /// beside the default.
+    #[arg(long, value_delimiter = ',')]
+    context_budgets: Vec<u32>,
+    /// With `--context-budgets`: the memories recalled per turn
+    /// (`episodic_top_k`) to measure each budget with.
+    #[arg(long, value_delimiter = ',', requires = "context_budgets")]
+    context_top_k: Vec<u32>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -103,10 +111,13 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         // No model to call here: summaries are extractive, as on a server
         // without one (recall is measured over turns, without summaries).
         config.llm.summarise_episodes = false;
+        // Every latency includes the question's embedding: no query vector
+        // is reused between modes.
+        config.embedding.query_cache_entries = 0;
         if options.http {
             let format = options.turn_text;
             let modes: Vec<&str> = MODES.iter().map(|(_, name)| *name).collect();
-            let results = crate::locomo_http::run(
+            let (results, contexts) = crate::locomo_http::run(
                 &conversations,
                 config,
                 |turn, date| stored_text(turn, date, format),
@@ -122,6 +133,8 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             for (name, result) in modes.iter().zip(results) {
                 print_latency(name, result.latencies, "HTTP request");
             }
+            crate::locomo_context::print(&contexts.scores, "over HTTP, default agent settings");
+            print_latency("context", contexts.latencies, "HTTP request");
             return anyhow::Ok(());
         }
         if let Some(server) = &options.postgres {
@@ -184,11 +197,90 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         for ((_, name), latencies) in MODES.iter().zip(latencies) {
             print_latency(name, latencies, "recall");
         }
+        let format = options.turn_text;
+        let default = octopus_core::agent::MemoryConfig::default();
+        let mut budgets = vec![None];
+        let top_ks = match options.context_top_k.is_empty() {
+            true => vec![default.episodic_top_k],
+            false => options.context_top_k.clone(),
+        };
+        for tokens in &options.context_budgets {
+            budgets.extend(top_ks.iter().map(|top_k| Some((*tokens, *top_k))));
+        }
+        for budget in budgets {
+            let scores = contexts(&octopus, tenant.id, &conversations, &imported, budget, |turn, date| {
+                stored_text(turn, date, format)
+            })
+            .await?;
+            let how = match budget {
+                None => "default agent settings".to_owned(),
+                Some((tokens, top_k)) => {
+                    format!("episodic_max_tokens {tokens}, episodic_top_k {top_k}")
+                }
+            };
+            crate::locomo_context::print(&scores, &how);
+        }
         if options.cv {
             cross_validate(&octopus, tenant.id, &conversations, &imported, options.neighbours, options.summaries).await?;
         }
         anyhow::Ok(())
     })
+}
+
+/// Every question's context in a fresh conversation of its user with the
+/// conversation's agent, with the agent's snippet budget and memories
+/// recalled per turn set to `budget` (their defaults when `None`).
+async fn contexts(
+    engine: &Octopus,
+    tenant: TenantId,
+    conversations: &[Conversation],
+    imported: &[Imported],
+    budget: Option<(u32, u32)>,
+    text_of: impl Fn(&locomo::Turn, &str) -> String,
+) -> anyhow::Result<Vec<crate::locomo_context::ContextScore>> {
+    use octopus_core::working_memory::Block;
+    let mut scores = Vec::new();
+    for (conversation, scope) in conversations.iter().zip(imported) {
+        let default = octopus_core::agent::MemoryConfig::default();
+        let (tokens, top_k) =
+            budget.unwrap_or((default.episodic_max_tokens, default.episodic_top_k));
+        let patch =
+            serde_json::json!({"memory": {"episodic_max_tokens": tokens, "episodic_top_k": top_k}});
+        engine.update_agent(tenant, scope.agent, &patch).await?;
+        let spec = serde_json::from_value(serde_json::json!({
+            "agent_id": scope.agent, "user_id": conversation.speaker_a,
+        }))?;
+        let fresh = engine.create_conversation(tenant, spec).await?;
+        let texts = crate::locomo_context::turn_texts(conversation, &text_of);
+        for question in conversation
+            .questions
+            .iter()
+            .filter(|q| (1..=4).contains(&q.category))
+        {
+            let context = engine
+                .build_context(tenant, fresh.id, &question.question)
+                .await?;
+            let contents: Vec<&str> = context
+                .messages
+                .iter()
+                .map(|m| m.content.as_str())
+                .collect();
+            let episodic = context
+                .trace
+                .blocks
+                .iter()
+                .find(|b| b.block == Block::Episodic)
+                .map_or(0, |b| b.tokens);
+            scores.extend(crate::locomo_context::score(
+                question,
+                &texts,
+                &contents,
+                context.trace.total_tokens,
+                episodic,
+            ));
+        }
+    }
+    Ok(scores)
 }
 
 fn print_latency(mode: &str, mut latencies: Vec<f64>, what: &str) {
@@ -281,13 +373,16 @@ async fn cross_validate(
 ) -> anyhow::Result<()> {
     println!("\n## Leave one conversation out\n");
     println!(
-        "Each mode's weights (vector share, neighbour share, episode share) are chosen \
-         on two conversations by mean R@10 over their questions, among {} candidates for hybrid \
-         and {} for keyword and vector, and scored on the third.\n",
+        "Each mode's weights (fusion, vector share, neighbour share, episode share, diversity) \
+         are chosen on two conversations by mean R@10 over their questions, among {} candidates \
+         for hybrid and {} for keyword and vector, and scored on the third.\n",
         locomo_cv::candidates(RecallMode::Hybrid).len(),
         locomo_cv::candidates(RecallMode::Keyword).len()
     );
+    // Each question is embedded once for all candidates.
+    let octopus = octopus.clone().with_query_cache(8192);
     let mut by_mode = Vec::new();
+    let mut hybrid_runs = None;
     for (mode, name) in MODES {
         let candidates = locomo_cv::candidates(mode);
         let mut results = Vec::with_capacity(candidates.len());
@@ -311,21 +406,26 @@ async fn cross_validate(
             name,
             locomo_cv::folds(&candidates, &results, conversations.len()),
         ));
+        if mode == RecallMode::Hybrid {
+            hybrid_runs = Some((candidates, results));
+        }
     }
     println!(
-        "| held out | questions | mode | chosen (vector, neighbour, episode) | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|---|"
+        "| held out | questions | mode | chosen (fusion, vector, neighbour, episode, diversity) | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|---|"
     );
     for c in 0..conversations.len() {
         for (name, folds) in &by_mode {
             let fold = &folds[c];
             let w = fold.chosen;
             println!(
-                "| {} | {} | {name} | {:.2}, {:.2}, {:.2} | {:.3} | {:.3} | {:.3} |",
+                "| {} | {} | {name} | {:?}, {:.2}, {:.2}, {:.2}, {:.2} | {:.3} | {:.3} | {:.3} |",
                 conversations[c].id,
                 fold.scored.len(),
+                w.fusion,
                 w.vector,
                 w.neighbour,
                 w.episode,
+                w.diversity,
                 fold.recall[1],
                 fold.recall[2],
                 fold.recall[3]
@@ -351,6 +451,14 @@ async fn cross_validate(
         .map(|(h, k)| format!("{:+.3}", h - k))
         .collect();
     println!("\nhybrid − keyword R@10 per fold: {}", gaps.join(", "));
+    if let Some((candidates, results)) = &hybrid_runs {
+        compare_methods(
+            candidates,
+            results,
+            conversations.len(),
+            &fold_r10("keyword"),
+        );
+    }
     println!(
         "\n| mode | category | held-out questions | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|"
     );
@@ -368,7 +476,61 @@ async fn cross_validate(
     Ok(())
 }
 
-fn category_name(category: u8) -> &'static str {
+/// Each way of fusing, and diversity off or on, cross-validated on its own:
+/// the choice of the other weights is made among the candidates using it
+/// only, so each row says what that method earns on held-out conversations.
+fn compare_methods(
+    candidates: &[octopus_core::recall_ranking::RankingWeights],
+    results: &[Vec<Scored>],
+    conversations: usize,
+    keyword: &[f64],
+) {
+    use octopus_core::fusion::Fusion;
+    type Rule = Box<dyn Fn(&octopus_core::recall_ranking::RankingWeights) -> bool>;
+    let methods: [(&str, Rule); 5] = [
+        ("score fusion", Box::new(|w| w.fusion == Fusion::Scores)),
+        (
+            "standardised fusion",
+            Box::new(|w| w.fusion == Fusion::Standardised),
+        ),
+        (
+            "weighted rank fusion",
+            Box::new(|w| w.fusion == Fusion::Ranks),
+        ),
+        ("no diversity", Box::new(|w| w.diversity == 0.0)),
+        ("diversity 0.15", Box::new(|w| w.diversity > 0.0)),
+    ];
+    println!(
+        "\n| hybrid, method held fixed | R@10 per fold | mean ± std | − keyword per fold |\n|---|---|---|---|"
+    );
+    for (name, rule) in methods {
+        let (kept, kept_results): (Vec<_>, Vec<_>) = candidates
+            .iter()
+            .zip(results)
+            .filter(|(w, _)| rule(w))
+            .map(|(w, r)| (*w, r.clone()))
+            .unzip();
+        let per_fold: Vec<f64> = locomo_cv::folds(&kept, &kept_results, conversations)
+            .iter()
+            .map(|f| f.recall[2])
+            .collect();
+        let (mean, std, _, _) = locomo_cv::spread(&per_fold);
+        let show = |values: Vec<String>| values.join(", ");
+        println!(
+            "| {name} | {} | {mean:.3} ± {std:.3} | {} |",
+            show(per_fold.iter().map(|r| format!("{r:.3}")).collect()),
+            show(
+                per_fold
+                    .iter()
+                    .zip(keyword)
+                    .map(|(h, k)| format!("{:+.3}", h - k))
+                    .collect()
+            ),
+        );
+    }
+}
+
+pub(crate) fn category_name(category: u8) -> &'static str {
     [
         "",
         "1 multi-hop",

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use octopus_core::fusion::Fusion;
 use octopus_core::recall::RecallMode;
 use octopus_core::recall_ranking::RankingWeights;
 
@@ -19,23 +20,32 @@ pub struct Scored {
 }
 
 /// The candidates the choice is made among: a small grid around the
-/// weights' defaults, each between 0 and 1.
+/// weights' defaults, each between 0 and 1, with each way of fusing the
+/// retrievers' lists and of spreading the ranking across episodes.
 pub fn candidates(mode: RecallMode) -> Vec<RankingWeights> {
-    let shares = [0.25, 0.5, 0.75];
-    // The fusion weight matters only when both retrievers run.
-    let vector_shares: &[f64] = match mode {
-        RecallMode::Hybrid => &[0.3, 0.5, 0.7],
-        _ => &[0.5],
+    // The fusion and its weight matter only when both retrievers run.
+    let (vector_shares, fusions): (&[f64], &[Fusion]) = match mode {
+        RecallMode::Hybrid => (
+            &[0.2, 0.3, 0.5],
+            &[Fusion::Scores, Fusion::Standardised, Fusion::Ranks],
+        ),
+        _ => (&[0.5], &[Fusion::Scores]),
     };
     let mut all = Vec::new();
-    for &vector in vector_shares {
-        for &neighbour in &shares {
-            for &episode in &shares {
-                all.push(RankingWeights {
-                    vector,
-                    neighbour,
-                    episode,
-                });
+    for &fusion in fusions {
+        for &vector in vector_shares {
+            for neighbour in [0.1, 0.25, 0.5] {
+                for episode in [0.25, 0.5, 0.75] {
+                    for diversity in [0.0, 0.15] {
+                        all.push(RankingWeights {
+                            vector,
+                            neighbour,
+                            episode,
+                            fusion,
+                            diversity,
+                        });
+                    }
+                }
             }
         }
     }

@@ -4,7 +4,8 @@
 //! conversation imported with `POST /v1/conversations/import` (one session
 //! per episode), the client waiting until `/metrics` shows no queued memory
 //! job; then every question asked with `POST /v1/agents/{id}/recall`,
-//! `top_k` 20 (without summaries unless `--summaries`).
+//! `top_k` 20 (without summaries unless `--summaries`), and as the next
+//! message of a fresh conversation with `POST /v1/conversations/{id}/context`.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -13,6 +14,7 @@ use octopus_engine::{EngineConfig, Octopus};
 use serde_json::{Value, json};
 
 use crate::locomo::{Conversation, Turn};
+use crate::locomo_context::ContextScore;
 use crate::locomo_cv::Scored;
 
 const ADMIN_KEY: &str = "oct_bench_admin";
@@ -31,13 +33,19 @@ pub struct ModeResult {
     pub latencies: Vec<f64>,
 }
 
+/// Every question's context over HTTP, and each request's latency.
+pub struct ContextResult {
+    pub scores: Vec<ContextScore>,
+    pub latencies: Vec<f64>,
+}
+
 pub async fn run(
     conversations: &[Conversation],
     config: EngineConfig,
     text_of: impl Fn(&Turn, &str) -> String,
     modes: &[&str],
     summaries: bool,
-) -> anyhow::Result<Vec<ModeResult>> {
+) -> anyhow::Result<(Vec<ModeResult>, ContextResult)> {
     let octopus = Octopus::connect(&config).await?;
     octopus.ensure_admin_key(Some(ADMIN_KEY)).await?;
     let tenant = octopus.create_tenant("locomo-http").await?;
@@ -159,7 +167,56 @@ pub async fn run(
         }
         results.push(ModeResult { scored, latencies });
     }
-    Ok(results)
+
+    // What the model would see: each question as the next message of a
+    // fresh conversation of the user with the conversation's agent.
+    let mut contexts = ContextResult {
+        scores: Vec::new(),
+        latencies: Vec::new(),
+    };
+    for (conversation, remote) in conversations.iter().zip(&remotes) {
+        let fresh = post(
+            "/v1/conversations".into(),
+            json!({"agent_id": remote.agent, "user_id": conversation.speaker_a}),
+        )
+        .await?;
+        let fresh = fresh["id"].as_str().unwrap_or_default().to_owned();
+        let texts = crate::locomo_context::turn_texts(conversation, &text_of);
+        for question in conversation
+            .questions
+            .iter()
+            .filter(|q| (1..=4).contains(&q.category))
+        {
+            let asked = Instant::now();
+            let context = post(
+                format!("/v1/conversations/{fresh}/context"),
+                json!({"message": question.question}),
+            )
+            .await?;
+            contexts.latencies.push(asked.elapsed().as_secs_f64() * 1e3);
+            let contents: Vec<&str> = context["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m["content"].as_str())
+                .collect();
+            let tokens = |value: &Value| u32::try_from(value.as_u64().unwrap_or(0)).unwrap_or(0);
+            let episodic = context["trace"]["blocks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|b| b["block"] == "episodic")
+                .map_or(0, |b| tokens(&b["tokens"]));
+            contexts.scores.extend(crate::locomo_context::score(
+                question,
+                &texts,
+                &contents,
+                tokens(&context["trace"]["total_tokens"]),
+                episodic,
+            ));
+        }
+    }
+    Ok((results, contexts))
 }
 
 /// The dialogue ids of a recall answer's message hits, in rank order.

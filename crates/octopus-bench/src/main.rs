@@ -18,6 +18,7 @@ mod embed;
 mod ingest;
 mod locomo;
 mod locomo_bench;
+mod locomo_context;
 mod locomo_cv;
 mod locomo_http;
 mod procedures;
@@ -56,6 +57,7 @@ enum Bench {
 
 fn main() -> anyhow::Result<()> {
     octopus_embed::process::keep_freed_memory();
+    octopus_embed::process::settle_thread_count();
     octopus_embed::http::install_tls_provider();
     match Cli::parse().bench {
         Bench::Ingest(options) => ingest::run(options),

@@ -205,8 +205,16 @@ pub struct MemoryConfig {
     /// The seed's 0.7 suits models whose scores run high; with all-MiniLM-L6-v2
     /// a correct paraphrase scores around 0.4 (see the README walk-through).
     pub knowledge_min_score: f64,
-    /// Past episodes recalled per turn. Default 3 (seed 004).
+    /// Most memories of past conversations recalled per turn, best first.
+    /// How many reach the context is decided by `episodic_max_tokens`.
+    /// Default 30; 0 recalls none.
     pub episodic_top_k: u32,
+    /// Most tokens the snippets of past conversations may take in a turn's
+    /// context (seed 004 budgets 2–6 KB for them). Default 1500.
+    pub episodic_max_tokens: u32,
+    /// Turns either side of each recalled turn shown with it, so that "Wow,
+    /// where was that?" comes with what it answers. Default 1.
+    pub episodic_neighbours: u32,
     /// Most recent messages of the current episode kept as history. Default 20.
     pub history_max_messages: u32,
     /// An open episode with no message for this long is closed with reason
@@ -249,7 +257,9 @@ impl Default for MemoryConfig {
             max_working_memory_tokens: 8000,
             knowledge_top_k: 5,
             knowledge_min_score: 0.3,
-            episodic_top_k: 3,
+            episodic_top_k: 30,
+            episodic_max_tokens: 1500,
+            episodic_neighbours: 1,
             history_max_messages: 20,
             episode_idle_timeout_secs: 1800,
             retention_days: None,
@@ -285,6 +295,12 @@ impl MemoryConfig {
         }
         if self.episodic_top_k > 100 {
             return Err(Error::invalid("episodic_top_k", "must be at most 100"));
+        }
+        if self.episodic_neighbours > crate::recall::MAX_NEIGHBOURS {
+            return Err(Error::invalid(
+                "episodic_neighbours",
+                format!("must be at most {}", crate::recall::MAX_NEIGHBOURS),
+            ));
         }
         if self.procedures_top_k > 20 {
             return Err(Error::invalid("procedures_top_k", "must be at most 20"));

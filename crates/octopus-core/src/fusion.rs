@@ -49,23 +49,30 @@ pub struct ScoredList<T> {
 /// (Bruch et al., 2023, found it ahead of RRF; so did our LoCoMo recall).
 /// Best first; ties keep the order of first appearance.
 pub fn score_fusion<T: Eq + Hash + Clone>(lists: &[ScoredList<T>]) -> Vec<(T, f64)> {
+    linear_fusion(lists, |scores, worst| {
+        let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        best - worst
+    })
+}
+
+/// Each list's scores less its worst (or its floor), divided by what
+/// `divisor` makes of the list's scores and worst (an item scores 1 when
+/// that is not positive), weighted and summed. Best first; ties keep the
+/// order of first appearance.
+fn linear_fusion<T: Eq + Hash + Clone>(
+    lists: &[ScoredList<T>],
+    divisor: impl Fn(&[f64], f64) -> f64,
+) -> Vec<(T, f64)> {
     let mut scores: HashMap<T, (f64, usize)> = HashMap::new();
     let mut order = 0;
     for list in lists {
-        let best = list
-            .items
-            .iter()
-            .map(|(_, s)| *s)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let worst = list
-            .items
-            .iter()
-            .map(|(_, s)| *s)
-            .fold(f64::INFINITY, f64::min);
+        let values: Vec<f64> = list.items.iter().map(|(_, s)| *s).collect();
+        let worst = values.iter().copied().fold(f64::INFINITY, f64::min);
         let worst = list.floor.map_or(worst, |floor| floor.min(worst));
+        let by = divisor(&values, worst);
         for (item, score) in &list.items {
-            let scaled = match best > worst {
-                true => (score - worst) / (best - worst),
+            let scaled = match by > 0.0 {
+                true => (score - worst) / by,
                 false => 1.0,
             };
             let entry = scores.entry(item.clone()).or_insert_with(|| {
@@ -73,6 +80,60 @@ pub fn score_fusion<T: Eq + Hash + Clone>(lists: &[ScoredList<T>]) -> Vec<(T, f6
                 (0.0, order)
             });
             entry.0 += list.weight * scaled;
+        }
+    }
+    best_first(scores)
+}
+
+/// How recall combines its retrievers' lists (`[recall] fusion`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fusion {
+    /// [`score_fusion`]: each list's scores scaled to [0, 1] by its range.
+    #[default]
+    Scores,
+    /// [`standardised_fusion`]: each list's scores divided by their spread.
+    Standardised,
+    /// Reciprocal ranks, weighted by list ([`weighted_rank_fusion`]).
+    Ranks,
+}
+
+impl Fusion {
+    pub fn fuse<T: Eq + Hash + Clone>(self, lists: &[ScoredList<T>]) -> Vec<(T, f64)> {
+        match self {
+            Fusion::Scores => score_fusion(lists),
+            Fusion::Standardised => standardised_fusion(lists),
+            Fusion::Ranks => weighted_rank_fusion(lists),
+        }
+    }
+}
+
+/// Per-query standardisation (z-scores, Montague & Aslam 2001): each list's
+/// scores, less its worst (or its floor), divided by their standard
+/// deviation, so that a list whose scores bunch together counts its lead for
+/// more than one whose scores spread out. Weighted and summed; best first.
+pub fn standardised_fusion<T: Eq + Hash + Clone>(lists: &[ScoredList<T>]) -> Vec<(T, f64)> {
+    linear_fusion(lists, |scores, _| {
+        let n = scores.len() as f64;
+        let mean = scores.iter().sum::<f64>() / n;
+        (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt()
+    })
+}
+
+/// Reciprocal rank fusion with a weight per list: each item scores the
+/// weighted sum of `1 / (RRF_K + rank)`, scaled so that an item first in
+/// every list scores 1. Scores are ignored.
+pub fn weighted_rank_fusion<T: Eq + Hash + Clone>(lists: &[ScoredList<T>]) -> Vec<(T, f64)> {
+    let mut scores: HashMap<T, (f64, usize)> = HashMap::new();
+    let mut order = 0;
+    let first = 1.0 / (f64::from(RRF_K) + 1.0);
+    for list in lists {
+        for (rank, (item, _)) in list.items.iter().enumerate() {
+            let entry = scores.entry(item.clone()).or_insert_with(|| {
+                order += 1;
+                (0.0, order)
+            });
+            entry.0 += list.weight / (f64::from(RRF_K) + rank as f64 + 1.0) / first;
         }
     }
     best_first(scores)
@@ -150,6 +211,44 @@ mod tests {
         assert_eq!(one, vec![("x", 1.0)], "a lone item is its list's best");
         let fused = score_fusion(&[cut(vec![("p", 3.0), ("q", 2.0), ("r", 1.0)], 1.0)]);
         assert_eq!(fused, vec![("p", 1.0), ("q", 0.5), ("r", 0.0)]);
+    }
+
+    #[test]
+    fn standardising_counts_a_lead_by_the_list_s_spread() {
+        // Same range, different spread: a lead counts in standard deviations.
+        let even = cut(vec![("a", 4.0), ("b", 3.0), ("c", 2.0), ("d", 1.0)], 0.5);
+        let lone_lead = cut(vec![("e", 4.0), ("f", 1.1), ("g", 1.0), ("h", 1.0)], 0.5);
+        let fused = standardised_fusion(&[even, lone_lead]);
+        let score = |x| fused.iter().find(|(i, _)| *i == x).unwrap().1;
+        // a: 0.5 × 3 / sd(4, 3, 2, 1); e: 0.5 × 3 / sd(4, 1.1, 1, 1).
+        let sd = |v: [f64; 4]| {
+            let m = v.iter().sum::<f64>() / 4.0;
+            (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / 4.0).sqrt()
+        };
+        assert!((score("a") - 1.5 / sd([4.0, 3.0, 2.0, 1.0])).abs() < 1e-9);
+        assert!((score("e") - 1.5 / sd([4.0, 1.1, 1.0, 1.0])).abs() < 1e-9);
+        assert_eq!(score("d"), 0.0);
+        // Score fusion scales both by their range: the two leads tie.
+        let scaled = score_fusion(&[
+            cut(vec![("a", 4.0), ("d", 1.0)], 0.5),
+            cut(vec![("e", 4.0), ("h", 1.0)], 0.5),
+        ]);
+        assert_eq!(scaled[0].1, scaled[1].1);
+    }
+
+    #[test]
+    fn weighted_ranks_ignore_scores_and_give_the_top_of_every_list_one() {
+        let keyword = cut(vec![("a", 90.0), ("b", 1.0)], 0.7);
+        let vector = cut(vec![("a", 0.2), ("c", 0.1)], 0.3);
+        let fused = weighted_rank_fusion(&[keyword, vector]);
+        assert_eq!(fused[0].0, "a");
+        assert!((fused[0].1 - 1.0).abs() < 1e-12, "{fused:?}");
+        let b = fused.iter().find(|(i, _)| *i == "b").unwrap().1;
+        assert!((b - 0.7 * 61.0 / 62.0).abs() < 1e-9, "{b}");
+        assert_eq!(
+            Fusion::Ranks.fuse(&[cut(vec![("x", 1.0)], 1.0)]),
+            vec![("x", 1.0)]
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod conversation;
 pub mod dump;
 pub mod embedding;
 pub mod episode;
+pub mod episodic_snippets;
 mod error;
 pub mod forget;
 pub mod fusion;

@@ -28,6 +28,13 @@ pub struct RankingWeights {
     pub neighbour: f64,
     /// Share of the best score in its episode a memory gains.
     pub episode: f64,
+    /// How the retrievers' lists are combined.
+    pub fusion: crate::fusion::Fusion,
+    /// Each further memory from an episode already ranked higher keeps
+    /// `1 − diversity` of its score per memory ahead of it there, so that
+    /// the answers to a question spanning conversations are not crowded out
+    /// by one conversation's turns. 0 leaves the ranking as it is.
+    pub diversity: f64,
 }
 
 impl Default for RankingWeights {
@@ -36,6 +43,8 @@ impl Default for RankingWeights {
             vector: 0.5,
             neighbour: 0.5,
             episode: 0.5,
+            fusion: crate::fusion::Fusion::Scores,
+            diversity: 0.0,
         }
     }
 }
@@ -47,6 +56,7 @@ impl RankingWeights {
             ("recall.vector", self.vector),
             ("recall.neighbour", self.neighbour),
             ("recall.episode", self.episode),
+            ("recall.diversity", self.diversity),
         ] {
             if !(0.0..=1.0).contains(&weight) {
                 return Err(crate::Error::invalid(name, "must be between 0 and 1"));
@@ -122,6 +132,21 @@ pub fn rank_in_context(
         })
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    if weights.diversity > 0.0 {
+        let episode_of = |memory: &Memory| match memory {
+            Memory::Summary(episode) => Some(*episode),
+            Memory::Message(id) => placed.get(id).map(|p| p.episode_id),
+        };
+        let mut ahead: HashMap<EpisodeId, i32> = HashMap::new();
+        for (memory, score) in &mut ranked {
+            if let Some(episode) = episode_of(memory) {
+                let count = ahead.entry(episode).or_insert(0);
+                *score *= (1.0 - weights.diversity).powi(*count);
+                *count += 1;
+            }
+        }
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
     ranked
 }
 
@@ -248,6 +273,33 @@ mod tests {
         assert_score(&ranked, Memory::Message(ids[0]), 1.0);
         assert_score(&ranked, Memory::Message(ids[1]), 0.4);
         assert_score(&ranked, Memory::Message(ids[2]), 0.0);
+    }
+
+    #[test]
+    fn diversity_discounts_each_further_memory_of_an_episode() {
+        let (_, crowded, crowded_positions) = episode(3);
+        let (_, other, other_positions) = episode(3);
+        let fused = vec![
+            (Memory::Message(crowded[0]), 1.0),
+            (Memory::Message(crowded[2]), 0.9),
+            (Memory::Message(other[1]), 0.8),
+        ];
+        let positions = [crowded_positions, other_positions].concat();
+        let plain = RankingWeights {
+            neighbour: 0.0,
+            episode: 0.0,
+            ..RankingWeights::default()
+        };
+        let ranked = rank_in_context(&fused, &positions, &plain);
+        assert_eq!(ranked[1].0, Memory::Message(crowded[2]));
+        let diverse = RankingWeights {
+            diversity: 0.5,
+            ..plain
+        };
+        let ranked = rank_in_context(&fused, &positions, &diverse);
+        assert_eq!(ranked[0], (Memory::Message(crowded[0]), 1.0));
+        assert_eq!(ranked[1], (Memory::Message(other[1]), 0.8), "{ranked:?}");
+        assert_score(&ranked, Memory::Message(crowded[2]), 0.45);
     }
 
     #[test]

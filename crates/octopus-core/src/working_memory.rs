@@ -75,6 +75,9 @@ pub struct ContextParts {
     pub procedures: Vec<Retrieved>,
     pub knowledge: Vec<Retrieved>,
     pub episodic: Vec<Retrieved>,
+    /// Most tokens the episodic block may take, whatever the budget leaves:
+    /// past it, its lowest-scored snippets are pruned first.
+    pub episodic_max_tokens: Option<u32>,
     /// The current episode's messages, oldest first.
     pub history: Vec<ChatMessage>,
     pub user_message: String,
@@ -187,6 +190,37 @@ impl CountedBlock {
     }
 }
 
+/// The block `render` makes of `items` once its lowest-scored items are
+/// pruned (noted in `pruned`) until it takes at most `limit` tokens.
+fn keep_within(
+    items: &mut Vec<Retrieved>,
+    limit: u32,
+    block: Block,
+    render: &dyn Fn(&[Retrieved]) -> Option<ChatMessage>,
+    counter: &dyn TokenCounter,
+    pruned: &mut Vec<Pruned>,
+) -> CountedBlock {
+    let mut counted = CountedBlock::new(render(items), counter);
+    while counted.tokens > limit && !items.is_empty() {
+        let lowest = items
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
+            .map(|(i, _)| i)
+            .unwrap_or(0);
+        let before = counted.tokens;
+        let item = items.remove(lowest);
+        counted = CountedBlock::new(render(items), counter);
+        pruned.push(Pruned {
+            block,
+            id: item.id,
+            score: Some(item.score),
+            tokens: before - counted.tokens,
+        });
+    }
+    counted
+}
+
 /// Assembles the context and prunes it to `budget` tokens.
 pub fn assemble(
     parts: ContextParts,
@@ -204,35 +238,33 @@ pub fn assemble(
             ),
         ));
     }
-    // Procedures first, within their share: the lowest-scored go first.
+    // Procedures first, within their share; then snippets of past
+    // conversations within theirs. The lowest-scored go first.
     let mut pruned = Vec::new();
     let share = (f64::from(budget) * PROCEDURES_BUDGET_SHARE) as u32;
     let mut procedure_items = parts.procedures.clone();
-    let mut procedures = CountedBlock::new(render_procedures(&procedure_items), counter);
-    while procedures.tokens > share && !procedure_items.is_empty() {
-        let lowest = procedure_items
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
-            .map(|(i, _)| i)
-            .unwrap_or(0);
-        let before = procedures.tokens;
-        let item = procedure_items.remove(lowest);
-        procedures = CountedBlock::new(render_procedures(&procedure_items), counter);
-        pruned.push(Pruned {
-            block: Block::Procedures,
-            id: item.id,
-            score: Some(item.score),
-            tokens: before - procedures.tokens,
-        });
-    }
+    let procedures = keep_within(
+        &mut procedure_items,
+        share,
+        Block::Procedures,
+        &|items| render_procedures(items),
+        counter,
+        &mut pruned,
+    );
     let trace_knowledge = parts.knowledge.clone();
     let trace_episodic = parts.episodic.clone();
     let mut knowledge_items = parts.knowledge;
     let mut episodic_items = parts.episodic;
     let mut knowledge =
         CountedBlock::new(render_block(KNOWLEDGE_HEADER, &knowledge_items), counter);
-    let mut episodic = CountedBlock::new(render_block(EPISODIC_HEADER, &episodic_items), counter);
+    let mut episodic = keep_within(
+        &mut episodic_items,
+        parts.episodic_max_tokens.unwrap_or(u32::MAX),
+        Block::Episodic,
+        &|items| render_block(EPISODIC_HEADER, items),
+        counter,
+        &mut pruned,
+    );
     let history_costs: Vec<u32> = parts
         .history
         .iter()
@@ -393,6 +425,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, (score, len))| item(&format!("e{i}"), &"memory ".repeat(*len), *score))
                 .collect(),
+            episodic_max_tokens: None,
             history: (0..history)
                 .map(|i| {
                     ChatMessage::new(
@@ -456,6 +489,29 @@ mod tests {
         assert_eq!(pruned, expected, "lowest score first");
         assert!(context.messages[1].content.starts_with(PROCEDURES_HEADER));
         assert!(context.messages[1].content.contains("faq.md:\nstep"));
+    }
+
+    #[test]
+    fn snippets_keep_to_their_own_limit_whatever_the_budget_leaves() {
+        let mut input = parts(
+            0,
+            &[(0.9, 50)],
+            &[(0.9, 40), (0.2, 40), (0.6, 40), (0.4, 40)],
+        );
+        input.episodic_max_tokens = Some(100);
+        let context = assemble(input, 100_000, &ApproximateTokenCounter).unwrap();
+        let episodic = context
+            .trace
+            .blocks
+            .iter()
+            .find(|b| b.block == Block::Episodic)
+            .unwrap();
+        assert!(episodic.tokens <= 100, "{episodic:?}");
+        assert!(episodic.items >= 1, "{episodic:?}");
+        let pruned: Vec<&str> = context.trace.pruned.iter().map(|p| p.id.as_str()).collect();
+        let expected = ["e1", "e3", "e2", "e0"][..4 - episodic.items].to_vec();
+        assert_eq!(pruned, expected, "lowest score first, knowledge untouched");
+        assert_eq!(context.trace.episodic.len(), 4, "the trace lists them all");
     }
 
     #[test]

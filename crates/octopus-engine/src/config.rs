@@ -71,6 +71,9 @@ pub struct EmbeddingConfig {
     pub batch_size: usize,
     /// HTTP providers: retries after a 429, a 5xx or a lost connection.
     pub max_retries: u32,
+    /// Vectors of this many recent query texts kept, so that a text asked
+    /// again is not embedded again; 0 keeps none.
+    pub query_cache_entries: usize,
 }
 
 impl Default for EmbeddingConfig {
@@ -84,6 +87,7 @@ impl Default for EmbeddingConfig {
             api_key_env: None,
             batch_size: 64,
             max_retries: 3,
+            query_cache_entries: 1024,
         }
     }
 }

@@ -368,6 +368,11 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
         ("MemoryConfig", "knowledge_top_k", json!({"maximum": 100})),
         ("MemoryConfig", "knowledge_min_score", range(-1.0, 1.0)),
         ("MemoryConfig", "episodic_top_k", json!({"maximum": 100})),
+        (
+            "MemoryConfig",
+            "episodic_neighbours",
+            json!({"maximum": octopus_core::recall::MAX_NEIGHBOURS}),
+        ),
         ("MemoryConfig", "procedures_top_k", json!({"maximum": 20})),
         ("MemoryConfig", "procedure_min_score", range(-1.0, 1.0)),
         (

@@ -877,6 +877,38 @@ pub async fn search_ranks_by_bm25_and_filters(backend: &impl Backend) {
     );
 }
 
+/// A word few messages contain says more about a message than one most
+/// contain: BM25's inverse document frequency.
+pub async fn search_weighs_rare_words_above_common_ones(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    world
+        .say(
+            &*store,
+            t(9, 0),
+            &[
+                "Our order shipped today.",
+                "The order is late, order status unknown, order again?",
+                "Another order question.",
+                "A refund was requested for the blender.",
+                "Where is my order now?",
+            ],
+        )
+        .await;
+    let hits = store
+        .search_messages(world.tenant, &search("order refund"))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 5, "every message with either word");
+    assert!(
+        hits[0].message.search_text().starts_with("A refund"),
+        "the one message with the rare word first, whatever the common word's count: {:?}",
+        hits.iter()
+            .map(|h| h.message.search_text())
+            .collect::<Vec<_>>()
+    );
+}
+
 pub async fn search_sees_every_acknowledged_message(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;

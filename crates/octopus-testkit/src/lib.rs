@@ -53,6 +53,7 @@ macro_rules! store_conformance_tests {
             soft_delete_restore_and_purge,
             purge_requires_soft_delete,
             search_ranks_by_bm25_and_filters,
+            search_weighs_rare_words_above_common_ones,
             search_sees_every_acknowledged_message,
             episodes_list_with_filters,
             concurrent_appends_keep_ordinals_dense,

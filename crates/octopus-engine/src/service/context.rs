@@ -7,9 +7,10 @@ use std::sync::Arc;
 use octopus_core::agent::{Agent, MemoryConfig};
 use octopus_core::conversation::Conversation;
 use octopus_core::episode::EpisodeFilter;
+use octopus_core::episodic_snippets::passages;
 use octopus_core::knowledge::{ChunkFilter, KnowledgeHit, SearchMode};
 use octopus_core::message::{Message, Role};
-use octopus_core::recall::{MemoryKind, RecallHit, RecallQuery, outgoing_text};
+use octopus_core::recall::{RecallQuery, outgoing_text};
 use octopus_core::store::Page;
 use octopus_core::working_memory::{
     AssembledContext, ChatMessage, ContextParts, ContextTrace, Retrieved, assemble,
@@ -88,6 +89,7 @@ impl Octopus {
         recall_query.top_k = memory
             .episodic_top_k
             .clamp(1, octopus_core::recall::MAX_RECALL_TOP_K);
+        recall_query.neighbours = memory.episodic_neighbours;
         let wants_recall = memory.episodic_top_k > 0;
         let (knowledge, episodic, procedures) = tokio::join!(
             self.search_knowledge_with(tenant, agent.id, knowledge_query, &vector),
@@ -110,12 +112,8 @@ impl Octopus {
                     .map(|hit| knowledge_item(hit, memory.redact_pii))
                     .collect(),
             ),
-            episodic: relative(
-                episodic?
-                    .into_iter()
-                    .filter_map(|hit| episodic_item(hit, memory.redact_pii))
-                    .collect(),
-            ),
+            episodic: relative(passages(episodic?, memory.redact_pii)),
+            episodic_max_tokens: Some(memory.episodic_max_tokens),
             history: history.as_ref().clone(),
             user_message: message.to_owned(),
         };
@@ -237,32 +235,5 @@ fn knowledge_item(hit: KnowledgeHit, redact: bool) -> Retrieved {
             false => hit.chunk.content,
         },
         score: f64::from(hit.score),
-    }
-}
-
-fn episodic_item(hit: RecallHit, redact: bool) -> Option<Retrieved> {
-    let date = hit.at.format("%Y-%m-%d");
-    match hit.kind {
-        MemoryKind::Summary => Some(Retrieved {
-            id: hit.episode_id.to_string(),
-            label: format!("{date}, summary"),
-            text: match redact {
-                true => octopus_core::pii::egress(&hit.summary?).into_owned(),
-                false => hit.summary?,
-            },
-            score: hit.score,
-        }),
-        MemoryKind::Message => {
-            let message = hit.window?.message;
-            Some(Retrieved {
-                id: message.id.to_string(),
-                label: format!(
-                    "{date}, {}",
-                    message.name.as_deref().unwrap_or(message.role.as_str())
-                ),
-                text: outgoing_text(&message, redact)?,
-                score: hit.score,
-            })
-        }
     }
 }

@@ -63,6 +63,7 @@ pub struct Octopus {
     procedure_matchers: Arc<crate::procedure_matching::MatcherCache>,
     /// How recall weighs its evidence.
     recall_weights: RankingWeights,
+    query_vectors: Arc<crate::query_vectors::QueryVectors>,
 }
 
 /// Memory the history cache may hold.
@@ -136,6 +137,9 @@ impl Octopus {
         );
         octopus.job_lease = Duration::from_secs(config.worker.job_lease_secs.max(1));
         octopus.recall_weights = config.recall;
+        octopus.query_vectors = Arc::new(crate::query_vectors::QueryVectors::new(
+            config.embedding.query_cache_entries,
+        ));
         octopus
     }
 
@@ -164,6 +168,9 @@ impl Octopus {
             job_lease: Duration::from_secs(crate::config::WorkerSettings::default().job_lease_secs),
             procedure_matchers: Arc::default(),
             recall_weights: RankingWeights::default(),
+            query_vectors: Arc::new(crate::query_vectors::QueryVectors::new(
+                crate::config::EmbeddingConfig::default().query_cache_entries,
+            )),
         }
     }
 
@@ -182,6 +189,14 @@ impl Octopus {
     /// import.
     pub fn with_recall_weights(mut self, weights: RankingWeights) -> Self {
         self.recall_weights = weights;
+        self
+    }
+
+    /// The same service, sharing everything but its query vectors: this
+    /// one keeps the last `entries` (the bench compares recall's weights
+    /// over the same questions without embedding them again).
+    pub fn with_query_cache(mut self, entries: usize) -> Self {
+        self.query_vectors = Arc::new(crate::query_vectors::QueryVectors::new(entries));
         self
     }
 
@@ -327,12 +342,17 @@ impl Octopus {
 
     /// The vector of one query text.
     pub(crate) async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        if let Some(known) = self.query_vectors.get(text) {
+            return Ok(known.as_ref().clone());
+        }
         let embedder = self.embedder().await?;
         let texts = [text.to_owned()];
         let vectors = self
             .embed_counted(EmbeddingPurpose::Query, embedder.as_ref(), &texts)
             .await?;
-        Ok(vectors.into_iter().next().unwrap_or_default())
+        let vector = vectors.into_iter().next().unwrap_or_default();
+        self.query_vectors.put(text, Arc::new(vector.clone()));
+        Ok(vector)
     }
 
     /// Embeds `texts`, counted in the embedding statistics, and checks that

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use octopus_core::episode::Episode;
-use octopus_core::fusion::{ScoredList, score_fusion};
+use octopus_core::fusion::ScoredList;
 use octopus_core::recall::{
     MemoryKind, MemoryVectorHit, MemoryVectorQuery, MessagePosition, MessageWindow, RecallHit,
     RecallMode, RecallQuery,
@@ -111,7 +111,7 @@ impl Octopus {
             self.recall_weights.vector,
             |episode| Some(episode) != skip_episode,
         );
-        let fused = score_fusion(&lists);
+        let fused = self.recall_weights.fusion.fuse(&lists);
         let positions = self
             .store
             .message_positions(tenant, &messages_among(&fused))
@@ -185,7 +185,7 @@ impl Octopus {
     }
 }
 
-/// The two retrievers' hits as lists for [`score_fusion`], with what each
+/// The two retrievers' hits as lists for fusion, with what each
 /// said of every memory; hits below `min_score` or in a left-out episode
 /// dropped.
 fn scored_lists(

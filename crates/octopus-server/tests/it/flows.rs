@@ -263,7 +263,10 @@ async fn agents_are_patched_and_deactivated() {
         "a merge patch keeps what it does not name"
     );
     assert_eq!(patched["memory"]["knowledge_top_k"], 8);
-    assert_eq!(patched["memory"]["episodic_top_k"], 3);
+    assert_eq!(
+        patched["memory"]["episodic_top_k"],
+        octopus_core::agent::MemoryConfig::default().episodic_top_k
+    );
 
     let twin = server
         .call(

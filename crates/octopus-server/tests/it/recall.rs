@@ -104,8 +104,23 @@ async fn imported_sessions_become_episodes_and_are_recalled() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|e| e["text"] == "My left knee hurts when I go downhill"),
+            .any(|e| e["text"]
+                .as_str()
+                .unwrap()
+                .contains("user: My left knee hurts when I go downhill")),
         "{context}"
+    );
+    let texts: Vec<&str> = context["trace"]["episodic"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    let distinct: std::collections::HashSet<&&str> = texts.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        texts.len(),
+        "nothing shown twice: {texts:?}"
     );
     assert!(
         context["trace"]["total_tokens"].as_u64().unwrap()

@@ -1,0 +1,340 @@
+//! Recalled memories as the context shows them: passages of past
+//! conversations, each dated.
+//!
+//! A recalled turn alone is often not understandable ("Wow, where was
+//! that?"), so each comes with the turns around it. Hits next to each other
+//! in one episode share their turns, so their windows are joined into one
+//! passage instead of being shown twice; a turn whose words were already
+//! shown (a greeting, a repeated "thanks!") is not shown again. Every passage
+//! carries its date: questions about when need it, and a turn's own text
+//! seldom says.
+
+use std::collections::{BTreeMap, HashSet};
+
+use crate::EpisodeId;
+use crate::message::Message;
+use crate::recall::{MemoryKind, RecallHit, outgoing_text};
+use crate::working_memory::Retrieved;
+
+/// A run of consecutive turns of one episode, as it is being built.
+struct Passage {
+    /// The id the trace names it by: its best hit's.
+    id: String,
+    episode: EpisodeId,
+    /// Its best hit's score.
+    score: f64,
+    label: String,
+    /// Lines by ordinal; a summary's one line at 0.
+    lines: BTreeMap<u32, String>,
+    summary: bool,
+}
+
+impl Passage {
+    fn touches(&self, episode: EpisodeId, first: u32, last: u32) -> bool {
+        let (Some(&start), Some(&end)) = (self.lines.keys().next(), self.lines.keys().last())
+        else {
+            return false;
+        };
+        !self.summary && self.episode == episode && first <= end + 1 && start <= last + 1
+    }
+}
+
+/// The ranked hits (best first) as passages, best first: message hits with
+/// their windows, joined where they touch in one episode, and summaries on
+/// their own. With `redact`, the text that may leave (see [`outgoing_text`]).
+pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
+    let mut built: Vec<Passage> = Vec::new();
+    // The words of every line shown so far, for folding repeats.
+    let mut shown: HashSet<String> = HashSet::new();
+    for hit in hits {
+        let date = hit.at.format("%Y-%m-%d");
+        match (hit.kind, hit.window, hit.summary) {
+            (MemoryKind::Summary, _, Some(summary)) => {
+                let text = match redact {
+                    true => crate::pii::egress(&summary).into_owned(),
+                    false => summary,
+                };
+                // A summary that only repeats lines already shown (a short
+                // episode's extractive summary is its turns) adds nothing.
+                let keys: Vec<String> = std::iter::once(fold_key(&text))
+                    .chain(text.lines().map(fold_key))
+                    .collect();
+                if keys[0].is_empty()
+                    || keys[1..].iter().all(|k| shown.contains(k))
+                    || shown.contains(&keys[0])
+                {
+                    continue;
+                }
+                shown.extend(keys);
+                built.push(Passage {
+                    id: hit.episode_id.to_string(),
+                    episode: hit.episode_id,
+                    score: hit.score,
+                    label: format!("{date}, summary"),
+                    lines: BTreeMap::from([(0, text)]),
+                    summary: true,
+                });
+            }
+            (MemoryKind::Message, Some(window), _) => {
+                let Some(said) = line(&window.message, redact) else {
+                    continue;
+                };
+                // A hit that only repeats words already shown adds nothing.
+                if shown.contains(&fold_key(&said)) {
+                    continue;
+                }
+                let turns: Vec<&Message> = window
+                    .before
+                    .iter()
+                    .chain(std::iter::once(&window.message))
+                    .chain(&window.after)
+                    .collect();
+                let first = turns.first().map_or(0, |m| m.ordinal);
+                let last = turns.last().map_or(0, |m| m.ordinal);
+                let at = built
+                    .iter()
+                    .position(|p| p.touches(hit.episode_id, first, last));
+                let passage = match at {
+                    Some(i) => &mut built[i],
+                    None => {
+                        built.push(Passage {
+                            id: window.message.id.to_string(),
+                            episode: hit.episode_id,
+                            score: hit.score,
+                            label: date.to_string(),
+                            lines: BTreeMap::new(),
+                            summary: false,
+                        });
+                        built.last_mut().expect("just pushed")
+                    }
+                };
+                for turn in turns {
+                    if passage.lines.contains_key(&turn.ordinal) {
+                        continue;
+                    }
+                    let Some(text) = line(turn, redact) else {
+                        continue;
+                    };
+                    // The hit's own turn always shows; a neighbour only when
+                    // its words are new.
+                    if shown.insert(fold_key(&text)) || turn.id == window.message.id {
+                        passage.lines.insert(turn.ordinal, text);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    built
+        .into_iter()
+        .filter(|p| !p.lines.is_empty())
+        .map(|p| Retrieved {
+            id: p.id,
+            label: p.label,
+            text: p.lines.into_values().collect::<Vec<_>>().join("\n"),
+            score: p.score,
+        })
+        .collect()
+}
+
+/// One turn as a line of a passage: who spoke (its name, or its role), then
+/// what they said. `None` for a turn with no text.
+fn line(message: &Message, redact: bool) -> Option<String> {
+    let text = outgoing_text(message, redact)?;
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let speaker = message.name.as_deref().unwrap_or(message.role.as_str());
+    Some(format!("{speaker}: {text}"))
+}
+
+/// What two lines share when they say the same: their words, lowercased,
+/// without punctuation or spacing.
+fn fold_key(line: &str) -> String {
+    line.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::message::{MessageContent, Role};
+    use crate::recall::MessageWindow;
+    use crate::{ConversationId, MessageId};
+
+    fn turn(episode: EpisodeId, ordinal: u32, role: Role, text: &str) -> Message {
+        let at = chrono::Utc.with_ymd_and_hms(2023, 5, 8, 13, 56, 0).unwrap();
+        Message {
+            id: MessageId::new(),
+            episode_id: episode,
+            conversation_id: ConversationId::new(),
+            ordinal,
+            role,
+            content: Some(MessageContent::Text(text.into())),
+            name: None,
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+            token_count: 5,
+            timestamp: at + chrono::Duration::seconds(i64::from(ordinal)),
+            agent_id: None,
+            contains_pii: false,
+            redacted_content: None,
+            embedding_ref: None,
+            usage: None,
+            created_at: at,
+        }
+    }
+
+    /// A hit on `turns[at]` with one turn either side.
+    fn hit(turns: &[Message], at: usize, score: f64) -> RecallHit {
+        let message = turns[at].clone();
+        RecallHit {
+            kind: MemoryKind::Message,
+            score,
+            vector_score: None,
+            keyword_score: None,
+            episode_id: message.episode_id,
+            conversation_id: message.conversation_id,
+            at: message.timestamp,
+            window: Some(MessageWindow {
+                before: turns[at.saturating_sub(1)..at].to_vec(),
+                after: turns[at + 1..(at + 2).min(turns.len())].to_vec(),
+                message,
+            }),
+            summary: None,
+        }
+    }
+
+    fn episode(texts: &[&str]) -> Vec<Message> {
+        let episode = EpisodeId::new();
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let role = [Role::User, Role::Assistant][i % 2];
+                turn(episode, i as u32, role, text)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_hit_shows_with_its_neighbours_under_its_date() {
+        let trip = episode(&["I went hiking.", "Wow, where was that?", "In the Alps."]);
+        let shown = passages(vec![hit(&trip, 1, 0.9)], false);
+        assert_eq!(shown.len(), 1);
+        assert_eq!(shown[0].label, "2023-05-08");
+        assert_eq!(
+            shown[0].text,
+            "user: I went hiking.\nassistant: Wow, where was that?\nuser: In the Alps."
+        );
+        assert_eq!(shown[0].id, trip[1].id.to_string());
+        assert_eq!(shown[0].score, 0.9);
+    }
+
+    #[test]
+    fn touching_windows_in_one_episode_join_and_keep_the_best_score() {
+        let turns = episode(&["a one", "b two", "c three", "d four", "e five", "f six"]);
+        // Windows 0–2 and 3–5 touch; the passage keeps the first hit's score.
+        let shown = passages(vec![hit(&turns, 1, 0.9), hit(&turns, 4, 0.5)], false);
+        assert_eq!(shown.len(), 1, "{shown:?}");
+        assert_eq!(shown[0].text.lines().count(), 6);
+        assert!(shown[0].text.starts_with("user: a one"));
+        assert_eq!(shown[0].score, 0.9);
+        // In another episode they stay apart, each with its own turns.
+        let other = episode(&["x", "y", "z"]);
+        let shown = passages(vec![hit(&turns, 1, 0.9), hit(&other, 1, 0.4)], false);
+        assert_eq!(shown.len(), 2);
+        assert_eq!(shown[1].text, "user: x\nassistant: y\nuser: z");
+    }
+
+    #[test]
+    fn windows_apart_in_one_episode_stay_two_passages() {
+        let turns = episode(&["a", "b", "c", "d", "e", "f", "g", "h"]);
+        let shown = passages(vec![hit(&turns, 1, 0.9), hit(&turns, 6, 0.5)], false);
+        assert_eq!(shown.len(), 2);
+        assert_eq!(shown[1].text, "assistant: f\nuser: g\nassistant: h");
+    }
+
+    #[test]
+    fn repeated_words_are_shown_once() {
+        let first = episode(&["Thanks!", "I adopted a dog named Rex.", "thanks"]);
+        let second = episode(&["Thanks!!", "Rex learned to sit.", "cool"]);
+        let shown = passages(
+            vec![
+                hit(&first, 1, 0.9),
+                // Only repeats the first passage's line: folded away.
+                hit(&second, 0, 0.8),
+                hit(&second, 1, 0.7),
+            ],
+            false,
+        );
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert_eq!(
+            shown[1].text, "assistant: Rex learned to sit.\nuser: cool",
+            "the repeated thanks is left out of the second passage"
+        );
+    }
+
+    #[test]
+    fn summaries_stand_alone_and_names_speak_for_their_turns() {
+        let mut turns = episode(&["hello there", "hi"]);
+        turns[0].name = Some("Caroline".into());
+        let summary = RecallHit {
+            kind: MemoryKind::Summary,
+            score: 0.3,
+            vector_score: None,
+            keyword_score: None,
+            episode_id: turns[0].episode_id,
+            conversation_id: turns[0].conversation_id,
+            at: turns[1].timestamp,
+            window: None,
+            summary: Some("They greeted each other.".into()),
+        };
+        let shown = passages(vec![hit(&turns, 1, 0.9), summary], false);
+        assert_eq!(shown[0].text, "Caroline: hello there\nassistant: hi");
+        assert_eq!(shown[1].label, "2023-05-08, summary");
+        assert_eq!(shown[1].text, "They greeted each other.");
+        assert_eq!(shown[1].id, turns[0].episode_id.to_string());
+    }
+
+    #[test]
+    fn a_summary_repeating_shown_turns_is_folded() {
+        let turns = episode(&["my knee hurts", "ice it", "I will"]);
+        let summary = RecallHit {
+            kind: MemoryKind::Summary,
+            score: 0.5,
+            vector_score: None,
+            keyword_score: None,
+            episode_id: turns[0].episode_id,
+            conversation_id: turns[0].conversation_id,
+            at: turns[2].timestamp,
+            window: None,
+            summary: Some("user: my knee hurts\nassistant: ice it".into()),
+        };
+        let shown = passages(vec![hit(&turns, 1, 0.9), summary.clone()], false);
+        assert_eq!(shown.len(), 1, "{shown:?}");
+        // Alone, or saying something new, it stays.
+        assert_eq!(passages(vec![summary.clone()], false).len(), 1);
+        let mut new = summary;
+        new.summary = Some("user: my knee hurts\nThey agreed on rest.".into());
+        assert_eq!(passages(vec![hit(&turns, 1, 0.9), new], false).len(), 2);
+    }
+
+    #[test]
+    fn redaction_reaches_every_line() {
+        let turns = episode(&["mail me at ann@example.com", "sure", "ok"]);
+        let shown = passages(vec![hit(&turns, 1, 0.9)], true);
+        assert!(
+            !shown[0].text.contains("ann@example.com"),
+            "{}",
+            shown[0].text
+        );
+        assert!(shown[0].text.contains("[EMAIL]"), "{}", shown[0].text);
+    }
+}
