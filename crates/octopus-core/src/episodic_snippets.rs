@@ -56,13 +56,12 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                 };
                 // A summary that only repeats lines already shown (a short
                 // episode's extractive summary is its turns) adds nothing.
-                let keys: Vec<String> = std::iter::once(fold_key(&text))
-                    .chain(text.lines().map(fold_key))
+                let keys: Vec<String> = text
+                    .lines()
+                    .map(fold_key)
+                    .filter(|key| !key.is_empty())
                     .collect();
-                if keys[0].is_empty()
-                    || keys[1..].iter().all(|k| shown.contains(k))
-                    || shown.contains(&keys[0])
-                {
+                if keys.iter().all(|key| shown.contains(key)) {
                     continue;
                 }
                 shown.extend(keys);
@@ -211,6 +210,21 @@ mod tests {
         }
     }
 
+    /// `text` as the summary of the episode of `turns`, dated at its last turn.
+    fn summary_hit(turns: &[Message], text: &str, score: f64) -> RecallHit {
+        RecallHit {
+            kind: MemoryKind::Summary,
+            score,
+            vector_score: None,
+            keyword_score: None,
+            episode_id: turns[0].episode_id,
+            conversation_id: turns[0].conversation_id,
+            at: turns.last().expect("a turn").timestamp,
+            window: None,
+            summary: Some(text.into()),
+        }
+    }
+
     fn episode(texts: &[&str]) -> Vec<Message> {
         let episode = EpisodeId::new();
         texts
@@ -285,17 +299,7 @@ mod tests {
     fn summaries_stand_alone_and_names_speak_for_their_turns() {
         let mut turns = episode(&["hello there", "hi"]);
         turns[0].name = Some("Caroline".into());
-        let summary = RecallHit {
-            kind: MemoryKind::Summary,
-            score: 0.3,
-            vector_score: None,
-            keyword_score: None,
-            episode_id: turns[0].episode_id,
-            conversation_id: turns[0].conversation_id,
-            at: turns[1].timestamp,
-            window: None,
-            summary: Some("They greeted each other.".into()),
-        };
+        let summary = summary_hit(&turns, "They greeted each other.", 0.3);
         let shown = passages(vec![hit(&turns, 1, 0.9), summary], false);
         assert_eq!(shown[0].text, "Caroline: hello there\nassistant: hi");
         assert_eq!(shown[1].label, "2023-05-08, summary");
@@ -306,17 +310,7 @@ mod tests {
     #[test]
     fn a_summary_repeating_shown_turns_is_folded() {
         let turns = episode(&["my knee hurts", "ice it", "I will"]);
-        let summary = RecallHit {
-            kind: MemoryKind::Summary,
-            score: 0.5,
-            vector_score: None,
-            keyword_score: None,
-            episode_id: turns[0].episode_id,
-            conversation_id: turns[0].conversation_id,
-            at: turns[2].timestamp,
-            window: None,
-            summary: Some("user: my knee hurts\nassistant: ice it".into()),
-        };
+        let summary = summary_hit(&turns, "user: my knee hurts\nassistant: ice it", 0.5);
         let shown = passages(vec![hit(&turns, 1, 0.9), summary.clone()], false);
         assert_eq!(shown.len(), 1, "{shown:?}");
         // Alone, or saying something new, it stays.

@@ -20,7 +20,6 @@ pub mod keys;
 pub mod llm;
 pub mod merge_patch;
 pub mod procedure_matching;
-mod query_vectors;
 pub mod quotas;
 mod service;
 pub mod token_counting;

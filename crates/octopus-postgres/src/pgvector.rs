@@ -192,6 +192,8 @@ impl PgvectorIndex {
     ) -> Result<(i64, Vec<ScoredKey>), Error> {
         // The cast to vector(d), the same as the index's expression, lets the
         // planner use the HNSW index of this dimension.
+        // The set's three binds are $1–$3: the version's query binds them,
+        // the search names them again.
         let mut sql = QueryBuilder::<Postgres>::new(
             "SELECT v.version, h.key, h.distance FROM (SELECT COALESCE((SELECT version FROM vector_sets
                  WHERE tenant_id = ",
@@ -206,13 +208,9 @@ impl PgvectorIndex {
             ))
             .push_bind(PgVector(query_.vector.clone()))
             .push(format!(
-                "::vector({d}) AS distance FROM vector_points WHERE dimension = {d} AND tenant_id = "
-            ))
-            .push_bind(set.tenant.0)
-            .push(" AND agent_id = ")
-            .push_bind(set.agent.0)
-            .push(" AND kind = ")
-            .push_bind(set.kind.as_str());
+                "::vector({d}) AS distance FROM vector_points WHERE dimension = {d}
+                   AND tenant_id = $1 AND agent_id = $2 AND kind = $3"
+            ));
         let filter = &query_.filter;
         if let Some(partition) = &filter.partition {
             sql.push(" AND partition = ").push_bind(partition.clone());

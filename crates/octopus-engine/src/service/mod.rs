@@ -63,7 +63,11 @@ pub struct Octopus {
     procedure_matchers: Arc<crate::procedure_matching::MatcherCache>,
     /// How recall weighs its evidence.
     recall_weights: RankingWeights,
-    query_vectors: Arc<crate::query_vectors::QueryVectors>,
+    /// Vectors of recent query texts, when `query_cache_entries` keeps any:
+    /// users repeat themselves, a client asking for recall and then for the
+    /// context of one message sends it twice, and embedding is most of a
+    /// query's time. A text's vector changes only with the model.
+    query_vectors: Option<Arc<QueryVectors>>,
 }
 
 /// Memory the history cache may hold.
@@ -93,6 +97,14 @@ impl Embedding {
 /// unseen here.
 const CACHE_TTL: Duration = Duration::from_secs(5);
 const CACHE_CAPACITY: usize = 100_000;
+
+type QueryVectors = TtlCache<String, Arc<Vec<f32>>>;
+
+/// A query-vector cache of `entries`, none for 0. Its entries never go
+/// stale; the hour only bounds how long a vector nobody asks for stays.
+fn query_vectors(entries: usize) -> Option<Arc<QueryVectors>> {
+    (entries > 0).then(|| Arc::new(TtlCache::new(Duration::from_secs(3600), entries)))
+}
 
 /// What every append would otherwise read from the store before writing.
 struct Caches {
@@ -137,9 +149,7 @@ impl Octopus {
         );
         octopus.job_lease = Duration::from_secs(config.worker.job_lease_secs.max(1));
         octopus.recall_weights = config.recall;
-        octopus.query_vectors = Arc::new(crate::query_vectors::QueryVectors::new(
-            config.embedding.query_cache_entries,
-        ));
+        octopus.query_vectors = query_vectors(config.embedding.query_cache_entries);
         octopus
     }
 
@@ -168,9 +178,9 @@ impl Octopus {
             job_lease: Duration::from_secs(crate::config::WorkerSettings::default().job_lease_secs),
             procedure_matchers: Arc::default(),
             recall_weights: RankingWeights::default(),
-            query_vectors: Arc::new(crate::query_vectors::QueryVectors::new(
+            query_vectors: query_vectors(
                 crate::config::EmbeddingConfig::default().query_cache_entries,
-            )),
+            ),
         }
     }
 
@@ -196,7 +206,7 @@ impl Octopus {
     /// one keeps the last `entries` (the bench compares recall's weights
     /// over the same questions without embedding them again).
     pub fn with_query_cache(mut self, entries: usize) -> Self {
-        self.query_vectors = Arc::new(crate::query_vectors::QueryVectors::new(entries));
+        self.query_vectors = query_vectors(entries);
         self
     }
 
@@ -342,7 +352,8 @@ impl Octopus {
 
     /// The vector of one query text.
     pub(crate) async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
-        if let Some(known) = self.query_vectors.get(text) {
+        let cache = self.query_vectors.as_deref();
+        if let Some(known) = cache.and_then(|c| c.get(&text.to_owned())) {
             return Ok(known.as_ref().clone());
         }
         let embedder = self.embedder().await?;
@@ -351,7 +362,9 @@ impl Octopus {
             .embed_counted(EmbeddingPurpose::Query, embedder.as_ref(), &texts)
             .await?;
         let vector = vectors.into_iter().next().unwrap_or_default();
-        self.query_vectors.put(text, Arc::new(vector.clone()));
+        if let Some(cache) = cache {
+            cache.insert(text.to_owned(), Arc::new(vector.clone()));
+        }
         Ok(vector)
     }
 

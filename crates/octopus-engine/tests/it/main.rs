@@ -10,6 +10,7 @@ use serde_json::json;
 mod context;
 mod egress;
 mod procedures;
+mod query_cache;
 mod recall;
 mod turns;
 
