@@ -1,15 +1,18 @@
-//! Embedding throughput of the local model, side by side with sentence-transformers.
+//! Embedding throughput of the local model, side by side with candle's BERT
+//! (what Octopus ran before its own encoder) and sentence-transformers; and
+//! the latency of embedding one short query.
 //!
 //! Each (runtime, threads) pair runs in its own process, so that thread-pool sizes
-//! are set before either runtime starts: candle reads `RAYON_NUM_THREADS`, and the
-//! Python reference calls `torch.set_num_threads`.
+//! are set before either runtime starts: Octopus and candle read `RAYON_NUM_THREADS`,
+//! and the Python reference calls `torch.set_num_threads`.
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use octopus_embed::local::{BatchLimits, LocalEmbedder};
+use octopus_core::embedding::Embedder;
+use octopus_embed::local::{Batching, LocalEmbedder};
 use serde_json::{Value, json};
 
 use crate::corpus;
@@ -40,8 +43,28 @@ pub struct WorkerOptions {
     #[arg(long)]
     model: PathBuf,
     /// Most tokens in one forward pass.
-    #[arg(long, default_value_t = octopus_embed::local::BatchLimits::default().max_tokens)]
+    #[arg(long, default_value_t = Batching::default().max_tokens)]
     batch_tokens: usize,
+    /// Which forward pass runs the model.
+    #[arg(long, value_enum, default_value_t = Runtime::Encoder)]
+    runtime: Runtime,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Runtime {
+    /// Octopus's own encoder.
+    Encoder,
+    /// candle's BERT, the implementation before it.
+    Candle,
+}
+
+impl Runtime {
+    fn name(self) -> &'static str {
+        match self {
+            Runtime::Encoder => "encoder",
+            Runtime::Candle => "candle",
+        }
+    }
 }
 
 pub fn run(options: Options) -> anyhow::Result<()> {
@@ -77,17 +100,26 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         long.iter().map(String::len).sum::<usize>() / long.len().max(1)
     );
 
-    println!("\n| runtime | threads | chat messages/s | 300-token chunks/s |\n|---|---|---|---|");
+    println!(
+        "\n| runtime | threads | chat messages/s | 300-token chunks/s | one query p50 / p95 |\n|---|---|---|---|---|"
+    );
     for threads in [1, 2] {
-        let ours = worker(
-            Command::new(std::env::current_exe()?)
-                .args(["embed-worker", "--texts"])
-                .arg(texts_file.path())
-                .arg("--model")
-                .arg(&model)
-                .env("RAYON_NUM_THREADS", threads.to_string()),
-        )?;
-        print_row("octopus (candle)", threads, &ours);
+        let mut rows = Vec::new();
+        for (label, runtime) in [
+            ("candle BERT (before)", Runtime::Candle),
+            ("octopus encoder", Runtime::Encoder),
+        ] {
+            let rates = worker(
+                Command::new(std::env::current_exe()?)
+                    .args(["embed-worker", "--runtime", runtime.name(), "--texts"])
+                    .arg(texts_file.path())
+                    .arg("--model")
+                    .arg(&model)
+                    .env("RAYON_NUM_THREADS", threads.to_string()),
+            )?;
+            print_row(label, threads, &rates);
+            rows.push((label, rates));
+        }
         if let Some(python) = &options.reference_python {
             let reference = worker(
                 Command::new(python)
@@ -98,13 +130,16 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                     .env("HF_HUB_OFFLINE", "1"),
             )?;
             print_row("sentence-transformers (PyTorch)", threads, &reference);
-            println!(
-                "| ratio octopus / reference | {threads} | {:.2}x | {:.2}x |",
-                ours["short"].as_f64().unwrap_or(0.0)
-                    / reference["short"].as_f64().unwrap_or(f64::NAN),
-                ours["long"].as_f64().unwrap_or(0.0)
-                    / reference["long"].as_f64().unwrap_or(f64::NAN)
-            );
+            for (label, rates) in &rows {
+                let ratio = |set: &str| {
+                    rates[set].as_f64().unwrap_or(0.0) / reference[set].as_f64().unwrap_or(f64::NAN)
+                };
+                println!(
+                    "| {label} / reference | {threads} | {:.2}x | {:.2}x | |",
+                    ratio("short"),
+                    ratio("long")
+                );
+            }
         }
     }
     Ok(())
@@ -124,8 +159,15 @@ fn worker(command: &mut Command) -> anyhow::Result<Value> {
 }
 
 fn print_row(runtime: &str, threads: usize, rates: &Value) {
+    let latency = match (
+        rates["query_p50_ms"].as_f64(),
+        rates["query_p95_ms"].as_f64(),
+    ) {
+        (Some(p50), Some(p95)) => format!("{p50:.2} / {p95:.2} ms"),
+        _ => "—".into(),
+    };
     println!(
-        "| {runtime} | {threads} | {:.1} | {:.1} |",
+        "| {runtime} | {threads} | {:.1} | {:.1} | {latency} |",
         rates["short"].as_f64().unwrap_or(0.0),
         rates["long"].as_f64().unwrap_or(0.0)
     );
@@ -134,11 +176,14 @@ fn print_row(runtime: &str, threads: usize, rates: &Value) {
 pub fn run_worker(options: WorkerOptions) -> anyhow::Result<()> {
     let sets: serde_json::Map<String, Value> =
         serde_json::from_slice(&std::fs::read(&options.texts)?)?;
-    let limits = BatchLimits {
+    let batching = Batching {
         max_tokens: options.batch_tokens,
-        ..BatchLimits::default()
+        ..Batching::default()
     };
-    let model = LocalEmbedder::load_with(&options.model, limits)?;
+    let model = match options.runtime {
+        Runtime::Encoder => LocalEmbedder::load_with(&options.model, batching)?,
+        Runtime::Candle => LocalEmbedder::load_candle(&options.model, batching)?,
+    };
     let text = |name: &str| -> Vec<String> {
         sets[name]
             .as_array()
@@ -166,6 +211,23 @@ pub fn run_worker(options: WorkerOptions) -> anyhow::Result<()> {
             json!(texts.len() as f64 / started.elapsed().as_secs_f64()),
         );
     }
+    // One query at a time, as recall embeds a question: short chat messages
+    // of at most 32 tokens, each alone.
+    let queries: Vec<String> = text("short")
+        .into_iter()
+        .filter(|t| model.count_tokens(t).is_some_and(|n| n + 2 <= 32))
+        .take(500)
+        .collect();
+    let mut times = Vec::with_capacity(queries.len());
+    for query in &queries {
+        let started = Instant::now();
+        model.embed_blocking(&[query.as_str()])?;
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    rates.insert("query_p50_ms".into(), json!(at(0.5)));
+    rates.insert("query_p95_ms".into(), json!(at(0.95)));
     println!("{}", Value::Object(rates));
     Ok(())
 }

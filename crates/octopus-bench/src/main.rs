@@ -57,7 +57,6 @@ enum Bench {
 
 fn main() -> anyhow::Result<()> {
     octopus_embed::process::keep_freed_memory();
-    octopus_embed::process::settle_thread_count();
     octopus_embed::http::install_tls_provider();
     match Cli::parse().bench {
         Bench::Ingest(options) => ingest::run(options),

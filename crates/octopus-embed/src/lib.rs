@@ -1,7 +1,7 @@
 //! Embedders for Octopus, behind [`octopus_core::embedding::Embedder`].
 //!
 //! - [`local`] (feature `local`, on by default): a BERT-family sentence-embedding
-//!   model run in-process on CPU with candle, from a folder holding
+//!   model run in-process on CPU by our own encoder, from a folder holding
 //!   `model.safetensors`, `tokenizer.json` and `config.json`, with the
 //!   sentence-transformers pooling and normalisation read from the same folder.
 //! - [`http`] (feature `http`, on by default): OpenAI-compatible (also Azure

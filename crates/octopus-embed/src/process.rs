@@ -21,28 +21,3 @@ pub fn keep_freed_memory() {
         }
     }
 }
-
-/// Fixes the model's thread count for the life of the process, when the
-/// environment does not (`RAYON_NUM_THREADS`, or candle's `CANDLE_CPU_MASK`).
-///
-/// candle asks for its thread count at every matrix multiplication, and
-/// without either variable it counts the physical cores again by reading
-/// `/proc/cpuinfo`: some forty reads per query embedded, about 3 ms of a
-/// 12 ms recall by meaning on the 2-core machine (`octopus-bench locomo`,
-/// vector p50 14.3–14.7 ms without, 11.6–11.7 ms with, runs alternated).
-/// This sets `RAYON_NUM_THREADS` to the count candle would find (the physical
-/// cores), so that the answer is read from the environment instead. Call it
-/// once, at the start of a binary, before any other thread exists.
-pub fn settle_thread_count() {
-    let set = |name| std::env::var_os(name).is_some();
-    if set("RAYON_NUM_THREADS") || set("CANDLE_CPU_MASK") {
-        return;
-    }
-    let cores = num_cpus::get_physical().max(1);
-    // SAFETY: called before any other thread exists, so nothing reads the
-    // environment while it changes.
-    #[allow(unsafe_code)]
-    unsafe {
-        std::env::set_var("RAYON_NUM_THREADS", cores.to_string());
-    }
-}

@@ -1,44 +1,70 @@
-//! A BERT-family sentence-embedding model, run in-process on CPU with candle.
+//! A BERT-family sentence-embedding model, run in-process on CPU.
 //!
-//! Inputs are tokenised with the folder's `tokenizer.json`, padded to the longest
-//! input of each batch (not to a fixed length) and truncated to the folder's
-//! `max_seq_length`; token vectors are pooled and normalised as the folder's
-//! sentence-transformers modules say.
+//! Inputs are tokenised with the folder's `tokenizer.json` and truncated to
+//! the folder's `max_seq_length`; the encoder (`encoder`, our own forward
+//! pass) runs them without padding; token vectors are pooled and normalised
+//! as the folder's sentence-transformers modules say.
 
+#[cfg(feature = "candle")]
+mod candle_forward;
+mod encoder;
 mod folder;
 mod pooling;
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use octopus_core::embedding::{EmbedError, Embedder};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+use encoder::{Encoder, Parallelism, Sequence};
 pub use folder::FolderConfig;
 pub use pooling::Pooling;
 
-/// How inputs are grouped into forward passes.
+/// How inputs are grouped into forward passes, and how many threads run them.
 #[derive(Clone, Copy, Debug)]
-pub struct BatchLimits {
+pub struct Batching {
     /// Most inputs in one forward pass.
     pub max_inputs: usize,
-    /// Most tokens (inputs × padded length) in one forward pass. Bounds the
-    /// attention tensors (inputs × heads × length²), which otherwise reach a
-    /// hundred megabytes for 32 inputs of 256 tokens.
+    /// Most tokens (inputs × the longest input) in one forward pass: bounds the
+    /// working memory of a pass, a few megabytes per thousand tokens.
     pub max_tokens: usize,
+    /// Threads for one call. Many batches run side by side, one per thread;
+    /// a single batch splits its matrix products across them instead.
+    pub threads: usize,
 }
 
-impl Default for BatchLimits {
+impl Default for Batching {
     fn default() -> Self {
         Self {
             max_inputs: 32,
             max_tokens: 1024,
+            threads: default_threads(),
         }
     }
+}
+
+/// `RAYON_NUM_THREADS` when set (as for the matrix library's own pool), else
+/// the physical cores: a second thread on one core slows dense arithmetic.
+fn default_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(num_cpus::get_physical)
+        .max(1)
+}
+
+/// Vectors, each with the index of its text.
+type Placed = Vec<(usize, Vec<f32>)>;
+
+/// Which implementation runs the model.
+enum Forward {
+    Encoder(Encoder),
+    #[cfg(feature = "candle")]
+    Candle(candle_forward::CandleForward),
 }
 
 /// A local sentence-embedding model. Cheap to clone; clones share the model.
@@ -49,77 +75,111 @@ pub struct LocalEmbedder {
 
 struct Inner {
     name: String,
-    model: BertModel,
+    forward: Forward,
     tokenizer: Tokenizer,
     /// The same tokenizer without truncation, for measuring whole texts.
     counter: Tokenizer,
-    pad_id: u32,
     folder: FolderConfig,
     dimension: usize,
-    limits: BatchLimits,
+    batching: Batching,
 }
 
-fn model_error(context: &str) -> impl Fn(candle_core::Error) -> EmbedError + '_ {
-    move |error| EmbedError::Model(format!("{context}: {error}"))
+/// What a model folder holds, read before choosing the forward pass.
+struct Files {
+    name: String,
+    folder: FolderConfig,
+    config_text: String,
+    weights: Vec<u8>,
+    tokenizer: Tokenizer,
+    pad_id: u32,
 }
 
-/// The weights, each dense layer's matrix laid out as its transpose.
-///
-/// A dense layer multiplies by the transpose of its `[out, in]` weight. Read
-/// as stored, that transpose is a strided view, and the matrix multiply packs
-/// all of it into its own layout on every call, whatever the input's length:
-/// most of the time of embedding one short query. Stored transposed once here,
-/// and viewed back as `[out, in]`, its transpose is contiguous and is used as
-/// it is. The values are the same.
-fn dense_weights_transposed(
-    safetensors: &[u8],
-) -> Result<std::collections::HashMap<String, candle_core::Tensor>, EmbedError> {
-    let mut tensors = candle_core::safetensors::load_buffer(safetensors, &Device::Cpu)
-        .map_err(model_error("load the weights"))?;
-    for (name, tensor) in tensors.iter_mut() {
-        let dense =
-            name.ends_with(".weight") && name.contains("encoder.layer.") && tensor.rank() == 2;
-        if dense {
-            *tensor = tensor
-                .to_dtype(DType::F32)
-                .and_then(|t| t.t()?.contiguous()?.t())
-                .map_err(model_error("lay out the weights"))?;
-        }
+impl Files {
+    fn read(dir: &Path) -> Result<Self, EmbedError> {
+        let folder = FolderConfig::read(dir)?;
+        let read = |name: &str| {
+            let path = folder::file(dir, name)?;
+            std::fs::read(&path)
+                .map_err(|e| EmbedError::Model(format!("read {}: {e}", path.display())))
+        };
+        let config_text = String::from_utf8(read("config.json")?)
+            .map_err(|e| EmbedError::Model(format!("config.json: {e}")))?;
+        let weights = read("model.safetensors")?;
+        let tokenizer_path = folder::file(dir, "tokenizer.json")?;
+        let tokenizer = Tokenizer::from_file(&tokenizer_path)
+            .map_err(|e| EmbedError::Model(format!("load {}: {e}", tokenizer_path.display())))?;
+        let pad_id = tokenizer.get_padding().map_or(0, |p| p.pad_id);
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "local".into());
+        Ok(Self {
+            name,
+            folder,
+            config_text,
+            weights,
+            tokenizer,
+            pad_id,
+        })
     }
-    Ok(tensors)
 }
 
 impl LocalEmbedder {
     /// Loads the model in `dir`. Blocks for the time it takes to read the weights.
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
-        Self::load_with(dir, BatchLimits::default())
+        Self::load_with(dir, Batching::default())
     }
 
-    /// Loads the model in `dir`, batching within `limits`.
-    pub fn load_with(dir: &Path, limits: BatchLimits) -> Result<Self, EmbedError> {
-        let folder = FolderConfig::read(dir)?;
-        let config_path = folder::file(dir, "config.json")?;
-        let config_text = std::fs::read_to_string(&config_path)
-            .map_err(|e| EmbedError::Model(format!("read {}: {e}", config_path.display())))?;
-        let config: Config = serde_json::from_str(&config_text)
-            .map_err(|e| EmbedError::Model(format!("parse {}: {e}", config_path.display())))?;
-        let weights_path = folder::file(dir, "model.safetensors")?;
-        let weights = std::fs::read(&weights_path)
-            .map_err(|e| EmbedError::Model(format!("read {}: {e}", weights_path.display())))?;
-        let vb = VarBuilder::from_tensors(
-            dense_weights_transposed(&weights)?,
-            DType::F32,
-            &Device::Cpu,
-        );
-        let model = BertModel::load(vb, &config).map_err(model_error("build the model"))?;
+    /// Loads the model in `dir`, batching as `batching` says.
+    pub fn load_with(dir: &Path, batching: Batching) -> Result<Self, EmbedError> {
+        let files = Files::read(dir)?;
+        let config: encoder::Config = serde_json::from_str(&files.config_text).map_err(|e| {
+            EmbedError::Model(format!("parse {}: {e}", dir.join("config.json").display()))
+        })?;
+        let encoder = Encoder::load(&config, &files.weights)?;
+        let dimension = encoder.hidden_size();
+        if files.folder.max_seq_length > encoder.max_positions() {
+            return Err(EmbedError::Model(format!(
+                "max_seq_length {} is beyond the model's {} positions",
+                files.folder.max_seq_length,
+                encoder.max_positions()
+            )));
+        }
+        Self::build(files, Forward::Encoder(encoder), dimension, batching)
+    }
 
-        let tokenizer_path = folder::file(dir, "tokenizer.json")?;
-        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
-            .map_err(|e| EmbedError::Model(format!("load {}: {e}", tokenizer_path.display())))?;
-        // Folders often ship a tokenizer padded to a fixed length. Batches are
-        // padded here instead, each to its own longest input (see `embed_blocking`),
-        // and inputs are truncated where the model's pipeline truncates them.
-        let pad_id = tokenizer.get_padding().map_or(0, |p| p.pad_id);
+    /// Loads the model in `dir` to run on candle's BERT instead of the
+    /// encoder: the implementation before it, for the embedding benchmark.
+    #[cfg(feature = "candle")]
+    pub fn load_candle(dir: &Path, batching: Batching) -> Result<Self, EmbedError> {
+        let files = Files::read(dir)?;
+        let config: encoder::Config = serde_json::from_str(&files.config_text)
+            .map_err(|e| EmbedError::Model(format!("parse config.json: {e}")))?;
+        let forward =
+            candle_forward::CandleForward::load(&files.config_text, &files.weights, files.pad_id)?;
+        Self::build(
+            files,
+            Forward::Candle(forward),
+            config.hidden_size,
+            batching,
+        )
+    }
+
+    fn build(
+        files: Files,
+        forward: Forward,
+        dimension: usize,
+        batching: Batching,
+    ) -> Result<Self, EmbedError> {
+        let Files {
+            name,
+            folder,
+            mut tokenizer,
+            ..
+        } = files;
+        // Folders often ship a tokenizer padded to a fixed length; the encoder
+        // needs no padding. Inputs are truncated where the model's pipeline
+        // truncates them.
         tokenizer.with_padding(None);
         let mut counter = tokenizer.clone();
         counter
@@ -131,114 +191,137 @@ impl LocalEmbedder {
                 ..Default::default()
             }))
             .map_err(|e| EmbedError::Model(format!("set truncation: {e}")))?;
-
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "local".into());
-        tracing::info!(model = %name, pooling = ?folder.pooling, normalize = folder.normalize, max_seq_length = folder.max_seq_length, "loaded embedding model");
+        tracing::info!(model = %name, pooling = ?folder.pooling, normalize = folder.normalize, max_seq_length = folder.max_seq_length, threads = batching.threads, "loaded embedding model");
         Ok(Self {
             inner: Arc::new(Inner {
                 name,
-                model,
+                forward,
                 tokenizer,
                 counter,
-                pad_id,
-                dimension: config.hidden_size,
+                dimension,
                 folder,
-                limits,
+                batching,
             }),
         })
     }
 
-    /// Embeds on the calling thread. CPU-bound: call it from a blocking context.
+    /// Embeds on the calling thread (and, for several batches, on
+    /// `Batching::threads − 1` more). CPU-bound: call it from a blocking context.
     ///
-    /// Inputs are tokenised once, sorted by length and batched in that order, so
-    /// that each batch pads only to inputs of about its own length; vectors are
-    /// returned in the order of `texts`.
+    /// Inputs are tokenised once, sorted by length and batched in that order;
+    /// vectors are returned in the order of `texts`.
     pub fn embed_blocking(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let encodings = self
             .inner
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(|e| EmbedError::Input(format!("tokenize: {e}")))?;
-        let mut order: Vec<usize> = (0..encodings.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].get_ids().len()));
+        let batches = self.inner.batches(&encodings);
+        let threads = self.inner.batching.threads.min(batches.len()).max(1);
         let mut vectors = vec![Vec::new(); encodings.len()];
-        let mut rest = order.as_slice();
-        while !rest.is_empty() {
-            // Longest first, so the first input of a batch sets its padded length.
-            let width = encodings[rest[0]].get_ids().len().max(1);
-            let size = (self.inner.limits.max_tokens / width)
-                .clamp(1, self.inner.limits.max_inputs)
-                .min(rest.len());
-            let (chunk, tail) = rest.split_at(size);
-            let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
-            for (&i, vector) in chunk.iter().zip(self.inner.embed_batch(&batch)?) {
+        if threads == 1 {
+            let parallelism = match self.inner.batching.threads {
+                1 => Parallelism::None,
+                n => Parallelism::Rayon(n),
+            };
+            for batch in &batches {
+                let batch_vectors = self.inner.run(&encodings, batch, parallelism)?;
+                for (&i, vector) in batch.iter().zip(batch_vectors) {
+                    vectors[i] = vector;
+                }
+            }
+            return Ok(vectors);
+        }
+        // Whole batches side by side, each on one thread: no thread waits for
+        // another inside a product, which small products would do often.
+        let next = AtomicUsize::new(0);
+        let results: Vec<Result<Placed, EmbedError>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| -> Result<Placed, EmbedError> {
+                        let mut done = Vec::new();
+                        while let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) {
+                            let vectors = self.inner.run(&encodings, batch, Parallelism::None)?;
+                            done.extend(batch.iter().copied().zip(vectors));
+                        }
+                        Ok(done)
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join().unwrap_or_else(|_| {
+                        Err(EmbedError::Model("an embedding thread panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        for result in results {
+            for (i, vector) in result? {
                 vectors[i] = vector;
             }
-            rest = tail;
         }
         Ok(vectors)
     }
 }
 
 impl Inner {
-    /// Runs one padded batch through the model.
-    fn embed_batch(&self, encodings: &[&Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let rows = encodings.len();
-        let width = encodings
+    /// The inputs' indices grouped into batches, longest inputs first, each
+    /// within the limits.
+    fn batches(&self, encodings: &[Encoding]) -> Vec<Vec<usize>> {
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].get_ids().len()));
+        let mut batches = Vec::new();
+        let mut rest = order.as_slice();
+        while !rest.is_empty() {
+            // Longest first, so the first input of a batch is its longest.
+            let width = encodings[rest[0]].get_ids().len().max(1);
+            let size = (self.batching.max_tokens / width)
+                .clamp(1, self.batching.max_inputs.max(1))
+                .min(rest.len());
+            let (batch, tail) = rest.split_at(size);
+            batches.push(batch.to_vec());
+            rest = tail;
+        }
+        batches
+    }
+
+    /// Runs one batch through the model: one pooled vector per input.
+    fn run(
+        &self,
+        encodings: &[Encoding],
+        batch: &[usize],
+        parallelism: Parallelism,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let sequences: Vec<Sequence<'_>> = batch
             .iter()
-            .map(|e| e.get_ids().len())
-            .max()
-            .unwrap_or(0);
-        let mut ids = Vec::with_capacity(rows * width);
-        let mut types = Vec::with_capacity(rows * width);
-        let mut mask = Vec::with_capacity(rows * width);
-        for encoding in encodings {
-            let padding = width - encoding.get_ids().len();
-            ids.extend(
-                encoding
-                    .get_ids()
-                    .iter()
-                    .copied()
-                    .chain(std::iter::repeat_n(self.pad_id, padding)),
-            );
-            types.extend(
-                encoding
-                    .get_type_ids()
-                    .iter()
-                    .copied()
-                    .chain(std::iter::repeat_n(0, padding)),
-            );
-            mask.extend(
-                encoding
-                    .get_attention_mask()
-                    .iter()
-                    .copied()
-                    .chain(std::iter::repeat_n(0, padding)),
-            );
-        }
-        let shape = (rows, width);
-        let tensor = |data: Vec<u32>| {
-            Tensor::from_vec(data, shape, &Device::Cpu).map_err(model_error("build inputs"))
+            .map(|&i| Sequence {
+                ids: encodings[i].get_ids(),
+                types: encodings[i].get_type_ids(),
+            })
+            .collect();
+        let states = match &self.forward {
+            Forward::Encoder(encoder) => encoder.forward(&sequences, parallelism)?,
+            #[cfg(feature = "candle")]
+            Forward::Candle(candle) => candle.forward(&sequences)?,
         };
-        let (ids, types, mask) = (tensor(ids)?, tensor(types)?, tensor(mask)?);
-        let tokens = self
-            .model
-            .forward(&ids, &types, Some(&mask))
-            .map_err(model_error("run the model"))?;
-        let mut pooled = self
-            .folder
-            .pooling
-            .apply(&tokens, &mask)
-            .map_err(model_error("pool"))?;
-        if self.folder.normalize {
-            pooled = pooling::l2_normalize(&pooled).map_err(model_error("normalise"))?;
-        }
-        pooled
-            .to_vec2::<f32>()
-            .map_err(model_error("read the vectors"))
+        let mut start = 0;
+        Ok(sequences
+            .iter()
+            .map(|sequence| {
+                let end = start + sequence.ids.len() * self.dimension;
+                let mut vector = self
+                    .folder
+                    .pooling
+                    .apply(&states[start..end], self.dimension);
+                start = end;
+                if self.folder.normalize {
+                    pooling::l2_normalize(&mut vector);
+                }
+                vector
+            })
+            .collect())
     }
 }
 

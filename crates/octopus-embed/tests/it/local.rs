@@ -155,3 +155,32 @@ fn copy_folder(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Many batches on two threads, one batch split across two, and one thread:
+/// the same vectors, in the order of the texts.
+#[test]
+fn threads_and_batch_sizes_do_not_change_the_vectors() {
+    use octopus_embed::local::Batching;
+    let fixture = fixture();
+    let texts: Vec<&str> = fixture.sentences.iter().map(String::as_str).collect();
+    let load = |max_inputs, threads| {
+        let batching = Batching {
+            max_inputs,
+            threads,
+            ..Batching::default()
+        };
+        LocalEmbedder::load_with(&default_model_dir(), batching).unwrap()
+    };
+    let alone = load(1, 1).embed_blocking(&texts).unwrap();
+    for (max_inputs, threads) in [(2, 2), (64, 2), (64, 1)] {
+        let vectors = load(max_inputs, threads).embed_blocking(&texts).unwrap();
+        assert_eq!(vectors.len(), texts.len());
+        for (i, (a, b)) in alone.iter().zip(&vectors).enumerate() {
+            let similarity = cosine(a, b);
+            assert!(
+                similarity > 0.99999,
+                "text {i} with {max_inputs} inputs per batch on {threads} threads: cosine {similarity}"
+            );
+        }
+    }
+}
