@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use octopus_core::embedding::Embedder;
-use octopus_embed::local::{Batching, LocalEmbedder};
+use octopus_embed::local::{Batching, LocalEmbedder, Precision};
 use serde_json::{Value, json};
 
 use crate::corpus;
@@ -50,10 +50,19 @@ pub struct WorkerOptions {
     runtime: Runtime,
 }
 
+/// The variants measured, each in its own process.
+const RUNTIMES: [(&str, Runtime); 3] = [
+    ("candle BERT (before)", Runtime::Candle),
+    ("octopus encoder, f32", Runtime::Encoder),
+    ("octopus encoder, bf16", Runtime::EncoderBf16),
+];
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum Runtime {
     /// Octopus's own encoder.
     Encoder,
+    /// The encoder with bf16 dense layers.
+    EncoderBf16,
     /// candle's BERT, the implementation before it.
     Candle,
 }
@@ -62,6 +71,7 @@ impl Runtime {
     fn name(self) -> &'static str {
         match self {
             Runtime::Encoder => "encoder",
+            Runtime::EncoderBf16 => "encoder-bf16",
             Runtime::Candle => "candle",
         }
     }
@@ -105,10 +115,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     );
     for threads in [1, 2] {
         let mut rows = Vec::new();
-        for (label, runtime) in [
-            ("candle BERT (before)", Runtime::Candle),
-            ("octopus encoder", Runtime::Encoder),
-        ] {
+        for (label, runtime) in RUNTIMES {
             let rates = worker(
                 Command::new(std::env::current_exe()?)
                     .args(["embed-worker", "--runtime", runtime.name(), "--texts"])
@@ -182,6 +189,13 @@ pub fn run_worker(options: WorkerOptions) -> anyhow::Result<()> {
     };
     let model = match options.runtime {
         Runtime::Encoder => LocalEmbedder::load_with(&options.model, batching)?,
+        Runtime::EncoderBf16 => LocalEmbedder::load_with(
+            &options.model,
+            Batching {
+                precision: Precision::Bf16,
+                ..batching
+            },
+        )?,
         Runtime::Candle => LocalEmbedder::load_candle(&options.model, batching)?,
     };
     let text = |name: &str| -> Vec<String> {

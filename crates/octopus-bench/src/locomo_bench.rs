@@ -34,6 +34,9 @@ pub struct Options {
     /// Folder of the local embedding model; the default cache when absent.
     #[arg(long)]
     model_dir: Option<PathBuf>,
+    /// The local model's number format: auto, f32 or bf16.
+    #[arg(long, default_value = "auto")]
+    precision: String,
     /// A PostgreSQL server (`scripts/postgres.sh url`): the run uses a fresh
     /// database of it (full text in tsvector, vectors in pgvector) instead of
     /// SQLite.
@@ -108,6 +111,9 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             ..EngineConfig::default()
         };
         config.embedding.model_dir = options.model_dir.clone();
+        config.embedding.precision =
+            serde_json::from_value(serde_json::Value::String(options.precision.clone()))
+                .map_err(|e| anyhow::anyhow!("--precision: {e}"))?;
         // No model to call here: summaries are extractive, as on a server
         // without one (recall is measured over turns, without summaries).
         config.llm.summarise_episodes = false;

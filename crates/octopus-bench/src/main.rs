@@ -56,7 +56,6 @@ enum Bench {
 }
 
 fn main() -> anyhow::Result<()> {
-    octopus_embed::process::keep_freed_memory();
     octopus_embed::http::install_tls_provider();
     match Cli::parse().bench {
         Bench::Ingest(options) => ingest::run(options),

@@ -13,8 +13,6 @@ mod serve;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    // Before any thread exists: it sets process-wide allocator parameters.
-    octopus_embed::process::keep_freed_memory();
     octopus_embed::http::install_tls_provider();
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()

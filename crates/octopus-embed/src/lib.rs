@@ -13,4 +13,3 @@ pub mod http;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod model_dir;
-pub mod process;

@@ -74,6 +74,21 @@ pub struct EmbeddingConfig {
     /// Vectors of this many recent query texts kept, so that a text asked
     /// again is not embedded again; 0 keeps none.
     pub query_cache_entries: usize,
+    /// `local`: the number format of the model's dense layers.
+    pub precision: EmbeddingPrecision,
+}
+
+/// The number format the local model's dense layers compute in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbeddingPrecision {
+    /// bf16 where the CPU multiplies it (AVX-512 BF16), f32 elsewhere.
+    #[default]
+    Auto,
+    /// f32 always: the reference's vectors to within rounding.
+    F32,
+    /// bf16 always: the server refuses to start on a CPU without it.
+    Bf16,
 }
 
 impl Default for EmbeddingConfig {
@@ -88,6 +103,7 @@ impl Default for EmbeddingConfig {
             batch_size: 64,
             max_retries: 3,
             query_cache_entries: 1024,
+            precision: EmbeddingPrecision::default(),
         }
     }
 }

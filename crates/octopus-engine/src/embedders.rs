@@ -44,7 +44,18 @@ fn local(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> {
         .model_dir
         .clone()
         .unwrap_or_else(octopus_embed::model_dir::default_model_dir);
-    Ok(Arc::new(octopus_embed::local::LocalEmbedder::load(&dir)?))
+    use crate::config::EmbeddingPrecision;
+    use octopus_embed::local::{Batching, LocalEmbedder, Precision};
+    let precision = match config.precision {
+        EmbeddingPrecision::Auto => Precision::fastest_available(),
+        EmbeddingPrecision::F32 => Precision::F32,
+        EmbeddingPrecision::Bf16 => Precision::Bf16,
+    };
+    let batching = Batching {
+        precision,
+        ..Batching::default()
+    };
+    Ok(Arc::new(LocalEmbedder::load_with(&dir, batching)?))
 }
 
 #[cfg(not(feature = "local-embeddings"))]

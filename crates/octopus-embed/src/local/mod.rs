@@ -19,6 +19,7 @@ use async_trait::async_trait;
 use octopus_core::embedding::{EmbedError, Embedder};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+pub use encoder::Precision;
 use encoder::{Encoder, Parallelism, Sequence};
 pub use folder::FolderConfig;
 pub use pooling::Pooling;
@@ -34,6 +35,8 @@ pub struct Batching {
     /// Threads for one call. Many batches run side by side, one per thread;
     /// a single batch splits its matrix products across them instead.
     pub threads: usize,
+    /// The number format of the dense layers.
+    pub precision: Precision,
 }
 
 impl Default for Batching {
@@ -42,6 +45,7 @@ impl Default for Batching {
             max_inputs: 32,
             max_tokens: 1024,
             threads: default_threads(),
+            precision: Precision::default(),
         }
     }
 }
@@ -91,7 +95,6 @@ struct Files {
     config_text: String,
     weights: Vec<u8>,
     tokenizer: Tokenizer,
-    pad_id: u32,
 }
 
 impl Files {
@@ -108,7 +111,6 @@ impl Files {
         let tokenizer_path = folder::file(dir, "tokenizer.json")?;
         let tokenizer = Tokenizer::from_file(&tokenizer_path)
             .map_err(|e| EmbedError::Model(format!("load {}: {e}", tokenizer_path.display())))?;
-        let pad_id = tokenizer.get_padding().map_or(0, |p| p.pad_id);
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -119,7 +121,6 @@ impl Files {
             config_text,
             weights,
             tokenizer,
-            pad_id,
         })
     }
 }
@@ -136,7 +137,7 @@ impl LocalEmbedder {
         let config: encoder::Config = serde_json::from_str(&files.config_text).map_err(|e| {
             EmbedError::Model(format!("parse {}: {e}", dir.join("config.json").display()))
         })?;
-        let encoder = Encoder::load(&config, &files.weights)?;
+        let encoder = Encoder::load(&config, &files.weights, batching.precision)?;
         let dimension = encoder.hidden_size();
         if files.folder.max_seq_length > encoder.max_positions() {
             return Err(EmbedError::Model(format!(
@@ -155,8 +156,10 @@ impl LocalEmbedder {
         let files = Files::read(dir)?;
         let config: encoder::Config = serde_json::from_str(&files.config_text)
             .map_err(|e| EmbedError::Model(format!("parse config.json: {e}")))?;
-        let forward =
-            candle_forward::CandleForward::load(&files.config_text, &files.weights, files.pad_id)?;
+        let forward = {
+            let pad_id = files.tokenizer.get_padding().map_or(0, |p| p.pad_id);
+            candle_forward::CandleForward::load(&files.config_text, &files.weights, pad_id)?
+        };
         Self::build(
             files,
             Forward::Candle(forward),
@@ -191,7 +194,7 @@ impl LocalEmbedder {
                 ..Default::default()
             }))
             .map_err(|e| EmbedError::Model(format!("set truncation: {e}")))?;
-        tracing::info!(model = %name, pooling = ?folder.pooling, normalize = folder.normalize, max_seq_length = folder.max_seq_length, threads = batching.threads, "loaded embedding model");
+        tracing::info!(model = %name, pooling = ?folder.pooling, normalize = folder.normalize, max_seq_length = folder.max_seq_length, threads = batching.threads, precision = ?batching.precision, "loaded embedding model");
         Ok(Self {
             inner: Arc::new(Inner {
                 name,
@@ -301,13 +304,18 @@ impl Inner {
                 types: encodings[i].get_type_ids(),
             })
             .collect();
-        let states = match &self.forward {
-            Forward::Encoder(encoder) => encoder.forward(&sequences, parallelism)?,
+        let pool = |states: &[f32]| self.pool(&sequences, states);
+        match &self.forward {
+            Forward::Encoder(encoder) => encoder.forward(&sequences, parallelism, pool),
             #[cfg(feature = "candle")]
-            Forward::Candle(candle) => candle.forward(&sequences)?,
-        };
+            Forward::Candle(candle) => candle.forward(&sequences).map(|states| pool(&states)),
+        }
+    }
+
+    /// One vector per sequence from the packed token vectors.
+    fn pool(&self, sequences: &[Sequence<'_>], states: &[f32]) -> Vec<Vec<f32>> {
         let mut start = 0;
-        Ok(sequences
+        sequences
             .iter()
             .map(|sequence| {
                 let end = start + sequence.ids.len() * self.dimension;
@@ -321,7 +329,7 @@ impl Inner {
                 }
                 vector
             })
-            .collect())
+            .collect()
     }
 }
 

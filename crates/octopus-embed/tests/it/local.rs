@@ -184,3 +184,36 @@ fn threads_and_batch_sizes_do_not_change_the_vectors() {
         }
     }
 }
+
+/// bf16 dense layers, where the CPU has them: within the bar f32 must meet,
+/// though not identical to f32 (the embedding bench reports recall with each).
+#[test]
+fn bf16_vectors_stay_close_to_the_reference() {
+    use octopus_embed::local::{Batching, Precision};
+    let fixture = fixture();
+    let batching = Batching {
+        precision: Precision::Bf16,
+        ..Batching::default()
+    };
+    let model = match LocalEmbedder::load_with(&default_model_dir(), batching) {
+        Ok(model) => model,
+        Err(error) => {
+            assert!(error.to_string().contains("AVX-512 BF16"), "{error}");
+            eprintln!("skipped: {error}");
+            return;
+        }
+    };
+    let texts: Vec<&str> = fixture.sentences.iter().map(String::as_str).collect();
+    let vectors = model.embed_blocking(&texts).unwrap();
+    let lowest = vectors
+        .iter()
+        .zip(&fixture.vectors)
+        .map(|(a, b)| cosine(a, b))
+        .fold(f32::MAX, f32::min);
+    eprintln!("bf16: lowest cosine against sentence-transformers: {lowest:.6}");
+    assert!(lowest >= 0.999, "bf16 drifted: cosine {lowest}");
+    assert!(
+        lowest < 0.999999,
+        "bf16 must differ from f32 at all: cosine {lowest}"
+    );
+}

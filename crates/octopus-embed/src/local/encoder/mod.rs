@@ -57,6 +57,30 @@ fn default_position_type() -> String {
     "absolute".into()
 }
 
+/// The number format of the dense layers' weights and inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// f32, as the model was trained: the reference's vectors.
+    #[default]
+    F32,
+    /// bf16 weights and inputs with f32 sums, where the CPU multiplies bf16
+    /// (AVX-512 BF16): half the bytes read and twice the products per
+    /// instruction. Attention and normalisation stay in f32.
+    Bf16,
+}
+
+impl Precision {
+    /// bf16 where this CPU multiplies it, else f32.
+    pub fn fastest_available() -> Self {
+        if kernels::bf16::supported() {
+            Precision::Bf16
+        } else {
+            Precision::F32
+        }
+    }
+}
+
 /// One input sequence: its token ids and token type ids, of equal length.
 #[derive(Clone, Copy)]
 pub struct Sequence<'a> {
@@ -68,7 +92,9 @@ pub struct Sequence<'a> {
 /// transpose of the `[outputs, inputs]` in the file), so that each output
 /// column is read with unit stride.
 struct Dense {
+    /// Empty when the layer runs in bf16.
     weight: Vec<f32>,
+    bf16: Option<kernels::bf16::PackedWeight>,
     bias: Vec<f32>,
     inputs: usize,
     outputs: usize,
@@ -88,6 +114,23 @@ struct Layer {
     output_norm: Norm,
 }
 
+/// The working memory of one forward pass, kept between passes so that a
+/// pass writes into pages already mapped: allocating them afresh for every
+/// batch cost about 4% of embedding throughput in page faults. Each is sized
+/// by the largest batch it has run, so at most a few megabytes per thousand
+/// tokens of `Batching::max_tokens`, one per thread embedding at once.
+#[derive(Default)]
+struct Scratch {
+    states: Vec<f32>,
+    qkv: Vec<f32>,
+    context: Vec<f32>,
+    residual: Vec<f32>,
+    intermediate: Vec<f32>,
+    scores: Vec<f32>,
+    /// Inputs converted to bf16 pairs, for bf16 products.
+    pairs: Vec<u32>,
+}
+
 pub struct Encoder {
     hidden: usize,
     heads: usize,
@@ -101,6 +144,8 @@ pub struct Encoder {
     type_vocabulary: usize,
     embedding_norm: Norm,
     layers: Vec<Layer>,
+    /// Scratch spaces not in use.
+    scratch: std::sync::Mutex<Vec<Scratch>>,
 }
 
 fn model_error(message: impl std::fmt::Display) -> EmbedError {
@@ -160,6 +205,7 @@ impl Weights {
         }
         Ok(Dense {
             weight,
+            bf16: None,
             bias,
             inputs,
             outputs: total,
@@ -169,7 +215,16 @@ impl Weights {
 
 impl Encoder {
     /// Builds the encoder from a `config.json` and the bytes of `model.safetensors`.
-    pub fn load(config: &Config, safetensors: &[u8]) -> Result<Self, EmbedError> {
+    pub fn load(
+        config: &Config,
+        safetensors: &[u8],
+        precision: Precision,
+    ) -> Result<Self, EmbedError> {
+        if precision == Precision::Bf16 && !kernels::bf16::supported() {
+            return Err(model_error(
+                "precision bf16 needs a CPU with AVX-512 BF16; this one has none (use f32)",
+            ));
+        }
         if config.hidden_act != "gelu" {
             return Err(model_error(format!(
                 "activation {:?} is not supported (only BERT's exact \"gelu\")",
@@ -229,6 +284,25 @@ impl Encoder {
                 output_norm: weights.norm(&at("output.LayerNorm"), hidden)?,
             });
         }
+        if precision == Precision::Bf16 {
+            for layer in &mut layers {
+                for dense in [
+                    &mut layer.query_key_value,
+                    &mut layer.attention_output,
+                    &mut layer.intermediate,
+                    &mut layer.output,
+                ] {
+                    dense.bf16 = kernels::bf16::PackedWeight::pack(
+                        &dense.weight,
+                        dense.inputs,
+                        dense.outputs,
+                    );
+                    if dense.bf16.is_some() {
+                        dense.weight = Vec::new();
+                    }
+                }
+            }
+        }
         Ok(Self {
             hidden,
             heads,
@@ -248,6 +322,7 @@ impl Encoder {
             type_vocabulary: config.type_vocab_size,
             embedding_norm: weights.norm("embeddings.LayerNorm", hidden)?,
             layers,
+            scratch: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -265,54 +340,114 @@ impl Encoder {
     ///
     /// `threads` parallelises each matrix product; whole batches on separate
     /// threads (see `LocalEmbedder`) pass `Parallelism::None`.
-    pub fn forward(
+    pub fn forward<R>(
         &self,
         batch: &[Sequence<'_>],
         threads: Parallelism,
-    ) -> Result<Vec<f32>, EmbedError> {
+        read: impl FnOnce(&[f32]) -> R,
+    ) -> Result<R, EmbedError> {
+        let mut scratch = self.take_scratch();
+        let result = self
+            .forward_in(&mut scratch, batch, threads)
+            .map(|n| read(&scratch.states[..n]));
+        self.scratch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(scratch);
+        result
+    }
+
+    /// A scratch space from the pool, or a new one when all are in use.
+    fn take_scratch(&self) -> Scratch {
+        self.scratch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// The forward pass in `scratch`; the last layer's states are its first
+    /// `n` values of `states`, `n` returned.
+    fn forward_in(
+        &self,
+        scratch: &mut Scratch,
+        batch: &[Sequence<'_>],
+        threads: Parallelism,
+    ) -> Result<usize, EmbedError> {
         let tokens: usize = batch.iter().map(|s| s.ids.len()).sum();
         let longest = batch.iter().map(|s| s.ids.len()).max().unwrap_or(0);
-        let mut states = self.embed_tokens(batch)?;
         let h = self.hidden;
-        let mut qkv = vec![0f32; tokens * 3 * h];
-        let mut context = vec![0f32; tokens * h];
-        let mut residual = vec![0f32; tokens * h];
-        let mut intermediate = vec![0f32; tokens * self.intermediate];
-        let mut scores = vec![0f32; longest * longest];
+        let n = tokens * h;
+        self.embed_tokens(batch, &mut scratch.states)?;
+        let Scratch {
+            states,
+            qkv,
+            context,
+            residual,
+            intermediate,
+            scores,
+            pairs,
+        } = scratch;
+        let qkv = sized(qkv, tokens * 3 * h);
+        let context = sized(context, n);
+        let intermediate = sized(intermediate, tokens * self.intermediate);
+        let scores = sized(scores, longest * longest);
+        sized(residual, n);
         for layer in &self.layers {
-            dense(&layer.query_key_value, &states, &mut qkv, threads);
-            self.attention(batch, &qkv, &mut context, &mut scores, threads);
+            dense(&layer.query_key_value, &states[..n], qkv, pairs, threads);
+            self.attention(batch, qkv, context, scores, threads);
             // residual = states + context · W + b, normalised: the next states.
-            residual.copy_from_slice(&states);
-            dense_accumulate(&layer.attention_output, &context, &mut residual, threads);
+            residual[..n].copy_from_slice(&states[..n]);
+            dense_accumulate(
+                &layer.attention_output,
+                context,
+                &mut residual[..n],
+                pairs,
+                threads,
+            );
             kernels::layer_norm(
-                &mut residual,
+                &mut residual[..n],
                 &layer.attention_norm.gamma,
                 &layer.attention_norm.beta,
                 self.epsilon,
             );
-            std::mem::swap(&mut states, &mut residual);
+            std::mem::swap(states, residual);
 
-            dense(&layer.intermediate, &states, &mut intermediate, threads);
-            kernels::gelu(&mut intermediate);
-            residual.copy_from_slice(&states);
-            dense_accumulate(&layer.output, &intermediate, &mut residual, threads);
+            dense(
+                &layer.intermediate,
+                &states[..n],
+                intermediate,
+                pairs,
+                threads,
+            );
+            kernels::gelu(intermediate);
+            residual[..n].copy_from_slice(&states[..n]);
+            dense_accumulate(
+                &layer.output,
+                intermediate,
+                &mut residual[..n],
+                pairs,
+                threads,
+            );
             kernels::layer_norm(
-                &mut residual,
+                &mut residual[..n],
                 &layer.output_norm.gamma,
                 &layer.output_norm.beta,
                 self.epsilon,
             );
-            std::mem::swap(&mut states, &mut residual);
+            std::mem::swap(states, residual);
         }
-        Ok(states)
+        Ok(n)
     }
 
     /// Word + position + token type embeddings, normalised.
-    fn embed_tokens(&self, batch: &[Sequence<'_>]) -> Result<Vec<f32>, EmbedError> {
+    fn embed_tokens(
+        &self,
+        batch: &[Sequence<'_>],
+        states: &mut Vec<f32>,
+    ) -> Result<(), EmbedError> {
         let h = self.hidden;
-        let tokens: usize = batch.iter().map(|s| s.ids.len()).sum();
-        let mut states = Vec::with_capacity(tokens * h);
+        states.clear();
         for sequence in batch {
             if sequence.ids.len() > self.max_positions {
                 return Err(EmbedError::Input(format!(
@@ -340,12 +475,12 @@ impl Encoder {
             }
         }
         kernels::layer_norm(
-            &mut states,
+            states,
             &self.embedding_norm.gamma,
             &self.embedding_norm.beta,
             self.epsilon,
         );
-        Ok(states)
+        Ok(())
     }
 
     /// Self-attention of each sequence over its own tokens, each head read in
@@ -420,21 +555,39 @@ impl Encoder {
     }
 }
 
-/// `out = x · W + b`.
-fn dense(layer: &Dense, x: &[f32], out: &mut [f32], threads: Parallelism) {
+/// The first `len` values of `buffer`, grown when it is shorter. Values
+/// are left as they were: every caller writes before it reads.
+fn sized(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
+    if buffer.len() < len {
+        buffer.resize(len, 0.0);
+    }
+    &mut buffer[..len]
+}
+
+/// `out = x · W + b`. `pairs` is room for bf16 inputs.
+fn dense(layer: &Dense, x: &[f32], out: &mut [f32], pairs: &mut Vec<u32>, threads: Parallelism) {
     for row in out.chunks_exact_mut(layer.outputs) {
         row.copy_from_slice(&layer.bias);
     }
-    product(layer, x, out, threads);
+    product(layer, x, out, pairs, threads);
 }
 
 /// `out += x · W + b`.
-fn dense_accumulate(layer: &Dense, x: &[f32], out: &mut [f32], threads: Parallelism) {
+fn dense_accumulate(
+    layer: &Dense,
+    x: &[f32],
+    out: &mut [f32],
+    pairs: &mut Vec<u32>,
+    threads: Parallelism,
+) {
     kernels::add_to_rows(out, &layer.bias);
-    product(layer, x, out, threads);
+    product(layer, x, out, pairs, threads);
 }
 
-fn product(layer: &Dense, x: &[f32], out: &mut [f32], threads: Parallelism) {
+fn product(layer: &Dense, x: &[f32], out: &mut [f32], pairs: &mut Vec<u32>, threads: Parallelism) {
+    if let Some(weight) = &layer.bf16 {
+        return kernels::bf16::matmul(out, x, weight, pairs);
+    }
     let rows = x.len() / layer.inputs;
     matmul(
         MatrixMut::rows(out, rows, layer.outputs),

@@ -1,17 +1,21 @@
 //! The numeric kernels of the encoder: matrix products and the element-wise
 //! passes between them.
 //!
-//! This is one of the two audited places where the workspace allows `unsafe`
-//! (the other is `process.rs`). It holds exactly two kinds of it:
+//! This is the one audited place where the workspace allows `unsafe`. It
+//! holds exactly three kinds of it:
 //! - the call into `gemm`, which takes raw pointers and strides. [`matmul`]
 //!   checks every index the product can touch against the slices' lengths
 //!   first, and Rust's borrows keep the output apart from the inputs;
 //! - calls into this module's own copies of the element-wise passes compiled
-//!   for AVX-512 or AVX2, made only after the CPU was seen to have them.
+//!   for AVX-512 or AVX2, made only after the CPU was seen to have them;
+//! - the bf16 product's SIMD intrinsics ([`bf16`]), behind a safe function
+//!   that checks the shapes and the CPU first.
 //!
 //! The element-wise passes are written so that the compiler vectorises them:
 //! no branches in the loops, and sums kept in 16 independent lanes (a float
 //! sum is otherwise computed in order, one element at a time).
+
+pub mod bf16;
 
 pub use gemm::Parallelism;
 
