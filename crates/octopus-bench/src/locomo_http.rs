@@ -69,13 +69,7 @@ pub async fn run(
             .post(format!("{url}{path}"))
             .bearer_auth(&key)
             .json(&body);
-        async move {
-            let response = request.send().await?;
-            let status = response.status();
-            let body: Value = response.json().await?;
-            anyhow::ensure!(status.is_success(), "{path} answered {status}: {body}");
-            anyhow::Ok(body)
-        }
+        async move { crate::api::send(request, &path).await }
     };
 
     let started = Instant::now();
@@ -244,26 +238,12 @@ fn turns(answer: &Value, dia_ids: &HashMap<(String, u64), String>) -> Vec<String
 /// Polls `/metrics` until no memory job is queued.
 async fn wait_for_memory_jobs(client: &reqwest::Client, url: &str) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(1800);
-    loop {
-        let metrics = client
-            .get(format!("{url}/metrics"))
-            .bearer_auth(ADMIN_KEY)
-            .send()
-            .await?
-            .text()
-            .await?;
-        let queued: f64 = metrics
-            .lines()
-            .filter(|l| l.starts_with("octopus_memory_jobs_queued{"))
-            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-            .sum();
-        if queued == 0.0 {
-            return Ok(());
-        }
+    while crate::api::queued_jobs(client, url, ADMIN_KEY).await? > 0.0 {
         anyhow::ensure!(
             Instant::now() < deadline,
             "memory jobs still queued after 30 minutes"
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+    Ok(())
 }

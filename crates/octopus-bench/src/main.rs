@@ -8,9 +8,11 @@
 //! `cargo run --release -p octopus-bench -- locomo`
 //! `cargo run --release -p octopus-bench -- context`
 //! `cargo run --release -p octopus-bench -- procedures`
+//! `cargo run --release -p octopus-bench -- memory` (after `cargo build --release -p octopus-cli`)
 
 #![allow(clippy::unwrap_used)] // a benchmark: a panic is how it reports a broken setup
 
+mod api;
 mod context;
 mod corpus;
 mod documents;
@@ -21,6 +23,7 @@ mod locomo_bench;
 mod locomo_context;
 mod locomo_cv;
 mod locomo_http;
+mod memory;
 mod procedures;
 mod setup;
 mod vectors;
@@ -50,6 +53,8 @@ enum Bench {
     Procedures(procedures::Options),
     /// Vector search: exact and HNSW at 100k real and 1M synthetic embeddings.
     Vectors(vectors::Options),
+    /// Resident memory of `octopus serve` before, during and after embedding a burst of imports.
+    Memory(memory::Options),
     /// One embedding measurement (run by `embed` in a child process).
     #[command(hide = true)]
     EmbedWorker(embed::WorkerOptions),
@@ -65,6 +70,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Documents(options) => documents::run(options),
         Bench::Locomo(options) => locomo_bench::run(options),
         Bench::Procedures(options) => procedures::run(options),
+        Bench::Memory(options) => memory::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }

@@ -56,7 +56,7 @@ impl PackedWeight {
     /// Packs a row-major `[inputs, outputs]` weight. `None` when the outputs
     /// are not a whole number of blocks (no BERT model is like that).
     pub fn pack(weight: &[f32], inputs: usize, outputs: usize) -> Option<Self> {
-        if outputs % BLOCK != 0 || weight.len() != inputs * outputs {
+        if !outputs.is_multiple_of(BLOCK) || weight.len() != inputs * outputs {
             return None;
         }
         let pairs = inputs.div_ceil(2);
@@ -92,7 +92,7 @@ impl PackedWeight {
 /// weights only where [`supported`]).
 pub fn matmul(out: &mut [f32], x: &[f32], weight: &PackedWeight, packed_x: &mut Vec<u32>) {
     let (inputs, outputs) = (weight.inputs, weight.outputs);
-    assert!(inputs > 0 && x.len() % inputs == 0, "input width");
+    assert!(inputs > 0 && x.len().is_multiple_of(inputs), "input width");
     let rows = x.len() / inputs;
     assert_eq!(out.len(), rows * outputs, "output shape");
     assert!(supported(), "the CPU has no AVX-512 BF16");

@@ -1,0 +1,210 @@
+//! Resident memory of the server process around a burst of embedding: the
+//! real `octopus serve` binary as a child process, idle; while its memory
+//! worker embeds imported messages; and once the worker is idle again.
+//!
+//! Messages are LoCoMo chat turns, imported through the HTTP API in sessions
+//! of 20 turns shared among 100 users of one agent, as a client migrating
+//! its history would.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+
+use crate::{api, corpus};
+
+const ADMIN_KEY: &str = "oct_memory_bench_admin";
+const USERS: usize = 100;
+const SESSION_TURNS: usize = 20;
+/// Messages per import request.
+const IMPORT_MESSAGES: usize = 2000;
+
+#[derive(clap::Args)]
+pub struct Options {
+    /// Messages imported (and embedded by the server's worker).
+    #[arg(long, default_value_t = 100_000)]
+    messages: usize,
+    /// The `octopus` binary [default: beside this one, as `cargo build
+    /// --release -p octopus-cli` leaves it].
+    #[arg(long)]
+    server: Option<PathBuf>,
+    #[arg(long, default_value = "../shared/data/locomo-dev")]
+    data: PathBuf,
+    /// Seconds to wait once the worker is idle before the last reading.
+    #[arg(long, default_value_t = 5)]
+    settle: u64,
+}
+
+/// Resident set size of a process, in MiB (`VmRSS` of `/proc/PID/status`).
+fn resident_mib(pid: u32) -> anyhow::Result<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .context("no VmRSS in /proc/PID/status")?;
+    Ok(kib / 1024.0)
+}
+
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(binary: &PathBuf, data_dir: &std::path::Path) -> anyhow::Result<Server> {
+    // No model to call here: episode summaries are extractive, as on a
+    // server without one, so the worker's queue empties once all is embedded.
+    let config = data_dir.join("octopus.toml");
+    std::fs::write(&config, "[llm]\nsummarise_episodes = false\n")?;
+    let mut child = Command::new(binary)
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--log",
+            "error",
+            "--admin-key",
+            ADMIN_KEY,
+        ])
+        .arg("--config")
+        .arg(&config)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .env_remove("OCTOPUS_CONFIG")
+        .env_remove("OCTOPUS_DATABASE_URL")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("start {}", binary.display()))?;
+    let stdout = child.stdout.take().context("the server's stdout")?;
+    let mut lines = BufReader::new(stdout).lines();
+    let url = loop {
+        let Some(line) = lines.next() else {
+            bail!("octopus exited before listening")
+        };
+        if let Some(url) = line?.strip_prefix("Octopus listening on ") {
+            break url.trim().to_owned();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    Ok(Server { child, url })
+}
+
+pub fn run(options: Options) -> anyhow::Result<()> {
+    let binary = match &options.server {
+        Some(path) => path.clone(),
+        None => std::env::current_exe()?.with_file_name("octopus"),
+    };
+    anyhow::ensure!(
+        binary.is_file(),
+        "{} is missing: build it with `cargo build --release -p octopus-cli`, or pass --server",
+        binary.display()
+    );
+    let turns = corpus::chat_turns(&options.data)?;
+    let dir = tempfile::tempdir()?;
+    let server = start(&binary, dir.path())?;
+    let pid = server.child.id();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let client = reqwest::Client::new();
+        let url = server.url.clone();
+        let post = |path: &str, key: &str, body: Value| {
+            let request = client
+                .post(format!("{url}{path}"))
+                .bearer_auth(key)
+                .json(&body);
+            let path = path.to_owned();
+            async move { api::send(request, &path).await }
+        };
+        let tenant = post("/v1/tenants", ADMIN_KEY, json!({"name": "memory-bench"})).await?;
+        let tenant = tenant["id"].as_str().unwrap_or_default().to_owned();
+        let key = post(
+            &format!("/v1/tenants/{tenant}/keys"),
+            ADMIN_KEY,
+            json!({"name": "bench"}),
+        )
+        .await?;
+        let key = key["key"].as_str().unwrap_or_default().to_owned();
+        let agent = post(
+            "/v1/agents",
+            &key,
+            json!({"name": "memory-bench", "llm": {"provider": "openai", "model": "gpt-4o"}}),
+        )
+        .await?;
+        let agent = agent["id"].as_str().unwrap_or_default().to_owned();
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let idle = resident_mib(pid)?;
+
+        // A year ago, one message a minute: an import keeps the original times.
+        let base = chrono::Utc::now() - chrono::Duration::days(365);
+        let started = Instant::now();
+        let mut peak = idle;
+        let mut sent = 0;
+        let mut texts = turns.iter().cycle();
+        while sent < options.messages {
+            let count = IMPORT_MESSAGES.min(options.messages - sent);
+            let user = format!("user-{}", (sent / IMPORT_MESSAGES) % USERS);
+            let sessions: Vec<Value> = (0..count.div_ceil(SESSION_TURNS))
+                .map(|s| {
+                    let messages: Vec<Value> = (0..SESSION_TURNS.min(count - s * SESSION_TURNS))
+                        .map(|i| {
+                            let role = if i % 2 == 0 { "user" } else { "assistant" };
+                            let n = sent + s * SESSION_TURNS + i;
+                            let at = base + chrono::Duration::minutes(n as i64);
+                            json!({"role": role, "content": texts.next().map_or("", String::as_str),
+                                   "timestamp": at})
+                        })
+                        .collect();
+                    json!({"messages": messages})
+                })
+                .collect();
+            post(
+                "/v1/conversations/import",
+                &key,
+                json!({"agent_id": agent, "user_id": user, "sessions": sessions}),
+            )
+            .await?;
+            sent += count;
+            peak = peak.max(resident_mib(pid)?);
+        }
+        let imported = started.elapsed().as_secs_f64();
+        loop {
+            peak = peak.max(resident_mib(pid)?);
+            if api::queued_jobs(&client, &url, ADMIN_KEY).await? == 0.0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        let embedded = started.elapsed().as_secs_f64();
+        let done = resident_mib(pid)?;
+        tokio::time::sleep(Duration::from_secs(options.settle)).await;
+        let after = resident_mib(pid)?;
+        println!(
+            "{} messages imported in {imported:.1} s, embedded by the worker after {embedded:.1} s \
+             ({:.0} messages/s)",
+            options.messages,
+            options.messages as f64 / embedded
+        );
+        println!("\n| server process | resident memory |\n|---|---|");
+        println!("| idle, before the burst | {idle:.0} MiB |");
+        println!("| peak while importing and embedding | {peak:.0} MiB |");
+        println!("| when the worker's queue emptied | {done:.0} MiB |");
+        println!(
+            "| {} s later, idle, {} messages stored | {after:.0} MiB |",
+            options.settle, options.messages
+        );
+        anyhow::Ok(())
+    })
+}
