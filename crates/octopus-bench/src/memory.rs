@@ -180,10 +180,25 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             peak = peak.max(resident_mib(pid)?);
         }
         let imported = started.elapsed().as_secs_f64();
+        // A line every half minute: how the worker's pace and the memory
+        // move as the store grows.
+        println!("| seconds | jobs queued | jobs done per second since the last line | resident |\n|---|---|---|---|");
+        let mut last = (Instant::now(), f64::NAN);
         loop {
-            peak = peak.max(resident_mib(pid)?);
-            if api::queued_jobs(&client, &url, ADMIN_KEY).await? == 0.0 {
+            let resident = resident_mib(pid)?;
+            peak = peak.max(resident);
+            let queued = api::queued_jobs(&client, &url, ADMIN_KEY).await?;
+            if queued == 0.0 {
                 break;
+            }
+            if last.1.is_nan() || last.0.elapsed() >= Duration::from_secs(30) {
+                let pace = (last.1 - queued) / last.0.elapsed().as_secs_f64();
+                println!(
+                    "| {:.0} | {queued:.0} | {} | {resident:.0} MiB |",
+                    started.elapsed().as_secs_f64(),
+                    if pace.is_nan() { "—".into() } else { format!("{pace:.0}") }
+                );
+                last = (Instant::now(), queued);
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
