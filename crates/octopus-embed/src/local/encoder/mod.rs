@@ -250,7 +250,10 @@ impl Encoder {
             .or_else(|| weights.0.get("bert.embeddings.word_embeddings.weight"))
             .map(|t| t.shape.clone())
             .ok_or_else(|| model_error("model.safetensors has no word embeddings"))?;
-        let vocabulary = words[0];
+        let vocabulary = words
+            .first()
+            .copied()
+            .ok_or_else(|| model_error("the word embeddings have no shape"))?;
         let scale = 1.0 / ((hidden / heads) as f32).sqrt();
         let mut layers = Vec::with_capacity(config.num_hidden_layers);
         for i in 0..config.num_hidden_layers {
