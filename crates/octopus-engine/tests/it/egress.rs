@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use octopus_core::chat::ToolSpec;
 use octopus_core::episode::{CloseEpisode, EndReason};
-use octopus_engine::config::{EmbeddingConfig, EmbeddingProvider};
 use octopus_engine::{EngineConfig, IngestDocument, Octopus, ToolResult, TurnInput};
 use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
 use octopus_testkit::fake_providers::{self, Provider};
@@ -35,13 +34,7 @@ async fn with_redact_pii_nothing_detected_leaves_by_any_path() {
     let octopus = Octopus::open(&EngineConfig {
         data_dir: dir.path().to_owned(),
         limits: crate::fixture_limits(),
-        embedding: EmbeddingConfig {
-            provider: EmbeddingProvider::Ollama,
-            url: Some(format!("{embed_url}/api/embed")),
-            model: Some("nomic-embed-text".into()),
-            dimension: Some(fake_providers::DIMENSION),
-            ..EmbeddingConfig::default()
-        },
+        embedding: crate::fake_ollama_embedding(&embed_url),
         ..EngineConfig::default()
     })
     .unwrap();

@@ -23,6 +23,17 @@ fn fixture_limits() -> octopus_engine::Limits {
     }
 }
 
+/// Embeddings from the fake Ollama server at `url` (`fake_providers::serve`).
+fn fake_ollama_embedding(url: &str) -> octopus_engine::EmbeddingConfig {
+    octopus_engine::EmbeddingConfig {
+        provider: octopus_engine::EmbeddingProvider::Ollama,
+        url: Some(format!("{url}/api/embed")),
+        model: Some("nomic-embed-text".into()),
+        dimension: Some(octopus_testkit::fake_providers::DIMENSION),
+        ..octopus_engine::EmbeddingConfig::default()
+    }
+}
+
 /// Where a test's data lives: SQLite files in a temporary directory, or a
 /// fresh database on the PostgreSQL test server (`octopus_postgres::testing`).
 pub struct Place {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use octopus_core::recall::RecallQuery;
-use octopus_engine::config::{EmbeddingConfig, EmbeddingProvider};
+use octopus_engine::config::EmbeddingConfig;
 use octopus_engine::{EngineConfig, Octopus};
 use octopus_testkit::fake_providers::{self, Provider};
 use serde_json::json;
@@ -25,12 +25,8 @@ async fn engine(entries: usize) -> (Octopus, Arc<Provider>, tempfile::TempDir) {
         data_dir: dir.path().to_owned(),
         limits: crate::fixture_limits(),
         embedding: EmbeddingConfig {
-            provider: EmbeddingProvider::Ollama,
-            url: Some(format!("{url}/api/embed")),
-            model: Some("nomic-embed-text".into()),
-            dimension: Some(fake_providers::DIMENSION),
             query_cache_entries: entries,
-            ..EmbeddingConfig::default()
+            ..crate::fake_ollama_embedding(&url)
         },
         ..EngineConfig::default()
     })

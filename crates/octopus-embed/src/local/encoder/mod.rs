@@ -399,23 +399,15 @@ impl Encoder {
         for layer in &self.layers {
             dense(&layer.query_key_value, &states[..n], qkv, pairs, threads);
             self.attention(batch, qkv, context, scores, threads);
-            // residual = states + context · W + b, normalised: the next states.
-            residual[..n].copy_from_slice(&states[..n]);
-            dense_accumulate(
-                &layer.attention_output,
+            self.add_and_normalise(
+                (&layer.attention_output, &layer.attention_norm),
                 context,
-                &mut residual[..n],
+                states,
+                residual,
+                n,
                 pairs,
                 threads,
             );
-            kernels::layer_norm(
-                &mut residual[..n],
-                &layer.attention_norm.gamma,
-                &layer.attention_norm.beta,
-                self.epsilon,
-            );
-            std::mem::swap(states, residual);
-
             dense(
                 &layer.intermediate,
                 &states[..n],
@@ -424,23 +416,36 @@ impl Encoder {
                 threads,
             );
             kernels::gelu(intermediate);
-            residual[..n].copy_from_slice(&states[..n]);
-            dense_accumulate(
-                &layer.output,
+            self.add_and_normalise(
+                (&layer.output, &layer.output_norm),
                 intermediate,
-                &mut residual[..n],
+                states,
+                residual,
+                n,
                 pairs,
                 threads,
             );
-            kernels::layer_norm(
-                &mut residual[..n],
-                &layer.output_norm.gamma,
-                &layer.output_norm.beta,
-                self.epsilon,
-            );
-            std::mem::swap(states, residual);
         }
         Ok(n)
+    }
+
+    /// `states ← LayerNorm(states + x · W + b)` over the first `n` values,
+    /// computed in `residual`, which then holds the old states.
+    #[allow(clippy::too_many_arguments)]
+    fn add_and_normalise(
+        &self,
+        (layer, norm): (&Dense, &Norm),
+        x: &[f32],
+        states: &mut Vec<f32>,
+        residual: &mut Vec<f32>,
+        n: usize,
+        pairs: &mut Vec<u32>,
+        threads: Parallelism,
+    ) {
+        residual[..n].copy_from_slice(&states[..n]);
+        dense_accumulate(layer, x, &mut residual[..n], pairs, threads);
+        kernels::layer_norm(&mut residual[..n], &norm.gamma, &norm.beta, self.epsilon);
+        std::mem::swap(states, residual);
     }
 
     /// Word + position + token type embeddings, normalised.
