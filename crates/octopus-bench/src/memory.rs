@@ -38,15 +38,43 @@ pub struct Options {
     settle: u64,
 }
 
-/// Resident set size of a process, in MiB (`VmRSS` of `/proc/PID/status`).
-fn resident_mib(pid: u32) -> anyhow::Result<f64> {
+/// Resident set size of a process, in MiB: all of it (`VmRSS` of
+/// `/proc/PID/status`), and the part that is the process's own memory
+/// (`RssAnon`) rather than pages of mapped files, which the kernel can drop
+/// and share.
+#[derive(Clone, Copy)]
+struct Resident {
+    total: f64,
+    own: f64,
+}
+
+impl std::fmt::Display for Resident {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:.0} MiB ({:.0} MiB its own)", self.total, self.own)
+    }
+}
+
+fn resident(pid: u32) -> anyhow::Result<Resident> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    let kib: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .context("no VmRSS in /proc/PID/status")?;
-    Ok(kib / 1024.0)
+    let field = |name: &str| -> anyhow::Result<f64> {
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .with_context(|| format!("no {name} in /proc/PID/status"))?;
+        Ok(kib / 1024.0)
+    };
+    Ok(Resident {
+        total: field("VmRSS:")?,
+        own: field("RssAnon:")?,
+    })
+}
+
+fn larger(a: Resident, b: Resident) -> Resident {
+    Resident {
+        total: a.total.max(b.total),
+        own: a.own.max(b.own),
+    }
 }
 
 struct Server {
@@ -145,7 +173,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         .await?;
         let agent = agent["id"].as_str().unwrap_or_default().to_owned();
         tokio::time::sleep(Duration::from_secs(2)).await;
-        let idle = resident_mib(pid)?;
+        let idle = resident(pid)?;
 
         // A year ago, one message a minute: an import keeps the original times.
         let base = chrono::Utc::now() - chrono::Duration::days(365);
@@ -177,7 +205,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             )
             .await?;
             sent += count;
-            peak = peak.max(resident_mib(pid)?);
+            peak = larger(peak, resident(pid)?);
         }
         let imported = started.elapsed().as_secs_f64();
         // A line every half minute: how the worker's pace and the memory
@@ -185,8 +213,8 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         println!("| seconds | jobs queued | jobs done per second since the last line | resident |\n|---|---|---|---|");
         let mut last = (Instant::now(), f64::NAN);
         loop {
-            let resident = resident_mib(pid)?;
-            peak = peak.max(resident);
+            let now = resident(pid)?;
+            peak = larger(peak, now);
             let queued = api::queued_jobs(&client, &url, ADMIN_KEY).await?;
             if queued == 0.0 {
                 break;
@@ -194,7 +222,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             if last.1.is_nan() || last.0.elapsed() >= Duration::from_secs(30) {
                 let pace = (last.1 - queued) / last.0.elapsed().as_secs_f64();
                 println!(
-                    "| {:.0} | {queued:.0} | {} | {resident:.0} MiB |",
+                    "| {:.0} | {queued:.0} | {} | {now} |",
                     started.elapsed().as_secs_f64(),
                     if pace.is_nan() { "—".into() } else { format!("{pace:.0}") }
                 );
@@ -203,9 +231,9 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
         let embedded = started.elapsed().as_secs_f64();
-        let done = resident_mib(pid)?;
+        let done = resident(pid)?;
         tokio::time::sleep(Duration::from_secs(options.settle)).await;
-        let after = resident_mib(pid)?;
+        let after = resident(pid)?;
         println!(
             "{} messages imported in {imported:.1} s, embedded by the worker after {embedded:.1} s \
              ({:.0} messages/s)",
@@ -213,11 +241,11 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             options.messages as f64 / embedded
         );
         println!("\n| server process | resident memory |\n|---|---|");
-        println!("| idle, before the burst | {idle:.0} MiB |");
-        println!("| peak while importing and embedding | {peak:.0} MiB |");
-        println!("| when the worker's queue emptied | {done:.0} MiB |");
+        println!("| idle, before the burst | {idle} |");
+        println!("| peak while importing and embedding | {peak} |");
+        println!("| when the worker's queue emptied | {done} |");
         println!(
-            "| {} s later, idle, {} messages stored | {after:.0} MiB |",
+            "| {} s later, idle, {} messages stored | {after} |",
             options.settle, options.messages
         );
         anyhow::Ok(())

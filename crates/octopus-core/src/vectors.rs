@@ -177,7 +177,8 @@ pub struct Nearest {
     pub filter: PointFilter,
 }
 
-/// One search result: a key and its cosine similarity to the query.
+/// One search result: a key and its cosine similarity to the query, to
+/// within 0.004: an index may hold its vectors in bfloat16.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScoredKey {
     pub key: u64,

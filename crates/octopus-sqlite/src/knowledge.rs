@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::knowledge::{
-    Chunk, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
+    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
     check_dimension, collection_name, point_fields,
 };
 use octopus_core::store::KnowledgeStore;
@@ -323,7 +323,7 @@ impl KnowledgeStore for SqliteStore {
             .filter(|n| n.score >= query.min_score)
             .collect();
         self.db
-            .read(move |conn| fetch_hits(conn, tenant, agent, &found))
+            .read(move |conn| fetch_hits(conn, tenant, agent, &found, None))
             .await
     }
 
@@ -338,45 +338,7 @@ impl KnowledgeStore for SqliteStore {
         self.db
             .read(move |conn| {
                 require_collection(conn, tenant, agent)?;
-                let mut filters = Filters::default();
-                filters.push("knowledge_fts MATCH ?", Value::Text(crate::search::fts_query(&query.text)));
-                filters.push("c.tenant_id = ?", rows::blob(&tenant.0));
-                filters.push("c.agent_id = ?", rows::blob(&agent.0));
-                if let Some(source) = query.filter.source {
-                    filters.push("c.source = ?", Value::Text(source));
-                }
-                if let Some(category) = query.filter.category {
-                    filters.push("c.category = ?", Value::Text(category));
-                }
-                if let Some(from) = query.filter.indexed_from {
-                    filters.push("c.indexed_at >= ?", Value::Integer(micros(from)));
-                }
-                if let Some(to) = query.filter.indexed_to {
-                    filters.push("c.indexed_at < ?", Value::Integer(micros(to)));
-                }
-                let limit = filters.bind(Value::Integer(query.top_k.into()));
-                let sql = format!(
-                    "SELECT c.id AS id, c.source AS source, c.chunk_index AS chunk_index, c.category AS category,
-                            c.heading AS heading, c.content AS content, c.indexed_at AS indexed_at,
-                            bm25(knowledge_fts) AS rank
-                     FROM knowledge_fts JOIN knowledge_chunks c ON c.seq = knowledge_fts.rowid
-                     {} ORDER BY rank LIMIT {limit}",
-                    filters.where_sql()
-                );
-                let mut stmt = conn.prepare_cached(&sql)?;
-                rows::collect(&mut stmt, rusqlite::params_from_iter(filters.params), |row| {
-                    let rank: f64 = row.get("rank")?;
-                    Ok(ChunkHit {
-                        // bm25() is lower-is-better.
-                        score: -rank as f32,
-                        chunk: Chunk {
-                            id: rows::uuid(row, "id")?,
-                            agent_id: agent,
-                            content: row.get("content")?,
-                            metadata: metadata_from_row(row)?,
-                        },
-                    })
-                })
+                keyword_hits(conn, tenant, agent, &query)
             })
             .await
     }
@@ -399,38 +361,159 @@ impl KnowledgeStore for SqliteStore {
     }
 }
 
+/// Candidates the first round of a keyword search reads per hit wanted.
+const KEYWORD_OVERFETCH: usize = 4;
+
+/// A keyword search in two rounds. BM25 ranks every match, but reading each
+/// matching chunk's row to keep only the collection's (and the filter's) was
+/// most of a search's time at 100k chunks (`octopus-bench context`). So the
+/// first round ranks inside the index alone and reads only the best
+/// `top_k × KEYWORD_OVERFETCH` rows; when the collection holds most of the
+/// matches (the usual case), that is enough. Otherwise the second round asks
+/// the index for this collection's matches only, through its scope token,
+/// and reads all of them: the scope's own list costs in proportion to the
+/// collection, small exactly when the first round falls short.
+fn keyword_hits(
+    conn: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+    query: &KeywordQuery,
+) -> StoreResult<Vec<ChunkHit>> {
+    let top_k = query.top_k as usize;
+    let words = format!(
+        "{{heading content}} : ({})",
+        crate::search::fts_query(&query.text)
+    );
+    let candidates = top_k * KEYWORD_OVERFETCH;
+    let mut ranked = conn.prepare_cached(
+        "SELECT rowid, rank FROM knowledge_fts WHERE knowledge_fts MATCH ?1 ORDER BY rank LIMIT ?2",
+    )?;
+    let best: Vec<ScoredKey> =
+        rows::collect(&mut ranked, params![words, candidates as i64], |row| {
+            let (seq, rank): (i64, f64) = (row.get(0)?, row.get(1)?);
+            // bm25() is lower-is-better.
+            Ok(ScoredKey {
+                key: seq as u64,
+                score: -rank as f32,
+            })
+        })?;
+    let exhausted = best.len() < candidates;
+    let mut hits = fetch_hits(conn, tenant, agent, &best, Some(&query.filter))?;
+    if hits.len() < top_k && !exhausted {
+        hits = scoped_keyword_hits(conn, tenant, agent, &words, query)?;
+    }
+    hits.truncate(top_k);
+    Ok(hits)
+}
+
+/// The second round of [`keyword_hits`]: every match in the collection,
+/// joined to its row and filtered there, the best `top_k` kept.
+fn scoped_keyword_hits(
+    conn: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+    words: &str,
+    query: &KeywordQuery,
+) -> StoreResult<Vec<ChunkHit>> {
+    let mut filters = Filters::default();
+    let scoped = format!("scope : \"{}\" AND {words}", knowledge_scope(tenant, agent));
+    let scoped = filters.bind(Value::Text(scoped));
+    filters.push("c.tenant_id = ?", rows::blob(&tenant.0));
+    filters.push("c.agent_id = ?", rows::blob(&agent.0));
+    push_chunk_filter(&mut filters, &query.filter);
+    let limit = filters.bind(Value::Integer(query.top_k.into()));
+    let sql = format!(
+        "WITH ranked AS (SELECT rowid AS seq, rank FROM knowledge_fts WHERE knowledge_fts MATCH {scoped})
+         SELECT c.id AS id, c.source AS source, c.chunk_index AS chunk_index, c.category AS category,
+                c.heading AS heading, c.content AS content, c.indexed_at AS indexed_at, ranked.rank AS rank
+         FROM ranked JOIN knowledge_chunks c ON c.seq = ranked.seq
+         {} ORDER BY ranked.rank LIMIT {limit}",
+        filters.where_sql()
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    rows::collect(
+        &mut stmt,
+        rusqlite::params_from_iter(filters.params),
+        |row| {
+            let rank: f64 = row.get("rank")?;
+            Ok(ChunkHit {
+                // bm25() is lower-is-better.
+                score: -rank as f32,
+                chunk: chunk_from_row(row, agent)?,
+            })
+        },
+    )
+}
+
+/// The conditions of `filter` on a chunk row aliased `c`.
+fn push_chunk_filter(filters: &mut Filters, filter: &ChunkFilter) {
+    if let Some(source) = &filter.source {
+        filters.push("c.source = ?", Value::Text(source.clone()));
+    }
+    if let Some(category) = &filter.category {
+        filters.push("c.category = ?", Value::Text(category.clone()));
+    }
+    if let Some(from) = filter.indexed_from {
+        filters.push("c.indexed_at >= ?", Value::Integer(micros(from)));
+    }
+    if let Some(to) = filter.indexed_to {
+        filters.push("c.indexed_at < ?", Value::Integer(micros(to)));
+    }
+}
+
+fn chunk_from_row(row: &rusqlite::Row<'_>, agent: AgentId) -> StoreResult<Chunk> {
+    Ok(Chunk {
+        id: rows::uuid(row, "id")?,
+        agent_id: agent,
+        content: row.get("content")?,
+        metadata: metadata_from_row(row)?,
+    })
+}
+
+/// The token under which a collection's chunks are indexed, as migration
+/// `0010_knowledge_fts_scope`'s triggers write it: `'k' || hex(tenant) ||
+/// hex(agent)`.
+fn knowledge_scope(tenant: TenantId, agent: AgentId) -> String {
+    let hex: String = [tenant.0.as_bytes(), agent.0.as_bytes()]
+        .iter()
+        .flat_map(|id| id.iter())
+        .map(|byte| format!("{byte:02X}"))
+        .collect();
+    format!("k{hex}")
+}
+
 /// The chunks of `neighbours`, in their order, read in one query.
 fn fetch_hits(
     conn: &Connection,
     tenant: TenantId,
     agent: AgentId,
     neighbours: &[ScoredKey],
+    filter: Option<&ChunkFilter>,
 ) -> StoreResult<Vec<ChunkHit>> {
     if neighbours.is_empty() {
         return Ok(Vec::new());
     }
-    let placeholders = vec!["?"; neighbours.len()].join(", ");
+    let mut filters = Filters::default();
+    filters.push("c.tenant_id = ?", rows::blob(&tenant.0));
+    filters.push("c.agent_id = ?", rows::blob(&agent.0));
+    if let Some(filter) = filter {
+        push_chunk_filter(&mut filters, filter);
+    }
+    let placeholders: Vec<String> = neighbours
+        .iter()
+        .map(|n| filters.bind(Value::Integer(n.key as i64)))
+        .collect();
     let sql = format!(
-        "SELECT seq, id, source, chunk_index, category, heading, content, indexed_at FROM knowledge_chunks
-         WHERE tenant_id = ? AND agent_id = ? AND seq IN ({placeholders})"
-    );
-    let mut values: Vec<rusqlite::types::Value> = vec![rows::blob(&tenant.0), rows::blob(&agent.0)];
-    values.extend(
-        neighbours
-            .iter()
-            .map(|n| rusqlite::types::Value::Integer(n.key as i64)),
+        "SELECT seq, id, source, chunk_index, category, heading, content, indexed_at FROM knowledge_chunks c
+         {} AND seq IN ({})",
+        filters.where_sql(),
+        placeholders.join(", ")
     );
     let mut by_seq: HashMap<i64, Chunk> = HashMap::new();
     let mut stmt = conn.prepare(&sql)?;
-    let mut found = stmt.query(rusqlite::params_from_iter(values))?;
+    let mut found = stmt.query(rusqlite::params_from_iter(filters.params))?;
     while let Some(row) = found.next()? {
-        let chunk = Chunk {
-            id: rows::uuid(row, "id")?,
-            agent_id: agent,
-            content: row.get("content")?,
-            metadata: metadata_from_row(row)?,
-        };
-        by_seq.insert(row.get("seq")?, chunk);
+        by_seq.insert(row.get("seq")?, chunk_from_row(row, agent)?);
     }
     // A chunk deleted between the index lookup and this read is simply absent.
     Ok(neighbours

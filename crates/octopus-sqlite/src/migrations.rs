@@ -50,6 +50,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0009_retention",
         sql: include_str!("../migrations/main/0009_retention.sql"),
     },
+    Migration {
+        name: "main/0010_knowledge_fts_scope",
+        sql: include_str!("../migrations/main/0010_knowledge_fts_scope.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::top_k::TopK;
 use crate::{ExactIndex, HnswError, HnswIndex, HnswParams, Neighbour};
 
 /// Below this many vectors a scan is exact and cheap next to embedding the
@@ -92,7 +93,8 @@ impl VectorIndex {
             return Ok(false);
         }
         let mut graph = HnswIndex::new(exact.dimension(), HnswParams::default())?;
-        let items: Vec<(u64, &[f32])> = exact.entries().collect();
+        let entries: Vec<(u64, Vec<f32>)> = exact.entries().collect();
+        let items: Vec<(u64, &[f32])> = entries.iter().map(|(k, v)| (*k, v.as_slice())).collect();
         graph.insert_many(&items, 2)?;
         *self = Self::Hnsw(graph);
         Ok(true)
@@ -130,17 +132,17 @@ impl VectorIndex {
         keys: impl IntoIterator<Item = u64>,
         accept: impl Fn(u64) -> bool,
     ) -> Vec<Neighbour> {
-        let mut exact = ExactIndex::new(query.len());
+        let mut best = TopK::new(k);
         for key in keys.into_iter().filter(|key| accept(*key)) {
-            let vector = match self {
-                Self::Exact(index) => index.vector(key).map(<[f32]>::to_vec),
-                Self::Hnsw(index) => index.vector(key),
+            let score = match self {
+                Self::Exact(index) => index.score(query, key),
+                Self::Hnsw(index) => index.vector(key).map(|v| crate::dot(query, &v)),
             };
-            if let Some(vector) = vector {
-                exact.insert(key, &vector);
+            if let Some(score) = score {
+                best.push(key, score);
             }
         }
-        exact.search(query, k, |_| true)
+        best.into_sorted()
     }
 
     pub fn save(&self, dir: &Path) -> Result<(), HnswError> {

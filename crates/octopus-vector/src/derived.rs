@@ -22,6 +22,9 @@ use std::hash::Hash;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use octopus_core::vectors::{PointFields, PointFilter};
+
+use crate::fields::{StoredFields, StoredFilter, Symbols};
 use crate::{HnswError, Neighbour, VectorIndex};
 
 /// Counts as more changes than any save threshold: a new graph is saved at once.
@@ -43,11 +46,6 @@ where
     }
 }
 
-/// The part of a collection a key's fields put it in, when the kind of
-/// collection has parts that searches keep to (memory vectors are searched
-/// per user).
-pub type Partition<F> = fn(&F) -> Option<&str>;
-
 /// A collection as the store sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CollectionState {
@@ -56,73 +54,79 @@ pub struct CollectionState {
 }
 
 /// What a change did to the rows, for the index to follow.
-pub struct Change<F> {
+pub struct Change {
     pub removed: Vec<u64>,
-    pub added: Vec<(u64, Vec<f32>, F)>,
+    pub added: Vec<(u64, Vec<f32>, PointFields)>,
 }
 
-/// What a search asks for: the `top_k` nearest neighbours of `vector`, only
-/// within one partition when `within` names it.
+/// What a search asks for: the `top_k` nearest neighbours of `vector` that
+/// `filter` admits.
 pub struct Nearest<'a> {
     pub vector: &'a [f32],
     pub top_k: usize,
-    pub within: Option<&'a str>,
+    pub filter: &'a PointFilter,
 }
 
-/// The in-memory indexes of the collections searched so far. `F` is what a
-/// search can filter on, kept in memory beside each key.
-pub struct DerivedIndexes<K: CollectionKey, F: Send + Sync + 'static> {
-    collections: Mutex<HashMap<K, SharedIndex<F>>>,
-    partition: Partition<F>,
+/// The in-memory indexes of the collections searched so far, with the
+/// fields a search can filter on kept beside each key.
+pub struct DerivedIndexes<K: CollectionKey> {
+    collections: Mutex<HashMap<K, SharedIndex>>,
     /// Where graphs are saved, one folder per collection.
     dir: PathBuf,
     hnsw_threshold: usize,
 }
 
-type SharedIndex<F> = Arc<RwLock<LoadedIndex<F>>>;
+type SharedIndex = Arc<RwLock<LoadedIndex>>;
 
 /// One collection's index and the filterable fields of its keys.
-struct LoadedIndex<F> {
+struct LoadedIndex {
     /// The collection version the index reflects; `None` until built.
     version: Option<i64>,
     index: VectorIndex,
-    fields: HashMap<u64, F>,
-    /// The keys of each partition (see [`Partition`]).
-    partitions: HashMap<String, HashSet<u64>>,
+    fields: HashMap<u64, StoredFields>,
+    symbols: Symbols,
+    /// The keys of each partition (memory vectors are searched per user),
+    /// by the partition's symbol.
+    partitions: HashMap<u32, HashSet<u64>>,
     /// Changes since the graph was last saved; [`NEVER_SAVED`] for a new graph.
     unsaved: usize,
 }
 
-impl<F> LoadedIndex<F> {
-    fn add_fields(&mut self, partition: Partition<F>, key: u64, fields: F) {
-        if let Some(partition) = partition(&fields) {
-            self.partitions
-                .entry(partition.to_owned())
-                .or_default()
-                .insert(key);
+impl LoadedIndex {
+    fn add_fields(&mut self, key: u64, fields: &PointFields) {
+        self.remove_fields(key);
+        let fields = StoredFields::new(fields, &mut self.symbols);
+        if let Some(partition) = fields.partition {
+            self.partitions.entry(partition).or_default().insert(key);
         }
         self.fields.insert(key, fields);
     }
 
-    fn remove_fields(&mut self, partition: Partition<F>, key: u64) {
+    fn remove_fields(&mut self, key: u64) {
         let Some(fields) = self.fields.remove(&key) else {
             return;
         };
-        if let Some(partition) = partition(&fields)
-            && let Some(keys) = self.partitions.get_mut(partition)
+        if let Some(partition) = fields.partition
+            && let Some(keys) = self.partitions.get_mut(&partition)
         {
             keys.remove(&key);
             if keys.is_empty() {
-                self.partitions.remove(partition);
+                self.partitions.remove(&partition);
             }
         }
     }
 
-    fn set_fields(&mut self, partition: Partition<F>, fields: HashMap<u64, F>) {
+    /// Replaces every key's fields. The symbols start afresh too, so that the
+    /// strings of removed points (a forgotten user's name) do not outlive a
+    /// reconcile.
+    fn set_fields(&mut self, fields: &HashMap<u64, PointFields>, keep: impl Fn(u64) -> bool) {
         self.fields = HashMap::with_capacity(fields.len());
+        self.symbols = Symbols::default();
         self.partitions.clear();
         for (key, fields) in fields {
-            self.add_fields(partition, key, fields);
+            if keep(*key) {
+                self.add_fields(*key, fields);
+            }
         }
     }
 }
@@ -141,23 +145,23 @@ fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
     lock.read().unwrap_or_else(|p| p.into_inner())
 }
 
-impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
-    pub fn new(dir: PathBuf, hnsw_threshold: usize, partition: Partition<F>) -> Self {
+impl<K: CollectionKey> DerivedIndexes<K> {
+    pub fn new(dir: PathBuf, hnsw_threshold: usize) -> Self {
         Self {
             collections: Mutex::default(),
-            partition,
             dir,
             hnsw_threshold,
         }
     }
 
-    fn get(&self, key: &K, dimension: usize) -> SharedIndex<F> {
+    fn get(&self, key: &K, dimension: usize) -> SharedIndex {
         let mut collections = lock(&self.collections);
         Arc::clone(collections.entry(key.clone()).or_insert_with(|| {
             Arc::new(RwLock::new(LoadedIndex {
                 version: None,
                 index: VectorIndex::exact(dimension),
                 fields: HashMap::new(),
+                symbols: Symbols::default(),
                 partitions: HashMap::new(),
                 unsaved: 0,
             }))
@@ -173,9 +177,9 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
     fn apply(
         &self,
         key: &K,
-        loaded: &mut LoadedIndex<F>,
+        loaded: &mut LoadedIndex,
         version: i64,
-        applied: Change<F>,
+        applied: Change,
     ) -> Result<(), HnswError> {
         // Committed: from here a failure leaves the index behind the store,
         // and the next search reconciles it.
@@ -185,7 +189,7 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
             .saturating_add(applied.removed.len() + applied.added.len());
         for key in applied.removed {
             loaded.index.remove(key)?;
-            loaded.remove_fields(self.partition, key);
+            loaded.remove_fields(key);
         }
         let items: Vec<(u64, &[f32])> = applied
             .added
@@ -194,8 +198,8 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
             .map(|(key, vector, _)| (*key, vector.as_slice()))
             .collect();
         loaded.index.insert_many(&items)?;
-        for (key, _, fields) in applied.added {
-            loaded.add_fields(self.partition, key, fields);
+        for (key, _, fields) in &applied.added {
+            loaded.add_fields(*key, fields);
         }
         loaded.version = Some(version);
         self.after_change(key, loaded)
@@ -212,7 +216,7 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
         key: &K,
         before: CollectionState,
         after: i64,
-        change: Change<F>,
+        change: Change,
     ) -> Result<(), HnswError> {
         let loaded = self.get(key, before.dimension as usize);
         let mut loaded = write(&loaded);
@@ -237,21 +241,19 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
 
     /// The nearest keys whose fields `accept` admits, best first; nothing for
     /// a collection not loaded.
-    pub fn nearest(
-        &self,
-        key: &K,
-        nearest: Nearest<'_>,
-        accept: impl Fn(&F) -> bool,
-    ) -> Result<Vec<Neighbour>, HnswError> {
+    pub fn nearest(&self, key: &K, nearest: Nearest<'_>) -> Result<Vec<Neighbour>, HnswError> {
         let Some(loaded) = lock(&self.collections).get(key).map(Arc::clone) else {
             return Ok(Vec::new());
         };
         let loaded = read(&loaded);
-        let accepted = |k: u64| loaded.fields.get(&k).is_some_and(&accept);
+        let Some(filter) = StoredFilter::new(nearest.filter, &loaded.symbols) else {
+            return Ok(Vec::new());
+        };
+        let accepted = |k: u64| loaded.fields.get(&k).is_some_and(|f| filter.admits(f));
         // A partition smaller than the size at which a graph pays is scored
         // key by key: a graph walk filtered to a small part of the graph would
         // visit most of it (a user's memories among all users' of an agent).
-        let partition = nearest.within.map(|name| loaded.partitions.get(name));
+        let partition = filter.partition().map(|p| loaded.partitions.get(&p));
         Ok(match partition {
             Some(None) => Vec::new(),
             Some(Some(keys)) if loaded.index.is_hnsw() && keys.len() < self.hnsw_threshold => {
@@ -295,7 +297,7 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
         &self,
         key: &K,
         state: CollectionState,
-        fields: &HashMap<u64, F>,
+        fields: &HashMap<u64, PointFields>,
     ) -> Result<Vec<u64>, HnswError> {
         let dimension = state.dimension as usize;
         let loaded = self.get(key, dimension);
@@ -342,7 +344,7 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
         &self,
         key: &K,
         state: CollectionState,
-        fields: HashMap<u64, F>,
+        fields: &HashMap<u64, PointFields>,
         vectors: Vec<(u64, Vec<f32>)>,
     ) -> Result<(), HnswError> {
         let loaded = self.get(key, state.dimension as usize);
@@ -356,11 +358,12 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
         loaded.index.insert_many(&items)?;
         // A key whose row went between the two reads has no vector: leave it
         // out, the version the next search reads will differ.
-        let held: HashMap<u64, F> = fields
-            .into_iter()
-            .filter(|(k, _)| loaded.index.contains(*k))
+        let held: HashSet<u64> = fields
+            .keys()
+            .copied()
+            .filter(|k| loaded.index.contains(*k))
             .collect();
-        loaded.set_fields(self.partition, held);
+        loaded.set_fields(fields, |k| held.contains(&k));
         loaded.version = Some(state.version);
         loaded.unsaved = loaded.unsaved.saturating_add(added);
         self.after_change(key, &mut loaded)?;
@@ -374,7 +377,7 @@ impl<K: CollectionKey, F: Send + Sync + 'static> DerivedIndexes<K, F> {
     /// Switches a grown collection to a graph, and saves the graph when enough
     /// has changed since it was last saved. A failed save costs only a longer
     /// rebuild after the next restart, so it is logged, not returned.
-    fn after_change(&self, key: &K, loaded: &mut LoadedIndex<F>) -> Result<(), HnswError> {
+    fn after_change(&self, key: &K, loaded: &mut LoadedIndex) -> Result<(), HnswError> {
         if loaded.index.switch_if_large(self.hnsw_threshold)? {
             loaded.unsaved = NEVER_SAVED;
         }
@@ -416,16 +419,16 @@ mod tests {
 
         /// What a caller of the index does before a search: reconcile it
         /// when it does not reflect the rows' version.
-        fn bring_up_to_date(&mut self, indexes: &DerivedIndexes<(u32, u32), String>) {
+        fn bring_up_to_date(&mut self, indexes: &DerivedIndexes<(u32, u32)>) {
             let state = self.current();
             if indexes.is_at(&(1, 1), state.version) {
                 return;
             }
             self.reconciles += 1;
-            let fields: HashMap<u64, String> = self
+            let fields: HashMap<u64, PointFields> = self
                 .rows
                 .iter()
-                .map(|(k, (_, user))| (*k, user.clone()))
+                .map(|(k, (_, name))| (*k, user(name)))
                 .collect();
             let missing = indexes.begin_reconcile(&(1, 1), state, &fields).unwrap();
             let vectors = missing
@@ -433,7 +436,7 @@ mod tests {
                 .map(|k| (*k, self.rows[k].0.clone()))
                 .collect();
             indexes
-                .finish_reconcile(&(1, 1), state, fields, vectors)
+                .finish_reconcile(&(1, 1), state, &fields, vectors)
                 .unwrap();
         }
     }
@@ -444,25 +447,31 @@ mod tests {
         v
     }
 
-    #[allow(clippy::ptr_arg)] // it must be a `Partition<String>`
-    fn user(fields: &String) -> Option<&str> {
-        Some(fields)
+    fn user(name: &str) -> PointFields {
+        PointFields {
+            partition: Some(name.to_owned()),
+            ..PointFields::default()
+        }
     }
 
     fn nearest_keys(
-        indexes: &DerivedIndexes<(u32, u32), String>,
+        indexes: &DerivedIndexes<(u32, u32)>,
         rows: &mut Rows,
         within: Option<&str>,
     ) -> Vec<u64> {
         rows.bring_up_to_date(indexes);
         let query = axis(0);
+        let filter = PointFilter {
+            partition: within.map(str::to_owned),
+            ..PointFilter::default()
+        };
         let nearest = Nearest {
             vector: &query,
             top_k: 10,
-            within,
+            filter: &filter,
         };
         indexes
-            .nearest(&(1, 1), nearest, |_| true)
+            .nearest(&(1, 1), nearest)
             .unwrap()
             .into_iter()
             .map(|n| n.key)
@@ -472,7 +481,7 @@ mod tests {
     #[test]
     fn changes_followed_after_commit_apply_in_order_and_are_reconciled_out_of_order() {
         let dir = tempfile::tempdir().unwrap();
-        let indexes = DerivedIndexes::new(dir.path().to_owned(), 1000, user);
+        let indexes = DerivedIndexes::new(dir.path().to_owned(), 1000);
         let mut rows = Rows::default();
         rows.rows.insert(1, (axis(0), "ann".into()));
         rows.version = 1;
@@ -486,7 +495,7 @@ mod tests {
         let at_one = rows.current();
         rows.rows.insert(2, (axis(1), "bob".into()));
         rows.version = 2;
-        let added = vec![(2, axis(1), "bob".to_owned())];
+        let added = vec![(2, axis(1), user("bob"))];
         let change = Change {
             removed: vec![],
             added,
@@ -513,7 +522,7 @@ mod tests {
         indexes.follow(&(1, 1), at_three, 4, removal).unwrap();
         let addition = Change {
             removed: vec![],
-            added: vec![(3, axis(0), "cyd".to_owned())],
+            added: vec![(3, axis(0), user("cyd"))],
         };
         indexes.follow(&(1, 1), at_two, 3, addition).unwrap();
         assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![3, 2]);
@@ -527,7 +536,7 @@ mod tests {
     #[test]
     fn a_reconcile_that_read_newer_rows_than_its_version_converges() {
         let dir = tempfile::tempdir().unwrap();
-        let indexes = DerivedIndexes::new(dir.path().to_owned(), 1000, user);
+        let indexes = DerivedIndexes::new(dir.path().to_owned(), 1000);
         let mut rows = Rows::default();
         rows.rows.insert(1, (axis(0), "ann".into()));
         rows.version = 1;
@@ -535,19 +544,19 @@ mod tests {
         let state = rows.current();
         rows.rows.insert(2, (axis(1), "bob".into()));
         rows.version = 2;
-        let fields = HashMap::from([(1, "ann".to_owned()), (2, "bob".to_owned())]);
+        let fields = HashMap::from([(1, user("ann")), (2, user("bob"))]);
         let missing = indexes.begin_reconcile(&(1, 1), state, &fields).unwrap();
         let vectors = missing
             .iter()
             .map(|k| (*k, rows.rows[k].0.clone()))
             .collect();
         indexes
-            .finish_reconcile(&(1, 1), state, fields, vectors)
+            .finish_reconcile(&(1, 1), state, &fields, vectors)
             .unwrap();
         // The change's own follow arrives: applying key 2 again is harmless.
         let change = Change {
             removed: vec![],
-            added: vec![(2, axis(1), "bob".to_owned())],
+            added: vec![(2, axis(1), user("bob"))],
         };
         indexes.follow(&(1, 1), state, 2, change).unwrap();
         assert!(indexes.is_at(&(1, 1), 2));
@@ -559,18 +568,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut rows = Rows::default();
         for k in 0..40u64 {
-            let angle = k as f32 / 40.0;
+            // Far enough apart for bfloat16 (a tenth of a radian), under a turn.
+            let angle = k as f32 / 10.0;
             rows.rows
                 .insert(k, (vec![angle.cos(), angle.sin()], "ann".into()));
         }
         rows.version = 1;
-        let indexes = DerivedIndexes::new(dir.path().to_owned(), 10, user);
+        let indexes = DerivedIndexes::new(dir.path().to_owned(), 10);
         assert_eq!(nearest_keys(&indexes, &mut rows, None)[0], 0);
         assert!(
             dir.path().join("1-1").exists(),
             "a new graph is saved at once"
         );
-        let restarted = DerivedIndexes::new(dir.path().to_owned(), 10, user);
+        let restarted = DerivedIndexes::new(dir.path().to_owned(), 10);
         assert_eq!(nearest_keys(&restarted, &mut rows, None).len(), 10);
         assert_eq!(nearest_keys(&restarted, &mut rows, Some("ann"))[0], 0);
     }

@@ -13,8 +13,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use octopus_core::vectors::{
-    Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorIndex, VectorKind, VectorRows,
-    VectorSet,
+    Nearest, ScoredKey, SetState, VectorChange, VectorIndex, VectorKind, VectorRows, VectorSet,
 };
 use octopus_core::{Error, Result};
 
@@ -34,7 +33,7 @@ impl CollectionKey for VectorSet {
 
 /// The vector port in this process.
 pub struct EmbeddedVectors {
-    indexes: Arc<DerivedIndexes<VectorSet, PointFields>>,
+    indexes: Arc<DerivedIndexes<VectorSet>>,
     /// One reconcile of a set at a time: two would read the same rows twice.
     reconciling: tokio::sync::Mutex<HashMap<VectorSet, Arc<tokio::sync::Mutex<()>>>>,
 }
@@ -42,9 +41,7 @@ pub struct EmbeddedVectors {
 impl EmbeddedVectors {
     pub fn new(dir: PathBuf, hnsw_threshold: usize) -> Self {
         Self {
-            indexes: Arc::new(DerivedIndexes::new(dir, hnsw_threshold, |fields| {
-                fields.partition.as_deref()
-            })),
+            indexes: Arc::new(DerivedIndexes::new(dir, hnsw_threshold)),
             reconciling: tokio::sync::Mutex::default(),
         }
     }
@@ -68,9 +65,8 @@ impl EmbeddedVectors {
         for batch in missing.chunks(500) {
             vectors.extend(rows.vectors(set, batch).await?);
         }
-        let fields = Arc::try_unwrap(fields).unwrap_or_else(|shared| (*shared).clone());
         let indexes = Arc::clone(&self.indexes);
-        blocking(move || indexes.finish_reconcile(&set, state, fields, vectors)).await
+        blocking(move || indexes.finish_reconcile(&set, state, &fields, vectors)).await
     }
 }
 
@@ -136,11 +132,11 @@ impl VectorIndex for EmbeddedVectors {
         let nearest = crate::derived::Nearest {
             vector: &query.vector,
             top_k: query.top_k,
-            within: query.filter.partition.as_deref(),
+            filter: &query.filter,
         };
         let found = self
             .indexes
-            .nearest(&set, nearest, |fields| query.filter.admits(fields))
+            .nearest(&set, nearest)
             .map_err(Error::backend)?;
         Ok(found
             .into_iter()

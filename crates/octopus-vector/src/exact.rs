@@ -3,14 +3,18 @@
 use std::collections::HashMap;
 
 use crate::top_k::TopK;
-use crate::{Neighbour, dot};
+use crate::{Neighbour, bf16};
 
 /// Every vector in one contiguous array, compared with every query.
+///
+/// Vectors are held in bfloat16, half the memory of f32: a cosine between
+/// unit vectors moves by about 0.001 at most, far below the gaps between
+/// relevant and irrelevant texts (`octopus-bench locomo` recall is unchanged).
 #[derive(Clone, Debug)]
 pub struct ExactIndex {
     dimension: usize,
     keys: Vec<u64>,
-    vectors: Vec<f32>,
+    vectors: Vec<u16>,
     positions: HashMap<u64, usize>,
 }
 
@@ -41,13 +45,14 @@ impl ExactIndex {
     pub fn insert(&mut self, key: u64, vector: &[f32]) {
         assert_eq!(vector.len(), self.dimension, "vector dimension");
         match self.positions.get(&key) {
-            Some(&at) => {
-                self.vectors[at * self.dimension..(at + 1) * self.dimension].copy_from_slice(vector)
-            }
+            Some(&at) => bf16::round_into(
+                vector,
+                &mut self.vectors[at * self.dimension..(at + 1) * self.dimension],
+            ),
             None => {
                 self.positions.insert(key, self.keys.len());
                 self.keys.push(key);
-                self.vectors.extend_from_slice(vector);
+                self.vectors.extend(vector.iter().map(|&x| bf16::round(x)));
             }
         }
     }
@@ -56,22 +61,33 @@ impl ExactIndex {
         self.positions.contains_key(&key)
     }
 
-    /// The stored vector of `key`.
-    pub fn vector(&self, key: u64) -> Option<&[f32]> {
+    /// The stored vector of `key`, as held (rounded to bfloat16).
+    pub fn vector(&self, key: u64) -> Option<Vec<f32>> {
         let at = *self.positions.get(&key)?;
-        Some(&self.vectors[at * self.dimension..(at + 1) * self.dimension])
+        Some(bf16::widen(
+            &self.vectors[at * self.dimension..(at + 1) * self.dimension],
+        ))
+    }
+
+    /// The similarity of `key`'s vector to `query`.
+    pub fn score(&self, query: &[f32], key: u64) -> Option<f32> {
+        let at = *self.positions.get(&key)?;
+        Some(bf16::dot(
+            query,
+            &self.vectors[at * self.dimension..(at + 1) * self.dimension],
+        ))
     }
 
     pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
         self.keys.iter().copied()
     }
 
-    /// Every key with its vector.
-    pub fn entries(&self) -> impl Iterator<Item = (u64, &[f32])> + '_ {
+    /// Every key with its vector, as held (rounded to bfloat16).
+    pub fn entries(&self) -> impl Iterator<Item = (u64, Vec<f32>)> + '_ {
         self.keys
             .iter()
             .copied()
-            .zip(self.vectors.chunks_exact(self.dimension))
+            .zip(self.vectors.chunks_exact(self.dimension).map(bf16::widen))
     }
 
     /// Removes `key`; false when it was not there.
@@ -103,7 +119,7 @@ impl ExactIndex {
             .zip(self.vectors.chunks_exact(self.dimension))
         {
             if accept(*key) {
-                best.push(*key, dot(query, vector));
+                best.push(*key, bf16::dot(query, vector));
             }
         }
         best.into_sorted()
@@ -160,7 +176,13 @@ mod tests {
                 index.insert(key as u64, v);
             }
             let query = &vectors[0];
-            let mut expected: Vec<(u64, f32)> = vectors.iter().enumerate().map(|(key, v)| (key as u64, dot(query, v))).collect();
+            // As held: rounded to bfloat16.
+            let held = |v: &[f32]| {
+                let mut rounded = vec![0; v.len()];
+                bf16::round_into(v, &mut rounded);
+                bf16::widen(&rounded)
+            };
+            let mut expected: Vec<(u64, f32)> = vectors.iter().enumerate().map(|(key, v)| (key as u64, crate::dot(query, &held(v)))).collect();
             expected.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             expected.truncate(k);
             let got: Vec<(u64, f32)> = index.search(query, k, |_| true).into_iter().map(|n| (n.key, n.score)).collect();

@@ -59,7 +59,8 @@ impl HnswIndex {
             dimensions: dimension,
             // Inner product: vectors are unit length, so this is the cosine.
             metric: usearch::MetricKind::IP,
-            quantization: usearch::ScalarKind::F32,
+            // Half the memory of f32, as in `ExactIndex`.
+            quantization: usearch::ScalarKind::BF16,
             connectivity: params.connectivity,
             expansion_add: params.expansion_add,
             expansion_search: params.expansion_search,
@@ -281,39 +282,44 @@ mod tests {
         v.iter().map(|x| x / norm).collect()
     }
 
-    /// Points on a circle in 4 dimensions: neighbours are known.
+    /// Points on a circle in 4 dimensions: neighbours are known. Far enough
+    /// apart (cosine 0.995 between neighbours) for bfloat16 to tell them
+    /// apart, and fewer than a turn.
     fn circle(key: u64) -> Vec<f32> {
-        let angle = key as f32 * 0.01;
+        let angle = key as f32 * 0.1;
         unit(&[angle.cos(), angle.sin(), 0.1, 0.0])
     }
 
     #[test]
     fn finds_neighbours_removes_and_filters() {
         let mut index = HnswIndex::new(4, HnswParams::default()).unwrap();
-        let items: Vec<(u64, Vec<f32>)> = (0..500).map(|k| (k, circle(k))).collect();
+        let items: Vec<(u64, Vec<f32>)> = (0..60).map(|k| (k, circle(k))).collect();
         let refs: Vec<(u64, &[f32])> = items.iter().map(|(k, v)| (*k, v.as_slice())).collect();
         index.insert_many(&refs, 2).unwrap();
-        assert_eq!(index.len(), 500);
-        let hits = index.search(&circle(100), 3, |_| true).unwrap();
+        assert_eq!(index.len(), 60);
+        let hits = index.search(&circle(30), 3, |_| true).unwrap();
         let mut keys: Vec<u64> = hits.iter().map(|h| h.key).collect();
         keys.sort();
-        assert_eq!(keys, vec![99, 100, 101]);
-        assert!((hits[0].score - 1.0).abs() < 1e-5, "score is the cosine");
+        assert_eq!(keys, vec![29, 30, 31]);
+        assert!(
+            (hits[0].score - 1.0).abs() < 1e-2,
+            "score is the cosine, to bfloat16's precision"
+        );
 
-        assert!(index.remove(100).unwrap());
-        assert!(!index.remove(100).unwrap());
-        let hits = index.search(&circle(100), 2, |key| key % 2 == 1).unwrap();
+        assert!(index.remove(30).unwrap());
+        assert!(!index.remove(30).unwrap());
+        let hits = index.search(&circle(30), 2, |key| key % 2 == 1).unwrap();
         let mut keys: Vec<u64> = hits.iter().map(|h| h.key).collect();
         keys.sort();
         assert_eq!(
             keys,
-            vec![99, 101],
+            vec![29, 31],
             "a removed key and rejected keys never come back"
         );
 
-        index.insert(7, &circle(300)).unwrap();
-        assert_eq!(index.len(), 499);
-        let hits = index.search(&circle(300), 2, |_| true).unwrap();
+        index.insert(7, &circle(50)).unwrap();
+        assert_eq!(index.len(), 59);
+        let hits = index.search(&circle(50), 2, |_| true).unwrap();
         assert!(
             hits.iter().any(|h| h.key == 7),
             "insert of a present key replaces its vector"

@@ -5,10 +5,12 @@
 //! and far faster on large collections. Vectors are expected L2-normalised, so the
 //! dot product is the cosine similarity.
 
+mod bf16;
 mod collection;
 pub mod derived;
 mod embedded;
 mod exact;
+mod fields;
 mod hnsw;
 mod top_k;
 
