@@ -373,6 +373,11 @@ const KEYWORD_OVERFETCH: usize = 4;
 /// the index for this collection's matches only, through its scope token,
 /// and reads all of them: the scope's own list costs in proportion to the
 /// collection, small exactly when the first round falls short.
+///
+/// Ranking is `bm25()` called in the query, its scope column weighted 0, and
+/// sorted by SQLite with a top-N sorter: FTS5's own `ORDER BY rank` ranks in
+/// a nested query and took 13.0 / 35.2 ms (p50 / p95) on LoCoMo turns over
+/// the context bench's 100k chunks, against 7.7 / 20.0 ms so.
 fn keyword_hits(
     conn: &Connection,
     tenant: TenantId,
@@ -386,7 +391,8 @@ fn keyword_hits(
     );
     let candidates = top_k * KEYWORD_OVERFETCH;
     let mut ranked = conn.prepare_cached(
-        "SELECT rowid, rank FROM knowledge_fts WHERE knowledge_fts MATCH ?1 ORDER BY rank LIMIT ?2",
+        "SELECT rowid, bm25(knowledge_fts, 1.0, 1.0, 0.0) AS rank FROM knowledge_fts
+         WHERE knowledge_fts MATCH ?1 ORDER BY rank LIMIT ?2",
     )?;
     let best: Vec<ScoredKey> =
         rows::collect(&mut ranked, params![words, candidates as i64], |row| {
@@ -423,7 +429,10 @@ fn scoped_keyword_hits(
     push_chunk_filter(&mut filters, &query.filter);
     let limit = filters.bind(Value::Integer(query.top_k.into()));
     let sql = format!(
-        "WITH ranked AS (SELECT rowid AS seq, rank FROM knowledge_fts WHERE knowledge_fts MATCH {scoped})
+        "WITH ranked AS (
+             SELECT rowid AS seq, bm25(knowledge_fts, 1.0, 1.0, 0.0) AS rank FROM knowledge_fts
+             WHERE knowledge_fts MATCH {scoped}
+         )
          SELECT c.id AS id, c.source AS source, c.chunk_index AS chunk_index, c.category AS category,
                 c.heading AS heading, c.content AS content, c.indexed_at AS indexed_at, ranked.rank AS rank
          FROM ranked JOIN knowledge_chunks c ON c.seq = ranked.seq

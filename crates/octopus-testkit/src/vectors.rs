@@ -250,19 +250,20 @@ async fn keys(
         .collect()
 }
 
-/// Ten points around the circle for two users, of two kinds, in two
-/// episodes, an hour apart; committed and followed.
+/// Ten points around the circle, of two kinds, in two episodes, an hour
+/// apart; the even ones in one user's partition, the odd ones in none (as a
+/// memory and a knowledge chunk: an index may hold the two apart); committed
+/// and followed.
 async fn ten_points(index: &dyn VectorIndex, rows: &TruthRows, set: VectorSet) -> Vec<Point> {
     let points: Vec<Point> = (0..10)
         .map(|i| {
-            let user = if i % 2 == 0 { "ann" } else { "bob" };
             let kind = if i % 3 == 0 { "summary" } else { "message" };
             let episode = if i < 5 { "e1" } else { "e2" };
-            point(
-                rows,
-                i as f32 * 0.3,
-                fields(user, kind, episode, i64::from(i) * 3600),
-            )
+            let mut fields = fields("ann", kind, episode, i64::from(i) * 3600);
+            if i % 2 == 1 {
+                fields.partition = None;
+            }
+            point(rows, i as f32 * 0.3, fields)
         })
         .collect();
     follow(index, rows.commit(set, 3, Vec::new(), points.clone())).await;
@@ -321,7 +322,7 @@ pub async fn filters_keep_to_the_partition_labels_and_time_window(backend: &dyn 
         PointFilter::default().require("category", strings(&["faq"])),
         PointFilter::default().exclude("episode", strings(&["e1"])),
         PointFilter {
-            partition: Some("bob".into()),
+            partition: Some("ann".into()),
             from: Some(at(2 * 3600)),
             to: Some(at(7 * 3600)),
             ..PointFilter::default()

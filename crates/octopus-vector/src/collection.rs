@@ -125,7 +125,7 @@ impl VectorIndex {
     /// The `k` most similar vectors among `keys` whose key `accept`s, scored
     /// one by one: for a search confined to a small part of a large graph,
     /// where a filtered walk of the graph would visit most of it.
-    pub fn search_among(
+    fn search_among(
         &self,
         query: &[f32],
         k: usize,

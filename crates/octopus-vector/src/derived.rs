@@ -17,14 +17,14 @@
 //! reconciles only the difference; a graph that is missing or does not load
 //! (a crash mid-save leaves none, never a torn one) is rebuilt from the rows.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::Hash;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use octopus_core::vectors::{PointFields, PointFilter};
 
-use crate::fields::{StoredFields, StoredFilter, Symbols};
+use crate::points::Points;
 use crate::{HnswError, Neighbour, VectorIndex};
 
 /// Counts as more changes than any save threshold: a new graph is saved at once.
@@ -78,57 +78,13 @@ pub struct DerivedIndexes<K: CollectionKey> {
 
 type SharedIndex = Arc<RwLock<LoadedIndex>>;
 
-/// One collection's index and the filterable fields of its keys.
+/// One collection's vectors and the filterable fields of its keys.
 struct LoadedIndex {
     /// The collection version the index reflects; `None` until built.
     version: Option<i64>,
-    index: VectorIndex,
-    fields: HashMap<u64, StoredFields>,
-    symbols: Symbols,
-    /// The keys of each partition (memory vectors are searched per user),
-    /// by the partition's symbol.
-    partitions: HashMap<u32, HashSet<u64>>,
+    points: Points,
     /// Changes since the graph was last saved; [`NEVER_SAVED`] for a new graph.
     unsaved: usize,
-}
-
-impl LoadedIndex {
-    fn add_fields(&mut self, key: u64, fields: &PointFields) {
-        self.remove_fields(key);
-        let fields = StoredFields::new(fields, &mut self.symbols);
-        if let Some(partition) = fields.partition {
-            self.partitions.entry(partition).or_default().insert(key);
-        }
-        self.fields.insert(key, fields);
-    }
-
-    fn remove_fields(&mut self, key: u64) {
-        let Some(fields) = self.fields.remove(&key) else {
-            return;
-        };
-        if let Some(partition) = fields.partition
-            && let Some(keys) = self.partitions.get_mut(&partition)
-        {
-            keys.remove(&key);
-            if keys.is_empty() {
-                self.partitions.remove(&partition);
-            }
-        }
-    }
-
-    /// Replaces every key's fields. The symbols start afresh too, so that the
-    /// strings of removed points (a forgotten user's name) do not outlive a
-    /// reconcile.
-    fn set_fields(&mut self, fields: &HashMap<u64, PointFields>, keep: impl Fn(u64) -> bool) {
-        self.fields = HashMap::with_capacity(fields.len());
-        self.symbols = Symbols::default();
-        self.partitions.clear();
-        for (key, fields) in fields {
-            if keep(*key) {
-                self.add_fields(*key, fields);
-            }
-        }
-    }
 }
 
 /// A poisoned lock only means another thread panicked mid-call; the index is
@@ -159,10 +115,7 @@ impl<K: CollectionKey> DerivedIndexes<K> {
         Arc::clone(collections.entry(key.clone()).or_insert_with(|| {
             Arc::new(RwLock::new(LoadedIndex {
                 version: None,
-                index: VectorIndex::exact(dimension),
-                fields: HashMap::new(),
-                symbols: Symbols::default(),
-                partitions: HashMap::new(),
+                points: Points::new(dimension),
                 unsaved: 0,
             }))
         }))
@@ -188,19 +141,14 @@ impl<K: CollectionKey> DerivedIndexes<K> {
             .unsaved
             .saturating_add(applied.removed.len() + applied.added.len());
         for key in applied.removed {
-            loaded.index.remove(key)?;
-            loaded.remove_fields(key);
+            loaded.points.remove(key)?;
         }
-        let items: Vec<(u64, &[f32])> = applied
+        let items: Vec<(u64, &[f32], &PointFields)> = applied
             .added
             .iter()
-            .filter(|(key, _, _)| !loaded.index.contains(*key))
-            .map(|(key, vector, _)| (*key, vector.as_slice()))
+            .map(|(key, vector, fields)| (*key, vector.as_slice(), fields))
             .collect();
-        loaded.index.insert_many(&items)?;
-        for (key, _, fields) in &applied.added {
-            loaded.add_fields(*key, fields);
-        }
+        loaded.points.insert(&items)?;
         loaded.version = Some(version);
         self.after_change(key, loaded)
     }
@@ -222,7 +170,7 @@ impl<K: CollectionKey> DerivedIndexes<K> {
         let mut loaded = write(&loaded);
         // A collection at version 0 has no rows: an empty index not yet
         // built reflects it.
-        if before.version == 0 && loaded.version.is_none() && loaded.index.is_empty() {
+        if before.version == 0 && loaded.version.is_none() && loaded.points.is_empty() {
             loaded.version = Some(0);
         }
         if loaded.version != Some(before.version) {
@@ -246,31 +194,9 @@ impl<K: CollectionKey> DerivedIndexes<K> {
             return Ok(Vec::new());
         };
         let loaded = read(&loaded);
-        let Some(filter) = StoredFilter::new(nearest.filter, &loaded.symbols) else {
-            return Ok(Vec::new());
-        };
-        let accepted = |k: u64| loaded.fields.get(&k).is_some_and(|f| filter.admits(f));
-        // A partition smaller than the size at which a graph pays is scored
-        // key by key: a graph walk filtered to a small part of the graph would
-        // visit most of it (a user's memories among all users' of an agent).
-        let partition = filter.partition().map(|p| loaded.partitions.get(&p));
-        Ok(match partition {
-            Some(None) => Vec::new(),
-            Some(Some(keys)) if loaded.index.is_hnsw() && keys.len() < self.hnsw_threshold => {
-                loaded.index.search_among(
-                    nearest.vector,
-                    nearest.top_k,
-                    keys.iter().copied(),
-                    accepted,
-                )
-            }
-            Some(Some(keys)) => loaded.index.search(nearest.vector, nearest.top_k, |k| {
-                keys.contains(&k) && accepted(k)
-            })?,
-            None => loaded
-                .index
-                .search(nearest.vector, nearest.top_k, accepted)?,
-        })
+        loaded
+            .points
+            .search(nearest.vector, nearest.top_k, nearest.filter)
     }
 
     /// Forgets a collection's index and its saved graph, both rebuilt from
@@ -302,37 +228,34 @@ impl<K: CollectionKey> DerivedIndexes<K> {
         let dimension = state.dimension as usize;
         let loaded = self.get(key, dimension);
         let mut loaded = write(&loaded);
-        if loaded.version.is_none()
-            && loaded.index.is_empty()
-            && fields.len() >= self.hnsw_threshold
-        {
+        let shared = fields.values().filter(|f| f.partition.is_none()).count();
+        if loaded.version.is_none() && loaded.points.is_empty() && shared >= self.hnsw_threshold {
             let dir = self.graph_dir(key);
-            loaded.index = match VectorIndex::load(&dir, dimension) {
-                Ok(index) => index,
+            match VectorIndex::load(&dir, dimension) {
+                Ok(graph) => loaded.points.adopt(graph, fields)?,
                 Err(error) => {
                     if dir.exists() {
                         tracing::warn!(%error, path = %dir.display(), "saved vector index unusable; rebuilding it");
                     }
                     // Large already: build the graph directly from the rows.
                     loaded.unsaved = NEVER_SAVED;
-                    VectorIndex::graph(dimension)?
+                    *loaded.points.shared_mut() = VectorIndex::graph(dimension)?;
                 }
-            };
+            }
         }
         loaded.version = None;
         let stale: Vec<u64> = loaded
-            .index
+            .points
             .keys()
-            .into_iter()
             .filter(|k| !fields.contains_key(k))
             .collect();
         for k in &stale {
-            loaded.index.remove(*k)?;
+            loaded.points.remove(*k)?;
         }
         loaded.unsaved = loaded.unsaved.saturating_add(stale.len());
         Ok(fields
             .keys()
-            .filter(|k| !loaded.index.contains(**k))
+            .filter(|k| !loaded.points.holds(**k))
             .copied()
             .collect())
     }
@@ -350,26 +273,19 @@ impl<K: CollectionKey> DerivedIndexes<K> {
         let loaded = self.get(key, state.dimension as usize);
         let mut loaded = write(&loaded);
         let added = vectors.len();
-        let items: Vec<(u64, &[f32])> = vectors
+        // A key whose row went between the two reads has no vector: it is
+        // left out, and the version the next search reads will differ.
+        let items: Vec<(u64, &[f32], &PointFields)> = vectors
             .iter()
-            .filter(|(k, _)| !loaded.index.contains(*k))
-            .map(|(k, v)| (*k, v.as_slice()))
+            .filter_map(|(k, v)| Some((*k, v.as_slice(), fields.get(k)?)))
             .collect();
-        loaded.index.insert_many(&items)?;
-        // A key whose row went between the two reads has no vector: leave it
-        // out, the version the next search reads will differ.
-        let held: HashSet<u64> = fields
-            .keys()
-            .copied()
-            .filter(|k| loaded.index.contains(*k))
-            .collect();
-        loaded.set_fields(fields, |k| held.contains(&k));
+        loaded.points.insert(&items)?;
         loaded.version = Some(state.version);
         loaded.unsaved = loaded.unsaved.saturating_add(added);
         self.after_change(key, &mut loaded)?;
         tracing::debug!(
-            collection = %key.folder_name(), vectors = loaded.index.len(), added,
-            graph = loaded.index.is_hnsw(), "reconciled vector index"
+            collection = %key.folder_name(), vectors = loaded.points.len(), added,
+            graph = loaded.points.shared().is_hnsw(), "reconciled vector index"
         );
         Ok(())
     }
@@ -378,14 +294,16 @@ impl<K: CollectionKey> DerivedIndexes<K> {
     /// has changed since it was last saved. A failed save costs only a longer
     /// rebuild after the next restart, so it is logged, not returned.
     fn after_change(&self, key: &K, loaded: &mut LoadedIndex) -> Result<(), HnswError> {
-        if loaded.index.switch_if_large(self.hnsw_threshold)? {
+        let shared = loaded.points.shared_mut();
+        if shared.switch_if_large(self.hnsw_threshold)? {
             loaded.unsaved = NEVER_SAVED;
         }
-        if loaded.index.is_hnsw() && loaded.unsaved >= (loaded.index.len() / 10).max(1000) {
+        let shared = loaded.points.shared();
+        if shared.is_hnsw() && loaded.unsaved >= (shared.len() / 10).max(1000) {
             let dir = self.graph_dir(key);
             let saved = std::fs::create_dir_all(&self.dir)
                 .map_err(|e| e.to_string())
-                .and_then(|()| loaded.index.save(&dir).map_err(|e| e.to_string()));
+                .and_then(|()| shared.save(&dir).map_err(|e| e.to_string()));
             match saved {
                 Ok(()) => loaded.unsaved = 0,
                 Err(error) => {
@@ -404,7 +322,7 @@ mod tests {
     /// A store held in memory: rows of (key → vector, user), and a version.
     #[derive(Default)]
     struct Rows {
-        rows: HashMap<u64, (Vec<f32>, String)>,
+        rows: HashMap<u64, (Vec<f32>, PointFields)>,
         version: i64,
         reconciles: usize,
     }
@@ -428,7 +346,7 @@ mod tests {
             let fields: HashMap<u64, PointFields> = self
                 .rows
                 .iter()
-                .map(|(k, (_, name))| (*k, user(name)))
+                .map(|(k, (_, fields))| (*k, fields.clone()))
                 .collect();
             let missing = indexes.begin_reconcile(&(1, 1), state, &fields).unwrap();
             let vectors = missing
@@ -483,7 +401,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let indexes = DerivedIndexes::new(dir.path().to_owned(), 1000);
         let mut rows = Rows::default();
-        rows.rows.insert(1, (axis(0), "ann".into()));
+        rows.rows.insert(1, (axis(0), user("ann")));
         rows.version = 1;
         assert_eq!(nearest_keys(&indexes, &mut rows, None), vec![1]);
         assert_eq!(
@@ -493,7 +411,7 @@ mod tests {
 
         // Committed 1 → 2, then followed: in step, nothing read.
         let at_one = rows.current();
-        rows.rows.insert(2, (axis(1), "bob".into()));
+        rows.rows.insert(2, (axis(1), user("bob")));
         rows.version = 2;
         let added = vec![(2, axis(1), user("bob"))];
         let change = Change {
@@ -510,7 +428,7 @@ mod tests {
         // order: the later one finds the index behind and leaves it; the
         // earlier one applies; the next search reconciles the rest.
         let at_two = rows.current();
-        rows.rows.insert(3, (axis(0), "cyd".into()));
+        rows.rows.insert(3, (axis(0), user("cyd")));
         rows.version = 3;
         let at_three = rows.current();
         rows.rows.remove(&1);
@@ -538,11 +456,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let indexes = DerivedIndexes::new(dir.path().to_owned(), 1000);
         let mut rows = Rows::default();
-        rows.rows.insert(1, (axis(0), "ann".into()));
+        rows.rows.insert(1, (axis(0), user("ann")));
         rows.version = 1;
         // The rows read hold change 1 → 2 (key 2), but the index records 1.
         let state = rows.current();
-        rows.rows.insert(2, (axis(1), "bob".into()));
+        rows.rows.insert(2, (axis(1), user("bob")));
         rows.version = 2;
         let fields = HashMap::from([(1, user("ann")), (2, user("bob"))]);
         let missing = indexes.begin_reconcile(&(1, 1), state, &fields).unwrap();
@@ -570,8 +488,10 @@ mod tests {
         for k in 0..40u64 {
             // Far enough apart for bfloat16 (a tenth of a radian), under a turn.
             let angle = k as f32 / 10.0;
+            // Without a partition, as knowledge chunks: such points share
+            // one index, the one that becomes a graph.
             rows.rows
-                .insert(k, (vec![angle.cos(), angle.sin()], "ann".into()));
+                .insert(k, (vec![angle.cos(), angle.sin()], PointFields::default()));
         }
         rows.version = 1;
         let indexes = DerivedIndexes::new(dir.path().to_owned(), 10);
@@ -582,6 +502,6 @@ mod tests {
         );
         let restarted = DerivedIndexes::new(dir.path().to_owned(), 10);
         assert_eq!(nearest_keys(&restarted, &mut rows, None).len(), 10);
-        assert_eq!(nearest_keys(&restarted, &mut rows, Some("ann"))[0], 0);
+        assert!(nearest_keys(&restarted, &mut rows, Some("ann")).is_empty());
     }
 }

@@ -12,6 +12,7 @@ mod embedded;
 mod exact;
 mod fields;
 mod hnsw;
+mod points;
 mod top_k;
 
 pub use collection::{DEFAULT_HNSW_THRESHOLD, VectorIndex};

@@ -20,8 +20,6 @@ CREATE VIRTUAL TABLE knowledge_fts USING fts5 (
     contentless_delete = 1,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
--- The scope token counts for matching only, never for relevance.
-INSERT INTO knowledge_fts (knowledge_fts, rank) VALUES ('rank', 'bm25(1.0, 1.0, 0.0)');
 
 -- `knowledge_scope` in knowledge.rs builds the same token for a query.
 CREATE TRIGGER knowledge_chunks_fts_insert AFTER INSERT ON knowledge_chunks BEGIN

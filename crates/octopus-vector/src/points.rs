@@ -1,0 +1,229 @@
+//! One collection's vectors and the fields of each, split by partition.
+//!
+//! A search of a partitioned collection keeps to one partition (a recall
+//! searches one user's memories among all those of an agent), so each
+//! partition's vectors are held apart in an exact index of their own and
+//! scanned alone: a partition holds hundreds or thousands of vectors, and
+//! its scan takes well under a millisecond, where one graph over every
+//! partition, filtered to one, visits most of the graph. Points without a
+//! partition (knowledge chunks) share one index, which becomes an HNSW graph
+//! once large ([`VectorIndex`]).
+//!
+//! The fields map is the record of what is held: a key is in it exactly
+//! when its vector is in one of the indexes.
+
+use std::collections::HashMap;
+
+use octopus_core::vectors::{PointFields, PointFilter};
+
+use crate::fields::{StoredFields, StoredFilter, Symbols};
+use crate::top_k::TopK;
+use crate::{ExactIndex, HnswError, Neighbour, VectorIndex};
+
+pub(crate) struct Points {
+    dimension: usize,
+    shared: VectorIndex,
+    partitions: HashMap<u32, ExactIndex>,
+    fields: HashMap<u64, StoredFields>,
+    /// Kept for the collection's lifetime in this process, since partitions
+    /// are keyed by symbol; erasing a user drops the whole collection.
+    symbols: Symbols,
+}
+
+impl Points {
+    pub fn new(dimension: usize) -> Self {
+        Self {
+            dimension,
+            shared: VectorIndex::exact(dimension),
+            partitions: HashMap::new(),
+            fields: HashMap::new(),
+            symbols: Symbols::default(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.fields.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
+    pub fn holds(&self, key: u64) -> bool {
+        self.fields.contains_key(&key)
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.fields.keys().copied()
+    }
+
+    /// The index of the points without a partition.
+    pub fn shared(&self) -> &VectorIndex {
+        &self.shared
+    }
+
+    pub fn shared_mut(&mut self) -> &mut VectorIndex {
+        &mut self.shared
+    }
+
+    /// Makes `graph`, loaded from a save, the shared index of an empty
+    /// collection: the keys `truth` still holds without a partition keep
+    /// their place in it; every other key is removed from it.
+    pub fn adopt(
+        &mut self,
+        mut graph: VectorIndex,
+        truth: &HashMap<u64, PointFields>,
+    ) -> Result<(), HnswError> {
+        debug_assert!(self.is_empty());
+        for key in graph.keys() {
+            match truth.get(&key) {
+                Some(fields) if fields.partition.is_none() => {
+                    let stored = StoredFields::new(fields, &mut self.symbols);
+                    self.fields.insert(key, stored);
+                }
+                _ => {
+                    graph.remove(key)?;
+                }
+            }
+        }
+        self.shared = graph;
+        Ok(())
+    }
+
+    /// Adds the points not held yet; a key already held keeps its vector.
+    pub fn insert(&mut self, items: &[(u64, &[f32], &PointFields)]) -> Result<(), HnswError> {
+        let mut shared = Vec::new();
+        for &(key, vector, fields) in items {
+            if self.holds(key) {
+                continue;
+            }
+            match &fields.partition {
+                None => shared.push((key, vector, fields)),
+                Some(_) => {
+                    let stored = StoredFields::new(fields, &mut self.symbols);
+                    let partition = stored.partition.unwrap_or_default();
+                    self.partitions
+                        .entry(partition)
+                        .or_insert_with(|| ExactIndex::new(self.dimension))
+                        .insert(key, vector);
+                    self.fields.insert(key, stored);
+                }
+            }
+        }
+        let vectors: Vec<(u64, &[f32])> = shared.iter().map(|&(k, v, _)| (k, v)).collect();
+        // Fields only once the graph took the vectors, so that a failure
+        // leaves the keys missing, to be added again by a reconcile.
+        self.shared.insert_many(&vectors)?;
+        for (key, _, fields) in shared {
+            let stored = StoredFields::new(fields, &mut self.symbols);
+            self.fields.insert(key, stored);
+        }
+        Ok(())
+    }
+
+    /// Removes `key`; false when it was not held.
+    pub fn remove(&mut self, key: u64) -> Result<bool, HnswError> {
+        let Some(fields) = self.fields.remove(&key) else {
+            return Ok(false);
+        };
+        match fields.partition {
+            None => {
+                self.shared.remove(key)?;
+            }
+            Some(partition) => {
+                if let Some(index) = self.partitions.get_mut(&partition) {
+                    index.remove(key);
+                    if index.is_empty() {
+                        self.partitions.remove(&partition);
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The `top_k` nearest points that `filter` admits, best first.
+    pub fn search(
+        &self,
+        query: &[f32],
+        top_k: usize,
+        filter: &PointFilter,
+    ) -> Result<Vec<Neighbour>, HnswError> {
+        let Some(filter) = StoredFilter::new(filter, &self.symbols) else {
+            return Ok(Vec::new());
+        };
+        let admitted = |key: u64| {
+            self.fields
+                .get(&key)
+                .is_some_and(|fields| filter.admits(fields))
+        };
+        if let Some(partition) = filter.partition() {
+            return Ok(self
+                .partitions
+                .get(&partition)
+                .map(|index| index.search(query, top_k, admitted))
+                .unwrap_or_default());
+        }
+        let mut best = TopK::new(top_k);
+        let found = self.shared.search(query, top_k, admitted)?;
+        let partitions = self.partitions.values();
+        let found = found
+            .into_iter()
+            .chain(partitions.flat_map(|index| index.search(query, top_k, admitted)));
+        for neighbour in found {
+            best.push(neighbour.key, neighbour.score);
+        }
+        Ok(best.into_sorted())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(name: Option<&str>) -> PointFields {
+        PointFields {
+            partition: name.map(str::to_owned),
+            ..PointFields::default()
+        }
+    }
+
+    /// A fifth of a radian apart, under a turn in all: no near ties.
+    fn around(angle: f32) -> Vec<f32> {
+        vec![angle.cos(), angle.sin()]
+    }
+
+    #[test]
+    fn a_search_keeps_to_its_partition_and_without_one_sees_all() {
+        let mut points = Points::new(2);
+        let people = [Some("ann"), Some("bob"), None];
+        let vectors: Vec<Vec<f32>> = (0..30).map(|k| around(k as f32 * 0.2)).collect();
+        let fields: Vec<PointFields> = (0..30).map(|k| user(people[k % 3])).collect();
+        let items: Vec<(u64, &[f32], &PointFields)> = (0..30)
+            .map(|k| (k as u64, vectors[k].as_slice(), &fields[k]))
+            .collect();
+        points.insert(&items).unwrap();
+        assert_eq!(points.len(), 30);
+        // Nearest to 10, then 11, then 9.
+        let query = around(10.0 * 0.2 + 0.05);
+        let nearest = |points: &Points, filter: PointFilter| -> Vec<u64> {
+            let found = points.search(&query, 3, &filter).unwrap();
+            found.into_iter().map(|n| n.key).collect()
+        };
+        let within = |name: &str| PointFilter {
+            partition: Some(name.to_owned()),
+            ..PointFilter::default()
+        };
+        assert_eq!(nearest(&points, PointFilter::default()), vec![10, 11, 9]);
+        assert_eq!(nearest(&points, within("ann")), vec![9, 12, 6]);
+        assert_eq!(nearest(&points, within("bob")), vec![10, 13, 7]);
+        assert!(nearest(&points, within("cyd")).is_empty());
+
+        assert!(points.remove(10).unwrap() && !points.remove(10).unwrap());
+        assert!(points.remove(11).unwrap(), "a shared point");
+        assert_eq!(nearest(&points, within("bob")), vec![13, 7, 16]);
+        assert_eq!(nearest(&points, PointFilter::default()), vec![9, 12, 8]);
+        assert_eq!(points.len(), 28);
+        assert!(!points.holds(10) && points.holds(13));
+    }
+}
