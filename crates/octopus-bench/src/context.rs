@@ -28,6 +28,7 @@ use octopus_engine::{EngineConfig, IngestDocument, KnowledgeQuery, Octopus};
 use octopus_sqlite::{SqliteOptions, SqliteStore};
 use serde::{Deserialize, Serialize};
 
+use crate::latency::p50_p95_max;
 use crate::vectors::cache::{self, Vectors};
 use crate::{corpus, setup};
 
@@ -62,6 +63,13 @@ pub struct Options {
     /// context assembly.
     #[arg(long)]
     with_model: bool,
+    /// Then this many clients at once, each sending its next turn as soon
+    /// as its last context came back: latency under load, and throughput.
+    #[arg(long, default_value_t = 8)]
+    clients: usize,
+    /// Turns each of those clients sends.
+    #[arg(long, default_value_t = 40)]
+    turns_per_client: usize,
 }
 
 /// What a kept store holds, so a run with other sizes fills a new one.
@@ -443,22 +451,69 @@ async fn measure(
         tokens as f64 / n as f64
     );
     println!("| step | p50 ms | p95 ms | max ms |\n|---|---|---|---|");
-    for (name, mut times) in std::iter::once(("context assembly (all of it)", context))
+    for (name, times) in std::iter::once(("context assembly (all of it)", context))
         .chain(parts)
         .chain(rows)
     {
-        times.sort();
-        let ms = |p: f64| {
-            let at = ((times.len() as f64 * p) as usize).min(times.len().saturating_sub(1));
-            times[at].as_secs_f64() * 1e3
-        };
-        println!(
-            "| {name} | {:.2} | {:.2} | {:.2} |",
-            ms(0.50),
-            ms(0.95),
-            ms(1.0)
-        );
+        let (p50, p95, max) = p50_p95_max(times);
+        println!("| {name} | {p50:.2} | {p95:.2} | {max:.2} |");
     }
+    if options.clients > 1 {
+        // Turns not asked before, so that no query vector comes from the cache.
+        let fresh: Vec<String> = turns
+            .iter()
+            .skip(5 + queries)
+            .take(options.clients * options.turns_per_client)
+            .cloned()
+            .collect();
+        concurrent(&octopus, filled, fresh, options.clients).await?;
+    }
+    Ok(())
+}
+
+/// Context assembly for `clients` clients at once, each with its own users'
+/// conversations, on as many tasks.
+async fn concurrent(
+    octopus: &Octopus,
+    filled: &Filled,
+    turns: Vec<String>,
+    clients: usize,
+) -> anyhow::Result<()> {
+    let per_client = turns.len() / clients;
+    anyhow::ensure!(
+        per_client > 0,
+        "not enough LoCoMo turns for {clients} clients"
+    );
+    let started = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for client in 0..clients {
+        let octopus = octopus.clone();
+        let tenant = filled.tenant;
+        let conversations = filled.conversations.clone();
+        let mine = turns[client * per_client..(client + 1) * per_client].to_vec();
+        tasks.spawn(async move {
+            let mut times = Vec::with_capacity(mine.len());
+            for (i, turn) in mine.iter().enumerate() {
+                let conversation = conversations[(client * per_client + i) % conversations.len()];
+                let t = Instant::now();
+                octopus.build_context(tenant, conversation, turn).await?;
+                times.push(t.elapsed());
+            }
+            anyhow::Ok(times)
+        });
+    }
+    let mut times = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        times.extend(done??);
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    println!(
+        "\n{clients} clients at once, {per_client} turns each: {:.1} contexts/s\n",
+        times.len() as f64 / elapsed
+    );
+    let (p50, p95, max) = p50_p95_max(times);
+    println!("| step | p50 ms | p95 ms | max ms |\n|---|---|---|---|");
+    println!("| context assembly under load | {p50:.2} | {p95:.2} | {max:.2} |");
     Ok(())
 }
 

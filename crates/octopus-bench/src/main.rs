@@ -18,6 +18,7 @@ mod corpus;
 mod documents;
 mod embed;
 mod ingest;
+mod latency;
 mod locomo;
 mod locomo_bench;
 mod locomo_context;

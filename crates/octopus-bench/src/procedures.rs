@@ -9,7 +9,7 @@
 //! of 5 folds, the threshold that maximises F1 on the other folds' messages
 //! is scored on the fold's own; the spread over folds is reported.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use octopus_core::ProcedureId;
 use octopus_core::embedding::Embedder;
@@ -317,16 +317,7 @@ fn speed(base: &[ServingProcedure], labelled: &Labelled, vectors: &[Vec<f32>], n
         ("trigger patterns (one multi-pattern automaton)", by_pattern),
         ("by meaning (message vector given)", by_meaning),
     ] {
-        let (p50, p95, max) = percentiles(times);
+        let (p50, p95, max) = crate::latency::p50_p95_max(times);
         println!("| {name} | {p50:.3} | {p95:.3} | {max:.3} |");
     }
-}
-
-fn percentiles(mut times: Vec<Duration>) -> (f64, f64, f64) {
-    times.sort();
-    let at = |p: f64| {
-        let index = ((times.len() as f64 * p) as usize).min(times.len().saturating_sub(1));
-        times[index].as_secs_f64() * 1e3
-    };
-    (at(0.5), at(0.95), at(1.0))
 }
