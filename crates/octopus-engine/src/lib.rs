@@ -14,6 +14,7 @@ pub mod config;
 mod embedders;
 mod embedding_stats;
 mod error;
+mod free_memory;
 mod history;
 mod job_stats;
 pub mod keys;

@@ -169,9 +169,11 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Pages each connection keeps per file, in KiB (as a negative number, as
 /// SQLite takes it). Reads go through the mapping below, so the cache holds
-/// mostly the pages a writer changed; `octopus-bench memory` found 37 MB in
-/// SQLite's caches at 32 MB each, with no gain in throughput.
-const CACHE_KIB: i64 = -8_000;
+/// mostly the pages the writers changed: `octopus-bench memory` found 19 to
+/// 37 MB in SQLite's caches while the worker embedded. A run at 8 MB
+/// embedded 125 messages a second against about 160 before, among other
+/// changes not yet measured apart, so the caches keep their 32 MB.
+const CACHE_KIB: i64 = -32_000;
 
 /// Most of a database file mapped into memory: address space, not RAM.
 const MMAP_BYTES: i64 = 1 << 30;

@@ -83,7 +83,10 @@ impl Octopus {
             loop {
                 match octopus.run_memory_jobs().await {
                     Ok(0) => {}
-                    Ok(done) => tracing::debug!(jobs = done, "memory work done"),
+                    Ok(done) => {
+                        tracing::debug!(jobs = done, "memory work done");
+                        crate::free_memory::release();
+                    }
                     Err(error) => tracing::warn!(%error, "memory worker failed; retrying"),
                 }
                 let _ = tokio::time::timeout(POLL, octopus.work_signal.0.notified()).await;
