@@ -3,7 +3,11 @@
 //! after a burst of embedding spread over several threads, `octopus-bench
 //! memory` found a third of the heap free but still resident. A memory
 //! server often shares a small machine, so the worker hands it back when its
-//! queue empties (milliseconds, once per burst, not per job).
+//! queue empties after a burst (`BURST` jobs or more since the last time):
+//! milliseconds, and not after every message of a steady trickle.
+
+/// Jobs done since the last release that make a burst.
+pub const BURST: usize = 256;
 
 /// Returns free heap pages to the system, where the allocator can.
 pub fn release() {

@@ -569,3 +569,68 @@ pub async fn keyword_search_follows_every_change(backend: &impl Backend) {
         Err(Error::Invalid { .. })
     ));
 }
+
+/// A collection whose matches are outranked by another collection's many
+/// denser ones still gets its own best matches, filtered or not: a store
+/// that ranks the whole index first must look further when the top of it
+/// belongs to others.
+pub async fn keyword_search_finds_a_collection_outranked_by_another(backend: &impl Backend) {
+    let store = backend.open().await;
+    let (tenant, agent) = with_collection(&*store, "acme").await;
+    let crowd = fixtures::agent(tenant, "crowd");
+    store.create_agent(&crowd).await.unwrap();
+    store
+        .create_collection(tenant, crowd.id, DIM, "test-model")
+        .await
+        .unwrap();
+    let crowded: Vec<NewChunk> = (0..60)
+        .map(|i| {
+            let text = format!("Invoice invoice invoice number {i}.");
+            chunk("crowd.md", i, &text, direction(i as usize, 0.0))
+        })
+        .collect();
+    store.store_chunks(tenant, crowd.id, crowded).await.unwrap();
+    let mine = vec![
+        chunk(
+            "a.md",
+            0,
+            "A long note that mentions one invoice among many other words of text.",
+            direction(0, 0.0),
+        ),
+        chunk(
+            "b.md",
+            0,
+            "Another note with an invoice in it, and words besides.",
+            direction(1, 0.0),
+        ),
+    ];
+    store.store_chunks(tenant, agent, mine).await.unwrap();
+
+    let two = octopus_core::knowledge::KeywordQuery {
+        top_k: 2,
+        ..words("invoice")
+    };
+    let hits = store
+        .keyword_search_chunks(tenant, agent, &two)
+        .await
+        .unwrap();
+    let mut sources: Vec<&str> = hits
+        .iter()
+        .map(|h| h.chunk.metadata.source.as_str())
+        .collect();
+    sources.sort();
+    assert_eq!(sources, vec!["a.md", "b.md"]);
+    let only_b = octopus_core::knowledge::KeywordQuery {
+        filter: ChunkFilter {
+            source: Some("b.md".into()),
+            ..ChunkFilter::default()
+        },
+        ..two
+    };
+    let hits = store
+        .keyword_search_chunks(tenant, agent, &only_b)
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].chunk.metadata.source, "b.md");
+}

@@ -68,7 +68,8 @@ macro_rules! store_conformance_tests {
             deleted_chunks_are_not_found,
             knowledge_is_isolated_per_agent_and_tenant,
             chunks_survive_reopening_and_a_second_store_sees_them,
-            keyword_search_follows_every_change
+            keyword_search_follows_every_change,
+            keyword_search_finds_a_collection_outranked_by_another
         );
         $crate::store_conformance_tests!(@memory $backend;
             appends_and_closes_queue_work_durably,

@@ -116,33 +116,9 @@ impl VectorIndex {
                 if hits.len() >= k.min(index.len()) {
                     return Ok(hits);
                 }
-                let accepted: Vec<u64> = index.keys().filter(|key| accept(*key)).collect();
-                Ok(self.search_among(query, k, accepted, |_| true))
+                Ok(score_one_by_one(index, query, k, accept))
             }
         }
-    }
-
-    /// The `k` most similar vectors among `keys` whose key `accept`s, scored
-    /// one by one: for a search confined to a small part of a large graph,
-    /// where a filtered walk of the graph would visit most of it.
-    fn search_among(
-        &self,
-        query: &[f32],
-        k: usize,
-        keys: impl IntoIterator<Item = u64>,
-        accept: impl Fn(u64) -> bool,
-    ) -> Vec<Neighbour> {
-        let mut best = TopK::new(k);
-        for key in keys.into_iter().filter(|key| accept(*key)) {
-            let score = match self {
-                Self::Exact(index) => index.score(query, key),
-                Self::Hnsw(index) => index.vector(key).map(|v| crate::dot(query, &v)),
-            };
-            if let Some(score) = score {
-                best.push(key, score);
-            }
-        }
-        best.into_sorted()
     }
 
     pub fn save(&self, dir: &Path) -> Result<(), HnswError> {
@@ -151,6 +127,24 @@ impl VectorIndex {
             Self::Hnsw(index) => index.save(dir),
         }
     }
+}
+
+/// The `k` most similar vectors of `graph` whose key `accept`s, scored one
+/// by one: for a filter so narrow that a filtered walk of the graph missed
+/// some of them.
+fn score_one_by_one(
+    graph: &HnswIndex,
+    query: &[f32],
+    k: usize,
+    accept: impl Fn(u64) -> bool,
+) -> Vec<Neighbour> {
+    let mut best = TopK::new(k);
+    for key in graph.keys().filter(|key| accept(*key)) {
+        if let Some(vector) = graph.vector(key) {
+            best.push(key, crate::dot(query, &vector));
+        }
+    }
+    best.into_sorted()
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@
 //! have and names the missing ones; [`DerivedIndexes::finish_reconcile`] adds
 //! their vectors.
 //!
-//! Collections of at least `hnsw_threshold` vectors use an HNSW graph, saved
+//! A collection's points without a partition (`points.rs`) use an HNSW graph
+//! once there are at least `hnsw_threshold` of them, saved
 //! under the collection's folder after it is built and after every
 //! `max(1000, size / 10)` changes. A restart loads the saved graph and
 //! reconciles only the difference; a graph that is missing or does not load
@@ -187,8 +188,8 @@ impl<K: CollectionKey> DerivedIndexes<K> {
             .is_some_and(|loaded| read(loaded).version == Some(version))
     }
 
-    /// The nearest keys whose fields `accept` admits, best first; nothing for
-    /// a collection not loaded.
+    /// The nearest keys that the search's filter admits, best first; nothing
+    /// for a collection not loaded.
     pub fn nearest(&self, key: &K, nearest: Nearest<'_>) -> Result<Vec<Neighbour>, HnswError> {
         let Some(loaded) = lock(&self.collections).get(key).map(Arc::clone) else {
             return Ok(Vec::new());

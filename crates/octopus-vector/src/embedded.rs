@@ -1,7 +1,8 @@
 //! The embedded implementation of the vector port: each process keeps its
-//! own indexes in memory, derived from the relational rows ([`crate::derived`]),
-//! exact while small and an HNSW graph from `hnsw_threshold` vectors on, the
-//! graphs saved in a folder so that a restart does not rebuild them.
+//! own indexes in memory, derived from the relational rows ([`crate::derived`]):
+//! each partition's points (a user's memories) exact, the others exact while
+//! small and an HNSW graph from `hnsw_threshold` vectors on, the graphs saved
+//! in a folder so that a restart does not rebuild them.
 //!
 //! Changing an index (inserting into a graph, reconciling) is CPU-bound and
 //! can take long, so it runs on tokio's blocking threads; a search, short,

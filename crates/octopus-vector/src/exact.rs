@@ -69,15 +69,6 @@ impl ExactIndex {
         ))
     }
 
-    /// The similarity of `key`'s vector to `query`.
-    pub fn score(&self, query: &[f32], key: u64) -> Option<f32> {
-        let at = *self.positions.get(&key)?;
-        Some(bf16::dot(
-            query,
-            &self.vectors[at * self.dimension..(at + 1) * self.dimension],
-        ))
-    }
-
     pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
         self.keys.iter().copied()
     }

@@ -80,12 +80,17 @@ impl Octopus {
     pub fn start_memory_worker(&self) -> tokio::task::JoinHandle<()> {
         let octopus = self.clone();
         tokio::spawn(async move {
+            let mut since_release = 0;
             loop {
                 match octopus.run_memory_jobs().await {
                     Ok(0) => {}
                     Ok(done) => {
                         tracing::debug!(jobs = done, "memory work done");
-                        crate::free_memory::release();
+                        since_release += done;
+                        if since_release >= crate::free_memory::BURST {
+                            crate::free_memory::release();
+                            since_release = 0;
+                        }
                     }
                     Err(error) => tracing::warn!(%error, "memory worker failed; retrying"),
                 }

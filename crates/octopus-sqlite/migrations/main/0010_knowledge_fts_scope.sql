@@ -1,9 +1,8 @@
 -- Each chunk is also indexed under its collection: one token in the `scope`
--- column naming its (tenant, agent). A keyword search matches that token AND
--- its words, so FTS5 ranks only the collection's chunks, and the top ones are
--- chosen inside the index before any chunk row is read (`octopus-bench
--- context`: most of a knowledge search's time at 100k chunks was joining and
--- sorting every matching row).
+-- column naming its (tenant, agent). A keyword search first ranks the whole
+-- index and reads only the best rows; when those belong mostly to other
+-- collections it matches this token AND its words, so FTS5 ranks only the
+-- collection's chunks (`knowledge.rs::keyword_hits`).
 -- Contentless: the words are in `knowledge_chunks`; the index keeps only what
 -- it needs to match and rank. The triggers keep it in the chunks' own
 -- transaction, as before.
