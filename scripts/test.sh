@@ -6,12 +6,16 @@ source scripts/prerequisites.sh
 ensure_prerequisites
 
 cargo fmt --all --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked --features octopus-qdrant/server-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests -- -D warnings
 
 log=$(mktemp)
 cleanup() {
   rm -f "$log"
   [ -n "${test_cluster:-}" ] && OCTOPUS_PG_CLUSTER="$test_cluster" ./scripts/postgres.sh stop
+  if [ -n "${qdrant_dir:-}" ]; then
+    kill "$(cat "$qdrant_dir/qdrant.pid" 2>/dev/null)" 2>/dev/null || true
+    rm -rf "$qdrant_dir"
+  fi
   return 0
 }
 trap cleanup EXIT
@@ -25,11 +29,25 @@ if [ -z "${OCTOPUS_TEST_DATABASE_URL:-}" ]; then
   export OCTOPUS_TEST_DATABASE_URL
   OCTOPUS_TEST_DATABASE_URL=$(OCTOPUS_PG_CLUSTER="$test_cluster" ./scripts/postgres.sh start)
 fi
+# The Qdrant backend is tested against a real server too: the one
+# OCTOPUS_TEST_QDRANT_URL names (its gRPC URL), or else one of this run's own
+# from ../shared/tools/qdrant (no registry ships a Qdrant server). With
+# neither, its suite does not run, and the last line says so.
+qdrant_tool=../shared/tools/qdrant/start.sh
+if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ] && [ -f "$qdrant_tool" ]; then
+  qdrant_dir=$(mktemp -d -t octopus-test-qdrant.XXXXXX)
+  rest_url=$(bash "$qdrant_tool" "$qdrant_dir")
+  export OCTOPUS_TEST_QDRANT_URL="http://127.0.0.1:$(( ${rest_url##*:} + 1 ))"
+fi
+qdrant_features=()
+if [ -n "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
+  qdrant_features=(--features octopus-qdrant/server-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests)
+fi
 # Property tests draw the same cases on every machine, as the contract does,
 # so a red run is reproduced by running it again. To explore new cases, set
 # PROPTEST_RNG_SEED yourself (and PROPTEST_CASES for more of them).
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261122}"
-cargo test --workspace --locked 2>&1 | tee "$log"
+cargo test --workspace --locked "${qdrant_features[@]}" 2>&1 | tee "$log"
 
 # The API against its own OpenAPI document (schemathesis, bounded in examples).
 cargo build --locked -p octopus-cli
@@ -38,3 +56,6 @@ cargo build --locked -p octopus-cli
 # One closing line for the whole run: cargo prints a result per test binary, and
 # the last of those (doc tests) is often empty.
 awk '/^test result:/ { passed += $4; failed += $6 } END { printf "tests: %d passed, %d failed\n", passed, failed }' "$log"
+if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
+  echo "NOT RUN: the Qdrant suite (no ../shared/tools/qdrant beside this clone, and OCTOPUS_TEST_QDRANT_URL unset)"
+fi

@@ -98,6 +98,10 @@ pub struct ServerArgs {
     /// selects the PostgreSQL backend [default: SQLite in the data directory].
     #[arg(long, env = "OCTOPUS_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
+    /// A Qdrant server's gRPC URL, `http://host:6334`: selects Qdrant for vector
+    /// search [default: the storage backend's own].
+    #[arg(long, env = "OCTOPUS_QDRANT_URL")]
+    pub qdrant_url: Option<String>,
     /// What an acknowledged write survives [default: process].
     #[arg(long, env = "OCTOPUS_DURABILITY", value_enum)]
     pub durability: Option<Durability>,

@@ -76,6 +76,8 @@ pub struct Overrides {
     pub data_dir: Option<PathBuf>,
     /// A PostgreSQL URL: selects the PostgreSQL backend.
     pub database_url: Option<String>,
+    /// A Qdrant gRPC URL: selects Qdrant for vectors.
+    pub qdrant_url: Option<String>,
     pub durability: Option<DurabilityLevel>,
     pub log: Option<String>,
 }
@@ -118,6 +120,10 @@ impl Config {
         if let Some(url) = overrides.database_url.filter(|u| !u.is_empty()) {
             self.storage.backend = StorageBackend::Postgres;
             self.storage.postgres.url = url;
+        }
+        if let Some(url) = overrides.qdrant_url.filter(|u| !u.is_empty()) {
+            self.vectors.backend = Some(octopus_engine::config::VectorBackend::Qdrant);
+            self.vectors.qdrant.url = url;
         }
         if let Some(durability) = overrides.durability {
             self.storage.sqlite.durability = durability;

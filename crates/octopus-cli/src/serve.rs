@@ -13,6 +13,7 @@ pub fn load(args: &ServerArgs) -> anyhow::Result<Config> {
         listen: args.listen.clone(),
         data_dir: args.data_dir.clone(),
         database_url: args.database_url.clone(),
+        qdrant_url: args.qdrant_url.clone(),
         durability: args.durability.map(Into::into),
         log: args.log.clone(),
     };

@@ -5,7 +5,8 @@ use std::fmt;
 /// The variants say whose fault it is: the caller's input (`Invalid`), a missing or
 /// foreign object (`NotFound` — the same for both, so a tenant never learns that
 /// another tenant's object exists), a state conflict (`Conflict`, `Gone`), or the
-/// backend (`Backend`, whose details are logged and never shown to clients).
+/// backend (`Backend`, whose details are logged and never shown to clients), or a
+/// service the backend needs being out of reach for now (`Unavailable`).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{field}: {message}")]
@@ -22,6 +23,15 @@ pub enum Error {
 
     #[error("storage backend failed: {0}")]
     Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
+
+    /// A server the store relies on (`service`, such as `qdrant`) cannot be
+    /// reached; what was stored stays stored, and a retry may succeed.
+    #[error("{service} is unavailable: {source}")]
+    Unavailable {
+        service: &'static str,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -57,6 +67,16 @@ impl Error {
 
     pub fn backend(source: impl std::error::Error + Send + Sync + 'static) -> Self {
         Error::Backend(Box::new(source))
+    }
+
+    pub fn unavailable(
+        service: &'static str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Error::Unavailable {
+            service,
+            source: Box::new(source),
+        }
     }
 
     /// Prefixes the field of an `Invalid` error, so that a problem found deep in a

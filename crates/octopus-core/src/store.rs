@@ -390,6 +390,12 @@ pub trait MemoryStore: Send + Sync {
         error: &str,
         not_before: Timestamp,
     ) -> Result<()>;
+    /// Hands back memory kept for speed during a burst of work (page caches,
+    /// spare capacity of in-process indexes), once the burst is over; the
+    /// next requests fill the caches again. Nothing by default.
+    async fn release_spare_memory(&self) -> Result<()> {
+        Ok(())
+    }
     /// Jobs not yet done, leased or not.
     async fn pending_memory_jobs(&self) -> Result<u64>;
     /// One tenant's jobs not yet done, leased or not.

@@ -177,6 +177,22 @@ pub struct Nearest {
     pub filter: PointFilter,
 }
 
+impl Nearest {
+    /// Refuses a query vector whose dimension is not the set's.
+    pub fn check_dimension(&self, dimension: u32) -> Result<()> {
+        if self.vector.len() == dimension as usize {
+            return Ok(());
+        }
+        Err(crate::Error::invalid(
+            "vector",
+            format!(
+                "has {} dimensions, the collection {dimension}",
+                self.vector.len()
+            ),
+        ))
+    }
+}
+
 /// One search result: a key and its cosine similarity to the query, to
 /// within 0.004: an index may hold its vectors in bfloat16.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -200,11 +216,56 @@ pub trait VectorRows: Send + Sync {
     async fn vectors(&self, set: VectorSet, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>>;
 }
 
+/// What a copy holding the keys `held` must lose and gain to match the rows'
+/// keys `truth`: `(stale, missing)`.
+pub fn key_difference(
+    held: &std::collections::HashSet<u64>,
+    truth: &HashMap<u64, PointFields>,
+) -> (Vec<u64>, Vec<u64>) {
+    let stale = held
+        .iter()
+        .filter(|k| !truth.contains_key(k))
+        .copied()
+        .collect();
+    let missing = truth
+        .keys()
+        .filter(|k| !held.contains(k))
+        .copied()
+        .collect();
+    (stale, missing)
+}
+
+/// The points of `keys` in `set`, read from `rows`, with their fields from
+/// `truth`; keys the rows no longer hold are left out.
+pub async fn read_points(
+    rows: &dyn VectorRows,
+    set: VectorSet,
+    keys: &[u64],
+    truth: &HashMap<u64, PointFields>,
+) -> Result<Vec<Point>> {
+    Ok(rows
+        .vectors(set, keys)
+        .await?
+        .into_iter()
+        .filter_map(|(key, vector)| {
+            truth.get(&key).map(|fields| Point {
+                key,
+                vector,
+                fields: fields.clone(),
+            })
+        })
+        .collect())
+}
+
 /// A vector index that follows the relational rows (see the module comment).
 #[async_trait]
 pub trait VectorIndex: Send + Sync {
     /// The backend's name, for logs and `/metrics`.
     fn name(&self) -> &'static str;
+
+    /// Hands back memory held beyond what the index needs (capacity grown
+    /// for inserts), once a burst of changes is over. Nothing by default.
+    async fn release_spare_memory(&self) {}
 
     /// Applies a change its store committed, which moved `set` from `before`
     /// to version `after`, when the index reflects `before`; otherwise leaves

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use octopus_core::store::Store;
+use octopus_core::vectors::VectorIndex;
 use octopus_sqlite::{Durability, SqliteOptions, SqliteStore};
 
 use crate::config::{DurabilityLevel, EngineConfig, StorageBackend, VectorBackend};
@@ -51,18 +52,31 @@ fn vector_backend(config: &EngineConfig) -> VectorBackend {
 }
 
 fn open_sqlite(config: &EngineConfig) -> Result<Arc<dyn Store>> {
-    if vector_backend(config) != VectorBackend::Embedded {
-        return Err(Error::Config(
-            "[vectors] backend = \"pgvector\" needs [storage] backend = \"postgres\"".into(),
-        ));
-    }
+    let vectors: Option<Arc<dyn VectorIndex>> = match vector_backend(config) {
+        VectorBackend::Embedded => None,
+        VectorBackend::Pgvector => {
+            return Err(Error::Config(
+                "[vectors] backend = \"pgvector\" needs [storage] backend = \"postgres\"".into(),
+            ));
+        }
+        VectorBackend::Qdrant => {
+            let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
+                Error::Config("Qdrant is connected to from within a tokio runtime".into())
+            })?;
+            Some(runtime.block_on(connect_qdrant(config))?)
+        }
+    };
     let mut options = SqliteOptions::new(&config.data_dir);
     options.durability = match config.storage.sqlite.durability {
         DurabilityLevel::Process => Durability::Process,
         DurabilityLevel::PowerLoss => Durability::PowerLoss,
     };
     options.hnsw_threshold = config.vectors.embedded.hnsw_threshold;
-    let store = SqliteStore::open(options).map_err(|e| Error::OpenStore(Box::new(e)))?;
+    let store = match vectors {
+        Some(vectors) => SqliteStore::open_with_vectors(options, vectors),
+        None => SqliteStore::open(options),
+    }
+    .map_err(|e| Error::OpenStore(Box::new(e)))?;
     Ok(Arc::new(store))
 }
 
@@ -86,6 +100,7 @@ async fn connect_postgres(config: &EngineConfig) -> Result<Arc<dyn Store>> {
             dir: config.data_dir.join("vectors"),
             hnsw_threshold: config.vectors.embedded.hnsw_threshold,
         },
+        VectorBackend::Qdrant => VectorMode::Other(connect_qdrant(config).await?),
     };
     let store = PostgresStore::connect(options)
         .await
@@ -98,5 +113,47 @@ async fn connect_postgres(_: &EngineConfig) -> Result<Arc<dyn Store>> {
     Err(Error::Config(
         "this build of Octopus has no PostgreSQL backend: build it with the `postgres` feature"
             .into(),
+    ))
+}
+
+/// Connects to the Qdrant server `[vectors.qdrant]` names; refuses to go on
+/// when it does not answer or runs an unsupported version.
+#[cfg(feature = "qdrant")]
+async fn connect_qdrant(config: &EngineConfig) -> Result<Arc<dyn VectorIndex>> {
+    use crate::config::QdrantLayout;
+    use octopus_qdrant::{Layout, QdrantOptions, QdrantVectors};
+
+    let settings = &config.vectors.qdrant;
+    if settings.url.is_empty() {
+        return Err(Error::Config(
+            "[vectors] backend = \"qdrant\" needs Qdrant's gRPC URL: set OCTOPUS_QDRANT_URL or [vectors.qdrant] url".into(),
+        ));
+    }
+    let mut options = QdrantOptions::new(&settings.url);
+    if let Some(variable) = &settings.api_key_env {
+        let key = std::env::var(variable).map_err(|_| {
+            Error::Config(format!(
+                "[vectors.qdrant] api_key_env names {variable}, which is not set"
+            ))
+        })?;
+        options.api_key = Some(key);
+    }
+    options.timeout = std::time::Duration::from_secs(settings.timeout_secs.max(1));
+    options.connect_timeout = std::time::Duration::from_secs(settings.connect_timeout_secs.max(1));
+    options.layout = match settings.layout {
+        QdrantLayout::Shared => Layout::Shared,
+        QdrantLayout::PerSet => Layout::PerSet,
+    };
+    options.prefix = settings.collection_prefix.clone();
+    let vectors = QdrantVectors::connect(&options)
+        .await
+        .map_err(|e| Error::Config(format!("cannot use Qdrant: {e}")))?;
+    Ok(Arc::new(vectors))
+}
+
+#[cfg(not(feature = "qdrant"))]
+async fn connect_qdrant(_: &EngineConfig) -> Result<Arc<dyn VectorIndex>> {
+    Err(Error::Config(
+        "this build of Octopus has no Qdrant backend: build it with the `qdrant` feature".into(),
     ))
 }

@@ -210,6 +210,7 @@ pub struct VectorSettings {
     /// PostgreSQL).
     pub backend: Option<VectorBackend>,
     pub embedded: EmbeddedVectorSettings,
+    pub qdrant: QdrantSettings,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -221,6 +222,51 @@ pub enum VectorBackend {
     /// In PostgreSQL, with pgvector's HNSW index: needs the PostgreSQL storage
     /// backend.
     Pgvector,
+    /// On a Qdrant server (`[vectors.qdrant]`), with either storage backend.
+    Qdrant,
+}
+
+/// `[vectors.qdrant]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct QdrantSettings {
+    /// The server's gRPC URL (Qdrant's port 6334 by default), such as
+    /// `http://127.0.0.1:6334`; the environment's `OCTOPUS_QDRANT_URL`
+    /// takes precedence.
+    pub url: String,
+    /// The environment variable holding the API key, when the server wants one.
+    pub api_key_env: Option<String>,
+    /// Seconds to wait for one request.
+    pub timeout_secs: u64,
+    /// Seconds to wait for a connection.
+    pub connect_timeout_secs: u64,
+    /// `shared`: one Qdrant collection per kind and dimension, the tenant and
+    /// agent an indexed payload field (Qdrant's multitenancy guidance).
+    /// `per_set`: one collection per agent and tenant (`agent_{agent}_{tenant}`).
+    pub layout: QdrantLayout,
+    /// Prefixed to every collection name, for several deployments on one server.
+    pub collection_prefix: String,
+}
+
+impl Default for QdrantSettings {
+    fn default() -> Self {
+        Self {
+            url: String::new(),
+            api_key_env: None,
+            timeout_secs: 10,
+            connect_timeout_secs: 3,
+            layout: QdrantLayout::default(),
+            collection_prefix: String::new(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QdrantLayout {
+    #[default]
+    Shared,
+    PerSet,
 }
 
 /// `[vectors.embedded]`.

@@ -23,7 +23,7 @@ pub struct PostgresOptions {
 }
 
 /// Where vector searches run.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub enum VectorMode {
     /// In PostgreSQL, with pgvector's HNSW index.
     #[default]
@@ -34,6 +34,25 @@ pub enum VectorMode {
         dir: std::path::PathBuf,
         hnsw_threshold: usize,
     },
+    /// Another implementation of the vector port (a Qdrant server).
+    Other(std::sync::Arc<dyn octopus_core::vectors::VectorIndex>),
+}
+
+impl std::fmt::Debug for VectorMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Pgvector => f.write_str("Pgvector"),
+            Self::Embedded {
+                dir,
+                hnsw_threshold,
+            } => f
+                .debug_struct("Embedded")
+                .field("dir", dir)
+                .field("hnsw_threshold", hnsw_threshold)
+                .finish(),
+            Self::Other(vectors) => write!(f, "Other({})", vectors.name()),
+        }
+    }
 }
 
 impl PostgresOptions {

@@ -65,6 +65,7 @@ impl PostgresStore {
                 dir.clone(),
                 *hnsw_threshold,
             )),
+            VectorMode::Other(vectors) => Arc::clone(vectors),
         };
         tracing::info!(
             target = %options.redacted_url(), vectors = vectors.name(), "opened PostgreSQL store"

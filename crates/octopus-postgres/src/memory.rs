@@ -463,6 +463,11 @@ impl MemoryStore for PostgresStore {
         .await
     }
 
+    async fn release_spare_memory(&self) -> Result<()> {
+        self.vectors.release_spare_memory().await;
+        Ok(())
+    }
+
     async fn pending_memory_jobs(&self) -> Result<u64> {
         domain(async {
             let count: i64 = query_scalar("SELECT count(*) FROM memory_jobs")

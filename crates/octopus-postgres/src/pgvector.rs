@@ -12,13 +12,14 @@
 //! then applies the difference in a short transaction only if the copy is
 //! still at the version it read; otherwise it starts again.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use async_trait::async_trait;
+use octopus_core::Result;
 use octopus_core::vectors::{
     Nearest, Point, ScoredKey, SetState, VectorChange, VectorIndex, VectorRows, VectorSet,
+    key_difference, read_points,
 };
-use octopus_core::{Error as DomainError, Result};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
 use sqlx_core::query_builder::QueryBuilder;
@@ -280,29 +281,10 @@ impl PgvectorIndex {
                 return Ok(true);
             }
             let fields = rows.vector_fields(set).await?;
-            let stale: Vec<u64> = held
-                .iter()
-                .filter(|k| !fields.contains_key(k))
-                .copied()
-                .collect();
-            let missing: Vec<u64> = fields
-                .keys()
-                .filter(|k| !held.contains(k))
-                .copied()
-                .collect();
+            let (stale, missing) = key_difference(&held, &fields);
             let mut added = Vec::with_capacity(missing.len());
             for batch in missing.chunks(500) {
-                let vectors: HashMap<u64, Vec<f32>> =
-                    rows.vectors(set, batch).await?.into_iter().collect();
-                for (key, vector) in vectors {
-                    if let Some(fields) = fields.get(&key) {
-                        added.push(Point {
-                            key,
-                            vector,
-                            fields: fields.clone(),
-                        });
-                    }
-                }
+                added.extend(read_points(rows, set, batch, &fields).await?);
             }
             let mut tx = self.pool.begin().await.map_err(Error::from)?;
             if Self::lock_set(&mut tx, set).await? != read_at {
@@ -347,12 +329,7 @@ impl VectorIndex for PgvectorIndex {
         rows: &dyn VectorRows,
     ) -> Result<Vec<ScoredKey>> {
         let d = state.dimension;
-        if query_.vector.len() != d as usize {
-            return Err(DomainError::invalid(
-                "vector",
-                format!("has {} dimensions, the collection {d}", query_.vector.len()),
-            ));
-        }
+        query_.check_dimension(d)?;
         // One round trip when the copy is in step: the search answers with
         // the version it read.
         let (version, found) = self.nearest(set, d, query_).await?;

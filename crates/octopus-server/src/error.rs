@@ -211,6 +211,13 @@ impl From<octopus_core::Error> for ApiError {
                 tracing::error!(error = %source, "storage backend failed");
                 ApiError::from_code(ErrorCode::Internal, "internal error; see the server log")
             }
+            E::Unavailable { service, source } => {
+                tracing::warn!(error = %source, service, "a service the store needs is unavailable");
+                ApiError::from_code(
+                    ErrorCode::Unavailable,
+                    format!("{service} is unreachable; nothing stored was lost, retry later"),
+                )
+            }
         }
     }
 }

@@ -576,6 +576,16 @@ impl MemoryStore for SqliteStore {
             .await
     }
 
+    async fn release_spare_memory(&self) -> Result<()> {
+        self.db.shrink_caches().await?;
+        let indexer = std::sync::Arc::clone(&self.indexer);
+        tokio::task::spawn_blocking(move || indexer.shrink_cache())
+            .await
+            .map_err(crate::error::Error::Task)??;
+        self.vectors.release_spare_memory().await;
+        Ok(())
+    }
+
     async fn pending_memory_jobs(&self) -> Result<u64> {
         self.db
             .read(|conn| {

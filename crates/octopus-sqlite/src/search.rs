@@ -55,6 +55,11 @@ impl Indexer {
         Ok(indexer)
     }
 
+    /// Empties the indexer connection's page cache (see [`Db::shrink_caches`]).
+    pub fn shrink_cache(&self) -> StoreResult<()> {
+        crate::db::shrink_cache(&lock(&self.conn))
+    }
+
     /// Tells the indexer that messages were appended.
     pub fn wake(&self) {
         match self.wake.try_send(()) {

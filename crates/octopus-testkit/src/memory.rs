@@ -5,7 +5,9 @@ use std::time::Duration;
 use chrono::{TimeZone, Utc};
 use octopus_core::episode::{CloseEpisode, EndReason, EpisodeSummary};
 use octopus_core::message::{Message, Role};
-use octopus_core::recall::{JobOutcome, MemoryJob, MemoryKind, MemoryVectorQuery, MemoryWork};
+use octopus_core::recall::{
+    JobOutcome, MemoryJob, MemoryKind, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
+};
 use octopus_core::store::Store;
 use octopus_core::{Timestamp, now};
 
@@ -217,6 +219,18 @@ pub async fn embedded_messages_are_found_by_vector(backend: &impl Backend) {
     assert_eq!(hits[0].at, said[1].timestamp);
     assert!(hits[0].score > 0.95);
     assert_eq!(hits.len(), 3);
+
+    // Handing back memory after a burst (caches emptied, capacity released)
+    // loses nothing: the same search finds the same memories, and a read
+    // that needs a fresh connection still works.
+    store.release_spare_memory().await.unwrap();
+    let again = store
+        .search_memory(world.tenant, &query(&world, "alice", direction(1, 0.2)))
+        .await
+        .unwrap();
+    let keys = |hits: &[MemoryVectorHit]| hits.iter().map(|h| h.message_id).collect::<Vec<_>>();
+    assert_eq!(keys(&again), keys(&hits));
+    assert_eq!(store.pending_memory_jobs().await.unwrap(), 0);
 
     let episode = store
         .get_episode_with_messages(world.tenant, said[0].episode_id)

@@ -48,6 +48,14 @@ impl VectorIndex {
         self.len() == 0
     }
 
+    /// Lets go of spare capacity; a graph keeps what it has (usearch grows
+    /// it in steps and saves or maps it whole).
+    pub fn shrink_to_fit(&mut self) {
+        if let Self::Exact(index) = self {
+            index.shrink_to_fit();
+        }
+    }
+
     pub fn contains(&self, key: u64) -> bool {
         match self {
             Self::Exact(index) => index.contains(key),

@@ -200,6 +200,15 @@ impl<K: CollectionKey> DerivedIndexes<K> {
             .search(nearest.vector, nearest.top_k, nearest.filter)
     }
 
+    /// Lets every loaded collection go of capacity grown for inserts, one
+    /// collection locked at a time.
+    pub fn shrink_to_fit(&self) {
+        let loaded: Vec<SharedIndex> = lock(&self.collections).values().cloned().collect();
+        for index in loaded {
+            write(&index).points.shrink_to_fit();
+        }
+    }
+
     /// Forgets a collection's index and its saved graph, both rebuilt from
     /// the store at the next search: a graph only marks removed vectors, so
     /// after an erasure it must not be kept. Returns whether a saved graph

@@ -94,6 +94,14 @@ impl VectorIndex for EmbeddedVectors {
         "embedded"
     }
 
+    async fn release_spare_memory(&self) {
+        let indexes = Arc::clone(&self.indexes);
+        let shrunk = tokio::task::spawn_blocking(move || indexes.shrink_to_fit()).await;
+        if let Err(error) = shrunk {
+            tracing::warn!(%error, "shrinking the vector indexes failed");
+        }
+    }
+
     async fn follow(
         &self,
         set: VectorSet,

@@ -57,6 +57,13 @@ impl ExactIndex {
         }
     }
 
+    /// Lets go of capacity grown for inserts that are over.
+    pub fn shrink_to_fit(&mut self) {
+        self.keys.shrink_to_fit();
+        self.vectors.shrink_to_fit();
+        self.positions.shrink_to_fit();
+    }
+
     pub fn contains(&self, key: u64) -> bool {
         self.positions.contains_key(&key)
     }

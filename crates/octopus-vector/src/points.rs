@@ -57,6 +57,17 @@ impl Points {
         self.fields.keys().copied()
     }
 
+    /// Lets go of capacity grown while points were added: after a burst of
+    /// inserts, vectors held in doubled arrays take up to twice their size.
+    pub fn shrink_to_fit(&mut self) {
+        self.shared.shrink_to_fit();
+        for partition in self.partitions.values_mut() {
+            partition.shrink_to_fit();
+        }
+        self.partitions.shrink_to_fit();
+        self.fields.shrink_to_fit();
+    }
+
     /// The index of the points without a partition.
     pub fn shared(&self) -> &VectorIndex {
         &self.shared

@@ -7,7 +7,8 @@
 
 pub mod cache;
 mod mixture;
-mod pgvector;
+mod qdrant_layouts;
+mod through_store;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -48,6 +49,13 @@ pub struct Options {
     /// 100k real vectors are searched there too, through the store API.
     #[arg(long, env = "OCTOPUS_BENCH_DATABASE_URL")]
     postgres: Option<String>,
+    /// A Qdrant server's gRPC URL: the 100k real vectors are searched there
+    /// too, beside the embedded index, both under the SQLite store.
+    #[arg(long, env = "OCTOPUS_BENCH_QDRANT_URL")]
+    qdrant: Option<String>,
+    /// Agents in the comparison of Qdrant's two layouts.
+    #[arg(long, default_value_t = 100)]
+    qdrant_agents: usize,
     /// Only the real vectors: no mixture, no 1M synthetic vectors.
     #[arg(long)]
     real_only: bool,
@@ -93,22 +101,22 @@ pub fn run(options: Options) -> anyhow::Result<()> {
 
     println!("\n## 100k real embeddings\n");
     report(&base, &queries)?;
-    if let Some(server) = &options.postgres {
-        println!("\n## The same 100k real embeddings as knowledge chunks on PostgreSQL\n");
+    if options.postgres.is_some() || options.qdrant.is_some() {
         let truth = truth(&base, &queries);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()?;
-        let graphs = tempfile::tempdir()?;
-        for mode in [
-            octopus_postgres::VectorMode::Pgvector,
-            octopus_postgres::VectorMode::Embedded {
-                dir: graphs.path().to_owned(),
-                hnsw_threshold: octopus_vector::DEFAULT_HNSW_THRESHOLD,
-            },
-        ] {
-            runtime.block_on(pgvector::report(server, mode, &base, &queries, &truth))?;
+        runtime.block_on(through_store::each_backend(
+            &options, &base, &queries, &truth,
+        ))?;
+        if let Some(url) = &options.qdrant {
+            runtime.block_on(qdrant_layouts::report(
+                url,
+                &base,
+                &queries,
+                options.qdrant_agents,
+            ))?;
         }
     }
     if options.real_only {

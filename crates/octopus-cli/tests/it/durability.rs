@@ -233,22 +233,42 @@ async fn acknowledged_messages_survive(database: Option<String>) {
 /// exactly the chunks SQLite holds.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn knowledge_index_and_sqlite_agree_after_kill_9() {
-    knowledge_index_and_rows_agree(None).await;
+    knowledge_index_and_rows_agree(None, None).await;
 }
 
 /// The same on PostgreSQL, where the vectors live in pgvector beside the rows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_postgres_knowledge_index_and_rows_agree_after_kill_9() {
-    knowledge_index_and_rows_agree(Some(octopus_postgres::testing::fresh_database().await)).await;
+    knowledge_index_and_rows_agree(
+        Some(octopus_postgres::testing::fresh_database().await),
+        None,
+    )
+    .await;
 }
 
-async fn knowledge_index_and_rows_agree(database: Option<String>) {
+/// The same with the vectors on a Qdrant server, which the kill leaves
+/// running: it may hold a vector SQLite never committed, or miss one it did.
+#[cfg(feature = "qdrant-tests")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_qdrant_knowledge_index_and_rows_agree_after_kill_9() {
+    let options = octopus_qdrant::testing::fresh_options(octopus_qdrant::Layout::Shared);
+    let config = format!(
+        "[vectors]\nbackend = \"qdrant\"\n[vectors.qdrant]\nurl = \"{}\"\ncollection_prefix = \"{}\"\n",
+        options.url, options.prefix
+    );
+    knowledge_index_and_rows_agree(None, Some(config)).await;
+}
+
+/// `qdrant`: the configuration that puts the vectors on Qdrant.
+async fn knowledge_index_and_rows_agree(database: Option<String>, qdrant: Option<String>) {
     let dir = tempfile::tempdir().unwrap();
     let data_dir = dir.path().join("data");
     let config = dir.path().join("octopus.toml");
     // A graph from 10 chunks on: saved when it is built, then not again for
     // another 1,000 changes, so the restart must reconcile what came after.
-    std::fs::write(&config, "[vectors.embedded]\nhnsw_threshold = 10\n").unwrap();
+    let on_qdrant = qdrant.is_some();
+    let vectors = qdrant.unwrap_or_else(|| "[vectors.embedded]\nhnsw_threshold = 10\n".into());
+    std::fs::write(&config, vectors).unwrap();
     let server = Server::start_on(&data_dir, Some(&config), database.as_deref());
     let (key, agent, _) = server.seed(0).await;
     let documents = format!("/v1/agents/{agent}/knowledge/documents");
@@ -319,7 +339,7 @@ async fn knowledge_index_and_rows_agree(database: Option<String>) {
         acknowledged.len()
     );
 
-    if database.is_none() {
+    if database.is_none() && !on_qdrant {
         let saved = std::fs::read_dir(data_dir.join("vectors")).unwrap().count();
         assert_eq!(saved, 1, "the graph was saved before the kill");
     }

@@ -51,6 +51,7 @@ impl Server {
             .arg("--data-dir")
             .arg(data_dir)
             .env_remove("OCTOPUS_CONFIG")
+            .env_remove("OCTOPUS_QDRANT_URL")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

@@ -88,6 +88,9 @@ impl Octopus {
                         tracing::debug!(jobs = done, "memory work done");
                         since_release += done;
                         if since_release >= crate::free_memory::BURST {
+                            if let Err(error) = octopus.store.release_spare_memory().await {
+                                tracing::warn!(%error, "releasing the store's caches failed");
+                            }
                             crate::free_memory::release();
                             since_release = 0;
                         }

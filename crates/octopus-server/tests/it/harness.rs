@@ -49,6 +49,19 @@ impl TestServer {
         .await
     }
 
+    /// A server on SQLite with its vectors on the Qdrant test server, under
+    /// collections of its own.
+    #[cfg(feature = "qdrant-tests")]
+    pub async fn on_qdrant() -> Self {
+        let options = octopus_qdrant::testing::fresh_options(octopus_qdrant::Layout::Shared);
+        Self::with_engine(ServerConfig::default(), |engine| {
+            engine.vectors.backend = Some(octopus_engine::config::VectorBackend::Qdrant);
+            engine.vectors.qdrant.url = options.url;
+            engine.vectors.qdrant.collection_prefix = options.prefix;
+        })
+        .await
+    }
+
     pub async fn with_config(config: ServerConfig) -> Self {
         Self::with_engine(config, |_| {}).await
     }

@@ -102,6 +102,12 @@ async fn on_postgres_a_foreign_key_reaches_nothing_on_any_route() {
     foreign_key_reaches_nothing(TestServer::on_postgres().await).await;
 }
 
+#[cfg(feature = "qdrant-tests")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_qdrant_a_foreign_key_reaches_nothing_on_any_route() {
+    foreign_key_reaches_nothing(TestServer::on_qdrant().await).await;
+}
+
 async fn foreign_key_reaches_nothing(server: TestServer) {
     let victim = seed(&server, "victim").await;
     let intruder = seed(&server, "intruder").await;

@@ -1,0 +1,63 @@
+use qdrant_client::QdrantError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server could not be reached, or did not answer in time.
+    #[error("Qdrant at {url} is unreachable: {message}")]
+    Unreachable { url: String, message: String },
+
+    /// The server answered with an error.
+    #[error("Qdrant refused a request: {0}")]
+    Refused(String),
+
+    /// The server runs a version this client does not support.
+    #[error("Qdrant at {url} runs version {found}; Octopus needs {needed} or later")]
+    Unsupported {
+        url: String,
+        found: String,
+        needed: &'static str,
+    },
+
+    /// A point came back without what Octopus stores in every point.
+    #[error("Qdrant point without a valid {0}")]
+    Malformed(&'static str),
+}
+
+impl Error {
+    /// Sorts a client error: transport failures and timeouts mean the server
+    /// is out of reach (worth retrying later); anything else was refused.
+    pub(crate) fn from_client(url: &str, error: QdrantError) -> Self {
+        use tonic::Code;
+        match &error {
+            QdrantError::ResponseError { status }
+                if matches!(
+                    status.code(),
+                    Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled | Code::Unknown
+                ) =>
+            {
+                Error::Unreachable {
+                    url: url.to_owned(),
+                    message: status.message().to_owned(),
+                }
+            }
+            QdrantError::ResourceExhaustedError { .. } | QdrantError::Io(_) => Error::Unreachable {
+                url: url.to_owned(),
+                message: error.to_string(),
+            },
+            _ => Error::Refused(error.to_string()),
+        }
+    }
+
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, Error::Unreachable { .. })
+    }
+}
+
+impl From<Error> for octopus_core::Error {
+    fn from(error: Error) -> Self {
+        match error {
+            Error::Unreachable { .. } => octopus_core::Error::unavailable("qdrant", error),
+            other => octopus_core::Error::backend(other),
+        }
+    }
+}
