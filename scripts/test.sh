@@ -6,7 +6,7 @@ source scripts/prerequisites.sh
 ensure_prerequisites
 
 cargo fmt --all --check
-cargo clippy --workspace --all-targets --locked --features octopus-qdrant/server-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests -- -D warnings
+cargo clippy --workspace --all-targets --locked --features octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests -- -D warnings
 
 log=$(mktemp)
 cleanup() {
@@ -38,10 +38,14 @@ if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ] && [ -f "$qdrant_tool" ]; then
   qdrant_dir=$(mktemp -d -t octopus-test-qdrant.XXXXXX)
   rest_url=$(bash "$qdrant_tool" "$qdrant_dir")
   export OCTOPUS_TEST_QDRANT_URL="http://127.0.0.1:$(( ${rest_url##*:} + 1 ))"
+  # The fault tests start, kill and restart servers of their own from it.
+  export OCTOPUS_TEST_QDRANT_BIN="$qdrant_dir/qdrant"
 fi
 qdrant_features=()
 if [ -n "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
-  qdrant_features=(--features octopus-qdrant/server-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests)
+  features=octopus-qdrant/server-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests
+  [ -n "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && features="$features,octopus-qdrant/fault-tests"
+  qdrant_features=(--features "$features")
 fi
 # Property tests draw the same cases on every machine, as the contract does,
 # so a red run is reproduced by running it again. To explore new cases, set
@@ -56,6 +60,9 @@ cargo build --locked -p octopus-cli
 # One closing line for the whole run: cargo prints a result per test binary, and
 # the last of those (doc tests) is often empty.
 awk '/^test result:/ { passed += $4; failed += $6 } END { printf "tests: %d passed, %d failed\n", passed, failed }' "$log"
+if [ -z "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && [ -n "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
+  echo "NOT RUN: the Qdrant fault tests (they need a server binary of their own: OCTOPUS_TEST_QDRANT_BIN)"
+fi
 if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
   echo "NOT RUN: the Qdrant suite (no ../shared/tools/qdrant beside this clone, and OCTOPUS_TEST_QDRANT_URL unset)"
 fi

@@ -396,6 +396,11 @@ pub trait MemoryStore: Send + Sync {
     async fn release_spare_memory(&self) -> Result<()> {
         Ok(())
     }
+    /// Brings up to date the vector sets the vector index knows it left
+    /// behind ([`crate::vectors::VectorIndex::catch_up`]); returns how many.
+    async fn catch_up_vectors(&self) -> Result<usize> {
+        Ok(0)
+    }
     /// Jobs not yet done, leased or not.
     async fn pending_memory_jobs(&self) -> Result<u64>;
     /// One tenant's jobs not yet done, leased or not.

@@ -267,6 +267,16 @@ pub trait VectorIndex: Send + Sync {
     /// for inserts), once a burst of changes is over. Nothing by default.
     async fn release_spare_memory(&self) {}
 
+    /// Reconciles the sets this index knows it left behind (a follow or an
+    /// erase that could not reach its server), so that they catch up without
+    /// waiting for a search; returns how many it brought up to date. Called
+    /// often: cheap when none is behind. Nothing by default (an index in the
+    /// same database or process never misses a change).
+    async fn catch_up(&self, rows: &dyn VectorRows) -> Result<usize> {
+        let _ = rows;
+        Ok(0)
+    }
+
     /// Applies a change its store committed, which moved `set` from `before`
     /// to version `after`, when the index reflects `before`; otherwise leaves
     /// the index to be reconciled at the next search. Applying a change the

@@ -468,6 +468,10 @@ impl MemoryStore for PostgresStore {
         Ok(())
     }
 
+    async fn catch_up_vectors(&self) -> Result<usize> {
+        self.vectors.catch_up(self).await
+    }
+
     async fn pending_memory_jobs(&self) -> Result<u64> {
         domain(async {
             let count: i64 = query_scalar("SELECT count(*) FROM memory_jobs")

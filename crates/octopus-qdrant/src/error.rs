@@ -29,11 +29,14 @@ impl Error {
     pub(crate) fn from_client(url: &str, error: QdrantError) -> Self {
         use tonic::Code;
         match &error {
+            // The client reports a refused connection as an internal error
+            // of its own ("Failed to connect to …"), not as `Unavailable`.
             QdrantError::ResponseError { status }
                 if matches!(
                     status.code(),
                     Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled | Code::Unknown
-                ) =>
+                ) || (status.code() == Code::Internal
+                    && status.message().starts_with("Failed to connect")) =>
             {
                 Error::Unreachable {
                     url: url.to_owned(),

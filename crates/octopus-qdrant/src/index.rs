@@ -64,6 +64,9 @@ pub struct QdrantVectors {
     /// One change or reconcile of a set at a time in this process; between
     /// processes the versions' compare-and-swap keeps them apart.
     writing: Mutex<HashMap<VectorSet, Arc<Mutex<()>>>>,
+    /// Sets whose change Qdrant missed while unreachable, with their
+    /// dimension: reconciled by [`VectorIndex::catch_up`] once it answers.
+    behind: std::sync::Mutex<HashMap<VectorSet, u32>>,
 }
 
 impl QdrantVectors {
@@ -100,6 +103,7 @@ impl QdrantVectors {
             ready: Mutex::default(),
             indexed_labels: Mutex::default(),
             writing: Mutex::default(),
+            behind: std::sync::Mutex::default(),
         };
         let versions = vectors.client.naming.versions();
         vectors.ensure_collection(&versions, 1, false).await?;
@@ -293,6 +297,31 @@ impl QdrantVectors {
         }
     }
 
+    /// Applies a change; when Qdrant cannot be reached, notes the set as
+    /// left behind and lets the write it follows stand.
+    async fn apply_or_fall_behind(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+        always_remove: bool,
+    ) -> Result<()> {
+        match self.apply(set, before, after, change, always_remove).await {
+            Err(error) if error.is_unreachable() => {
+                tracing::warn!(%error, kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
+                    "Qdrant missed a change; it catches up when it answers again");
+                self.behind_sets().insert(set, before.dimension);
+                Ok(())
+            }
+            other => Ok(other?),
+        }
+    }
+
+    fn behind_sets(&self) -> std::sync::MutexGuard<'_, HashMap<VectorSet, u32>> {
+        self.behind.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Applies a change when the copy is at `before` (with `always_remove`,
     /// removes the change's keys whatever the copy's version).
     async fn apply(
@@ -418,7 +447,7 @@ impl VectorIndex for QdrantVectors {
     }
 
     /// A follow that cannot reach Qdrant leaves the copy behind, and the
-    /// write it follows stands: the next search reconciles.
+    /// write it follows stands: it catches up when Qdrant answers again.
     async fn follow(
         &self,
         set: VectorSet,
@@ -426,14 +455,8 @@ impl VectorIndex for QdrantVectors {
         after: i64,
         change: VectorChange,
     ) -> Result<()> {
-        match self.apply(set, before, after, change, false).await {
-            Err(error) if error.is_unreachable() => {
-                tracing::warn!(%error, kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
-                    "Qdrant missed a change; the next search reconciles it");
-                Ok(())
-            }
-            other => Ok(other?),
-        }
+        self.apply_or_fall_behind(set, before, after, change, false)
+            .await
     }
 
     async fn search(
@@ -478,9 +501,30 @@ impl VectorIndex for QdrantVectors {
         after: i64,
         change: VectorChange,
     ) -> Result<bool> {
-        // Qdrant deletes for real; nothing saved elsewhere to drop.
-        self.apply(set, before, after, change, true).await?;
+        // Qdrant deletes for real; nothing saved elsewhere to drop. While it
+        // is unreachable the erased vectors stay in it until it catches up
+        // (or a search of the set reconciles it).
+        self.apply_or_fall_behind(set, before, after, change, true)
+            .await?;
         Ok(false)
+    }
+
+    async fn catch_up(&self, rows: &dyn VectorRows) -> Result<usize> {
+        let behind: Vec<(VectorSet, u32)> =
+            self.behind_sets().iter().map(|(s, d)| (*s, *d)).collect();
+        let mut caught_up = 0;
+        for (set, dimension) in behind {
+            // A set whose rows are all gone is reconciled to nothing.
+            let state = rows.vector_state(set).await?.unwrap_or(SetState {
+                dimension,
+                version: 0,
+            });
+            if self.reconcile(set, state, rows).await? {
+                self.behind_sets().remove(&set);
+                caught_up += 1;
+            }
+        }
+        Ok(caught_up)
     }
 }
 

@@ -586,6 +586,10 @@ impl MemoryStore for SqliteStore {
         Ok(())
     }
 
+    async fn catch_up_vectors(&self) -> Result<usize> {
+        self.vectors.catch_up(self).await
+    }
+
     async fn pending_memory_jobs(&self) -> Result<u64> {
         self.db
             .read(|conn| {

@@ -8,7 +8,8 @@ use uuid::Uuid;
 use crate::Backend;
 use crate::fixtures::{self, World};
 
-pub(crate) const DIM: u32 = 8;
+/// The dimension of the knowledge rules' vectors.
+pub const DIM: u32 = 8;
 
 /// A unit vector pointing mostly along `axis`, tilted by `tilt` towards the next axis.
 pub fn direction(axis: usize, tilt: f32) -> Vec<f32> {
@@ -34,7 +35,8 @@ pub fn chunk(source: &str, index: u32, content: &str, embedding: Vec<f32>) -> Ne
     }
 }
 
-fn query(vector: Vec<f32>) -> VectorQuery {
+/// A search for the 10 chunks nearest `vector`, whatever their score.
+pub fn query(vector: Vec<f32>) -> VectorQuery {
     VectorQuery {
         vector,
         top_k: 10,

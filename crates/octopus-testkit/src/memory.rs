@@ -22,7 +22,8 @@ fn t(day: u32) -> Timestamp {
     Utc.with_ymd_and_hms(2026, 5, day, 10, 0, 0).unwrap()
 }
 
-pub(crate) fn query(world: &World, user: &str, vector: Vec<f32>) -> MemoryVectorQuery {
+/// A recall of `user`'s memories of the world's agent nearest `vector`.
+pub fn query(world: &World, user: &str, vector: Vec<f32>) -> MemoryVectorQuery {
     MemoryVectorQuery {
         agent_id: world.agent,
         user_id: user.into(),
@@ -36,7 +37,7 @@ pub(crate) fn query(world: &World, user: &str, vector: Vec<f32>) -> MemoryVector
 
 /// Claims every due job and embeds each message along the axis `axis_of` gives
 /// it; summaries are skipped.
-pub(crate) async fn embed_all(store: &dyn Store, axis_of: impl Fn(&Message) -> usize) -> usize {
+pub async fn embed_all(store: &dyn Store, axis_of: impl Fn(&Message) -> usize) -> usize {
     let jobs = store.claim_memory_jobs(100, now(), LEASE).await.unwrap();
     for job in &jobs {
         let outcome = match &job.work {

@@ -7,6 +7,7 @@ mod durability;
 mod fairness;
 mod forget;
 mod process;
+mod qdrant;
 mod slow_clients;
 mod summaries;
 mod two_servers;

@@ -97,6 +97,12 @@ impl Octopus {
                     }
                     Err(error) => tracing::warn!(%error, "memory worker failed; retrying"),
                 }
+                // Vector sets a remote index missed while it was unreachable.
+                match octopus.store.catch_up_vectors().await {
+                    Ok(0) => {}
+                    Ok(sets) => tracing::info!(sets, "vector index caught up"),
+                    Err(error) => tracing::debug!(%error, "vector index still behind"),
+                }
                 let _ = tokio::time::timeout(POLL, octopus.work_signal.0.notified()).await;
             }
         })

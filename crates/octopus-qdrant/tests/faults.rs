@@ -1,0 +1,287 @@
+//! Qdrant going away and coming back, under the SQLite store: writes go on,
+//! searches say Qdrant is unavailable, and once it is back every
+//! acknowledged write is found and nothing deleted is left in it (checked by
+//! scrolling its collections).
+//!
+//! These tests run a Qdrant server of their own, to kill and restart it:
+//! `OCTOPUS_TEST_QDRANT_BIN` names the server binary (`scripts/test.sh`
+//! unpacks it from `../shared/tools/qdrant`).
+
+#![allow(clippy::unwrap_used)] // test code: a panic is how it fails
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{TimeZone, Utc};
+use octopus_core::Error;
+use octopus_core::store::Store;
+use octopus_core::vectors::VectorSet;
+use octopus_qdrant::{Layout, QdrantOptions, QdrantVectors};
+use octopus_sqlite::{SqliteOptions, SqliteStore};
+use octopus_testkit::fixtures::World;
+use octopus_testkit::knowledge::{DIM, chunk, direction, query as near};
+use octopus_testkit::memory::{embed_all, query as recall};
+
+/// A Qdrant server in a folder of its own, on fixed ports, so that it comes
+/// back where the store expects it.
+struct OwnQdrant {
+    binary: PathBuf,
+    dir: tempfile::TempDir,
+    http: u16,
+    grpc: u16,
+    process: Option<Child>,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl OwnQdrant {
+    fn start() -> Self {
+        let binary = std::env::var("OCTOPUS_TEST_QDRANT_BIN").unwrap_or_else(|_| {
+            panic!("OCTOPUS_TEST_QDRANT_BIN is not set: run `scripts/test.sh` beside ../shared")
+        });
+        let mut qdrant = Self {
+            binary: binary.into(),
+            dir: tempfile::tempdir().unwrap(),
+            http: free_port(),
+            grpc: free_port(),
+            process: None,
+        };
+        qdrant.resume();
+        qdrant
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.grpc)
+    }
+
+    /// Starts the server over its folder and waits until it answers.
+    fn resume(&mut self) {
+        let storage = |name: &str| self.dir.path().join(name);
+        let child = Command::new(&self.binary)
+            .current_dir(self.dir.path())
+            .env("QDRANT__SERVICE__HOST", "127.0.0.1")
+            .env("QDRANT__SERVICE__HTTP_PORT", self.http.to_string())
+            .env("QDRANT__SERVICE__GRPC_PORT", self.grpc.to_string())
+            .env("QDRANT__STORAGE__STORAGE_PATH", storage("storage"))
+            .env("QDRANT__STORAGE__SNAPSHOTS_PATH", storage("snapshots"))
+            .env("QDRANT__TELEMETRY_DISABLED", "true")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.process = Some(child);
+        wait_for(self.dir.path(), self.grpc);
+    }
+
+    /// `kill -9`: no shutdown of its own.
+    fn kill(&mut self) {
+        if let Some(mut child) = self.process.take() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+    }
+
+    fn options(&self) -> QdrantOptions {
+        let mut options = QdrantOptions::new(self.url());
+        options.layout = Layout::Shared;
+        options.timeout = Duration::from_secs(2);
+        options.connect_timeout = Duration::from_secs(1);
+        options
+    }
+}
+
+impl Drop for OwnQdrant {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn wait_for(dir: &Path, port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "Qdrant in {} did not start",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A SQLite store with its vectors on `qdrant`, and the index itself, to
+/// look inside Qdrant.
+async fn store_on(qdrant: &OwnQdrant, dir: &Path) -> (Arc<dyn Store>, Arc<QdrantVectors>) {
+    // Qdrant answers on its port a moment before it serves requests.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let vectors = loop {
+        match QdrantVectors::connect(&qdrant.options()).await {
+            Ok(vectors) => break Arc::new(vectors),
+            Err(error) if Instant::now() < deadline => {
+                eprintln!("waiting for Qdrant: {error}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(error) => panic!("Qdrant did not come up: {error}"),
+        }
+    };
+    let store = SqliteStore::open_with_vectors(SqliteOptions::new(dir), vectors.clone()).unwrap();
+    (Arc::new(store), vectors)
+}
+
+fn day(n: u32) -> octopus_core::Timestamp {
+    Utc.with_ymd_and_hms(2026, 5, n, 10, 0, 0).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_embedded_while_qdrant_is_down_are_recalled_once_it_is_back() {
+    let mut qdrant = OwnQdrant::start();
+    let data = tempfile::tempdir().unwrap();
+    let (store, _) = store_on(&qdrant, data.path()).await;
+    let world = World::create(&*store, "acme").await;
+    let texts = [
+        "I adopted a greyhound called Pixel",
+        "We are moving to Lisbon next spring",
+        "My favourite band is Radiohead",
+        "I am allergic to peanuts",
+        "My sister lives in Osaka",
+        "I run a marathon every autumn",
+    ];
+    let before = world.say(&*store, day(1), &texts[..3]).await;
+    let axis_of = |all: Vec<octopus_core::message::Message>| {
+        move |m: &octopus_core::message::Message| all.iter().position(|s| s.id == m.id).unwrap()
+    };
+    assert_eq!(embed_all(&*store, axis_of(before.clone())).await, 3);
+
+    qdrant.kill();
+    // Messages keep arriving and the worker keeps embedding them: each
+    // write is acknowledged, though Qdrant cannot follow.
+    let during = world
+        .say(&*store, day(1) + chrono::Duration::minutes(1), &texts[3..])
+        .await;
+    let mut said = before.clone();
+    said.extend(during);
+    assert_eq!(embed_all(&*store, axis_of(said.clone())).await, 3);
+    assert_eq!(store.pending_memory_jobs().await.unwrap(), 0);
+    // A recall cannot be answered meanwhile, and says why.
+    let refused = store
+        .search_memory(world.tenant, &recall(&world, "alice", direction(0, 0.0)))
+        .await;
+    assert!(
+        matches!(
+            refused,
+            Err(Error::Unavailable {
+                service: "qdrant",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+
+    qdrant.resume();
+    let (store, _) = store_on(&qdrant, data.path()).await;
+    for (axis, message) in said.iter().enumerate() {
+        let hits = store
+            .search_memory(world.tenant, &recall(&world, "alice", direction(axis, 0.0)))
+            .await
+            .unwrap();
+        assert_eq!(
+            hits.first().and_then(|h| h.message_id),
+            Some(message.id),
+            "message {axis} is recalled by meaning"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chunks_deleted_and_users_forgotten_while_qdrant_is_down_leave_nothing_in_it() {
+    let mut qdrant = OwnQdrant::start();
+    let data = tempfile::tempdir().unwrap();
+    let (store, vectors) = store_on(&qdrant, data.path()).await;
+    let world = World::create(&*store, "acme").await;
+    store
+        .create_collection(world.tenant, world.agent, DIM, "test-model")
+        .await
+        .unwrap();
+    let kept = chunk("a.md", 0, "keep me", direction(1, 0.0));
+    let doomed = chunk("a.md", 1, "delete me", direction(2, 0.0));
+    let doomed_id = doomed.id;
+    store
+        .store_chunks(world.tenant, world.agent, vec![kept, doomed])
+        .await
+        .unwrap();
+    let said = world
+        .say(&*store, day(1), &["My locker code is 4412"])
+        .await;
+    assert_eq!(embed_all(&*store, |_| 3).await, 1);
+    let knowledge = VectorSet::knowledge(world.tenant, world.agent);
+    let memory = VectorSet::memory(world.tenant, world.agent);
+    assert_eq!(vectors.stored_keys(knowledge, DIM).await.unwrap().len(), 2);
+    assert_eq!(vectors.stored_keys(memory, DIM).await.unwrap().len(), 1);
+
+    // Killed in the middle of the work: a chunk deleted, a chunk added, and
+    // alice forgotten while it is down. Each is acknowledged.
+    qdrant.kill();
+    store
+        .delete_chunk(world.tenant, world.agent, doomed_id)
+        .await
+        .unwrap();
+    let late = chunk("b.md", 0, "added while down", direction(4, 0.0));
+    let late_id = late.id;
+    store
+        .store_chunks(world.tenant, world.agent, vec![late])
+        .await
+        .unwrap();
+    let receipt = store
+        .forget_user(
+            world.tenant,
+            &octopus_core::forget::ForgetUser {
+                user_id: "alice".into(),
+                agent_id: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(receipt.relational.messages, said.len() as u64);
+
+    // Back up: the same store catches Qdrant up (as the memory worker does
+    // between jobs), with no search asking for it.
+    qdrant.resume();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut caught_up = 0;
+    while caught_up < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the knowledge and memory sets never caught up ({caught_up} did)"
+        );
+        match store.catch_up_vectors().await {
+            Ok(sets) => caught_up += sets,
+            Err(error) => eprintln!("waiting for Qdrant: {error}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        vectors.stored_keys(memory, DIM).await.unwrap().is_empty(),
+        "no vector of a forgotten user is left in Qdrant"
+    );
+    assert_eq!(
+        vectors.stored_keys(knowledge, DIM).await.unwrap().len(),
+        2,
+        "Qdrant holds exactly the chunks SQLite does: the deleted one is gone"
+    );
+    let hits = store
+        .search_chunks(world.tenant, world.agent, &near(direction(4, 0.0)))
+        .await
+        .unwrap();
+    assert_eq!(hits[0].chunk.id, late_id, "the chunk added while down");
+    let contents: Vec<&str> = hits.iter().map(|h| h.chunk.content.as_str()).collect();
+    assert_eq!(contents.len(), 2);
+    assert!(!contents.contains(&"delete me"), "{contents:?}");
+}
