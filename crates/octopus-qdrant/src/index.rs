@@ -359,6 +359,9 @@ impl QdrantVectors {
         rows: &dyn VectorRows,
     ) -> Result<bool> {
         let collection = self.client.naming.collection(set, state.dimension);
+        // A catch-up reaches here without a search having made the collection.
+        self.ensure_collection(&collection, state.dimension, true)
+            .await?;
         let lock = self.lock_for(set).await;
         let _writing = lock.lock().await;
         for _ in 0..RECONCILE_ATTEMPTS {
