@@ -46,6 +46,10 @@ pub struct Options {
     /// derived from the database's rows, instead of pgvector.
     #[arg(long, requires = "postgres")]
     embedded_vectors: bool,
+    /// A Qdrant server's gRPC URL: vectors are searched there (in collections
+    /// of a prefix of their own), with SQLite or `--postgres` for the rest.
+    #[arg(long, conflicts_with = "embedded_vectors")]
+    qdrant: Option<String>,
     /// Also cross-validate recall's weights, leaving one conversation out
     /// at a time (several minutes: every candidate recalls every question).
     #[arg(long)]
@@ -120,6 +124,12 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         // Every latency includes the question's embedding: no query vector
         // is reused between modes.
         config.embedding.query_cache_entries = 0;
+        if let Some(url) = &options.qdrant {
+            config.vectors.backend = Some(octopus_engine::config::VectorBackend::Qdrant);
+            config.vectors.qdrant.url = url.clone();
+            config.vectors.qdrant.collection_prefix =
+                format!("locomo{}_", uuid::Uuid::now_v7().simple());
+        }
         if options.http {
             let format = options.turn_text;
             let modes: Vec<&str> = MODES.iter().map(|(_, name)| *name).collect();
@@ -152,10 +162,12 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         }
         println!(
             "storage: {}",
-            match (&options.postgres, options.embedded_vectors) {
-                (None, _) => "SQLite (FTS5 + embedded index)",
-                (Some(_), false) => "PostgreSQL (tsvector + pgvector)",
-                (Some(_), true) => "PostgreSQL (tsvector) + embedded index",
+            match (&options.postgres, options.embedded_vectors, &options.qdrant) {
+                (None, _, None) => "SQLite (FTS5 + embedded index)",
+                (None, _, Some(_)) => "SQLite (FTS5) + Qdrant",
+                (Some(_), _, Some(_)) => "PostgreSQL (tsvector) + Qdrant",
+                (Some(_), false, None) => "PostgreSQL (tsvector + pgvector)",
+                (Some(_), true, None) => "PostgreSQL (tsvector) + embedded index",
             }
         );
         let octopus = Octopus::connect(&config).await?;

@@ -67,6 +67,9 @@ pub struct QdrantVectors {
     /// Sets whose change Qdrant missed while unreachable, with their
     /// dimension: reconciled by [`VectorIndex::catch_up`] once it answers.
     behind: std::sync::Mutex<HashMap<VectorSet, u32>>,
+    /// Whether the first catch-up has compared every recorded version with
+    /// the rows ([`Self::sweep`]).
+    swept: std::sync::atomic::AtomicBool,
 }
 
 impl QdrantVectors {
@@ -104,6 +107,7 @@ impl QdrantVectors {
             indexed_labels: Mutex::default(),
             writing: Mutex::default(),
             behind: std::sync::Mutex::default(),
+            swept: std::sync::atomic::AtomicBool::new(false),
         };
         let versions = vectors.client.naming.versions();
         vectors.ensure_collection(&versions, 1, false).await?;
@@ -126,6 +130,36 @@ impl QdrantVectors {
         let mut keys: Vec<u64> = self.held(set, &collection).await?.into_iter().collect();
         keys.sort_unstable();
         Ok(keys)
+    }
+
+    /// Waits until Qdrant has finished optimising (building the graphs of)
+    /// every collection of this deployment's prefix, polling every
+    /// `interval`: what a benchmark waits for before timing searches, since
+    /// Qdrant indexes in the background after acknowledging writes.
+    pub async fn wait_until_indexed(&self, interval: std::time::Duration) -> Result<(), Error> {
+        use qdrant_client::qdrant::CollectionStatus;
+        let prefix = &self.client.naming.prefix;
+        let listed = self
+            .client
+            .call(self.client.qdrant.list_collections())
+            .await?;
+        for collection in listed.collections {
+            if !collection.name.starts_with(prefix.as_str()) {
+                continue;
+            }
+            loop {
+                let info = self
+                    .client
+                    .call(self.client.qdrant.collection_info(&collection.name))
+                    .await?;
+                let status = info.result.map(|r| r.status);
+                if status == Some(CollectionStatus::Green as i32) {
+                    break;
+                }
+                tokio::time::sleep(interval).await;
+            }
+        }
+        Ok(())
     }
 
     async fn exists(&self, collection: &str) -> Result<bool, Error> {
@@ -318,6 +352,28 @@ impl QdrantVectors {
         }
     }
 
+    /// Notes as behind every set whose copy's recorded version differs from
+    /// its rows': what this process cannot know otherwise when Qdrant missed
+    /// changes before it started (say the server was restarted while Qdrant
+    /// was down). Sets the rows do not know are left alone: another
+    /// deployment, with a database of its own, may share this Qdrant.
+    async fn sweep(&self, rows: &dyn VectorRows) -> Result<()> {
+        let recorded = self.client.recorded_sets().await?;
+        let mut lagging = 0;
+        for copy in recorded {
+            let Some(state) = rows.vector_state(copy.set).await? else {
+                continue;
+            };
+            if state.version != copy.version {
+                self.behind_sets().insert(copy.set, copy.dimension);
+                lagging += 1;
+            }
+        }
+        tracing::info!(lagging, "compared Qdrant's versions with the rows");
+        self.swept.store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
     fn behind_sets(&self) -> std::sync::MutexGuard<'_, HashMap<VectorSet, u32>> {
         self.behind.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -346,7 +402,9 @@ impl QdrantVectors {
         }
         self.delete(&collection, set, &change.removed).await?;
         self.upsert(&collection, set, &change.added).await?;
-        self.client.swap_version(set, &current, after).await?;
+        self.client
+            .swap_version(set, before.dimension, &current, after)
+            .await?;
         Ok(())
     }
 
@@ -369,7 +427,10 @@ impl QdrantVectors {
             if current.version == state.version {
                 return Ok(true);
             }
-            let Some(reconciling) = self.client.swap_version(set, &current, RECONCILING).await?
+            let Some(reconciling) = self
+                .client
+                .swap_version(set, state.dimension, &current, RECONCILING)
+                .await?
             else {
                 continue;
             };
@@ -383,7 +444,7 @@ impl QdrantVectors {
             self.delete(&collection, set, &stale).await?;
             let settled = self
                 .client
-                .swap_version(set, &reconciling, state.version)
+                .swap_version(set, state.dimension, &reconciling, state.version)
                 .await?
                 .is_some();
             tracing::debug!(
@@ -513,6 +574,9 @@ impl VectorIndex for QdrantVectors {
     }
 
     async fn catch_up(&self, rows: &dyn VectorRows) -> Result<usize> {
+        if !self.swept.load(std::sync::atomic::Ordering::Relaxed) {
+            self.sweep(rows).await?;
+        }
         let behind: Vec<(VectorSet, u32)> =
             self.behind_sets().iter().map(|(s, d)| (*s, *d)).collect();
         let mut caught_up = 0;

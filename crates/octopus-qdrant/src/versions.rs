@@ -9,16 +9,21 @@
 //! the version where it is: behind the rows at worst, which the next search
 //! reconciles.
 //!
+//! The version point also names its set and dimension, so that a server
+//! started after Qdrant missed changes (while the server that saw them was
+//! down too) can find the sets whose copy lags the rows: [`Client::recorded_sets`].
+//!
 //! A reconcile first swaps the version to [`RECONCILING`] before it changes
 //! any point, so that a follow which read the version before it cannot then
 //! claim a newer version over points the reconcile changed from older rows.
 
 use qdrant_client::Payload;
 use qdrant_client::qdrant::{
-    Condition, Filter, GetPointsBuilder, PointStruct, UpdateMode, UpsertPointsBuilder, value::Kind,
+    Condition, Filter, GetPointsBuilder, PointStruct, ScrollPointsBuilder, UpdateMode,
+    UpsertPointsBuilder, Value, value::Kind,
 };
 
-use octopus_core::vectors::VectorSet;
+use octopus_core::vectors::{VectorKind, VectorSet};
 
 use crate::error::Error;
 use crate::index::Client;
@@ -26,6 +31,13 @@ use crate::layout::version_id;
 
 const VERSION: &str = "version";
 const STAMP: &str = "stamp";
+const TENANT: &str = "tenant";
+const AGENT: &str = "agent";
+const KIND: &str = "kind";
+const DIMENSION: &str = "dimension";
+
+/// Version points per page of [`Client::recorded_sets`].
+const PAGE: u32 = 1024;
 
 /// A version no rows ever have: a reconcile is under way (or died midway,
 /// which the next search sees as a copy behind the rows).
@@ -37,6 +49,14 @@ pub(crate) const RECONCILING: i64 = -1;
 pub(crate) struct Stamped {
     pub version: i64,
     pub stamp: Option<String>,
+}
+
+/// A set as its version point records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Recorded {
+    pub set: VectorSet,
+    pub dimension: u32,
+    pub version: i64,
 }
 
 impl Client {
@@ -56,18 +76,37 @@ impl Client {
                 stamp: None,
             });
         };
-        let version = match point.payload.get(VERSION).and_then(|v| v.kind.as_ref()) {
-            Some(Kind::IntegerValue(v)) => *v,
-            _ => return Err(Error::Malformed(VERSION)),
-        };
-        let stamp = match point.payload.get(STAMP).and_then(|v| v.kind.as_ref()) {
-            Some(Kind::StringValue(s)) => s.clone(),
-            _ => return Err(Error::Malformed(STAMP)),
-        };
         Ok(Stamped {
-            version,
-            stamp: Some(stamp),
+            version: integer(&point.payload, VERSION).ok_or(Error::Malformed(VERSION))?,
+            stamp: Some(
+                text(&point.payload, STAMP)
+                    .ok_or(Error::Malformed(STAMP))?
+                    .to_owned(),
+            ),
         })
+    }
+
+    /// Every set with a version point: a scroll of one small collection.
+    /// Points that do not name their set (written by an older build) are
+    /// left out.
+    pub(crate) async fn recorded_sets(&self) -> Result<Vec<Recorded>, Error> {
+        let mut sets = Vec::new();
+        let mut offset = None;
+        loop {
+            let mut page = ScrollPointsBuilder::new(self.naming.versions())
+                .limit(PAGE)
+                .with_payload(true)
+                .with_vectors(false);
+            if let Some(from) = offset.take() {
+                page = page.offset(from);
+            }
+            let found = self.call(self.qdrant.scroll(page)).await?;
+            sets.extend(found.result.iter().filter_map(|p| recorded(&p.payload)));
+            match found.next_page_offset {
+                Some(next) => offset = Some(next),
+                None => return Ok(sets),
+            }
+        }
     }
 
     /// Writes `version` for `set` if the last write is still `expected`;
@@ -75,6 +114,7 @@ impl Client {
     pub(crate) async fn swap_version(
         &self,
         set: VectorSet,
+        dimension: u32,
         expected: &Stamped,
         version: i64,
     ) -> Result<Option<Stamped>, Error> {
@@ -82,6 +122,10 @@ impl Client {
         let mut payload = Payload::new();
         payload.insert(VERSION, version);
         payload.insert(STAMP, stamp.as_str());
+        payload.insert(TENANT, set.tenant.to_string());
+        payload.insert(AGENT, set.agent.to_string());
+        payload.insert(KIND, set.kind.as_str());
+        payload.insert(DIMENSION, i64::from(dimension));
         let point = PointStruct::new(version_id(set), vec![1.0_f32], payload);
         let upsert = UpsertPointsBuilder::new(self.naming.versions(), vec![point]).wait(true);
         let upsert = match &expected.stamp {
@@ -97,4 +141,37 @@ impl Client {
         let now = self.read_version(set).await?;
         Ok((now.stamp.as_deref() == Some(stamp.as_str())).then_some(now))
     }
+}
+
+type Fields = std::collections::HashMap<String, Value>;
+
+fn integer(payload: &Fields, name: &str) -> Option<i64> {
+    match payload.get(name)?.kind.as_ref()? {
+        Kind::IntegerValue(v) => Some(*v),
+        _ => None,
+    }
+}
+
+fn text<'a>(payload: &'a Fields, name: &str) -> Option<&'a str> {
+    match payload.get(name)?.kind.as_ref()? {
+        Kind::StringValue(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn recorded(payload: &Fields) -> Option<Recorded> {
+    let kind = match text(payload, KIND)? {
+        "knowledge" => VectorKind::Knowledge,
+        "memory" => VectorKind::Memory,
+        _ => return None,
+    };
+    Some(Recorded {
+        set: VectorSet {
+            kind,
+            tenant: text(payload, TENANT)?.parse().ok()?,
+            agent: text(payload, AGENT)?.parse().ok()?,
+        },
+        dimension: u32::try_from(integer(payload, DIMENSION)?).ok()?,
+        version: integer(payload, VERSION)?,
+    })
 }

@@ -502,9 +502,12 @@ fn fetch_hits(
     if neighbours.is_empty() {
         return Ok(Vec::new());
     }
+    // The unary `+` keeps SQLite from reading the collection's whole range
+    // of an index on (tenant, agent, …) to check a handful of keys: the
+    // rows are found by key, then checked (9 ms → 1 ms at 100k chunks).
     let mut filters = Filters::default();
-    filters.push("c.tenant_id = ?", rows::blob(&tenant.0));
-    filters.push("c.agent_id = ?", rows::blob(&agent.0));
+    filters.push("+c.tenant_id = ?", rows::blob(&tenant.0));
+    filters.push("+c.agent_id = ?", rows::blob(&agent.0));
     if let Some(filter) = filter {
         push_chunk_filter(&mut filters, filter);
     }

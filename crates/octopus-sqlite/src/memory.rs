@@ -669,8 +669,10 @@ fn memory_rows(
     }
     let placeholders = vec!["?"; values.len() - 1].join(", ");
     let mut stmt = conn.prepare(&format!(
+        // By key, then checked: `+` keeps SQLite off the tenant's whole
+        // range of the (tenant, agent) index.
         "SELECT seq, kind, episode_id, message_id, at FROM memory_vectors
-         WHERE tenant_id = ? AND seq IN ({placeholders})"
+         WHERE +tenant_id = ? AND seq IN ({placeholders})"
     ))?;
     let found = rows::collect(&mut stmt, rusqlite::params_from_iter(values), |row| {
         let seq: i64 = row.get("seq")?;

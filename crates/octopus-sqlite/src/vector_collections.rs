@@ -80,7 +80,8 @@ pub(crate) trait VectorTable {
     ) -> StoreResult<Vec<(u64, Vec<f32>)>> {
         let placeholders = vec!["?"; keys.len()].join(", ");
         let mut stmt = conn.prepare(&format!(
-            "SELECT seq, embedding FROM {} WHERE tenant_id = ? AND agent_id = ? AND seq IN ({placeholders})",
+            // By key, then checked (`+`: not by a range of the set's index).
+            "SELECT seq, embedding FROM {} WHERE +tenant_id = ? AND +agent_id = ? AND seq IN ({placeholders})",
             Self::ROWS
         ))?;
         let mut values = vec![crate::rows::blob(&tenant.0), crate::rows::blob(&agent.0)];

@@ -56,6 +56,9 @@ pub async fn report(
                 .await?;
         }
         let rate = (agents * PER_AGENT) as f64 / started.elapsed().as_secs_f64();
+        index
+            .wait_until_indexed(std::time::Duration::from_millis(200))
+            .await?;
         let mut times = Vec::with_capacity(queries.len());
         let mut found = 0;
         for (q, query) in queries.rows().enumerate() {

@@ -44,7 +44,7 @@ pub async fn each_backend(
             let mut options = PostgresOptions::new(&url);
             options.vectors = mode;
             let store = PostgresStore::connect(options).await?;
-            report(label, Arc::new(store.clone()), base, queries, truth).await?;
+            report(label, Arc::new(store.clone()), None, base, queries, truth).await?;
             store.close().await;
         }
     }
@@ -56,6 +56,7 @@ pub async fn each_backend(
         report(
             "embedded index (HNSW M = 16, ef = 128)",
             Arc::new(embedded),
+            None,
             base,
             queries,
             truth,
@@ -76,18 +77,22 @@ pub async fn each_backend(
             options.prefix = format!("bench{}_", Uuid::now_v7().simple());
             let vectors = Arc::new(QdrantVectors::connect(&options).await?);
             let dir = graphs.path().join(format!("qdrant-{layout:?}"));
-            let store = SqliteStore::open_with_vectors(SqliteOptions::new(dir), vectors)?;
-            report(label, Arc::new(store), base, queries, truth).await?;
+            let store =
+                SqliteStore::open_with_vectors(SqliteOptions::new(dir), Arc::clone(&vectors) as _)?;
+            report(label, Arc::new(store), Some(&vectors), base, queries, truth).await?;
         }
     }
     Ok(())
 }
 
 /// Stores `base` as one agent's knowledge chunks in `store` and measures
-/// search against `truth` (the exact top 10 of each query).
+/// search against `truth` (the exact top 10 of each query). With `qdrant`,
+/// searches wait until Qdrant has built its graphs in the background, as a
+/// serving Qdrant would have.
 pub async fn report(
     label: &str,
     store: Arc<dyn Store>,
+    qdrant: Option<&octopus_qdrant::QdrantVectors>,
     base: &Vectors,
     queries: &Vectors,
     truth: &[Vec<u64>],
@@ -130,6 +135,16 @@ pub async fn report(
         base.len(),
         base.len() as f64 / build
     );
+    if let Some(qdrant) = qdrant {
+        let started = Instant::now();
+        qdrant
+            .wait_until_indexed(std::time::Duration::from_millis(200))
+            .await?;
+        println!(
+            "Qdrant indexed them in the background {:.1} s after the last write was acknowledged",
+            started.elapsed().as_secs_f64()
+        );
+    }
 
     let search = |vector: &[f32]| VectorQuery {
         vector: vector.to_vec(),
