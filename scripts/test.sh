@@ -6,7 +6,7 @@ source scripts/prerequisites.sh
 ensure_prerequisites
 
 cargo fmt --all --check
-cargo clippy --workspace --all-targets --locked --features octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests -- -D warnings
+cargo clippy --workspace --all-targets --locked --features octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests -- -D warnings
 
 log=$(mktemp)
 cleanup() {
@@ -44,7 +44,7 @@ fi
 qdrant_features=()
 if [ -n "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
   features=octopus-qdrant/server-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests
-  [ -n "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && features="$features,octopus-qdrant/fault-tests"
+  [ -n "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && features="$features,octopus-qdrant/fault-tests,octopus-server/qdrant-fault-tests"
   qdrant_features=(--features "$features")
 fi
 # Property tests draw the same cases on every machine, as the contract does,

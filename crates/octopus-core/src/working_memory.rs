@@ -134,6 +134,11 @@ pub struct ContextTrace {
     /// The procedures that matched the message, and why (kept or pruned).
     #[serde(default)]
     pub procedures: Vec<crate::procedure::ProcedureMatch>,
+    /// Set when the vector backend could not be reached (a Qdrant server
+    /// down, say): knowledge and memories were then found by their words
+    /// alone. Says which service, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_search_unavailable: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -377,6 +382,7 @@ pub fn assemble(
             episodic: trace_episodic,
             pruned,
             procedures: Vec::new(),
+            vector_search_unavailable: None,
         },
         messages,
     })

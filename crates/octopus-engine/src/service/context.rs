@@ -10,18 +10,34 @@ use octopus_core::episode::EpisodeFilter;
 use octopus_core::episodic_snippets::passages;
 use octopus_core::knowledge::{ChunkFilter, KnowledgeHit, SearchMode};
 use octopus_core::message::{Message, Role};
-use octopus_core::recall::{RecallQuery, outgoing_text};
+use octopus_core::recall::{RecallMode, RecallQuery, outgoing_text};
 use octopus_core::store::Page;
 use octopus_core::working_memory::{
     AssembledContext, ChatMessage, ContextParts, ContextTrace, Retrieved, assemble,
 };
-use octopus_core::{ConversationId, EpisodeId, TenantId};
+use octopus_core::{ConversationId, EpisodeId, Error as DomainError, TenantId};
 use serde::Serialize;
 
 use super::{KnowledgeQuery, Octopus, QueryVector};
-use crate::Result;
 use crate::history::HistoryVersion;
 use crate::token_counting::ModelTokenCounter;
+use crate::{Error, Result};
+
+/// The service a search could not reach, when that is why it failed.
+fn unreachable_service<T>(result: &Result<T>) -> Option<&'static str> {
+    match result {
+        Err(Error::Domain(DomainError::Unavailable { service, source })) => {
+            tracing::warn!(service, error = %source, "vector search unavailable; context by words alone");
+            Some(service)
+        }
+        _ => None,
+    }
+}
+
+/// The trace's note when the vector backend could not be reached.
+fn words_only(service: &str) -> String {
+    format!("{service} is unreachable: knowledge and memories were found by their words alone")
+}
 
 /// The context of one turn, ready for a chat-completions API.
 #[derive(Clone, Debug, Serialize)]
@@ -92,7 +108,7 @@ impl Octopus {
         recall_query.neighbours = memory.episodic_neighbours;
         let wants_recall = memory.episodic_top_k > 0;
         let (knowledge, episodic, procedures) = tokio::join!(
-            self.search_knowledge_with(tenant, agent.id, knowledge_query, &vector),
+            self.search_knowledge_with(tenant, agent.id, knowledge_query.clone(), &vector),
             async {
                 if !wants_recall {
                     return Ok(Vec::new());
@@ -103,6 +119,30 @@ impl Octopus {
             self.match_procedures(tenant, agent, written, &vector)
         );
         let (procedures, procedure_matches) = procedures?;
+        // A turn goes on while the vector backend is out of reach: what the
+        // words find, with the trace saying why there is nothing by meaning.
+        let mut vector_search_unavailable = None;
+        let knowledge = match unreachable_service(&knowledge) {
+            Some(service) => {
+                vector_search_unavailable = Some(words_only(service));
+                let by_words = KnowledgeQuery {
+                    mode: SearchMode::Keyword,
+                    ..knowledge_query
+                };
+                self.search_knowledge_with(tenant, agent.id, by_words, &vector)
+                    .await
+            }
+            None => knowledge,
+        };
+        let episodic = match unreachable_service(&episodic) {
+            Some(service) => {
+                vector_search_unavailable = Some(words_only(service));
+                recall_query.mode = RecallMode::Keyword;
+                self.recall_with(tenant, agent.id, &recall_query, &vector, episode_id)
+                    .await
+            }
+            None => episodic,
+        };
         let parts = ContextParts {
             system_prompt: agent.system_prompt.clone(),
             procedures,
@@ -123,6 +163,7 @@ impl Octopus {
             mut trace,
         } = assemble(parts, memory.max_working_memory_tokens, &counter)?;
         trace.procedures = procedure_matches;
+        trace.vector_search_unavailable = vector_search_unavailable;
         Ok(WorkingMemory {
             messages,
             trace,

@@ -9,5 +9,7 @@ mod harness;
 mod isolation;
 mod knowledge;
 mod procedures;
+#[cfg(feature = "qdrant-fault-tests")]
+mod qdrant_outage;
 mod recall;
 mod turns;

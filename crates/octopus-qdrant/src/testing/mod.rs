@@ -6,6 +6,11 @@
 
 use crate::{Layout, QdrantOptions};
 
+#[cfg(feature = "fault-tests")]
+mod own_server;
+#[cfg(feature = "fault-tests")]
+pub use own_server::OwnQdrant;
+
 const SERVER_VARIABLE: &str = "OCTOPUS_TEST_QDRANT_URL";
 
 /// The test server's gRPC URL.
