@@ -13,7 +13,8 @@ use octopus_core::vectors::{
 use qdrant_client::qdrant::{
     CreateCollectionBuilder, CreateFieldIndexCollectionBuilder, DeletePointsBuilder, Distance,
     FieldType, Filter, KeywordIndexParamsBuilder, PointsIdsList, QueryPointsBuilder,
-    ScrollPointsBuilder, SearchParamsBuilder, UpsertPointsBuilder, VectorParamsBuilder,
+    RetrievedPoint, ScrollPointsBuilder, SearchParamsBuilder, UpsertPointsBuilder,
+    VectorParamsBuilder,
 };
 use qdrant_client::{Qdrant, QdrantError};
 use tokio::sync::Mutex;
@@ -45,6 +46,29 @@ pub(crate) struct Client {
 }
 
 impl Client {
+    /// Hands every point `scroll` reaches to `each`, a page of [`BATCH`] at a
+    /// time, without their vectors.
+    pub(crate) async fn scroll_all(
+        &self,
+        scroll: ScrollPointsBuilder,
+        mut each: impl FnMut(&RetrievedPoint) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let scroll = scroll.limit(BATCH as u32).with_vectors(false);
+        let mut offset = None;
+        loop {
+            let mut page = scroll.clone();
+            if let Some(from) = offset.take() {
+                page = page.offset(from);
+            }
+            let found = self.call(self.qdrant.scroll(page)).await?;
+            found.result.iter().try_for_each(&mut each)?;
+            match found.next_page_offset {
+                Some(next) => offset = Some(next),
+                None => return Ok(()),
+            }
+        }
+    }
+
     /// Awaits a client call, sorting its error.
     pub(crate) async fn call<T>(
         &self,
@@ -304,31 +328,22 @@ impl QdrantVectors {
     /// The keys of every point of `set` in Qdrant.
     async fn held(&self, set: VectorSet, collection: &str) -> Result<HashSet<u64>, Error> {
         let mut keys = HashSet::new();
-        let mut offset = None;
         let filter = Filter {
             must: self.client.naming.set_condition(set).into_iter().collect(),
             ..Filter::default()
         };
-        loop {
-            let mut page = ScrollPointsBuilder::new(collection)
-                .filter(filter.clone())
-                .limit(BATCH as u32)
-                .with_payload(qdrant_client::qdrant::PayloadIncludeSelector {
-                    fields: vec![KEY.to_owned()],
-                })
-                .with_vectors(false);
-            if let Some(from) = offset.take() {
-                page = page.offset(from);
-            }
-            let found = self.client.call(self.client.qdrant.scroll(page)).await?;
-            for point in &found.result {
+        let scroll = ScrollPointsBuilder::new(collection)
+            .filter(filter)
+            .with_payload(qdrant_client::qdrant::PayloadIncludeSelector {
+                fields: vec![KEY.to_owned()],
+            });
+        self.client
+            .scroll_all(scroll, |point| {
                 keys.insert(layout::key_of(&point.payload)?);
-            }
-            match found.next_page_offset {
-                Some(next) => offset = Some(next),
-                None => return Ok(keys),
-            }
-        }
+                Ok(())
+            })
+            .await?;
+        Ok(keys)
     }
 
     /// Applies a change; when Qdrant cannot be reached, notes the set as

@@ -122,9 +122,23 @@ pub(crate) fn label_path(name: &str) -> String {
 
 /// The key a point stored in its payload.
 pub(crate) fn key_of(payload: &HashMap<String, Value>) -> Result<u64, Error> {
-    match payload.get(KEY).and_then(|v| v.kind.as_ref()) {
-        Some(Kind::IntegerValue(key)) => Ok(u64::from_ne_bytes(key.to_ne_bytes())),
-        _ => Err(Error::Malformed("key")),
+    let key = integer(payload, KEY).ok_or(Error::Malformed("key"))?;
+    Ok(u64::from_ne_bytes(key.to_ne_bytes()))
+}
+
+/// A payload's integer field, if it has one of that name.
+pub(crate) fn integer(payload: &HashMap<String, Value>, name: &str) -> Option<i64> {
+    match payload.get(name)?.kind.as_ref()? {
+        Kind::IntegerValue(v) => Some(*v),
+        _ => None,
+    }
+}
+
+/// A payload's string field, if it has one of that name.
+pub(crate) fn text<'a>(payload: &'a HashMap<String, Value>, name: &str) -> Option<&'a str> {
+    match payload.get(name)?.kind.as_ref()? {
+        Kind::StringValue(s) => Some(s),
+        _ => None,
     }
 }
 

@@ -20,14 +20,14 @@
 use qdrant_client::Payload;
 use qdrant_client::qdrant::{
     Condition, Filter, GetPointsBuilder, PointStruct, ScrollPointsBuilder, UpdateMode,
-    UpsertPointsBuilder, Value, value::Kind,
+    UpsertPointsBuilder, Value,
 };
 
 use octopus_core::vectors::{VectorKind, VectorSet};
 
 use crate::error::Error;
 use crate::index::Client;
-use crate::layout::version_id;
+use crate::layout::{integer, text, version_id};
 
 const VERSION: &str = "version";
 const STAMP: &str = "stamp";
@@ -35,9 +35,6 @@ const TENANT: &str = "tenant";
 const AGENT: &str = "agent";
 const KIND: &str = "kind";
 const DIMENSION: &str = "dimension";
-
-/// Version points per page of [`Client::recorded_sets`].
-const PAGE: u32 = 1024;
 
 /// A version no rows ever have: a reconcile is under way (or died midway,
 /// which the next search sees as a copy behind the rows).
@@ -91,22 +88,13 @@ impl Client {
     /// left out.
     pub(crate) async fn recorded_sets(&self) -> Result<Vec<Recorded>, Error> {
         let mut sets = Vec::new();
-        let mut offset = None;
-        loop {
-            let mut page = ScrollPointsBuilder::new(self.naming.versions())
-                .limit(PAGE)
-                .with_payload(true)
-                .with_vectors(false);
-            if let Some(from) = offset.take() {
-                page = page.offset(from);
-            }
-            let found = self.call(self.qdrant.scroll(page)).await?;
-            sets.extend(found.result.iter().filter_map(|p| recorded(&p.payload)));
-            match found.next_page_offset {
-                Some(next) => offset = Some(next),
-                None => return Ok(sets),
-            }
-        }
+        let scroll = ScrollPointsBuilder::new(self.naming.versions()).with_payload(true);
+        self.scroll_all(scroll, |point| {
+            sets.extend(recorded(&point.payload));
+            Ok(())
+        })
+        .await?;
+        Ok(sets)
     }
 
     /// Writes `version` for `set` if the last write is still `expected`;
@@ -145,26 +133,11 @@ impl Client {
 
 type Fields = std::collections::HashMap<String, Value>;
 
-fn integer(payload: &Fields, name: &str) -> Option<i64> {
-    match payload.get(name)?.kind.as_ref()? {
-        Kind::IntegerValue(v) => Some(*v),
-        _ => None,
-    }
-}
-
-fn text<'a>(payload: &'a Fields, name: &str) -> Option<&'a str> {
-    match payload.get(name)?.kind.as_ref()? {
-        Kind::StringValue(s) => Some(s),
-        _ => None,
-    }
-}
-
 fn recorded(payload: &Fields) -> Option<Recorded> {
-    let kind = match text(payload, KIND)? {
-        "knowledge" => VectorKind::Knowledge,
-        "memory" => VectorKind::Memory,
-        _ => return None,
-    };
+    let kind = text(payload, KIND)?;
+    let kind = [VectorKind::Knowledge, VectorKind::Memory]
+        .into_iter()
+        .find(|k| k.as_str() == kind)?;
     Some(Recorded {
         set: VectorSet {
             kind,

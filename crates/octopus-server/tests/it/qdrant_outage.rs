@@ -9,6 +9,19 @@ use serde_json::{Value, json};
 
 use crate::harness::{TestServer, seed};
 
+/// sam's memories of the knee, recalled.
+async fn recall_knee(server: &TestServer, key: &str, agent: &str) -> crate::harness::Reply {
+    let recall = json!({"user_id": "sam", "query": "knee pain on descents"});
+    server
+        .call(
+            Method::POST,
+            &format!("/v1/agents/{agent}/recall"),
+            key,
+            Some(recall),
+        )
+        .await
+}
+
 /// The context of sam's next turn.
 async fn next_turn(server: &TestServer, key: &str, conversation: &str) -> Value {
     server
@@ -65,15 +78,7 @@ async fn while_qdrant_is_down_searches_answer_503_and_context_falls_back_to_word
     server.octopus.run_memory_jobs().await.unwrap();
 
     qdrant.kill();
-    let recall = json!({"user_id": "sam", "query": "knee pain on descents"});
-    let refused = server
-        .call(
-            Method::POST,
-            &format!("/v1/agents/{agent}/recall"),
-            key,
-            Some(recall.clone()),
-        )
-        .await;
+    let refused = recall_knee(&server, key, &agent).await;
     assert_eq!(
         refused.status,
         StatusCode::SERVICE_UNAVAILABLE,
@@ -131,14 +136,7 @@ async fn while_qdrant_is_down_searches_answer_503_and_context_falls_back_to_word
     qdrant.resume();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let recalled = loop {
-        let reply = server
-            .call(
-                Method::POST,
-                &format!("/v1/agents/{agent}/recall"),
-                key,
-                Some(recall.clone()),
-            )
-            .await;
+        let reply = recall_knee(&server, key, &agent).await;
         if reply.status == StatusCode::OK {
             break reply.body;
         }
