@@ -527,6 +527,14 @@ async fn turn_overhead<'a>(
 ) -> anyhow::Result<Vec<(&'a str, Vec<Duration>)>> {
     let provider = std::sync::Arc::new(octopus_testkit::fake_chat::ChatProvider::default());
     let url = octopus_testkit::fake_chat::serve(provider).await;
+    // The loopback provider is the operator's own.
+    let octopus = &octopus.clone().with_llm(
+        octopus_engine::llm::LlmSettings {
+            allowed_base_urls: vec![url.clone()],
+            ..Default::default()
+        },
+        std::sync::Arc::new(|name| std::env::var(name).ok()),
+    );
     let patch =
         serde_json::json!({"llm": {"provider": "ollama", "model": "bench", "base_url": url}});
     octopus

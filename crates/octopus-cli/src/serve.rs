@@ -47,6 +47,12 @@ pub async fn open(config: &Config) -> anyhow::Result<Octopus> {
 pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     let config = load(&args)?;
     init_logging(&config.log.filter);
+    // The port first: a server that cannot listen must not create or migrate
+    // a data directory on its way to failing.
+    let listener = tokio::net::TcpListener::bind(&config.server.listen)
+        .await
+        .with_context(|| format!("listen on {}", config.server.listen))?;
+    let address = listener.local_addr()?;
     let octopus = open(&config).await?;
     if let Some(secret) = octopus
         .ensure_admin_key(config.admin_key.as_deref())
@@ -57,14 +63,21 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
             "Generated the admin key (shown only this once; keep it):\n  OCTOPUS_ADMIN_KEY={secret}"
         );
     }
-    let listener = tokio::net::TcpListener::bind(&config.server.listen)
-        .await
-        .with_context(|| format!("listen on {}", config.server.listen))?;
-    let address = listener.local_addr()?;
     // Tests and scripts read this line to find a port chosen with :0.
     println!("Octopus listening on http://{address}");
     tracing::info!(%address, data_dir = %config.storage.data_dir.display(), "serving");
-    octopus.start_memory_worker();
+    if config.worker.memory_worker {
+        octopus.start_memory_worker();
+    } else {
+        if config.storage.backend == StorageBackend::Sqlite {
+            tracing::warn!(
+                "[worker] memory_worker is off on SQLite: no other server shares this data, so nothing will be embedded or summarised"
+            );
+        }
+        tracing::info!(
+            "memory worker off ([worker] memory_worker); other servers do the queue's work"
+        );
+    }
     octopus.start_idle_sweeper(std::time::Duration::from_secs(
         config.worker.idle_sweep_secs.max(1),
     ));

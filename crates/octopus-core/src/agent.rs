@@ -125,12 +125,32 @@ fn is_key_variable(name: &str) -> bool {
     matches!(
         name,
         "OPENAI_API_KEY" | "AZURE_OPENAI_API_KEY" | "ANTHROPIC_API_KEY"
-    ) || name.strip_prefix("OCTOPUS_LLM_KEY_").is_some_and(|rest| {
+    ) || is_tenant_key_variable(name)
+}
+
+/// Whether `name` may be bound to tenants as their key (`OCTOPUS_LLM_KEY_`
+/// and 1 to 64 capitals, digits or underscores).
+pub fn is_tenant_key_variable(name: &str) -> bool {
+    name.strip_prefix("OCTOPUS_LLM_KEY_").is_some_and(|rest| {
         (1..=64).contains(&rest.len())
             && rest
                 .bytes()
                 .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
     })
+}
+
+/// The shape of an agent's `base_url`: http or https, a host name or IPv4
+/// address, an optional port and path; no user, query or fragment.
+pub const BASE_URL_PATTERN: &str =
+    r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?$";
+
+/// Whether `url` has the shape [`BASE_URL_PATTERN`] states: the same
+/// pattern the OpenAPI document declares, so the two cannot disagree.
+fn is_base_url(url: &str) -> bool {
+    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(BASE_URL_PATTERN).expect("BASE_URL_PATTERN is a valid pattern")
+    });
+    PATTERN.is_match(url)
 }
 
 impl LlmConfig {
@@ -177,11 +197,11 @@ impl LlmConfig {
             return Err(Error::invalid("max_output_tokens", "must be positive"));
         }
         if let Some(url) = &self.base_url
-            && !(url.starts_with("http://") || url.starts_with("https://"))
+            && !is_base_url(url)
         {
             return Err(Error::invalid(
                 "base_url",
-                "must be an http:// or https:// URL",
+                "must be an http:// or https:// URL: a host name or IPv4 address, an optional port and path; no user, query or fragment",
             ));
         }
         // Azure OpenAI also needs `base_url` and `deployment`. That is checked
@@ -383,6 +403,38 @@ mod tests {
         };
         // Azure's endpoint and deployment may come in a later patch.
         assert!(llm.validate().is_ok());
+        for good in [
+            "http://localhost:11434",
+            "https://api.openai.com/v1/",
+            "https://acme.openai.azure.com",
+            "http://10.0.0.5:8000/v1",
+        ] {
+            let with = LlmConfig {
+                base_url: Some(good.into()),
+                ..llm.clone()
+            };
+            assert!(with.validate().is_ok(), "{good}");
+        }
+        for bad in [
+            "http://",
+            "https://",
+            "http:///v1",
+            "http://user:pw@host/",
+            "http://host/v1?key=1",
+            "http://host/#x",
+            "http://host:/",
+            "http://host:123456/",
+            "http://ho st/",
+        ] {
+            let with = LlmConfig {
+                base_url: Some(bad.into()),
+                ..llm.clone()
+            };
+            assert!(
+                matches!(with.validate(), Err(Error::Invalid { ref field, .. }) if field == "base_url"),
+                "{bad}"
+            );
+        }
         for (bad, field) in [
             (
                 LlmConfig {

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{AgentId, ConversationId};
+use crate::vectors::{SetState, VectorChange, VectorKind, VectorSet};
+use crate::{AgentId, ConversationId, TenantId};
 
 /// Whose data to forget: one user of a tenant, with one agent or all.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,4 +77,69 @@ pub struct QueueCounts {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CacheCounts {
     pub histories: u64,
+}
+
+/// What forgetting a user still has to do once its rows are gone: their
+/// copies in derived stores (full-text entries kept apart from the rows,
+/// vectors in the vector index) and the free space of the store's files.
+/// A store writes it in the transaction that removes the rows and deletes
+/// it once all of that is done, so a crash in between leaves it for
+/// `UserErasure::finish_erasures` (at start, and before the next forget).
+/// It names rows by number only: no word of the user's is in it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingErasure {
+    /// Full-text entries to remove, by message sequence number (a store
+    /// whose full text lives in the rows leaves this empty).
+    #[serde(default)]
+    pub message_seqs: Vec<i64>,
+    /// Vector sets the removal changed, and how.
+    #[serde(default)]
+    pub sets: Vec<ErasedSet>,
+}
+
+/// One vector set's part of a [`PendingErasure`]: what `VectorIndex::erase`
+/// is told.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErasedSet {
+    pub kind: VectorKind,
+    pub agent: AgentId,
+    pub dimension: u32,
+    /// The set's version before the removal, and after it.
+    pub before: i64,
+    pub after: i64,
+    /// The keys removed.
+    pub removed: Vec<u64>,
+}
+
+impl ErasedSet {
+    pub fn new(set: VectorSet, before: SetState, after: i64, removed: Vec<u64>) -> Self {
+        Self {
+            kind: set.kind,
+            agent: set.agent,
+            dimension: before.dimension,
+            before: before.version,
+            after,
+            removed,
+        }
+    }
+
+    /// The arguments of `VectorIndex::erase` for `tenant`.
+    pub fn erase_arguments(&self, tenant: TenantId) -> (VectorSet, SetState, i64, VectorChange) {
+        (
+            VectorSet {
+                kind: self.kind,
+                tenant,
+                agent: self.agent,
+            },
+            SetState {
+                dimension: self.dimension,
+                version: self.before,
+            },
+            self.after,
+            VectorChange {
+                removed: self.removed.clone(),
+                added: Vec::new(),
+            },
+        )
+    }
 }

@@ -427,11 +427,22 @@ pub trait UserErasure: Send + Sync {
     /// compacts the store's files, so that nothing removed is left on disk.
     /// Other users' data is untouched. A user with nothing stored gets a
     /// receipt of zeros.
+    ///
+    /// Forgetting is resumable: the transaction that removes the rows also
+    /// records a [`crate::forget::PendingErasure`], deleted once the derived
+    /// copies are erased and the files compacted. An interrupted forget
+    /// (a crash, an index that failed) is finished by
+    /// [`Self::finish_erasures`], which this calls first.
     async fn forget_user(
         &self,
         tenant: TenantId,
         who: &crate::forget::ForgetUser,
     ) -> Result<crate::forget::ForgetReceipt>;
+
+    /// Finishes every erasure an interrupted `forget_user` left recorded:
+    /// their full-text entries and vectors erased, the files compacted, the
+    /// records deleted. Returns how many it finished; called at start.
+    async fn finish_erasures(&self) -> Result<usize>;
 }
 
 /// Dumps: a tenant's data read out in dump order, and written back.

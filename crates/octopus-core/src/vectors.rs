@@ -24,7 +24,10 @@ use async_trait::async_trait;
 use crate::{AgentId, Result, TenantId, Timestamp};
 
 /// The two kinds of vector collections.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum VectorKind {
     /// An agent's knowledge chunks.
     Knowledge,

@@ -36,6 +36,10 @@ pub struct WorkerSettings {
     /// slow model must finish within it); a worker that died holding jobs
     /// delays them by at most this.
     pub job_lease_secs: u64,
+    /// Whether this process runs a memory worker (embeddings and summaries
+    /// of the queue). Off, the queue is left to the other servers sharing
+    /// the database: an API-only server.
+    pub memory_worker: bool,
 }
 
 impl Default for WorkerSettings {
@@ -44,6 +48,7 @@ impl Default for WorkerSettings {
             idle_sweep_secs: 15,
             retention_sweep_secs: 60,
             job_lease_secs: 300,
+            memory_worker: true,
         }
     }
 }

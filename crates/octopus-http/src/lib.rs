@@ -3,11 +3,12 @@
 //! setup, a client with sane timeouts, and [`send`], which retries a request on
 //! rate limits and server errors honouring the provider's `retry-after`.
 
+pub mod destinations;
 mod retry;
 
 use std::time::Duration;
 
-pub use retry::{Failure, RetryPolicy, send};
+pub use retry::{Failure, RetryPolicy, sanitise, send};
 
 /// Installs ring as the process's TLS crypto provider. The workspace builds
 /// reqwest with rustls but without a provider (aws-lc, the default one, is a
@@ -23,8 +24,10 @@ pub fn install_tls_provider() {
 /// An HTTP client whose connections give up after `connect_timeout`, and whose
 /// reads give up when the server sends nothing for `read_timeout`. A whole
 /// request's deadline is set per request (a streamed answer may rightly take
-/// longer than any one read). A client that cannot be built (no TLS backend,
-/// say) is an error: one without timeouts could hang a worker forever.
+/// longer than any one read). It follows no redirect: the headers carry API
+/// keys. A client that cannot be built (no TLS backend, say) is an error: one
+/// without timeouts could hang a worker forever. For URLs an untrusted party
+/// chose, use [`destinations::public_only_client`].
 pub fn client(
     connect_timeout: Duration,
     read_timeout: Duration,
@@ -33,6 +36,7 @@ pub fn client(
     reqwest::Client::builder()
         .connect_timeout(connect_timeout)
         .read_timeout(read_timeout)
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|error| format!("cannot build the HTTP client: {error}"))
 }

@@ -9,8 +9,9 @@
 //! Each sends a request whole or streamed (server-sent events; Ollama's
 //! newline-delimited JSON), with tools, and reads the provider's usage.
 //! Requests go through [`octopus_http::send`], the retries the embedders use.
-//! [`for_agent`] builds the model an agent's settings name, with its API key
-//! read from the environment: keys are never stored or echoed.
+//! [`for_agent`] builds the model an agent's settings name, with the API key
+//! its caller chose (the engine decides which key may go where); keys are
+//! never stored or echoed.
 
 pub mod anthropic;
 mod lines;
@@ -59,13 +60,25 @@ impl ClientOptions {
     }
 }
 
-/// The environment variable an agent's key is read from when it names none.
+/// The environment variable holding the operator's key for `provider`, read
+/// when an agent names none.
 pub fn default_key_variable(provider: LlmProvider) -> Option<&'static str> {
     match provider {
         LlmProvider::Openai => Some("OPENAI_API_KEY"),
         LlmProvider::AzureOpenai => Some("AZURE_OPENAI_API_KEY"),
         LlmProvider::Anthropic => Some("ANTHROPIC_API_KEY"),
         LlmProvider::Ollama => None,
+    }
+}
+
+/// The provider's own endpoint, used when an agent sets no `base_url`.
+/// Azure OpenAI has none: each resource has its own host.
+pub fn default_base_url(provider: LlmProvider) -> Option<&'static str> {
+    match provider {
+        LlmProvider::Openai => Some(openai::DEFAULT_BASE_URL),
+        LlmProvider::AzureOpenai => None,
+        LlmProvider::Anthropic => Some(anthropic::DEFAULT_BASE_URL),
+        LlmProvider::Ollama => Some(ollama::DEFAULT_BASE_URL),
     }
 }
 
@@ -82,16 +95,16 @@ pub enum Purpose {
     Summary,
 }
 
-/// The chat model an agent's settings name. `env` reads an environment
-/// variable (the process's, or a test's). An Azure agent without `base_url`
-/// or `deployment`, or a provider whose key variable is unset, is a
+/// The chat model an agent's settings name, sending `key` (chosen by the
+/// caller, who decides which key may go where) in the provider's header.
+/// An Azure agent without `base_url` or `deployment` is a
 /// [`Fault::Configuration`] error naming what to set.
 pub fn for_agent(
     llm: &LlmConfig,
     purpose: Purpose,
     options: &ClientOptions,
     client: &reqwest::Client,
-    env: &dyn Fn(&str) -> Option<String>,
+    key: Option<String>,
 ) -> Result<Arc<dyn ChatModel>, ChatError> {
     let model = match purpose {
         Purpose::Summary => llm.summary_model.as_deref().unwrap_or(&llm.model),
@@ -99,24 +112,6 @@ pub fn for_agent(
     }
     .to_owned();
     let provider = llm.provider.as_str();
-    let key = match llm
-        .api_key_env
-        .as_deref()
-        .or(default_key_variable(llm.provider))
-    {
-        Some(variable) => Some(env(variable).filter(|k| !k.trim().is_empty()).ok_or_else(
-            || {
-                ChatError::new(
-                    provider,
-                    Fault::Configuration,
-                    format!(
-                        "no API key: set the environment variable {variable} where Octopus runs"
-                    ),
-                )
-            },
-        )?),
-        None => None,
-    };
     let sampling = match purpose {
         Purpose::Turn => Sampling {
             temperature: llm.temperature,
@@ -261,6 +256,7 @@ impl Endpoint {
 
     fn failed(&self, failure: octopus_http::Failure) -> ChatError {
         let fault = match failure.status {
+            _ if failure.destination_refused => Fault::Configuration,
             Some(401 | 403 | 404) => Fault::Configuration,
             Some(429 | 503 | 529) => Fault::Busy,
             Some(status) if (400..500).contains(&status) => Fault::Request,

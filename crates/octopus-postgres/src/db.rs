@@ -91,6 +91,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0002_vector_index",
         include_str!("../migrations/0002_vector_index.sql"),
     ),
+    (
+        "0003_pending_erasures",
+        include_str!("../migrations/0003_pending_erasures.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

@@ -1,11 +1,14 @@
-//! Forgetting a user: every row of theirs removed in one transaction, then
-//! the tables vacuumed so that the dead rows' space is reclaimed, and their
-//! index entries (GIN, HNSW) with them.
+//! Forgetting a user: every row of theirs removed in one transaction, which
+//! also records what is left to do (`pending_erasures`); then their vectors
+//! erased from the vector index and the tables vacuumed so that the dead
+//! rows' space is reclaimed, and their index entries (GIN, HNSW) with them;
+//! then the record is deleted. A crash in between leaves the record, which
+//! any server finishes at start or before its next forget.
 
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use octopus_core::forget::{ForgetReceipt, ForgetUser};
+use octopus_core::forget::{ErasedSet, ForgetReceipt, ForgetUser, PendingErasure};
 use octopus_core::store::UserErasure;
 use octopus_core::{AgentId, ConversationId, Result, TenantId};
 use sqlx_core::executor::Executor;
@@ -20,19 +23,21 @@ use crate::error::Result as StoreResult;
 use crate::vector_sets::{MemoryTable, key_of, record_change};
 use crate::{PostgresStore, domain};
 
-const TABLES: &str = "messages, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, vector_points";
+const TABLES: &str = "messages, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, vector_points, pending_erasures";
 
 #[async_trait]
 impl UserErasure for PostgresStore {
     async fn forget_user(&self, tenant: TenantId, who: &ForgetUser) -> Result<ForgetReceipt> {
+        self.finish_erasures().await?;
         domain(async {
-            let mut receipt = self.remove_rows(tenant, who).await?;
-            // Outside any transaction, as VACUUM must be. Plain VACUUM, not
-            // FULL: it takes no lock that would stop other tenants' work.
-            self.pool
-                .execute(format!("VACUUM {TABLES}").as_str())
-                .await?;
+            let (mut receipt, pending, record) = self.remove_rows(tenant, who).await?;
+            receipt.vectors.graphs_rebuilt = self.erase_vectors(tenant, &pending).await?;
+            self.vacuum().await?;
             receipt.compacted = true;
+            query("DELETE FROM pending_erasures WHERE id = $1")
+                .bind(record)
+                .execute(&self.pool)
+                .await?;
             tracing::info!(
                 tenant_id = %tenant, messages = receipt.relational.messages,
                 episodes = receipt.relational.episodes, "forgot a user"
@@ -41,10 +46,77 @@ impl UserErasure for PostgresStore {
         })
         .await
     }
+
+    async fn finish_erasures(&self) -> Result<usize> {
+        domain(async {
+            let pending = query("SELECT id, tenant_id, work FROM pending_erasures ORDER BY id")
+                .fetch_all(&self.pool)
+                .await?;
+            if pending.is_empty() {
+                return Ok(0);
+            }
+            let mut finished = Vec::with_capacity(pending.len());
+            for row in &pending {
+                let tenant = TenantId(row.try_get("tenant_id")?);
+                let work: sqlx_core::types::Json<PendingErasure> = row.try_get("work")?;
+                self.erase_vectors(tenant, &work.0).await?;
+                finished.push(row.try_get::<i64, _>("id")?);
+            }
+            self.vacuum().await?;
+            query("DELETE FROM pending_erasures WHERE id = ANY($1)")
+                .bind(&finished)
+                .execute(&self.pool)
+                .await?;
+            tracing::info!(
+                erasures = finished.len(),
+                "finished interrupted erasures of users"
+            );
+            Ok(finished.len())
+        })
+        .await
+    }
 }
 
 impl PostgresStore {
-    async fn remove_rows(&self, tenant: TenantId, who: &ForgetUser) -> StoreResult<ForgetReceipt> {
+    /// Erases the vectors `pending` names from the vector index (before the
+    /// VACUUM, so that the index's copies go with the rows: see
+    /// `VectorIndex::erase`); returns the saved graphs dropped. Repeating it
+    /// is harmless.
+    async fn erase_vectors(&self, tenant: TenantId, pending: &PendingErasure) -> StoreResult<u64> {
+        let mut graphs = 0;
+        for set in &pending.sets {
+            let (set, before, after, change) = set.erase_arguments(tenant);
+            if self
+                .vectors
+                .erase(set, before, after, change)
+                .await
+                .map_err(crate::error::Error::Domain)?
+            {
+                graphs += 1;
+            }
+        }
+        Ok(graphs)
+    }
+
+    /// Reclaims the space of removed rows. Outside any transaction, as
+    /// VACUUM must be; plain VACUUM, not FULL: it takes no lock that would
+    /// stop other tenants' work.
+    async fn vacuum(&self) -> StoreResult<()> {
+        self.pool
+            .execute(format!("VACUUM {TABLES}").as_str())
+            .await?;
+        Ok(())
+    }
+}
+
+impl PostgresStore {
+    /// Removes the rows and records what is left; the receipt, the record's
+    /// work and its id.
+    async fn remove_rows(
+        &self,
+        tenant: TenantId,
+        who: &ForgetUser,
+    ) -> StoreResult<(ForgetReceipt, PendingErasure, i64)> {
         let mut tx = self.pool.begin().await?;
         let agent = who.agent_id.map(|a| a.0);
         let mut receipt = ForgetReceipt {
@@ -114,14 +186,16 @@ impl PostgresStore {
                 .or_default()
                 .push(key_of(row)?);
         }
-        let mut erased = Vec::with_capacity(per_collection.len());
+        let mut sets = Vec::with_capacity(per_collection.len());
         for (agent, removed) in per_collection {
             let set = VectorSet::memory(tenant, AgentId(agent));
             let change = VectorChange {
                 removed,
                 added: Vec::new(),
             };
-            erased.extend(record_change::<MemoryTable>(&mut tx, set, change).await?);
+            if let Some(c) = record_change::<MemoryTable>(&mut tx, set, change).await? {
+                sets.push(ErasedSet::new(c.set, c.before, c.after, c.change.removed));
+            }
         }
 
         let messages = query(
@@ -155,18 +229,18 @@ impl PostgresStore {
         .await?;
         receipt.relational.conversations = conversations.len() as u64;
         receipt.conversation_ids = conversations.into_iter().map(ConversationId).collect();
+        let pending = PendingErasure {
+            message_seqs: Vec::new(),
+            sets,
+        };
+        let record: i64 = query_scalar(
+            "INSERT INTO pending_erasures (tenant_id, work) VALUES ($1, $2) RETURNING id",
+        )
+        .bind(tenant.0)
+        .bind(sqlx_core::types::Json(&pending))
+        .fetch_one(&mut *tx)
+        .await?;
         tx.commit().await?;
-        // Before the VACUUM that follows, so that the index's copies of the
-        // vectors go with the rows (see `VectorIndex::erase`).
-        for c in erased {
-            if self
-                .vectors
-                .erase(c.set, c.before, c.after, c.change)
-                .await?
-            {
-                receipt.vectors.graphs_rebuilt += 1;
-            }
-        }
-        Ok(receipt)
+        Ok((receipt, pending, record))
     }
 }

@@ -53,3 +53,27 @@ pub async fn fresh_database_on(base: &str) -> String {
     admin.close().await.ok();
     format!("{server}/{name}")
 }
+
+/// The memory jobs queued in the database `url` names, by sequence number:
+/// all of them, or only those a worker holds under a lease now (`due_at`
+/// moved past the clock when claimed).
+///
+/// # Panics
+/// When the database refuses.
+pub async fn memory_jobs(url: &str, leased_only: bool) -> Vec<i64> {
+    use sqlx_core::query_scalar::query_scalar;
+    let mut connection = sqlx_postgres::PgConnection::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connect to the test database: {e}"));
+    let sql = if leased_only {
+        "SELECT seq FROM memory_jobs WHERE due_at > now() ORDER BY seq"
+    } else {
+        "SELECT seq FROM memory_jobs ORDER BY seq"
+    };
+    let seqs = query_scalar(sql)
+        .fetch_all(&mut connection)
+        .await
+        .unwrap_or_else(|e| panic!("read the memory queue: {e}"));
+    connection.close().await.ok();
+    seqs
+}

@@ -4,8 +4,11 @@
 //! whether or not its client ever finishes a request. So every connection is
 //! bounded in number (in all, and per client address) and in time:
 //!
-//! - **keep-alive**: a connection with no request in progress is closed after
-//!   `keep_alive_timeout_secs` without a byte;
+//! - **the first request**: a new connection's first request head must be
+//!   complete within `header_read_timeout_secs` of the connection: a client
+//!   that connects and sends nothing holds its slot that long, no longer;
+//! - **keep-alive**: after a request, a connection with none in progress is
+//!   closed after `keep_alive_timeout_secs` without a byte;
 //! - **headers**: once a request's first byte has arrived, its headers must be
 //!   complete within `header_read_timeout_secs` (a client trickling one byte at
 //!   a time does not reset this);
@@ -14,7 +17,12 @@
 //!
 //! A connection over the caps is answered `503` with `retry-after` and closed at
 //! once, without a task of its own: under a flood of connections the server
-//! keeps its descriptors for the clients it is serving.
+//! keeps its descriptors for the clients it is serving. When the cap in all
+//! is reached, a few more connections (`probe_connections`) are admitted for
+//! health probes alone, from addresses that hold no other connection: they
+//! are served `/healthz` and `/readyz`, one request each within 2 s, and
+//! anything else is `503 too_many_connections`; so an orchestrator's probes
+//! still see a live server while others hold every connection.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -51,6 +59,8 @@ pub(crate) struct ConnectionLimits {
     pub max_connections_per_address: usize,
     pub header_read_timeout: Duration,
     pub keep_alive_timeout: Duration,
+    /// Connections admitted past `max_connections`, for health probes only.
+    pub probe_connections: usize,
 }
 
 impl ConnectionLimits {
@@ -78,6 +88,7 @@ impl ConnectionLimits {
             },
             header_read_timeout: Duration::from_secs(config.header_read_timeout_secs),
             keep_alive_timeout: Duration::from_secs(config.keep_alive_timeout_secs),
+            probe_connections: config.probe_connections,
         }
     }
 }
@@ -111,15 +122,26 @@ pub(crate) async fn serve(
             refuse(&stream);
             continue;
         };
+        let probes_only = slot.lane == Lane::ProbesOnly;
         let _ = stream.set_nodelay(true);
         let activity = Arc::new(Activity::default());
-        let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity), limits));
+        let mut watched_limits = limits;
+        if probes_only {
+            // A probe asks at once; the reserve must not be held long.
+            watched_limits.header_read_timeout =
+                limits.header_read_timeout.min(PROBE_HEADER_TIMEOUT);
+        }
+        let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity), watched_limits));
         let router = router.clone();
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
             let request_guard = activity.begin();
             let router = router.clone();
             async move {
-                let response = router.oneshot(request.map(Body::new)).await;
+                let response = if probes_only && !is_probe(&request) {
+                    Ok(too_many_connections())
+                } else {
+                    router.oneshot(request.map(Body::new)).await
+                };
                 drop(request_guard);
                 response
             }
@@ -129,7 +151,7 @@ pub(crate) async fn serve(
             // Our own `Watched` times the headers: hyper's timer would also
             // run while a kept-alive connection is idle.
             .header_read_timeout(None)
-            .keep_alive(true)
+            .keep_alive(!probes_only)
             .serve_connection(io, service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
@@ -149,10 +171,32 @@ pub(crate) async fn serve(
     Ok(())
 }
 
+/// The longest a connection in the probes' reserve may take to send its request.
+const PROBE_HEADER_TIMEOUT: Duration = Duration::from_secs(2);
+
+const TOO_MANY_CONNECTIONS: &str = r#"{"error":{"code":"too_many_connections","message":"the server has too many open connections (from this address or in all); retry later"}}"#;
+
+/// Whether a request is a health probe, which the reserve serves.
+fn is_probe(request: &hyper::Request<Incoming>) -> bool {
+    matches!(*request.method(), hyper::Method::GET | hyper::Method::HEAD)
+        && matches!(request.uri().path(), "/healthz" | "/readyz")
+}
+
+/// The answer to a request the probes' reserve does not serve.
+fn too_many_connections() -> axum::response::Response {
+    axum::response::Response::builder()
+        .status(hyper::StatusCode::SERVICE_UNAVAILABLE)
+        .header("content-type", "application/json")
+        .header("retry-after", "1")
+        .header("connection", "close")
+        .body(Body::from(TOO_MANY_CONNECTIONS))
+        .unwrap_or_default()
+}
+
 /// Answers a connection over the caps and closes it. One non-blocking write: a
 /// refused client never gets a task or a timer.
 fn refuse(stream: &TcpStream) {
-    const BODY: &str = r#"{"error":{"code":"too_many_connections","message":"the server has too many open connections (from this address or in all); retry later"}}"#;
+    const BODY: &str = TOO_MANY_CONNECTIONS;
     let response = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{BODY}",
         BODY.len()
@@ -164,14 +208,25 @@ fn refuse(stream: &TcpStream) {
 struct Admission {
     limits: ConnectionLimits,
     per_address: Mutex<HashMap<IpAddr, usize>>,
+    /// Connections of the normal lane, and of the probes' reserve.
     open: AtomicUsize,
+    open_probes: AtomicUsize,
     metrics: Arc<Metrics>,
+}
+
+/// Which requests a connection is served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lane {
+    Normal,
+    /// Admitted past the cap in all: health probes only.
+    ProbesOnly,
 }
 
 /// A connection's place under the caps, given back when it is dropped.
 struct Slot {
     admission: Arc<Admission>,
     address: IpAddr,
+    lane: Lane,
 }
 
 impl Admission {
@@ -180,6 +235,7 @@ impl Admission {
             limits,
             per_address: Mutex::new(HashMap::new()),
             open: AtomicUsize::new(0),
+            open_probes: AtomicUsize::new(0),
             metrics,
         }
     }
@@ -191,18 +247,32 @@ impl Admission {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let from_address = per_address.get(&address).copied().unwrap_or(0);
         let open = this.open.load(Ordering::Relaxed);
-        if open >= this.limits.max_connections
-            || from_address >= this.limits.max_connections_per_address
-        {
+        let open_probes = this.open_probes.load(Ordering::Relaxed);
+        let lane = if from_address >= this.limits.max_connections_per_address {
+            None
+        } else if open < this.limits.max_connections {
+            Some(Lane::Normal)
+        } else if open_probes < this.limits.probe_connections && from_address == 0 {
+            // Only for an address holding no other connection: those that
+            // filled the cap cannot fill the reserve too.
+            Some(Lane::ProbesOnly)
+        } else {
+            None
+        };
+        let Some(lane) = lane else {
             this.metrics.connection_refused();
             return None;
-        }
+        };
         per_address.insert(address, from_address + 1);
-        this.open.store(open + 1, Ordering::Relaxed);
+        match lane {
+            Lane::Normal => this.open.store(open + 1, Ordering::Relaxed),
+            Lane::ProbesOnly => this.open_probes.store(open_probes + 1, Ordering::Relaxed),
+        }
         this.metrics.connection_opened();
         Some(Slot {
             admission: Arc::clone(this),
             address,
+            lane,
         })
     }
 }
@@ -220,7 +290,10 @@ impl Drop for Slot {
                 per_address.remove(&self.address);
             }
         }
-        self.admission.open.fetch_sub(1, Ordering::Relaxed);
+        match self.lane {
+            Lane::Normal => self.admission.open.fetch_sub(1, Ordering::Relaxed),
+            Lane::ProbesOnly => self.admission.open_probes.fetch_sub(1, Ordering::Relaxed),
+        };
         self.admission.metrics.connection_closed();
     }
 }
@@ -274,7 +347,8 @@ struct Watched {
     limits: ConnectionLimits,
     /// The last byte read or written.
     last_activity: Instant,
-    /// When the first byte of the request head being read arrived.
+    /// When the first byte of the request head being read arrived (for a new
+    /// connection's first request: when it was accepted).
     head_started: Option<Instant>,
     /// `activity.started` when `head_started` was set.
     seen_requests: u64,
@@ -289,9 +363,11 @@ impl Watched {
             activity,
             limits,
             last_activity: now,
-            head_started: None,
+            // The first request's head is timed from the connection: a client
+            // that sends nothing gets the header timeout, not the keep-alive.
+            head_started: Some(now),
             seen_requests: 0,
-            timer: Box::pin(tokio::time::sleep_until(now + limits.keep_alive_timeout)),
+            timer: Box::pin(tokio::time::sleep_until(now + limits.header_read_timeout)),
         }
     }
 
@@ -407,7 +483,35 @@ mod tests {
             max_connections_per_address: per_address,
             header_read_timeout: Duration::from_secs(1),
             keep_alive_timeout: Duration::from_secs(1),
+            probe_connections: 0,
         }
+    }
+
+    #[test]
+    fn past_the_cap_in_all_a_reserve_admits_probes_only() {
+        let mut limits = limits(2, 5);
+        limits.probe_connections = 1;
+        let admission = Arc::new(Admission::new(limits, Arc::default()));
+        let a: IpAddr = "127.0.0.2".parse().unwrap();
+        let b: IpAddr = "127.0.0.3".parse().unwrap();
+        let _first = Admission::admit(&admission, a).unwrap();
+        let _second = Admission::admit(&admission, a).unwrap();
+        assert!(
+            Admission::admit(&admission, a).is_none(),
+            "not for an address that holds connections"
+        );
+        let probe = Admission::admit(&admission, b).expect("the reserve");
+        assert_eq!(probe.lane, Lane::ProbesOnly);
+        assert!(
+            Admission::admit(&admission, b).is_none(),
+            "the reserve is full"
+        );
+        drop(probe);
+        assert_eq!(
+            Admission::admit(&admission, b).map(|slot| slot.lane),
+            Some(Lane::ProbesOnly),
+            "its slot came back"
+        );
     }
 
     #[test]

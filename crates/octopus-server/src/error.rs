@@ -88,8 +88,9 @@ error_codes! {
     EmbeddingUnavailable = (SERVICE_UNAVAILABLE, "embedding_unavailable", "the embedding model is not available"),
     LlmProviderFailed = (BAD_GATEWAY, "llm_provider_failed", "the agent's model provider failed or refused the request; `provider` names it"),
     LlmProviderBusy = (SERVICE_UNAVAILABLE, "llm_provider_busy", "the agent's model provider is rate-limiting or overloaded; retry after `retry-after`"),
-    LlmNotConfigured = (SERVICE_UNAVAILABLE, "llm_not_configured", "the agent's model cannot be called as configured (no API key, a refused key, a missing deployment or model); the operator must fix it"),
+    LlmNotConfigured = (SERVICE_UNAVAILABLE, "llm_not_configured", "the agent's model cannot be called as configured (no API key, a refused key, a base URL the server does not call, a missing deployment or model); the agent's settings or the server's must change"),
     TooManyConnections = (SERVICE_UNAVAILABLE, "too_many_connections", "the server has too many open connections"),
+    ServerBusy = (SERVICE_UNAVAILABLE, "server_busy", "the server is receiving as many request bodies as it holds at once; retry after `retry-after`"),
 }
 
 impl ErrorCode {

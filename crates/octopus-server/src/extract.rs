@@ -15,8 +15,9 @@ use crate::error::{ApiError, ErrorCode};
 const JSON_MEDIA_TYPES: &[&str] = &["application/json", "application/merge-patch+json"];
 
 /// A JSON body. Malformed JSON is 400 `malformed_json`; JSON of the wrong shape is
-/// 422 `invalid_request` with the path of the offending field. (Its size and
-/// arrival time were checked when it was read: [`crate::request_body`].)
+/// 422 `invalid_request` with the path of the offending field. Read under
+/// the limits of [`crate::request_body`], after the caller's other
+/// extractors (its key among them) have run.
 pub struct Json<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
@@ -39,12 +40,21 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
                 ));
             }
         }
-        let bytes = Bytes::from_request(request, state)
-            .await
-            .map_err(|rejection| {
-                ApiError::from_code(ErrorCode::UnreadableBody, rejection.body_text())
-            })?;
+        let _ = state;
+        let bytes = crate::request_body::read(request).await?;
         parse_json(&bytes).map(Json)
+    }
+}
+
+/// A body read whole, as it came (a dump's JSON Lines), under the same
+/// limits as JSON.
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
+        crate::request_body::read(request).await.map(RawBody)
     }
 }
 

@@ -7,8 +7,8 @@
 //! - `error`: the table of error codes, and the single mapping from failures
 //!   to status codes and error bodies;
 //! - `connections`: the accept loop, with caps on connections and timeouts for
-//!   slow or idle clients; `request_body`: every body read whole, within a size
-//!   and a deadline;
+//!   slow or idle clients; `request_body`: bodies read after authentication,
+//!   within a size, a deadline and a server-wide budget;
 //! - `metrics`: what `/metrics` reports; `openapi`: the document, with every
 //!   error and limit declared from the code.
 
@@ -50,12 +50,19 @@ pub struct ServerConfig {
     pub listen: String,
     /// Largest request body accepted, in bytes.
     pub max_body_bytes: usize,
+    /// Bytes of request bodies held at once while they arrive, over all
+    /// connections; past it a body is refused with `503 server_busy`.
+    pub max_body_bytes_in_flight: usize,
     /// Client connections open at once, in all. Lowered at start to what the
     /// process's open-file limit allows.
     pub max_connections: usize,
     /// Client connections open at once from one IP address (0: no cap).
     pub max_connections_per_address: usize,
-    /// Once a request's first byte has arrived, seconds its headers may take.
+    /// Connections admitted past `max_connections` for health probes
+    /// (`/healthz`, `/readyz`) alone, so that they answer under a flood.
+    pub probe_connections: usize,
+    /// Seconds a request's headers may take: from a new connection, and
+    /// from the first byte of each later request.
     pub header_read_timeout_secs: u64,
     /// Seconds a request's body may take to arrive after its headers.
     pub body_read_timeout_secs: u64,
@@ -68,8 +75,10 @@ impl Default for ServerConfig {
         Self {
             listen: "127.0.0.1:7700".into(),
             max_body_bytes: 16 << 20,
+            max_body_bytes_in_flight: 256 << 20,
             max_connections: 1024,
             max_connections_per_address: 256,
+            probe_connections: 16,
             header_read_timeout_secs: 10,
             body_read_timeout_secs: 60,
             keep_alive_timeout_secs: 75,
@@ -86,6 +95,9 @@ fn app_with_metrics(octopus: Octopus, config: &ServerConfig, metrics: Arc<Metric
     let body_limits = request_body::BodyLimits {
         max_bytes: config.max_body_bytes,
         timeout: Duration::from_secs(config.body_read_timeout_secs),
+        in_flight: Arc::new(request_body::InFlight::new(
+            config.max_body_bytes_in_flight.max(config.max_body_bytes),
+        )),
     };
     let (router, _) = routes::router().split_for_parts();
     let limits = *octopus.limits();
@@ -98,12 +110,13 @@ fn app_with_metrics(octopus: Octopus, config: &ServerConfig, metrics: Arc<Metric
         )
         .fallback(|| async { ApiError::not_found_route() })
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
-        // The body is read whole, under its limits, before any handler runs;
-        // axum's own limit would only repeat that one.
+        // Bodies are read by the handlers' extractors, after the key, under
+        // the limits `request_body` states; axum's own limit would only
+        // repeat one of them.
         .layer(DefaultBodyLimit::disable())
         .layer(middleware::from_fn_with_state(
             body_limits,
-            request_body::read_whole_body,
+            request_body::guard,
         ))
         .layer(middleware::from_fn_with_state(
             Arc::clone(&metrics),

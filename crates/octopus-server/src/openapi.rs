@@ -218,6 +218,7 @@ fn operation_errors(operation: &Value) -> Vec<ErrorCode> {
             E::UnsupportedMediaType,
             E::InvalidRequest,
             E::RequestTimeout,
+            E::ServerBusy,
         ]);
         // Bodies name agents (a conversation's, a message's speaker).
         codes.push(E::AgentNotFound);
@@ -251,7 +252,7 @@ fn declare_responses(responses: &mut Map<String, Value>, codes: &[ErrorCode]) {
         if group.iter().any(|code| {
             matches!(
                 code,
-                ErrorCode::QuotaExceeded | ErrorCode::EmbeddingProviderBusy
+                ErrorCode::QuotaExceeded | ErrorCode::EmbeddingProviderBusy | ErrorCode::ServerBusy
             )
         }) {
             response["headers"] = json!({"retry-after": {
@@ -305,7 +306,7 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
         (
             "LlmConfig",
             "base_url",
-            json!({"maxLength": MAX_URL_CHARS, "pattern": "^https?://"}),
+            json!({"maxLength": MAX_URL_CHARS, "pattern": octopus_core::agent::BASE_URL_PATTERN}),
         ),
         ("LlmConfig", "temperature", range(0.0, 2.0)),
         (

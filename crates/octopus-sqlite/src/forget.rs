@@ -1,10 +1,13 @@
-//! Forgetting a user: the rows in one transaction, then the derived stores
-//! (full-text entries, saved vector graphs), then compaction of both files.
+//! Forgetting a user: the rows in one transaction, which also records what
+//! is left to do (`pending_erasures`); then the derived stores (full-text
+//! entries, the vector index) and compaction of both files; then the record
+//! is deleted. A crash in between leaves the record, finished at start and
+//! before the next forget, so nothing of the user stays on disk.
 
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use octopus_core::forget::{ForgetReceipt, ForgetUser};
+use octopus_core::forget::{ErasedSet, ForgetReceipt, ForgetUser, PendingErasure};
 use octopus_core::store::UserErasure;
 use octopus_core::{AgentId, ConversationId, Result, TenantId};
 use rusqlite::{Connection, params};
@@ -20,43 +23,102 @@ use octopus_core::vectors::{VectorChange, VectorSet};
 /// The user's episodes; `?1` tenant, `?2` user, `?3` agent or NULL.
 const EPISODES: &str = "SELECT id FROM episodes WHERE tenant_id = ?1 AND user_id = ?2 AND (?3 IS NULL OR agent_id = ?3)";
 
-/// What the relational transaction removed, for the derived stores to follow.
+/// What the relational transaction removed, and the record of what is left.
 struct Removed {
     receipt: ForgetReceipt,
-    message_seqs: Vec<i64>,
-    collections: Vec<Committed>,
+    pending: PendingErasure,
+    record: i64,
 }
 
 #[async_trait]
 impl UserErasure for SqliteStore {
     async fn forget_user(&self, tenant: TenantId, who: &ForgetUser) -> Result<ForgetReceipt> {
+        self.finish_erasures().await?;
         let who = who.clone();
-        let removed = self
+        let Removed {
+            mut receipt,
+            pending,
+            record,
+        } = self
             .db
             .write(move |conn| remove_rows(conn, tenant, &who))
             .await?;
-        let Removed {
-            mut receipt,
-            message_seqs,
-            collections,
-        } = removed;
-        for c in collections {
-            if self
-                .vectors
-                .erase(c.set, c.before, c.after, c.change)
-                .await?
-            {
-                receipt.vectors.graphs_rebuilt += 1;
-            }
-        }
-        receipt.full_text.entries = self.indexer.forget(message_seqs).await?;
+        let (entries, graphs) = self.erase_derived(tenant, &pending).await?;
+        receipt.full_text.entries = entries;
+        receipt.vectors.graphs_rebuilt = graphs;
         receipt.compacted = self.compact().await?;
+        self.db
+            .write(move |conn| {
+                conn.execute("DELETE FROM pending_erasures WHERE id = ?1", [record])?;
+                Ok(())
+            })
+            .await?;
         tracing::info!(
             tenant_id = %tenant, messages = receipt.relational.messages,
             episodes = receipt.relational.episodes, compacted = receipt.compacted,
             "forgot a user"
         );
         Ok(receipt)
+    }
+
+    async fn finish_erasures(&self) -> Result<usize> {
+        let pending: Vec<(i64, Vec<u8>, String)> = self
+            .db
+            .read(|conn| {
+                rows::collect(
+                    &mut conn
+                        .prepare("SELECT id, tenant_id, work FROM pending_erasures ORDER BY id")?,
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+            })
+            .await?;
+        if pending.is_empty() {
+            return Ok(0);
+        }
+        let mut finished = Vec::with_capacity(pending.len());
+        for (id, tenant, work) in pending {
+            let tenant = TenantId(codec::uuid_from(&tenant)?);
+            let work: PendingErasure = serde_json::from_str(&work)
+                .map_err(|e| crate::error::corrupt("pending erasure", e))?;
+            self.erase_derived(tenant, &work).await?;
+            finished.push(id);
+        }
+        self.compact().await?;
+        let count = finished.len();
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                for id in finished {
+                    tx.execute("DELETE FROM pending_erasures WHERE id = ?1", [id])?;
+                }
+                tx.commit()?;
+                Ok(())
+            })
+            .await?;
+        tracing::info!(erasures = count, "finished interrupted erasures of users");
+        Ok(count)
+    }
+}
+
+impl SqliteStore {
+    /// Erases what `pending` names from the derived stores: full-text
+    /// entries, then vectors. Returns the entries removed and the saved
+    /// graphs dropped. Repeating it is harmless.
+    async fn erase_derived(
+        &self,
+        tenant: TenantId,
+        pending: &PendingErasure,
+    ) -> Result<(u64, u64)> {
+        let entries = self.indexer.forget(pending.message_seqs.clone()).await?;
+        let mut graphs = 0;
+        for set in &pending.sets {
+            let (set, before, after, change) = set.erase_arguments(tenant);
+            if self.vectors.erase(set, before, after, change).await? {
+                graphs += 1;
+            }
+        }
+        Ok((entries, graphs))
     }
 }
 
@@ -125,7 +187,7 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
         }
         per_collection.entry(agent).or_default().push(key);
     }
-    let mut collections = Vec::with_capacity(per_collection.len());
+    let mut sets = Vec::with_capacity(per_collection.len());
     for (agent, removed) in per_collection {
         let agent = AgentId(codec::uuid_from(&agent)?);
         let before = MemoryTable::state(&tx, tenant, agent)?
@@ -135,7 +197,13 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
             added: Vec::new(),
         };
         let set = VectorSet::memory(tenant, agent);
-        collections.push(record_change::<MemoryTable>(&tx, set, before, change)?);
+        let Committed {
+            set,
+            before,
+            after,
+            change,
+        } = record_change::<MemoryTable>(&tx, set, before, change)?;
+        sets.push(ErasedSet::new(set, before, after, change.removed));
     }
 
     let message_seqs: Vec<i64> = rows::collect(
@@ -160,11 +228,22 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
     )?;
     receipt.relational.conversations = conversations.len() as u64;
     receipt.conversation_ids = conversations.into_iter().map(ConversationId).collect();
+    let pending = PendingErasure { message_seqs, sets };
+    tx.execute(
+        "INSERT INTO pending_erasures (tenant_id, work, created_at) VALUES (?1, ?2, ?3)",
+        params![
+            tenant.0.as_bytes(),
+            serde_json::to_string(&pending)
+                .map_err(|e| crate::error::corrupt("pending erasure", e))?,
+            codec::micros(chrono::Utc::now())
+        ],
+    )?;
+    let record = tx.last_insert_rowid();
     tx.commit()?;
     Ok(Removed {
         receipt,
-        message_seqs,
-        collections,
+        pending,
+        record,
     })
 }
 

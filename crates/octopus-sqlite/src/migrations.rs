@@ -54,6 +54,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0010_knowledge_fts_scope",
         sql: include_str!("../migrations/main/0010_knowledge_fts_scope.sql"),
     },
+    Migration {
+        name: "main/0011_pending_erasures",
+        sql: include_str!("../migrations/main/0011_pending_erasures.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

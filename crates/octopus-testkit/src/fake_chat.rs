@@ -49,6 +49,14 @@ pub enum Answer {
     Stall(Duration),
     /// A 200 whose body is not the API's format.
     Malformed,
+    /// A response with this status and body, as it is (not the provider's
+    /// shape): an internal service that is no provider, or a redirect
+    /// (`location` set).
+    Raw {
+        status: u16,
+        body: String,
+        location: Option<String>,
+    },
 }
 
 impl Answer {
@@ -78,12 +86,23 @@ pub struct Received {
 /// The provider's state: its script, what it received, what usage it reported.
 #[derive(Default)]
 pub struct ChatProvider {
+    /// Answers whatever key a request carries, or none: a server of a
+    /// tenant's own, which the tests watch for keys that should not arrive.
+    any_key: bool,
     script: Mutex<VecDeque<Answer>>,
     received: Mutex<Vec<Received>>,
     usage: Mutex<Vec<(u64, u64)>>,
 }
 
 impl ChatProvider {
+    /// A provider that asks for no key (see `any_key`).
+    pub fn keyless() -> Self {
+        Self {
+            any_key: true,
+            ..Self::default()
+        }
+    }
+
     /// Answers the next request so.
     pub fn then(&self, answer: Answer) -> &Self {
         self.script.lock().unwrap().push_back(answer);
@@ -231,6 +250,25 @@ fn sse(events: Vec<(Option<&str>, Value)>, done: bool) -> Response {
     ([("content-type", "text/event-stream")], body).into_response()
 }
 
+/// The response an [`Answer::Raw`] describes.
+fn raw_response(answer: Answer) -> Response {
+    let Answer::Raw {
+        status,
+        body,
+        location,
+    } = answer
+    else {
+        unreachable!("only raw answers")
+    };
+    let mut response = (StatusCode::from_u16(status).unwrap(), body).into_response();
+    if let Some(location) = location {
+        response
+            .headers_mut()
+            .insert("location", location.parse().unwrap());
+    }
+    response
+}
+
 fn with_headers(mut response: Response, headers: &[(&'static str, &'static str)]) -> Response {
     for (name, value) in headers {
         response.headers_mut().insert(*name, value.parse().unwrap());
@@ -268,6 +306,7 @@ async fn openai_answer(provider: &ChatProvider, body: Value) -> Response {
                 .into_response();
         }
         Answer::Malformed => return Json(json!({"object": "list", "data": []})).into_response(),
+        raw @ Answer::Raw { .. } => return raw_response(raw),
         Answer::Stall(_) => unreachable!("stalls are waited out"),
     };
     let (input, output) = provider.usage_of(&texts, &text, calls.len());
@@ -352,7 +391,9 @@ async fn openai(
     Json(body): Json<Value>,
 ) -> Response {
     provider.record("/v1/chat/completions", &headers, &body);
-    if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some("Bearer sk-test") {
+    if !provider.any_key
+        && headers.get("authorization").and_then(|v| v.to_str().ok()) != Some("Bearer sk-test")
+    {
         return openai_error(401, "Incorrect API key provided.");
     }
     openai_answer(&provider, body).await
@@ -370,7 +411,9 @@ async fn azure(
         query.get("api-version").map(String::as_str).unwrap_or("")
     );
     provider.record(&path, &headers, &body);
-    if headers.get("api-key").and_then(|v| v.to_str().ok()) != Some("azure-key") {
+    if !provider.any_key
+        && headers.get("api-key").and_then(|v| v.to_str().ok()) != Some("azure-key")
+    {
         return openai_error(401, "Access denied due to invalid subscription key.");
     }
     if deployment != "chat-4o" || !query.contains_key("api-version") {
@@ -401,7 +444,7 @@ async fn anthropic(
 ) -> Response {
     provider.record("/v1/messages", &headers, &body);
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if header("x-api-key") != Some("ant-key") {
+    if !provider.any_key && header("x-api-key") != Some("ant-key") {
         return anthropic_error(401, "invalid x-api-key");
     }
     if header("anthropic-version").is_none() || body["max_tokens"].as_u64().is_none() {
@@ -419,6 +462,7 @@ async fn anthropic(
             return sse(vec![(Some("message_start"), json!("not an event"))], false);
         }
         Answer::Malformed => return Json(json!({"type": "message"})).into_response(),
+        raw @ Answer::Raw { .. } => return raw_response(raw),
         Answer::Stall(_) => unreachable!("stalls are waited out"),
     };
     let (input, output) = provider.usage_of(&texts, &text, calls.len());
@@ -511,6 +555,7 @@ async fn ollama(
             return with_headers(response.into_response(), &headers);
         }
         Answer::Malformed => return "{\"model\": \"llama3.2\", \"message\": ".into_response(),
+        raw @ Answer::Raw { .. } => return raw_response(raw),
         Answer::Stall(_) => unreachable!("stalls are waited out"),
     };
     let (input, output) = provider.usage_of(&texts, &text, calls.len());

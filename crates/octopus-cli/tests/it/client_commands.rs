@@ -294,7 +294,11 @@ async fn octopus_chat_streams_turns_shows_the_trace_and_starts_new_episodes() {
     let fake = Arc::new(ChatProvider::default());
     let url = fake_chat::serve(Arc::clone(&fake)).await;
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path());
+    // The operator trusts the loopback provider (a tenant's URL could not
+    // reach loopback).
+    let config = dir.path().join("octopus.toml");
+    std::fs::write(&config, format!("[llm]\nallowed_base_urls = [\"{url}\"]\n")).unwrap();
+    let server = Server::start_with(&dir.path().join("data"), Some(&config));
     let tenant = octopus(&server, ADMIN_KEY, &["tenants", "create", "acme"]);
     let key = octopus(
         &server,

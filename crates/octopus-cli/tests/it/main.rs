@@ -6,6 +6,7 @@ mod client_commands;
 mod durability;
 mod fairness;
 mod forget;
+mod hostile_clients;
 mod process;
 mod qdrant;
 mod slow_clients;

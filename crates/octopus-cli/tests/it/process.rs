@@ -83,6 +83,29 @@ impl Server {
         self.child.wait().unwrap();
     }
 
+    /// The server's resident memory now, in bytes (`VmRSS`).
+    pub fn resident_bytes(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("read the server's /proc status");
+        let kib: u64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .expect("VmRSS in /proc status");
+        kib * 1024
+    }
+
+    /// Sends the signal `name` (`STOP`, `CONT`, …) to the server.
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{name}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -{name} failed");
+    }
+
     pub fn client(&self) -> reqwest::Client {
         self.http.clone()
     }

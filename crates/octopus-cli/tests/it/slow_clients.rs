@@ -91,22 +91,24 @@ impl Stall {
     ];
 
     /// Sends the opening, then trickles one byte every 300 ms until the
-    /// server closes the connection; returns what the server answered.
-    async fn run(&self, mut stream: TcpStream) -> (String, Duration) {
+    /// server closes the connection; returns what the server answered. The
+    /// bodies come with a valid key: without one, a body is not read at all
+    /// (`hostile_clients`).
+    async fn run(&self, mut stream: TcpStream, key: &str) -> (String, Duration) {
         let started = Instant::now();
-        let (opening, trickle): (&str, &str) = match self {
-            Stall::ConnectOnly => ("", ""),
-            Stall::UnfinishedHeaders => ("GET /v1/agents HTTP/1.1\r\nHost: x\r\n", ""),
-            Stall::PartialBody => (
-                "POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"na",
-                "",
-            ),
+        let body_opening = format!(
+            "POST /v1/agents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+        );
+        let (opening, trickle): (String, &str) = match self {
+            Stall::ConnectOnly => (String::new(), ""),
+            Stall::UnfinishedHeaders => ("GET /v1/agents HTTP/1.1\r\nHost: x\r\n".into(), ""),
+            Stall::PartialBody => (format!("{body_opening}{{\"na"), ""),
             Stall::TrickledHeaders => (
-                "GET /v1/agents HTTP/1.1\r\n",
+                "GET /v1/agents HTTP/1.1\r\n".into(),
                 "X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
             ),
             Stall::TrickledBody => (
-                "POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n",
+                body_opening,
                 "{\"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
             ),
         };
@@ -145,16 +147,18 @@ impl Stall {
 async fn slow_clients_are_cut_off_in_time_and_never_starve_the_health_check() {
     let dir = tempfile::tempdir().unwrap();
     let config = config(dir.path());
-    let server = Server::start_with(dir.path(), Some(&config));
+    let server = Server::start_with(&dir.path().join("data"), Some(&config));
     let target = address(&server.url);
+    let (_, key, _) = server.tenant_with_agent("acme").await;
 
     // Two of each kind of slow client, all from 127.0.0.2.
     let mut clients = Vec::new();
     for _ in 0..2 {
         for stall in Stall::ALL {
             let stream = connect_from("127.0.0.2", target).await;
+            let key = key.clone();
             clients.push(tokio::spawn(async move {
-                let outcome = stall.run(stream).await;
+                let outcome = stall.run(stream, &key).await;
                 (stall_name(&stall), outcome)
             }));
         }

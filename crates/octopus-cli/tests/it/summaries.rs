@@ -22,7 +22,7 @@ async fn a_summary_interrupted_by_kill_9_is_written_after_the_restart() {
     // A short lease, so the restarted server may take the dead one's job soon.
     std::fs::write(
         &config,
-        "[worker]\njob_lease_secs = 2\n[llm]\nmax_retries = 0\n",
+        format!("[worker]\njob_lease_secs = 2\n[llm]\nmax_retries = 0\nallowed_base_urls = [\"{url}\"]\n"),
     )
     .unwrap();
     let data = dir.path().join("data");

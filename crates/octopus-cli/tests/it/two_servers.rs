@@ -1,6 +1,13 @@
 //! Two `octopus serve` processes on one PostgreSQL database: what one writes
 //! the other reads, recalls and puts in context; they share the memory
-//! queue, each job done once; and killing one mid-work loses no job.
+//! queue, each job done once; and killing a server while it holds jobs
+//! loses none of them.
+//!
+//! Nothing here depends on which process is faster: the server that writes
+//! runs no memory worker (`[worker] memory_worker = false`), so the work it
+//! queues can only be done through the shared queue; and a worker is killed
+//! only after it has been frozen (SIGSTOP) holding leased jobs, read from
+//! the database.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -18,6 +25,9 @@ const TURNS: usize = 20;
 /// Summaries are extractive (no model to call), and a lease short enough
 /// that a killed server's jobs come back within the test.
 const CONFIG: &str = "[llm]\nsummarise_episodes = false\n[worker]\njob_lease_secs = 3\n";
+/// The same, for a server that only serves the API.
+const API_ONLY: &str =
+    "[llm]\nsummarise_episodes = false\n[worker]\njob_lease_secs = 3\nmemory_worker = false\n";
 
 fn sessions(topic: &str) -> Value {
     let sessions: Vec<Value> = (0..SESSIONS)
@@ -70,9 +80,9 @@ async fn wait_until_drained(server: &Server, within: Duration) {
     }
 }
 
-fn start(dir: &Path, name: &str, database: &str) -> Server {
-    let config = dir.join("octopus.toml");
-    std::fs::write(&config, CONFIG).unwrap();
+fn start(dir: &Path, name: &str, database: &str, config_text: &str) -> Server {
+    let config = dir.join(format!("{name}.toml"));
+    std::fs::write(&config, config_text).unwrap();
     Server::start_on(&dir.join(name), Some(&config), Some(database))
 }
 
@@ -80,20 +90,12 @@ fn start(dir: &Path, name: &str, database: &str) -> Server {
 async fn two_servers_share_one_database_and_its_memory_queue() {
     let database = octopus_postgres::testing::fresh_database().await;
     let dir = tempfile::tempdir().unwrap();
-    let first = start(dir.path(), "first", &database);
-    let second = start(dir.path(), "second", &database);
+    let first = start(dir.path(), "first", &database, API_ONLY);
+    let second = start(dir.path(), "second", &database, CONFIG);
 
     // Written through the first server.
     let (_, key, agent) = first.tenant_with_agent("acme").await;
-    let imported = first
-        .call(
-            &key,
-            Method::POST,
-            "/v1/conversations/import",
-            Some(json!({"agent_id": agent, "user_id": "dana", "sessions": sessions("the lighthouse restoration")})),
-        )
-        .await;
-    let conversation = imported["conversation"]["id"].as_str().unwrap().to_owned();
+    let conversation = import(&first, &key, &agent, "dana", "the lighthouse restoration").await;
     let live = first
         .call(
             &key,
@@ -118,25 +120,19 @@ async fn two_servers_share_one_database_and_its_memory_queue() {
     let read = second.conversation_messages(&key, &conversation).await;
     assert_eq!(read.len(), SESSIONS * TURNS);
 
-    // Both workers drain the queue; each job is stored once, by one of them.
+    // The first server runs no worker, so every job it queued reached the
+    // second through the shared queue, and each was stored once.
     wait_until_drained(&second, Duration::from_secs(120)).await;
     let (a, b) = (metrics(&first).await, metrics(&second).await);
-    let stored = counter(&a, "stored") + counter(&b, "stored");
-    eprintln!(
-        "jobs stored: first {}, second {}; superseded: {} and {}",
+    assert_eq!(
         counter(&a, "stored"),
-        counter(&b, "stored"),
-        counter(&a, "superseded"),
-        counter(&b, "superseded")
+        0.0,
+        "the API-only server did no work"
     );
     assert_eq!(
-        stored,
+        counter(&b, "stored"),
         JOBS_PER_IMPORT + 1.0,
-        "every job stored exactly once"
-    );
-    assert!(
-        counter(&a, "stored") > 0.0 && counter(&b, "stored") > 0.0,
-        "both servers did some of the work"
+        "every job stored exactly once, by the worker that shares the queue"
     );
 
     // Recall and context through the second server.
@@ -174,49 +170,86 @@ async fn two_servers_share_one_database_and_its_memory_queue() {
         "recalled memories: {text}"
     );
 
-    // More work, and the first server killed in the middle of it: the second
-    // takes over the killed one's jobs once their lease runs out.
-    first
+    // More work, and the worker killed while it holds some of it: frozen
+    // first, so that what the database says it holds is what it holds when
+    // it dies. A third server takes the jobs over once their lease runs out.
+    let mut users = Vec::new();
+    let held = loop {
+        assert!(users.len() < 5, "the worker was never caught holding jobs");
+        let user = format!("erin{}", users.len());
+        import(&first, &key, &agent, &user, "the allotment harvest").await;
+        users.push(user);
+        if let Some(held) = freeze_holding_jobs(&second, &database).await {
+            break held;
+        }
+    };
+    second.kill_hard();
+    let third = start(dir.path(), "third", &database, CONFIG);
+    wait_until_drained(&third, Duration::from_secs(120)).await;
+    // The jobs the killed worker held were done by the third server (a
+    // completion the frozen worker had already sent may have landed too).
+    let left = octopus_postgres::testing::memory_jobs(&database, false).await;
+    assert!(
+        left.is_empty(),
+        "jobs left in the queue: {left:?}; the killed worker held {held:?}"
+    );
+    // Nothing was lost: every message of the later imports is embedded.
+    for user in &users {
+        let conversations = third
+            .call(
+                &key,
+                Method::GET,
+                &format!("/v1/conversations?user_id={user}&agent_id={agent}"),
+                None,
+            )
+            .await;
+        let id = conversations["items"][0]["id"].as_str().unwrap();
+        let messages = third.conversation_messages(&key, id).await;
+        assert_eq!(messages.len(), SESSIONS * TURNS);
+        let unembedded: Vec<&Value> = messages
+            .iter()
+            .filter(|m| m["embedding_ref"].is_null())
+            .collect();
+        assert!(
+            unembedded.is_empty(),
+            "jobs lost with the killed server: {unembedded:?}"
+        );
+    }
+}
+
+/// Imports [`sessions`] about `topic` for `user`; the conversation's id.
+async fn import(server: &Server, key: &str, agent: &str, user: &str, topic: &str) -> String {
+    let imported = server
         .call(
-            &key,
+            key,
             Method::POST,
             "/v1/conversations/import",
-            Some(json!({"agent_id": agent, "user_id": "erin", "sessions": sessions("the allotment harvest")})),
+            Some(json!({"agent_id": agent, "user_id": user, "sessions": sessions(topic)})),
         )
         .await;
+    imported["conversation"]["id"].as_str().unwrap().to_owned()
+}
+
+/// Waits for `worker` (the only server with a worker) to hold leased jobs,
+/// then freezes it and returns the jobs it holds. `None` when the queue
+/// emptied first: the caller queues more.
+async fn freeze_holding_jobs(worker: &Server, database: &str) -> Option<Vec<i64>> {
+    use octopus_postgres::testing::memory_jobs;
     let deadline = Instant::now() + Duration::from_secs(60);
-    while counter(&metrics(&first).await, "stored") < counter(&a, "stored") + 10.0 {
-        assert!(
-            Instant::now() < deadline,
-            "the first server did no new work"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    while Instant::now() < deadline {
+        if memory_jobs(database, false).await.is_empty() {
+            return None;
+        }
+        if !memory_jobs(database, true).await.is_empty() {
+            worker.signal("STOP");
+            // Frozen: what is leased now stays leased until the kill.
+            let held = memory_jobs(database, true).await;
+            if !held.is_empty() {
+                return Some(held);
+            }
+            worker.signal("CONT");
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    first.kill_hard();
-    wait_until_drained(&second, Duration::from_secs(120)).await;
-    let after = metrics(&second).await;
-    assert!(
-        counter(&after, "stored") > counter(&b, "stored"),
-        "the second server finished the work"
-    );
-    // Nothing was lost: every message of the second import is embedded.
-    let erin = second
-        .call(
-            &key,
-            Method::GET,
-            &format!("/v1/conversations?user_id=erin&agent_id={agent}"),
-            None,
-        )
-        .await;
-    let erin = erin["items"][0]["id"].as_str().unwrap();
-    let messages = second.conversation_messages(&key, erin).await;
-    assert_eq!(messages.len(), SESSIONS * TURNS);
-    let unembedded: Vec<&Value> = messages
-        .iter()
-        .filter(|m| m["embedding_ref"].is_null())
-        .collect();
-    assert!(
-        unembedded.is_empty(),
-        "jobs lost with the killed server: {unembedded:?}"
-    );
+    panic!("the worker claimed no job within a minute");
 }

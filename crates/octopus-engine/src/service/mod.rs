@@ -124,6 +124,7 @@ impl Octopus {
             .recall
             .validate()
             .map_err(|e| Error::Config(e.to_string()))?;
+        config.llm.validate().map_err(Error::Config)?;
         let store = crate::backends::open_store(config)?;
         Ok(Self::assemble(config, store))
     }
@@ -135,7 +136,10 @@ impl Octopus {
             .recall
             .validate()
             .map_err(|e| Error::Config(e.to_string()))?;
+        config.llm.validate().map_err(Error::Config)?;
         let store = crate::backends::connect_store(config).await?;
+        // What a crash left of forgetting a user is finished before serving.
+        store.finish_erasures().await?;
         Ok(Self::assemble(config, store))
     }
 

@@ -35,6 +35,10 @@ async fn with_redact_pii_nothing_detected_leaves_by_any_path() {
         data_dir: dir.path().to_owned(),
         limits: crate::fixture_limits(),
         embedding: crate::fake_ollama_embedding(&embed_url),
+        llm: octopus_engine::llm::LlmSettings {
+            allowed_base_urls: vec![chat_url.clone()],
+            ..Default::default()
+        },
         ..EngineConfig::default()
     })
     .unwrap();

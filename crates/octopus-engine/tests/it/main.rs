@@ -9,6 +9,7 @@ use serde_json::json;
 
 mod context;
 mod egress;
+mod model_access;
 mod procedures;
 mod query_cache;
 mod recall;

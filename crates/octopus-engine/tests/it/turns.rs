@@ -15,6 +15,8 @@ use serde_json::json;
 struct Setup {
     octopus: Octopus,
     fake: Arc<ChatProvider>,
+    /// The operator's settings, which trust the loopback provider.
+    settings: LlmSettings,
     tenant: TenantId,
     conversation: ConversationId,
     _dir: tempfile::TempDir,
@@ -26,6 +28,7 @@ async fn setup(provider: &str) -> Setup {
     let url = fake_chat::serve(Arc::clone(&fake)).await;
     let settings = LlmSettings {
         max_retry_wait_secs: 1,
+        allowed_base_urls: vec![url.clone()],
         ..LlmSettings::default()
     };
     let octopus = Octopus::open(&EngineConfig {
@@ -35,7 +38,7 @@ async fn setup(provider: &str) -> Setup {
     })
     .unwrap()
     .with_llm(
-        settings,
+        settings.clone(),
         Arc::new(|name| (name == "OPENAI_API_KEY").then(|| "sk-test".to_owned())),
     );
     let tenant = octopus.create_tenant("acme").await.unwrap().id;
@@ -54,6 +57,7 @@ async fn setup(provider: &str) -> Setup {
     Setup {
         octopus,
         fake,
+        settings,
         tenant,
         conversation,
         _dir: dir,
@@ -374,7 +378,7 @@ async fn an_agent_without_a_usable_model_is_refused_before_anything_is_stored() 
     let s2 = s
         .octopus
         .clone()
-        .with_llm(LlmSettings::default(), Arc::new(|_| None));
+        .with_llm(s.settings.clone(), Arc::new(|_| None));
     let error = s2
         .turn(s.tenant, s.conversation, say("Hello"), None)
         .await
@@ -487,6 +491,7 @@ async fn without_a_model_an_extractive_summary_stands_in_until_the_model_answers
     };
     config.llm.max_retries = 0;
     config.llm.summary_retry_secs = 1;
+    config.llm.allowed_base_urls = vec![url.clone()];
     let octopus = Octopus::open(&config).unwrap();
     let tenant = octopus.create_tenant("acme").await.unwrap().id;
     let spec = serde_json::from_value(json!({
@@ -571,6 +576,10 @@ async fn an_abandoned_episode_is_swept_closed_summarised_and_recalled() {
     let octopus = Octopus::open(&EngineConfig {
         data_dir: dir.path().to_owned(),
         limits: crate::fixture_limits(),
+        llm: LlmSettings {
+            allowed_base_urls: vec![url.clone()],
+            ..LlmSettings::default()
+        },
         ..EngineConfig::default()
     })
     .unwrap();
@@ -738,7 +747,7 @@ async fn an_episode_with_tool_calls_teaches_a_draft_procedure() {
     let keyless = s
         .octopus
         .clone()
-        .with_llm(LlmSettings::default(), Arc::new(|_| None));
+        .with_llm(s.settings.clone(), Arc::new(|_| None));
     let error = keyless
         .propose_procedure(s.tenant, first.episode_id)
         .await

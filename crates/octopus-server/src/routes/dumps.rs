@@ -17,7 +17,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::AppState;
 use crate::auth::{AdminCaller, AnyCaller, TenantCaller};
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{Path, Query};
+use crate::extract::{Path, Query, RawBody};
 
 const NDJSON: &str = "application/x-ndjson";
 
@@ -100,7 +100,7 @@ impl futures_core::Stream for Lines {
 pub(crate) async fn import_dump(
     State(state): State<AppState>,
     AnyCaller(caller): AnyCaller,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<axum::Json<DumpImported>> {
     let into = match caller {
         Caller::Admin => ImportInto::DumpTenant,

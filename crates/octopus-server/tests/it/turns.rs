@@ -25,6 +25,7 @@ async fn start() -> Chat {
     let url = fake_chat::serve(Arc::clone(&fake)).await;
     let server = TestServer::with_engine(Default::default(), |engine| {
         engine.llm.max_retries = 0;
+        engine.llm.allowed_base_urls = vec![url.clone()];
     })
     .await;
     let (_, key) = server.tenant("acme").await;

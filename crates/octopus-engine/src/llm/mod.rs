@@ -1,6 +1,10 @@
 //! The agents' chat models: the `[llm]` settings, and building the model an
-//! agent names (`octopus-llm`) with one shared HTTP client.
+//! agent names (`octopus-llm`), sent where [`access`] allows with the key it
+//! allows.
 
+mod access;
+
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,6 +12,10 @@ use octopus_core::agent::Agent;
 use octopus_core::chat::{ChatError, ChatModel, Fault};
 use octopus_llm::{ClientOptions, Purpose};
 use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+pub use access::OtherBaseUrls;
+use access::{Destination, ModelAccess};
 
 /// How Octopus calls the agents' models (`[llm]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -31,10 +39,19 @@ pub struct LlmSettings {
     /// The first wait before asking again for an episode summary no model
     /// could write (it doubles each time, up to an hour).
     pub summary_retry_secs: u64,
-    /// URL prefixes an agent's `llm.base_url` must start with; empty allows
-    /// any. With untrusted tenants, list your endpoints: a key from the
-    /// server's environment goes wherever an agent's `base_url` points.
+    /// Base URLs the operator vouches for, beside each provider's own
+    /// endpoint: the server's keys are sent there, whatever address they
+    /// resolve to. Compared by scheme, host and port exactly; a path given
+    /// is a prefix, segment by segment.
     pub allowed_base_urls: Vec<String>,
+    /// Which other base URLs an agent may name: `public` (any public
+    /// address, never with the server's keys), `any` (internal addresses
+    /// too), or `none`.
+    pub other_base_urls: OtherBaseUrls,
+    /// Keys bound to tenants: `"<tenant id>" = ["OCTOPUS_LLM_KEY_ACME"]`. A
+    /// bound key is its tenants' alone, and goes wherever their agents
+    /// point; an `OCTOPUS_LLM_KEY_*` bound to none is the server's.
+    pub tenant_keys: BTreeMap<Uuid, Vec<String>>,
 }
 
 impl Default for LlmSettings {
@@ -49,11 +66,19 @@ impl Default for LlmSettings {
             summarise_episodes: true,
             summary_retry_secs: 30,
             allowed_base_urls: Vec::new(),
+            other_base_urls: OtherBaseUrls::Public,
+            tenant_keys: BTreeMap::new(),
         }
     }
 }
 
 impl LlmSettings {
+    /// Refuses allow-list entries that are not URLs, and bindings of names
+    /// that are not tenant key variables.
+    pub fn validate(&self) -> Result<(), String> {
+        access::validate(&self.allowed_base_urls, &self.tenant_keys)
+    }
+
     fn client_options(&self) -> ClientOptions {
         ClientOptions {
             retry: octopus_http::RetryPolicy {
@@ -71,11 +96,18 @@ impl LlmSettings {
 /// Reads an environment variable: the process's, or a test's.
 pub type EnvReader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
-/// Builds agents' chat models; the HTTP client is built once, on first use.
+/// How one of the two HTTP clients is built.
+type BuildClient = fn(&ClientOptions) -> Result<reqwest::Client, String>;
+
+/// Builds agents' chat models; each HTTP client is built once, on first use.
 pub(crate) struct ChatModels {
     settings: LlmSettings,
     options: ClientOptions,
+    access: ModelAccess,
+    /// For trusted destinations.
     client: std::sync::OnceLock<reqwest::Client>,
+    /// For tenant-chosen URLs: public addresses only.
+    public_only_client: std::sync::OnceLock<reqwest::Client>,
     env: EnvReader,
 }
 
@@ -83,8 +115,14 @@ impl ChatModels {
     pub(crate) fn new(settings: LlmSettings, env: EnvReader) -> Self {
         Self {
             options: settings.client_options(),
+            access: ModelAccess::new(
+                &settings.allowed_base_urls,
+                settings.other_base_urls,
+                &settings.tenant_keys,
+            ),
             settings,
             client: std::sync::OnceLock::new(),
+            public_only_client: std::sync::OnceLock::new(),
             env,
         }
     }
@@ -99,43 +137,54 @@ impl ChatModels {
         Duration::from_secs(self.settings.summary_retry_secs.max(1))
     }
 
-    /// The model `agent` names for `purpose`.
+    /// The model `agent` names for `purpose`, called where the access rules
+    /// allow, with the key they allow.
     pub(crate) fn for_agent(
         &self,
         agent: &Agent,
         purpose: Purpose,
     ) -> Result<Arc<dyn ChatModel>, ChatError> {
         let provider = agent.llm.provider.as_str();
-        if let Some(url) = &agent.llm.base_url
-            && !self.settings.allowed_base_urls.is_empty()
-            && !self
-                .settings
-                .allowed_base_urls
-                .iter()
-                .any(|p| url.starts_with(p))
-        {
-            return Err(ChatError::new(
-                provider,
-                Fault::Configuration,
-                format!("llm.base_url {url} is not among the server's [llm] allowed_base_urls"),
-            ));
-        }
-        let client = match self.client.get() {
+        let route = self.access.route(agent.tenant_id, &agent.llm)?;
+        tracing::debug!(tenant_id = %agent.tenant_id, agent_id = %agent.id, ?route, "model call routed");
+        let key = match &route.key_variable {
+            Some(variable) => Some(
+                (self.env)(variable)
+                    .filter(|k| !k.trim().is_empty())
+                    .ok_or_else(|| {
+                        ChatError::new(
+                            provider,
+                            Fault::Configuration,
+                            format!(
+                                "no API key: set the environment variable {variable} where Octopus runs"
+                            ),
+                        )
+                    })?,
+            ),
+            None => None,
+        };
+        let public_only = matches!(
+            route.destination,
+            Destination::TenantChosen { public_only: true }
+        );
+        let (cell, build): (_, BuildClient) = if public_only {
+            (&self.public_only_client, |options| {
+                octopus_http::destinations::public_only_client(
+                    options.connect_timeout,
+                    options.read_timeout,
+                )
+            })
+        } else {
+            (&self.client, ClientOptions::http_client)
+        };
+        let client = match cell.get() {
             Some(client) => client,
             None => {
-                let client = self
-                    .options
-                    .http_client()
+                let client = build(&self.options)
                     .map_err(|e| ChatError::new(provider, Fault::Configuration, e))?;
-                self.client.get_or_init(|| client)
+                cell.get_or_init(|| client)
             }
         };
-        octopus_llm::for_agent(
-            &agent.llm,
-            purpose,
-            &self.options,
-            client,
-            self.env.as_ref(),
-        )
+        octopus_llm::for_agent(&agent.llm, purpose, &self.options, client, key)
     }
 }
