@@ -36,14 +36,14 @@ data=$(mktemp -d)
 log="$data/server.log"
 admin_key="oct_contract_admin_$(date +%s)"
 # Agents' models are never reached: a generated base_url is refused (no
-# request leaves the machine), and no provider key is in the environment, so
-# turns answer 503 llm_not_configured or, for Ollama's default local port,
-# 502 at once.
+# request leaves the machine, no name is looked up), and no provider key is
+# in the environment, so turns answer 503 llm_not_configured or, for Ollama's
+# default local port, 502 at once.
 cat >"$data/octopus.toml" <<'TOML'
 [llm]
 max_retries = 0
 timeout_secs = 5
-allowed_base_urls = ["http://127.0.0.1:9/"]
+other_base_urls = "none"
 TOML
 env -u OPENAI_API_KEY -u AZURE_OPENAI_API_KEY -u ANTHROPIC_API_KEY \
   "$binary" serve --config "$data/octopus.toml" --listen 127.0.0.1:0 --data-dir "$data/data" \

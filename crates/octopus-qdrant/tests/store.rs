@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use octopus_core::store::Store;
 use octopus_qdrant::{Layout, QdrantOptions, QdrantVectors, testing};
 use octopus_sqlite::{SqliteOptions, SqliteStore};
-use octopus_testkit::{Backend, store_conformance_tests};
+use octopus_testkit::{Backend, WrapVectors, store_conformance_tests};
 
 /// A SQLite store in a fresh directory, its vectors under a fresh prefix.
 struct SqliteOnQdrant {
@@ -45,6 +45,14 @@ impl Backend for SqliteOnQdrant {
         let store = open(dir.path(), &testing::fresh_options(Layout::Shared)).await;
         self.others.lock().unwrap().push(dir);
         store
+    }
+
+    async fn open_wrapping(&self, wrap: WrapVectors) -> Arc<dyn Store> {
+        let vectors = Arc::new(QdrantVectors::connect(&self.options).await.unwrap());
+        Arc::new(
+            SqliteStore::open_with_vectors(SqliteOptions::new(self.dir.path()), wrap(vectors))
+                .unwrap(),
+        )
     }
 }
 

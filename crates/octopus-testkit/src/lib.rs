@@ -22,6 +22,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use octopus_core::store::Store;
+use octopus_core::vectors::VectorIndex;
+
+/// Puts something between a store and its vector index (a rule's faults).
+pub type WrapVectors = Box<dyn FnOnce(Arc<dyn VectorIndex>) -> Arc<dyn VectorIndex> + Send>;
 
 /// A place where a store keeps its data, which can be opened more than once:
 /// reopening must show everything written before.
@@ -30,6 +34,9 @@ pub trait Backend: Send + Sync {
     async fn open(&self) -> Arc<dyn Store>;
     /// Another store of the same kind, empty: where a dump is moved to.
     async fn open_empty(&self) -> Arc<dyn Store>;
+    /// The store over the same data, with the vector index it would use
+    /// passed through `wrap`.
+    async fn open_wrapping(&self, wrap: WrapVectors) -> Arc<dyn Store>;
 }
 
 /// Expands to the conformance suite for the backend `$backend` builds.
@@ -85,6 +92,7 @@ macro_rules! store_conformance_tests {
         $crate::store_conformance_tests!(@lifecycle $backend;
             expired_episodes_are_archived_once_and_leave_recall,
             forgetting_a_user_removes_all_of_theirs_and_nothing_else,
+            an_interrupted_forget_is_finished_by_the_next_and_at_start,
             a_dump_moves_a_tenant_into_an_empty_store_whole_or_not_at_all
         );
         $crate::store_conformance_tests!(@procedures $backend;

@@ -692,3 +692,166 @@ async fn assert_not_there(store: &dyn Store, world: &World) {
             .is_none()
     );
 }
+
+/// A vector index that records each erasure and can fail the next ones, as
+/// a crash between a forget's transaction and its erasure would leave it.
+struct ErasureWatch {
+    inner: Arc<dyn octopus_core::vectors::VectorIndex>,
+    fail: std::sync::atomic::AtomicBool,
+    erased: Mutex<Vec<u64>>,
+}
+
+#[async_trait::async_trait]
+impl octopus_core::vectors::VectorIndex for ErasureWatch {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    async fn catch_up(
+        &self,
+        rows: &dyn octopus_core::vectors::VectorRows,
+    ) -> octopus_core::Result<usize> {
+        self.inner.catch_up(rows).await
+    }
+
+    async fn follow(
+        &self,
+        set: octopus_core::vectors::VectorSet,
+        before: octopus_core::vectors::SetState,
+        after: i64,
+        change: octopus_core::vectors::VectorChange,
+    ) -> octopus_core::Result<()> {
+        self.inner.follow(set, before, after, change).await
+    }
+
+    async fn search(
+        &self,
+        set: octopus_core::vectors::VectorSet,
+        state: octopus_core::vectors::SetState,
+        query: &octopus_core::vectors::Nearest,
+        rows: &dyn octopus_core::vectors::VectorRows,
+    ) -> octopus_core::Result<Vec<octopus_core::vectors::ScoredKey>> {
+        self.inner.search(set, state, query, rows).await
+    }
+
+    async fn erase(
+        &self,
+        set: octopus_core::vectors::VectorSet,
+        before: octopus_core::vectors::SetState,
+        after: i64,
+        change: octopus_core::vectors::VectorChange,
+    ) -> octopus_core::Result<bool> {
+        if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(Error::unavailable(
+                "vector index",
+                std::io::Error::other("a fault of the test's"),
+            ));
+        }
+        self.erased.lock().unwrap().extend(&change.removed);
+        self.inner.erase(set, before, after, change).await
+    }
+}
+
+/// Opens `backend` with its index watched; failing erasures when `fail`.
+async fn watched(backend: &impl Backend, fail: bool) -> (Arc<dyn Store>, Arc<ErasureWatch>) {
+    let cell: Arc<Mutex<Option<Arc<ErasureWatch>>>> = Arc::default();
+    let keep = Arc::clone(&cell);
+    let store = backend
+        .open_wrapping(Box::new(move |inner| {
+            let watch = Arc::new(ErasureWatch {
+                inner,
+                fail: std::sync::atomic::AtomicBool::new(fail),
+                erased: Mutex::default(),
+            });
+            *keep.lock().unwrap() = Some(Arc::clone(&watch));
+            watch as Arc<dyn octopus_core::vectors::VectorIndex>
+        }))
+        .await;
+    let watch = cell
+        .lock()
+        .unwrap()
+        .take()
+        .expect("the backend wrapped its index");
+    (store, watch)
+}
+
+/// A forget whose transaction committed but whose erasure of derived copies
+/// did not happen (here the index fails it, as a crash there would) leaves
+/// the user's rows gone and the erasure pending: the next forget finishes
+/// it first, `finish_erasures` (at start) likewise, and then none is left.
+/// The index is told to erase exactly the removed vectors' keys.
+pub async fn an_interrupted_forget_is_finished_by_the_next_and_at_start(backend: &impl Backend) {
+    let (store, failing) = watched(backend, true).await;
+    let acme = World::create(&*store, "acme").await;
+    acme.say(
+        &*store,
+        t(1),
+        &["my walrus is called Wendy", "walrus food is fish"],
+    )
+    .await;
+    work_off_the_queue(&*store).await;
+    let keys = store
+        .search_memory(acme.tenant, &query(&acme, "alice", direction(0, 0.0)))
+        .await
+        .unwrap()
+        .len();
+    assert_eq!(keys, 2, "both messages embedded");
+    let alice = ForgetUser {
+        user_id: "alice".into(),
+        agent_id: None,
+    };
+    assert!(
+        store.forget_user(acme.tenant, &alice).await.is_err(),
+        "the erasure failed after the rows' transaction"
+    );
+    assert_eq!(
+        holdings(&*store, &acme, "alice").await.messages,
+        0,
+        "the rows are gone"
+    );
+    assert!(failing.erased.lock().unwrap().is_empty());
+
+    // A retry: the next forget (of anyone) finishes what was left first.
+    let (store, watch) = watched(backend, false).await;
+    let nobody = ForgetUser {
+        user_id: "nobody".into(),
+        agent_id: None,
+    };
+    store.forget_user(acme.tenant, &nobody).await.unwrap();
+    assert_eq!(
+        watch.erased.lock().unwrap().len(),
+        2,
+        "alice's two vectors erased"
+    );
+    assert_eq!(store.finish_erasures().await.unwrap(), 0, "none left");
+
+    // At start: the same, with no forget to come.
+    let bob = World {
+        conversation: {
+            let c = fixtures::conversation(acme.tenant, acme.agent, "bob");
+            store.create_conversation(&c).await.unwrap();
+            c.id
+        },
+        ..acme
+    };
+    bob.say(&*store, t(2), &["my walrus is shy"]).await;
+    work_off_the_queue(&*store).await;
+    let (store, _) = watched(backend, true).await;
+    let bob_who = ForgetUser {
+        user_id: "bob".into(),
+        agent_id: None,
+    };
+    assert!(store.forget_user(acme.tenant, &bob_who).await.is_err());
+    let (store, watch) = watched(backend, false).await;
+    assert_eq!(store.finish_erasures().await.unwrap(), 1);
+    assert_eq!(watch.erased.lock().unwrap().len(), 1, "bob's vector erased");
+    assert_eq!(store.finish_erasures().await.unwrap(), 0);
+    assert_eq!(
+        store
+            .search_memory(acme.tenant, &query(&bob, "bob", direction(0, 0.0)))
+            .await
+            .unwrap()
+            .len(),
+        0
+    );
+}

@@ -262,3 +262,127 @@ async fn a_forgotten_user_leaves_no_trace_in_the_data_directory() {
     assert_eq!(alice_after["search"]["items"], json!([]));
     assert_eq!(files_containing(&data, MARKER), Vec::<String>::new());
 }
+
+/// Said only by the victim of the kill test.
+const KILL_MARKER: &str = "wombatlantern93q";
+
+/// The kill test's server: extractive summaries, no embeddings (vectors
+/// hold no words; the storage conformance suite covers their erasure).
+async fn victim_server(data: &Path, config: &Path) -> (Server, String, String) {
+    let server = Server::start_with(data, Some(config));
+    let (_, key, _) = server.tenant_with_agent("acme").await;
+    let agent = server
+        .call(
+            &key,
+            Method::POST,
+            "/v1/agents",
+            Some(
+                json!({"name": "quiet", "llm": {"provider": "ollama", "model": "m"},
+                        "memory": {"embed_messages": false, "summarize_on_close": false}}),
+            ),
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (server, key, agent)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forget_killed_at_any_point_is_finished_at_restart_and_by_a_retry() {
+    let mut phases = Vec::new();
+    // Every millisecond of the forget's first few (it takes about ten here),
+    // then later: some kills land before the rows' commit, some between it
+    // and the end of the compaction, some after.
+    let kill_points = (0u64..=16).chain([20, 25, 30, 40, 60]);
+    for kill_after_ms in kill_points {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("octopus.toml");
+        std::fs::write(&config, "[llm]\nsummarise_episodes = false\n").unwrap();
+        let data = dir.path().join("data");
+        let (server, key, agent) = victim_server(&data, &config).await;
+        // 1,000 short messages (stored as written, not compressed), in ten
+        // sessions, each with the marker.
+        let sessions: Vec<Value> = (0..10)
+            .map(|s| {
+                let messages: Vec<Value> = (0..100)
+                    .map(|m| {
+                        json!({"role": if m % 2 == 0 {"user"} else {"assistant"},
+                               "content": format!("note {s}-{m}: {KILL_MARKER} is on shelf {m}"),
+                               "timestamp": format!("2026-03-{:02}T10:{:02}:{:02}Z", 1 + s, m / 60, m % 60)})
+                    })
+                    .collect();
+                json!({"messages": messages})
+            })
+            .collect();
+        server
+            .call(
+                &key,
+                Method::POST,
+                "/v1/conversations/import",
+                Some(json!({"agent_id": agent, "user_id": "victim0", "sessions": sessions})),
+            )
+            .await;
+        // The full-text index holds them too (a search catches it up).
+        let found = server
+            .call(
+                &key,
+                Method::GET,
+                &format!("/v1/messages/search?q={KILL_MARKER}&limit=5"),
+                None,
+            )
+            .await;
+        assert_eq!(found["items"].as_array().unwrap().len(), 5);
+        let before = files_containing(&data, KILL_MARKER);
+        assert!(
+            before
+                .iter()
+                .any(|f| f.ends_with("search.sqlite") || f.ends_with("search.sqlite-wal")),
+            "the index holds the marker before: {before:?}"
+        );
+
+        // The forget, and a kill -9 somewhere in it.
+        let client = server.client();
+        let request = client
+            .delete(format!("{}/v1/users/victim0", server.url))
+            .bearer_auth(&key)
+            .send();
+        let forgetting = tokio::spawn(request);
+        tokio::time::sleep(Duration::from_millis(kill_after_ms)).await;
+        server.kill_hard();
+        let _ = forgetting.await;
+
+        // At restart, an erasure whose rows were gone is finished before the
+        // server listens: no file holds the marker.
+        let server = Server::start_with(&data, Some(&config));
+        let left = server
+            .call(&key, Method::GET, "/v1/conversations?user_id=victim0", None)
+            .await["items"]
+            .as_array()
+            .unwrap()
+            .len();
+        let phase = if left == 0 {
+            let files = files_containing(&data, KILL_MARKER);
+            assert!(
+                files.is_empty(),
+                "killed after {kill_after_ms} ms, the rows gone: still in {files:?} after the restart"
+            );
+            "rows removed"
+        } else {
+            "rows kept"
+        };
+        phases.push((kill_after_ms, phase));
+
+        // A retry answers, and leaves nothing either way.
+        let receipt = server
+            .call(&key, Method::DELETE, "/v1/users/victim0", None)
+            .await;
+        assert_eq!(receipt["compacted"], true, "{receipt}");
+        let files = files_containing(&data, KILL_MARKER);
+        assert!(
+            files.is_empty(),
+            "killed after {kill_after_ms} ms, then retried: still in {files:?}"
+        );
+    }
+    eprintln!("where each kill landed: {phases:?}");
+}

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use octopus_core::store::Store;
 use octopus_postgres::{PostgresOptions, PostgresStore, VectorMode, testing};
-use octopus_testkit::Backend;
+use octopus_testkit::{Backend, WrapVectors};
 
 mod postgres_specific;
 
@@ -63,6 +63,24 @@ impl Backend for TempPostgres {
 
     async fn open_empty(&self) -> Arc<dyn Store> {
         Arc::new(TempPostgres::new(self.embedded).store().await)
+    }
+
+    async fn open_wrapping(&self, wrap: WrapVectors) -> Arc<dyn Store> {
+        let mut options = PostgresOptions::new(self.url().await);
+        let inner: Arc<dyn octopus_core::vectors::VectorIndex> = if self.embedded {
+            Arc::new(octopus_vector::EmbeddedVectors::new(
+                self.dir.path().join("vectors"),
+                octopus_vector::DEFAULT_HNSW_THRESHOLD,
+            ))
+        } else {
+            Arc::new(
+                octopus_postgres::PgvectorIndex::connect(&options)
+                    .await
+                    .unwrap(),
+            )
+        };
+        options.vectors = VectorMode::Other(wrap(inner));
+        Arc::new(PostgresStore::connect(options).await.unwrap())
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use octopus_core::store::Store;
 use octopus_sqlite::{SqliteOptions, SqliteStore};
-use octopus_testkit::{Backend, store_conformance_tests};
+use octopus_testkit::{Backend, WrapVectors, store_conformance_tests};
 
 mod graph_index;
 mod sqlite_specific;
@@ -39,6 +39,15 @@ impl Backend for TempSqlite {
         let store = SqliteStore::open(SqliteOptions::new(dir.path())).unwrap();
         self.others.lock().unwrap().push(dir);
         Arc::new(store)
+    }
+
+    async fn open_wrapping(&self, wrap: WrapVectors) -> Arc<dyn Store> {
+        let options = SqliteOptions::new(self.dir.path());
+        let vectors = Arc::new(octopus_vector::EmbeddedVectors::new(
+            self.dir.path().join("vectors"),
+            options.hnsw_threshold,
+        ));
+        Arc::new(SqliteStore::open_with_vectors(options, wrap(vectors)).unwrap())
     }
 }
 
