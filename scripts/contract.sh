@@ -9,12 +9,25 @@
 # deterministically, so a pass on one machine is a pass on another however
 # fast it is. A request may take up to a minute: the largest generated imports
 # are slow in a debug build while the memory worker embeds beside them.
+#
+# To look for what the deterministic run does not generate:
+#   scripts/contract.sh --explore MINUTES [path/to/octopus] [examples]
+# runs the same groups again and again with random seeds until MINUTES have
+# passed, printing each seed before its run and, at the end, the seeds that
+# failed (rerun one with OCTOPUS_CONTRACT_SEED=N scripts/contract.sh).
+# Run it before resolving an issue that touches the API; what it finds is
+# fixed and becomes a regression test.
 # schemathesis is installed from PyPI into a virtualenv beside the build cache,
 # pinned, so every run tests with the same version.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SCHEMATHESIS_VERSION=4.32.5
+explore_minutes=""
+if [ "${1:-}" = "--explore" ]; then
+  explore_minutes="${2:?--explore takes a number of minutes}"
+  shift 2
+fi
 binary="${1:-${CARGO_TARGET_DIR:-target}/debug/octopus}"
 examples="${2:-40}"
 venv="${OCTOPUS_CONTRACT_VENV:-$HOME/.cache/octopus/contract-venv}"
@@ -64,33 +77,60 @@ key=$(curl -sf -X POST "$url/v1/tenants/$tenant/keys" -H "Authorization: Bearer 
   -d '{"name": "contract"}' | jq -r .key)
 
 # Run from the scratch folder: schemathesis keeps a cache where it runs.
+# Deterministic, or with the seed in $seed when one is set.
+seed="${OCTOPUS_CONTRACT_SEED:-}"
 run() {
+  local generation=(--generation-deterministic)
+  [ -n "$seed" ] && generation=(--seed "$seed")
   (cd "$data" && "$venv/bin/schemathesis" run "$url/openapi.json" --checks all --no-color \
-    --generation-deterministic --max-examples "$examples" \
+    "${generation[@]}" --max-examples "$examples" \
     --request-timeout 60 \
     --phases "${OCTOPUS_CONTRACT_PHASES:-examples,coverage,fuzzing,stateful}" --workers 1 "$@")
 }
+
+# Every group of operations, with what each must hold; 1 when one failed.
+run_groups() {
+  local status=0
+  # A dump's body is JSON Lines, which schemathesis cannot write and JSON
+  # Schema cannot describe (each line's type, their order, the end record's
+  # count): the import is tested by crates/octopus-server/tests/it/dumps.rs.
+  echo "== contract: tenant routes" >&2
+  run -H "Authorization: Bearer $key" --exclude-tag admin --exclude-operation-id take_turn \
+    --exclude-operation-id propose_procedure --exclude-operation-id import_dump \
+    --exclude-operation-id create_procedure --exclude-operation-id update_procedure || status=1
+  # A trigger pattern must compile as a Rust regex, which JSON Schema cannot
+  # state: a schema-valid pattern may rightly be a 422. Every other check holds.
+  echo "== contract: procedures, trigger patterns" >&2
+  run -H "Authorization: Bearer $key" --include-operation-id create_procedure \
+    --include-operation-id update_procedure --exclude-checks positive_data_acceptance || status=1
+  # With no model reachable, a turn's documented answer is a 502 or 503
+  # naming the provider: every other check still holds for it.
+  echo "== contract: turns and learned procedures, no model reachable" >&2
+  run -H "Authorization: Bearer $key" --include-operation-id take_turn \
+    --include-operation-id propose_procedure \
+    --exclude-checks not_a_server_error || status=1
+  echo "== contract: admin routes" >&2
+  run -H "Authorization: Bearer $admin_key" --include-tag admin || status=1
+  return $status
+}
+
 status=0
-# A dump's body is JSON Lines, which schemathesis cannot write and JSON Schema
-# cannot describe (each line's type, their order, the end record's count):
-# the import is tested by crates/octopus-server/tests/it/dumps.rs instead.
-echo "== contract: tenant routes" >&2
-run -H "Authorization: Bearer $key" --exclude-tag admin --exclude-operation-id take_turn \
-  --exclude-operation-id propose_procedure --exclude-operation-id import_dump \
-  --exclude-operation-id create_procedure --exclude-operation-id update_procedure || status=1
-# A trigger pattern must compile as a Rust regex, which JSON Schema cannot
-# state: a schema-valid pattern may rightly be a 422. Every other check holds.
-echo "== contract: procedures, trigger patterns" >&2
-run -H "Authorization: Bearer $key" --include-operation-id create_procedure \
-  --include-operation-id update_procedure --exclude-checks positive_data_acceptance || status=1
-# With no model reachable, a turn's documented answer is a 502 or 503 naming
-# the provider: every other check still holds for it.
-echo "== contract: turns and learned procedures, no model reachable" >&2
-run -H "Authorization: Bearer $key" --include-operation-id take_turn \
-  --include-operation-id propose_procedure \
-  --exclude-checks not_a_server_error || status=1
-echo "== contract: admin routes" >&2
-run -H "Authorization: Bearer $admin_key" --include-tag admin || status=1
+if [ -n "$explore_minutes" ]; then
+  deadline=$(( $(date +%s) + explore_minutes * 60 ))
+  failed=()
+  while [ "$(date +%s)" -lt "$deadline" ]; do
+    seed=$(python3 -c 'import random; print(random.randrange(1, 2**31))')
+    echo "== explore: seed $seed" >&2
+    run_groups || { failed+=("$seed"); status=1; }
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "== explore: failing seeds: ${failed[*]}" >&2
+  else
+    echo "== explore: no failure in $explore_minutes minutes" >&2
+  fi
+else
+  run_groups || status=1
+fi
 if grep -q "panicked" "$log"; then
   echo "the server panicked:" >&2
   grep -A5 panicked "$log" >&2

@@ -219,7 +219,9 @@ impl LlmConfig {
 pub struct MemoryConfig {
     /// Budget of the context assembled for one turn, in tokens. Default 8000.
     pub max_working_memory_tokens: u32,
-    /// Knowledge chunks retrieved per turn. Default 5 (seed 003).
+    /// Knowledge chunks retrieved per turn. Default 5 (seed 003); 0 puts
+    /// no knowledge in a context (a knowledge search that names no
+    /// `top_k` then takes 5).
     pub knowledge_top_k: u32,
     /// Knowledge chunks scoring below this (cosine) are dropped. Default 0.3.
     /// The seed's 0.7 suits models whose scores run high; with all-MiniLM-L6-v2

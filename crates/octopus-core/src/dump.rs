@@ -11,6 +11,9 @@
 //! model that made them; an import keeps them when its own model is that
 //! model, and embeds the text again otherwise. Memory vectors (of messages and
 //! summaries) are not carried: an import queues their embedding, as bulk work.
+//!
+//! Ids: the admin's import restores a dump with its ids (a conflict if one is
+//! taken); a tenant's import is a copy with new ids ([`IdMap`]).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -22,7 +25,7 @@ use crate::knowledge::Chunk;
 use crate::message::Message;
 use crate::procedure::{Procedure, ProcedureVersion};
 use crate::tenant::Tenant;
-use crate::{Error, Result, TenantId};
+use crate::{AgentId, ConversationId, EpisodeId, Error, MessageId, Result, TenantId};
 
 pub const DUMP_FORMAT: &str = "octopus-dump";
 pub const DUMP_VERSION: u32 = 1;
@@ -309,5 +312,97 @@ mod tests {
             ..header
         };
         assert!(other.validate().is_err());
+    }
+}
+
+/// New ids for a dump imported as a copy: each id the dump names (of an
+/// agent, procedure, chunk, conversation, episode, message) gets a fresh
+/// one, the same wherever it is named, so references within the dump hold.
+/// A tenant's import is such a copy: it never meets, and so never reveals,
+/// an id another tenant holds.
+#[derive(Debug, Default)]
+pub struct IdMap {
+    ids: std::collections::HashMap<uuid::Uuid, uuid::Uuid>,
+    /// Old and new ids of the agents and conversations, for the import's
+    /// answer (the ids a client keeps).
+    pub agents: std::collections::BTreeMap<AgentId, AgentId>,
+    pub conversations: std::collections::BTreeMap<ConversationId, ConversationId>,
+}
+
+impl IdMap {
+    fn id(&mut self, old: uuid::Uuid) -> uuid::Uuid {
+        *self.ids.entry(old).or_insert_with(uuid::Uuid::now_v7)
+    }
+
+    fn agent(&mut self, old: AgentId) -> AgentId {
+        let new = AgentId(self.id(old.0));
+        self.agents.insert(old, new);
+        new
+    }
+
+    fn conversation(&mut self, old: ConversationId) -> ConversationId {
+        let new = ConversationId(self.id(old.0));
+        self.conversations.insert(old, new);
+        new
+    }
+
+    /// `learned:{episode}`, the author of a learned procedure, with the
+    /// episode's new id.
+    fn author(&mut self, author: &mut Option<String>) {
+        let Some(text) = author.as_deref() else {
+            return;
+        };
+        if let Some(episode) = text
+            .strip_prefix("learned:")
+            .and_then(|id| id.parse::<uuid::Uuid>().ok())
+        {
+            *author = Some(format!("learned:{}", self.id(episode)));
+        }
+    }
+
+    /// The record with its ids replaced.
+    pub fn remap(&mut self, record: DumpRecord) -> DumpRecord {
+        match record {
+            DumpRecord::Agent(mut agent) => {
+                agent.id = self.agent(agent.id);
+                DumpRecord::Agent(agent)
+            }
+            DumpRecord::Procedure(mut dumped) => {
+                let procedure = &mut dumped.procedure;
+                procedure.id = crate::ProcedureId(self.id(procedure.id.0));
+                procedure.agent_id = procedure.agent_id.map(|a| self.agent(a));
+                self.author(&mut procedure.created_by);
+                for version in &mut dumped.versions {
+                    self.author(&mut version.version.created_by);
+                }
+                DumpRecord::Procedure(dumped)
+            }
+            DumpRecord::KnowledgeChunk(mut dumped) => {
+                dumped.chunk.id = self.id(dumped.chunk.id);
+                dumped.chunk.agent_id = self.agent(dumped.chunk.agent_id);
+                DumpRecord::KnowledgeChunk(dumped)
+            }
+            DumpRecord::Conversation(mut conversation) => {
+                conversation.id = self.conversation(conversation.id);
+                conversation.agent_id = self.agent(conversation.agent_id);
+                DumpRecord::Conversation(conversation)
+            }
+            DumpRecord::Episode(mut episode) => {
+                episode.id = EpisodeId(self.id(episode.id.0));
+                episode.conversation_id = self.conversation(episode.conversation_id);
+                episode.agent_id = self.agent(episode.agent_id);
+                DumpRecord::Episode(episode)
+            }
+            DumpRecord::Message(mut message) => {
+                message.id = MessageId(self.id(message.id.0));
+                message.episode_id = EpisodeId(self.id(message.episode_id.0));
+                message.conversation_id = self.conversation(message.conversation_id);
+                message.agent_id = message.agent_id.map(|a| self.agent(a));
+                // Memory vectors are made again after an import.
+                message.embedding_ref = None;
+                DumpRecord::Message(message)
+            }
+            other => other,
+        }
     }
 }

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::bounds::{check_chars, check_optional_chars};
+use crate::bounds::check_chars;
 use crate::store::Page;
 use crate::{AgentId, Error, ProcedureId, Result, TenantId};
 
@@ -40,9 +40,10 @@ pub struct ProcedureStep {
     /// A tool to call for this step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
-    /// The shape of the tool's arguments (a JSON Schema object, or an example).
+    /// The shape of the tool's arguments (a JSON Schema object, or an
+    /// example); `null` is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub arguments: Option<Value>,
 }
 
@@ -64,11 +65,15 @@ impl ProcedureContent {
         if crate::bounds::is_blank(&self.name) {
             return Err(Error::invalid("name", "must not be blank"));
         }
-        check_optional_chars(
-            "description",
-            self.description.as_deref(),
-            MAX_PROCEDURE_DESCRIPTION_CHARS,
-        )?;
+        // Empty is allowed, as the API's document says: no description.
+        if let Some(description) = &self.description {
+            crate::bounds::check_chars(
+                "description",
+                description,
+                0,
+                MAX_PROCEDURE_DESCRIPTION_CHARS,
+            )?;
+        }
         if let Some(pattern) = &self.trigger_pattern {
             check_chars("trigger_pattern", pattern, 1, MAX_TRIGGER_PATTERN_CHARS)?;
         }

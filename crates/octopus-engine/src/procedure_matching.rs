@@ -4,6 +4,12 @@
 //! meaning against the message's vector. A matcher is built from an agent's
 //! serving procedures and kept until the tenant's procedures change (the
 //! store's revision says when), so a turn pays only for matching.
+//!
+//! What a matcher may hold is bounded twice: each tenant's trigger patterns
+//! by their compiled size ([`compiled_size`], against the tenant's quota
+//! when a pattern would serve), and the cache of matchers by the bytes they
+//! hold, least recently used evicted first, with a large one's memory
+//! handed back to the system when it goes.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,8 +21,14 @@ use regex_automata::{Input, MatchKind, PatternSet, meta};
 
 /// Compiled size a trigger pattern may take; a larger one is refused.
 const PATTERN_SIZE_LIMIT: usize = 256 * 1024;
-/// Matchers kept at once; past it the cache starts again.
-const CACHED_MATCHERS: usize = 10_000;
+/// Bytes the cached matchers may hold in all.
+pub const MATCHER_CACHE_BYTES: usize = 256 << 20;
+/// A matcher this large hands its memory back to the system when it leaves
+/// the cache.
+const LARGE_MATCHER_BYTES: usize = 4 << 20;
+/// The lazy DFA's cache of one search thread, per matcher: it grows as
+/// messages need states, up to this.
+const LAZY_DFA_CACHE_BYTES: usize = 8 << 20;
 
 /// Compiles a trigger pattern as matching will, or says why it cannot be.
 pub fn check_pattern(pattern: &str) -> Result<(), DomainError> {
@@ -24,6 +36,19 @@ pub fn check_pattern(pattern: &str) -> Result<(), DomainError> {
         .size_limit(PATTERN_SIZE_LIMIT)
         .build()
         .map(|_| ())
+        .map_err(|error| {
+            DomainError::invalid("trigger_pattern", format!("not a usable pattern: {error}"))
+        })
+}
+
+/// The memory a trigger pattern takes in a matcher, compiled as a matcher
+/// compiles it; or why it cannot be compiled.
+pub fn compiled_size(pattern: &str) -> Result<usize, DomainError> {
+    check_pattern(pattern)?;
+    meta::Builder::new()
+        .configure(set_config(PATTERN_SIZE_LIMIT))
+        .build(pattern)
+        .map(|regex| regex.memory_usage())
         .map_err(|error| {
             DomainError::invalid("trigger_pattern", format!("not a usable pattern: {error}"))
         })
@@ -41,6 +66,16 @@ pub struct ProcedureMatcher {
     dimension: usize,
 }
 
+fn set_config(nfa_size_limit: usize) -> meta::Config {
+    meta::Config::new()
+        // Every pattern that matches anywhere, as `RegexSet` reports them:
+        // leftmost-first (the default) stops at the first.
+        .match_kind(MatchKind::All)
+        .auto_prefilter(false)
+        .nfa_size_limit(Some(nfa_size_limit))
+        .hybrid_cache_capacity(LAZY_DFA_CACHE_BYTES)
+}
+
 /// One automaton for every pattern, without a literal prefilter (with one,
 /// 10k case-insensitive patterns took 13 s to compile instead of 0.3 s, and
 /// matched no faster). `None` when there are none, or they do not compile.
@@ -49,19 +84,11 @@ fn compile_set(patterns: &[String]) -> Option<meta::Regex> {
         return None;
     }
     meta::Builder::new()
-        .configure(
-            meta::Config::new()
-                // Every pattern that matches anywhere, as `RegexSet` reports
-                // them: leftmost-first (the default) stops at the first.
-                .match_kind(MatchKind::All)
-                .auto_prefilter(false)
-                .nfa_size_limit(Some(
-                    PATTERN_SIZE_LIMIT
-                        .saturating_mul(patterns.len())
-                        .min(1 << 30),
-                ))
-                .hybrid_cache_capacity(64 << 20),
-        )
+        .configure(set_config(
+            PATTERN_SIZE_LIMIT
+                .saturating_mul(patterns.len())
+                .min(1 << 30),
+        ))
         .build_many(patterns)
         .map_err(|error| tracing::warn!(%error, "trigger patterns not compiled together"))
         .ok()
@@ -117,6 +144,28 @@ impl ProcedureMatcher {
             vector_owner,
             dimension,
         }
+    }
+
+    /// About the bytes this matcher holds: its automaton (not the search
+    /// caches, bounded apart), vectors and procedures.
+    pub fn memory_usage(&self) -> usize {
+        let automaton = self.patterns.as_ref().map_or(0, meta::Regex::memory_usage);
+        let procedures: usize = self
+            .procedures
+            .iter()
+            .map(|p| {
+                std::mem::size_of::<ServingProcedure>()
+                    + p.content.name.len()
+                    + p.content.description.as_ref().map_or(0, String::len)
+                    + p.content.trigger_pattern.as_ref().map_or(0, String::len)
+                    + p.content
+                        .steps
+                        .iter()
+                        .map(|s| s.instruction.len() + 64)
+                        .sum::<usize>()
+            })
+            .sum();
+        automaton + self.vectors.len() * 4 + procedures
     }
 
     /// Whether any procedure could match by meaning (then the message's
@@ -176,28 +225,105 @@ pub fn best(mut found: Vec<Found>, top_k: usize) -> Vec<Found> {
     found
 }
 
-/// A matcher, with the tenant's procedure revision it was built at.
-type Built = (u64, Arc<ProcedureMatcher>);
+/// A cached matcher: the tenant's procedure revision it was built at, its
+/// bytes, and when it was last used (a counter).
+struct Cached {
+    revision: u64,
+    matcher: Arc<ProcedureMatcher>,
+    bytes: usize,
+    used: u64,
+}
 
-/// Matchers by (tenant, agent).
+/// Matchers by (tenant, agent), within a budget of bytes.
+pub struct MatcherCache {
+    budget: usize,
+    state: Mutex<CacheState>,
+}
+
 #[derive(Default)]
-pub struct MatcherCache(Mutex<HashMap<(TenantId, AgentId), Built>>);
+struct CacheState {
+    entries: HashMap<(TenantId, AgentId), Cached>,
+    bytes: usize,
+    clock: u64,
+}
+
+impl Default for MatcherCache {
+    fn default() -> Self {
+        Self::with_budget(MATCHER_CACHE_BYTES)
+    }
+}
 
 impl MatcherCache {
-    pub fn get(&self, key: (TenantId, AgentId), revision: u64) -> Option<Arc<ProcedureMatcher>> {
-        let cache = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        cache
-            .get(&key)
-            .filter(|(built_at, _)| *built_at == revision)
-            .map(|(_, matcher)| Arc::clone(matcher))
+    pub fn with_budget(budget: usize) -> Self {
+        Self {
+            budget,
+            state: Mutex::default(),
+        }
     }
 
+    pub fn get(&self, key: (TenantId, AgentId), revision: u64) -> Option<Arc<ProcedureMatcher>> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.clock += 1;
+        let now = state.clock;
+        let cached = state
+            .entries
+            .get_mut(&key)
+            .filter(|c| c.revision == revision)?;
+        cached.used = now;
+        Some(Arc::clone(&cached.matcher))
+    }
+
+    /// Keeps `matcher`, replacing the key's older one; then evicts the least
+    /// recently used until the cache fits its budget (a matcher larger than
+    /// the whole budget is used but not kept).
     pub fn put(&self, key: (TenantId, AgentId), revision: u64, matcher: Arc<ProcedureMatcher>) {
-        let mut cache = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.len() >= CACHED_MATCHERS {
-            cache.clear();
+        let bytes = matcher.memory_usage();
+        let mut released = 0;
+        {
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            state.clock += 1;
+            let used = state.clock;
+            if let Some(old) = state.entries.remove(&key) {
+                state.bytes -= old.bytes;
+                released += old.bytes;
+            }
+            if bytes <= self.budget {
+                state.entries.insert(
+                    key,
+                    Cached {
+                        revision,
+                        matcher,
+                        bytes,
+                        used,
+                    },
+                );
+                state.bytes += bytes;
+            }
+            while state.bytes > self.budget {
+                let Some(oldest) = state
+                    .entries
+                    .iter()
+                    .min_by_key(|(_, c)| c.used)
+                    .map(|(k, _)| *k)
+                else {
+                    break;
+                };
+                if let Some(evicted) = state.entries.remove(&oldest) {
+                    state.bytes -= evicted.bytes;
+                    released += evicted.bytes;
+                }
+            }
         }
-        cache.insert(key, (revision, matcher));
+        if released >= LARGE_MATCHER_BYTES {
+            // The allocator keeps large freed blocks; a replaced matcher of
+            // many patterns would otherwise stay resident.
+            crate::free_memory::release();
+        }
+    }
+
+    /// The bytes the cached matchers hold.
+    pub fn bytes(&self) -> usize {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).bytes
     }
 }
 
@@ -277,6 +403,51 @@ mod tests {
             .to_string();
         assert!(huge.contains("size limit"), "{huge}");
         assert!(check_pattern(r"(?i)\brefund\b").is_ok());
+    }
+
+    #[test]
+    fn compiled_sizes_measure_what_a_pattern_costs() {
+        let small = compiled_size(r"(?i)\brefund\b").unwrap();
+        let large = compiled_size(r"(?i)N[a-z]{150}[0-9]").unwrap();
+        assert!(small < 20_000, "{small}");
+        assert!(large > 5 * small, "{large} against {small}");
+        assert!(compiled_size("(unclosed").is_err());
+    }
+
+    #[test]
+    fn the_cache_keeps_within_its_budget_evicting_the_least_recently_used() {
+        let matcher = |pattern: &str| {
+            Arc::new(ProcedureMatcher::build(vec![serving(
+                "p",
+                Some(pattern),
+                None,
+            )]))
+        };
+        let one = matcher(r"(?i)N[a-z]{150}[0-9]").memory_usage();
+        let cache = MatcherCache::with_budget(one * 5 / 2);
+        let tenant = TenantId(uuid::Uuid::now_v7());
+        let agents: Vec<AgentId> = (0..3).map(|_| AgentId(uuid::Uuid::now_v7())).collect();
+        cache.put((tenant, agents[0]), 1, matcher(r"(?i)N[a-z]{150}[0-9]"));
+        cache.put((tenant, agents[1]), 1, matcher(r"(?i)M[a-z]{150}[0-9]"));
+        assert!(
+            cache.get((tenant, agents[0]), 1).is_some(),
+            "used: now the newest"
+        );
+        cache.put((tenant, agents[2]), 1, matcher(r"(?i)K[a-z]{150}[0-9]"));
+        assert!(cache.bytes() <= one * 5 / 2);
+        assert!(
+            cache.get((tenant, agents[1]), 1).is_none(),
+            "the least recently used went"
+        );
+        assert!(cache.get((tenant, agents[0]), 1).is_some());
+        assert!(cache.get((tenant, agents[2]), 1).is_some());
+        assert!(
+            cache.get((tenant, agents[0]), 2).is_none(),
+            "another revision is stale"
+        );
+        // A new revision replaces the key's matcher, not adds to it.
+        cache.put((tenant, agents[0]), 2, matcher("refund"));
+        assert!(cache.bytes() < one * 2);
     }
 
     #[test]

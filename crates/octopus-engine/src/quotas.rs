@@ -1,7 +1,10 @@
 //! What one tenant may have in flight at once, so that one tenant's bulk work
 //! cannot starve the others: memory work waiting in the queue, and document
 //! ingestions running. Past a quota a request is refused (`Error::Quota`, HTTP
-//! 429 with `retry-after`) before anything of it is written.
+//! 429 with `retry-after`) before anything of it is written. And what one
+//! tenant may hold that every turn pays for: procedures, and the compiled
+//! size of their trigger patterns (a conflict, `tenant_limit_reached`: no
+//! wait makes room).
 //!
 //! The queue quota is checked before the write, not inside its transaction:
 //! concurrent requests of one tenant can overshoot it by what they carry
@@ -26,6 +29,11 @@ pub struct Quotas {
     pub max_queued_memory_jobs: u64,
     /// Document ingestions a tenant may run at once.
     pub max_concurrent_ingests: u32,
+    /// Procedures a tenant may hold.
+    pub max_procedures: u64,
+    /// Bytes the trigger patterns of a tenant's serving procedures may take
+    /// compiled (what the matcher of each turn holds).
+    pub max_trigger_pattern_bytes: u64,
     /// Overrides by tenant id: `[quotas.tenants.<uuid>]`.
     pub tenants: BTreeMap<Uuid, TenantQuotas>,
 }
@@ -36,6 +44,8 @@ pub struct Quotas {
 pub struct TenantQuotas {
     pub max_queued_memory_jobs: Option<u64>,
     pub max_concurrent_ingests: Option<u32>,
+    pub max_procedures: Option<u64>,
+    pub max_trigger_pattern_bytes: Option<u64>,
 }
 
 impl Default for Quotas {
@@ -44,6 +54,10 @@ impl Default for Quotas {
             // About an hour of the local model's work on two cores.
             max_queued_memory_jobs: 200_000,
             max_concurrent_ingests: 2,
+            max_procedures: 1_000,
+            // About 2,000 patterns like `(?i)\brefund\b`, or 300 of 150
+            // case-insensitive letters.
+            max_trigger_pattern_bytes: 16 << 20,
             tenants: BTreeMap::new(),
         }
     }
@@ -62,6 +76,20 @@ impl Quotas {
             .get(&tenant.0)
             .and_then(|t| t.max_concurrent_ingests)
             .unwrap_or(self.max_concurrent_ingests)
+    }
+
+    pub(crate) fn procedures(&self, tenant: TenantId) -> u64 {
+        self.tenants
+            .get(&tenant.0)
+            .and_then(|t| t.max_procedures)
+            .unwrap_or(self.max_procedures)
+    }
+
+    pub(crate) fn trigger_pattern_bytes(&self, tenant: TenantId) -> u64 {
+        self.tenants
+            .get(&tenant.0)
+            .and_then(|t| t.max_trigger_pattern_bytes)
+            .unwrap_or(self.max_trigger_pattern_bytes)
     }
 }
 
@@ -97,6 +125,10 @@ const ASSUMED_JOBS_PER_SECOND: f64 = 50.0;
 const LONGEST_RETRY_AFTER: Duration = Duration::from_secs(3600);
 
 impl QuotaState {
+    pub(crate) fn quotas(&self) -> &Quotas {
+        &self.quotas
+    }
+
     pub(crate) fn new(quotas: Quotas) -> Self {
         Self {
             quotas,
@@ -216,13 +248,13 @@ mod tests {
         let mut quotas = Quotas {
             max_queued_memory_jobs: 100,
             max_concurrent_ingests: 1,
-            tenants: BTreeMap::new(),
+            ..Quotas::default()
         };
         quotas.tenants.insert(
             overridden.0,
             TenantQuotas {
                 max_queued_memory_jobs: Some(1000),
-                max_concurrent_ingests: None,
+                ..TenantQuotas::default()
             },
         );
         QuotaState::new(quotas)

@@ -75,6 +75,7 @@ error_codes! {
     SpeakerNotFound = (CONFLICT, "speaker_not_found", "a message's `agent_id` names no agent of this tenant"),
     NoPendingToolCalls = (CONFLICT, "no_pending_tool_calls", "tool results were sent, but no tool call of this turn waits for one"),
     ToolResultsMismatch = (CONFLICT, "tool_results_mismatch", "the tool results do not answer the pending tool calls exactly, once each"),
+    TenantLimitReached = (CONFLICT, "tenant_limit_reached", "the tenant holds as much as its quota allows ([quotas]: procedures, or their trigger patterns' compiled size); remove some first"),
     Conflict = (CONFLICT, "conflict", "the request conflicts with the current state"),
     ConversationDeleted = (GONE, "conversation_deleted", "the conversation is deleted"),
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts"),

@@ -84,12 +84,14 @@ pub(crate) fn integral_numbers_as_integers(value: &mut serde_json::Value) -> boo
             let Some(float) = number.as_f64() else {
                 return false;
             };
-            let integer = if float.fract() != 0.0 {
+            // Exactly the integers the fields can hold: [-2^63, 2^64).
+            const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
+            let integer = if !float.is_finite() || float.fract() != 0.0 {
                 None
-            } else if (-9.2e18..9.2e18).contains(&float) {
-                Some(serde_json::Number::from(float as i64))
-            } else if (0.0..1.8e19).contains(&float) {
+            } else if (0.0..2.0 * TWO_TO_63).contains(&float) {
                 Some(serde_json::Number::from(float as u64))
+            } else if (-TWO_TO_63..0.0).contains(&float) {
+                Some(serde_json::Number::from(float as i64))
             } else {
                 None
             };
@@ -180,5 +182,40 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
             .map_err(|rejection: QueryRejection| {
                 ApiError::from_code(ErrorCode::InvalidQuery, rejection.body_text())
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integral_floats_become_the_integers_they_are_up_to_the_fields_limits() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Fields {
+            unsigned: u64,
+            signed: i64,
+        }
+        for (body, expected) in [
+            (r#"{"unsigned": 142.0, "signed": -3.0}"#, (142, -3)),
+            (
+                r#"{"unsigned": 1.8e19, "signed": 9.2e18}"#,
+                (18_000_000_000_000_000_000, 9_200_000_000_000_000_000),
+            ),
+            (
+                r#"{"unsigned": 1e3, "signed": -9.2e18}"#,
+                (1000, -9_200_000_000_000_000_000),
+            ),
+        ] {
+            let fields: Fields = parse_json(body.as_bytes()).unwrap();
+            assert_eq!((fields.unsigned, fields.signed), expected, "{body}");
+        }
+        for body in [
+            r#"{"unsigned": 1.5, "signed": 0}"#,
+            r#"{"unsigned": 2e19, "signed": 0}"#,
+            r#"{"unsigned": -1.0, "signed": 0}"#,
+        ] {
+            assert!(parse_json::<Fields>(body.as_bytes()).is_err(), "{body}");
+        }
     }
 }

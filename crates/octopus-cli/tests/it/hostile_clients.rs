@@ -348,12 +348,13 @@ async fn health_probes_answer_while_the_connection_cap_is_full() {
         }
         String::from_utf8_lossy(&answer).into_owned()
     };
-    for _ in 0..5 {
-        let healthz = ask("/healthz", None).await;
-        assert!(healthz.starts_with("HTTP/1.1 200"), "{healthz:?}");
-        let readyz = ask("/readyz", None).await;
-        assert!(readyz.starts_with("HTTP/1.1 200"), "{readyz:?}");
-    }
+    // Two probes, one reserved connection each (however soon the server
+    // lets go of the first).
+    let healthz = ask("/healthz", None).await;
+    assert!(healthz.starts_with("HTTP/1.1 200"), "{healthz:?}");
+    let readyz = ask("/readyz", None).await;
+    assert!(readyz.starts_with("HTTP/1.1 200"), "{readyz:?}");
+    // Anything else is refused, from the reserve or at the door.
     let other = ask("/v1/agents", Some(key)).await;
     assert!(other.starts_with("HTTP/1.1 503"), "{other:?}");
     assert!(other.contains("too_many_connections"), "{other:?}");

@@ -281,5 +281,5 @@ async fn an_unreachable_provider_is_a_provider_error() {
             .await
             .unwrap_err(),
     );
-    assert!(message.contains("cannot connect"), "{message}");
+    assert!(message.contains("could not connect"), "{message}");
 }

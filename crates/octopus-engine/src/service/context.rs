@@ -107,8 +107,15 @@ impl Octopus {
             .clamp(1, octopus_core::recall::MAX_RECALL_TOP_K);
         recall_query.neighbours = memory.episodic_neighbours;
         let wants_recall = memory.episodic_top_k > 0;
+        let wants_knowledge = memory.knowledge_top_k > 0;
         let (knowledge, episodic, procedures) = tokio::join!(
-            self.search_knowledge_with(tenant, agent.id, knowledge_query.clone(), &vector),
+            async {
+                if !wants_knowledge {
+                    return Ok(Vec::new());
+                }
+                self.search_knowledge_with(tenant, agent.id, knowledge_query.clone(), &vector)
+                    .await
+            },
             async {
                 if !wants_recall {
                     return Ok(Vec::new());

@@ -42,6 +42,17 @@ pub struct ImportReport {
     pub tenant_id: TenantId,
     #[serde(flatten)]
     pub counts: ImportCounts,
+    /// For a tenant's import (a copy with new ids): the new id of each
+    /// agent and conversation, by its id in the dump.
+    pub new_ids: Option<NewIds>,
+}
+
+/// Old ids to new, of what a client keeps ids of.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct NewIds {
+    pub agents: std::collections::BTreeMap<AgentId, AgentId>,
+    pub conversations:
+        std::collections::BTreeMap<octopus_core::ConversationId, octopus_core::ConversationId>,
 }
 
 impl Octopus {
@@ -120,7 +131,10 @@ impl Octopus {
     /// on any error, nothing. Records are parsed and checked one by one as
     /// the store takes them. Vectors of knowledge chunks and procedures are
     /// kept when this server's embedding model made them, embedded again
-    /// otherwise; memory vectors are queued, as bulk work.
+    /// otherwise; memory vectors are queued, as bulk work. Into the dump's
+    /// own tenant (the admin's import) ids are kept; into a tenant (its own
+    /// import) everything gets new ids, so that the import never meets an
+    /// id of another tenant's, nor says whether one exists.
     pub async fn import_dump(
         &self,
         into: ImportInto,
@@ -148,6 +162,10 @@ impl Octopus {
             store.import_records(tenant, Box::new(iter), now()).await
         });
         let mut prepare = Preparation::default();
+        let mut ids = match into {
+            ImportInto::DumpTenant => None,
+            ImportInto::Tenant(_) => Some(octopus_core::dump::IdMap::default()),
+        };
         let fed = async {
             records
                 .send(Ok(DumpRecord::Header(header)))
@@ -155,7 +173,13 @@ impl Octopus {
                 .map_err(|_| ())?;
             loop {
                 let record = match reader.next(&mut dump) {
-                    Ok(Some(record)) => self.prepare(record, &mut prepare).await,
+                    Ok(Some(record)) => {
+                        let record = match ids.as_mut() {
+                            Some(ids) => ids.remap(record),
+                            None => record,
+                        };
+                        self.prepare(record, &mut prepare).await
+                    }
                     Ok(None) => return Ok::<(), ()>(()),
                     Err(error) => Err(error),
                 };
@@ -185,6 +209,10 @@ impl Octopus {
                 vectors_embedded_again: prepare.embedded_again,
                 ..counts
             },
+            new_ids: ids.map(|ids| NewIds {
+                agents: ids.agents,
+                conversations: ids.conversations,
+            }),
         })
     }
 

@@ -6,6 +6,7 @@ use octopus_core::bounds::{
 use octopus_core::chunking::{ChunkingOptions, Format, chunk_text};
 use std::collections::HashMap;
 
+use octopus_core::agent::MemoryConfig;
 use octopus_core::fusion::reciprocal_rank_fusion;
 use octopus_core::knowledge::{
     Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, KnowledgeHit, MAX_TOP_K,
@@ -179,7 +180,13 @@ impl Octopus {
         )?;
         check_optional_chars("source", query.filter.source.as_deref(), MAX_SOURCE_CHARS)?;
         let memory = self.cached_agent(tenant, agent).await?.memory;
-        let top_k = query.top_k.unwrap_or(memory.knowledge_top_k);
+        // An agent that takes no knowledge into its contexts (0) still has
+        // a collection to search: a search that names no depth gets the
+        // default one.
+        let top_k = query.top_k.unwrap_or(match memory.knowledge_top_k {
+            0 => MemoryConfig::default().knowledge_top_k,
+            agents => agents,
+        });
         let min_score = query.min_score.unwrap_or(memory.knowledge_min_score);
         if !(-1.0..=1.0).contains(&min_score) {
             return Err(DomainError::invalid("min_score", "must be between -1 and 1").into());

@@ -61,6 +61,9 @@ pub struct Octopus {
     /// How long the memory worker holds the jobs it claims.
     job_lease: Duration,
     procedure_matchers: Arc<crate::procedure_matching::MatcherCache>,
+    /// Compiled sizes of trigger patterns, by pattern, for the tenants'
+    /// quota on them (a pattern is compiled once to be measured).
+    pattern_sizes: Arc<TtlCache<String, usize>>,
     /// How recall weighs its evidence.
     recall_weights: RankingWeights,
     /// Vectors of recent query texts, when `query_cache_entries` keeps any:
@@ -181,6 +184,7 @@ impl Octopus {
             )),
             job_lease: Duration::from_secs(crate::config::WorkerSettings::default().job_lease_secs),
             procedure_matchers: Arc::default(),
+            pattern_sizes: Arc::new(TtlCache::new(Duration::from_secs(3600), 100_000)),
             recall_weights: RankingWeights::default(),
             query_vectors: query_vectors(
                 crate::config::EmbeddingConfig::default().query_cache_entries,

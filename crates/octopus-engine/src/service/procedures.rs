@@ -15,7 +15,10 @@ use serde_json::Value;
 use super::{Octopus, QueryVector};
 use crate::Result;
 use crate::embedding_stats::EmbeddingPurpose;
-use crate::procedure_matching::{ProcedureMatcher, best, check_pattern};
+use crate::procedure_matching::{ProcedureMatcher, best, check_pattern, compiled_size};
+
+/// The conflict a tenant at one of its holding quotas meets.
+const TENANT_LIMIT: &str = "tenant_limit_reached";
 
 /// What a caller changes in a procedure: its content makes a new version;
 /// `is_active` alone does not.
@@ -37,6 +40,9 @@ impl Octopus {
     ) -> Result<Procedure> {
         let content = spec.content();
         self.check_agent(tenant, spec.agent_id).await?;
+        self.ensure_room_for_a_procedure(tenant).await?;
+        self.ensure_room_for_a_pattern(tenant, None, content.trigger_pattern.as_deref())
+            .await?;
         let version = self.new_version(content, author).await?;
         Ok(self
             .store
@@ -75,6 +81,8 @@ impl Octopus {
                 .map(ProcedureVersion::content)
                 .unwrap_or_else(|| procedure.content());
             let content = patched(base, &patch)?;
+            self.ensure_room_for_a_pattern(tenant, Some(id), content.trigger_pattern.as_deref())
+                .await?;
             let version = self.new_version(content, author).await?;
             procedure = self
                 .store
@@ -84,6 +92,14 @@ impl Octopus {
         if let Some(active) = update.is_active
             && active != procedure.is_active
         {
+            if active && procedure.is_approved {
+                self.ensure_room_for_a_pattern(
+                    tenant,
+                    Some(id),
+                    procedure.trigger_pattern.as_deref(),
+                )
+                .await?;
+            }
             procedure = self
                 .store
                 .set_procedure_active(tenant, id, active, now())
@@ -99,6 +115,22 @@ impl Octopus {
         decision: Decision,
         by: Option<String>,
     ) -> Result<Procedure> {
+        if decision == Decision::Approve {
+            let pending = self
+                .store
+                .procedure_versions(tenant, id)
+                .await?
+                .into_iter()
+                .find(|v| v.status == octopus_core::procedure::VersionStatus::Pending);
+            if let Some(pending) = pending {
+                self.ensure_room_for_a_pattern(
+                    tenant,
+                    Some(id),
+                    pending.trigger_pattern.as_deref(),
+                )
+                .await?;
+            }
+        }
         Ok(self
             .store
             .decide_procedure(tenant, id, decision, by, now())
@@ -111,6 +143,16 @@ impl Octopus {
         id: ProcedureId,
         version: u32,
     ) -> Result<Procedure> {
+        let target = self
+            .store
+            .procedure_versions(tenant, id)
+            .await?
+            .into_iter()
+            .find(|v| v.version == version);
+        if let Some(target) = target {
+            self.ensure_room_for_a_pattern(tenant, Some(id), target.trigger_pattern.as_deref())
+                .await?;
+        }
         Ok(self
             .store
             .rollback_procedure(tenant, id, version, now())
@@ -138,6 +180,98 @@ impl Octopus {
             .into_iter()
             .find(|key| crate::keys::same_hash(&key.hash, &hash))
             .map(|key| key.name))
+    }
+
+    /// Refuses one more procedure past the tenant's quota on them.
+    async fn ensure_room_for_a_procedure(&self, tenant: TenantId) -> Result<()> {
+        let quota = self.quotas.quotas().procedures(tenant);
+        let held = self.all_procedures(tenant, None).await?.len() as u64;
+        if held >= quota {
+            return Err(DomainError::conflict(
+                TENANT_LIMIT,
+                format!(
+                    "the tenant holds {held} procedures, its quota ([quotas] max_procedures); delete one first"
+                ),
+            )
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Refuses `pattern` serving (in place of `procedure`'s, if named) when
+    /// the tenant's serving trigger patterns would pass their quota of
+    /// compiled bytes.
+    async fn ensure_room_for_a_pattern(
+        &self,
+        tenant: TenantId,
+        procedure: Option<ProcedureId>,
+        pattern: Option<&str>,
+    ) -> Result<()> {
+        let Some(pattern) = pattern else {
+            return Ok(());
+        };
+        let quota = self.quotas.quotas().trigger_pattern_bytes(tenant);
+        let serving = self.all_procedures(tenant, Some(true)).await?;
+        let mut total = self.pattern_size(pattern).await? as u64;
+        for other in &serving {
+            if Some(other.id) == procedure {
+                continue;
+            }
+            if let Some(pattern) = &other.trigger_pattern {
+                // A pattern that no longer compiles matches nothing: it costs nothing.
+                total += self.pattern_size(pattern).await.unwrap_or(0) as u64;
+            }
+        }
+        if total > quota {
+            return Err(DomainError::conflict(
+                TENANT_LIMIT,
+                format!(
+                    "the tenant's serving trigger patterns would take {total} bytes compiled; its quota is {quota} ([quotas] max_trigger_pattern_bytes): simplify or remove patterns first"
+                ),
+            )
+            .into());
+        }
+        Ok(())
+    }
+
+    /// A trigger pattern's compiled size, measured once.
+    async fn pattern_size(&self, pattern: &str) -> Result<usize> {
+        if let Some(size) = self.pattern_sizes.get(&pattern.to_owned()) {
+            return Ok(size);
+        }
+        let owned = pattern.to_owned();
+        let size = tokio::task::spawn_blocking(move || compiled_size(&owned))
+            .await
+            .map_err(|e| DomainError::backend(std::io::Error::other(e.to_string())))??;
+        self.pattern_sizes.insert(pattern.to_owned(), size);
+        Ok(size)
+    }
+
+    /// Every procedure of the tenant; with `serving`, only the active ones
+    /// with an approved version (their serving content shown).
+    async fn all_procedures(
+        &self,
+        tenant: TenantId,
+        serving: Option<bool>,
+    ) -> Result<Vec<Procedure>> {
+        let mut all = Vec::new();
+        loop {
+            let filter = ProcedureFilter {
+                active: serving,
+                approved: serving,
+                page: octopus_core::store::Page {
+                    limit: octopus_core::store::Page::MAX_LIMIT,
+                    offset: all.len() as u32,
+                },
+                ..ProcedureFilter::default()
+            };
+            let page = self.store.list_procedures(tenant, &filter).await?;
+            let full = page.len() as u32 == octopus_core::store::Page::MAX_LIMIT;
+            all.extend(page);
+            if !full {
+                return Ok(all);
+            }
+        }
     }
 
     /// Validates a version's content and embeds it for matching by meaning.
@@ -346,6 +480,7 @@ impl Octopus {
             content.trigger_pattern = None;
         }
         let author = Some(format!("learned:{}", episode.episode.id));
+        self.ensure_room_for_a_procedure(tenant).await?;
         let version = self.new_version(content.clone(), author.clone()).await?;
         let created = self
             .store

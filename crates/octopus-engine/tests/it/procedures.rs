@@ -118,3 +118,99 @@ proptest! {
         });
     }
 }
+
+/// A tenant holds at most its quota of procedures, and of trigger-pattern
+/// bytes among those that serve; past either, creating or approving is a
+/// `tenant_limit_reached` conflict and nothing changes; another tenant is
+/// not held to the first's count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tenant_is_held_to_its_quotas_on_procedures_and_their_patterns() {
+    use octopus_core::Error as DomainError;
+    use octopus_engine::Error;
+
+    // Two of these fit in the byte quota, not three.
+    let hostile = |i: usize| format!("(?i)N{i}[a-z]{{150}}[0-9]");
+    let one = octopus_engine::procedure_matching::compiled_size(&hostile(0)).unwrap() as u64;
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = Octopus::open(&EngineConfig {
+        data_dir: dir.path().to_owned(),
+        limits: crate::fixture_limits(),
+        quotas: octopus_engine::Quotas {
+            max_procedures: 4,
+            max_trigger_pattern_bytes: one * 5 / 2,
+            ..octopus_engine::Quotas::default()
+        },
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    let limited = |result: Result<octopus_core::procedure::Procedure, Error>| {
+        matches!(
+            result,
+            Err(Error::Domain(DomainError::Conflict {
+                code: "tenant_limit_reached",
+                ..
+            }))
+        )
+    };
+    let spec = |name: &str, pattern: &str| -> ProcedureSpec {
+        serde_json::from_value(json!({"name": name, "trigger_pattern": pattern,
+            "steps": [{"instruction": "do it"}]}))
+        .unwrap()
+    };
+    let acme = octopus.create_tenant("acme").await.unwrap().id;
+    let mut created = Vec::new();
+    for i in 0..3 {
+        let procedure = octopus
+            .create_procedure(acme, spec(&format!("p{i}"), &hostile(i)), None)
+            .await
+            .unwrap();
+        created.push(procedure.id);
+    }
+    // Pending, they cost nothing yet; two approvals fit, the third does not.
+    for id in &created[..2] {
+        octopus
+            .decide_procedure(acme, *id, Decision::Approve, None)
+            .await
+            .unwrap();
+    }
+    assert!(limited(
+        octopus
+            .decide_procedure(acme, created[2], Decision::Approve, None)
+            .await
+    ));
+    assert!(
+        !octopus
+            .get_procedure(acme, created[2])
+            .await
+            .unwrap()
+            .is_approved
+    );
+    // A fourth with another such pattern is refused outright.
+    assert!(limited(
+        octopus
+            .create_procedure(acme, spec("p3", &hostile(3)), None)
+            .await
+    ));
+    // A small one fits; then the count is reached.
+    octopus
+        .create_procedure(acme, spec("small", r"(?i)\brefund\b"), None)
+        .await
+        .unwrap();
+    assert!(limited(
+        octopus
+            .create_procedure(acme, spec("fifth", "(?i)order"), None)
+            .await
+    ));
+    // Deleting one makes room again.
+    octopus.delete_procedure(acme, created[2]).await.unwrap();
+    octopus
+        .create_procedure(acme, spec("fifth", "(?i)order"), None)
+        .await
+        .unwrap();
+    // Another tenant has quotas of its own.
+    let globex = octopus.create_tenant("globex").await.unwrap().id;
+    octopus
+        .create_procedure(globex, spec("p0", &hostile(0)), None)
+        .await
+        .unwrap();
+}

@@ -36,6 +36,20 @@ pub(crate) struct DumpImported {
     pub tenant_id: TenantId,
     #[serde(flatten)]
     pub counts: ImportCounts,
+    /// With a tenant's key (an import is then a copy, with new ids): the
+    /// new id of each agent and conversation, by its id in the dump.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_ids: Option<NewIds>,
+}
+
+/// Ids in the dump, and what they became.
+#[derive(Serialize, ToSchema)]
+pub(crate) struct NewIds {
+    #[schema(value_type = BTreeMap<String, String>)]
+    pub agents: std::collections::BTreeMap<octopus_core::AgentId, octopus_core::AgentId>,
+    #[schema(value_type = BTreeMap<String, String>)]
+    pub conversations:
+        std::collections::BTreeMap<octopus_core::ConversationId, octopus_core::ConversationId>,
 }
 
 /// Export the caller's tenant as a dump: JSON Lines, streamed. See the
@@ -90,9 +104,11 @@ impl futures_core::Stream for Lines {
 }
 
 /// Import a dump (JSON Lines) in one transaction: all of it, or on any
-/// error nothing. With a tenant's key it goes into that tenant; with the
-/// admin key into the dump's own tenant, created when it does not exist.
-/// Ids are kept, so objects that exist already are a conflict.
+/// error nothing. With the admin key it goes into the dump's own tenant,
+/// created when it does not exist, with its ids: objects that exist
+/// already are a conflict. With a tenant's key it goes into that tenant as
+/// a copy, every object with a new id (`new_ids` maps the agents' and
+/// conversations'); a name taken in the tenant is a conflict.
 #[utoipa::path(post, path = "/v1/import", tag = "dumps", security(("bearer" = [])),
     request_body(content = String, content_type = "application/x-ndjson", description = "a dump"),
     responses((status = 200, body = DumpImported), (status = 409, body = ErrorBody),
@@ -113,5 +129,9 @@ pub(crate) async fn import_dump(
     Ok(axum::Json(DumpImported {
         tenant_id: report.tenant_id,
         counts: report.counts,
+        new_ids: report.new_ids.map(|ids| NewIds {
+            agents: ids.agents,
+            conversations: ids.conversations,
+        }),
     }))
 }

@@ -363,3 +363,100 @@ async fn vectors_of_another_model_are_embedded_again_on_import() {
         "no vector of the old model is left"
     );
 }
+
+/// A tenant's import is a copy with new ids: whether an id of the dump is
+/// held by another tenant makes no difference to the answer, so an import
+/// cannot be used to learn that; and the copy works, its new ids named.
+#[tokio::test]
+async fn a_tenants_import_is_a_copy_that_reveals_no_other_tenants_ids() {
+    let server = TestServer::start().await;
+    let s = seed(&server, "acme").await;
+    let dump = export(&server, &s.tenant).await;
+    let lines: Vec<Value> = dump
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let acme_conversation = lines.iter().find(|r| r["type"] == "conversation").unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // A dump of globex's own: an agent and a conversation, whose id is
+    // either acme's or one nobody holds.
+    let (globex_tenant, globex) = server.tenant("globex").await;
+    let agent_id = "01900000-0000-7000-8000-0000000000a1";
+    let dump_with = |conversation_id: &str, agent_name: &str| {
+        let header = json!({"type": "header", "format": "octopus-dump", "version": 1,
+            "exported_at": "2026-01-01T00:00:00Z", "tenant_id": globex_tenant, "user_id": null});
+        let mut agent = lines.iter().find(|r| r["type"] == "agent").unwrap().clone();
+        agent["id"] = json!(agent_id);
+        agent["name"] = json!(agent_name);
+        let mut conversation = lines
+            .iter()
+            .find(|r| r["type"] == "conversation")
+            .unwrap()
+            .clone();
+        conversation["id"] = json!(conversation_id);
+        conversation["agent_id"] = json!(agent_id);
+        [
+            header.to_string(),
+            agent.to_string(),
+            conversation.to_string(),
+            json!({"type": "end", "records": 3}).to_string(),
+        ]
+        .join("\n")
+    };
+    let (taken_status, taken) =
+        import(&server, &globex, &dump_with(&acme_conversation, "one")).await;
+    let (free_status, free) = import(
+        &server,
+        &globex,
+        &dump_with("01900000-0000-7000-8000-0000000000f7", "two"),
+    )
+    .await;
+    assert_eq!(taken_status, StatusCode::OK, "{taken}");
+    assert_eq!(free_status, StatusCode::OK, "{free}");
+    let shape = |report: &Value| {
+        (
+            report["agents"].clone(),
+            report["conversations"].clone(),
+            report["new_ids"]["conversations"]
+                .as_object()
+                .unwrap()
+                .len(),
+        )
+    };
+    assert_eq!(shape(&taken), shape(&free));
+    // The copy is globex's, under its new id; acme's conversation is acme's.
+    let copied = taken["new_ids"]["conversations"][&acme_conversation]
+        .as_str()
+        .unwrap();
+    assert_ne!(copied, acme_conversation);
+    server
+        .ok(
+            Method::GET,
+            &format!("/v1/conversations/{copied}"),
+            &globex,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    let reply = server
+        .call(
+            Method::GET,
+            &format!("/v1/conversations/{acme_conversation}"),
+            &globex,
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    server
+        .ok(
+            Method::GET,
+            &format!("/v1/conversations/{acme_conversation}"),
+            &s.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+}

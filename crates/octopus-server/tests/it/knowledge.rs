@@ -172,6 +172,32 @@ async fn documents_are_ingested_and_found_by_meaning() {
             .unwrap()
             .contains("paid vacation")
     );
+    // An agent that takes no knowledge into its contexts (0) can still be
+    // searched without naming a depth: the default one.
+    let none = json!({"memory": {"knowledge_top_k": 0}});
+    server
+        .ok(Method::PATCH, &agent_path, key, Some(none), StatusCode::OK)
+        .await;
+    let hits = server
+        .ok(
+            Method::POST,
+            &format!("{base}/search"),
+            key,
+            Some(json!({"query": "how many holidays do I get?"})),
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(hits["items"].as_array().unwrap().len(), 3, "{hits}");
+    let restore = json!({"memory": {"knowledge_top_k": 5}});
+    server
+        .ok(
+            Method::PATCH,
+            &agent_path,
+            key,
+            Some(restore),
+            StatusCode::OK,
+        )
+        .await;
 
     // Re-ingesting a source replaces its chunks.
     let revised = HANDBOOK.replace("25 days", "30 days");
