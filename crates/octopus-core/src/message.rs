@@ -245,6 +245,10 @@ struct FunctionWire {
     arguments: Option<Value>,
 }
 
+/// The longest duration a tool call may record, in milliseconds: the
+/// largest integer every JSON client reads exactly (2^53 - 1).
+pub const MAX_DURATION_MS: u64 = (1 << 53) - 1;
+
 impl TryFrom<ToolCallWire> for ToolCallRecord {
     type Error = String;
 
@@ -460,6 +464,14 @@ impl NewMessage {
                 format!("at most {} tool calls per message", limits.max_tool_calls),
             ));
         }
+        for (index, call) in self.tool_calls.iter().enumerate() {
+            if call.duration_ms.is_some_and(|ms| ms > MAX_DURATION_MS) {
+                return Err(Error::invalid(
+                    format!("tool_calls[{index}].duration_ms"),
+                    format!("must be at most {MAX_DURATION_MS}"),
+                ));
+            }
+        }
         let bytes = self
             .content
             .as_ref()
@@ -589,6 +601,21 @@ mod tests {
             error.contains("robot") && error.contains("assistant"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_tool_calls_duration_is_bounded_by_what_json_clients_read_exactly() {
+        let with = |ms: u64| {
+            parse(json!({"role": "tool", "tool_calls": [{
+                "tool_call_id": "c1", "function_name": "f", "duration_ms": ms}]}))
+            .unwrap()
+            .validate(&MessageLimits::default())
+        };
+        assert!(with(MAX_DURATION_MS).is_ok());
+        match with(MAX_DURATION_MS + 1) {
+            Err(Error::Invalid { field, .. }) => assert_eq!(field, "tool_calls[0].duration_ms"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -564,10 +564,46 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
     }
     // `is_error: null` reads as false.
     nullable(&mut schemas["ToolCallRecord"]["properties"]["is_error"]);
+    for schema in ["ToolCallRecord", "ToolResultBody"] {
+        merge(
+            &mut schemas[schema]["properties"]["duration_ms"],
+            &json!({"maximum": octopus_core::message::MAX_DURATION_MS}),
+        );
+    }
 
     declare_parameter_bounds(doc);
     declare_bodies(doc);
     declare_unsigned_ranges(doc);
+    declare_uuid_patterns(doc);
+}
+
+/// What the server reads as a UUID (the `uuid` crate's four spellings):
+/// hyphenated, plain, braced, or as a URN.
+const UUID_PATTERN: &str = concat!(
+    "^([0-9a-fA-F]{32}",
+    "|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+    "|\\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\}",
+    "|urn:uuid:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
+);
+
+/// Ids are strings of `format: uuid`, a format JSON Schema validators need
+/// not check: the pattern makes `None` or `abc` plainly invalid, as the
+/// server finds them (`400 invalid_id`, or 422 in a body).
+fn declare_uuid_patterns(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            if object.get("format").and_then(Value::as_str) == Some("uuid")
+                && object.get("type").and_then(Value::as_str) == Some("string")
+            {
+                object
+                    .entry("pattern")
+                    .or_insert_with(|| json!(UUID_PATTERN));
+            }
+            object.values_mut().for_each(declare_uuid_patterns);
+        }
+        Value::Array(items) => items.iter_mut().for_each(declare_uuid_patterns),
+        _ => {}
+    }
 }
 
 /// Unsigned integers are read as Rust's `u32` and `u64`, which take every

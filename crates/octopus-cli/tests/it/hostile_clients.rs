@@ -114,23 +114,35 @@ async fn legitimate_work(server: &Server, key: &str, name: &str) {
         .await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn bodies_without_a_key_are_refused_unread_and_cost_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = start(dir.path(), "");
-    let target = address(&server.url);
+/// A server with a tenant, after a first request: its key and resident
+/// memory then.
+async fn warmed_up(dir: &std::path::Path) -> (Server, String, u64) {
+    let server = start(dir, "");
     let (_, key, _) = server.tenant_with_agent("acme").await;
     legitimate_work(&server, &key, "warm-up").await;
     let idle = server.resident_bytes();
+    (server, key, idle)
+}
 
-    let attackers: Vec<_> = (0..ATTACKERS)
+/// `ATTACKERS` connections trickling into a 16 MB POST, with `key` or none.
+fn attack(server: &Server, key: Option<&str>) -> Vec<tokio::task::JoinHandle<Outcome>> {
+    let target = address(&server.url);
+    (0..ATTACKERS)
         .map(|_| {
+            let opening = opening(key);
             tokio::spawn(async move {
                 let stream = connect_from("127.0.0.2", target).await;
-                trickle(stream, opening(None)).await
+                trickle(stream, opening).await
             })
         })
-        .collect();
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn bodies_without_a_key_are_refused_unread_and_cost_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key, idle) = warmed_up(dir.path()).await;
+    let attackers = attack(&server, None);
     tokio::time::sleep(TRICKLE_FOR / 2).await;
     legitimate_work(&server, &key, "during").await;
     let during = server.resident_bytes();
@@ -166,21 +178,8 @@ async fn bodies_without_a_key_are_refused_unread_and_cost_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_trickled_body_costs_what_has_arrived_not_a_page_per_segment() {
     let dir = tempfile::tempdir().unwrap();
-    let server = start(dir.path(), "");
-    let target = address(&server.url);
-    let (_, key, _) = server.tenant_with_agent("acme").await;
-    legitimate_work(&server, &key, "warm-up").await;
-    let idle = server.resident_bytes();
-
-    let attackers: Vec<_> = (0..ATTACKERS)
-        .map(|_| {
-            let key = key.clone();
-            tokio::spawn(async move {
-                let stream = connect_from("127.0.0.2", target).await;
-                trickle(stream, opening(Some(&key))).await
-            })
-        })
-        .collect();
+    let (server, key, idle) = warmed_up(dir.path()).await;
+    let attackers = attack(&server, Some(&key));
     // Near the trickles' end, when they have sent the most.
     tokio::time::sleep(TRICKLE_FOR - Duration::from_millis(300)).await;
     let during = server.resident_bytes();

@@ -73,6 +73,38 @@ async fn new_conversation(octopus: &Octopus, tenant: TenantId, llm: Value) -> Co
     octopus.create_conversation(tenant, spec).await.unwrap().id
 }
 
+/// Three messages in the conversation, then its episode closed (which
+/// queues its summary); the episode.
+async fn close_an_episode_of_three(
+    octopus: &Octopus,
+    tenant: TenantId,
+    conversation: ConversationId,
+) -> octopus_core::EpisodeId {
+    let messages: Vec<octopus_core::message::NewMessage> =
+        ["Hello there", "Hi, how can I help?", "My order is late"]
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                serde_json::from_value(
+                    json!({"role": if i % 2 == 0 {"user"} else {"assistant"}, "content": text}),
+                )
+                .unwrap()
+            })
+            .collect();
+    let episode = octopus
+        .append_messages(tenant, conversation, messages)
+        .await
+        .unwrap()[0]
+        .episode_id;
+    let close = CloseEpisode {
+        reason: EndReason::UserClosed,
+        ended_at: None,
+        summary: None,
+    };
+    octopus.close_episode(tenant, episode, close).await.unwrap();
+    episode
+}
+
 fn say(text: &str) -> TurnInput {
     TurnInput {
         message: Some(text.into()),
@@ -125,34 +157,8 @@ async fn the_servers_keys_never_reach_a_url_a_tenant_chose() {
 
     // The summary at close, with no turn at all: the same.
     let conversation = new_conversation(&octopus, tenant, llm_at("openai", &url)).await;
-    let messages: Vec<octopus_core::message::NewMessage> =
-        ["Hello", "Hi, how can I help?", "My order is late"]
-            .iter()
-            .enumerate()
-            .map(|(i, text)| {
-                serde_json::from_value(
-                    json!({"role": if i % 2 == 0 {"user"} else {"assistant"}, "content": text}),
-                )
-                .unwrap()
-            })
-            .collect();
-    let stored = octopus
-        .append_messages(tenant, conversation, messages)
-        .await
-        .unwrap();
     let before = fake.received().len();
-    octopus
-        .close_episode(
-            tenant,
-            stored[0].episode_id,
-            CloseEpisode {
-                reason: EndReason::UserClosed,
-                ended_at: None,
-                summary: None,
-            },
-        )
-        .await
-        .unwrap();
+    close_an_episode_of_three(&octopus, tenant, conversation).await;
     octopus.run_memory_jobs().await.unwrap();
     let received = fake.received();
     assert_eq!(received.len(), before + 1, "the summary was asked for");
@@ -275,39 +281,9 @@ async fn internal_addresses_are_refused_by_default_for_turns_and_summaries() {
             "{base_url}: {error}"
         );
         // The summary at close goes nowhere either: an extractive one stands in.
-        let messages: Vec<octopus_core::message::NewMessage> =
-            ["Hello there", "Hi, how can I help?", "My order is late"]
-                .iter()
-                .enumerate()
-                .map(|(i, text)| {
-                    serde_json::from_value(
-                        json!({"role": if i % 2 == 0 {"user"} else {"assistant"}, "content": text}),
-                    )
-                    .unwrap()
-                })
-                .collect();
-        let stored = octopus
-            .append_messages(tenant, conversation, messages)
-            .await
-            .unwrap();
-        octopus
-            .close_episode(
-                tenant,
-                stored[0].episode_id,
-                CloseEpisode {
-                    reason: EndReason::UserClosed,
-                    ended_at: None,
-                    summary: None,
-                },
-            )
-            .await
-            .unwrap();
+        let episode = close_an_episode_of_three(&octopus, tenant, conversation).await;
         octopus.run_memory_jobs().await.unwrap();
-        let episode = octopus
-            .get_episode(tenant, stored[0].episode_id)
-            .await
-            .unwrap()
-            .episode;
+        let episode = octopus.get_episode(tenant, episode).await.unwrap().episode;
         assert_eq!(
             episode.summary_source,
             Some(octopus_core::episode::SummarySource::Extractive)

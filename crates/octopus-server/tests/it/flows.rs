@@ -340,3 +340,40 @@ async fn openapi_lists_every_route_with_its_security() {
     let health = server.raw(Method::GET, "/readyz", None, None).await;
     assert_eq!(health.status, StatusCode::OK);
 }
+
+/// An id the document calls valid is one the server reads, and one it
+/// refuses (schemathesis once followed a `null` agent id into
+/// `/v1/agents/None`) the document calls invalid too.
+#[tokio::test]
+async fn ids_in_paths_are_what_the_document_says_they_are() {
+    let server = TestServer::start().await;
+    let doc = server
+        .raw(Method::GET, "/openapi.json", None, None)
+        .await
+        .body;
+    let pattern = doc["components"]["schemas"]["AgentId"]["pattern"]
+        .as_str()
+        .expect("ids carry a pattern");
+    let pattern = regex::Regex::new(pattern).unwrap();
+    let (_, key) = server.tenant("acme").await;
+    for (id, readable) in [
+        ("None", false),
+        ("null", false),
+        ("0190f5c2-7d4e-7c3a-9b1e", false),
+        ("0190f5c2-7d4e-7c3a-9b1e-4a2f6c8d0e1f", true),
+        ("0190f5c27d4e7c3a9b1e4a2f6c8d0e1f", true),
+        ("{0190f5c2-7d4e-7c3a-9b1e-4a2f6c8d0e1f}", true),
+        ("urn:uuid:0190f5c2-7d4e-7c3a-9b1e-4a2f6c8d0e1f", true),
+    ] {
+        assert_eq!(pattern.is_match(id), readable, "{id}");
+        let reply = server
+            .call(Method::GET, &format!("/v1/agents/{id}"), &key, None)
+            .await;
+        let expected = if readable {
+            StatusCode::NOT_FOUND
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        assert_eq!(reply.status, expected, "{id}: {}", reply.body);
+    }
+}
