@@ -511,6 +511,8 @@ pub struct Message {
     pub tool_calls: Vec<ToolCallRecord>,
     pub token_count: u32,
     pub timestamp: DateTime<Utc>,
+    /// The agent that spoke, in multi-agent episodes; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<AgentId>,
     pub contains_pii: bool,
     pub redacted_content: Option<String>,

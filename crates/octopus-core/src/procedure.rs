@@ -164,7 +164,10 @@ pub struct Procedure {
     pub id: crate::ProcedureId,
     #[serde(skip)]
     pub tenant_id: TenantId,
-    /// None: shared by every agent of the tenant.
+    /// Absent: shared by every agent of the tenant. (Left out rather than
+    /// null, so that a list of procedures never offers a null where an
+    /// agent's id goes.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<AgentId>,
     pub name: String,
     pub description: Option<String>,

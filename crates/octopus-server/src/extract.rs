@@ -206,6 +206,12 @@ mod tests {
                 r#"{"unsigned": 1e3, "signed": -9.2e18}"#,
                 (1000, -9_200_000_000_000_000_000),
             ),
+            // Read exactly: one unit off (as serde_json reads it without
+            // `float_roundtrip`), it would not be integral.
+            (
+                r#"{"unsigned": 2251799813685247.0, "signed": 0}"#,
+                (2_251_799_813_685_247, 0),
+            ),
         ] {
             let fields: Fields = parse_json(body.as_bytes()).unwrap();
             assert_eq!((fields.unsigned, fields.signed), expected, "{body}");
