@@ -13,6 +13,12 @@
 # cluster runs as an unprivileged user, `octopus-pg`, created when missing.
 #
 # With a PostgreSQL of your own, skip this and set OCTOPUS_DATABASE_URL.
+#
+# Environment:
+#   OCTOPUS_PG_CLUSTER  where the cluster lives (data, port, password; the
+#                       default is the cache's `cluster`): one per value, so
+#                       several can run at once (scripts/test.sh uses its own)
+#   OCTOPUS_PG_CACHE    where the PostgreSQL binaries are kept
 set -euo pipefail
 
 WHEEL_VERSION="0.1.6"
@@ -97,7 +103,8 @@ start() {
   mkdir -p "$cluster"
   # Connections over TCP need the password, as with a real server, so that
   # a wrong one is refused; the socket in the cluster's directory does not.
-  python3 -c 'import secrets; print(secrets.token_hex(16))' >"$cluster/password"
+  # Readable by the cluster's owner alone.
+  (umask 077 && python3 -c 'import secrets; print(secrets.token_hex(16))' >"$cluster/password")
   [ -n "$runner" ] && chown -R "$runner" "$cluster"
   as_runner "$bin/initdb" --pgdata "$cluster/data" --username "$PG_USER_NAME" \
     --pwfile "$cluster/password" --auth-host scram-sha-256 --auth-local trust \

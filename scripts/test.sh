@@ -6,7 +6,10 @@ source scripts/prerequisites.sh
 ensure_prerequisites
 
 cargo fmt --all --check
-cargo clippy --workspace --all-targets --locked --features octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests -- -D warnings
+# The tests of PostgreSQL and Qdrant sit behind features (a bare `cargo test`
+# runs without them); lints see every test.
+postgres_features=octopus-postgres/server-tests,octopus-engine/postgres-tests,octopus-server/postgres-tests,octopus-cli/postgres-tests
+cargo clippy --workspace --all-targets --locked --features "$postgres_features",octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests -- -D warnings
 
 log=$(mktemp)
 cleanup() {
@@ -41,17 +44,16 @@ if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ] && [ -f "$qdrant_tool" ]; then
   # The fault tests start, kill and restart servers of their own from it.
   export OCTOPUS_TEST_QDRANT_BIN="$qdrant_dir/qdrant"
 fi
-qdrant_features=()
+features="$postgres_features"
 if [ -n "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
-  features=octopus-qdrant/server-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests
+  features="$features,octopus-qdrant/server-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests"
   [ -n "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && features="$features,octopus-qdrant/fault-tests,octopus-server/qdrant-fault-tests"
-  qdrant_features=(--features "$features")
 fi
 # Property tests draw the same cases on every machine, as the contract does,
 # so a red run is reproduced by running it again. To explore new cases, set
 # PROPTEST_RNG_SEED yourself (and PROPTEST_CASES for more of them).
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261122}"
-cargo test --workspace --locked "${qdrant_features[@]}" 2>&1 | tee "$log"
+cargo test --workspace --locked --features "$features" 2>&1 | tee "$log"
 
 # The API against its own OpenAPI document (schemathesis, bounded in examples).
 cargo build --locked -p octopus-cli

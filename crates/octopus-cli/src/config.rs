@@ -99,7 +99,7 @@ impl Config {
             }
             None => Config::default(),
         };
-        config.apply(overrides);
+        config.apply(overrides)?;
         Ok(config)
     }
 
@@ -107,7 +107,12 @@ impl Config {
         Ok(toml::from_str(text)?)
     }
 
-    fn apply(&mut self, overrides: Overrides) {
+    /// Applies the environment's and the flags' settings. A database or
+    /// Qdrant URL given empty or without its scheme is refused: it is a
+    /// script's failure (`OCTOPUS_DATABASE_URL=$(scripts/postgres.sh start)`
+    /// when the script failed), and serving on another backend instead
+    /// would hide it.
+    fn apply(&mut self, overrides: Overrides) -> anyhow::Result<()> {
         if let Some(key) = overrides.admin_key.filter(|k| !k.is_empty()) {
             self.admin_key = Some(key);
         }
@@ -117,11 +122,23 @@ impl Config {
         if let Some(dir) = overrides.data_dir {
             self.storage.data_dir = dir;
         }
-        if let Some(url) = overrides.database_url.filter(|u| !u.is_empty()) {
+        if let Some(url) = overrides.database_url {
+            check_url(
+                "OCTOPUS_DATABASE_URL (--database-url)",
+                &url,
+                &["postgres://", "postgresql://"],
+                "a postgres:// URL, or leave it unset to keep the data in SQLite",
+            )?;
             self.storage.backend = StorageBackend::Postgres;
             self.storage.postgres.url = url;
         }
-        if let Some(url) = overrides.qdrant_url.filter(|u| !u.is_empty()) {
+        if let Some(url) = overrides.qdrant_url {
+            check_url(
+                "OCTOPUS_QDRANT_URL (--qdrant-url)",
+                &url,
+                &["http://", "https://"],
+                "Qdrant's gRPC URL, such as http://127.0.0.1:6334, or leave it unset",
+            )?;
             self.vectors.backend = Some(octopus_engine::config::VectorBackend::Qdrant);
             self.vectors.qdrant.url = url;
         }
@@ -131,6 +148,7 @@ impl Config {
         if let Some(filter) = overrides.log {
             self.log.filter = filter;
         }
+        Ok(())
     }
 
     pub fn engine(&self) -> EngineConfig {
@@ -150,6 +168,20 @@ impl Config {
             recall: self.recall,
         }
     }
+}
+
+/// Refuses a URL that is empty or does not start with one of `schemes`.
+fn check_url(what: &str, url: &str, schemes: &[&str], wanted: &str) -> anyhow::Result<()> {
+    if url.trim().is_empty() {
+        anyhow::bail!("{what} is set but empty: give {wanted}");
+    }
+    if !schemes.iter().any(|scheme| url.starts_with(scheme)) {
+        anyhow::bail!(
+            "{what} must start with {}: give {wanted}",
+            schemes.join(" or ")
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -173,10 +205,12 @@ mod tests {
             config.server.max_body_bytes,
             ServerConfig::default().max_body_bytes
         );
-        config.apply(Overrides {
-            listen: Some("127.0.0.1:1".into()),
-            ..Overrides::default()
-        });
+        config
+            .apply(Overrides {
+                listen: Some("127.0.0.1:1".into()),
+                ..Overrides::default()
+            })
+            .unwrap();
         assert_eq!(config.server.listen, "127.0.0.1:1");
         assert_eq!(config.storage.data_dir, PathBuf::from("/srv/octopus"));
     }
@@ -213,6 +247,45 @@ mod tests {
             message.contains("oracle") && message.contains("sqlite"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn an_empty_or_schemeless_database_or_qdrant_url_is_refused() {
+        for (database_url, qdrant_url, expected) in [
+            (
+                Some(""),
+                None,
+                "OCTOPUS_DATABASE_URL (--database-url) is set but empty",
+            ),
+            (
+                Some("localhost:5432/octopus"),
+                None,
+                "must start with postgres://",
+            ),
+            (None, Some("127.0.0.1:6334"), "must start with http://"),
+            (
+                None,
+                Some(" "),
+                "OCTOPUS_QDRANT_URL (--qdrant-url) is set but empty",
+            ),
+        ] {
+            let error = Config::default()
+                .apply(Overrides {
+                    database_url: database_url.map(str::to_owned),
+                    qdrant_url: qdrant_url.map(str::to_owned),
+                    ..Overrides::default()
+                })
+                .unwrap_err();
+            assert!(format!("{error:#}").contains(expected), "{error:#}");
+        }
+        let mut config = Config::default();
+        config
+            .apply(Overrides {
+                database_url: Some("postgresql://u@h/db".into()),
+                ..Overrides::default()
+            })
+            .unwrap();
+        assert_eq!(config.storage.backend, StorageBackend::Postgres);
     }
 
     #[test]

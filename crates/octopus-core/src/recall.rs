@@ -98,10 +98,38 @@ pub enum WorkClass {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryQueue {
     pub tenant_id: TenantId,
+    /// Jobs waiting, of each class (parked ones not counted).
     pub live: u64,
     pub bulk: u64,
-    /// When the oldest of them was queued.
-    pub oldest_queued_at: crate::Timestamp,
+    /// Jobs parked: they cannot succeed as the server is configured.
+    pub parked: u64,
+    /// When the oldest waiting job was queued; none when all are parked.
+    pub oldest_queued_at: Option<crate::Timestamp>,
+}
+
+/// What becomes of a summary job whose model did not write the summary
+/// (an extractive one stands in meanwhile).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Followup {
+    /// Ask again from this time (a provider down or busy), the error kept.
+    RetryAt(crate::Timestamp, String),
+    /// The server's configuration is at fault (no API key, a model the
+    /// provider does not have): kept aside, neither claimed nor counted as
+    /// waiting, until the agent's settings or the server's configuration
+    /// change. `configuration` names the configuration it failed under.
+    Park {
+        reason: String,
+        configuration: String,
+    },
+}
+
+/// Which parked jobs to release.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unpark {
+    /// An agent's, whose settings changed.
+    Agent(TenantId, AgentId),
+    /// Every one parked under another configuration than this one.
+    NotUnder(String),
 }
 
 /// A unit of queued work, claimed by one worker at a time for a lease.
@@ -140,9 +168,9 @@ pub enum JobOutcome {
         source: SummarySource,
         /// The vector of the episode's summary.
         vector: Vec<f32>,
-        /// Keep the job for another attempt at this time (with this error):
-        /// the summary stored is a stand-in until the model can write one.
-        retry: Option<(crate::Timestamp, String)>,
+        /// Keep the job for another attempt (or parked): the summary stored
+        /// is a stand-in until the model can write one.
+        retry: Option<Followup>,
     },
     /// Nothing to embed (too short, or no summary to make).
     Skipped,

@@ -401,11 +401,18 @@ pub trait MemoryStore: Send + Sync {
     async fn catch_up_vectors(&self) -> Result<usize> {
         Ok(0)
     }
-    /// Jobs not yet done, leased or not.
+    /// Releases parked jobs ([`crate::recall::Followup::Park`]) to be claimed
+    /// from `now`, their attempts counted afresh. Returns how many.
+    async fn unpark_memory_jobs(
+        &self,
+        which: &crate::recall::Unpark,
+        now: Timestamp,
+    ) -> Result<u64>;
+    /// Jobs not yet done, leased or not; parked ones not counted.
     async fn pending_memory_jobs(&self) -> Result<u64>;
-    /// One tenant's jobs not yet done, leased or not.
+    /// One tenant's jobs not yet done, leased or not; parked ones not counted.
     async fn tenant_memory_jobs(&self, tenant: TenantId) -> Result<u64>;
-    /// The waiting work of every tenant that has some.
+    /// The waiting and parked work of every tenant that has some.
     async fn memory_queues(&self) -> Result<Vec<MemoryQueue>>;
     /// The closest memory vectors of one user of one agent, best first, from
     /// episodes in use only.

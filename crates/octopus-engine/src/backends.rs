@@ -129,6 +129,12 @@ async fn connect_qdrant(config: &EngineConfig) -> Result<Arc<dyn VectorIndex>> {
             "[vectors] backend = \"qdrant\" needs Qdrant's gRPC URL: set OCTOPUS_QDRANT_URL or [vectors.qdrant] url".into(),
         ));
     }
+    if !(settings.url.starts_with("http://") || settings.url.starts_with("https://")) {
+        return Err(Error::Config(format!(
+            "[vectors.qdrant] url {:?} must start with http:// or https:// (Qdrant's gRPC URL, such as http://127.0.0.1:6334)",
+            settings.url
+        )));
+    }
     let mut options = QdrantOptions::new(&settings.url);
     if let Some(variable) = &settings.api_key_env {
         let key = std::env::var(variable).map_err(|_| {

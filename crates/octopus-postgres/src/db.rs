@@ -95,6 +95,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0003_pending_erasures",
         include_str!("../migrations/0003_pending_erasures.sql"),
     ),
+    (
+        "0004_parked_jobs",
+        include_str!("../migrations/0004_parked_jobs.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.
@@ -107,7 +111,12 @@ pub(crate) async fn connect(options: &PostgresOptions) -> Result<PgPool> {
             target: target.clone(),
             source,
         })?;
-    let connect_options = connect_options.application_name("octopus");
+    // The server's NOTICEs ("text-search query contains only stop words",
+    // for every question made of stop words) would each be a log line: only
+    // warnings and errors come back.
+    let connect_options = connect_options
+        .application_name("octopus")
+        .options([("client_min_messages", "warning")]);
     let pool = PgPoolOptions::new()
         .max_connections(options.max_connections)
         .acquire_timeout(options.acquire_timeout)

@@ -43,13 +43,29 @@ impl DumpStore for PostgresStore {
             let mut tx = self.pool.begin().await?;
             tx.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 .await?;
-            let mut out = Out { sink, sent: 0 };
-            match export(&mut tx, tenant, user.as_deref(), &mut out).await {
+            // The sink may block (a bounded channel to the reader): it runs
+            // on a blocking thread, fed through a channel of its own.
+            let (records, mut taken) = tokio::sync::mpsc::channel::<DumpRecord>(64);
+            let mut sink = sink;
+            let feeding = tokio::task::spawn_blocking(move || {
+                while let Some(record) = taken.blocking_recv() {
+                    if !sink(record) {
+                        return;
+                    }
+                }
+            });
+            let mut out = Out { records, sent: 0 };
+            let exported = export(&mut tx, tenant, user.as_deref(), &mut out).await;
+            let sent = out.sent;
+            drop(out);
+            // Every record handed over has reached the sink (or it stopped).
+            let _ = feeding.await;
+            match exported {
                 Ok(()) | Err(Stop::Stopped) => {}
                 Err(Stop::Failed(error)) => return Err(error),
             }
             tx.commit().await?;
-            Ok(out.sent)
+            Ok(sent)
         })
         .await
     }
@@ -102,7 +118,7 @@ impl DumpStore for PostgresStore {
 }
 
 struct Out {
-    sink: Sink,
+    records: tokio::sync::mpsc::Sender<DumpRecord>,
     sent: u64,
 }
 
@@ -119,8 +135,8 @@ impl<E: Into<Error>> From<E> for Stop {
 }
 
 impl Out {
-    fn send(&mut self, record: DumpRecord) -> Result<(), Stop> {
-        if !(self.sink)(record) {
+    async fn send(&mut self, record: DumpRecord) -> Result<(), Stop> {
+        if self.records.send(record).await.is_err() {
             return Err(Stop::Stopped);
         }
         self.sent += 1;
@@ -139,7 +155,8 @@ async fn export(
         .fetch_optional(&mut **tx)
         .await?
     {
-        out.send(DumpRecord::Tenant(crate::tenants::tenant_from_row(&row)?))?;
+        out.send(DumpRecord::Tenant(crate::tenants::tenant_from_row(&row)?))
+            .await?;
     }
     let agents = query(&format!(
         "SELECT {} FROM agents WHERE id IN ({AGENTS}) ORDER BY created_at, id",
@@ -150,7 +167,8 @@ async fn export(
     .fetch_all(&mut **tx)
     .await?;
     for row in &agents {
-        out.send(DumpRecord::Agent(crate::agents::agent_from_row(row)?))?;
+        out.send(DumpRecord::Agent(crate::agents::agent_from_row(row)?))
+            .await?;
     }
     if user.is_none() {
         export_procedures(tx, tenant, out).await?;
@@ -168,7 +186,7 @@ async fn export(
     for row in &conversations {
         let conversation = crate::conversations::conversation_from_row(row)?;
         let id = conversation.id;
-        out.send(DumpRecord::Conversation(conversation))?;
+        out.send(DumpRecord::Conversation(conversation)).await?;
         let episodes = query(&format!(
             "SELECT {} FROM episodes WHERE conversation_id = $1 AND tenant_id = $2 ORDER BY started_at, id",
             crate::episodes::COLUMNS
@@ -180,9 +198,9 @@ async fn export(
         for row in &episodes {
             let episode = crate::episodes::episode_from_row(row)?;
             let episode_id = episode.id;
-            out.send(DumpRecord::Episode(episode))?;
+            out.send(DumpRecord::Episode(episode)).await?;
             for message in crate::messages::episode_messages(&mut **tx, tenant, episode_id).await? {
-                out.send(DumpRecord::Message(message))?;
+                out.send(DumpRecord::Message(message)).await?;
             }
         }
     }
@@ -226,7 +244,8 @@ async fn export_procedures(tx: &mut Tx<'_>, tenant: TenantId, out: &mut Out) -> 
         out.send(DumpRecord::Procedure(DumpedProcedure {
             procedure,
             versions,
-        }))?;
+        }))
+        .await?;
     }
     Ok(())
 }
@@ -264,7 +283,8 @@ async fn export_chunks(tx: &mut Tx<'_>, tenant: TenantId, out: &mut Out) -> Resu
                 vector: embedding.0,
             },
             collection_created_at: row.try_get("collection_created_at")?,
-        }))?;
+        }))
+        .await?;
     }
     Ok(())
 }

@@ -496,7 +496,9 @@ impl EpisodeStore for PostgresStore {
             let committed =
                 crate::memory::purge_vectors(&mut tx, tenant, episode.agent_id, id).await?;
             tx.commit().await?;
-            Ok(self.follow(committed).await?)
+            self.follow(committed).await?;
+            // The dead rows' space reclaimed, as forgetting a user does.
+            self.vacuum().await
         })
         .await
     }

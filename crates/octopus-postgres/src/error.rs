@@ -51,9 +51,27 @@ impl From<Error> for octopus_core::Error {
             {
                 octopus_core::Error::invalid("text", "must not contain a NUL character")
             }
+            // The server cannot be reached (down, restarting, out of
+            // connections): what was stored stays stored, a retry may work.
+            Error::Sql(
+                error @ (sqlx_core::Error::PoolTimedOut
+                | sqlx_core::Error::PoolClosed
+                | sqlx_core::Error::Io(_)),
+            ) => octopus_core::Error::unavailable("postgresql", error),
+            Error::Sql(sqlx_core::Error::Database(e))
+                if e.code().as_deref().is_some_and(is_unavailable_code) =>
+            {
+                octopus_core::Error::unavailable("postgresql", sqlx_core::Error::Database(e))
+            }
             other => octopus_core::Error::backend(other),
         }
     }
+}
+
+/// SQLSTATEs of a server that is shutting down, starting, or out of
+/// connections (classes 08 and 57P, and 53300).
+fn is_unavailable_code(code: &str) -> bool {
+    code.starts_with("08") || code.starts_with("57P") || code == "53300"
 }
 
 pub(crate) fn corrupt(what: &'static str, detail: impl std::fmt::Display) -> Error {

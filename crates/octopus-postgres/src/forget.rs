@@ -101,7 +101,7 @@ impl PostgresStore {
     /// Reclaims the space of removed rows. Outside any transaction, as
     /// VACUUM must be; plain VACUUM, not FULL: it takes no lock that would
     /// stop other tenants' work.
-    async fn vacuum(&self) -> StoreResult<()> {
+    pub(crate) async fn vacuum(&self) -> StoreResult<()> {
         self.pool
             .execute(format!("VACUUM {TABLES}").as_str())
             .await?;

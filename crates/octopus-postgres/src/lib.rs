@@ -98,4 +98,5 @@ async fn domain<T>(
     Ok(work.await?)
 }
 
+#[cfg(feature = "testing")]
 pub mod testing;

@@ -15,8 +15,8 @@ use chrono::{DateTime, Utc};
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
 use octopus_core::recall::{
-    JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
-    WorkClass, memory_point_fields,
+    Followup, JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorHit, MemoryVectorQuery,
+    MemoryWork, Unpark, WorkClass, memory_point_fields,
 };
 use octopus_core::store::MemoryStore;
 use octopus_core::vectors::{Point, VectorChange, VectorSet};
@@ -187,6 +187,24 @@ async fn retry_job(
     Ok(updated.rows_affected() > 0)
 }
 
+/// Parks a job (due never) under `configuration`; false when it was gone.
+async fn park_job(
+    conn: impl Executor<'_, Database = Postgres>,
+    id: i64,
+    reason: &str,
+    configuration: &str,
+) -> StoreResult<bool> {
+    let updated = query(
+        "UPDATE memory_jobs SET last_error = $2, parked_under = $3, due_at = 'infinity' WHERE seq = $1",
+    )
+    .bind(id)
+    .bind(reason)
+    .bind(configuration)
+    .execute(conn)
+    .await?;
+    Ok(updated.rows_affected() > 0)
+}
+
 /// Removes a job; false when it was gone already.
 async fn delete_job(conn: impl Executor<'_, Database = Postgres>, id: i64) -> StoreResult<bool> {
     let deleted = query("DELETE FROM memory_jobs WHERE seq = $1")
@@ -235,9 +253,17 @@ impl PostgresStore {
         let mut tx = self.pool.begin().await?;
         let still_queued = match &outcome {
             JobOutcome::EpisodeSummarised {
-                retry: Some((not_before, error)),
+                retry: Some(Followup::RetryAt(not_before, error)),
                 ..
             } => retry_job(&mut *tx, job.id, error, *not_before).await?,
+            JobOutcome::EpisodeSummarised {
+                retry:
+                    Some(Followup::Park {
+                        reason,
+                        configuration,
+                    }),
+                ..
+            } => park_job(&mut *tx, job.id, reason, configuration).await?,
             _ => delete_job(&mut *tx, job.id).await?,
         };
         if !still_queued {
@@ -449,6 +475,36 @@ impl MemoryStore for PostgresStore {
         domain(self.complete(job, outcome, model, now)).await
     }
 
+    async fn unpark_memory_jobs(&self, which: &Unpark, now: Timestamp) -> Result<u64> {
+        domain(async {
+            let released = match which {
+                Unpark::Agent(tenant, agent) => {
+                    query(
+                        "UPDATE memory_jobs SET parked_under = NULL, due_at = $3, attempts = 0
+                         WHERE parked_under IS NOT NULL AND tenant_id = $1 AND agent_id = $2",
+                    )
+                    .bind(tenant.0)
+                    .bind(agent.0)
+                    .bind(now)
+                    .execute(&self.pool)
+                    .await?
+                }
+                Unpark::NotUnder(configuration) => {
+                    query(
+                        "UPDATE memory_jobs SET parked_under = NULL, due_at = $2, attempts = 0
+                         WHERE parked_under IS NOT NULL AND parked_under <> $1",
+                    )
+                    .bind(configuration)
+                    .bind(now)
+                    .execute(&self.pool)
+                    .await?
+                }
+            };
+            Ok(released.rows_affected())
+        })
+        .await
+    }
+
     async fn retry_memory_job(
         &self,
         job: &MemoryJob,
@@ -474,9 +530,10 @@ impl MemoryStore for PostgresStore {
 
     async fn pending_memory_jobs(&self) -> Result<u64> {
         domain(async {
-            let count: i64 = query_scalar("SELECT count(*) FROM memory_jobs")
-                .fetch_one(&self.pool)
-                .await?;
+            let count: i64 =
+                query_scalar("SELECT count(*) FROM memory_jobs WHERE parked_under IS NULL")
+                    .fetch_one(&self.pool)
+                    .await?;
             Ok(count.unsigned_abs())
         })
         .await
@@ -484,10 +541,12 @@ impl MemoryStore for PostgresStore {
 
     async fn tenant_memory_jobs(&self, tenant: TenantId) -> Result<u64> {
         domain(async {
-            let count: i64 = query_scalar("SELECT count(*) FROM memory_jobs WHERE tenant_id = $1")
-                .bind(tenant.0)
-                .fetch_one(&self.pool)
-                .await?;
+            let count: i64 = query_scalar(
+                "SELECT count(*) FROM memory_jobs WHERE tenant_id = $1 AND parked_under IS NULL",
+            )
+            .bind(tenant.0)
+            .fetch_one(&self.pool)
+            .await?;
             Ok(count.unsigned_abs())
         })
         .await
@@ -496,8 +555,11 @@ impl MemoryStore for PostgresStore {
     async fn memory_queues(&self) -> Result<Vec<MemoryQueue>> {
         domain(async {
             let rows = query(
-                "SELECT tenant_id, count(*) FILTER (WHERE class = 0) AS live, count(*) FILTER (WHERE class = 1) AS bulk,
-                        min(created_at) AS oldest
+                "SELECT tenant_id,
+                        count(*) FILTER (WHERE class = 0 AND parked_under IS NULL) AS live,
+                        count(*) FILTER (WHERE class = 1 AND parked_under IS NULL) AS bulk,
+                        count(*) FILTER (WHERE parked_under IS NOT NULL) AS parked,
+                        min(created_at) FILTER (WHERE parked_under IS NULL) AS oldest
                  FROM memory_jobs GROUP BY tenant_id ORDER BY tenant_id",
             )
             .fetch_all(&self.pool)
@@ -508,6 +570,7 @@ impl MemoryStore for PostgresStore {
                         tenant_id: TenantId(row.try_get("tenant_id")?),
                         live: u64_at(row, "live")?,
                         bulk: u64_at(row, "bulk")?,
+                        parked: u64_at(row, "parked")?,
                         oldest_queued_at: row.try_get("oldest")?,
                     })
                 })

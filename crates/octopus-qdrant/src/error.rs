@@ -6,6 +6,12 @@ pub enum Error {
     #[error("Qdrant at {url} is unreachable: {message}")]
     Unreachable { url: String, message: String },
 
+    /// What answered does not speak gRPC: most often Qdrant's REST port.
+    #[error(
+        "{url} did not answer in gRPC: Octopus speaks to Qdrant's gRPC port (6334 unless configured otherwise), not its REST port (6333)"
+    )]
+    NotGrpc { url: String },
+
     /// The server answered with an error.
     #[error("Qdrant refused a request: {0}")]
     Refused(String),

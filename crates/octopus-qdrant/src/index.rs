@@ -117,7 +117,16 @@ impl QdrantVectors {
             },
             url: options.url.clone(),
         };
-        let health = client.call(client.qdrant.health_check()).await?;
+        let health = match client.call(client.qdrant.health_check()).await {
+            Ok(health) => health,
+            Err(error) if rest_port(&options.url).await => {
+                tracing::debug!(%error, "Qdrant's health check failed on what answers as its REST port");
+                return Err(Error::NotGrpc {
+                    url: options.url.clone(),
+                });
+            }
+            Err(error) => return Err(error),
+        };
         if !supported(&health.version) {
             return Err(Error::Unsupported {
                 url: options.url.clone(),
@@ -608,6 +617,41 @@ impl VectorIndex for QdrantVectors {
         }
         Ok(caught_up)
     }
+}
+
+/// Whether what listens at `url` answers plain HTTP as Qdrant's REST API
+/// does (its root names Qdrant): a gRPC client pointed there fails in ways
+/// that say nothing of why ("operation was canceled", "h2 protocol error").
+async fn rest_port(url: &str) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let Some(address) = url
+        .strip_prefix("http://")
+        .map(|rest| rest.split('/').next().unwrap_or(rest).to_owned())
+    else {
+        return false;
+    };
+    let probe = async {
+        let mut stream = tokio::net::TcpStream::connect(&address).await.ok()?;
+        stream
+            .write_all(b"GET / HTTP/1.0\r\nHost: qdrant\r\n\r\n")
+            .await
+            .ok()?;
+        let mut answer = vec![0u8; 4096];
+        let mut read = 0;
+        while read < answer.len() {
+            match stream.read(&mut answer[read..]).await.ok()? {
+                0 => break,
+                n => read += n,
+            }
+        }
+        let answer = String::from_utf8_lossy(&answer[..read]).to_ascii_lowercase();
+        Some(answer.starts_with("http/1.") && answer.contains("qdrant"))
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(2), probe)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ mod error;
 mod index;
 mod layout;
 mod options;
+#[cfg(feature = "testing")]
 pub mod testing;
 mod versions;
 

@@ -355,3 +355,18 @@ async fn a_server_restarted_while_qdrant_was_down_still_clears_what_was_forgotte
         "the chunk deleted while Qdrant was down is gone from it"
     );
 }
+
+/// Pointed at Qdrant's REST port by mistake, Octopus says which port it
+/// wants, not that Qdrant is out of reach.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rest_port_is_named_as_the_wrong_one() {
+    let qdrant = OwnQdrant::start();
+    let mut options = octopus_qdrant::QdrantOptions::new(qdrant.rest_url());
+    options.prefix = format!("t{}_", uuid::Uuid::now_v7().simple());
+    let error = QdrantVectors::connect(&options).await.err().unwrap();
+    assert!(!error.is_unreachable(), "{error}");
+    let message = error.to_string();
+    assert!(message.contains("gRPC port"), "{message}");
+    options.url = qdrant.url();
+    assert!(QdrantVectors::connect(&options).await.is_ok());
+}

@@ -233,20 +233,35 @@ fn render_queues(out: &mut String, queues: &[MemoryQueue]) {
     }
     family(
         out,
-        "octopus_memory_job_oldest_age_seconds",
+        "octopus_memory_jobs_parked",
         "gauge",
-        "Age of the tenant's oldest waiting memory job.",
+        "Memory jobs set aside, by tenant, because they cannot succeed as the server is configured (an agent's model with no API key): released when the agent's settings or the server's configuration change.",
     );
     for queue in queues {
         let tenant = queue.tenant_id.to_string();
         sample(
             out,
+            "octopus_memory_jobs_parked",
+            &[("tenant_id", tenant.as_str())],
+            queue.parked as f64,
+        );
+    }
+    family(
+        out,
+        "octopus_memory_job_oldest_age_seconds",
+        "gauge",
+        "Age of the tenant's oldest waiting memory job (parked ones do not wait).",
+    );
+    for queue in queues {
+        let tenant = queue.tenant_id.to_string();
+        let age = queue.oldest_queued_at.map_or(0.0, |oldest| {
+            (now - oldest).to_std().unwrap_or_default().as_secs_f64()
+        });
+        sample(
+            out,
             "octopus_memory_job_oldest_age_seconds",
             &[("tenant_id", tenant.as_str())],
-            (now - queue.oldest_queued_at)
-                .to_std()
-                .unwrap_or_default()
-                .as_secs_f64(),
+            age,
         );
     }
 }

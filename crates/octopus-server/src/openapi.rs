@@ -204,6 +204,8 @@ fn operation_errors(operation: &Value) -> Vec<ErrorCode> {
                 E::TenantKeyRequired
             },
             E::Internal,
+            // The database (or another server the store needs) out of reach.
+            E::Unavailable,
         ]);
     }
     let parameters = operation["parameters"]

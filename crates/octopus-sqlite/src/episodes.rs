@@ -548,8 +548,11 @@ impl EpisodeStore for SqliteStore {
             .await?;
         self.follow(committed).await?;
         // Search joins its hits to live messages, so rows left behind by a crash
-        // here are invisible; forgetting them only reclaims space.
-        self.indexer.forget(purged_seqs).await.map(drop)
+        // here are invisible; forgetting them reclaims their space, and the
+        // compaction (as forgetting a user does) takes their words off the
+        // disk: the files' free pages and write-ahead logs held them.
+        self.indexer.forget(purged_seqs).await?;
+        self.compact().await.map(drop)
     }
 }
 

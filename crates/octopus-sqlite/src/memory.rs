@@ -10,8 +10,8 @@ use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
 use octopus_core::message::Message;
 use octopus_core::recall::{
-    JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
-    WorkClass, memory_point_fields,
+    Followup, JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorHit, MemoryVectorQuery,
+    MemoryWork, Unpark, WorkClass, memory_point_fields,
 };
 use octopus_core::store::MemoryStore;
 use octopus_core::vectors::{Point, PointFields, SetState, VectorChange, VectorSet};
@@ -282,14 +282,29 @@ fn replace_vector(
     Ok((change, id))
 }
 
-/// Puts a job back in the queue for `not_before`, one attempt more.
-/// Puts a job back for later; false when it was gone already.
+/// Puts a job back in the queue for `not_before`, one attempt more; false
+/// when it was gone already.
 fn retry_job(conn: &Connection, id: i64, error: &str, not_before: i64) -> rusqlite::Result<bool> {
     Ok(conn
         .prepare_cached(
             "UPDATE memory_jobs SET attempts = attempts + 1, last_error = ?2, due_at = ?3 WHERE seq = ?1",
         )?
         .execute(params![id, error, not_before])?
+        > 0)
+}
+
+/// Parks a job (due never) under `configuration`; false when it was gone.
+fn park_job(
+    conn: &Connection,
+    id: i64,
+    reason: &str,
+    configuration: &str,
+) -> rusqlite::Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "UPDATE memory_jobs SET last_error = ?2, parked_under = ?3, due_at = ?4 WHERE seq = ?1",
+        )?
+        .execute(params![id, reason, configuration, i64::MAX])?
         > 0)
 }
 
@@ -308,9 +323,17 @@ fn complete(
     let (tenant, key) = (job.tenant, (job.tenant, job.agent));
     let queued = match &outcome {
         JobOutcome::EpisodeSummarised {
-            retry: Some((not_before, error)),
+            retry: Some(Followup::RetryAt(not_before, error)),
             ..
         } => retry_job(&tx, job.id, error, micros(*not_before))?,
+        JobOutcome::EpisodeSummarised {
+            retry:
+                Some(Followup::Park {
+                    reason,
+                    configuration,
+                }),
+            ..
+        } => park_job(&tx, job.id, reason, configuration)?,
         _ => delete_job(&tx, job.id)?,
     };
     if !queued {
@@ -529,6 +552,28 @@ impl MemoryStore for SqliteStore {
         Ok(queued)
     }
 
+    async fn unpark_memory_jobs(&self, which: &Unpark, now: Timestamp) -> Result<u64> {
+        let which = which.clone();
+        let now = micros(now);
+        self.db
+            .write(move |conn| {
+                let released = match &which {
+                    Unpark::Agent(tenant, agent) => conn.execute(
+                        "UPDATE memory_jobs SET parked_under = NULL, due_at = ?3, attempts = 0
+                         WHERE parked_under IS NOT NULL AND tenant_id = ?1 AND agent_id = ?2",
+                        params![tenant.0.as_bytes(), agent.0.as_bytes(), now],
+                    )?,
+                    Unpark::NotUnder(configuration) => conn.execute(
+                        "UPDATE memory_jobs SET parked_under = NULL, due_at = ?2, attempts = 0
+                         WHERE parked_under IS NOT NULL AND parked_under <> ?1",
+                        params![configuration, now],
+                    )?,
+                };
+                Ok(released as u64)
+            })
+            .await
+    }
+
     async fn retry_memory_job(
         &self,
         job: &MemoryJob,
@@ -545,7 +590,9 @@ impl MemoryStore for SqliteStore {
         self.db
             .read(move |conn| {
                 let count: i64 = conn
-                    .prepare_cached("SELECT count(*) FROM memory_jobs WHERE tenant_id = ?1")?
+                    .prepare_cached(
+                        "SELECT count(*) FROM memory_jobs WHERE tenant_id = ?1 AND parked_under IS NULL",
+                    )?
                     .query_row([tenant.0.as_bytes()], |r| r.get(0))?;
                 Ok(count.unsigned_abs())
             })
@@ -557,18 +604,25 @@ impl MemoryStore for SqliteStore {
             .read(|conn| {
                 rows::collect(
                     &mut *conn.prepare_cached(
-                        "SELECT tenant_id, sum(class = 0) AS live, sum(class = 1) AS bulk, min(created_at) AS oldest
+                        "SELECT tenant_id,
+                                sum(class = 0 AND parked_under IS NULL) AS live,
+                                sum(class = 1 AND parked_under IS NULL) AS bulk,
+                                sum(parked_under IS NOT NULL) AS parked,
+                                min(CASE WHEN parked_under IS NULL THEN created_at END) AS oldest
                          FROM memory_jobs GROUP BY tenant_id ORDER BY tenant_id",
                     )?,
                     [],
                     |row| {
-                        let live: i64 = row.get("live")?;
-                        let bulk: i64 = row.get("bulk")?;
+                        let count = |name: &str| -> StoreResult<u64> {
+                            Ok(row.get::<_, i64>(name)?.unsigned_abs())
+                        };
+                        let oldest: Option<i64> = row.get("oldest")?;
                         Ok(MemoryQueue {
                             tenant_id: TenantId(rows::uuid(row, "tenant_id")?),
-                            live: live.unsigned_abs(),
-                            bulk: bulk.unsigned_abs(),
-                            oldest_queued_at: codec::instant(row.get("oldest")?)?,
+                            live: count("live")?,
+                            bulk: count("bulk")?,
+                            parked: count("parked")?,
+                            oldest_queued_at: oldest.map(codec::instant).transpose()?,
                         })
                     },
                 )
@@ -593,8 +647,11 @@ impl MemoryStore for SqliteStore {
     async fn pending_memory_jobs(&self) -> Result<u64> {
         self.db
             .read(|conn| {
-                let count: i64 =
-                    conn.query_row("SELECT count(*) FROM memory_jobs", [], |r| r.get(0))?;
+                let count: i64 = conn.query_row(
+                    "SELECT count(*) FROM memory_jobs WHERE parked_under IS NULL",
+                    [],
+                    |r| r.get(0),
+                )?;
                 Ok(count.unsigned_abs())
             })
             .await

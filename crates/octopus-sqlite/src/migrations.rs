@@ -58,6 +58,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0011_pending_erasures",
         sql: include_str!("../migrations/main/0011_pending_erasures.sql"),
     },
+    Migration {
+        name: "main/0012_parked_jobs",
+        sql: include_str!("../migrations/main/0012_parked_jobs.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

@@ -87,7 +87,8 @@ macro_rules! store_conformance_tests {
             deleted_episodes_are_never_recalled,
             message_windows_carry_neighbouring_turns,
             message_positions_name_the_turns_next_to_each_message,
-            claims_put_live_work_first_and_take_tenants_in_turn
+            claims_put_live_work_first_and_take_tenants_in_turn,
+            parked_jobs_wait_aside_until_released
         );
         $crate::store_conformance_tests!(@lifecycle $backend;
             expired_episodes_are_archived_once_and_leave_recall,

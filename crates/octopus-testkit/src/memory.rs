@@ -546,7 +546,11 @@ pub async fn claims_put_live_work_first_and_take_tenants_in_turn(backend: &impl 
         3,
         "a tenant with nothing queued is not listed"
     );
-    assert!(of(bulky.tenant).oldest_queued_at <= now());
+    assert!(
+        of(bulky.tenant)
+            .oldest_queued_at
+            .is_some_and(|oldest| oldest <= now())
+    );
     assert_eq!(store.tenant_memory_jobs(bulky.tenant).await.unwrap(), 6);
     assert_eq!(store.tenant_memory_jobs(other.tenant).await.unwrap(), 1);
 
@@ -566,4 +570,105 @@ pub async fn claims_put_live_work_first_and_take_tenants_in_turn(backend: &impl 
     let bulk = store.claim_memory_jobs(10, now(), LEASE).await.unwrap();
     assert_eq!(bulk.len(), 6, "then the import");
     assert!(bulk.iter().all(|job| job.tenant_id == bulky.tenant));
+}
+
+/// A summary job that cannot succeed as the server is configured is parked:
+/// its stand-in summary stored, the job neither claimed nor counted as
+/// waiting (the queue drains), counted apart; released, with its attempts
+/// afresh, when the agent's settings change or a server configured
+/// otherwise starts, and not by a server configured the same.
+pub async fn parked_jobs_wait_aside_until_released(backend: &impl Backend) {
+    use octopus_core::recall::{Followup, Unpark};
+    let (store, world, said) =
+        acme_saying(backend, &["We talked about the trip to Kyoto in April"]).await;
+    let episode = said[0].episode_id;
+    let closing = CloseEpisode {
+        reason: EndReason::AgentClosed,
+        ended_at: None,
+        summary: None,
+    };
+    store
+        .close_episode(world.tenant, episode, closing, now())
+        .await
+        .unwrap();
+    let park = |store: std::sync::Arc<dyn Store>, configuration: &'static str| async move {
+        let jobs = store.claim_memory_jobs(10, now(), LEASE).await.unwrap();
+        let mut parked = None;
+        for job in &jobs {
+            let outcome = match &job.work {
+                MemoryWork::SummariseEpisode(e) => {
+                    parked = Some(job.attempts);
+                    JobOutcome::EpisodeSummarised {
+                        episode: e.episode.id,
+                        generated: Some(EpisodeSummary {
+                            summary: "Kyoto trip (extractive)".into(),
+                            key_facts: vec![],
+                            embedding: None,
+                        }),
+                        source: octopus_core::episode::SummarySource::Extractive,
+                        vector: direction(5, 0.0),
+                        retry: Some(Followup::Park {
+                            reason: "no API key".into(),
+                            configuration: configuration.into(),
+                        }),
+                    }
+                }
+                MemoryWork::EmbedMessage(_) => JobOutcome::Skipped,
+            };
+            assert!(
+                store
+                    .complete_memory_job(job, outcome, MODEL, now())
+                    .await
+                    .unwrap()
+            );
+        }
+        parked
+    };
+    assert_eq!(park(store.clone(), "config-a").await, Some(0));
+    let stored = store.get_episode(world.tenant, episode).await.unwrap();
+    assert_eq!(stored.summary.as_deref(), Some("Kyoto trip (extractive)"));
+    assert_eq!(stored.summary_embedding, Some(direction(5, 0.0)));
+
+    // Aside: not claimed, not waiting, counted as parked.
+    assert!(
+        store
+            .claim_memory_jobs(10, now(), LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(store.pending_memory_jobs().await.unwrap(), 0);
+    assert_eq!(store.tenant_memory_jobs(world.tenant).await.unwrap(), 0);
+    let queues = store.memory_queues().await.unwrap();
+    let queue = queues.iter().find(|q| q.tenant_id == world.tenant).unwrap();
+    assert_eq!((queue.live, queue.bulk, queue.parked), (0, 0, 1));
+    assert_eq!(queue.oldest_queued_at, None, "nothing waits");
+
+    // A server configured the same releases nothing; one configured otherwise does.
+    let unpark = |which: Unpark| {
+        let store = store.clone();
+        async move { store.unpark_memory_jobs(&which, now()).await.unwrap() }
+    };
+    assert_eq!(unpark(Unpark::NotUnder("config-a".into())).await, 0);
+    assert_eq!(unpark(Unpark::NotUnder("config-b".into())).await, 1);
+    // Released, it is claimed again, its attempts counted afresh.
+    assert_eq!(park(store.clone(), "config-b").await, Some(0));
+
+    // Another agent's change releases nothing; this agent's does.
+    assert_eq!(
+        unpark(Unpark::Agent(world.tenant, octopus_core::AgentId::new())).await,
+        0
+    );
+    let foreign = octopus_core::TenantId(uuid::Uuid::now_v7());
+    assert_eq!(unpark(Unpark::Agent(foreign, world.agent)).await, 0);
+    assert_eq!(unpark(Unpark::Agent(world.tenant, world.agent)).await, 1);
+    assert_eq!(store.pending_memory_jobs().await.unwrap(), 1);
+    assert_eq!(
+        store
+            .claim_memory_jobs(10, now(), LEASE)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
 }

@@ -55,6 +55,7 @@ async fn acknowledged_messages_survive_kill_9() {
     acknowledged_messages_survive(None).await;
 }
 
+#[cfg(feature = "postgres-tests")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn on_postgres_acknowledged_messages_survive_kill_9() {
     acknowledged_messages_survive(Some(octopus_postgres::testing::fresh_database().await)).await;
@@ -237,6 +238,7 @@ async fn knowledge_index_and_sqlite_agree_after_kill_9() {
 }
 
 /// The same on PostgreSQL, where the vectors live in pgvector beside the rows.
+#[cfg(feature = "postgres-tests")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_postgres_knowledge_index_and_rows_agree_after_kill_9() {
     knowledge_index_and_rows_agree(

@@ -386,3 +386,75 @@ async fn a_forget_killed_at_any_point_is_finished_at_restart_and_by_a_retry() {
     }
     eprintln!("where each kill landed: {phases:?}");
 }
+
+/// Said only in the purged episode.
+const PURGED_MARKER: &str = "pangolinvelvet58k";
+
+/// A purged episode leaves no word of its messages in any file of the data
+/// directory: not in the database's free pages, the full-text index, or a
+/// write-ahead log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_purged_episode_leaves_no_trace_in_the_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("octopus.toml");
+    std::fs::write(&config, "[llm]\nsummarise_episodes = false\n").unwrap();
+    let data = dir.path().join("data");
+    let (server, key, agent) = victim_server(&data, &config).await;
+    let conversation = server
+        .call(
+            &key,
+            Method::POST,
+            "/v1/conversations",
+            Some(json!({"agent_id": agent, "user_id": "dana"})),
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let appended = server
+        .call(
+            &key,
+            Method::POST,
+            &format!("/v1/conversations/{conversation}/messages"),
+            Some(json!({"messages": [
+                {"role": "user", "content": format!("The vault phrase is {PURGED_MARKER}")},
+                {"role": "assistant", "content": format!("Noted: {PURGED_MARKER}.")}
+            ]})),
+        )
+        .await;
+    let episode = appended["messages"][0]["episode_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Indexed before it goes (a search catches the index up).
+    server
+        .call(
+            &key,
+            Method::GET,
+            &format!("/v1/messages/search?q={PURGED_MARKER}"),
+            None,
+        )
+        .await;
+    assert!(!files_containing(&data, PURGED_MARKER).is_empty());
+    server
+        .call(
+            &key,
+            Method::DELETE,
+            &format!("/v1/episodes/{episode}"),
+            None,
+        )
+        .await;
+    server
+        .call(
+            &key,
+            Method::POST,
+            &format!("/v1/episodes/{episode}/purge"),
+            None,
+        )
+        .await;
+    let files = files_containing(&data, PURGED_MARKER);
+    assert!(
+        files.is_empty(),
+        "the purged episode's words are still in {files:?}"
+    );
+}

@@ -11,4 +11,5 @@ mod process;
 mod qdrant;
 mod slow_clients;
 mod summaries;
+#[cfg(feature = "postgres-tests")]
 mod two_servers;

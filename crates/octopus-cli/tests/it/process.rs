@@ -97,6 +97,7 @@ impl Server {
     }
 
     /// Sends the signal `name` (`STOP`, `CONT`, …) to the server.
+    #[cfg_attr(not(feature = "postgres-tests"), allow(dead_code))]
     pub fn signal(&self, name: &str) {
         let status = Command::new("kill")
             .arg(format!("-{name}"))

@@ -96,12 +96,50 @@ impl LlmSettings {
 /// Reads an environment variable: the process's, or a test's.
 pub type EnvReader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
+/// A digest of what decides whether an agent's model can be called: the
+/// `[llm]` settings, and each key variable's value (the providers' own, and
+/// every `OCTOPUS_LLM_KEY_*` of the process's environment). Keys enter it
+/// hashed; the digest is all that is stored.
+fn configuration_name(settings: &LlmSettings, env: &dyn Fn(&str) -> Option<String>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut digest = Sha256::new();
+    digest.update(serde_json::to_vec(settings).unwrap_or_default());
+    let mut names: Vec<String> = [
+        "OPENAI_API_KEY",
+        "AZURE_OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+    ]
+    .iter()
+    .map(|name| (*name).to_owned())
+    .collect();
+    names.extend(
+        std::env::vars_os()
+            .filter_map(|(name, _)| name.into_string().ok())
+            .filter(|name| name.starts_with("OCTOPUS_LLM_KEY_")),
+    );
+    names.sort();
+    names.dedup();
+    for name in names {
+        digest.update(name.as_bytes());
+        digest.update(Sha256::digest(env(&name).unwrap_or_default().as_bytes()));
+    }
+    digest
+        .finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// How one of the two HTTP clients is built.
 type BuildClient = fn(&ClientOptions) -> Result<reqwest::Client, String>;
 
 /// Builds agents' chat models; each HTTP client is built once, on first use.
 pub(crate) struct ChatModels {
     settings: LlmSettings,
+    /// Names this configuration: the `[llm]` settings and the keys the
+    /// environment holds (hashed), for jobs parked under it.
+    configuration: String,
     options: ClientOptions,
     access: ModelAccess,
     /// For trusted destinations.
@@ -114,6 +152,7 @@ pub(crate) struct ChatModels {
 impl ChatModels {
     pub(crate) fn new(settings: LlmSettings, env: EnvReader) -> Self {
         Self {
+            configuration: configuration_name(&settings, env.as_ref()),
             options: settings.client_options(),
             access: ModelAccess::new(
                 &settings.allowed_base_urls,
@@ -125,6 +164,11 @@ impl ChatModels {
             public_only_client: std::sync::OnceLock::new(),
             env,
         }
+    }
+
+    /// The name of this configuration (see the field).
+    pub(crate) fn configuration(&self) -> &str {
+        &self.configuration
     }
 
     /// Whether episode summaries are asked of the agents' models.

@@ -92,8 +92,16 @@ impl Octopus {
             updated_at: now(),
             ..current
         };
+        let llm_changed = updated.llm != current.llm || updated.memory != current.memory;
         self.store.update_agent(&updated).await?;
         self.caches.agents.remove(&(tenant, id));
+        if llm_changed {
+            // Summaries parked for want of a usable model may work now.
+            let which = octopus_core::recall::Unpark::Agent(tenant, id);
+            if self.store.unpark_memory_jobs(&which, now()).await? > 0 {
+                self.work_signal.poke();
+            }
+        }
         Ok(updated)
     }
 

@@ -76,7 +76,8 @@ impl Octopus {
             .await
             .map_err(|_| Error::Config("export reader gone".into()))?;
         let store = self.store.clone();
-        tokio::spawn(async move {
+        let end_lines = lines.clone();
+        let exporting = tokio::spawn(async move {
             let sink_lines = lines.clone();
             let sink = Box::new(move |mut record: DumpRecord| {
                 if let DumpRecord::Procedure(procedure) = &mut record {
@@ -90,7 +91,7 @@ impl Octopus {
                 }
                 sink_lines.blocking_send(Ok(line(&record))).is_ok()
             });
-            let end = match store.export_records(tenant, user, sink).await {
+            match store.export_records(tenant, user, sink).await {
                 Ok(records) => Ok(line(&DumpRecord::End(DumpEnd {
                     records: records + 1,
                 }))),
@@ -98,8 +99,18 @@ impl Octopus {
                     tracing::warn!(%error, tenant_id = %tenant, "export failed midway");
                     Err(error.into())
                 }
-            };
-            let _ = lines.send(end).await;
+            }
+        });
+        // The last line is the end record or an error, even if the export
+        // panicked: the reader never takes a cut dump for a whole one.
+        tokio::spawn(async move {
+            let end = exporting.await.unwrap_or_else(|failure| {
+                tracing::error!(%failure, tenant_id = %tenant, "export failed midway");
+                Err(Error::Config(
+                    "the export failed inside the server; see its log".into(),
+                ))
+            });
+            let _ = end_lines.send(end).await;
         });
         Ok(receiver)
     }

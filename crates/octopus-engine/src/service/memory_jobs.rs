@@ -6,12 +6,13 @@
 use std::time::Duration;
 
 use octopus_core::agent::Agent;
+use octopus_core::chat::Fault;
 use octopus_core::embedding::EmbedError;
 use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages, SummarySource};
 use octopus_core::message::Role;
 use octopus_core::recall::{
-    JobOutcome, MIN_SUMMARISED_MESSAGES, MemoryJob, MemoryWork, SUMMARY_TOKENS, embedded_text,
-    worth_embedding,
+    Followup, JobOutcome, MIN_SUMMARISED_MESSAGES, MemoryJob, MemoryWork, SUMMARY_TOKENS, Unpark,
+    embedded_text, worth_embedding,
 };
 use octopus_core::summary::{Turn, extractive_summary};
 use octopus_core::{TenantId, now};
@@ -54,8 +55,8 @@ enum Plan {
         text: String,
         generated: Option<EpisodeSummary>,
         source: SummarySource,
-        /// Ask the model again at this time, for this reason.
-        retry: Option<(octopus_core::Timestamp, String)>,
+        /// Ask the model again later, or park the job.
+        retry: Option<Followup>,
     },
     /// A summary the agent's model is to write: asked for all of a batch's
     /// episodes at once, before embedding.
@@ -77,9 +78,12 @@ impl Octopus {
     }
 
     /// Starts the background worker; it runs until the runtime shuts down.
+    /// It first releases the jobs parked under another configuration than
+    /// this server's (its keys or `[llm]` changed): they may succeed now.
     pub fn start_memory_worker(&self) -> tokio::task::JoinHandle<()> {
         let octopus = self.clone();
         tokio::spawn(async move {
+            octopus.unpark_for_this_configuration().await;
             let mut since_release = 0;
             loop {
                 match octopus.run_memory_jobs().await {
@@ -106,6 +110,23 @@ impl Octopus {
                 let _ = tokio::time::timeout(POLL, octopus.work_signal.0.notified()).await;
             }
         })
+    }
+
+    /// Releases the jobs parked under another configuration than this
+    /// server's.
+    pub async fn unpark_for_this_configuration(&self) {
+        let which = Unpark::NotUnder(self.chat.configuration().to_owned());
+        match self.store.unpark_memory_jobs(&which, now()).await {
+            Ok(0) => {}
+            Ok(released) => {
+                tracing::info!(
+                    released,
+                    "parked memory jobs released: the configuration changed"
+                );
+                self.work_signal.poke();
+            }
+            Err(error) => tracing::warn!(%error, "releasing parked memory jobs failed"),
+        }
     }
 
     /// Refuses a request that would queue `incoming` jobs past the tenant's
@@ -331,34 +352,46 @@ impl Octopus {
                         retry: None,
                     },
                     failed => {
-                        let reason = match failed {
-                            Some(Err(error)) => error.to_string(),
-                            _ => "the summary task failed".to_owned(),
+                        let (reason, fault) = match failed {
+                            Some(Err(error)) => (error.to_string(), Some(error.fault)),
+                            _ => ("the summary task failed".to_owned(), None),
                         };
-                        self.stand_in_summary(&jobs[index], &episode, reason)
+                        self.stand_in_summary(&jobs[index], &episode, reason, fault)
                     }
                 }
             })
             .collect()
     }
 
-    /// The extractive summary (the one stored, or a new one), and when to ask
-    /// the model again.
+    /// The extractive summary (the one stored, or a new one), and what then:
+    /// a configuration fault (no key, no such model) parks the job until the
+    /// agent's settings or the server's change, since asking again would
+    /// fail again; anything else is asked again after a backoff.
     fn stand_in_summary(
         &self,
         job: &MemoryJob,
         episode: &EpisodeWithMessages,
         reason: String,
+        fault: Option<Fault>,
     ) -> Plan {
-        let retry = (job.attempts + 1 < MAX_MODEL_SUMMARY_ATTEMPTS).then(|| {
-            let base = self.chat.summary_retry_base();
-            let wait = base
-                .saturating_mul(1u32 << job.attempts.min(16))
-                .min(MAX_MODEL_SUMMARY_BACKOFF);
-            tracing::warn!(job = job.id, episode = %episode.episode.id, retry_in_secs = wait.as_secs(), %reason,
-                "no model summary yet; an extractive one stands in");
-            (after(wait), reason)
-        });
+        let retry = if fault == Some(Fault::Configuration) {
+            tracing::info!(job = job.id, episode = %episode.episode.id, %reason,
+                "no model can summarise as configured; an extractive summary stands in, the job parked");
+            Some(Followup::Park {
+                reason,
+                configuration: self.chat.configuration().to_owned(),
+            })
+        } else {
+            (job.attempts + 1 < MAX_MODEL_SUMMARY_ATTEMPTS).then(|| {
+                let base = self.chat.summary_retry_base();
+                let wait = base
+                    .saturating_mul(1u32 << job.attempts.min(16))
+                    .min(MAX_MODEL_SUMMARY_BACKOFF);
+                tracing::warn!(job = job.id, episode = %episode.episode.id, retry_in_secs = wait.as_secs(), %reason,
+                    "no model summary yet; an extractive one stands in");
+                Followup::RetryAt(after(wait), reason)
+            })
+        };
         let stored = episode
             .episode
             .summary

@@ -23,6 +23,7 @@ async fn the_context_is_the_same_after_a_restart_and_from_a_second_server() {
     same_context_after_a_restart_and_from_a_second_server(Place::sqlite()).await;
 }
 
+#[cfg(feature = "postgres-tests")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_postgres_the_context_is_the_same_after_a_restart_and_from_a_second_server() {
     same_context_after_a_restart_and_from_a_second_server(Place::postgres().await).await;
@@ -30,6 +31,7 @@ async fn on_postgres_the_context_is_the_same_after_a_restart_and_from_a_second_s
 
 /// Each server derives its own vector index: the second one's reflects what
 /// the first wrote, and the first's catches up with the second's writes.
+#[cfg(feature = "postgres-tests")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_postgres_with_embedded_vectors_the_context_is_the_same_from_a_second_server() {
     same_context_after_a_restart_and_from_a_second_server(

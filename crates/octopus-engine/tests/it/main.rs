@@ -8,6 +8,8 @@ use octopus_engine::{Caller, EngineConfig, Error, Octopus};
 use serde_json::json;
 
 mod context;
+#[cfg(feature = "postgres-tests")]
+mod dumps;
 mod egress;
 mod model_access;
 mod procedures;
@@ -54,6 +56,7 @@ impl Place {
         }
     }
 
+    #[cfg(feature = "postgres-tests")]
     pub async fn postgres() -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
@@ -63,6 +66,7 @@ impl Place {
     }
 
     /// PostgreSQL, with each engine's vector index derived from its rows.
+    #[cfg(feature = "postgres-tests")]
     pub async fn postgres_with_embedded_vectors() -> Self {
         Self {
             embedded_vectors: true,

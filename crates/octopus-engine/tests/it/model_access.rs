@@ -360,3 +360,96 @@ async fn a_providers_error_body_and_redirects_are_not_passed_on() {
         "the redirect was not followed"
     );
 }
+
+/// A summary that no model can write as the server is configured is not
+/// asked for again and again: an extractive one stands in, the job is
+/// parked and the queue drains; changing the agent's settings, or starting
+/// with another configuration, asks again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_summary_that_cannot_be_written_as_configured_waits_for_the_configuration() {
+    use octopus_core::episode::SummarySource;
+    let fake = Arc::new(ChatProvider::keyless());
+    let url = fake_chat::serve(Arc::clone(&fake)).await;
+    let server = server().await;
+    // The default configuration: no key, loopback refused.
+    let octopus = server
+        .octopus
+        .clone()
+        .with_llm(LlmSettings::default(), Arc::new(|_| None));
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let no_key = new_conversation(
+        &octopus,
+        tenant,
+        json!({"provider": "openai", "model": "m"}),
+    )
+    .await;
+    let refused = new_conversation(&octopus, tenant, llm_at("ollama", &url)).await;
+    let first = close_an_episode_of_three(&octopus, tenant, no_key).await;
+    let second = close_an_episode_of_three(&octopus, tenant, refused).await;
+    octopus.run_memory_jobs().await.unwrap();
+    let source = |episode| {
+        let octopus = octopus.clone();
+        async move {
+            octopus
+                .get_episode(tenant, episode)
+                .await
+                .unwrap()
+                .episode
+                .summary_source
+        }
+    };
+    assert_eq!(source(first).await, Some(SummarySource::Extractive));
+    assert_eq!(source(second).await, Some(SummarySource::Extractive));
+    assert_eq!(
+        octopus.pending_memory_jobs().await.unwrap(),
+        0,
+        "the queue drains"
+    );
+    let queues = octopus.memory_queues().await.unwrap();
+    assert_eq!(queues[0].parked, 2);
+    assert_eq!(
+        octopus.run_memory_jobs().await.unwrap(),
+        0,
+        "nothing asked again"
+    );
+    octopus.unpark_for_this_configuration().await;
+    assert_eq!(
+        octopus.pending_memory_jobs().await.unwrap(),
+        0,
+        "the same configuration"
+    );
+    assert!(fake.received().is_empty());
+
+    // Started with a configuration that trusts the provider: asked again.
+    let trusting = octopus.clone().with_llm(
+        LlmSettings {
+            allowed_base_urls: vec![url.clone()],
+            ..LlmSettings::default()
+        },
+        Arc::new(|_| None),
+    );
+    trusting.unpark_for_this_configuration().await;
+    assert_eq!(trusting.pending_memory_jobs().await.unwrap(), 2);
+    trusting.run_memory_jobs().await.unwrap();
+    assert_eq!(source(second).await, Some(SummarySource::Llm));
+    // The agent without a key is parked again, under this configuration;
+    // its settings changed (pointed at the trusted provider), it is asked.
+    assert_eq!(source(first).await, Some(SummarySource::Extractive));
+    assert_eq!(trusting.pending_memory_jobs().await.unwrap(), 0);
+    let agent = trusting
+        .get_conversation(tenant, no_key)
+        .await
+        .unwrap()
+        .agent_id;
+    trusting
+        .update_agent(
+            tenant,
+            agent,
+            &json!({"llm": {"provider": "ollama", "base_url": url}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(trusting.pending_memory_jobs().await.unwrap(), 1);
+    trusting.run_memory_jobs().await.unwrap();
+    assert_eq!(source(first).await, Some(SummarySource::Llm));
+}

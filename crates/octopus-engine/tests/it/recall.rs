@@ -241,6 +241,7 @@ async fn queued_work_survives_a_restart_and_another_process_does_it() {
     queued_work_survives_a_restart(crate::Place::sqlite()).await;
 }
 
+#[cfg(feature = "postgres-tests")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_postgres_queued_work_survives_a_restart_and_another_process_does_it() {
     queued_work_survives_a_restart(crate::Place::postgres().await).await;

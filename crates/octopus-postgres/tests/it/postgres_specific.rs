@@ -58,3 +58,52 @@ async fn a_database_without_pgvector_says_so() {
     assert!(error.contains("pgvector"), "{error}");
     assert!(error.contains("CREATE EXTENSION vector"), "{error}");
 }
+
+/// Counts the events of sqlx's notice target: the server's NOTICEs.
+#[derive(Default)]
+struct Notices(std::sync::atomic::AtomicUsize);
+
+impl tracing::Subscriber for Notices {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        if event.metadata().target().contains("notice") {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+/// A question of stop words made the server send a NOTICE per search, each
+/// a log line (51,349 of them in two LoCoMo runs): now none comes back.
+#[test]
+fn searches_of_stop_words_log_nothing() {
+    let notices = std::sync::Arc::new(Notices::default());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    tracing::subscriber::with_default(std::sync::Arc::clone(&notices), || {
+        runtime.block_on(async {
+            use octopus_core::store::{MessageSearch, TenantStore};
+            let store =
+                PostgresStore::connect(PostgresOptions::new(testing::fresh_database().await))
+                    .await
+                    .unwrap();
+            let tenant = octopus_testkit::fixtures::tenant("acme");
+            store.create_tenant(&tenant).await.unwrap();
+            for _ in 0..3 {
+                let query = octopus_testkit::fixtures::search("the and of");
+                store.search_messages(tenant.id, &query).await.unwrap();
+            }
+        });
+    });
+    assert_eq!(notices.0.load(std::sync::atomic::Ordering::SeqCst), 0);
+}

@@ -54,6 +54,11 @@ impl OwnQdrant {
         format!("http://127.0.0.1:{}", self.grpc)
     }
 
+    /// Its REST URL, which Octopus does not speak.
+    pub fn rest_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.http)
+    }
+
     /// Starts the server over its folder and waits until it answers.
     pub fn resume(&mut self) {
         let storage = |name: &str| self.dir.path().join(name);

@@ -40,6 +40,7 @@ impl TestServer {
     }
 
     /// A server on a fresh database of the PostgreSQL test server.
+    #[cfg(feature = "postgres-tests")]
     pub async fn on_postgres() -> Self {
         let url = octopus_postgres::testing::fresh_database().await;
         Self::with_engine(ServerConfig::default(), |engine| {

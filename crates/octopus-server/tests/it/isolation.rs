@@ -97,6 +97,7 @@ async fn a_foreign_key_reaches_nothing_on_any_route() {
     foreign_key_reaches_nothing(TestServer::start().await).await;
 }
 
+#[cfg(feature = "postgres-tests")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_postgres_a_foreign_key_reaches_nothing_on_any_route() {
     foreign_key_reaches_nothing(TestServer::on_postgres().await).await;

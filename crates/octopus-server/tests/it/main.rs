@@ -8,6 +8,8 @@ mod flows;
 mod harness;
 mod isolation;
 mod knowledge;
+#[cfg(feature = "postgres-tests")]
+mod postgres_outage;
 mod procedures;
 #[cfg(feature = "qdrant-fault-tests")]
 mod qdrant_outage;
