@@ -9,6 +9,7 @@
 //! `cargo run --release -p octopus-bench -- context`
 //! `cargo run --release -p octopus-bench -- procedures`
 //! `cargo run --release -p octopus-bench -- memory` (after `cargo build --release -p octopus-cli`)
+//! `cargo run --release -p octopus-bench -- wakeup --postgres URL`
 
 #![allow(clippy::unwrap_used)] // a benchmark: a panic is how it reports a broken setup
 
@@ -28,6 +29,7 @@ mod memory;
 mod procedures;
 mod setup;
 mod vectors;
+mod wakeup;
 
 use clap::{Parser, Subcommand};
 
@@ -56,6 +58,8 @@ enum Bench {
     Vectors(vectors::Options),
     /// Resident memory of `octopus serve` before, during and after embedding a burst of imports.
     Memory(memory::Options),
+    /// How soon an idle worker takes up work another server queued on PostgreSQL.
+    Wakeup(wakeup::Options),
     /// One embedding measurement (run by `embed` in a child process).
     #[command(hide = true)]
     EmbedWorker(embed::WorkerOptions),
@@ -72,6 +76,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Locomo(options) => locomo_bench::run(options),
         Bench::Procedures(options) => procedures::run(options),
         Bench::Memory(options) => memory::run(options),
+        Bench::Wakeup(options) => wakeup::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }

@@ -401,6 +401,17 @@ pub trait MemoryStore: Send + Sync {
     async fn catch_up_vectors(&self) -> Result<usize> {
         Ok(0)
     }
+    /// Calls `wake` whenever another process queues memory work in this
+    /// store, so that an idle worker starts at once rather than at its
+    /// next poll; returns once it is listening. Nothing by default: a store
+    /// no other process writes to has nothing to tell.
+    async fn watch_new_memory_jobs(
+        &self,
+        wake: std::sync::Arc<dyn Fn() + Send + Sync>,
+    ) -> Result<()> {
+        let _ = wake;
+        Ok(())
+    }
     /// Releases parked jobs ([`crate::recall::Followup::Park`]) to be claimed
     /// from `now`, their attempts counted afresh. Returns how many.
     async fn unpark_memory_jobs(

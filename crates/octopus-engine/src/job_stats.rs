@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Counters since the process started.
 #[derive(Debug, Default)]
 pub struct MemoryJobStats {
+    claimed: AtomicU64,
     stored: AtomicU64,
     superseded: AtomicU64,
 }
@@ -22,6 +23,15 @@ impl MemoryJobStats {
             &self.superseded
         };
         counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn record_claimed(&self, jobs: usize) {
+        self.claimed.fetch_add(jobs as u64, Ordering::Relaxed);
+    }
+
+    /// Jobs this process's worker claimed.
+    pub fn claimed(&self) -> u64 {
+        self.claimed.load(Ordering::Relaxed)
     }
 
     /// Jobs whose outcome this process stored.

@@ -99,6 +99,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0004_parked_jobs",
         include_str!("../migrations/0004_parked_jobs.sql"),
     ),
+    (
+        "0005_job_notifications",
+        include_str!("../migrations/0005_job_notifications.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

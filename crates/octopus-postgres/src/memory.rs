@@ -187,6 +187,10 @@ async fn retry_job(
     Ok(updated.rows_affected() > 0)
 }
 
+/// The channel a trigger notifies when memory work is queued
+/// (`migrations/0005_job_notifications.sql`).
+const JOBS_CHANNEL: &str = "octopus_memory_jobs";
+
 /// Parks a job (due never) under `configuration`; false when it was gone.
 async fn park_job(
     conn: impl Executor<'_, Database = Postgres>,
@@ -473,6 +477,35 @@ impl MemoryStore for PostgresStore {
         now: Timestamp,
     ) -> Result<bool> {
         domain(self.complete(job, outcome, model, now)).await
+    }
+
+    async fn watch_new_memory_jobs(
+        &self,
+        wake: std::sync::Arc<dyn Fn() + Send + Sync>,
+    ) -> Result<()> {
+        let mut listener = domain(async {
+            let mut listener = sqlx_postgres::PgListener::connect_with(&self.pool).await?;
+            listener.listen(JOBS_CHANNEL).await?;
+            Ok(listener)
+        })
+        .await?;
+        tokio::spawn(async move {
+            loop {
+                match listener.recv().await {
+                    Ok(_) => wake(),
+                    // The connection was lost and could not be made again:
+                    // the worker's poll covers the gap; listen again later.
+                    Err(error) => {
+                        tracing::warn!(%error, "listening for queued memory work failed; retrying");
+                        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                        let _ = listener.listen(JOBS_CHANNEL).await;
+                        // Work may have been queued while no one listened.
+                        wake();
+                    }
+                }
+            }
+        });
+        Ok(())
     }
 
     async fn unpark_memory_jobs(&self, which: &Unpark, now: Timestamp) -> Result<u64> {

@@ -84,6 +84,13 @@ impl Octopus {
         let octopus = self.clone();
         tokio::spawn(async move {
             octopus.unpark_for_this_configuration().await;
+            // Woken by other servers' work too, not only by this one's.
+            let signal = std::sync::Arc::clone(&octopus.work_signal);
+            let wake: std::sync::Arc<dyn Fn() + Send + Sync> =
+                std::sync::Arc::new(move || signal.poke());
+            if let Err(error) = octopus.store.watch_new_memory_jobs(wake).await {
+                tracing::warn!(%error, "cannot listen for other servers' memory work; polling only");
+            }
             let mut since_release = 0;
             loop {
                 match octopus.run_memory_jobs().await {
@@ -158,6 +165,7 @@ impl Octopus {
         if jobs.is_empty() {
             return Ok(0);
         }
+        self.job_stats.record_claimed(jobs.len());
         let mut plans = Vec::with_capacity(jobs.len());
         let mut redacts = Vec::with_capacity(jobs.len());
         for job in &jobs {

@@ -107,3 +107,51 @@ fn searches_of_stop_words_log_nothing() {
     });
     assert_eq!(notices.0.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
+
+/// A store listening for queued work is told when another store (another
+/// server) queues some, without polling.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_servers_queued_work_wakes_a_listener() {
+    use octopus_core::store::{AgentStore, ConversationStore, MemoryStore, TenantStore};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let database = testing::fresh_database().await;
+    let listening = PostgresStore::connect(PostgresOptions::new(database.clone()))
+        .await
+        .unwrap();
+    let writing = PostgresStore::connect(PostgresOptions::new(database))
+        .await
+        .unwrap();
+    let woken = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&woken);
+    listening
+        .watch_new_memory_jobs(Arc::new(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        }))
+        .await
+        .unwrap();
+    let tenant = octopus_testkit::fixtures::tenant("acme");
+    writing.create_tenant(&tenant).await.unwrap();
+    let agent = octopus_testkit::fixtures::agent(tenant.id, "support");
+    writing.create_agent(&agent).await.unwrap();
+    let conversation = octopus_testkit::fixtures::conversation(tenant.id, agent.id, "dana");
+    writing.create_conversation(&conversation).await.unwrap();
+    // An append queues an embedding: the listener hears of it.
+    let world = octopus_testkit::fixtures::World {
+        tenant: tenant.id,
+        agent: agent.id,
+        conversation: conversation.id,
+    };
+    world
+        .say(
+            &writing,
+            octopus_core::now(),
+            &["a message worth embedding for recall"],
+        )
+        .await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while woken.load(Ordering::SeqCst) == 0 {
+        assert!(std::time::Instant::now() < deadline, "never woken");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
