@@ -36,6 +36,7 @@ pub mod store;
 pub mod summary;
 pub mod tenant;
 pub mod tokens;
+pub mod vector_lag;
 pub mod vectors;
 pub mod working_memory;
 

@@ -397,10 +397,11 @@ pub trait MemoryStore: Send + Sync {
         Ok(())
     }
     /// Brings up to date the vector sets the vector index knows it left
-    /// behind ([`crate::vectors::VectorIndex::catch_up`]); returns how many.
-    async fn catch_up_vectors(&self) -> Result<usize> {
-        Ok(0)
-    }
+    /// behind ([`crate::vectors::VectorIndex::catch_up`]) and those whose
+    /// copy has stayed behind the rows since an earlier call at least
+    /// [`crate::vector_lag::SETTLE`] before `now` ([`crate::vector_lag`]);
+    /// returns how many. Called every few seconds by the memory worker.
+    async fn catch_up_vectors(&self, now: Timestamp) -> Result<usize>;
     /// Calls `wake` whenever another process queues memory work in this
     /// store, so that an idle worker starts at once rather than at its
     /// next poll; returns once it is listening. Nothing by default: a store

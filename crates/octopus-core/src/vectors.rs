@@ -13,8 +13,12 @@
 //! vector never changes, so equal key sets mean equal indexes, and the index
 //! can lag but never lose or resurrect a vector.
 //!
+//! Nor need it wait for a search: the memory worker compares every set's
+//! version with its copy's and reconciles those left behind
+//! ([`crate::vector_lag`]).
+//!
 //! Implementations: the embedded index in this process (`octopus-vector`),
-//! pgvector (`octopus-postgres`). Their contract is checked by the vector
+//! pgvector (`octopus-postgres`), Qdrant (`octopus-qdrant`). Their contract is checked by the vector
 //! conformance suite in `octopus-testkit`.
 
 use std::collections::{BTreeMap, HashMap};
@@ -217,6 +221,9 @@ pub trait VectorRows: Send + Sync {
     async fn vector_fields(&self, set: VectorSet) -> Result<HashMap<u64, PointFields>>;
     /// The vectors of these keys of the set; keys no longer there are left out.
     async fn vectors(&self, set: VectorSet, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>>;
+    /// Every set with its state: one read of the sets' version columns, for
+    /// finding copies left behind ([`crate::vector_lag`]).
+    async fn vector_states(&self) -> Result<Vec<(VectorSet, SetState)>>;
 }
 
 /// What a copy holding the keys `held` must lose and gain to match the rows'
@@ -279,6 +286,22 @@ pub trait VectorIndex: Send + Sync {
         let _ = rows;
         Ok(0)
     }
+
+    /// The version of the rows each of `sets` is reflected at in this
+    /// index's copy (in the order given), or `None` for a set it keeps no
+    /// copy of yet. A shared copy (in a database or a server) that has none
+    /// of a set is at version 0, the version of a set without rows.
+    async fn copy_versions(&self, sets: &[VectorSet]) -> Result<Vec<Option<i64>>>;
+
+    /// Brings the set's copy to the rows (their state read at `state` or
+    /// later), as a search does first when the copy is behind; false when
+    /// other writers kept changing the copy meanwhile.
+    async fn reconcile(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        rows: &dyn VectorRows,
+    ) -> Result<bool>;
 
     /// Applies a change its store committed, which moved `set` from `before`
     /// to version `after`, when the index reflects `before`; otherwise leaves

@@ -50,6 +50,8 @@ pub struct PostgresStore {
     pool: sqlx_postgres::PgPool,
     /// Where knowledge and memory vectors are searched.
     vectors: Arc<dyn VectorIndex>,
+    /// The sets seen with their copy behind the rows.
+    lagging: Arc<octopus_core::vector_lag::LagWatch>,
 }
 
 impl PostgresStore {
@@ -70,7 +72,11 @@ impl PostgresStore {
         tracing::info!(
             target = %options.redacted_url(), vectors = vectors.name(), "opened PostgreSQL store"
         );
-        Ok(Self { pool, vectors })
+        Ok(Self {
+            pool,
+            vectors,
+            lagging: Arc::default(),
+        })
     }
 
     /// Closes every connection of the pool.

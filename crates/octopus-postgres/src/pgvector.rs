@@ -12,7 +12,7 @@
 //! then applies the difference in a short transaction only if the copy is
 //! still at the version it read; otherwise it starts again.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use async_trait::async_trait;
 use octopus_core::Result;
@@ -268,7 +268,7 @@ impl PgvectorIndex {
 
     /// Brings the copy to the rows (read at `state` or later); false when
     /// the copy kept changing under it.
-    async fn reconcile(
+    async fn reconcile_copy(
         &self,
         set: VectorSet,
         state: SetState,
@@ -311,6 +311,37 @@ impl VectorIndex for PgvectorIndex {
         "pgvector"
     }
 
+    async fn copy_versions(&self, sets: &[VectorSet]) -> Result<Vec<Option<i64>>> {
+        let found = query("SELECT tenant_id, agent_id, kind, version FROM vector_sets")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(Error::from)?;
+        let mut versions = HashMap::with_capacity(found.len());
+        for row in &found {
+            let tenant: uuid::Uuid = row.try_get("tenant_id").map_err(Error::from)?;
+            let agent: uuid::Uuid = row.try_get("agent_id").map_err(Error::from)?;
+            let kind: String = row.try_get("kind").map_err(Error::from)?;
+            let version: i64 = row.try_get("version").map_err(Error::from)?;
+            versions.insert((tenant, agent, kind), version);
+        }
+        Ok(sets
+            .iter()
+            .map(|set| {
+                let key = (set.tenant.0, set.agent.0, set.kind.as_str().to_owned());
+                Some(versions.get(&key).copied().unwrap_or(0))
+            })
+            .collect())
+    }
+
+    async fn reconcile(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        rows: &dyn VectorRows,
+    ) -> Result<bool> {
+        self.reconcile_copy(set, state, rows).await
+    }
+
     async fn follow(
         &self,
         set: VectorSet,
@@ -336,7 +367,7 @@ impl VectorIndex for PgvectorIndex {
         if version == state.version {
             return Ok(found);
         }
-        if !self.reconcile(set, state, rows).await? {
+        if !self.reconcile_copy(set, state, rows).await? {
             tracing::warn!(
                 kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
                 "pgvector copy kept changing while reconciled; searched as it is"

@@ -245,6 +245,40 @@ impl VectorRows for PostgresStore {
         .await
     }
 
+    async fn vector_states(&self) -> octopus_core::Result<Vec<(VectorSet, SetState)>> {
+        domain(async {
+            let found = query(&format!(
+                "SELECT 'knowledge' AS kind, tenant_id, agent_id, dimension, version FROM {}
+                 UNION ALL
+                 SELECT 'memory', tenant_id, agent_id, dimension, version FROM {}",
+                KnowledgeTable::COLLECTIONS,
+                MemoryTable::COLLECTIONS
+            ))
+            .fetch_all(&self.pool)
+            .await?;
+            found
+                .iter()
+                .map(|row| {
+                    let kind = match row.try_get::<&str, _>("kind")? {
+                        "knowledge" => VectorKind::Knowledge,
+                        _ => VectorKind::Memory,
+                    };
+                    let set = VectorSet {
+                        kind,
+                        tenant: TenantId(row.try_get("tenant_id")?),
+                        agent: AgentId(row.try_get("agent_id")?),
+                    };
+                    let state = SetState {
+                        dimension: u32_at(row, "dimension")?,
+                        version: row.try_get("version")?,
+                    };
+                    Ok((set, state))
+                })
+                .collect()
+        })
+        .await
+    }
+
     async fn vectors(
         &self,
         set: VectorSet,

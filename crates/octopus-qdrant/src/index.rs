@@ -91,9 +91,6 @@ pub struct QdrantVectors {
     /// Sets whose change Qdrant missed while unreachable, with their
     /// dimension: reconciled by [`VectorIndex::catch_up`] once it answers.
     behind: std::sync::Mutex<HashMap<VectorSet, u32>>,
-    /// Whether the first catch-up has compared every recorded version with
-    /// the rows ([`Self::sweep`]).
-    swept: std::sync::atomic::AtomicBool,
 }
 
 impl QdrantVectors {
@@ -140,7 +137,6 @@ impl QdrantVectors {
             indexed_labels: Mutex::default(),
             writing: Mutex::default(),
             behind: std::sync::Mutex::default(),
-            swept: std::sync::atomic::AtomicBool::new(false),
         };
         let versions = vectors.client.naming.versions();
         vectors.ensure_collection(&versions, 1, false).await?;
@@ -376,28 +372,6 @@ impl QdrantVectors {
         }
     }
 
-    /// Notes as behind every set whose copy's recorded version differs from
-    /// its rows': what this process cannot know otherwise when Qdrant missed
-    /// changes before it started (say the server was restarted while Qdrant
-    /// was down). Sets the rows do not know are left alone: another
-    /// deployment, with a database of its own, may share this Qdrant.
-    async fn sweep(&self, rows: &dyn VectorRows) -> Result<()> {
-        let recorded = self.client.recorded_sets().await?;
-        let mut lagging = 0;
-        for copy in recorded {
-            let Some(state) = rows.vector_state(copy.set).await? else {
-                continue;
-            };
-            if state.version != copy.version {
-                self.behind_sets().insert(copy.set, copy.dimension);
-                lagging += 1;
-            }
-        }
-        tracing::info!(lagging, "compared Qdrant's versions with the rows");
-        self.swept.store(true, std::sync::atomic::Ordering::Relaxed);
-        Ok(())
-    }
-
     fn behind_sets(&self) -> std::sync::MutexGuard<'_, HashMap<VectorSet, u32>> {
         self.behind.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -434,7 +408,7 @@ impl QdrantVectors {
 
     /// Brings the copy to the rows (read at `state` or later); false when
     /// other writers kept changing it.
-    async fn reconcile(
+    async fn reconcile_copy(
         &self,
         set: VectorSet,
         state: SetState,
@@ -573,13 +547,38 @@ impl VectorIndex for QdrantVectors {
         if version?.version == state.version {
             return Ok(found?);
         }
-        if !self.reconcile(set, state, rows).await? {
+        if !self.reconcile_copy(set, state, rows).await? {
             tracing::warn!(
                 kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
                 "Qdrant copy kept changing while reconciled; searched as it is"
             );
         }
         Ok(self.nearest(set, &collection, query).await?)
+    }
+
+    async fn copy_versions(&self, sets: &[VectorSet]) -> Result<Vec<Option<i64>>> {
+        // The version points may name another deployment's sets too (a
+        // Qdrant shared by several): only the sets asked about count.
+        let recorded: HashMap<VectorSet, i64> = self
+            .client
+            .recorded_sets()
+            .await?
+            .into_iter()
+            .map(|copy| (copy.set, copy.version))
+            .collect();
+        Ok(sets
+            .iter()
+            .map(|set| Some(recorded.get(set).copied().unwrap_or(0)))
+            .collect())
+    }
+
+    async fn reconcile(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        rows: &dyn VectorRows,
+    ) -> Result<bool> {
+        self.reconcile_copy(set, state, rows).await
     }
 
     async fn erase(
@@ -598,9 +597,6 @@ impl VectorIndex for QdrantVectors {
     }
 
     async fn catch_up(&self, rows: &dyn VectorRows) -> Result<usize> {
-        if !self.swept.load(std::sync::atomic::Ordering::Relaxed) {
-            self.sweep(rows).await?;
-        }
         let behind: Vec<(VectorSet, u32)> =
             self.behind_sets().iter().map(|(s, d)| (*s, *d)).collect();
         let mut caught_up = 0;
@@ -610,7 +606,7 @@ impl VectorIndex for QdrantVectors {
                 dimension,
                 version: 0,
             });
-            if self.reconcile(set, state, rows).await? {
+            if self.reconcile_copy(set, state, rows).await? {
                 self.behind_sets().remove(&set);
                 caught_up += 1;
             }

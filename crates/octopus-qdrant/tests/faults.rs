@@ -58,17 +58,20 @@ async fn with_knowledge(
     (store, vectors, world)
 }
 
-/// Catches Qdrant up as the memory worker does between jobs, until `sets`
-/// sets have been reconciled.
+/// Catches Qdrant up as the memory worker does every few seconds, until
+/// `sets` sets have been reconciled. Each call is dated a settle time after
+/// the last, as the worker's would be by the time a copy counts as behind.
 async fn catch_up(store: &dyn Store, sets: usize) {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut caught_up = 0;
+    let mut clock = octopus_core::now();
     while caught_up < sets {
         assert!(
             Instant::now() < deadline,
             "only {caught_up} of {sets} sets caught up"
         );
-        match store.catch_up_vectors().await {
+        clock += octopus_core::vector_lag::SETTLE;
+        match store.catch_up_vectors(clock).await {
             Ok(n) => caught_up += n,
             Err(error) => eprintln!("waiting for Qdrant: {error}"),
         }

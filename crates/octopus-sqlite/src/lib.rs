@@ -46,6 +46,8 @@ pub struct SqliteStore {
     indexer: Arc<search::Indexer>,
     /// Where knowledge and memory vectors are searched.
     vectors: Arc<dyn VectorIndex>,
+    /// The sets seen with their copy behind the rows.
+    lagging: Arc<octopus_core::vector_lag::LagWatch>,
 }
 
 impl SqliteStore {
@@ -76,6 +78,7 @@ impl SqliteStore {
             db,
             indexer,
             vectors,
+            lagging: Arc::default(),
         })
     }
 

@@ -640,8 +640,9 @@ impl MemoryStore for SqliteStore {
         Ok(())
     }
 
-    async fn catch_up_vectors(&self) -> Result<usize> {
-        self.vectors.catch_up(self).await
+    async fn catch_up_vectors(&self, now: Timestamp) -> Result<usize> {
+        let known = self.vectors.catch_up(self).await?;
+        Ok(known + self.lagging.sweep(&*self.vectors, self, now).await?)
     }
 
     async fn pending_memory_jobs(&self) -> Result<u64> {

@@ -50,6 +50,30 @@ pub(crate) trait VectorTable {
             .optional()?)
     }
 
+    /// Every set of this kind, with its state.
+    fn states(conn: &Connection, kind: VectorKind) -> StoreResult<Vec<(VectorSet, SetState)>> {
+        let sql = format!(
+            "SELECT tenant_id, agent_id, dimension, version FROM {}",
+            Self::COLLECTIONS
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query([])?;
+        let mut states = Vec::new();
+        while let Some(row) = rows.next()? {
+            let set = VectorSet {
+                kind,
+                tenant: TenantId(crate::rows::uuid(row, "tenant_id")?),
+                agent: AgentId(crate::rows::uuid(row, "agent_id")?),
+            };
+            let state = SetState {
+                dimension: row.get(2)?,
+                version: row.get(3)?,
+            };
+            states.push((set, state));
+        }
+        Ok(states)
+    }
+
     /// Every key of the set, with its fields.
     fn fields(
         conn: &Connection,
@@ -188,6 +212,16 @@ impl VectorRows for SqliteStore {
             .read(move |conn| match set.kind {
                 VectorKind::Knowledge => KnowledgeTable::fields(conn, set.tenant, set.agent),
                 VectorKind::Memory => MemoryTable::fields(conn, set.tenant, set.agent),
+            })
+            .await
+    }
+
+    async fn vector_states(&self) -> Result<Vec<(VectorSet, SetState)>> {
+        self.db
+            .read(|conn| {
+                let mut states = KnowledgeTable::states(conn, VectorKind::Knowledge)?;
+                states.extend(MemoryTable::states(conn, VectorKind::Memory)?);
+                Ok(states)
             })
             .await
     }

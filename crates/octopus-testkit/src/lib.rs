@@ -88,7 +88,8 @@ macro_rules! store_conformance_tests {
             message_windows_carry_neighbouring_turns,
             message_positions_name_the_turns_next_to_each_message,
             claims_put_live_work_first_and_take_tenants_in_turn,
-            parked_jobs_wait_aside_until_released
+            parked_jobs_wait_aside_until_released,
+            a_copy_left_behind_catches_up_without_a_search
         );
         $crate::store_conformance_tests!(@lifecycle $backend;
             expired_episodes_are_archived_once_and_leave_recall,

@@ -714,6 +714,22 @@ impl octopus_core::vectors::VectorIndex for ErasureWatch {
         self.inner.catch_up(rows).await
     }
 
+    async fn copy_versions(
+        &self,
+        sets: &[octopus_core::vectors::VectorSet],
+    ) -> octopus_core::Result<Vec<Option<i64>>> {
+        self.inner.copy_versions(sets).await
+    }
+
+    async fn reconcile(
+        &self,
+        set: octopus_core::vectors::VectorSet,
+        state: octopus_core::vectors::SetState,
+        rows: &dyn octopus_core::vectors::VectorRows,
+    ) -> octopus_core::Result<bool> {
+        self.inner.reconcile(set, state, rows).await
+    }
+
     async fn follow(
         &self,
         set: octopus_core::vectors::VectorSet,

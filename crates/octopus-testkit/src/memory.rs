@@ -1,5 +1,7 @@
 //! The memory-store contract (recall's queue and vectors), rule by rule.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
@@ -9,6 +11,9 @@ use octopus_core::recall::{
     JobOutcome, MemoryJob, MemoryKind, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
 };
 use octopus_core::store::Store;
+use octopus_core::vectors::{
+    Nearest, ScoredKey, SetState, VectorChange, VectorIndex, VectorRows, VectorSet,
+};
 use octopus_core::{Timestamp, now};
 
 use crate::Backend;
@@ -671,4 +676,163 @@ pub async fn parked_jobs_wait_aside_until_released(backend: &impl Backend) {
             .len(),
         1
     );
+}
+
+/// A vector index that loses follows while told to, as a process killed
+/// between committing a change and telling the index would, and notes at
+/// each search whether its copy was already level with the rows.
+struct LostFollows {
+    inner: Arc<dyn VectorIndex>,
+    losing: AtomicBool,
+    /// Per search: the rows' version the store searched at, and the copy's
+    /// version when the search began.
+    searched: Mutex<Vec<(i64, Option<i64>)>>,
+}
+
+#[async_trait::async_trait]
+impl VectorIndex for LostFollows {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    async fn copy_versions(&self, sets: &[VectorSet]) -> octopus_core::Result<Vec<Option<i64>>> {
+        self.inner.copy_versions(sets).await
+    }
+
+    async fn reconcile(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        rows: &dyn VectorRows,
+    ) -> octopus_core::Result<bool> {
+        self.inner.reconcile(set, state, rows).await
+    }
+
+    async fn follow(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+    ) -> octopus_core::Result<()> {
+        if self.losing.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.inner.follow(set, before, after, change).await
+    }
+
+    async fn search(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        query: &Nearest,
+        rows: &dyn VectorRows,
+    ) -> octopus_core::Result<Vec<ScoredKey>> {
+        let copy = self.inner.copy_versions(&[set]).await?[0];
+        self.searched.lock().unwrap().push((state.version, copy));
+        self.inner.search(set, state, query, rows).await
+    }
+
+    async fn erase(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+    ) -> octopus_core::Result<bool> {
+        self.inner.erase(set, before, after, change).await
+    }
+}
+
+/// A follow lost leaves the copy behind for good: every later follow finds
+/// it at the wrong version and is skipped. The memory worker's catch-up
+/// reconciles such a copy without anyone searching, once it has stayed
+/// behind at one version for the settle time (not at the first sighting,
+/// when a follow may still be on its way).
+pub async fn a_copy_left_behind_catches_up_without_a_search(backend: &impl Backend) {
+    let cell: Arc<Mutex<Option<Arc<LostFollows>>>> = Arc::default();
+    let keep = Arc::clone(&cell);
+    let store = backend
+        .open_wrapping(Box::new(move |inner| {
+            let watch = Arc::new(LostFollows {
+                inner,
+                losing: AtomicBool::new(false),
+                searched: Mutex::default(),
+            });
+            *keep.lock().unwrap() = Some(Arc::clone(&watch));
+            watch as Arc<dyn VectorIndex>
+        }))
+        .await;
+    let index = cell.lock().unwrap().take().expect("the index was wrapped");
+    let world = World::create(store.as_ref(), "acme").await;
+    let said = world
+        .say(
+            store.as_ref(),
+            t(1),
+            &[
+                "I adopted a greyhound called Pixel",
+                "We are moving to Lisbon next spring",
+                "My favourite band is Radiohead",
+            ],
+        )
+        .await;
+    let jobs = store.claim_memory_jobs(10, now(), LEASE).await.unwrap();
+    assert_eq!(jobs.len(), 3);
+    for (i, job) in jobs.iter().enumerate() {
+        let MemoryWork::EmbedMessage(message) = &job.work else {
+            panic!("a message's embedding was queued");
+        };
+        let axis = said.iter().position(|s| s.id == message.id).unwrap();
+        let outcome = JobOutcome::MessageEmbedded {
+            message: message.id,
+            vector: direction(axis, 0.0),
+        };
+        store
+            .complete_memory_job(job, outcome, MODEL, now())
+            .await
+            .unwrap();
+        if i == 0 {
+            // Searched once, so that every index holds a copy of the set.
+            let hits = store
+                .search_memory(world.tenant, &query(&world, "alice", direction(0, 0.0)))
+                .await
+                .unwrap();
+            assert_eq!(hits.len(), 1);
+            index.losing.store(true, Ordering::SeqCst);
+        }
+    }
+    index.losing.store(false, Ordering::SeqCst);
+    let set = VectorSet::memory(world.tenant, world.agent);
+    let behind = index.copy_versions(&[set]).await.unwrap()[0];
+    assert!(behind.is_some(), "the index keeps a copy of the set");
+
+    let clock = now();
+    assert_eq!(
+        store.catch_up_vectors(clock).await.unwrap(),
+        0,
+        "not at the first sighting"
+    );
+    assert_eq!(index.copy_versions(&[set]).await.unwrap()[0], behind);
+    assert_eq!(
+        store
+            .catch_up_vectors(clock + octopus_core::vector_lag::SETTLE)
+            .await
+            .unwrap(),
+        1,
+        "still behind at the same version a settle time later: reconciled"
+    );
+
+    let hits = store
+        .search_memory(world.tenant, &query(&world, "alice", direction(2, 0.0)))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 3, "every embedded message is found");
+    assert_eq!(hits[0].message_id, Some(said[2].id));
+    let (rows_version, copy_version) = *index.searched.lock().unwrap().last().unwrap();
+    assert_eq!(
+        copy_version,
+        Some(rows_version),
+        "the copy was level with the rows before the search began"
+    );
+    assert_ne!(behind, Some(rows_version), "it had been behind");
 }

@@ -14,7 +14,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
+use octopus_core::vector_lag::LagWatch;
 use octopus_core::vectors::{
     Nearest, Point, PointFields, PointFilter, ScoredKey, SetState, VectorChange, VectorIndex,
     VectorRows, VectorSet,
@@ -157,6 +158,20 @@ impl VectorRows for TruthRows {
                 .map(|(key, (_, fields))| (*key, fields.clone()))
                 .collect()
         }))
+    }
+
+    async fn vector_states(&self) -> Result<Vec<(VectorSet, SetState)>> {
+        Ok(self
+            .lock()
+            .iter()
+            .map(|(set, rows)| {
+                let state = SetState {
+                    dimension: rows.dimension,
+                    version: rows.version,
+                };
+                (*set, state)
+            })
+            .collect())
     }
 
     async fn vectors(&self, set: VectorSet, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>> {
@@ -365,6 +380,112 @@ pub async fn an_index_that_missed_changes_reconciles_before_searching(backend: &
     assert_eq!(rows.reads(), reads, "reconciled once, not at every search");
 }
 
+/// A lost follow leaves a copy behind at one version, every later follow
+/// skipped; a [`LagWatch`] sweep reconciles it without a search, but only
+/// once it has stayed there a settle time, and reads nothing of a copy in
+/// step.
+pub async fn a_copy_left_behind_is_reconciled_without_a_search(backend: &dyn VectorBackend) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let set = fresh_set();
+    let points = ten_points(&*index, &rows, set).await;
+    let lost = rows.commit(
+        set,
+        3,
+        vec![points[1].key],
+        vec![point(&rows, 0.02, fields("ann", "message", "e3", 1))],
+    );
+    let skipped = rows.commit(
+        set,
+        3,
+        Vec::new(),
+        vec![point(&rows, 0.04, fields("ann", "message", "e3", 2))],
+    );
+    follow(&*index, skipped).await;
+    let behind = index.copy_versions(&[set]).await.unwrap()[0];
+    assert_eq!(behind, Some(lost.before.version), "later follows skipped");
+
+    let watch = LagWatch::new(TimeDelta::hours(1));
+    let clock = Utc::now();
+    let reads = rows.reads();
+    assert_eq!(watch.sweep(&*index, &rows, clock).await.unwrap(), 0);
+    assert_eq!(rows.reads(), reads, "nothing read while it settles");
+    assert_eq!(
+        watch
+            .sweep(&*index, &rows, clock + TimeDelta::hours(1))
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        index.copy_versions(&[set]).await.unwrap()[0],
+        Some(rows.state(set).version)
+    );
+    let reads = rows.reads();
+    let query = near(0.0, 12, PointFilter::default());
+    assert_eq!(
+        keys(&*index, &rows, set, &query).await,
+        rows.nearest(set, &query)
+    );
+    assert_eq!(rows.reads(), reads, "the search had nothing to reconcile");
+    assert_eq!(
+        watch
+            .sweep(&*index, &rows, clock + TimeDelta::hours(2))
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(rows.reads(), reads, "a copy in step costs no reads");
+}
+
+/// A copy seen behind but still moving (its follows landing) is left to
+/// follow: the settle time counts from the last version it was seen at.
+pub async fn a_copy_still_following_is_left_to_follow(backend: &dyn VectorBackend) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let set = fresh_set();
+    ten_points(&*index, &rows, set).await;
+    let first = rows.commit(
+        set,
+        3,
+        Vec::new(),
+        vec![point(&rows, 0.02, fields("ann", "message", "e3", 1))],
+    );
+    let second = rows.commit(
+        set,
+        3,
+        Vec::new(),
+        vec![point(&rows, 0.04, fields("ann", "message", "e3", 2))],
+    );
+    let watch = LagWatch::new(TimeDelta::hours(1));
+    let clock = Utc::now();
+    let reads = rows.reads();
+    // Two follows on their way: seen behind, then one lands.
+    assert_eq!(watch.sweep(&*index, &rows, clock).await.unwrap(), 0);
+    follow(&*index, first).await;
+    assert_eq!(
+        watch
+            .sweep(&*index, &rows, clock + TimeDelta::hours(1))
+            .await
+            .unwrap(),
+        0,
+        "it moved since it was seen behind"
+    );
+    follow(&*index, second).await;
+    assert_eq!(
+        watch
+            .sweep(&*index, &rows, clock + TimeDelta::hours(2))
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(rows.reads(), reads, "followed, never reconciled");
+    assert_eq!(
+        index.copy_versions(&[set]).await.unwrap()[0],
+        Some(rows.state(set).version)
+    );
+}
+
 pub async fn follows_arriving_out_of_order_leave_it_behind_never_wrong(
     backend: &dyn VectorBackend,
 ) {
@@ -565,6 +686,8 @@ macro_rules! vector_conformance_tests {
             filters_keep_to_the_partition_labels_and_time_window,
             an_index_that_missed_changes_reconciles_before_searching,
             follows_arriving_out_of_order_leave_it_behind_never_wrong,
+            a_copy_left_behind_is_reconciled_without_a_search,
+            a_copy_still_following_is_left_to_follow,
             a_change_followed_twice_or_already_reconciled_changes_nothing,
             another_instance_finds_the_same_vectors,
             sets_never_share_vectors,

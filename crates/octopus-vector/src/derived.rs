@@ -180,6 +180,13 @@ impl<K: CollectionKey> DerivedIndexes<K> {
         self.apply(key, &mut loaded, after, change)
     }
 
+    /// The version the collection's index reflects; `None` when it is not
+    /// built (never searched here, or left mid-change).
+    pub fn version(&self, key: &K) -> Option<i64> {
+        let collections = lock(&self.collections);
+        collections.get(key).and_then(|loaded| read(loaded).version)
+    }
+
     /// Whether the collection's index reflects `version`.
     pub fn is_at(&self, key: &K, version: i64) -> bool {
         let collections = lock(&self.collections);

@@ -51,8 +51,27 @@ impl EmbeddedVectors {
         Arc::clone(self.reconciling.lock().await.entry(set).or_default())
     }
 
+    /// Reconciles the set's index unless it is at `state`, one reconcile of
+    /// a set at a time.
+    async fn reconcile_if_behind(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        rows: &dyn VectorRows,
+    ) -> Result<()> {
+        if !self.indexes.is_at(&set, state.version) {
+            let lock = self.reconcile_lock(set).await;
+            let _one_at_a_time = lock.lock().await;
+            if !self.indexes.is_at(&set, state.version) {
+                self.reconcile_from(set, collection_state(state), rows)
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
     /// Brings the set's index to the rows, reading them after `state`.
-    async fn reconcile(
+    async fn reconcile_from(
         &self,
         set: VectorSet,
         state: CollectionState,
@@ -102,6 +121,23 @@ impl VectorIndex for EmbeddedVectors {
         }
     }
 
+    async fn copy_versions(&self, sets: &[VectorSet]) -> Result<Vec<Option<i64>>> {
+        // Only the sets built in this process: one not searched yet is built
+        // from the rows by its first search, and building every set here
+        // would hold them all in memory.
+        Ok(sets.iter().map(|set| self.indexes.version(set)).collect())
+    }
+
+    async fn reconcile(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        rows: &dyn VectorRows,
+    ) -> Result<bool> {
+        self.reconcile_if_behind(set, state, rows).await?;
+        Ok(true)
+    }
+
     async fn follow(
         &self,
         set: VectorSet,
@@ -128,13 +164,7 @@ impl VectorIndex for EmbeddedVectors {
         query: &Nearest,
         rows: &dyn VectorRows,
     ) -> Result<Vec<ScoredKey>> {
-        if !self.indexes.is_at(&set, state.version) {
-            let lock = self.reconcile_lock(set).await;
-            let _one_at_a_time = lock.lock().await;
-            if !self.indexes.is_at(&set, state.version) {
-                self.reconcile(set, collection_state(state), rows).await?;
-            }
-        }
+        self.reconcile_if_behind(set, state, rows).await?;
         // On this thread: a search takes about a millisecond at most (a graph
         // walk, or an exact scan of fewer than `hnsw_threshold` vectors),
         // less than a hop to a blocking thread costs when the cores are busy.

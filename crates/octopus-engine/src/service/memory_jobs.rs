@@ -29,6 +29,8 @@ use crate::embedding_stats::EmbeddingPurpose;
 const BATCH: u32 = 16;
 /// How often an idle worker looks for work queued by another process.
 const POLL: Duration = Duration::from_secs(2);
+/// How often vector copies are compared with their rows.
+const CATCH_UP: Duration = Duration::from_secs(2);
 /// Longest wait before retrying failed work.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
@@ -81,6 +83,7 @@ impl Octopus {
     /// It first releases the jobs parked under another configuration than
     /// this server's (its keys or `[llm]` changed): they may succeed now.
     pub fn start_memory_worker(&self) -> tokio::task::JoinHandle<()> {
+        self.start_vector_catch_up();
         let octopus = self.clone();
         tokio::spawn(async move {
             octopus.unpark_for_this_configuration().await;
@@ -108,15 +111,27 @@ impl Octopus {
                     }
                     Err(error) => tracing::warn!(%error, "memory worker failed; retrying"),
                 }
-                // Vector sets a remote index missed while it was unreachable.
-                match octopus.store.catch_up_vectors().await {
-                    Ok(0) => {}
-                    Ok(sets) => tracing::info!(sets, "vector index caught up"),
-                    Err(error) => tracing::debug!(%error, "vector index still behind"),
-                }
                 let _ = tokio::time::timeout(POLL, octopus.work_signal.0.notified()).await;
             }
         })
+    }
+
+    /// Every [`CATCH_UP`], brings the vector copies left behind their rows up
+    /// to date: sets a remote index missed while unreachable, and copies a
+    /// lost follow left behind (`MemoryStore::catch_up_vectors`). A task of
+    /// its own, so that a long queue of jobs does not hold it up.
+    fn start_vector_catch_up(&self) {
+        let octopus = self.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(CATCH_UP).await;
+                match octopus.store.catch_up_vectors(now()).await {
+                    Ok(0) => {}
+                    Ok(sets) => tracing::info!(sets, "vector copies caught up with their rows"),
+                    Err(error) => tracing::debug!(%error, "vector copies still behind"),
+                }
+            }
+        });
     }
 
     /// Releases the jobs parked under another configuration than this
