@@ -9,7 +9,7 @@ cargo fmt --all --check
 # The tests of PostgreSQL and Qdrant sit behind features (a bare `cargo test`
 # runs without them); lints see every test.
 postgres_features=octopus-postgres/server-tests,octopus-engine/postgres-tests,octopus-server/postgres-tests,octopus-cli/postgres-tests
-cargo clippy --workspace --all-targets --locked --features "$postgres_features",octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests -- -D warnings
+cargo clippy --workspace --all-targets --locked --features "$postgres_features",octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests,octopus-cli/qdrant-fault-tests -- -D warnings
 
 log=$(mktemp)
 cleanup() {
@@ -47,7 +47,7 @@ fi
 features="$postgres_features"
 if [ -n "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
   features="$features,octopus-qdrant/server-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests"
-  [ -n "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && features="$features,octopus-qdrant/fault-tests,octopus-server/qdrant-fault-tests"
+  [ -n "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && features="$features,octopus-qdrant/fault-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-fault-tests"
 fi
 # Property tests draw the same cases on every machine, as the contract does,
 # so a red run is reproduced by running it again. To explore new cases, set

@@ -50,7 +50,7 @@ impl VectorKind {
 
 /// One vector collection: one kind, of one agent, of one tenant. Sets never
 /// share vectors; a search reads one set only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VectorSet {
     pub kind: VectorKind,
     pub tenant: TenantId,

@@ -77,3 +77,113 @@ pub async fn memory_jobs(url: &str, leased_only: bool) -> Vec<i64> {
     connection.close().await.ok();
     seqs
 }
+
+/// Every vector set's keys in the rows of the database `url` names
+/// (memory vectors and knowledge chunks), sorted: what each copy must hold.
+///
+/// # Panics
+/// When the database refuses.
+pub async fn vector_row_keys(
+    url: &str,
+) -> std::collections::BTreeMap<octopus_core::vectors::VectorSet, Vec<u64>> {
+    use octopus_core::vectors::{VectorKind, VectorSet};
+    use octopus_core::{AgentId, TenantId};
+    use sqlx_core::row::Row;
+    let mut connection = sqlx_postgres::PgConnection::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connect to the test database: {e}"));
+    let rows = sqlx_core::query::query(
+        "SELECT 'memory' AS kind, tenant_id, agent_id, seq FROM memory_vectors
+         UNION ALL SELECT 'knowledge', tenant_id, agent_id, seq FROM knowledge_chunks
+         ORDER BY seq",
+    )
+    .fetch_all(&mut connection)
+    .await
+    .unwrap_or_else(|e| panic!("read the vector rows: {e}"));
+    connection.close().await.ok();
+    let mut sets = std::collections::BTreeMap::<VectorSet, Vec<u64>>::new();
+    for row in &rows {
+        let kind = match row.get::<&str, _>("kind") {
+            "memory" => VectorKind::Memory,
+            _ => VectorKind::Knowledge,
+        };
+        let set = VectorSet {
+            kind,
+            tenant: TenantId(row.get("tenant_id")),
+            agent: AgentId(row.get("agent_id")),
+        };
+        let key = row.get::<i64, _>("seq").unsigned_abs();
+        sets.entry(set).or_default().push(key);
+    }
+    sets
+}
+
+/// Every set's keys in pgvector's copy (`vector_points`) in the database
+/// `url` names, sorted; sets with an empty copy left out.
+///
+/// # Panics
+/// When the database refuses.
+pub async fn pgvector_copy_keys(
+    url: &str,
+) -> std::collections::BTreeMap<octopus_core::vectors::VectorSet, Vec<u64>> {
+    use octopus_core::vectors::{VectorKind, VectorSet};
+    use octopus_core::{AgentId, TenantId};
+    use sqlx_core::row::Row;
+    let mut connection = sqlx_postgres::PgConnection::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connect to the test database: {e}"));
+    let rows = sqlx_core::query::query(
+        "SELECT kind, tenant_id, agent_id, key FROM vector_points ORDER BY key",
+    )
+    .fetch_all(&mut connection)
+    .await
+    .unwrap_or_else(|e| panic!("read pgvector's copy: {e}"));
+    connection.close().await.ok();
+    let mut sets = std::collections::BTreeMap::<VectorSet, Vec<u64>>::new();
+    for row in &rows {
+        let kind = match row.get::<&str, _>("kind") {
+            "memory" => VectorKind::Memory,
+            _ => VectorKind::Knowledge,
+        };
+        let set = VectorSet {
+            kind,
+            tenant: TenantId(row.get("tenant_id")),
+            agent: AgentId(row.get("agent_id")),
+        };
+        sets.entry(set)
+            .or_default()
+            .push(row.get::<i64, _>("key").unsigned_abs());
+    }
+    sets
+}
+
+/// The version of a vector set's rows, and of pgvector's copy of it, in the
+/// database `url` names (0 for either when it has none).
+///
+/// # Panics
+/// When the database refuses.
+pub async fn vector_versions(url: &str, set: octopus_core::vectors::VectorSet) -> (i64, i64) {
+    use octopus_core::vectors::VectorKind;
+    use sqlx_core::row::Row;
+    let collections = match set.kind {
+        VectorKind::Knowledge => "knowledge_collections",
+        VectorKind::Memory => "memory_collections",
+    };
+    let mut connection = sqlx_postgres::PgConnection::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connect to the test database: {e}"));
+    let row = sqlx_core::query::query(&format!(
+        "SELECT COALESCE((SELECT version FROM {collections}
+                          WHERE tenant_id = $1 AND agent_id = $2), 0) AS rows,
+                COALESCE((SELECT version FROM vector_sets
+                          WHERE tenant_id = $1 AND agent_id = $2 AND kind = $3), 0) AS copy"
+    ))
+    .bind(set.tenant.0)
+    .bind(set.agent.0)
+    .bind(set.kind.as_str())
+    .fetch_one(&mut connection)
+    .await
+    .unwrap_or_else(|e| panic!("read the versions: {e}"));
+    connection.close().await.ok();
+    (row.get("rows"), row.get("copy"))
+}

@@ -363,9 +363,15 @@ impl QdrantVectors {
     ) -> Result<()> {
         match self.apply(set, before, after, change, always_remove).await {
             Err(error) if error.is_unreachable() => {
-                tracing::warn!(%error, kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
-                    "Qdrant missed a change; it catches up when it answers again");
-                self.behind_sets().insert(set, before.dimension);
+                // Once per set while Qdrant is away, not once per change.
+                let newly_behind = self.behind_sets().insert(set, before.dimension).is_none();
+                if newly_behind {
+                    tracing::warn!(%error, kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
+                        "Qdrant missed a change; it catches up when it answers again");
+                } else {
+                    tracing::debug!(%error, kind = set.kind.as_str(), tenant_id = %set.tenant, agent_id = %set.agent,
+                        "Qdrant missed another change");
+                }
                 Ok(())
             }
             other => Ok(other?),

@@ -13,3 +13,5 @@ mod slow_clients;
 mod summaries;
 #[cfg(feature = "postgres-tests")]
 mod two_servers;
+#[cfg(feature = "postgres-tests")]
+mod vector_copies;
