@@ -211,6 +211,7 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> Result<Connection> {
     // otherwise (`octopus-bench context`).
     conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     conn.set_prepared_statement_cache_capacity(64);
+    crate::fts_rank::register(&conn)?;
     Ok(conn)
 }
 

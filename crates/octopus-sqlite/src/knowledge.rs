@@ -361,68 +361,33 @@ impl KnowledgeStore for SqliteStore {
     }
 }
 
-/// Candidates the first round of a keyword search reads per hit wanted.
-const KEYWORD_OVERFETCH: usize = 4;
-
-/// A keyword search in two rounds. BM25 ranks every match, but reading each
-/// matching chunk's row to keep only the collection's (and the filter's) was
-/// most of a search's time at 100k chunks (`octopus-bench context`). So the
-/// first round ranks inside the index alone and reads only the best
-/// `top_k × KEYWORD_OVERFETCH` rows; when the collection holds most of the
-/// matches (the usual case), that is enough. Otherwise the second round asks
-/// the index for this collection's matches only, through its scope token,
-/// and reads all of them: the scope's own list costs in proportion to the
-/// collection, small exactly when the first round falls short.
-///
-/// Ranking is `bm25()` called in the query, its scope column weighted 0, and
-/// sorted by SQLite with a top-N sorter: FTS5's own `ORDER BY rank` ranks in
-/// a nested query and took 13.0 / 35.2 ms (p50 / p95) on LoCoMo turns over
-/// the context bench's 100k chunks, against 7.7 / 20.0 ms so.
+/// A keyword search of one collection: its matches found through its scope
+/// token, ranked by BM25 with statistics counted in the collection alone
+/// (`fts_rank.rs`; FTS5's `bm25()` counts over every tenant's chunks), each
+/// joined to its row and filtered there, the best `top_k` kept.
 fn keyword_hits(
     conn: &Connection,
     tenant: TenantId,
     agent: AgentId,
     query: &KeywordQuery,
 ) -> StoreResult<Vec<ChunkHit>> {
-    let top_k = query.top_k as usize;
-    let words = format!(
-        "{{heading content}} : ({})",
-        crate::search::fts_query(&query.text)
-    );
-    let candidates = top_k * KEYWORD_OVERFETCH;
-    let mut ranked = conn.prepare_cached(
-        "SELECT rowid, bm25(knowledge_fts, 1.0, 1.0, 0.0) AS rank FROM knowledge_fts
-         WHERE knowledge_fts MATCH ?1 ORDER BY rank LIMIT ?2",
+    let terms = octopus_core::search::search_terms(&query.text);
+    let scope = knowledge_scope(tenant, agent);
+    let statistics = crate::search::ScopedStatistics::count(
+        conn,
+        "knowledge_fts",
+        "knowledge_fts",
+        &scope,
+        "{heading content}",
+        &terms,
     )?;
-    let best: Vec<ScoredKey> =
-        rows::collect(&mut ranked, params![words, candidates as i64], |row| {
-            let (seq, rank): (i64, f64) = (row.get(0)?, row.get(1)?);
-            // bm25() is lower-is-better.
-            Ok(ScoredKey {
-                key: seq as u64,
-                score: -rank as f32,
-            })
-        })?;
-    let exhausted = best.len() < candidates;
-    let mut hits = fetch_hits(conn, tenant, agent, &best, Some(&query.filter))?;
-    if hits.len() < top_k && !exhausted {
-        hits = scoped_keyword_hits(conn, tenant, agent, &words, query)?;
-    }
-    hits.truncate(top_k);
-    Ok(hits)
-}
-
-/// The second round of [`keyword_hits`]: every match in the collection,
-/// joined to its row and filtered there, the best `top_k` kept.
-fn scoped_keyword_hits(
-    conn: &Connection,
-    tenant: TenantId,
-    agent: AgentId,
-    words: &str,
-    query: &KeywordQuery,
-) -> StoreResult<Vec<ChunkHit>> {
     let mut filters = Filters::default();
-    let scoped = format!("scope : \"{}\" AND {words}", knowledge_scope(tenant, agent));
+    let rank = statistics.rank_sql("knowledge_fts", &mut filters);
+    let quoted: Vec<String> = terms.iter().map(|w| format!("\"{w}\"")).collect();
+    let scoped = format!(
+        "scope : \"{scope}\" AND {{heading content}} : ({})",
+        quoted.join(" OR ")
+    );
     let scoped = filters.bind(Value::Text(scoped));
     filters.push("c.tenant_id = ?", rows::blob(&tenant.0));
     filters.push("c.agent_id = ?", rows::blob(&agent.0));
@@ -430,13 +395,13 @@ fn scoped_keyword_hits(
     let limit = filters.bind(Value::Integer(query.top_k.into()));
     let sql = format!(
         "WITH ranked AS (
-             SELECT rowid AS seq, bm25(knowledge_fts, 1.0, 1.0, 0.0) AS rank FROM knowledge_fts
+             SELECT rowid AS seq, {rank} AS rank FROM knowledge_fts
              WHERE knowledge_fts MATCH {scoped}
          )
          SELECT c.id AS id, c.source AS source, c.chunk_index AS chunk_index, c.category AS category,
                 c.heading AS heading, c.content AS content, c.indexed_at AS indexed_at, ranked.rank AS rank
          FROM ranked JOIN knowledge_chunks c ON c.seq = ranked.seq
-         {} ORDER BY ranked.rank LIMIT {limit}",
+         {} ORDER BY ranked.rank DESC LIMIT {limit}",
         filters.where_sql()
     );
     let mut stmt = conn.prepare_cached(&sql)?;
@@ -446,8 +411,7 @@ fn scoped_keyword_hits(
         |row| {
             let rank: f64 = row.get("rank")?;
             Ok(ChunkHit {
-                // bm25() is lower-is-better.
-                score: -rank as f32,
+                score: rank as f32,
                 chunk: chunk_from_row(row, agent)?,
             })
         },

@@ -21,6 +21,7 @@ mod dump;
 mod episodes;
 mod error;
 mod forget;
+mod fts_rank;
 mod knowledge;
 mod memory;
 mod messages;

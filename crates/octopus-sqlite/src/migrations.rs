@@ -73,6 +73,10 @@ pub(crate) const SEARCH: &[Migration] = &[
         name: "search/0002_message_fts_scope",
         sql: include_str!("../migrations/search/0002_message_fts_scope.sql"),
     },
+    Migration {
+        name: "search/0003_message_fts_tenant_scope",
+        sql: include_str!("../migrations/search/0003_message_fts_tenant_scope.sql"),
+    },
 ];
 
 /// Applies the migrations `conn` has not seen yet; returns how many ran.

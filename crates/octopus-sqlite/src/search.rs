@@ -171,22 +171,48 @@ fn has_pending(conn: &Connection) -> StoreResult<bool> {
 }
 
 /// A message awaiting indexing: its seq, content and tool calls as stored, and
-/// its scope token.
+/// its scope tokens.
 type PendingRow = (i64, Option<Vec<u8>>, Option<Vec<u8>>, String);
 
-/// The token naming the messages of one user with one agent in the index's
-/// `scope` column: FNV-1a of the three, in decimal digits, which no tokenizer
-/// splits or stems. Stable across processes and versions, as the index is
-/// written by one and read by others. Two owners sharing a token (one chance in
-/// 2^64) would only widen the candidates: the query still filters by owner.
-fn scope_token(tenant: TenantId, agent: AgentId, user: &str) -> String {
+/// FNV-1a of `parts`, in decimal digits, which no tokenizer splits or
+/// stems. Stable across processes and versions, as the index is written by
+/// one and read by others.
+fn fnv(parts: &[&[u8]]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let parts: [&[u8]; 3] = [tenant.0.as_bytes(), agent.0.as_bytes(), user.as_bytes()];
     for byte in parts.iter().flat_map(|part| part.iter()) {
         hash ^= u64::from(*byte);
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    hash.to_string()
+    hash
+}
+
+/// The token naming the messages of one user with one agent in the index's
+/// `scope` column. Two owners sharing a token (one chance in 2^64) would only
+/// widen the candidates and the counts behind the scores: the query still
+/// filters by owner.
+fn scope_token(tenant: TenantId, agent: AgentId, user: &str) -> String {
+    fnv(&[tenant.0.as_bytes(), agent.0.as_bytes(), user.as_bytes()]).to_string()
+}
+
+/// The token naming every message of one tenant.
+fn tenant_token(tenant: TenantId) -> String {
+    format!("t{}", fnv(&[tenant.0.as_bytes()]))
+}
+
+/// The token naming every message with one agent of one tenant.
+fn agent_token(tenant: TenantId, agent: AgentId) -> String {
+    format!("a{}", fnv(&[tenant.0.as_bytes(), agent.0.as_bytes()]))
+}
+
+/// A message's `scope` column: its tenant's, its agent's and its owner's
+/// tokens.
+fn scope_column(tenant: TenantId, agent: AgentId, user: &str) -> String {
+    format!(
+        "{} {} {}",
+        tenant_token(tenant),
+        agent_token(tenant, agent),
+        scope_token(tenant, agent, user)
+    )
 }
 
 fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
@@ -209,7 +235,7 @@ fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
     )?;
     let pending: Vec<PendingRow> =
         rows::collect(&mut select, params![after, BATCH as i64], |row| {
-            let scope = scope_token(
+            let scope = scope_column(
                 TenantId(rows::uuid(row, "tenant_id")?),
                 AgentId(rows::uuid(row, "agent_id")?),
                 &row.get::<_, String>("user_id")?,
@@ -248,28 +274,92 @@ fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
     Ok(pending.len())
 }
 
-/// An FTS5 query matching any of the words, each quoted so it is never syntax.
-pub(crate) fn fts_query(text: &str) -> String {
-    search_terms(text)
-        .iter()
-        .map(|word| format!("\"{word}\""))
-        .collect::<Vec<_>>()
-        .join(" OR ")
+/// The scope token a search counts its statistics over: the owner's when
+/// it names both agent and user, the agent's when it names an agent, else
+/// the tenant's.
+fn search_scope(query: &MessageSearchQuery, tenant: TenantId) -> String {
+    match (query.agent_id, &query.user_id) {
+        (Some(agent), Some(user)) => scope_token(tenant, agent, user),
+        (Some(agent), None) => agent_token(tenant, agent),
+        _ => tenant_token(tenant),
+    }
 }
 
-/// The message index's query: any of the words in the text, and within one
-/// owner's messages when the search names both agent and user.
-fn message_fts_query(query: &MessageSearchQuery, tenant: TenantId) -> String {
-    let words = format!("text : ({})", fts_query(&query.text));
-    match (query.agent_id, &query.user_id) {
-        (Some(agent), Some(user)) => {
-            format!(
-                "scope : \"{}\" AND {words}",
-                scope_token(tenant, agent, user)
-            )
+/// BM25 statistics counted within one scope of an FTS5 table whose last
+/// column holds scope tokens: the average document length, and one IDF per
+/// phrase of `scope : "S" AND <column> : ("w1" OR "w2" ...)` in order (the
+/// scope's own phrase first, at 0).
+pub(crate) struct ScopedStatistics {
+    pub average_length: f64,
+    pub idfs: Vec<f64>,
+}
+
+impl ScopedStatistics {
+    /// Counts them with `table` (schema-qualified) and its `column` of words.
+    pub(crate) fn count(
+        conn: &Connection,
+        table: &str,
+        name: &str,
+        scope: &str,
+        column: &str,
+        words: &[&str],
+    ) -> StoreResult<Self> {
+        let (documents, total_length): (i64, f64) = conn
+            .prepare_cached(&format!(
+                // Materialised: an auxiliary function runs only in the
+                // full-text query's own result, not inside an aggregate.
+                "WITH scoped AS MATERIALIZED (
+                     SELECT octopus_length({name}) AS length FROM {table} WHERE {name} MATCH ?1
+                 )
+                 SELECT count(*), total(length) FROM scoped"
+            ))?
+            .query_row([format!("scope : \"{scope}\"")], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        let documents = documents.unsigned_abs();
+        let mut containing = conn.prepare_cached(&format!(
+            "SELECT count(*) FROM {table} WHERE {name} MATCH ?1"
+        ))?;
+        let mut idfs = Vec::with_capacity(words.len() + 1);
+        idfs.push(0.0);
+        for word in words {
+            let found: i64 = containing.query_row(
+                [format!("scope : \"{scope}\" AND {column} : \"{word}\"")],
+                |r| r.get(0),
+            )?;
+            idfs.push(crate::fts_rank::idf(documents, found.unsigned_abs()));
         }
-        _ => words,
+        Ok(Self {
+            average_length: if documents == 0 {
+                1.0
+            } else {
+                total_length / documents as f64
+            },
+            idfs,
+        })
     }
+
+    /// The SQL call ranking a row of `name` by these statistics, higher is
+    /// better; its values bound through `filters`.
+    pub(crate) fn rank_sql(&self, name: &str, filters: &mut Filters) -> String {
+        let mut sql = format!(
+            "octopus_bm25({name}, {}",
+            filters.bind(Value::Real(self.average_length))
+        );
+        for idf in &self.idfs {
+            sql.push_str(", ");
+            sql.push_str(&filters.bind(Value::Real(*idf)));
+        }
+        sql.push(')');
+        sql
+    }
+}
+
+/// The message index's query: any of the words in the text, within the
+/// search's scope.
+fn message_fts_query(scope: &str, words: &[&str]) -> String {
+    let words: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+    format!("scope : \"{scope}\" AND text : ({})", words.join(" OR "))
 }
 
 #[async_trait]
@@ -287,10 +377,22 @@ impl MessageSearch for SqliteStore {
         let query = query.clone();
         self.db
             .read(move |conn| {
+                let words = search_terms(&query.text);
+                let scope = search_scope(&query, tenant);
+                // Scores from this scope's counts alone: never another tenant's.
+                let statistics = ScopedStatistics::count(
+                    conn,
+                    "search.message_fts",
+                    "message_fts",
+                    &scope,
+                    "text",
+                    &words,
+                )?;
                 let mut filters = Filters::default();
+                let rank = statistics.rank_sql("message_fts", &mut filters);
                 filters.push(
                     "message_fts MATCH ?",
-                    Value::Text(message_fts_query(&query, tenant)),
+                    Value::Text(message_fts_query(&scope, &words)),
                 );
                 filters.push("m.tenant_id = ?", blob(&tenant.0));
                 filters.push_plain("e.deleted_at IS NULL AND e.archived_at IS NULL");
@@ -313,11 +415,11 @@ impl MessageSearch for SqliteStore {
                 // The scope column weighs 0: its token matches every candidate.
                 let sql = format!(
                     "SELECT {}, e.agent_id AS episode_agent_id, e.user_id AS episode_user_id,
-                            bm25(message_fts, 1.0, 0.0) AS rank
+                            {rank} AS rank
                      FROM search.message_fts
                      JOIN messages m ON m.seq = message_fts.rowid
                      JOIN episodes e ON e.id = m.episode_id
-                     {} ORDER BY rank LIMIT {limit}",
+                     {} ORDER BY rank DESC LIMIT {limit}",
                     messages::columns("m"),
                     filters.where_sql()
                 );
@@ -328,8 +430,7 @@ impl MessageSearch for SqliteStore {
                     |row| {
                         let rank: f64 = row.get("rank")?;
                         Ok(MessageHit {
-                            // FTS5's bm25() is lower-is-better; clients expect higher-is-better.
-                            score: -rank,
+                            score: rank,
                             agent_id: AgentId(rows::uuid(row, "episode_agent_id")?),
                             user_id: row.get("episode_user_id")?,
                             message: messages::message_from_row(row)?,

@@ -636,3 +636,122 @@ pub async fn keyword_search_finds_a_collection_outranked_by_another(backend: &im
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].chunk.metadata.source, "b.md");
 }
+
+/// Scores depend only on the searcher's own data: another tenant writing
+/// the same words (messages and knowledge) moves none of a tenant's search
+/// scores, tenant-wide, per agent, per user or in its collection. A shared
+/// statistic would be a signal from one tenant to another.
+pub async fn one_tenants_data_never_moves_anothers_scores(backend: &impl Backend) {
+    use octopus_core::search::MessageSearchQuery;
+    let store = backend.open().await;
+    let acme = World::create(&*store, "acme").await;
+    store
+        .create_collection(acme.tenant, acme.agent, DIM, "test-model")
+        .await
+        .unwrap();
+    acme.say(
+        &*store,
+        Utc.with_ymd_and_hms(2026, 6, 1, 9, 0, 0).unwrap(),
+        &[
+            "We went hiking and ate an apple at the top",
+            "The apple orchard tour is on Sunday",
+            "Hiking boots need new laces",
+            "Nothing to do with it",
+        ],
+    )
+    .await;
+    store
+        .store_chunks(
+            acme.tenant,
+            acme.agent,
+            vec![
+                chunk(
+                    "a.md",
+                    0,
+                    "Hiking trails near the office.",
+                    direction(0, 0.0),
+                ),
+                chunk(
+                    "b.md",
+                    0,
+                    "Apple pie recipe for the party.",
+                    direction(1, 0.0),
+                ),
+                chunk("c.md", 0, "Parking rules.", direction(2, 0.0)),
+            ],
+        )
+        .await
+        .unwrap();
+    let searches = [
+        (None, None),
+        (Some(acme.agent), None),
+        (Some(acme.agent), Some("alice".to_owned())),
+    ];
+    let scores = |store: std::sync::Arc<dyn octopus_core::store::Store>| {
+        let searches = searches.clone();
+        async move {
+            let mut all = Vec::new();
+            for (agent_id, user_id) in searches {
+                let query = MessageSearchQuery {
+                    text: "hiking apple".into(),
+                    agent_id,
+                    user_id,
+                    conversation_id: None,
+                    from: None,
+                    to: None,
+                    limit: 10,
+                };
+                let hits = store.search_messages(acme.tenant, &query).await.unwrap();
+                all.push(
+                    hits.iter()
+                        .map(|h| (h.message.id, h.score))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            let chunks = store
+                .keyword_search_chunks(acme.tenant, acme.agent, &words("hiking apple"))
+                .await
+                .unwrap();
+            let chunks: Vec<_> = chunks.iter().map(|h| (h.chunk.id, h.score)).collect();
+            (all, chunks)
+        }
+    };
+    let before = scores(store.clone()).await;
+    assert_eq!(before.0[0].len(), 3, "three of acme's messages match");
+    assert_eq!(before.1.len(), 2, "two of acme's chunks match");
+
+    // Another tenant writes the same words, many times over.
+    let globex = World::create(&*store, "globex").await;
+    store
+        .create_collection(globex.tenant, globex.agent, DIM, "test-model")
+        .await
+        .unwrap();
+    let texts: Vec<String> = (0..60)
+        .map(|i| format!("Hiking day {i}: hiking again, and an apple"))
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    globex
+        .say(
+            &*store,
+            Utc.with_ymd_and_hms(2026, 6, 2, 9, 0, 0).unwrap(),
+            &texts,
+        )
+        .await;
+    let chunks = (0..30)
+        .map(|i| {
+            chunk(
+                &format!("g{i}.md"),
+                0,
+                "Hiking hiking hiking with an apple",
+                direction(i % 3, 0.1),
+            )
+        })
+        .collect();
+    store
+        .store_chunks(globex.tenant, globex.agent, chunks)
+        .await
+        .unwrap();
+
+    let after = scores(store.clone()).await;
+    assert_eq!(after, before, "acme's scores did not move");
+}

@@ -76,7 +76,8 @@ macro_rules! store_conformance_tests {
             knowledge_is_isolated_per_agent_and_tenant,
             chunks_survive_reopening_and_a_second_store_sees_them,
             keyword_search_follows_every_change,
-            keyword_search_finds_a_collection_outranked_by_another
+            keyword_search_finds_a_collection_outranked_by_another,
+            one_tenants_data_never_moves_anothers_scores
         );
         $crate::store_conformance_tests!(@memory $backend;
             appends_and_closes_queue_work_durably,

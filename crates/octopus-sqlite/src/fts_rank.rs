@@ -1,0 +1,221 @@
+//! BM25 over one tenant's (or agent's, or user's) documents, not the whole
+//! FTS5 table.
+//!
+//! FTS5's own `bm25()` takes its statistics (the number of documents, their
+//! average length, how many contain each word) from the whole table, which
+//! holds every tenant: one tenant's writes would move another's scores, a
+//! signal across tenants. So the statistics are counted within the search's
+//! scope (the documents carrying its scope token, see `search.rs` and
+//! `knowledge.rs`) and handed to two auxiliary functions registered on each
+//! connection:
+//!
+//! - `octopus_length(fts)`: a document's length in tokens, its last column
+//!   (the scope token) left out; summed over the scope for the average;
+//! - `octopus_bm25(fts, average_length, idf_0, idf_1, ...)`: the
+//!   document's BM25 (k1 = 1.2, b = 0.75, as FTS5's), one IDF per phrase of
+//!   the MATCH expression in order, the last column weighted 0. Higher is
+//!   better.
+//!
+//! FTS5 offers auxiliary functions only through its C API, so this module is
+//! one of the project's audited `unsafe` places: each block below calls the
+//! API exactly as its documentation describes (<https://sqlite.org/fts5.html>,
+//! "Custom Auxiliary Functions"), with the pointers FTS5 passes in.
+
+#![allow(unsafe_code)]
+
+use std::ffi::{CStr, c_int, c_void};
+
+use rusqlite::Connection;
+use rusqlite::ffi;
+
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// The IDF of a phrase found in `containing` of `documents` documents, as
+/// FTS5's `bm25()` computes it (never below a millionth, so that a word in
+/// most documents still counts a little).
+pub(crate) fn idf(documents: u64, containing: u64) -> f64 {
+    let n = documents as f64;
+    let df = containing as f64;
+    let idf = ((n - df + 0.5) / (df + 0.5)).ln();
+    if idf <= 0.0 { 1e-6 } else { idf }
+}
+
+/// Registers `octopus_length` and `octopus_bm25` on `conn`.
+pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
+    let api = fts5_api(conn)?;
+    create(api, c"octopus_length", length)?;
+    create(api, c"octopus_bm25", bm25)?;
+    Ok(())
+}
+
+/// The connection's FTS5 API, fetched as FTS5's documentation shows: a
+/// pointer bound to `SELECT fts5(?1)` under the type "fts5_api_ptr".
+fn fts5_api(conn: &Connection) -> rusqlite::Result<*mut ffi::fts5_api> {
+    let mut api: *mut ffi::fts5_api = std::ptr::null_mut();
+    // SAFETY: the handle is the live connection's; the statement is
+    // prepared, stepped and finalised here, with `api` outliving it.
+    unsafe {
+        let db = conn.handle();
+        let mut stmt: *mut ffi::sqlite3_stmt = std::ptr::null_mut();
+        let rc = ffi::sqlite3_prepare_v2(
+            db,
+            c"SELECT fts5(?1)".as_ptr(),
+            -1,
+            &raw mut stmt,
+            std::ptr::null_mut(),
+        );
+        if rc != ffi::SQLITE_OK {
+            return Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None));
+        }
+        ffi::sqlite3_bind_pointer(
+            stmt,
+            1,
+            (&raw mut api).cast::<c_void>(),
+            c"fts5_api_ptr".as_ptr(),
+            None,
+        );
+        ffi::sqlite3_step(stmt);
+        ffi::sqlite3_finalize(stmt);
+    }
+    if api.is_null() {
+        return Err(rusqlite::Error::SqliteFailure(
+            ffi::Error::new(ffi::SQLITE_ERROR),
+            Some("this SQLite has no FTS5".into()),
+        ));
+    }
+    Ok(api)
+}
+
+type AuxFunction = unsafe extern "C" fn(
+    *const ffi::Fts5ExtensionApi,
+    *mut ffi::Fts5Context,
+    *mut ffi::sqlite3_context,
+    c_int,
+    *mut *mut ffi::sqlite3_value,
+);
+
+fn create(api: *mut ffi::fts5_api, name: &CStr, function: AuxFunction) -> rusqlite::Result<()> {
+    // SAFETY: `api` came from `fts5_api` for this connection and is valid
+    // while it is open; FTS5 copies the name.
+    let rc = unsafe {
+        match (*api).xCreateFunction {
+            Some(create) => create(
+                api,
+                name.as_ptr(),
+                std::ptr::null_mut(),
+                Some(function),
+                None,
+            ),
+            None => ffi::SQLITE_MISUSE,
+        }
+    };
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None))
+    }
+}
+
+/// The row's length in tokens, its last column left out.
+///
+/// # Safety
+/// Called by FTS5 with its own live API and context pointers.
+unsafe fn document_length(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+) -> Option<f64> {
+    // SAFETY: as the caller's contract says.
+    unsafe {
+        let columns = ((*api).xColumnCount?)(fts);
+        let column_size = (*api).xColumnSize?;
+        let mut total = 0i64;
+        for column in 0..columns - 1 {
+            let mut size: c_int = 0;
+            if column_size(fts, column, &raw mut size) != ffi::SQLITE_OK {
+                return None;
+            }
+            total += i64::from(size);
+        }
+        Some(total as f64)
+    }
+}
+
+unsafe extern "C" fn length(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    _values: c_int,
+    _args: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: FTS5 passes live pointers for the duration of the call.
+    unsafe {
+        match document_length(api, fts) {
+            Some(length) => ffi::sqlite3_result_double(ctx, length),
+            None => ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_ERROR),
+        }
+    }
+}
+
+unsafe extern "C" fn bm25(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    values: c_int,
+    args: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: FTS5 passes live pointers for the duration of the call, and
+    // `args` holds `values` values.
+    unsafe {
+        match score(api, fts, values, args) {
+            Some(score) => ffi::sqlite3_result_double(ctx, score),
+            None => ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_ERROR),
+        }
+    }
+}
+
+/// # Safety
+/// As [`bm25`]'s.
+unsafe fn score(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    values: c_int,
+    args: *mut *mut ffi::sqlite3_value,
+) -> Option<f64> {
+    // SAFETY: as the caller's contract says.
+    unsafe {
+        let arg = |i: c_int| ffi::sqlite3_value_double(*args.offset(i as isize));
+        if values < 1 {
+            return None;
+        }
+        let average = arg(0).max(1.0);
+        let phrases = ((*api).xPhraseCount?)(fts);
+        let last_column = ((*api).xColumnCount?)(fts) - 1;
+        // Hits per phrase in the weighted columns.
+        let mut hits = vec![0.0f64; usize::try_from(phrases).ok()?];
+        let mut instances: c_int = 0;
+        if ((*api).xInstCount?)(fts, &raw mut instances) != ffi::SQLITE_OK {
+            return None;
+        }
+        let inst = (*api).xInst?;
+        for i in 0..instances {
+            let (mut phrase, mut column, mut offset) = (0, 0, 0);
+            if inst(fts, i, &raw mut phrase, &raw mut column, &raw mut offset) != ffi::SQLITE_OK {
+                return None;
+            }
+            if column != last_column {
+                hits[usize::try_from(phrase).ok()?] += 1.0;
+            }
+        }
+        let length = document_length(api, fts)?;
+        let norm = K1 * (1.0 - B + B * length / average);
+        let mut total = 0.0;
+        for (phrase, tf) in hits.iter().enumerate() {
+            let index = c_int::try_from(phrase).ok()? + 1;
+            if *tf > 0.0 && index < values {
+                total += arg(index) * tf * (K1 + 1.0) / (tf + norm);
+            }
+        }
+        Some(total)
+    }
+}
