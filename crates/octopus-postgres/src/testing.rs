@@ -83,39 +83,14 @@ pub async fn memory_jobs(url: &str, leased_only: bool) -> Vec<i64> {
 ///
 /// # Panics
 /// When the database refuses.
-pub async fn vector_row_keys(
-    url: &str,
-) -> std::collections::BTreeMap<octopus_core::vectors::VectorSet, Vec<u64>> {
-    use octopus_core::vectors::{VectorKind, VectorSet};
-    use octopus_core::{AgentId, TenantId};
-    use sqlx_core::row::Row;
-    let mut connection = sqlx_postgres::PgConnection::connect(url)
-        .await
-        .unwrap_or_else(|e| panic!("connect to the test database: {e}"));
-    let rows = sqlx_core::query::query(
-        "SELECT 'memory' AS kind, tenant_id, agent_id, seq FROM memory_vectors
+pub async fn vector_row_keys(url: &str) -> KeysBySet {
+    keys_by_set(
+        url,
+        "SELECT 'memory' AS kind, tenant_id, agent_id, seq AS key FROM memory_vectors
          UNION ALL SELECT 'knowledge', tenant_id, agent_id, seq FROM knowledge_chunks
-         ORDER BY seq",
+         ORDER BY key",
     )
-    .fetch_all(&mut connection)
     .await
-    .unwrap_or_else(|e| panic!("read the vector rows: {e}"));
-    connection.close().await.ok();
-    let mut sets = std::collections::BTreeMap::<VectorSet, Vec<u64>>::new();
-    for row in &rows {
-        let kind = match row.get::<&str, _>("kind") {
-            "memory" => VectorKind::Memory,
-            _ => VectorKind::Knowledge,
-        };
-        let set = VectorSet {
-            kind,
-            tenant: TenantId(row.get("tenant_id")),
-            agent: AgentId(row.get("agent_id")),
-        };
-        let key = row.get::<i64, _>("seq").unsigned_abs();
-        sets.entry(set).or_default().push(key);
-    }
-    sets
 }
 
 /// Every set's keys in pgvector's copy (`vector_points`) in the database
@@ -123,23 +98,32 @@ pub async fn vector_row_keys(
 ///
 /// # Panics
 /// When the database refuses.
-pub async fn pgvector_copy_keys(
-    url: &str,
-) -> std::collections::BTreeMap<octopus_core::vectors::VectorSet, Vec<u64>> {
+pub async fn pgvector_copy_keys(url: &str) -> KeysBySet {
+    keys_by_set(
+        url,
+        "SELECT kind, tenant_id, agent_id, key FROM vector_points ORDER BY key",
+    )
+    .await
+}
+
+/// Keys grouped by their vector set.
+pub type KeysBySet = std::collections::BTreeMap<octopus_core::vectors::VectorSet, Vec<u64>>;
+
+/// Runs `sql` (columns `kind`, `tenant_id`, `agent_id`, `key`, by key) and
+/// groups the keys by set.
+async fn keys_by_set(url: &str, sql: &str) -> KeysBySet {
     use octopus_core::vectors::{VectorKind, VectorSet};
     use octopus_core::{AgentId, TenantId};
     use sqlx_core::row::Row;
     let mut connection = sqlx_postgres::PgConnection::connect(url)
         .await
         .unwrap_or_else(|e| panic!("connect to the test database: {e}"));
-    let rows = sqlx_core::query::query(
-        "SELECT kind, tenant_id, agent_id, key FROM vector_points ORDER BY key",
-    )
-    .fetch_all(&mut connection)
-    .await
-    .unwrap_or_else(|e| panic!("read pgvector's copy: {e}"));
+    let rows = sqlx_core::query::query(sql)
+        .fetch_all(&mut connection)
+        .await
+        .unwrap_or_else(|e| panic!("read vector keys: {e}"));
     connection.close().await.ok();
-    let mut sets = std::collections::BTreeMap::<VectorSet, Vec<u64>>::new();
+    let mut sets = KeysBySet::new();
     for row in &rows {
         let kind = match row.get::<&str, _>("kind") {
             "memory" => VectorKind::Memory,
