@@ -268,6 +268,11 @@ pub struct MemoryConfig {
     /// `redacted_only`: a message with PII is stored as its redacted text,
     /// the original never written. Default `original`.
     pub pii_storage: crate::pii::PiiStorage,
+    /// The region (ISO 3166 code: `US`, `GB`, `DE`, ...) whose numbering
+    /// plan reads phone numbers written without a country code, in messages
+    /// as they are stored and as they leave for the model. National numbers
+    /// with a trunk `0` are also read in 28 other regions. Default `US`.
+    pub pii_region: String,
     /// When an episode that called tools closes, ask the agent's model to
     /// propose a procedure from it (stored pending approval). Default false.
     pub learn_procedures: bool,
@@ -294,12 +299,25 @@ impl Default for MemoryConfig {
             learn_procedures: false,
             pii_detection: crate::pii::PiiDetection::Redact,
             pii_storage: crate::pii::PiiStorage::Original,
+            pii_region: "US".to_owned(),
         }
     }
 }
 
 impl MemoryConfig {
+    /// The region `pii_region` names; US for a code that names none (which
+    /// [`MemoryConfig::validate`] refuses).
+    pub fn phone_region(&self) -> crate::pii::PhoneRegion {
+        crate::pii::PhoneRegion::parse(&self.pii_region).unwrap_or_default()
+    }
+
     pub fn validate(&self) -> Result<()> {
+        if crate::pii::PhoneRegion::parse(&self.pii_region).is_none() {
+            return Err(Error::invalid(
+                "pii_region",
+                "must be a two-letter region code with a numbering plan, such as US, GB or DE",
+            ));
+        }
         if self.max_working_memory_tokens < 256 {
             return Err(Error::invalid(
                 "max_working_memory_tokens",

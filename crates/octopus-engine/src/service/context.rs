@@ -89,7 +89,7 @@ impl Octopus {
         // model) redacted; its trigger patterns still see it as written.
         let written = message;
         let redacted = match memory.redact_pii {
-            true => octopus_core::pii::egress(message),
+            true => octopus_core::pii::egress_for(message, memory.phone_region()),
             false => std::borrow::Cow::Borrowed(message),
         };
         let message: &str = &redacted;

@@ -321,7 +321,7 @@ fn with_pii_policy(
     memory: &octopus_core::agent::MemoryConfig,
 ) -> MessageRecord {
     use octopus_core::message::MessageContent;
-    use octopus_core::pii::{PiiDetection, PiiStorage, detect, redact};
+    use octopus_core::pii::{PiiDetection, PiiStorage, detect_for, redact};
     let marked = record.contains_pii || record.redacted_content.is_some();
     if memory.pii_detection != PiiDetection::Off && !marked {
         let text = record
@@ -329,7 +329,7 @@ fn with_pii_policy(
             .as_ref()
             .map(MessageContent::text)
             .unwrap_or_default();
-        let findings = detect(&text);
+        let findings = detect_for(&text, memory.phone_region());
         if !findings.is_empty() {
             record.contains_pii = true;
             if memory.pii_detection == PiiDetection::Redact {

@@ -8,6 +8,7 @@ mod flows;
 mod harness;
 mod isolation;
 mod knowledge;
+mod pii;
 #[cfg(feature = "postgres-tests")]
 mod postgres_outage;
 mod procedures;

@@ -3,11 +3,16 @@
 //! Each detector finds candidates with a regular expression and keeps only
 //! those that pass the kind's own check (a Luhn sum for cards, mod-97 for
 //! IBANs, allocation ranges for US SSNs, digit counts for phone numbers,
-//! entropy for unprefixed secrets), so order ids, dates and version numbers
-//! are not taken for PII. Findings are byte spans; redaction replaces each
-//! with a typed placeholder such as `[EMAIL]`.
+//! entropy for unprefixed secrets, a numbering plan for phone numbers:
+//! [`phone`]), so order ids, dates and version numbers are not taken for
+//! PII. Findings are byte spans; redaction replaces each with a typed
+//! placeholder such as `[EMAIL]`.
+
+mod phone;
 
 use std::sync::OnceLock;
+
+pub use phone::PhoneRegion;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -38,9 +43,15 @@ pub enum PiiStorage {
 }
 
 /// A text as it may leave Octopus when PII must not: redacted where anything
-/// is detected, borrowed as it is otherwise.
+/// is detected, borrowed as it is otherwise. Phone numbers without a
+/// country code are read as US numbers; [`egress_for`] names the region.
 pub fn egress(text: &str) -> std::borrow::Cow<'_, str> {
-    let findings = detect(text);
+    egress_for(text, PhoneRegion::default())
+}
+
+/// [`egress`], reading phone numbers without a country code in `region`.
+pub fn egress_for(text: &str, region: PhoneRegion) -> std::borrow::Cow<'_, str> {
+    let findings = detect_for(text, region);
     match findings.is_empty() {
         true => std::borrow::Cow::Borrowed(text),
         false => std::borrow::Cow::Owned(redact(text, &findings)),
@@ -113,15 +124,23 @@ fn detectors() -> &'static Detectors {
             ssn: build(r"\b([0-9]{3})-([0-9]{2})-([0-9]{4})\b"),
             ipv4: build(r"\b(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\b"),
             ipv6: build(r"[0-9A-Fa-f:]*:[0-9A-Fa-f:]*:[0-9A-Fa-f:]*"),
-            phone: build(r"(?:\+[0-9]{1,3}[ .-]?)?(?:\([0-9]{1,4}\)[ .-]?)?[0-9]{1,4}(?:[ .-][0-9]{1,6}){1,6}|\+[0-9]{8,15}\b"),
+            // Digits in groups, with the separators, parentheses and `+` people
+            // write numbers with; phone::is_phone decides what it is.
+            phone: build(r"\+?(?:\([0-9]{1,5}\)|[0-9]{1,15})(?:[ ./-]?(?:\([0-9]{1,5}\)|[0-9]{1,15})){0,7}"),
         }
     })
 }
 
 /// Every PII span of `text`, in order, none overlapping (where two kinds
 /// claim the same bytes, the first found in the order secrets, e-mail,
-/// IBAN, card, SSN, IP, phone wins).
+/// IBAN, card, SSN, IP, phone wins). Phone numbers without a country code
+/// are read as US numbers; [`detect_for`] names the region.
 pub fn detect(text: &str) -> Vec<Finding> {
+    detect_for(text, PhoneRegion::default())
+}
+
+/// [`detect`], reading phone numbers without a country code in `region`.
+pub fn detect_for(text: &str, region: PhoneRegion) -> Vec<Finding> {
     // Most messages hold no digit and no `@`: skip the scans that need one.
     let has_digit = text.bytes().any(|b| b.is_ascii_digit());
     let has_at = text.contains('@');
@@ -159,7 +178,21 @@ pub fn detect(text: &str) -> Vec<Finding> {
         }) {
             add(PiiKind::Iban, start, end, &mut found);
         }
-        let taken = found.clone();
+        // An IBAN whose checksum fails is no IBAN, and its digits are no
+        // card or phone either (`DE89 3704 0044 0532 0130 01`). The run of
+        // IBAN-like groups that holds a valid one blocks nothing: what
+        // follows the IBAN in it may be a card.
+        let iban_shaped: Vec<Finding> = d
+            .iban
+            .find_iter(text)
+            .map(|m| Finding {
+                kind: PiiKind::Iban,
+                start: m.start(),
+                end: m.end(),
+            })
+            .filter(|shaped| free(&found, shaped.start, shaped.end))
+            .collect();
+        let taken = [found.as_slice(), &iban_shaped].concat();
         for (start, end) in longest_prefixes(&d.card, text, |s, e| {
             free(&taken, s, e) && card_ok(&text[s..e])
         }) {
@@ -188,9 +221,21 @@ pub fn detect(text: &str) -> Vec<Finding> {
                 add(PiiKind::IpAddress, m.start(), m.end(), &mut found);
             }
         }
-        let taken = found.clone();
+        // A run of digits written as a date or in blocks of four is no
+        // phone, and neither is any part of it (`2024 0503 1234`).
+        let other_numbers: Vec<Finding> = d
+            .phone
+            .find_iter(text)
+            .filter(|m| phone::written_as_another_number(m.as_str()))
+            .map(|m| Finding {
+                kind: PiiKind::Phone,
+                start: m.start(),
+                end: m.end(),
+            })
+            .collect();
+        let taken = [found.as_slice(), &iban_shaped, &other_numbers].concat();
         for (start, end) in longest_prefixes(&d.phone, text, |s, e| {
-            free(&taken, s, e) && phone_ok(text, s, e)
+            free(&taken, s, e) && phone::is_phone(text, s, e, region)
         }) {
             add(PiiKind::Phone, start, end, &mut found);
         }
@@ -318,55 +363,6 @@ fn ssn_ok(area: &str, group: &str, serial: &str) -> bool {
     area != 0 && area != 666 && area < 900 && group != "00" && serial != "0000"
 }
 
-/// A phone number: 8 to 15 digits (E.164), with an international prefix or
-/// the separators people write numbers with, and not a date, a time, an
-/// amount or part of a longer number.
-fn phone_ok(text: &str, start: usize, end: usize) -> bool {
-    let candidate = &text[start..end];
-    let count = digits(candidate).len();
-    if !(8..=15).contains(&count) {
-        return false;
-    }
-    let before = text[..start].chars().next_back();
-    let after = text[end..].chars().next();
-    if before.is_some_and(|c| {
-        c.is_ascii_alphanumeric()
-            || matches!(c, '.' | '/' | ',' | '$' | '€' | '£' | '#' | '-' | '+' | '(')
-    }) || after.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '%' | ',' | '-'))
-    {
-        return false;
-    }
-    // Dates (2024-05-03, 03.05.2024) and clock times are not numbers to call.
-    let groups: Vec<&str> = candidate
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|g| !g.is_empty())
-        .collect();
-    if candidate.contains('.') && groups.len() <= 3 {
-        return false;
-    }
-    // An ISBN-13 (978-3-16-148410-0) is a book, not a phone.
-    if count == 13 && (candidate.starts_with("978") || candidate.starts_with("979")) {
-        return false;
-    }
-    // 12 345 678: a number written with thousands separators; 1234 5678
-    // 9012: groups of four, as card and reference numbers are written.
-    let plain = !candidate.starts_with('+') && !candidate.starts_with('(');
-    if plain && groups.len() >= 3 && groups.iter().all(|g| g.len() == 4) {
-        return false;
-    }
-    if plain && groups[0].len() <= 3 && groups[1..].iter().all(|g| g.len() == 3) {
-        return false;
-    }
-    if groups.len() == 3
-        && (groups[0].len() == 4 || groups[2].len() == 4)
-        && candidate.contains('-')
-        && !candidate.starts_with('+')
-    {
-        return groups[0].len() == 3 && groups[1].len() == 3 && groups[2].len() == 4;
-    }
-    candidate.starts_with('+') || candidate.starts_with('(') || groups.len() >= 3 || count >= 10
-}
-
 /// A long token that reads like a key: letters and digits mixed, and high
 /// character entropy (English words and hex hashes of commits fall below).
 fn looks_random(token: &str) -> bool {
@@ -459,6 +455,63 @@ mod tests {
     }
 
     #[test]
+    fn phone_numbers_are_read_by_numbering_plans_in_every_format() {
+        // Each was missed, or cut short, by the one pattern that came before.
+        assert_eq!(
+            kinds("x 555-867-5309, y"),
+            [(PiiKind::Phone, "555-867-5309")]
+        );
+        assert_eq!(
+            redact(
+                "+44 20 7946 0958, thanks",
+                &detect("+44 20 7946 0958, thanks")
+            ),
+            "[PHONE], thanks"
+        );
+        for number in [
+            "07700 900123",
+            "030 12345678",
+            "4155552671",
+            "0044 20 7946 0958",
+            "+44 (0)20 7946 0958",
+            "089/1234567",
+            "090-1234-5678",
+            "212.555.0198",
+            "(02) 9374 4000",
+            "+55 11 91234-5678",
+        ] {
+            let text = format!("call {number}. Thanks");
+            assert_eq!(kinds(&text), [(PiiKind::Phone, number)], "{text}");
+        }
+    }
+
+    #[test]
+    fn numbers_without_a_country_code_are_read_in_the_agents_region() {
+        let spain = PhoneRegion::parse("es").unwrap();
+        let text = "Llámame al 912 345 678 mañana";
+        assert!(detect(text).is_empty(), "nine digits are no US number");
+        assert_eq!(
+            detect_for(text, spain)
+                .iter()
+                .map(|f| &text[f.start..f.end])
+                .collect::<Vec<_>>(),
+            ["912 345 678"]
+        );
+        assert_eq!(PhoneRegion::parse("XX"), None);
+        assert_eq!(PhoneRegion::parse("USA"), None);
+    }
+
+    #[test]
+    fn an_iban_that_fails_its_checksum_is_not_read_as_a_card() {
+        let text = "IBAN DE89 3704 0044 0532 0130 01 please";
+        assert!(kinds(text).is_empty(), "{:?}", kinds(text));
+        assert_eq!(
+            kinds("IBAN DE89 3704 0044 0532 0130 00 please"),
+            [(PiiKind::Iban, "DE89 3704 0044 0532 0130 00")]
+        );
+    }
+
+    #[test]
     fn look_alikes_are_not_pii() {
         for text in [
             "Order ORD-88213 shipped on 2024-05-03 at 14:30",
@@ -469,6 +522,11 @@ mod tests {
             "The commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 fixed it",
             "We sold 12 345 units",
             "Call me at 5 pm",
+            "Order 9876543210 is delayed",
+            "Meeting ID 812 3456 7890, passcode 42",
+            "ISBN 0-306-40615-2",
+            "We sold 1 234 567 890 units",
+            "Between 2019 2024 and 2025",
         ] {
             assert!(kinds(text).is_empty(), "{text}: {:?}", kinds(text));
         }
