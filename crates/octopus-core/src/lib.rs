@@ -15,6 +15,7 @@
 pub mod agent;
 pub mod bounds;
 pub mod chat;
+pub mod chat_history;
 pub mod chunking;
 pub mod conversation;
 pub mod dump;

@@ -2,11 +2,15 @@
 //! DESIGN.md §3 and pruned to the agent's token budget. Pure: the retrieval
 //! happens before, in the engine; nothing here is stored.
 //!
-//! Order: system prompt; procedures; `[Retrieved Knowledge]`; episodic
-//! snippets; the current episode's history; the user message. Over budget,
-//! the oldest history goes first, then the lowest-scored knowledge chunk or
-//! episodic snippet, one at a time. The system prompt and the user message are
-//! never dropped: when they alone exceed the budget the assembly fails.
+//! Order: system prompt (left out when empty); procedures; `[Retrieved
+//! Knowledge]`; episodic snippets; the current episode's history; the user
+//! message. Over budget, the oldest history goes first, then the
+//! lowest-scored knowledge chunk or episodic snippet, one at a time, and the
+//! latest exchange (history from the user's previous message on) last of
+//! all. History goes in whole units: an assistant's tool calls go with their
+//! results. The system prompt and the user message are never dropped: when
+//! they alone exceed the budget the assembly fails. The trace says why each
+//! item went ([`PruneReason`]).
 //!
 //! Counting follows OpenAI's chat format: each message costs its content's
 //! tokens plus [`MESSAGE_OVERHEAD`] (one more with a `name`), and every reply
@@ -106,6 +110,24 @@ pub struct BlockTokens {
     pub items: usize,
 }
 
+/// Why an item was left out of a context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum PruneReason {
+    /// Its block was over its own limit: the procedures' share of the
+    /// budget, or `episodic_max_tokens`; the lowest-scored went first.
+    BlockLimit,
+    /// The context was over budget: the oldest history goes first.
+    OldestHistory,
+    /// Over budget with no older history left: the lowest-scored knowledge
+    /// chunk or past-conversation snippet.
+    LowestScore,
+    /// Over budget with nothing else left to drop: the latest exchange (the
+    /// user's previous message and what answered it), oldest first.
+    LatestExchange,
+}
+
 /// Something left out to fit the budget.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -116,6 +138,7 @@ pub struct Pruned {
     pub score: Option<f64>,
     /// What it cost before it was dropped.
     pub tokens: u32,
+    pub reason: PruneReason,
 }
 
 /// How a context came to be what it is.
@@ -147,8 +170,33 @@ pub struct AssembledContext {
     pub trace: ContextTrace,
 }
 
+/// A message's tokens: its content, its tool calls' names and arguments
+/// (as the provider sends them, JSON) and the chat format's overhead.
 fn message_tokens(message: &ChatMessage, counter: &dyn TokenCounter) -> u32 {
-    MESSAGE_OVERHEAD + u32::from(message.name.is_some()) + counter.count(&message.content)
+    let calls: u32 = message
+        .tool_calls
+        .iter()
+        .map(|call| {
+            MESSAGE_OVERHEAD
+                + counter.count(&call.name)
+                + counter.count(&call.arguments.to_string())
+        })
+        .sum();
+    MESSAGE_OVERHEAD + u32::from(message.name.is_some()) + counter.count(&message.content) + calls
+}
+
+/// The history's units, as index ranges in order: a message, or an
+/// assistant's tool calls with the results that follow them. Pruning takes
+/// whole units, so what remains is a history a chat API accepts.
+fn history_units(history: &[ChatMessage]) -> Vec<std::ops::Range<usize>> {
+    let mut units: Vec<std::ops::Range<usize>> = Vec::new();
+    for (index, message) in history.iter().enumerate() {
+        match units.last_mut() {
+            Some(unit) if message.role == Role::Tool => unit.end = index + 1,
+            _ => units.push(index..index + 1),
+        }
+    }
+    units
 }
 
 fn render_block(header: &str, items: &[Retrieved]) -> Option<ChatMessage> {
@@ -221,6 +269,7 @@ fn keep_within(
             id: item.id,
             score: Some(item.score),
             tokens: before - counted.tokens,
+            reason: PruneReason::BlockLimit,
         });
     }
     counted
@@ -232,9 +281,13 @@ pub fn assemble(
     budget: u32,
     counter: &dyn TokenCounter,
 ) -> Result<AssembledContext> {
-    let system = ChatMessage::new(Role::System, parts.system_prompt);
+    // An empty system prompt is not sent: providers would get an empty
+    // system message (OpenAI) or an empty `system` field (Anthropic).
+    let system = (!parts.system_prompt.trim().is_empty())
+        .then(|| ChatMessage::new(Role::System, parts.system_prompt));
+    let system_tokens = system.as_ref().map_or(0, |m| message_tokens(m, counter));
     let user = ChatMessage::new(Role::User, parts.user_message);
-    let fixed = REPLY_PRIMING + message_tokens(&system, counter) + message_tokens(&user, counter);
+    let fixed = REPLY_PRIMING + system_tokens + message_tokens(&user, counter);
     if fixed > budget {
         return Err(Error::invalid(
             "max_working_memory_tokens",
@@ -276,21 +329,39 @@ pub fn assemble(
         .map(|m| message_tokens(m, counter))
         .collect();
     let mut history_total: u32 = history_costs.iter().sum();
-    let mut first_kept = 0;
+    let units = history_units(&parts.history);
+    // The latest exchange: the units from the last user message on.
+    let latest = units
+        .iter()
+        .rposition(|unit| parts.history[unit.start].role == Role::User)
+        .unwrap_or(units.len());
+    let mut units_dropped = 0;
+    // Notes a unit as pruned; returns its tokens.
+    let drop_unit =
+        |unit: &std::ops::Range<usize>, reason: PruneReason, pruned: &mut Vec<Pruned>| {
+            for index in unit.clone() {
+                pruned.push(Pruned {
+                    block: Block::History,
+                    id: index.to_string(),
+                    score: None,
+                    tokens: history_costs[index],
+                    reason,
+                });
+            }
+            history_costs[unit.clone()].iter().sum::<u32>()
+        };
 
     let total = |history_total: u32, knowledge: &CountedBlock, episodic: &CountedBlock| {
         fixed + procedures.tokens + knowledge.tokens + episodic.tokens + history_total
     };
     while total(history_total, &knowledge, &episodic) > budget {
-        if first_kept < parts.history.len() {
-            pruned.push(Pruned {
-                block: Block::History,
-                id: first_kept.to_string(),
-                score: None,
-                tokens: history_costs[first_kept],
-            });
-            history_total -= history_costs[first_kept];
-            first_kept += 1;
+        if units_dropped < latest {
+            history_total -= drop_unit(
+                &units[units_dropped],
+                PruneReason::OldestHistory,
+                &mut pruned,
+            );
+            units_dropped += 1;
             continue;
         }
         // The lowest score of either list; knowledge first on a tie.
@@ -305,6 +376,15 @@ pub fn assemble(
             (Some((_, k)), Some((_, e))) => k <= e,
             (Some(_), None) => true,
             (None, Some(_)) => false,
+            (None, None) if units_dropped < units.len() => {
+                history_total -= drop_unit(
+                    &units[units_dropped],
+                    PruneReason::LatestExchange,
+                    &mut pruned,
+                );
+                units_dropped += 1;
+                continue;
+            }
             (None, None) => break, // only procedures left, within their share
         };
         let (items, block, header, counted) = if from_knowledge {
@@ -331,11 +411,15 @@ pub fn assemble(
             id: item.id,
             score: Some(item.score),
             tokens: before - counted.tokens,
+            reason: PruneReason::LowestScore,
         });
     }
+    let first_kept = units
+        .get(units_dropped)
+        .map_or(parts.history.len(), |u| u.start);
 
     let history = &parts.history[first_kept..];
-    let mut messages = vec![system.clone()];
+    let mut messages: Vec<ChatMessage> = system.iter().cloned().collect();
     messages.extend(procedures.message.clone());
     messages.extend(knowledge.message.clone());
     messages.extend(episodic.message.clone());
@@ -344,8 +428,8 @@ pub fn assemble(
     let blocks = vec![
         BlockTokens {
             block: Block::SystemPrompt,
-            tokens: message_tokens(&system, counter),
-            items: 1,
+            tokens: system_tokens,
+            items: usize::from(system.is_some()),
         },
         BlockTokens {
             block: Block::Procedures,
@@ -521,6 +605,104 @@ mod tests {
     }
 
     #[test]
+    fn the_latest_exchange_outlasts_retrieved_items() {
+        // A small budget: two long knowledge chunks, two snippets, and a
+        // history whose last exchange is what the message follows up on.
+        let input = parts(4, &[(0.9, 40), (0.8, 40)], &[(0.7, 40), (0.6, 40)]);
+        let context = assemble(input.clone(), 300, &ApproximateTokenCounter).unwrap();
+        let sent: Vec<&str> = context
+            .messages
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect();
+        assert!(
+            sent.contains(&input.history[2].content.as_str()),
+            "the previous user message is kept: {sent:?}"
+        );
+        assert!(
+            sent.contains(&input.history[3].content.as_str()),
+            "and its answer"
+        );
+        let reasons: Vec<(Block, PruneReason)> = context
+            .trace
+            .pruned
+            .iter()
+            .map(|p| (p.block, p.reason))
+            .collect();
+        assert_eq!(
+            reasons[..2],
+            [
+                (Block::History, PruneReason::OldestHistory),
+                (Block::History, PruneReason::OldestHistory)
+            ]
+        );
+        assert!(
+            reasons[2..]
+                .iter()
+                .all(|(_, reason)| *reason == PruneReason::LowestScore),
+            "{reasons:?}"
+        );
+    }
+
+    #[test]
+    fn a_tool_round_is_pruned_whole_and_its_calls_are_counted() {
+        let call = crate::chat::ToolCall {
+            id: "call_1".into(),
+            name: "get_order_status".into(),
+            arguments: serde_json::json!({"order": "ORD-8821", "detail": "full ".repeat(50)}),
+        };
+        let mut input = parts(0, &[], &[]);
+        input.history = vec![
+            ChatMessage::new(Role::User, "Where is order 8821?"),
+            ChatMessage {
+                tool_calls: vec![call],
+                ..ChatMessage::new(Role::Assistant, "")
+            },
+            ChatMessage {
+                tool_call_id: Some("call_1".into()),
+                ..ChatMessage::new(Role::Tool, "shipped with FedEx")
+            },
+            ChatMessage::new(Role::Assistant, "It shipped with FedEx."),
+            ChatMessage::new(Role::User, "And the other one?"),
+            ChatMessage::new(Role::Assistant, "Which one?"),
+        ];
+        let all = assemble(input.clone(), 100_000, &ApproximateTokenCounter).unwrap();
+        let calls_cost = message_tokens(&input.history[1], &ApproximateTokenCounter);
+        assert!(calls_cost > 50, "the arguments count: {calls_cost}");
+        // Room for all but the first two messages: the round cannot stay
+        // without its call, so it goes whole.
+        let first_two: u32 = input.history[..2]
+            .iter()
+            .map(|m| message_tokens(m, &ApproximateTokenCounter))
+            .sum();
+        let context = assemble(
+            input.clone(),
+            all.trace.total_tokens - first_two,
+            &ApproximateTokenCounter,
+        )
+        .unwrap();
+        let pruned: Vec<&str> = context.trace.pruned.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(pruned, ["0", "1", "2"]);
+        assert!(
+            context.messages.iter().all(|m| m.role != Role::Tool),
+            "no result without its call"
+        );
+    }
+
+    #[test]
+    fn an_empty_system_prompt_is_not_sent() {
+        let mut input = parts(1, &[], &[]);
+        input.system_prompt = "  ".into();
+        let context = assemble(input, 10_000, &ApproximateTokenCounter).unwrap();
+        assert_eq!(context.messages[0].role, Role::User);
+        assert_eq!(context.trace.blocks[0].tokens, 0);
+        assert_eq!(
+            context.trace.total_tokens,
+            count_prompt(&context.messages, &ApproximateTokenCounter)
+        );
+    }
+
+    #[test]
     fn a_budget_below_the_fixed_parts_is_refused() {
         let error = assemble(parts(0, &[], &[]), 10, &ApproximateTokenCounter).unwrap_err();
         assert!(
@@ -552,13 +734,32 @@ mod tests {
             prop_assert_eq!(&context.messages[0].content, &input.system_prompt);
             prop_assert_eq!(&context.messages.last().unwrap().content, &input.user_message);
 
-            // History goes first, oldest first: no chunk or snippet is pruned
-            // while a history message remains.
+            // History goes first, oldest first, but for the latest exchange
+            // (from the last user message on, the last one or two messages
+            // here): no chunk or snippet is pruned while older history
+            // remains, and the latest exchange goes only when no retrieved
+            // item is left.
+            let latest = match history {
+                0 => 0,
+                n => (n - 1) % 2 + 1,
+            };
             let first_retrieved = trace.pruned.iter().position(|p| p.block != Block::History);
             let history_pruned = trace.pruned.iter().filter(|p| p.block == Block::History).count();
             if let Some(first) = first_retrieved {
-                prop_assert_eq!(history_pruned, history, "all history went before any retrieval");
-                prop_assert!(trace.pruned[first..].iter().all(|p| p.block != Block::History));
+                prop_assert_eq!(history_pruned.min(history - latest), history - latest, "older history went before any retrieval");
+                prop_assert!(trace.pruned[first..].iter().filter(|p| p.block == Block::History).all(|p| p.reason == PruneReason::LatestExchange));
+            }
+            for p in &trace.pruned {
+                let expected = match p.block {
+                    Block::History if p.id.parse::<usize>().unwrap() < history - latest => PruneReason::OldestHistory,
+                    Block::History => PruneReason::LatestExchange,
+                    _ => PruneReason::LowestScore,
+                };
+                prop_assert_eq!(p.reason, expected, "{:?}", p);
+            }
+            if trace.pruned.iter().any(|p| p.reason == PruneReason::LatestExchange) {
+                let kept_retrieved = trace.blocks.iter().filter(|b| matches!(b.block, Block::Knowledge | Block::Episodic)).map(|b| b.items).sum::<usize>();
+                prop_assert_eq!(kept_retrieved, 0, "the latest exchange went last");
             }
             let ids: Vec<String> = trace.pruned.iter().filter(|p| p.block == Block::History).map(|p| p.id.clone()).collect();
             let expected: Vec<String> = (0..history_pruned).map(|i| i.to_string()).collect();

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use octopus_core::working_memory::ChatMessage;
+use octopus_core::chat_history::History;
 use octopus_core::{ConversationId, EpisodeId, TenantId};
 
 type Key = (TenantId, ConversationId);
@@ -27,7 +27,7 @@ pub(crate) struct HistoryVersion {
 
 struct Entry {
     version: HistoryVersion,
-    messages: Arc<Vec<ChatMessage>>,
+    history: Arc<History>,
     bytes: usize,
     last_used: u64,
 }
@@ -45,11 +45,21 @@ struct State {
 }
 
 /// Bytes an entry holds, near enough for a bound.
-fn size(messages: &[ChatMessage]) -> usize {
-    messages
+fn size(history: &History) -> usize {
+    let calls = |calls: &[octopus_core::chat::ToolCall]| -> usize {
+        calls
+            .iter()
+            .map(|c| c.id.len() + c.name.len() + c.arguments.to_string().len() + 64)
+            .sum()
+    };
+    history
+        .messages
         .iter()
-        .map(|m| m.content.len() + m.name.as_ref().map_or(0, String::len) + 64)
+        .map(|m| {
+            m.content.len() + m.name.as_ref().map_or(0, String::len) + calls(&m.tool_calls) + 64
+        })
         .sum::<usize>()
+        + history.pending.len() * 256
         + 128
 }
 
@@ -62,7 +72,7 @@ impl HistoryCache {
     }
 
     /// The cached history, if it is still at `version`.
-    pub(crate) fn get(&self, key: Key, version: HistoryVersion) -> Option<Arc<Vec<ChatMessage>>> {
+    pub(crate) fn get(&self, key: Key, version: HistoryVersion) -> Option<Arc<History>> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.clock += 1;
         let clock = state.clock;
@@ -71,7 +81,7 @@ impl HistoryCache {
             return None;
         }
         entry.last_used = clock;
-        Some(Arc::clone(&entry.messages))
+        Some(Arc::clone(&entry.history))
     }
 
     /// Drops a conversation's history; returns whether one was cached.
@@ -87,8 +97,8 @@ impl HistoryCache {
     }
 
     /// Caches a history, evicting the least recently used ones beyond the bound.
-    pub(crate) fn put(&self, key: Key, version: HistoryVersion, messages: Arc<Vec<ChatMessage>>) {
-        let bytes = size(&messages);
+    pub(crate) fn put(&self, key: Key, version: HistoryVersion, history: Arc<History>) {
+        let bytes = size(&history);
         if bytes > self.max_bytes {
             return;
         }
@@ -99,7 +109,7 @@ impl HistoryCache {
             key,
             Entry {
                 version,
-                messages,
+                history,
                 bytes,
                 last_used,
             },
@@ -132,13 +142,15 @@ impl HistoryCache {
 mod tests {
     use super::*;
     use octopus_core::message::Role;
+    use octopus_core::working_memory::ChatMessage;
 
-    fn history(n: usize, len: usize) -> Arc<Vec<ChatMessage>> {
-        Arc::new(
-            (0..n)
+    fn history(n: usize, len: usize) -> Arc<History> {
+        Arc::new(History {
+            messages: (0..n)
                 .map(|_| ChatMessage::new(Role::User, "x".repeat(len)))
                 .collect(),
-        )
+            pending: Vec::new(),
+        })
     }
 
     #[test]

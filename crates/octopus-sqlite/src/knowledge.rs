@@ -335,10 +335,13 @@ impl KnowledgeStore for SqliteStore {
     ) -> Result<Vec<ChunkHit>> {
         query.validate()?;
         let query = query.clone();
+        let statistics = std::sync::Arc::clone(&self.knowledge_statistics);
         self.db
             .read(move |conn| {
-                require_collection(conn, tenant, agent)?;
-                keyword_hits(conn, tenant, agent, &query)
+                let collection = require_collection(conn, tenant, agent)?;
+                let version = (collection.created_at, collection.version);
+                let cached = Some((statistics.as_ref(), version));
+                keyword_hits(conn, tenant, agent, &query, cached)
             })
             .await
     }
@@ -370,6 +373,7 @@ fn keyword_hits(
     tenant: TenantId,
     agent: AgentId,
     query: &KeywordQuery,
+    cached: crate::search::Cached<'_>,
 ) -> StoreResult<Vec<ChunkHit>> {
     let terms = octopus_core::search::search_terms(&query.text);
     let scope = knowledge_scope(tenant, agent);
@@ -380,6 +384,7 @@ fn keyword_hits(
         &scope,
         "{heading content}",
         &terms,
+        cached,
     )?;
     let mut filters = Filters::default();
     let rank = statistics.rank_sql("knowledge_fts", &mut filters);

@@ -49,6 +49,8 @@ pub struct SqliteStore {
     vectors: Arc<dyn VectorIndex>,
     /// The sets seen with their copy behind the rows.
     lagging: Arc<octopus_core::vector_lag::LagWatch>,
+    /// Knowledge collections' keyword statistics, kept per version.
+    knowledge_statistics: Arc<search::StatisticsCache>,
 }
 
 impl SqliteStore {
@@ -80,6 +82,7 @@ impl SqliteStore {
             indexer,
             vectors,
             lagging: Arc::default(),
+            knowledge_statistics: Arc::default(),
         })
     }
 

@@ -294,8 +294,47 @@ pub(crate) struct ScopedStatistics {
     pub idfs: Vec<f64>,
 }
 
+/// The BM25 counts of scopes whose content has a version (a knowledge
+/// collection's), kept while it stays at that version: counting a
+/// collection's lengths reads every chunk of it (65 ms a search at 100k
+/// chunks), and its words' document counts repeat from search to search.
+#[derive(Default)]
+pub(crate) struct StatisticsCache {
+    scopes: std::sync::Mutex<std::collections::HashMap<String, CountedScope>>,
+}
+
+struct CountedScope {
+    version: ContentVersion,
+    documents: u64,
+    total_length: f64,
+    containing: std::collections::HashMap<String, u64>,
+}
+
+impl StatisticsCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, CountedScope>> {
+        self.scopes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Scopes and words per scope the cache holds; past either, it starts over
+/// (a bound on memory, not an eviction policy: both are far above use).
+const MAX_CACHED_SCOPES: usize = 4096;
+const MAX_CACHED_WORDS: usize = 20_000;
+
+/// A scope's content version: when its collection was made, and its version
+/// since (a collection made again starts at version 0 again).
+pub(crate) type ContentVersion = (i64, i64);
+
+/// Where a scope's counts may be kept: the cache and the version its content
+/// is at, read before counting (a count taken after a change is then filed
+/// under the older version, which no search asks for again).
+pub(crate) type Cached<'a> = Option<(&'a StatisticsCache, ContentVersion)>;
+
 impl ScopedStatistics {
-    /// Counts them with `table` (schema-qualified) and its `column` of words.
+    /// Counts them with `table` (schema-qualified) and its `column` of
+    /// words, or takes them from `cached` when it holds the scope's version.
     pub(crate) fn count(
         conn: &Connection,
         table: &str,
@@ -303,32 +342,90 @@ impl ScopedStatistics {
         scope: &str,
         column: &str,
         words: &[&str],
+        cached: Cached<'_>,
     ) -> StoreResult<Self> {
-        let (documents, total_length): (i64, f64) = conn
-            .prepare_cached(&format!(
-                // Materialised: an auxiliary function runs only in the
-                // full-text query's own result, not inside an aggregate.
-                "WITH scoped AS MATERIALIZED (
-                     SELECT octopus_length({name}) AS length FROM {table} WHERE {name} MATCH ?1
-                 )
-                 SELECT count(*), total(length) FROM scoped"
-            ))?
-            .query_row([format!("scope : \"{scope}\"")], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
-        let documents = documents.unsigned_abs();
-        let mut containing = conn.prepare_cached(&format!(
+        let known = cached.and_then(|(cache, version)| {
+            let scopes = cache.lock();
+            let counted = scopes.get(scope).filter(|c| c.version == version)?;
+            let containing: Vec<Option<u64>> = words
+                .iter()
+                .map(|w| counted.containing.get(*w).copied())
+                .collect();
+            Some((counted.documents, counted.total_length, containing))
+        });
+        let (documents, total_length, mut containing) = match known {
+            Some(known) => known,
+            None => {
+                let (documents, total_length): (i64, f64) = conn
+                    .prepare_cached(&format!(
+                        // Materialised: an auxiliary function runs only in the
+                        // full-text query's own result, not inside an aggregate.
+                        "WITH scoped AS MATERIALIZED (
+                             SELECT octopus_length({name}) AS length FROM {table} WHERE {name} MATCH ?1
+                         )
+                         SELECT count(*), total(length) FROM scoped"
+                    ))?
+                    .query_row([format!("scope : \"{scope}\"")], |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })?;
+                (
+                    documents.unsigned_abs(),
+                    total_length,
+                    vec![None; words.len()],
+                )
+            }
+        };
+        let mut counting = conn.prepare_cached(&format!(
             "SELECT count(*) FROM {table} WHERE {name} MATCH ?1"
         ))?;
+        for (word, found) in words.iter().zip(containing.iter_mut()) {
+            if found.is_none() {
+                let count: i64 = counting.query_row(
+                    [format!("scope : \"{scope}\" AND {column} : \"{word}\"")],
+                    |r| r.get(0),
+                )?;
+                *found = Some(count.unsigned_abs());
+            }
+        }
+        let containing: Vec<u64> = containing
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect();
+        if let Some((cache, version)) = cached {
+            let mut scopes = cache.lock();
+            if scopes.len() >= MAX_CACHED_SCOPES && !scopes.contains_key(scope) {
+                scopes.clear();
+            }
+            let entry = scopes
+                .entry(scope.to_owned())
+                .or_insert_with(|| CountedScope {
+                    version,
+                    documents,
+                    total_length,
+                    containing: Default::default(),
+                });
+            if entry.version != version {
+                *entry = CountedScope {
+                    version,
+                    documents,
+                    total_length,
+                    containing: Default::default(),
+                };
+            }
+            if entry.containing.len() + words.len() > MAX_CACHED_WORDS {
+                entry.containing.clear();
+            }
+            for (word, found) in words.iter().zip(&containing) {
+                entry.containing.insert((*word).to_owned(), *found);
+            }
+        }
         let mut idfs = Vec::with_capacity(words.len() + 1);
         idfs.push(0.0);
-        for word in words {
-            let found: i64 = containing.query_row(
-                [format!("scope : \"{scope}\" AND {column} : \"{word}\"")],
-                |r| r.get(0),
-            )?;
-            idfs.push(crate::fts_rank::idf(documents, found.unsigned_abs()));
-        }
+        idfs.extend(
+            containing
+                .iter()
+                .map(|found| crate::fts_rank::idf(documents, *found)),
+        );
         Ok(Self {
             average_length: if documents == 0 {
                 1.0
@@ -387,6 +484,8 @@ impl MessageSearch for SqliteStore {
                     &scope,
                     "text",
                     &words,
+                    // A user's messages change with every append: counted each time.
+                    None,
                 )?;
                 let mut filters = Filters::default();
                 let rank = statistics.rank_sql("message_fts", &mut filters);

@@ -755,3 +755,114 @@ pub async fn one_tenants_data_never_moves_anothers_scores(backend: &impl Backend
     let after = scores(store.clone()).await;
     assert_eq!(after, before, "acme's scores did not move");
 }
+
+/// Keyword scores follow the collection's changes: after chunks are added
+/// and one deleted, every score equals that of a collection that held the
+/// same chunks all along. (A store that keeps a collection's statistics
+/// between searches must drop them when it changes.)
+pub async fn keyword_scores_follow_the_collections_changes(backend: &impl Backend) {
+    let store = backend.open().await;
+    let changed = World::create(&*store, "changed").await;
+    let fresh = World::create(&*store, "fresh").await;
+    for world in [&changed, &fresh] {
+        store
+            .create_collection(world.tenant, world.agent, DIM, "test-model")
+            .await
+            .unwrap();
+    }
+    let first = || {
+        vec![
+            chunk(
+                "a.md",
+                0,
+                "Hiking trails near the office.",
+                direction(0, 0.0),
+            ),
+            chunk(
+                "b.md",
+                0,
+                "Apple pie recipe for the party.",
+                direction(1, 0.0),
+            ),
+            chunk("c.md", 0, "Parking rules.", direction(2, 0.0)),
+        ]
+    };
+    let more = || {
+        vec![
+            chunk("d.md", 0, "Hiking boots, hiking socks.", direction(0, 0.1)),
+            chunk(
+                "e.md",
+                0,
+                "An apple a day on every hike.",
+                direction(1, 0.1),
+            ),
+        ]
+    };
+    let scores = |world: &World| {
+        let store = store.clone();
+        let (tenant, agent) = (world.tenant, world.agent);
+        async move {
+            let hits = store
+                .keyword_search_chunks(tenant, agent, &words("hiking apple"))
+                .await
+                .unwrap();
+            let mut scored: Vec<(String, uuid::Uuid, f32)> = hits
+                .iter()
+                .map(|h| (h.chunk.metadata.source.clone(), h.chunk.id, h.score))
+                .collect();
+            scored.sort_by(|a, b| a.0.cmp(&b.0));
+            scored
+        }
+    };
+    let sources = |scored: &[(String, uuid::Uuid, f32)]| -> Vec<(String, f32)> {
+        scored
+            .iter()
+            .map(|(s, _, score)| (s.clone(), *score))
+            .collect()
+    };
+    store
+        .store_chunks(changed.tenant, changed.agent, first())
+        .await
+        .unwrap();
+    let before = scores(&changed).await;
+    assert_eq!(before.len(), 2, "{before:?}");
+
+    store
+        .store_chunks(changed.tenant, changed.agent, more())
+        .await
+        .unwrap();
+    store
+        .store_chunks(fresh.tenant, fresh.agent, [first(), more()].concat())
+        .await
+        .unwrap();
+    let grown = scores(&changed).await;
+    assert_eq!(
+        sources(&grown),
+        sources(&scores(&fresh).await),
+        "after an addition"
+    );
+    assert_ne!(
+        sources(&grown)[..2],
+        sources(&before)[..],
+        "the new chunks moved the scores"
+    );
+
+    for (world, scored) in [(&changed, &grown), (&fresh, &scores(&fresh).await)] {
+        let e = scored.iter().find(|(s, ..)| s == "e.md").unwrap().1;
+        store
+            .delete_chunk(world.tenant, world.agent, e)
+            .await
+            .unwrap();
+    }
+    let shrunk = scores(&changed).await;
+    assert_eq!(
+        sources(&shrunk),
+        sources(&scores(&fresh).await),
+        "after a deletion"
+    );
+    assert_ne!(
+        sources(&shrunk),
+        sources(&grown),
+        "the deletion moved the scores"
+    );
+}

@@ -77,7 +77,8 @@ macro_rules! store_conformance_tests {
             chunks_survive_reopening_and_a_second_store_sees_them,
             keyword_search_follows_every_change,
             keyword_search_finds_a_collection_outranked_by_another,
-            one_tenants_data_never_moves_anothers_scores
+            one_tenants_data_never_moves_anothers_scores,
+            keyword_scores_follow_the_collections_changes
         );
         $crate::store_conformance_tests!(@memory $backend;
             appends_and_closes_queue_work_durably,

@@ -9,8 +9,7 @@ use octopus_core::conversation::Conversation;
 use octopus_core::episode::EpisodeFilter;
 use octopus_core::episodic_snippets::passages;
 use octopus_core::knowledge::{ChunkFilter, KnowledgeHit, SearchMode};
-use octopus_core::message::{Message, Role};
-use octopus_core::recall::{RecallMode, RecallQuery, outgoing_text};
+use octopus_core::recall::{RecallMode, RecallQuery};
 use octopus_core::store::Page;
 use octopus_core::working_memory::{
     AssembledContext, ChatMessage, ContextParts, ContextTrace, Retrieved, assemble,
@@ -22,6 +21,7 @@ use super::{KnowledgeQuery, Octopus, QueryVector};
 use crate::history::HistoryVersion;
 use crate::token_counting::ModelTokenCounter;
 use crate::{Error, Result};
+use octopus_core::chat_history::History;
 
 /// The service a search could not reach, when that is why it failed.
 fn unreachable_service<T>(result: &Result<T>) -> Option<&'static str> {
@@ -67,8 +67,15 @@ impl Octopus {
             .await?;
         // The history first: recall leaves out its episode. It is a cached read.
         let (episode_id, history) = self.history(tenant, conversation_id, &agent.memory).await?;
-        self.assemble_context(tenant, &conversation, &agent, message, episode_id, history)
-            .await
+        self.assemble_context(
+            tenant,
+            &conversation,
+            &agent,
+            message,
+            episode_id,
+            history.messages.clone(),
+        )
+        .await
     }
 
     /// Retrieval and assembly for `message`, after `history` (the open
@@ -80,7 +87,7 @@ impl Octopus {
         agent: &Agent,
         message: &str,
         episode_id: Option<EpisodeId>,
-        history: Arc<Vec<ChatMessage>>,
+        history: Vec<ChatMessage>,
     ) -> Result<WorkingMemory> {
         let memory = &agent.memory;
         // The message is embedded once, for knowledge and recall alike; their
@@ -161,7 +168,7 @@ impl Octopus {
             ),
             episodic: relative(passages(episodic?, memory.redact_pii)),
             episodic_max_tokens: Some(memory.episodic_max_tokens),
-            history: history.as_ref().clone(),
+            history,
             user_message: message.to_owned(),
         };
         let counter = counter_for(agent);
@@ -197,14 +204,14 @@ impl Octopus {
         Ok(latest.filter(|e| e.is_open()))
     }
 
-    /// The open episode of a conversation and its last `limit` user and
-    /// assistant messages, from the cache when it is current.
+    /// The open episode of a conversation and its last `limit` messages
+    /// as history (tool rounds whole), from the cache when it is current.
     pub(crate) async fn history(
         &self,
         tenant: TenantId,
         conversation: ConversationId,
         memory: &MemoryConfig,
-    ) -> Result<(Option<EpisodeId>, Arc<Vec<ChatMessage>>)> {
+    ) -> Result<(Option<EpisodeId>, Arc<History>)> {
         let (limit, redact) = (memory.history_max_messages, memory.redact_pii);
         let Some(open) = self.open_episode(tenant, conversation).await? else {
             // The next message opens a new episode: no history yet.
@@ -228,13 +235,11 @@ impl Octopus {
             message_count: episode.episode.message_count,
             redacted: redact,
         };
-        let turns: Vec<ChatMessage> = episode
-            .messages
-            .iter()
-            .filter_map(|m| history_message(m, redact))
-            .collect();
-        let keep = turns.len().saturating_sub(limit as usize);
-        let history = Arc::new(turns[keep..].to_vec());
+        let history = Arc::new(octopus_core::chat_history::history(
+            &episode.messages,
+            redact,
+            limit as usize,
+        ));
         self.history.put(key, version, Arc::clone(&history));
         Ok((Some(open.id), history))
     }
@@ -242,20 +247,6 @@ impl Octopus {
 
 fn counter_for(agent: &Agent) -> ModelTokenCounter {
     ModelTokenCounter::for_model(agent.llm.provider, &agent.llm.model)
-}
-
-/// User and assistant turns with text (redacted with `redact`). Tool calls
-/// and results need their pairing to be valid chat input; they stay in the
-/// episode, not in history.
-pub(crate) fn history_message(message: &Message, redact: bool) -> Option<ChatMessage> {
-    if !matches!(message.role, Role::User | Role::Assistant) {
-        return None;
-    }
-    let text = outgoing_text(message, redact)?;
-    (!text.trim().is_empty()).then(|| ChatMessage {
-        name: message.name.clone(),
-        ..ChatMessage::new(message.role, text)
-    })
 }
 
 /// Scores relative to the block's best, which scores 1. Pruning compares

@@ -12,6 +12,7 @@ mod procedures;
 mod recall;
 mod summaries;
 mod tenants;
+mod transcript;
 mod turns;
 
 pub use context::WorkingMemory;

@@ -560,32 +560,7 @@ fn proposal_request(
 ) -> octopus_core::chat::ChatRequest {
     use octopus_core::message::Role;
     use octopus_core::working_memory::ChatMessage;
-    let mut transcript = String::new();
-    for message in &episode.messages {
-        let text = octopus_core::recall::outgoing_text(message, redact).unwrap_or_default();
-        if !text.trim().is_empty() && message.role != Role::Tool {
-            transcript.push_str(&format!("{}: {}\n", message.role, text.trim()));
-        }
-        let out = |json: &serde_json::Value| match redact {
-            true => octopus_core::pii::egress(&json.to_string()).into_owned(),
-            false => json.to_string(),
-        };
-        for call in &message.tool_calls {
-            match (&call.result, message.role) {
-                (Some(result), _) => transcript.push_str(&format!(
-                    "tool {} returned{}: {}\n",
-                    call.function_name,
-                    if call.is_error { " an error" } else { "" },
-                    octopus_http::excerpt(&out(result))
-                )),
-                (None, _) => transcript.push_str(&format!(
-                    "assistant called tool {} with {}\n",
-                    call.function_name,
-                    out(&call.arguments)
-                )),
-            }
-        }
-    }
+    let transcript = super::transcript::transcript(episode, redact);
     octopus_core::chat::ChatRequest {
         messages: vec![
             ChatMessage::new(Role::System, PROPOSE_INSTRUCTIONS),

@@ -9,7 +9,7 @@ use octopus_core::agent::Agent;
 use octopus_core::chat::{ChatError, ChatRequest, Fault};
 use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages, MAX_KEY_FACT_CHARS};
 use octopus_core::message::Role;
-use octopus_core::recall::{SUMMARY_TOKENS, outgoing_text};
+use octopus_core::recall::SUMMARY_TOKENS;
 use octopus_core::tokens::TokenCounter;
 use octopus_core::working_memory::ChatMessage;
 use octopus_llm::Purpose;
@@ -54,22 +54,10 @@ impl Octopus {
     }
 }
 
-/// The instructions, then the transcript (redacted where the agent says so).
+/// The instructions, then the transcript with its tool calls (redacted
+/// where the agent says so), its latest part when it is long.
 fn summary_request(episode: &EpisodeWithMessages, redact: bool) -> ChatRequest {
-    let mut transcript = String::new();
-    for message in &episode.messages {
-        if !matches!(message.role, Role::User | Role::Assistant) {
-            continue;
-        }
-        let text = outgoing_text(message, redact).unwrap_or_default();
-        if text.trim().is_empty() {
-            continue;
-        }
-        transcript.push_str(message.role.as_str());
-        transcript.push_str(": ");
-        transcript.push_str(text.trim());
-        transcript.push('\n');
-    }
+    let transcript = super::transcript::transcript(episode, redact);
     let skip = transcript
         .chars()
         .count()

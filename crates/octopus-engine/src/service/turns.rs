@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use octopus_core::agent::Agent;
-use octopus_core::chat::{ChatModel, ChatRequest, DeltaSink, ToolCall, ToolSpec, TurnReply, Usage};
+use octopus_core::chat::{ChatModel, ChatRequest, DeltaSink, ToolSpec, TurnReply, Usage};
 use octopus_core::message::{Message, NewMessage, Role, ToolCallRecord};
 use octopus_core::recall::outgoing_text;
 use octopus_core::store::{MessageRecord, TokenAccounting};
@@ -23,7 +23,6 @@ use octopus_llm::Purpose;
 use serde_json::Value;
 
 use super::Octopus;
-use super::context::history_message;
 use crate::Result;
 use crate::config::MessageOrigin;
 
@@ -108,12 +107,24 @@ impl Octopus {
                 let (episode_id, history) =
                     self.history(tenant, conversation_id, &agent.memory).await?;
                 let memory = self
-                    .assemble_context(tenant, &conversation, &agent, &message, episode_id, history)
+                    .assemble_context(
+                        tenant,
+                        &conversation,
+                        &agent,
+                        &message,
+                        episode_id,
+                        history.messages.clone(),
+                    )
                     .await?;
                 context_elapsed = started.elapsed();
-                let user = NewMessage::text(Role::User, message);
+                // Calls the caller never answered are recorded as abandoned
+                // before the new message, so that the episode pairs every
+                // call with a result and the model later sees what happened.
+                let mut new_messages: Vec<NewMessage> =
+                    history.pending.iter().map(abandoned).collect();
+                new_messages.push(NewMessage::text(Role::User, message));
                 let stored = self
-                    .append_turn_messages(tenant, conversation_id, &agent, vec![user], None)
+                    .append_turn_messages(tenant, conversation_id, &agent, new_messages, None)
                     .await?;
                 (memory, Vec::new(), stored)
             }
@@ -244,13 +255,11 @@ impl Octopus {
         let stored = self
             .append_turn_messages(tenant, conversation.id, agent, new_messages, None)
             .await?;
-        let history: Vec<ChatMessage> = messages[..user_at]
-            .iter()
-            .filter_map(|m| history_message(m, agent.memory.redact_pii))
-            .collect();
-        let keep = history
-            .len()
-            .saturating_sub(agent.memory.history_max_messages as usize);
+        let history = octopus_core::chat_history::history(
+            &messages[..user_at],
+            agent.memory.redact_pii,
+            agent.memory.history_max_messages as usize,
+        );
         let user_text =
             outgoing_text(&messages[user_at], agent.memory.redact_pii).unwrap_or_default();
         let memory = self
@@ -260,14 +269,14 @@ impl Octopus {
                 agent,
                 &user_text,
                 Some(episode_id),
-                Arc::new(history[keep..].to_vec()),
+                history.messages,
             )
             .await?;
         let redact = agent.memory.redact_pii;
         let tail = since
             .iter()
             .chain(&stored)
-            .map(|m| turn_message(m, redact))
+            .map(|m| octopus_core::chat_history::chat_message(m, redact))
             .collect();
         Ok((memory, tail, stored))
     }
@@ -383,29 +392,23 @@ impl PreparedTurn {
     }
 }
 
-/// A stored message of the current turn, as the model is sent it.
-fn turn_message(message: &Message, redact: bool) -> ChatMessage {
-    let text = outgoing_text(message, redact).unwrap_or_default();
-    let mut chat = ChatMessage::new(message.role, text);
-    match message.role {
-        Role::Assistant => {
-            chat.tool_calls = message
-                .tool_calls
-                .iter()
-                .map(|call| ToolCall {
-                    id: call.tool_call_id.clone(),
-                    name: call.function_name.clone(),
-                    arguments: call.arguments.clone(),
-                })
-                .collect();
-        }
-        Role::Tool => {
-            chat.tool_call_id = message.tool_call_id.clone();
-            chat.name = message.name.clone();
-        }
-        _ => chat.name = message.name.clone(),
+/// The result recorded for a call that a new message left unanswered.
+fn abandoned(call: &ToolCallRecord) -> NewMessage {
+    let result = serde_json::json!({"abandoned": true});
+    NewMessage {
+        tool_call_id: Some(call.tool_call_id.clone()),
+        name: Some(call.function_name.clone()),
+        tool_calls: vec![ToolCallRecord {
+            result: Some(result),
+            is_error: true,
+            duration_ms: None,
+            ..call.clone()
+        }],
+        ..NewMessage::text(
+            Role::Tool,
+            "abandoned: the conversation moved on before this call was answered",
+        )
     }
-    chat
 }
 
 /// A tool's output as the text a model reads.

@@ -850,3 +850,71 @@ async fn a_tool_round(s: &Setup) -> octopus_core::chat::TurnReply {
         .unwrap();
     first
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_summary_prompt_carries_the_tool_calls_and_their_results() {
+    let s = setup("ollama").await;
+    let tools = vec![ToolSpec {
+        name: "get_order_status".into(),
+        description: None,
+        parameters: json!({"type": "object"}),
+    }];
+    s.fake.then(Answer::tool_call(
+        "call_1",
+        "get_order_status",
+        json!({"order": "8821"}),
+    ));
+    let first = s
+        .octopus
+        .turn(
+            s.tenant,
+            s.conversation,
+            TurnInput {
+                tools: tools.clone(),
+                ..say("Where is order 8821?")
+            },
+            None,
+        )
+        .await
+        .unwrap();
+    s.fake.then(Answer::text("It is on its way."));
+    let results = TurnInput {
+        tool_results: vec![ToolResult {
+            tool_call_id: first.reply.tool_calls[0].tool_call_id.clone(),
+            content: json!({"status": "shipped with FedEx"}),
+            is_error: false,
+            duration_ms: None,
+        }],
+        tools,
+        ..TurnInput::default()
+    };
+    let reply = s
+        .octopus
+        .turn(s.tenant, s.conversation, results, None)
+        .await
+        .unwrap();
+    s.octopus
+        .close_episode(
+            s.tenant,
+            reply.reply.episode_id,
+            octopus_core::episode::CloseEpisode {
+                reason: octopus_core::episode::EndReason::UserClosed,
+                ended_at: None,
+                summary: None,
+            },
+        )
+        .await
+        .unwrap();
+    s.octopus.run_memory_jobs().await.unwrap();
+    let transcript = s.fake.last_body()["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        transcript.contains("assistant called tool get_order_status with {\"order\":\"8821\"}")
+            && transcript
+                .contains("tool get_order_status returned: {\"status\":\"shipped with FedEx\"}")
+            && transcript.contains("assistant: It is on its way."),
+        "{transcript}"
+    );
+}

@@ -265,3 +265,181 @@ async fn a_provider_failure_is_a_502_naming_it_and_keeps_only_the_user_message()
     assert_eq!(reply.status, StatusCode::CONFLICT);
     assert_eq!(reply.code(), "no_pending_tool_calls");
 }
+
+/// One turn through the API, insisting on 200; returns the reply's body.
+async fn take_turn(chat: &Chat, body: Value) -> Value {
+    chat.server
+        .ok(
+            Method::POST,
+            &chat.path(),
+            &chat.key,
+            Some(body),
+            StatusCode::OK,
+        )
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn later_turns_see_earlier_tool_rounds_and_unanswered_calls_are_recorded_as_abandoned() {
+    let chat = start().await;
+    let tools = json!([{"name": "get_order_status", "parameters": {"type": "object"}}]);
+    chat.fake.then(Answer::tool_call(
+        "call_1",
+        "get_order_status",
+        json!({"order": "8821"}),
+    ));
+    let first = take_turn(
+        &chat,
+        json!({"message": "Where is order 8821?", "tools": tools}),
+    )
+    .await;
+    let call = first["reply"]["tool_calls"][0]["tool_call_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    chat.fake.then(Answer::text("It shipped with FedEx."));
+    take_turn(
+        &chat,
+        json!({"tool_results": [{"tool_call_id": call, "content": "shipped with FedEx"}], "tools": tools}),
+    )
+    .await;
+
+    // The next turn's history holds the round, in Ollama's shape.
+    chat.fake
+        .then(Answer::text("The lookup said it shipped with FedEx."));
+    take_turn(&chat, json!({"message": "What did the order lookup say?"})).await;
+    let sent = chat.fake.last_body()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let roles: Vec<&str> = sent.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    let round = sent
+        .iter()
+        .position(|m| m["tool_calls"][0]["function"]["name"] == "get_order_status")
+        .unwrap_or_else(|| panic!("no tool call in the history sent: {sent:?}"));
+    assert_eq!(
+        sent[round]["tool_calls"][0]["function"]["arguments"],
+        json!({"order": "8821"})
+    );
+    assert_eq!(roles[round + 1], "tool", "{roles:?}");
+    assert_eq!(sent[round + 1]["content"], "shipped with FedEx");
+    assert_eq!(sent[round + 2]["content"], "It shipped with FedEx.");
+
+    // A new message while a call is pending: the call is recorded as
+    // abandoned, before the message, and the turn goes on.
+    chat.fake.then(Answer::tool_call(
+        "call_2",
+        "get_order_status",
+        json!({"order": "9000"}),
+    ));
+    take_turn(&chat, json!({"message": "And order 9000?", "tools": tools})).await;
+    chat.fake.then(Answer::text("Sure."));
+    let reply = take_turn(&chat, json!({"message": "Never mind, thanks."})).await;
+    assert_eq!(
+        reply["stored_message_ids"].as_array().unwrap().len(),
+        2,
+        "{reply}"
+    );
+    let stored = chat.messages().await;
+    let abandoned = &stored[stored.len() - 3];
+    assert_eq!(abandoned["role"], "tool");
+    assert_eq!(abandoned["id"], reply["stored_message_ids"][0]);
+    assert_eq!(abandoned["tool_calls"][0]["is_error"], true);
+    assert_eq!(
+        abandoned["tool_calls"][0]["result"],
+        json!({"abandoned": true})
+    );
+    assert_eq!(stored[stored.len() - 2]["content"], "Never mind, thanks.");
+    // What the model was sent pairs every call with its result: the call
+    // still unanswered when the message came was left out.
+    let sent = chat.fake.last_body()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        !sent
+            .iter()
+            .any(|m| m["tool_calls"][0]["function"]["arguments"] == json!({"order": "9000"})),
+        "{sent:?}"
+    );
+    // From the next turn on, the model sees the call and that it was abandoned.
+    chat.fake.then(Answer::text("Bye."));
+    take_turn(&chat, json!({"message": "Bye"})).await;
+    let sent = chat.fake.last_body()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let call = sent
+        .iter()
+        .position(|m| m["tool_calls"][0]["function"]["arguments"] == json!({"order": "9000"}))
+        .unwrap_or_else(|| panic!("{sent:?}"));
+    assert!(
+        sent[call + 1]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("abandoned")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_budget_keeps_the_latest_exchange_and_an_empty_system_prompt_is_not_sent() {
+    let chat = start().await;
+    let agent = chat
+        .server
+        .ok(
+            Method::GET,
+            &format!("/v1/conversations/{}", chat.conversation),
+            &chat.key,
+            None,
+            StatusCode::OK,
+        )
+        .await["agent_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    chat.server
+        .ok(
+            Method::PATCH,
+            &format!("/v1/agents/{agent}"),
+            &chat.key,
+            Some(json!({"system_prompt": "", "memory": {"max_working_memory_tokens": 300}})),
+            StatusCode::OK,
+        )
+        .await;
+    for turn in 0..4 {
+        take_turn(&chat, json!({"message": format!("Turn {turn}: {}", "tell me more about the weather. ".repeat(8))})).await;
+    }
+    let reply = take_turn(&chat, json!({"message": "And tomorrow?"})).await;
+    let sent = chat.fake.last_body()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        sent.iter().all(|m| m["role"] != "system"),
+        "no empty system message: {sent:?}"
+    );
+    let texts: Vec<&str> = sent
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.starts_with("Turn 3:")),
+        "the previous message is kept: {texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.starts_with("echo: Turn 3:")),
+        "and its answer: {texts:?}"
+    );
+    assert!(
+        !texts.iter().any(|t| t.starts_with("Turn 0:")),
+        "older history went: {texts:?}"
+    );
+    let pruned = reply["trace"]["pruned"].as_array().unwrap();
+    assert!(!pruned.is_empty());
+    assert!(
+        pruned
+            .iter()
+            .all(|p| p["block"] == "history" && p["reason"] == "oldest_history"),
+        "{pruned:?}"
+    );
+}
