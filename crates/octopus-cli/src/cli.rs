@@ -49,8 +49,15 @@ pub enum Command {
     Search(SearchCommand),
     /// Ingest files or folders (.md, .markdown, .txt) into an agent's knowledge.
     Ingest(IngestArgs),
+    /// An agent's knowledge: what it holds, and deleting a chunk.
+    #[command(subcommand)]
+    Knowledge(KnowledgeCommand),
     /// Recall what an agent remembers of a user, by meaning and by words.
     Recall(RecallArgs),
+    /// Take one turn: the message (or the results of the model's tool calls)
+    /// goes to the agent's model with its working memory; the reply, its tool
+    /// calls and the trace are printed.
+    Turn(TurnArgs),
     /// Assemble the working memory for a user's next message in a conversation.
     Context(ContextArgs),
     /// Import a dump (from `octopus export`) whole or not at all, or past
@@ -141,12 +148,20 @@ pub struct Remote {
 
 #[derive(Debug, Subcommand)]
 pub enum TenantCommand {
+    /// Create a tenant (admin key).
     Create {
         name: String,
         #[command(flatten)]
         remote: Remote,
     },
+    /// List the tenants (admin key).
     List {
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// One tenant (admin key).
+    Get {
+        tenant_id: String,
         #[command(flatten)]
         remote: Remote,
     },
@@ -162,11 +177,13 @@ pub enum KeyCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// List a tenant's keys: names, prefixes, when made and revoked.
     List {
         tenant_id: String,
         #[command(flatten)]
         remote: Remote,
     },
+    /// Revoke a key: it opens nothing from now on.
     Revoke {
         tenant_id: String,
         key_id: String,
@@ -177,6 +194,7 @@ pub enum KeyCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum AgentCommand {
+    /// Create an agent: its model, system prompt and memory settings.
     Create {
         #[arg(long)]
         name: String,
@@ -191,16 +209,31 @@ pub enum AgentCommand {
         /// Ollama, or an OpenAI-compatible server's .../v1.
         #[arg(long)]
         base_url: Option<String>,
+        /// Azure OpenAI: the deployment that serves the model.
+        #[arg(long)]
+        deployment: Option<String>,
+        /// Azure OpenAI: the API version, e.g. 2024-10-21.
+        #[arg(long)]
+        api_version: Option<String>,
+        /// The server's environment variable holding this agent's key:
+        /// OPENAI_API_KEY, AZURE_OPENAI_API_KEY, ANTHROPIC_API_KEY or OCTOPUS_LLM_KEY_*.
+        #[arg(long)]
+        api_key_env: Option<String>,
+        /// Sampling temperature, 0 to 2.
+        #[arg(long)]
+        temperature: Option<f64>,
         /// Memory settings as JSON, e.g. '{"max_working_memory_tokens": 4000}'.
         #[arg(long)]
         memory: Option<String>,
         #[command(flatten)]
         remote: Remote,
     },
+    /// List the tenant's agents.
     List {
         #[command(flatten)]
         remote: Remote,
     },
+    /// One agent with all its settings.
     Get {
         agent_id: String,
         #[command(flatten)]
@@ -214,7 +247,7 @@ pub enum AgentCommand {
         remote: Remote,
     },
     /// Delete: the agent, its knowledge and its recall answer 404 from then on.
-    /// To pause one instead (read-only): `update --patch '{"is_active": false}'`.
+    /// To pause one instead (read-only): `update <AGENT_ID> '{"is_active": false}'`.
     Delete {
         agent_id: String,
         #[command(flatten)]
@@ -224,6 +257,7 @@ pub enum AgentCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum ConversationCommand {
+    /// Start a conversation between an agent and a user.
     Create {
         #[arg(long)]
         agent: String,
@@ -234,6 +268,7 @@ pub enum ConversationCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// List conversations, by agent or user.
     List {
         #[arg(long)]
         agent: Option<String>,
@@ -242,11 +277,13 @@ pub enum ConversationCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// One conversation.
     Get {
         conversation_id: String,
         #[command(flatten)]
         remote: Remote,
     },
+    /// Delete a conversation.
     Delete {
         conversation_id: String,
         #[command(flatten)]
@@ -284,6 +321,7 @@ pub enum ProcedureCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// List procedures, by agent, sharing, state or words.
     List {
         #[arg(long)]
         agent: Option<String>,
@@ -300,6 +338,7 @@ pub enum ProcedureCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// One procedure.
     Get {
         procedure_id: String,
         #[command(flatten)]
@@ -343,6 +382,7 @@ pub enum ProcedureCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// Delete a procedure and all its versions.
     Delete {
         procedure_id: String,
         #[command(flatten)]
@@ -358,6 +398,7 @@ pub enum ProcedureCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum EpisodeCommand {
+    /// List episodes, by agent, user, conversation or time.
     List {
         #[arg(long)]
         agent: Option<String>,
@@ -385,11 +426,23 @@ pub enum EpisodeCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// Close an open episode: its summary and embeddings follow.
     Close {
         episode_id: String,
         /// user_closed, agent_closed or timeout.
         #[arg(long, default_value = "user_closed")]
         reason: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Set an episode's summary and key facts, replacing any it had.
+    Summary {
+        episode_id: String,
+        #[arg(long)]
+        text: String,
+        /// A key fact; repeat for more.
+        #[arg(long = "key-fact")]
+        key_facts: Vec<String>,
         #[command(flatten)]
         remote: Remote,
     },
@@ -465,6 +518,12 @@ pub struct KnowledgeSearchArgs {
     pub source: Option<String>,
     #[arg(long)]
     pub category: Option<String>,
+    /// Only chunks indexed at or after this time (RFC 3339).
+    #[arg(long)]
+    pub indexed_from: Option<String>,
+    /// Only chunks indexed before this time (RFC 3339).
+    #[arg(long)]
+    pub indexed_to: Option<String>,
     #[command(flatten)]
     pub remote: Remote,
 }
@@ -526,6 +585,54 @@ pub struct RecallArgs {
     /// RFC 3339; exclusive.
     #[arg(long)]
     pub to: Option<String>,
+    /// Leave out memories scoring below this (each retriever's scale).
+    #[arg(long)]
+    pub min_score: Option<f64>,
+    /// Whether episode summaries are recalled beside turns [default: true].
+    #[arg(long)]
+    pub include_summaries: Option<bool>,
+    #[command(flatten)]
+    pub remote: Remote,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KnowledgeCommand {
+    /// The agent's knowledge collection: its model, dimension and chunk count.
+    Show {
+        #[arg(long)]
+        agent: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Delete one chunk; its document's other chunks stay.
+    DeleteChunk {
+        chunk_id: String,
+        #[arg(long)]
+        agent: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct TurnArgs {
+    #[arg(long)]
+    pub conversation: String,
+    /// The user's message: a new turn.
+    #[arg(
+        long,
+        conflicts_with = "tool_results",
+        required_unless_present = "tool_results"
+    )]
+    pub message: Option<String>,
+    /// The tools the model may call: a JSON file (`-` for standard input) of
+    /// `[{"name", "description", "parameters"}]`.
+    #[arg(long)]
+    pub tools: Option<PathBuf>,
+    /// Results of the model's pending tool calls, continuing the turn: a JSON
+    /// file of `[{"tool_call_id", "content", "is_error"?}]`.
+    #[arg(long)]
+    pub tool_results: Option<PathBuf>,
     #[command(flatten)]
     pub remote: Remote,
 }
@@ -556,4 +663,33 @@ pub struct ImportArgs {
     pub title: Option<String>,
     #[command(flatten)]
     pub remote: Remote,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every subcommand's help says what it does, in its own words: a
+    /// variant without a doc comment would show the flattened `Remote`'s.
+    #[test]
+    fn every_command_says_what_it_does() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for sub in command.get_subcommands() {
+                let path = format!("{path} {}", sub.get_name());
+                let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+                if about.is_empty() || about.starts_with("Where the server is") {
+                    missing.push(format!("{path}: {about:?}"));
+                }
+                walk(sub, &path, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "octopus", &mut missing);
+        assert!(
+            missing.is_empty(),
+            "commands without their own help: {missing:#?}"
+        );
+    }
 }

@@ -8,8 +8,8 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::cli::{
-    AgentCommand, Command, ConversationCommand, EpisodeCommand, KeyCommand, MessageCommand,
-    ProcedureCommand, SearchCommand, TenantCommand, UserCommand,
+    AgentCommand, Command, ConversationCommand, EpisodeCommand, KeyCommand, KnowledgeCommand,
+    MessageCommand, ProcedureCommand, SearchCommand, TenantCommand, TurnArgs, UserCommand,
 };
 use crate::client::{Client, encode_path, query};
 
@@ -41,6 +41,8 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
             for (field, value) in [
                 ("source", args.source.map(Value::from)),
                 ("category", args.category.map(Value::from)),
+                ("indexed_from", args.indexed_from.map(Value::from)),
+                ("indexed_to", args.indexed_to.map(Value::from)),
             ]
             .into_iter()
             .chain([
@@ -70,6 +72,12 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
             if let Some(days) = args.recency_half_life_days {
                 body["recency_half_life_days"] = Value::from(days);
             }
+            if let Some(min_score) = args.min_score {
+                body["min_score"] = Value::from(min_score);
+            }
+            if let Some(include) = args.include_summaries {
+                body["include_summaries"] = Value::from(include);
+            }
             let path = format!("/v1/agents/{}/recall", args.agent);
             Client::new(&args.remote)
                 .send(Method::POST, &path, &[], Some(body))
@@ -87,6 +95,8 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
                 .await?
         }
         Command::Import(args) => import(args).await?,
+        Command::Knowledge(command) => knowledge(command).await?,
+        Command::Turn(args) => turn(args).await?,
         Command::Search(SearchCommand::Messages(args)) => {
             let query = query(&[
                 ("q", Some(args.query)),
@@ -125,7 +135,71 @@ async fn tenants(command: TenantCommand) -> anyhow::Result<Value> {
                 .send(Method::GET, "/v1/tenants", &[], None)
                 .await
         }
+        TenantCommand::Get { tenant_id, remote } => {
+            let path = format!("/v1/tenants/{}", encode_path(&tenant_id));
+            Client::new(&remote)
+                .send(Method::GET, &path, &[], None)
+                .await
+        }
     }
+}
+
+async fn knowledge(command: KnowledgeCommand) -> anyhow::Result<Value> {
+    match command {
+        KnowledgeCommand::Show { agent, remote } => {
+            let path = format!("/v1/agents/{}/knowledge", encode_path(&agent));
+            Client::new(&remote)
+                .send(Method::GET, &path, &[], None)
+                .await
+        }
+        KnowledgeCommand::DeleteChunk {
+            chunk_id,
+            agent,
+            remote,
+        } => {
+            let path = format!(
+                "/v1/agents/{}/knowledge/chunks/{}",
+                encode_path(&agent),
+                encode_path(&chunk_id)
+            );
+            Client::new(&remote)
+                .send(Method::DELETE, &path, &[], None)
+                .await
+        }
+    }
+}
+
+/// A JSON file, or standard input for `-`.
+fn read_json(path: &std::path::Path, what: &str) -> anyhow::Result<Value> {
+    let mut text = String::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("read standard input")?;
+    } else {
+        text = std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))?;
+    }
+    serde_json::from_str(&text).with_context(|| format!("{what} must be JSON"))
+}
+
+async fn turn(args: TurnArgs) -> anyhow::Result<Value> {
+    let mut body = json!({});
+    if let Some(message) = args.message {
+        body["message"] = json!(message);
+    }
+    if let Some(path) = &args.tools {
+        body["tools"] = read_json(path, "--tools")?;
+    }
+    if let Some(path) = &args.tool_results {
+        body["tool_results"] = read_json(path, "--tool-results")?;
+    }
+    let path = format!(
+        "/v1/conversations/{}/turns",
+        encode_path(&args.conversation)
+    );
+    Client::new(&args.remote)
+        .send(Method::POST, &path, &[], Some(body))
+        .await
 }
 
 async fn keys(command: KeyCommand) -> anyhow::Result<Value> {
@@ -171,12 +245,26 @@ async fn agents(command: AgentCommand) -> anyhow::Result<Value> {
             model,
             system_prompt,
             base_url,
+            deployment,
+            api_version,
+            api_key_env,
+            temperature,
             memory,
             remote,
         } => {
             let mut body = json!({"name": name, "system_prompt": system_prompt, "llm": {"provider": provider, "model": model}});
-            if let Some(base_url) = base_url {
-                body["llm"]["base_url"] = json!(base_url);
+            for (field, value) in [
+                ("base_url", base_url),
+                ("deployment", deployment),
+                ("api_version", api_version),
+                ("api_key_env", api_key_env),
+            ] {
+                if let Some(value) = value {
+                    body["llm"][field] = json!(value);
+                }
+            }
+            if let Some(temperature) = temperature {
+                body["llm"]["temperature"] = json!(temperature);
             }
             if let Some(memory) = memory {
                 body["memory"] = serde_json::from_str(&memory).context("--memory must be JSON")?;
@@ -280,18 +368,7 @@ async fn messages(command: MessageCommand) -> anyhow::Result<Value> {
     } = command;
     let body = match (role, content, file) {
         (Some(role), Some(content), None) => json!({"role": role, "content": content}),
-        (None, None, Some(path)) => {
-            let mut text = String::new();
-            if path.as_os_str() == "-" {
-                std::io::stdin()
-                    .read_to_string(&mut text)
-                    .context("read standard input")?;
-            } else {
-                text = std::fs::read_to_string(&path)
-                    .with_context(|| format!("read {}", path.display()))?;
-            }
-            serde_json::from_str(&text).context("the batch must be JSON")?
-        }
+        (None, None, Some(path)) => read_json(&path, "the batch")?,
         _ => anyhow::bail!("give --role and --content, or --file"),
     };
     let path = format!("/v1/conversations/{conversation_id}/messages");
@@ -347,6 +424,22 @@ async fn episodes(command: EpisodeCommand) -> anyhow::Result<Value> {
                     &path,
                     &[],
                     Some(json!({"end_reason": reason})),
+                )
+                .await
+        }
+        EpisodeCommand::Summary {
+            episode_id,
+            text,
+            key_facts,
+            remote,
+        } => {
+            let path = format!("/v1/episodes/{episode_id}/summary");
+            Client::new(&remote)
+                .send(
+                    Method::PUT,
+                    &path,
+                    &[],
+                    Some(json!({"summary": text, "key_facts": key_facts})),
                 )
                 .await
         }

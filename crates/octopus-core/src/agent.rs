@@ -51,6 +51,9 @@ impl AgentSpec {
             MAX_SYSTEM_PROMPT_CHARS,
         )?;
         self.llm.validate().map_err(|e| e.within("llm"))?;
+        self.llm
+            .validate_provider_needs()
+            .map_err(|e| e.within("llm"))?;
         self.memory.validate().map_err(|e| e.within("memory"))
     }
 }
@@ -204,10 +207,32 @@ impl LlmConfig {
                 "must be an http:// or https:// URL: a host name or IPv4 address, an optional port and path; no user, query or fragment",
             ));
         }
-        // Azure OpenAI also needs `base_url` and `deployment`. That is checked
-        // when the model is called, not here: a merge patch may switch the
-        // provider before it sets them, and each field is validated alone so
+        // What one field needs of another (Azure's endpoint and deployment)
+        // is checked on the whole agent, after a patch is merged:
+        // `validate_provider_needs`. Each field here is validated alone, so
         // that the OpenAPI document can state every rule exactly.
+        Ok(())
+    }
+
+    /// What the provider needs beyond each field's own rules: Azure OpenAI
+    /// serves a deployment of a resource, so it needs both named. Checked
+    /// on the whole agent at create and after a patch is merged, so that an
+    /// agent that cannot take a turn is refused then, not at its first turn.
+    pub fn validate_provider_needs(&self) -> Result<()> {
+        if self.provider == LlmProvider::AzureOpenai {
+            if self.base_url.is_none() {
+                return Err(Error::invalid(
+                    "base_url",
+                    "an azure_openai agent needs its resource's endpoint, e.g. https://<resource>.openai.azure.com",
+                ));
+            }
+            if self.deployment.is_none() {
+                return Err(Error::invalid(
+                    "deployment",
+                    "an azure_openai agent needs the name of its model deployment",
+                ));
+            }
+        }
         Ok(())
     }
 }

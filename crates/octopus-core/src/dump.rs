@@ -60,6 +60,20 @@ impl DumpRecord {
             DumpRecord::End(_) => "end",
         }
     }
+
+    /// The id of the object the record holds; none for the header and end.
+    pub fn id(&self) -> Option<uuid::Uuid> {
+        match self {
+            DumpRecord::Header(_) | DumpRecord::End(_) => None,
+            DumpRecord::Tenant(tenant) => Some(tenant.id.0),
+            DumpRecord::Agent(agent) => Some(agent.id.0),
+            DumpRecord::Procedure(dumped) => Some(dumped.procedure.id.0),
+            DumpRecord::KnowledgeChunk(dumped) => Some(dumped.chunk.id),
+            DumpRecord::Conversation(conversation) => Some(conversation.id.0),
+            DumpRecord::Episode(episode) => Some(episode.id.0),
+            DumpRecord::Message(message) => Some(message.id.0),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -162,6 +176,9 @@ pub struct ImportCounts {
 #[derive(Debug, Default)]
 pub struct ImportSequence {
     records: u64,
+    /// Each object's id and the record that held it: an id twice in one
+    /// dump is the dump's fault, and the error names both lines.
+    seen: std::collections::HashMap<uuid::Uuid, u64>,
 }
 
 /// What the next record is to an import.
@@ -193,6 +210,17 @@ impl ImportSequence {
             return Err(Error::invalid(
                 "dump",
                 format!("record {number}: a dump starts with its header, and has one"),
+            ));
+        }
+        if let Some(id) = record.id()
+            && let Some(first) = self.seen.insert(id, number)
+        {
+            return Err(Error::invalid(
+                "dump",
+                format!(
+                    "record {number} ({}): its id {id} is also record {first}'s: the dump holds one object twice; nothing was imported",
+                    record.kind()
+                ),
             ));
         }
         self.records = number;

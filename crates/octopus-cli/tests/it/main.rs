@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
+mod api_coverage;
 mod client_commands;
 mod durability;
 mod fairness;

@@ -460,3 +460,35 @@ async fn a_tenants_import_is_a_copy_that_reveals_no_other_tenants_ids() {
         )
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_object_twice_in_one_dump_is_named_by_both_records() {
+    let first = TestServer::start().await;
+    let s = seed(&first, "acme").await;
+    let dump = export(&first, &s.tenant).await;
+    let mut records: Vec<Value> = dump
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let message = records.iter().position(|r| r["type"] == "message").unwrap();
+    records.insert(message + 1, records[message].clone());
+    let end = records.len() - 1;
+    records[end]["records"] = json!(end);
+    let twice: Vec<String> = records.iter().map(Value::to_string).collect();
+    let empty = TestServer::start().await;
+    // Restored by the admin with its ids, or copied into a tenant with new
+    // ones: either way the dump's own fault is named, not the server's data.
+    let (tenant, key) = empty.tenant("globex").await;
+    for key in [ADMIN_KEY, key.as_str()] {
+        let (status, body) = import(&empty, key, &twice.join("\n")).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        let text = body["error"]["message"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("record {} (message)", message + 2))
+                && text.contains(&format!("also record {}'s", message + 1))
+                && !text.contains("already holds"),
+            "{text}"
+        );
+    }
+    assert_eq!(tenants(&empty).await, 1, "only {tenant}, made before");
+}

@@ -377,3 +377,153 @@ async fn ids_in_paths_are_what_the_document_says_they_are() {
         assert_eq!(reply.status, expected, "{id}: {}", reply.body);
     }
 }
+
+#[tokio::test]
+async fn keyword_scores_read_as_bm25_weights_among_the_searchers_messages() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    let conversation = server
+        .ok(
+            Method::POST,
+            "/v1/conversations",
+            &seeded.key,
+            Some(json!({"agent_id": seeded.agent, "user_id": "dana"})),
+            StatusCode::CREATED,
+        )
+        .await;
+    // The walk-through's conversation.
+    let messages = json!([
+        {"role": "user", "content": "Where is my order ORD-8821?"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"tool_call_id": "call_1", "function_name": "get_order_status", "arguments": {"orderId": "ORD-8821"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "shipped", "tool_calls": [
+            {"tool_call_id": "call_1", "function_name": "get_order_status", "arguments": {"orderId": "ORD-8821"},
+             "result": {"status": "shipped", "carrier": "FedEx"}, "duration_ms": 142}]},
+        {"role": "assistant", "content": "It shipped with FedEx and should arrive on Tuesday."}
+    ]);
+    server
+        .ok(
+            Method::POST,
+            &format!(
+                "/v1/conversations/{}/messages",
+                conversation["id"].as_str().unwrap()
+            ),
+            &seeded.key,
+            Some(json!({"messages": messages})),
+            StatusCode::CREATED,
+        )
+        .await;
+    let found = server
+        .ok(
+            Method::GET,
+            "/v1/messages/search?q=fedex+delivery&user_id=dana",
+            &seeded.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    let scores: Vec<f64> = found["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["score"].as_f64().unwrap())
+        .collect();
+    // `fedex` is in two of dana's four messages: its weight is ln 2 (0.69),
+    // times a term frequency factor near 1. Table-wide FTS5 statistics gave
+    // 9.6e-07 here.
+    assert_eq!(scores.len(), 2, "{found}");
+    assert!(
+        scores.iter().all(|s| (0.3..2.0).contains(s)),
+        "scores a person can read: {scores:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_azure_agent_without_its_endpoint_or_deployment_is_refused_at_create_and_patch() {
+    let server = TestServer::start().await;
+    let (_, key) = server.tenant("acme").await;
+    let azure = |llm: serde_json::Value| json!({"name": "azure", "llm": llm});
+    let reply = server
+        .call(
+            Method::POST,
+            "/v1/agents",
+            &key,
+            Some(azure(json!({"provider": "azure_openai", "model": "gpt-4o",
+                "base_url": "https://acme.openai.azure.com"}))),
+        )
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.body["error"]["field"], "llm.deployment");
+    let reply = server
+        .call(
+            Method::POST,
+            "/v1/agents",
+            &key,
+            Some(azure(
+                json!({"provider": "azure_openai", "model": "gpt-4o", "deployment": "prod"}),
+            )),
+        )
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.body["error"]["field"], "llm.base_url");
+    let agent = server
+        .ok(
+            Method::POST,
+            "/v1/agents",
+            &key,
+            Some(azure(
+                json!({"provider": "azure_openai", "model": "gpt-4o", "deployment": "prod",
+                "base_url": "https://acme.openai.azure.com"}),
+            )),
+            StatusCode::CREATED,
+        )
+        .await;
+    let path = format!("/v1/agents/{}", agent["id"].as_str().unwrap());
+    // A patch is checked on the merged agent.
+    let reply = server
+        .call(
+            Method::PATCH,
+            &path,
+            &key,
+            Some(json!({"llm": {"deployment": null}})),
+        )
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.body["error"]["field"], "llm.deployment");
+    let other = server.agent(&key, "support").await;
+    let reply = server
+        .call(
+            Method::PATCH,
+            &format!("/v1/agents/{other}"),
+            &key,
+            Some(json!({"llm": {"provider": "azure_openai"}})),
+        )
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.body["error"]["field"], "llm.base_url");
+    // Nothing refused was stored.
+    let kept = server
+        .ok(Method::GET, &path, &key, None, StatusCode::OK)
+        .await;
+    assert_eq!(kept["llm"]["deployment"], "prod");
+}
