@@ -8,6 +8,7 @@ use std::sync::Arc;
 use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
 use serde_json::{Value, json};
 
+use crate::client_commands::octopus;
 use crate::process::{ADMIN_KEY, Server};
 
 /// The command that calls each operation.
@@ -136,25 +137,6 @@ const NO_COMMAND: &[(&str, &str)] = &[
     ("get", "/readyz"),
     ("get", "/metrics"),
 ];
-
-fn octopus(server: &Server, key: &str, args: &[&str]) -> Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_octopus"))
-        .args(args)
-        .env("OCTOPUS_URL", &server.url)
-        .env("OCTOPUS_API_KEY", key)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(
-        output.status.success(),
-        "octopus {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    match stdout.trim() {
-        "" => Value::Null,
-        text => serde_json::from_str(text).unwrap(),
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_operation_of_the_api_has_a_command() {
@@ -422,7 +404,10 @@ async fn the_commands_that_closed_the_gaps_reach_their_operations() {
     let summary = "summary".to_owned();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while !kinds(recall("true")).contains(&summary) {
-        assert!(std::time::Instant::now() < deadline, "the summary was never recalled");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the summary was never recalled"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert!(!kinds(recall("false")).contains(&summary));

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::process::{ADMIN_KEY, Server};
 
 /// Runs `octopus ARGS` with `key`; returns its JSON output, or panics with stderr.
-fn octopus(server: &Server, key: &str, args: &[&str]) -> Value {
+pub(crate) fn octopus(server: &Server, key: &str, args: &[&str]) -> Value {
     let stdout = octopus_text(server, key, args);
     if stdout.trim().is_empty() {
         Value::Null
