@@ -97,7 +97,14 @@ run_groups() {
   echo "== contract: tenant routes" >&2
   run -H "Authorization: Bearer $key" --exclude-tag admin --exclude-operation-id take_turn \
     --exclude-operation-id propose_procedure --exclude-operation-id import_dump \
-    --exclude-operation-id create_procedure --exclude-operation-id update_procedure || status=1
+    --exclude-operation-id create_procedure --exclude-operation-id update_procedure \
+    --exclude-operation-id update_agent || status=1
+  # An agent's patch is checked once merged with the stored agent (Azure's
+  # endpoint and deployment may be stored or patched): a schema-valid patch
+  # may rightly be a 422 naming the field. Every other check holds.
+  echo "== contract: agent patches" >&2
+  run -H "Authorization: Bearer $key" --include-operation-id update_agent \
+    --include-operation-id create_agent --exclude-checks positive_data_acceptance || status=1
   # A trigger pattern must compile as a Rust regex, which JSON Schema cannot
   # state: a schema-valid pattern may rightly be a 422. Every other check holds.
   echo "== contract: procedures, trigger patterns" >&2

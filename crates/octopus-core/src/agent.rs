@@ -293,7 +293,7 @@ pub struct MemoryConfig {
     /// `redacted_only`: a message with PII is stored as its redacted text,
     /// the original never written. Default `original`.
     pub pii_storage: crate::pii::PiiStorage,
-    /// The region (ISO 3166 code: `US`, `GB`, `DE`, ...) whose numbering
+    /// The region (ISO 3166 code in capitals: `US`, `GB`, `DE`, ...) whose numbering
     /// plan reads phone numbers written without a country code, in messages
     /// as they are stored and as they leave for the model. National numbers
     /// with a trunk `0` are also read in 28 other regions. Default `US`.
@@ -340,7 +340,7 @@ impl MemoryConfig {
         if crate::pii::PhoneRegion::parse(&self.pii_region).is_none() {
             return Err(Error::invalid(
                 "pii_region",
-                "must be a two-letter region code with a numbering plan, such as US, GB or DE",
+                "must be a region's two-letter code in capitals with a numbering plan, such as US, GB or DE",
             ));
         }
         if self.max_working_memory_tokens < 256 {

@@ -475,6 +475,11 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
             "ended_at",
             json!({"pattern": imported.clone()}),
         ),
+        (
+            "MemoryConfig",
+            "pii_region",
+            json!({"enum": octopus_core::pii::PhoneRegion::codes()}),
+        ),
     ];
     let key_facts = json!({"maxItems": MAX_KEY_FACTS, "items": {"type": "string", "maxLength": MAX_KEY_FACT_CHARS}});
     let schemas = &mut doc["components"]["schemas"];
@@ -500,6 +505,15 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
             {"required": ["tool_results"], "properties": {
                 "tool_results": {"minItems": 1}, "message": {"type": "null"}}},
         ]}),
+    );
+    // Azure OpenAI serves a deployment of a resource: both are named.
+    merge(
+        &mut schemas["LlmConfig"],
+        &json!({
+            "if": {"required": ["provider"], "properties": {"provider": {"const": "azure_openai"}}},
+            "then": {"required": ["base_url", "deployment"], "properties": {
+                "base_url": {"type": "string"}, "deployment": {"type": "string"}}},
+        }),
     );
     // Key facts come with a summary.
     merge(
@@ -683,9 +697,13 @@ fn declare_bodies(doc: &mut Value) {
     // In a merge patch, `null` removes a field: the optional ones (and every
     // memory setting, which has a default) may be null; required ones not.
     let schemas = &doc["components"]["schemas"];
+    // What a provider needs may be in the stored agent already: a patch's
+    // `llm` is checked once merged (a 422 naming the field), not here.
     let mut llm = schemas["LlmConfig"].clone();
     if let Some(object) = llm.as_object_mut() {
         object.remove("required");
+        object.remove("if");
+        object.remove("then");
     }
     let mut memory = schemas["MemoryConfig"].clone();
     if let Some(properties) = memory["properties"].as_object_mut() {

@@ -487,7 +487,7 @@ mod tests {
 
     #[test]
     fn numbers_without_a_country_code_are_read_in_the_agents_region() {
-        let spain = PhoneRegion::parse("es").unwrap();
+        let spain = PhoneRegion::parse("ES").unwrap();
         let text = "Llámame al 912 345 678 mañana";
         assert!(detect(text).is_empty(), "nine digits are no US number");
         assert_eq!(
@@ -499,6 +499,16 @@ mod tests {
         );
         assert_eq!(PhoneRegion::parse("XX"), None);
         assert_eq!(PhoneRegion::parse("USA"), None);
+        assert_eq!(
+            PhoneRegion::parse("es"),
+            None,
+            "the codes are capitals, as ISO writes them"
+        );
+        let codes = PhoneRegion::codes();
+        assert!(
+            codes.len() > 200 && codes.contains(&"US") && codes.contains(&"DE"),
+            "{codes:?}"
+        );
     }
 
     #[test]

@@ -23,16 +23,27 @@ pub struct PhoneRegion(Id);
 impl PhoneRegion {
     pub const US: PhoneRegion = PhoneRegion(Id::US);
 
-    /// The region of a two-letter code, any case; `None` for a code that
-    /// names no numbering plan.
+    /// The region of a two-letter code in capitals (`US`, `GB`); `None` for
+    /// anything else, or a code that names no numbering plan.
     pub fn parse(code: &str) -> Option<PhoneRegion> {
-        let code = code.trim().to_ascii_uppercase();
-        if code.len() != 2 {
+        if code.len() != 2 || !code.bytes().all(|b| b.is_ascii_uppercase()) {
             return None;
         }
         let id: Id = code.parse().ok()?;
         DATABASE.by_id(id.as_ref())?;
         Some(PhoneRegion(id))
+    }
+
+    /// Every code [`PhoneRegion::parse`] takes, sorted.
+    pub fn codes() -> Vec<&'static str> {
+        let mut codes: Vec<&'static str> = DATABASE
+            .iter()
+            .map(|plan| plan.id())
+            .filter(|id| PhoneRegion::parse(id).is_some())
+            .collect();
+        codes.sort_unstable();
+        codes.dedup();
+        codes
     }
 }
 

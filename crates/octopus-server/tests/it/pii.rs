@@ -99,7 +99,7 @@ async fn an_agents_region_reads_its_national_numbers_and_a_bad_region_is_refused
     let (_, key) = server.tenant("acme").await;
     let us = server.agent(&key, "support").await;
     let mut body = agent_body("soporte");
-    body["memory"] = json!({"pii_region": "es"});
+    body["memory"] = json!({"pii_region": "ES"});
     let spain = server
         .ok(
             Method::POST,
@@ -109,7 +109,7 @@ async fn an_agents_region_reads_its_national_numbers_and_a_bad_region_is_refused
             StatusCode::CREATED,
         )
         .await;
-    assert_eq!(spain["memory"]["pii_region"], "es");
+    assert_eq!(spain["memory"]["pii_region"], "ES");
     let spain = spain["id"].as_str().unwrap();
     let text = "Llámame al 912 345 678 mañana";
     assert_eq!(
@@ -150,7 +150,7 @@ async fn an_agents_region_reads_its_national_numbers_and_a_bad_region_is_refused
         )
         .await;
     assert_eq!(
-        kept["memory"]["pii_region"], "es",
+        kept["memory"]["pii_region"], "ES",
         "the refused patch changed nothing"
     );
 }
