@@ -91,6 +91,13 @@ uuid_id!(
     "message"
 );
 uuid_id!(
+    /// A fact learned about a user: a memory item of its own, with the period
+    /// it held true.
+    FactId,
+    "fact"
+);
+
+uuid_id!(
     /// A named step-by-step procedure (procedural memory).
     ProcedureId,
     "procedure"

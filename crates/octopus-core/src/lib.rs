@@ -23,6 +23,7 @@ pub mod embedding;
 pub mod episode;
 pub mod episodic_snippets;
 mod error;
+pub mod fact;
 pub mod forget;
 pub mod fusion;
 pub mod ids;
@@ -42,7 +43,9 @@ pub mod vectors;
 pub mod working_memory;
 
 pub use error::{Error, Result};
-pub use ids::{AgentId, ApiKeyId, ConversationId, EpisodeId, MessageId, ProcedureId, TenantId};
+pub use ids::{
+    AgentId, ApiKeyId, ConversationId, EpisodeId, FactId, MessageId, ProcedureId, TenantId,
+};
 
 /// Every instant Octopus stores is UTC, to the microsecond.
 pub type Timestamp = chrono::DateTime<chrono::Utc>;

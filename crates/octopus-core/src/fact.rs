@@ -1,0 +1,233 @@
+//! Facts: what the agent's model learned about a user when an episode
+//! closed, kept as memory items of their own. Each fact says where it came
+//! from (its episode and messages) and when it held: from `valid_from` (the
+//! time of the messages it was learned from, not of the close) until a newer
+//! fact replaced it (`superseded_by`, `valid_to`). A replaced fact is kept,
+//! so that "where did she live in 2023?" still finds the old address.
+//!
+//! When a close brings new facts, the model is also shown the user's current
+//! facts that look related, and says for each new fact whether it is new
+//! (`add`), replaces one of them (`update`), or says nothing new (`none`), as
+//! the leading memory systems do. This module holds the pure part: the
+//! request and the reading of its answer.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{AgentId, EpisodeId, FactId, MessageId, TenantId};
+
+/// A fact about a user, as stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Fact {
+    pub id: FactId,
+    pub tenant_id: TenantId,
+    pub agent_id: AgentId,
+    pub user_id: String,
+    /// The episode it was learned in.
+    pub episode_id: EpisodeId,
+    /// The messages it was learned from.
+    pub message_ids: Vec<MessageId>,
+    pub text: String,
+    /// When it became true: the time of the messages it came from.
+    pub valid_from: DateTime<Utc>,
+    /// When a newer fact replaced it; absent while it holds.
+    pub valid_to: Option<DateTime<Utc>>,
+    /// The fact that replaced it.
+    pub superseded_by: Option<FactId>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl Fact {
+    /// Whether it still holds: no newer fact replaced it.
+    pub fn is_current(&self) -> bool {
+        self.superseded_by.is_none()
+    }
+}
+
+/// What one new fact does to what is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FactChange {
+    /// A fact not known before.
+    Add { text: String },
+    /// A fact that replaces a known one, which is kept with its period.
+    Replace { text: String, replaces: FactId },
+    /// Nothing new: a known fact says it already.
+    Keep { same_as: FactId },
+}
+
+/// The instructions of the request that decides each new fact's change.
+pub const RECONCILE_INSTRUCTIONS: &str = "You keep the long-term memory of an assistant about \
+one user. Below are facts already known about the user, numbered, and new facts learned in \
+the latest conversation, numbered. For each new fact decide: \"add\" when it is not known, \
+\"update\" when it replaces a known fact (the user moved, changed a preference, a number \
+changed; give that known fact's number in \"replaces\"), or \"none\" when a known fact already \
+says it (give its number in \"same_as\"). Answer with one JSON object and nothing else: \
+{\"facts\": [{\"new\": 1, \"action\": \"add\"}, {\"new\": 2, \"action\": \"update\", \
+\"replaces\": 3}, {\"new\": 3, \"action\": \"none\", \"same_as\": 1}]}, one entry per new fact.";
+
+/// The request's user message: the known facts and the new ones, each
+/// numbered from 1 (numbers, not ids, so the model has nothing long to copy).
+pub fn reconcile_message(known: &[Fact], new: &[String]) -> String {
+    let mut text = String::from("Known facts:\n");
+    if known.is_empty() {
+        text.push_str("(none)\n");
+    }
+    for (i, fact) in known.iter().enumerate() {
+        text.push_str(&format!(
+            "{}. {} (since {})\n",
+            i + 1,
+            fact.text,
+            fact.valid_from.format("%Y-%m-%d")
+        ));
+    }
+    text.push_str("\nNew facts:\n");
+    for (i, fact) in new.iter().enumerate() {
+        text.push_str(&format!("{}. {fact}\n", i + 1));
+    }
+    text
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    facts: Vec<Decision>,
+}
+
+#[derive(Deserialize)]
+struct Decision {
+    new: usize,
+    action: String,
+    #[serde(default)]
+    replaces: Option<usize>,
+    #[serde(default)]
+    same_as: Option<usize>,
+}
+
+/// Each new fact's change, in the order of `new`, from the model's answer
+/// `text` (its JSON object may sit in prose or a code fence). What the
+/// answer leaves out or gets wrong (an unknown number, a known fact replaced
+/// twice) makes the fact an `add`: nothing the model says can lose a fact.
+/// `None` when the answer holds no such JSON object at all.
+pub fn read_changes(text: &str, known: &[Fact], new: &[String]) -> Option<Vec<FactChange>> {
+    let start = text.find('{')?;
+    let end = text.rfind('}')?;
+    let answer: Answer = serde_json::from_str(text.get(start..=end)?).ok()?;
+    let mut changes: Vec<FactChange> = new
+        .iter()
+        .map(|text| FactChange::Add { text: text.clone() })
+        .collect();
+    let mut replaced = std::collections::HashSet::new();
+    let known_at = |number: Option<usize>| {
+        number
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| known.get(i))
+    };
+    for decision in answer.facts {
+        let Some(index) = decision.new.checked_sub(1).filter(|i| *i < new.len()) else {
+            continue;
+        };
+        let text = new[index].clone();
+        changes[index] = match decision.action.as_str() {
+            "update" => match known_at(decision.replaces) {
+                Some(old) if replaced.insert(old.id) => FactChange::Replace {
+                    text,
+                    replaces: old.id,
+                },
+                _ => FactChange::Add { text },
+            },
+            "none" => match known_at(decision.same_as) {
+                Some(old) => FactChange::Keep { same_as: old.id },
+                None => FactChange::Add { text },
+            },
+            _ => FactChange::Add { text },
+        };
+    }
+    Some(changes)
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    fn known(text: &str) -> Fact {
+        let at = Utc.with_ymd_and_hms(2023, 4, 1, 9, 0, 0).unwrap();
+        Fact {
+            id: FactId::new(),
+            tenant_id: TenantId::new(),
+            agent_id: AgentId::new(),
+            user_id: "dana".into(),
+            episode_id: EpisodeId::new(),
+            message_ids: vec![MessageId::new()],
+            text: text.into(),
+            valid_from: at,
+            valid_to: None,
+            superseded_by: None,
+            created_at: at,
+        }
+    }
+
+    #[test]
+    fn the_message_numbers_known_and_new_facts() {
+        let message = reconcile_message(
+            &[known("Dana lives in Lyon")],
+            &["Dana moved to Paris".into()],
+        );
+        assert_eq!(
+            message,
+            "Known facts:\n1. Dana lives in Lyon (since 2023-04-01)\n\nNew facts:\n1. Dana moved to Paris\n"
+        );
+        assert!(reconcile_message(&[], &["x".into()]).contains("(none)"));
+    }
+
+    #[test]
+    fn each_decision_maps_to_its_change() {
+        let lyon = known("Dana lives in Lyon");
+        let tea = known("Dana drinks tea");
+        let new: Vec<String> = ["Dana moved to Paris", "Dana likes tea", "Dana has a dog"]
+            .map(String::from)
+            .to_vec();
+        let answer = "Here you go:\n```json\n{\"facts\": [{\"new\": 1, \"action\": \"update\", \"replaces\": 1}, \
+                      {\"new\": 2, \"action\": \"none\", \"same_as\": 2}, {\"new\": 3, \"action\": \"add\"}]}\n```";
+        let changes = read_changes(answer, &[lyon.clone(), tea.clone()], &new).unwrap();
+        assert_eq!(
+            changes,
+            [
+                FactChange::Replace {
+                    text: new[0].clone(),
+                    replaces: lyon.id
+                },
+                FactChange::Keep { same_as: tea.id },
+                FactChange::Add {
+                    text: new[2].clone()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn what_the_answer_gets_wrong_adds_the_fact() {
+        let lyon = known("Dana lives in Lyon");
+        let new: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        // A known number out of range, one known fact replaced twice, an
+        // unknown action, and a new fact the answer leaves out.
+        let answer = r#"{"facts": [{"new": 1, "action": "update", "replaces": 7},
+            {"new": 2, "action": "update", "replaces": 1}, {"new": 3, "action": "update", "replaces": 1},
+            {"new": 9, "action": "none", "same_as": 1}, {"new": 4, "action": "merge"}]}"#;
+        let changes = read_changes(answer, std::slice::from_ref(&lyon), &new).unwrap();
+        assert_eq!(
+            changes,
+            [
+                FactChange::Add { text: "a".into() },
+                FactChange::Replace {
+                    text: "b".into(),
+                    replaces: lyon.id
+                },
+                FactChange::Add { text: "c".into() },
+                FactChange::Add { text: "d".into() },
+            ]
+        );
+        assert_eq!(read_changes("no JSON here", &[lyon], &new), None);
+    }
+}
