@@ -11,7 +11,6 @@
 
 use std::collections::HashSet;
 
-use crate::chat::ToolCall;
 use crate::message::{Message, Role, ToolCallRecord};
 use crate::recall::outgoing_text;
 use crate::working_memory::ChatMessage;
@@ -30,11 +29,7 @@ pub fn chat_message(message: &Message, redact: bool) -> ChatMessage {
             chat.tool_calls = message
                 .tool_calls
                 .iter()
-                .map(|call| ToolCall {
-                    id: call.tool_call_id.clone(),
-                    name: call.function_name.clone(),
-                    arguments: call.arguments.clone(),
-                })
+                .map(ToolCallRecord::call)
                 .collect();
         }
         Role::Tool => {

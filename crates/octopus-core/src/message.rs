@@ -298,6 +298,27 @@ fn parse_json_string(value: Value) -> Value {
 }
 
 impl ToolCallRecord {
+    /// The record of a call the model made, before any result.
+    pub fn called(call: &crate::chat::ToolCall) -> Self {
+        Self {
+            tool_call_id: call.id.clone(),
+            function_name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            result: None,
+            duration_ms: None,
+            is_error: false,
+        }
+    }
+
+    /// The call as a chat API takes it back.
+    pub fn call(&self) -> crate::chat::ToolCall {
+        crate::chat::ToolCall {
+            id: self.tool_call_id.clone(),
+            name: self.function_name.clone(),
+            arguments: self.arguments.clone(),
+        }
+    }
+
     /// What full-text search should find this call by.
     pub fn search_text(&self) -> String {
         let mut text = self.function_name.clone();

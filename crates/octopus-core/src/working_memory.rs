@@ -336,32 +336,28 @@ pub fn assemble(
         .rposition(|unit| parts.history[unit.start].role == Role::User)
         .unwrap_or(units.len());
     let mut units_dropped = 0;
-    // Notes a unit as pruned; returns its tokens.
-    let drop_unit =
-        |unit: &std::ops::Range<usize>, reason: PruneReason, pruned: &mut Vec<Pruned>| {
-            for index in unit.clone() {
-                pruned.push(Pruned {
-                    block: Block::History,
-                    id: index.to_string(),
-                    score: None,
-                    tokens: history_costs[index],
-                    reason,
-                });
-            }
-            history_costs[unit.clone()].iter().sum::<u32>()
-        };
+    // Prunes the oldest unit left, noting each of its messages; returns its tokens.
+    let drop_unit = |units_dropped: &mut usize, reason: PruneReason, pruned: &mut Vec<Pruned>| {
+        let unit = units[*units_dropped].clone();
+        *units_dropped += 1;
+        for index in unit.clone() {
+            pruned.push(Pruned {
+                block: Block::History,
+                id: index.to_string(),
+                score: None,
+                tokens: history_costs[index],
+                reason,
+            });
+        }
+        history_costs[unit].iter().sum::<u32>()
+    };
 
     let total = |history_total: u32, knowledge: &CountedBlock, episodic: &CountedBlock| {
         fixed + procedures.tokens + knowledge.tokens + episodic.tokens + history_total
     };
     while total(history_total, &knowledge, &episodic) > budget {
         if units_dropped < latest {
-            history_total -= drop_unit(
-                &units[units_dropped],
-                PruneReason::OldestHistory,
-                &mut pruned,
-            );
-            units_dropped += 1;
+            history_total -= drop_unit(&mut units_dropped, PruneReason::OldestHistory, &mut pruned);
             continue;
         }
         // The lowest score of either list; knowledge first on a tie.
@@ -377,12 +373,8 @@ pub fn assemble(
             (Some(_), None) => true,
             (None, Some(_)) => false,
             (None, None) if units_dropped < units.len() => {
-                history_total -= drop_unit(
-                    &units[units_dropped],
-                    PruneReason::LatestExchange,
-                    &mut pruned,
-                );
-                units_dropped += 1;
+                history_total -=
+                    drop_unit(&mut units_dropped, PruneReason::LatestExchange, &mut pruned);
                 continue;
             }
             (None, None) => break, // only procedures left, within their share

@@ -343,14 +343,7 @@ impl PreparedTurn {
         message.tool_calls = reply
             .tool_calls
             .iter()
-            .map(|call| ToolCallRecord {
-                tool_call_id: call.id.clone(),
-                function_name: call.name.clone(),
-                arguments: call.arguments.clone(),
-                result: None,
-                duration_ms: None,
-                is_error: false,
-            })
+            .map(ToolCallRecord::called)
             .collect();
         if reply.usage.output_tokens > 0 {
             message.token_count =
