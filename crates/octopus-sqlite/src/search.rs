@@ -300,7 +300,15 @@ pub(crate) struct ScopedStatistics {
 /// chunks), and its words' document counts repeat from search to search.
 #[derive(Default)]
 pub(crate) struct StatisticsCache {
-    scopes: std::sync::Mutex<std::collections::HashMap<String, CountedScope>>,
+    state: std::sync::Mutex<CachedCounts>,
+}
+
+#[derive(Default)]
+struct CachedCounts {
+    scopes: std::collections::HashMap<String, CountedScope>,
+    /// Words held over every scope: searches choose them, so they are
+    /// bounded in all, not per scope.
+    words: usize,
 }
 
 struct CountedScope {
@@ -310,18 +318,69 @@ struct CountedScope {
     containing: std::collections::HashMap<String, u64>,
 }
 
+/// Words the cache holds over every scope; past it, it starts over (a bound
+/// on memory, some megabytes, not an eviction policy: far above use).
+const MAX_CACHED_WORDS: usize = 100_000;
+
+/// A scope's counts as the cache holds them: documents, their total length,
+/// and each word's document count where known.
+type Known = (u64, f64, Vec<Option<u64>>);
+
 impl StatisticsCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, CountedScope>> {
-        self.scopes
+    fn lock(&self) -> std::sync::MutexGuard<'_, CachedCounts> {
+        self.state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
-}
 
-/// Scopes and words per scope the cache holds; past either, it starts over
-/// (a bound on memory, not an eviction policy: both are far above use).
-const MAX_CACHED_SCOPES: usize = 4096;
-const MAX_CACHED_WORDS: usize = 20_000;
+    /// What is known of `scope` at `version`.
+    fn known(&self, scope: &str, version: ContentVersion, words: &[&str]) -> Option<Known> {
+        let state = self.lock();
+        let counted = state.scopes.get(scope).filter(|c| c.version == version)?;
+        let containing = words
+            .iter()
+            .map(|w| counted.containing.get(*w).copied())
+            .collect();
+        Some((counted.documents, counted.total_length, containing))
+    }
+
+    /// Keeps `scope`'s counts at `version`, replacing those of another.
+    fn keep(
+        &self,
+        scope: &str,
+        version: ContentVersion,
+        (documents, total_length): (u64, f64),
+        words: &[&str],
+        containing: &[u64],
+    ) {
+        let mut state = self.lock();
+        if state.words + words.len() > MAX_CACHED_WORDS {
+            *state = CachedCounts::default();
+        }
+        let stale = state
+            .scopes
+            .get(scope)
+            .is_some_and(|counted| counted.version != version);
+        if stale && let Some(old) = state.scopes.remove(scope) {
+            state.words -= old.containing.len();
+        }
+        let counted = state
+            .scopes
+            .entry(scope.to_owned())
+            .or_insert_with(|| CountedScope {
+                version,
+                documents,
+                total_length,
+                containing: Default::default(),
+            });
+        let before = counted.containing.len();
+        for (word, found) in words.iter().zip(containing) {
+            counted.containing.insert((*word).to_owned(), *found);
+        }
+        let added = counted.containing.len() - before;
+        state.words += added;
+    }
+}
 
 /// A scope's content version: when its collection was made, and its version
 /// since (a collection made again starts at version 0 again).
@@ -344,15 +403,7 @@ impl ScopedStatistics {
         words: &[&str],
         cached: Cached<'_>,
     ) -> StoreResult<Self> {
-        let known = cached.and_then(|(cache, version)| {
-            let scopes = cache.lock();
-            let counted = scopes.get(scope).filter(|c| c.version == version)?;
-            let containing: Vec<Option<u64>> = words
-                .iter()
-                .map(|w| counted.containing.get(*w).copied())
-                .collect();
-            Some((counted.documents, counted.total_length, containing))
-        });
+        let known = cached.and_then(|(cache, version)| cache.known(scope, version, words));
         let (documents, total_length, mut containing) = match known {
             Some(known) => known,
             None => {
@@ -392,32 +443,13 @@ impl ScopedStatistics {
             .map(Option::unwrap_or_default)
             .collect();
         if let Some((cache, version)) = cached {
-            let mut scopes = cache.lock();
-            if scopes.len() >= MAX_CACHED_SCOPES && !scopes.contains_key(scope) {
-                scopes.clear();
-            }
-            let entry = scopes
-                .entry(scope.to_owned())
-                .or_insert_with(|| CountedScope {
-                    version,
-                    documents,
-                    total_length,
-                    containing: Default::default(),
-                });
-            if entry.version != version {
-                *entry = CountedScope {
-                    version,
-                    documents,
-                    total_length,
-                    containing: Default::default(),
-                };
-            }
-            if entry.containing.len() + words.len() > MAX_CACHED_WORDS {
-                entry.containing.clear();
-            }
-            for (word, found) in words.iter().zip(&containing) {
-                entry.containing.insert((*word).to_owned(), *found);
-            }
+            cache.keep(
+                scope,
+                version,
+                (documents, total_length),
+                words,
+                &containing,
+            );
         }
         let mut idfs = Vec::with_capacity(words.len() + 1);
         idfs.push(0.0);
@@ -538,5 +570,45 @@ impl MessageSearch for SqliteStore {
                 )
             })
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Searches choose the words: however many distinct ones they bring,
+    /// across however many collections, the cache holds a bounded number.
+    #[test]
+    fn the_statistics_cache_holds_a_bounded_number_of_words() {
+        let cache = StatisticsCache::default();
+        let words: Vec<String> = (0..1000).map(|i| format!("w{i}")).collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let counts = vec![1; words.len()];
+        for scope in 0..300 {
+            cache.keep(&format!("s{scope}"), (0, 0), (10, 100.0), &words, &counts);
+            assert!(cache.lock().words <= MAX_CACHED_WORDS);
+        }
+        let total: usize = cache
+            .lock()
+            .scopes
+            .values()
+            .map(|c| c.containing.len())
+            .sum();
+        assert_eq!(total, cache.lock().words, "the count is of what is held");
+        // A newer version replaces the scope's counts and what they held.
+        cache.keep("s299", (0, 1), (11, 110.0), &words[..10], &counts[..10]);
+        assert_eq!(cache.known("s299", (0, 0), &words[..1]), None);
+        assert_eq!(
+            cache.known("s299", (0, 1), &words[..2]),
+            Some((11, 110.0, vec![Some(1), Some(1)]))
+        );
+        let total: usize = cache
+            .lock()
+            .scopes
+            .values()
+            .map(|c| c.containing.len())
+            .sum();
+        assert_eq!(total, cache.lock().words);
     }
 }
