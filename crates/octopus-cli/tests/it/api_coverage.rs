@@ -3,9 +3,8 @@
 //! and the commands added to close the gaps reach their operations.
 
 use std::process::Command;
-use std::sync::Arc;
 
-use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
+use octopus_testkit::fake_chat::Answer;
 use serde_json::{Value, json};
 
 use crate::client_commands::octopus;
@@ -177,12 +176,8 @@ async fn every_operation_of_the_api_has_a_command() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_commands_that_closed_the_gaps_reach_their_operations() {
-    let fake = Arc::new(ChatProvider::default());
-    let url = fake_chat::serve(Arc::clone(&fake)).await;
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("octopus.toml");
-    std::fs::write(&config, format!("[llm]\nallowed_base_urls = [\"{url}\"]\n")).unwrap();
-    let server = Server::start_with(&dir.path().join("data"), Some(&config));
+    let (server, fake, url) = Server::with_loopback_chat(dir.path()).await;
     let tenant = octopus(&server, ADMIN_KEY, &["tenants", "create", "acme"]);
     let tenant_id = tenant["id"].as_str().unwrap();
     assert_eq!(

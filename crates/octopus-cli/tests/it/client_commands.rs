@@ -287,18 +287,9 @@ async fn the_cli_drives_a_running_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn octopus_chat_streams_turns_shows_the_trace_and_starts_new_episodes() {
     use std::io::Write;
-    use std::sync::Arc;
 
-    use octopus_testkit::fake_chat::{self, ChatProvider};
-
-    let fake = Arc::new(ChatProvider::default());
-    let url = fake_chat::serve(Arc::clone(&fake)).await;
     let dir = tempfile::tempdir().unwrap();
-    // The operator trusts the loopback provider (a tenant's URL could not
-    // reach loopback).
-    let config = dir.path().join("octopus.toml");
-    std::fs::write(&config, format!("[llm]\nallowed_base_urls = [\"{url}\"]\n")).unwrap();
-    let server = Server::start_with(&dir.path().join("data"), Some(&config));
+    let (server, fake, url) = Server::with_loopback_chat(dir.path()).await;
     let tenant = octopus(&server, ADMIN_KEY, &["tenants", "create", "acme"]);
     let key = octopus(
         &server,

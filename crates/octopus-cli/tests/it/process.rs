@@ -26,6 +26,27 @@ impl Server {
         Self::start_on(data_dir, config, None)
     }
 
+    /// A server whose operator trusts a loopback chat provider (a tenant's
+    /// URL could not reach loopback), the provider, and its URL.
+    pub async fn with_loopback_chat(
+        dir: &Path,
+    ) -> (
+        Server,
+        std::sync::Arc<octopus_testkit::fake_chat::ChatProvider>,
+        String,
+    ) {
+        use octopus_testkit::fake_chat::{self, ChatProvider};
+        let fake = std::sync::Arc::new(ChatProvider::default());
+        let url = fake_chat::serve(std::sync::Arc::clone(&fake)).await;
+        let config = dir.join("octopus.toml");
+        std::fs::write(&config, format!("[llm]\nallowed_base_urls = [\"{url}\"]\n")).unwrap();
+        (
+            Self::start_with(&dir.join("data"), Some(&config)),
+            fake,
+            url,
+        )
+    }
+
     /// Like [`start_with`](Self::start_with), on the PostgreSQL database
     /// `database_url` names when there is one.
     pub fn start_on(data_dir: &Path, config: Option<&Path>, database_url: Option<&str>) -> Server {

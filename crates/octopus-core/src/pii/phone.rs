@@ -34,16 +34,20 @@ impl PhoneRegion {
         Some(PhoneRegion(id))
     }
 
-    /// Every code [`PhoneRegion::parse`] takes, sorted.
-    pub fn codes() -> Vec<&'static str> {
-        let mut codes: Vec<&'static str> = DATABASE
-            .iter()
-            .map(|plan| plan.id())
-            .filter(|id| PhoneRegion::parse(id).is_some())
-            .collect();
-        codes.sort_unstable();
-        codes.dedup();
-        codes
+    /// Every code [`PhoneRegion::parse`] takes, sorted (read from the
+    /// numbering plans once).
+    pub fn codes() -> &'static [&'static str] {
+        static CODES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+        CODES.get_or_init(|| {
+            let mut codes: Vec<&'static str> = DATABASE
+                .iter()
+                .map(|plan| plan.id())
+                .filter(|id| PhoneRegion::parse(id).is_some())
+                .collect();
+            codes.sort_unstable();
+            codes.dedup();
+            codes
+        })
     }
 }
 
