@@ -23,8 +23,9 @@ pub fn server_url() -> String {
         .filter(|url| !url.is_empty())
         .unwrap_or_else(|| {
             panic!(
-                "{SERVER_VARIABLE} is not set: run `scripts/test.sh` beside ../shared, or start \
-                 Qdrant and export {SERVER_VARIABLE}=http://127.0.0.1:GRPC_PORT"
+                "{SERVER_VARIABLE} is not set: start Qdrant and export \
+                 {SERVER_VARIABLE}=http://127.0.0.1:GRPC_PORT (scripts/test.sh does when \
+                 ../shared/tools/qdrant is beside the clone)"
             )
         })
 }

@@ -36,7 +36,11 @@ impl OwnQdrant {
     /// When the variable is unset or the server does not start.
     pub fn start() -> Self {
         let binary = std::env::var("OCTOPUS_TEST_QDRANT_BIN").unwrap_or_else(|_| {
-            panic!("OCTOPUS_TEST_QDRANT_BIN is not set: run `scripts/test.sh` beside ../shared")
+            panic!(
+                "OCTOPUS_TEST_QDRANT_BIN is not set: the Qdrant fault tests start and kill a Qdrant \
+                 server of their own; point it at a `qdrant` binary (scripts/test.sh does when \
+                 ../shared/tools/qdrant is beside the clone)"
+            )
         });
         let mut qdrant = Self {
             binary: binary.into(),
