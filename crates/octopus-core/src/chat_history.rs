@@ -19,8 +19,8 @@ use crate::working_memory::ChatMessage;
 /// short, with a marker saying how much was left out.
 pub const MAX_TOOL_RESULT_CHARS: usize = 2_000;
 
-/// A stored message as a chat message: its text (redacted with `redact`),
-/// an assistant's tool calls, a tool result's call id.
+/// A stored message as a chat message: its text and an assistant's tool
+/// calls' arguments (redacted with `redact`), a tool result's call id.
 pub fn chat_message(message: &Message, redact: bool) -> ChatMessage {
     let text = outgoing_text(message, redact).unwrap_or_default();
     let mut chat = ChatMessage::new(message.role, text);
@@ -31,6 +31,11 @@ pub fn chat_message(message: &Message, redact: bool) -> ChatMessage {
                 .iter()
                 .map(ToolCallRecord::call)
                 .collect();
+            if redact {
+                for call in &mut chat.tool_calls {
+                    call.arguments = crate::pii::egress_json(&call.arguments);
+                }
+            }
         }
         Role::Tool => {
             chat.tool_call_id = message.tool_call_id.clone();

@@ -58,6 +58,24 @@ pub fn egress_for(text: &str, region: PhoneRegion) -> std::borrow::Cow<'_, str> 
     }
 }
 
+/// A JSON document (a tool call's arguments, a result) as it may leave
+/// Octopus when PII must not: every string in it, keys and values, through
+/// [`egress`], so the document stays valid JSON of the same shape.
+pub fn egress_json(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => Value::String(egress(text).into_owned()),
+        Value::Array(items) => Value::Array(items.iter().map(egress_json).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(key, value)| (egress(key).into_owned(), egress_json(value)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// What kind of personal or secret data a span holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -569,6 +587,15 @@ mod tests {
                 proptest::prop_assert!(!redacted.contains(&text[f.start..f.end]), "{} left in {}", &text[f.start..f.end], redacted);
             }
         }
+    }
+
+    #[test]
+    fn a_json_document_leaves_redacted_and_of_the_same_shape() {
+        let arguments = serde_json::json!({"customer": "ana@x.io", "ana@x.io": [1, "call +44 20 7946 0958"], "n": 4111});
+        assert_eq!(
+            egress_json(&arguments),
+            serde_json::json!({"customer": "[EMAIL]", "[EMAIL]": [1, "call [PHONE]"], "n": 4111})
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serde_json::Value;
 /// The transcript, redacted where the agent's `redact_pii` says so.
 pub(crate) fn transcript(episode: &EpisodeWithMessages, redact: bool) -> String {
     let out = |json: &Value| match redact {
-        true => octopus_core::pii::egress(&json.to_string()).into_owned(),
+        true => octopus_core::pii::egress_json(json).to_string(),
         false => json.to_string(),
     };
     let mut transcript = String::new();

@@ -74,10 +74,11 @@ async fn with_redact_pii_nothing_detected_leaves_by_any_path() {
         parameters: json!({"type": "object"}),
     }];
     // Ollama numbers its tool calls: this one is call_0.
+    // Its arguments hold PII too, as a call a client stored may.
     chat.then(Answer::tool_call(
         "call_1",
         "lookup",
-        json!({"customer": "dana"}),
+        json!({"customer": EMAIL}),
     ));
     let first = octopus
         .turn(
