@@ -193,17 +193,7 @@ impl Octopus {
             .rposition(|m| m.role == Role::User)
             .ok_or_else(no_pending)?;
         let since = &messages[user_at + 1..];
-        let answered: BTreeSet<&str> = since
-            .iter()
-            .filter(|m| m.role == Role::Tool)
-            .filter_map(|m| m.tool_call_id.as_deref())
-            .collect();
-        let pending: Vec<&ToolCallRecord> = since
-            .iter()
-            .filter(|m| m.role == Role::Assistant)
-            .flat_map(|m| &m.tool_calls)
-            .filter(|call| !answered.contains(call.tool_call_id.as_str()))
-            .collect();
+        let pending = octopus_core::chat_history::pending_calls(&messages);
         if pending.is_empty() {
             return Err(no_pending().into());
         }

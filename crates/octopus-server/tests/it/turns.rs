@@ -443,3 +443,50 @@ async fn a_small_budget_keeps_the_latest_exchange_and_an_empty_system_prompt_is_
         "{pruned:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_tool_round_in_one_turn_is_answered_though_ollama_repeats_the_call_id() {
+    let chat = start().await;
+    let tools = json!([{"name": "get_order_status", "parameters": {"type": "object"}}]);
+    chat.fake.then(Answer::tool_call(
+        "call_1",
+        "get_order_status",
+        json!({"order": "1"}),
+    ));
+    let first = take_turn(
+        &chat,
+        json!({"message": "Where are orders 1 and 2?", "tools": tools}),
+    )
+    .await;
+    let call = first["reply"]["tool_calls"][0]["tool_call_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    chat.fake.then(Answer::tool_call(
+        "call_2",
+        "get_order_status",
+        json!({"order": "2"}),
+    ));
+    let second = take_turn(
+        &chat,
+        json!({"tool_results": [{"tool_call_id": call, "content": "order 1 shipped"}], "tools": tools}),
+    )
+    .await;
+    // Ollama numbers each reply's calls from 0: the same id comes again.
+    let again = second["reply"]["tool_calls"][0]["tool_call_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(again, call, "the fake speaks Ollama's numbering");
+    chat.fake
+        .then(Answer::text("Order 1 shipped; order 2 is packed."));
+    let last = take_turn(
+        &chat,
+        json!({"tool_results": [{"tool_call_id": again, "content": "order 2 packed"}], "tools": tools}),
+    )
+    .await;
+    assert_eq!(
+        last["reply"]["content"],
+        "Order 1 shipped; order 2 is packed."
+    );
+}
