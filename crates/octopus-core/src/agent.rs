@@ -264,6 +264,10 @@ pub struct MemoryConfig {
     pub episodic_neighbours: u32,
     /// Most recent messages of the current episode kept as history. Default 20.
     pub history_max_messages: u32,
+    /// Most of the user's current facts (learned at closes by the agent's
+    /// model) put in a turn's context, in their own block, the newest first.
+    /// Default 20; 0 puts none.
+    pub max_context_facts: u32,
     /// An open episode with no message for this long is closed with reason
     /// `timeout`; the next message opens a new one. Default 1800 (30 minutes).
     pub episode_idle_timeout_secs: u64,
@@ -313,6 +317,7 @@ impl Default for MemoryConfig {
             episodic_max_tokens: 1500,
             episodic_neighbours: 1,
             history_max_messages: 20,
+            max_context_facts: 20,
             episode_idle_timeout_secs: 1800,
             retention_days: None,
             summarize_on_close: true,
@@ -366,6 +371,9 @@ impl MemoryConfig {
                 "episodic_neighbours",
                 format!("must be at most {}", crate::recall::MAX_NEIGHBOURS),
             ));
+        }
+        if self.max_context_facts > 100 {
+            return Err(Error::invalid("max_context_facts", "must be at most 100"));
         }
         if self.procedures_top_k > 20 {
             return Err(Error::invalid("procedures_top_k", "must be at most 20"));

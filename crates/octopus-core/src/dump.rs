@@ -3,14 +3,16 @@
 //!
 //! Order matters: the header, the tenant, agents, then what belongs to them
 //! (procedures, knowledge chunks, conversations), each conversation followed by
-//! its episodes, each episode by its messages, and last an `end` record
+//! its episodes, each episode by its messages and the facts learned in it
+//! (current and replaced), and last an `end` record
 //! counting the records before it, so that a cut-off dump is refused instead
 //! of half imported.
 //!
 //! Vectors: knowledge chunks and procedure versions carry theirs, with the
 //! model that made them; an import keeps them when its own model is that
-//! model, and embeds the text again otherwise. Memory vectors (of messages and
-//! summaries) are not carried: an import queues their embedding, as bulk work.
+//! model, and embeds the text again otherwise. Memory vectors (of messages,
+//! summaries and facts) are not carried: an import queues their embedding,
+//! as bulk work.
 //!
 //! Ids: the admin's import restores a dump with its ids (a conflict if one is
 //! taken); a tenant's import is a copy with new ids ([`IdMap`]).
@@ -42,6 +44,7 @@ pub enum DumpRecord {
     Conversation(Conversation),
     Episode(Episode),
     Message(Message),
+    Fact(crate::fact::Fact),
     End(DumpEnd),
 }
 
@@ -57,6 +60,7 @@ impl DumpRecord {
             DumpRecord::Conversation(_) => "conversation",
             DumpRecord::Episode(_) => "episode",
             DumpRecord::Message(_) => "message",
+            DumpRecord::Fact(_) => "fact",
             DumpRecord::End(_) => "end",
         }
     }
@@ -72,6 +76,7 @@ impl DumpRecord {
             DumpRecord::Conversation(conversation) => Some(conversation.id.0),
             DumpRecord::Episode(episode) => Some(episode.id.0),
             DumpRecord::Message(message) => Some(message.id.0),
+            DumpRecord::Fact(fact) => Some(fact.id.0),
         }
     }
 }
@@ -165,6 +170,8 @@ pub struct ImportCounts {
     pub conversations: u64,
     pub episodes: u64,
     pub messages: u64,
+    #[serde(default)]
+    pub facts: u64,
     /// Vectors (of chunks and procedure versions) embedded again because the
     /// dump's model is not this server's.
     pub vectors_embedded_again: u64,
@@ -429,6 +436,18 @@ impl IdMap {
                 // Memory vectors are made again after an import.
                 message.embedding_ref = None;
                 DumpRecord::Message(message)
+            }
+            DumpRecord::Fact(mut fact) => {
+                fact.id = crate::FactId(self.id(fact.id.0));
+                fact.agent_id = self.agent(fact.agent_id);
+                fact.episode_id = EpisodeId(self.id(fact.episode_id.0));
+                for message in &mut fact.message_ids {
+                    *message = MessageId(self.id(message.0));
+                }
+                // The fact that replaced it comes later in the dump: its new
+                // id is made now and found again then.
+                fact.superseded_by = fact.superseded_by.map(|f| crate::FactId(self.id(f.0)));
+                DumpRecord::Fact(fact)
             }
             other => other,
         }

@@ -24,8 +24,9 @@ struct Passage {
     /// Its best hit's score.
     score: f64,
     label: String,
-    /// Lines by ordinal; a summary's one line at 0.
+    /// Lines by ordinal; a summary's or fact's one line at 0.
     lines: BTreeMap<u32, String>,
+    /// A summary or a fact: a passage of its own, never joined to turns.
     summary: bool,
 }
 
@@ -48,8 +49,29 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
     let mut shown: HashSet<String> = HashSet::new();
     for hit in hits {
         let date = hit.at.format("%Y-%m-%d");
-        match (hit.kind, hit.window, hit.summary) {
-            (MemoryKind::Summary, _, Some(summary)) => {
+        match (hit.kind, hit.window, hit.summary, hit.fact) {
+            (MemoryKind::Fact, _, _, Some(fact)) => {
+                let text = match redact {
+                    true => crate::pii::egress(&fact.text).into_owned(),
+                    false => fact.text,
+                };
+                if !shown.insert(fold_key(&text)) {
+                    continue;
+                }
+                let label = match fact.valid_to {
+                    Some(to) => format!("fact, {date} to {}", to.format("%Y-%m-%d")),
+                    None => format!("fact, since {date}"),
+                };
+                built.push(Passage {
+                    id: fact.id.to_string(),
+                    episode: hit.episode_id,
+                    score: hit.score,
+                    label,
+                    lines: BTreeMap::from([(0, text)]),
+                    summary: true,
+                });
+            }
+            (MemoryKind::Summary, _, Some(summary), _) => {
                 let text = match redact {
                     true => crate::pii::egress(&summary).into_owned(),
                     false => summary,
@@ -74,7 +96,7 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                     summary: true,
                 });
             }
-            (MemoryKind::Message, Some(window), _) => {
+            (MemoryKind::Message, Some(window), _, _) => {
                 let Some(said) = line(&window.message, redact) else {
                     continue;
                 };
@@ -207,6 +229,7 @@ mod tests {
                 message,
             }),
             summary: None,
+            fact: None,
         }
     }
 
@@ -221,6 +244,7 @@ mod tests {
             conversation_id: turns[0].conversation_id,
             at: turns.last().expect("a turn").timestamp,
             window: None,
+            fact: None,
             summary: Some(text.into()),
         }
     }

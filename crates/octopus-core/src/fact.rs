@@ -9,7 +9,8 @@
 //! facts that look related, and says for each new fact whether it is new
 //! (`add`), replaces one of them (`update`), or says nothing new (`none`), as
 //! the leading memory systems do. This module holds the pure part: the
-//! request and the reading of its answer.
+//! request and the reading of its answer, which messages a fact came from,
+//! and the queries that read facts back.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,88 @@ impl Fact {
     pub fn is_current(&self) -> bool {
         self.superseded_by.is_none()
     }
+}
+
+/// A fact learned at a close, ready to store with its vector. Its tenant,
+/// agent, user and episode are the closed episode's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewFact {
+    pub id: FactId,
+    pub text: String,
+    pub message_ids: Vec<MessageId>,
+    pub valid_from: DateTime<Utc>,
+    /// The current fact it replaces: that one gets `valid_to` = this one's
+    /// `valid_from` and `superseded_by` = this one. A fact already replaced
+    /// (by a close that finished first) is left as it is.
+    pub replaces: Option<FactId>,
+    pub vector: Vec<f32>,
+}
+
+/// Which facts of one user of one agent to read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FactFilter {
+    pub agent_id: AgentId,
+    pub user_id: String,
+    /// Replaced facts too, not only those that hold.
+    pub include_replaced: bool,
+    pub page: crate::store::Page,
+}
+
+/// A keyword search over one user's facts (current and replaced).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FactSearchQuery {
+    pub agent_id: AgentId,
+    pub user_id: String,
+    pub text: String,
+    pub limit: u32,
+}
+
+/// A fact found by its words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactHit {
+    pub fact: Fact,
+    /// BM25 over the user's facts, higher is better.
+    pub score: f64,
+}
+
+/// Most facts one close adds (the summary's key facts are capped below it).
+pub const MAX_FACTS_PER_CLOSE: usize = 20;
+
+/// Most known facts shown to the model beside the new ones.
+pub const MAX_RELATED_FACTS: usize = 30;
+
+/// The messages a fact most likely came from, when the model did not say:
+/// those of the user and assistant sharing the most words with it (at
+/// least one word of four letters or more), up to three, in order. Empty
+/// when no message shares such a word.
+pub fn sources_by_words(text: &str, messages: &[crate::message::Message]) -> Vec<MessageId> {
+    use crate::message::Role;
+    let words = |text: &str| -> std::collections::HashSet<String> {
+        crate::search::search_terms(text)
+            .into_iter()
+            .filter(|word| word.chars().count() >= 4)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let fact = words(text);
+    let shared: Vec<(usize, &crate::message::Message)> = messages
+        .iter()
+        .filter(|m| matches!(m.role, Role::User | Role::Assistant))
+        .map(|m| {
+            let said = m.content.as_ref().map(|c| c.text()).unwrap_or_default();
+            (words(&said).intersection(&fact).count(), m)
+        })
+        .filter(|(count, _)| *count > 0)
+        .collect();
+    let Some(best) = shared.iter().map(|(count, _)| *count).max() else {
+        return Vec::new();
+    };
+    shared
+        .into_iter()
+        .filter(|(count, _)| *count == best)
+        .take(3)
+        .map(|(_, m)| m.id)
+        .collect()
 }
 
 /// What one new fact does to what is known.
@@ -166,6 +249,45 @@ mod tests {
             superseded_by: None,
             created_at: at,
         }
+    }
+
+    #[test]
+    fn a_fact_comes_from_the_messages_sharing_most_of_its_words() {
+        use crate::message::{Message, MessageContent, Role};
+        let message = |role: Role, text: &str| Message {
+            id: MessageId::new(),
+            episode_id: EpisodeId::new(),
+            conversation_id: crate::ConversationId::new(),
+            role,
+            content: Some(MessageContent::Text(text.into())),
+            name: None,
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+            token_count: 1,
+            timestamp: Utc::now(),
+            ordinal: 0,
+            agent_id: None,
+            contains_pii: false,
+            redacted_content: None,
+            embedding_ref: None,
+            usage: None,
+            created_at: Utc::now(),
+        };
+        let said = [
+            message(Role::User, "Hi there"),
+            message(Role::User, "We moved to Paris last month with the dog"),
+            message(Role::Assistant, "Paris! How is the dog settling in?"),
+            message(Role::Tool, "Paris dog moved"),
+        ];
+        assert_eq!(
+            sources_by_words("Dana moved to Paris with her dog", &said),
+            [said[1].id]
+        );
+        assert_eq!(
+            sources_by_words("Dana lives in Paris", &said),
+            [said[1].id, said[2].id]
+        );
+        assert!(sources_by_words("Dana likes tea", &said).is_empty());
     }
 
     #[test]

@@ -47,6 +47,9 @@ pub struct RelationalCounts {
     /// Episode summaries (each episode's at most one).
     pub summaries: u64,
     pub key_facts: u64,
+    /// Facts learned about the user, current and replaced.
+    #[serde(default)]
+    pub facts: u64,
     /// Procedures learned from the user's episodes, with all their versions.
     pub learned_procedures: u64,
 }
@@ -62,6 +65,8 @@ pub struct FullTextCounts {
 pub struct VectorCounts {
     pub message_vectors: u64,
     pub summary_vectors: u64,
+    #[serde(default)]
+    pub fact_vectors: u64,
     /// Saved vector-index graphs dropped, to be rebuilt from the remaining
     /// vectors at their next search.
     pub graphs_rebuilt: u64,

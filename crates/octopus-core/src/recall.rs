@@ -1,5 +1,6 @@
-//! Episodic recall: the memory vectors of past messages and episode summaries,
-//! the durable queue of work that makes them, and what a recall query returns.
+//! Episodic recall: the memory vectors of past messages, episode summaries
+//! and facts, the durable queue of work that makes them, and what a recall
+//! query returns.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -63,6 +64,7 @@ pub fn outgoing_text(message: &Message, redact: bool) -> Option<String> {
 pub enum MemoryKind {
     Message,
     Summary,
+    Fact,
 }
 
 impl MemoryKind {
@@ -70,6 +72,7 @@ impl MemoryKind {
         match self {
             MemoryKind::Message => "message",
             MemoryKind::Summary => "summary",
+            MemoryKind::Fact => "fact",
         }
     }
 
@@ -77,6 +80,7 @@ impl MemoryKind {
         match text {
             "message" => Some(MemoryKind::Message),
             "summary" => Some(MemoryKind::Summary),
+            "fact" => Some(MemoryKind::Fact),
             _ => None,
         }
     }
@@ -147,8 +151,11 @@ pub struct MemoryJob {
 pub enum MemoryWork {
     /// Embed a stored message.
     EmbedMessage(Message),
-    /// Summarise a closed episode when it has no summary, and embed the summary.
+    /// Summarise a closed episode when it has no summary, and embed the
+    /// summary; with a model's summary, learn its key facts as facts.
     SummariseEpisode(EpisodeWithMessages),
+    /// Embed a stored fact (one imported from a dump).
+    EmbedFact(crate::fact::Fact),
 }
 
 /// What a worker made of a job.
@@ -171,6 +178,13 @@ pub enum JobOutcome {
         /// Keep the job for another attempt (or parked): the summary stored
         /// is a stand-in until the model can write one.
         retry: Option<Followup>,
+        /// Facts learned from the episode, stored with their vectors (and
+        /// the known facts they replace updated) in the job's transaction.
+        facts: Vec<crate::fact::NewFact>,
+    },
+    FactEmbedded {
+        fact: crate::FactId,
+        vector: Vec<f32>,
     },
     /// Nothing to embed (too short, or no summary to make).
     Skipped,
@@ -231,7 +245,7 @@ impl MemoryVectorQuery {
 
 /// What a vector index keeps of a memory vector to filter on: its user as
 /// the partition (recall searches one user's memories), its kind and
-/// episode, and when it happened.
+/// episode, and when it happened (a fact: when it became true).
 pub fn memory_point_fields(
     user_id: &str,
     kind: MemoryKind,
@@ -256,6 +270,8 @@ pub struct MemoryVectorHit {
     pub episode_id: EpisodeId,
     /// For a message vector.
     pub message_id: Option<MessageId>,
+    /// For a fact vector.
+    pub fact_id: Option<crate::FactId>,
     pub at: DateTime<Utc>,
 }
 
@@ -337,6 +353,10 @@ pub struct RecallQuery {
     /// Whether episode summaries are recalled beside messages.
     #[serde(default = "yes")]
     pub include_summaries: bool,
+    /// Whether facts learned about the user are recalled beside messages,
+    /// those replaced since too (each says when it held).
+    #[serde(default = "yes")]
+    pub include_facts: bool,
 }
 
 fn default_top_k() -> u32 {
@@ -360,6 +380,7 @@ impl RecallQuery {
             recency_half_life_days: None,
             mode: RecallMode::Hybrid,
             include_summaries: true,
+            include_facts: true,
         }
     }
 
@@ -415,6 +436,10 @@ pub struct RecallHit {
     /// For a summary hit: the episode's summary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// For a fact hit: the fact, with the messages it came from (`at` is
+    /// when it became true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fact: Option<crate::fact::Fact>,
 }
 
 #[cfg(test)]

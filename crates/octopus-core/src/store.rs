@@ -278,8 +278,9 @@ pub trait EpisodeStore: Send + Sync {
         ids: &[MessageId],
     ) -> Result<Vec<MessagePosition>>;
     /// Removes a soft-deleted or archived episode for good: its row, its
-    /// messages, their full-text entries and its memory vectors (messages and
-    /// summary). Fails with `Conflict` (`episode_not_deleted`) for an episode
+    /// messages, their full-text entries, the facts learned in it and its
+    /// memory vectors (messages, summary, facts). A fact it replaced holds
+    /// again. Fails with `Conflict` (`episode_not_deleted`) for an episode
     /// in use: purging is the second step of deleting or archiving.
     async fn purge_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<()>;
 }
@@ -435,12 +436,43 @@ pub trait MemoryStore: Send + Sync {
     ) -> Result<Vec<MemoryVectorHit>>;
 }
 
+/// Facts learned about users ([`crate::fact`]). They are written by
+/// [`MemoryStore::complete_memory_job`] (a summary job's facts, with their
+/// vectors, in its transaction), imported with dumps, and removed with
+/// their episode (purge) or their user (forget). Only facts of episodes in
+/// use are read: a deleted or archived episode's facts leave every read as
+/// its messages do.
+#[async_trait]
+pub trait FactStore: Send + Sync {
+    /// One user's facts of one agent, the newest `valid_from` first; those
+    /// that hold only, unless the filter asks for replaced ones too.
+    async fn list_facts(
+        &self,
+        tenant: TenantId,
+        filter: &crate::fact::FactFilter,
+    ) -> Result<Vec<crate::fact::Fact>>;
+    /// The facts among `ids`, in the order of `ids`; unknown ids left out.
+    async fn get_facts(
+        &self,
+        tenant: TenantId,
+        ids: &[crate::FactId],
+    ) -> Result<Vec<crate::fact::Fact>>;
+    /// One user's facts (current and replaced) matching any word of the
+    /// query, best BM25 first, its statistics counted over that user's
+    /// facts alone.
+    async fn search_facts(
+        &self,
+        tenant: TenantId,
+        query: &crate::fact::FactSearchQuery,
+    ) -> Result<Vec<crate::fact::FactHit>>;
+}
+
 /// Erasure: removing everything about one user.
 #[async_trait]
 pub trait UserErasure: Send + Sync {
     /// Removes, in one transaction, every conversation of the user (with
-    /// `agent_id`, of that agent only), their episodes with summaries and key
-    /// facts, their messages, the memory vectors and queued work of those,
+    /// `agent_id`, of that agent only), their episodes with summaries, key
+    /// facts and facts learned, their messages, the memory vectors and queued work of those,
     /// and procedures learned from those episodes; then their full-text
     /// entries, and the saved vector graphs that held their vectors. Then
     /// compacts the store's files, so that nothing removed is left on disk.
@@ -589,6 +621,7 @@ pub trait Store:
     + MessageSearch
     + KnowledgeStore
     + MemoryStore
+    + FactStore
     + ProcedureStore
     + UserErasure
     + DumpStore
@@ -604,6 +637,7 @@ impl<T> Store for T where
         + MessageSearch
         + KnowledgeStore
         + MemoryStore
+        + FactStore
         + ProcedureStore
         + UserErasure
         + DumpStore

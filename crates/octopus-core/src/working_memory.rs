@@ -2,11 +2,11 @@
 //! DESIGN.md §3 and pruned to the agent's token budget. Pure: the retrieval
 //! happens before, in the engine; nothing here is stored.
 //!
-//! Order: system prompt (left out when empty); procedures; `[Retrieved
-//! Knowledge]`; episodic snippets; the current episode's history; the user
-//! message. Over budget, the oldest history goes first, then the
-//! lowest-scored knowledge chunk or episodic snippet, one at a time, and the
-//! latest exchange (history from the user's previous message on) last of
+//! Order: system prompt (left out when empty); procedures; the user's
+//! current facts; `[Retrieved Knowledge]`; episodic snippets; the current
+//! episode's history; the user message. Over budget, the oldest history
+//! goes first, then the lowest-scored fact, knowledge chunk or episodic
+//! snippet, one at a time, and the latest exchange (history from the user's previous message on) last of
 //! all. History goes in whole units: an assistant's tool calls go with their
 //! results. The system prompt and the user message are never dropped: when
 //! they alone exceed the budget the assembly fails. The trace says why each
@@ -77,6 +77,8 @@ pub struct ContextParts {
     pub system_prompt: String,
     /// Matched procedures: `label` is the name, `text` the numbered steps.
     pub procedures: Vec<Retrieved>,
+    /// The user's current facts: `label` says since when each holds.
+    pub facts: Vec<Retrieved>,
     pub knowledge: Vec<Retrieved>,
     pub episodic: Vec<Retrieved>,
     /// Most tokens the episodic block may take, whatever the budget leaves:
@@ -94,6 +96,7 @@ pub struct ContextParts {
 pub enum Block {
     SystemPrompt,
     Procedures,
+    Facts,
     Knowledge,
     Episodic,
     History,
@@ -120,8 +123,8 @@ pub enum PruneReason {
     BlockLimit,
     /// The context was over budget: the oldest history goes first.
     OldestHistory,
-    /// Over budget with no older history left: the lowest-scored knowledge
-    /// chunk or past-conversation snippet.
+    /// Over budget with no older history left: the lowest-scored fact,
+    /// knowledge chunk or past-conversation snippet.
     LowestScore,
     /// Over budget with nothing else left to drop: the latest exchange (the
     /// user's previous message and what answered it), oldest first.
@@ -149,7 +152,9 @@ pub struct ContextTrace {
     /// Tokens of the whole prompt, reply priming included.
     pub total_tokens: u32,
     pub blocks: Vec<BlockTokens>,
-    /// Every knowledge chunk and episodic snippet retrieved, kept or not.
+    /// Every fact, knowledge chunk and episodic snippet offered, kept or not.
+    #[serde(default)]
+    pub facts: Vec<Retrieved>,
     pub knowledge: Vec<Retrieved>,
     pub episodic: Vec<Retrieved>,
     /// In the order they were dropped.
@@ -227,6 +232,7 @@ fn render_procedures(procedures: &[Retrieved]) -> Option<ChatMessage> {
     })
 }
 
+pub const FACTS_HEADER: &str = "[Known Facts About the User]";
 pub const KNOWLEDGE_HEADER: &str = "[Retrieved Knowledge]";
 pub const EPISODIC_HEADER: &str = "[Relevant Past Conversations]";
 
@@ -240,6 +246,63 @@ impl CountedBlock {
     fn new(message: Option<ChatMessage>, counter: &dyn TokenCounter) -> Self {
         let tokens = message.as_ref().map_or(0, |m| message_tokens(m, counter));
         Self { message, tokens }
+    }
+}
+
+/// A block of retrieved items (facts, knowledge, episodic snippets) as it
+/// is pruned.
+struct RetrievedBlock {
+    block: Block,
+    header: &'static str,
+    items: Vec<Retrieved>,
+    counted: CountedBlock,
+}
+
+impl RetrievedBlock {
+    fn new(
+        block: Block,
+        header: &'static str,
+        items: Vec<Retrieved>,
+        counter: &dyn TokenCounter,
+    ) -> Self {
+        let counted = CountedBlock::new(render_block(header, &items), counter);
+        Self {
+            block,
+            header,
+            items,
+            counted,
+        }
+    }
+
+    /// Its lowest-scored item: where it is, and its score.
+    fn lowest(&self) -> Option<(usize, f64)> {
+        self.items
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
+            .map(|(i, item)| (i, item.score))
+    }
+
+    /// Drops item `index` for the budget; what the trace says of it.
+    fn remove(&mut self, index: usize, counter: &dyn TokenCounter) -> Pruned {
+        let before = self.counted.tokens;
+        let item = self.items.remove(index);
+        self.counted = CountedBlock::new(render_block(self.header, &self.items), counter);
+        Pruned {
+            block: self.block,
+            id: item.id,
+            score: Some(item.score),
+            tokens: before - self.counted.tokens,
+            reason: PruneReason::LowestScore,
+        }
+    }
+
+    fn tokens(&self) -> BlockTokens {
+        BlockTokens {
+            block: self.block,
+            tokens: self.counted.tokens,
+            items: self.items.len(),
+        }
     }
 }
 
@@ -309,20 +372,26 @@ pub fn assemble(
         counter,
         &mut pruned,
     );
+    let trace_facts = parts.facts.clone();
     let trace_knowledge = parts.knowledge.clone();
     let trace_episodic = parts.episodic.clone();
-    let mut knowledge_items = parts.knowledge;
-    let mut episodic_items = parts.episodic;
-    let mut knowledge =
-        CountedBlock::new(render_block(KNOWLEDGE_HEADER, &knowledge_items), counter);
-    let mut episodic = keep_within(
-        &mut episodic_items,
-        parts.episodic_max_tokens.unwrap_or(u32::MAX),
-        Block::Episodic,
-        &|items| render_block(EPISODIC_HEADER, items),
-        counter,
-        &mut pruned,
-    );
+    // The blocks of retrieved items, in the order a tie in score prunes them.
+    let mut retrieved = [
+        RetrievedBlock::new(Block::Knowledge, KNOWLEDGE_HEADER, parts.knowledge, counter),
+        RetrievedBlock::new(Block::Episodic, EPISODIC_HEADER, parts.episodic, counter),
+        RetrievedBlock::new(Block::Facts, FACTS_HEADER, parts.facts, counter),
+    ];
+    {
+        let episodic = &mut retrieved[1];
+        episodic.counted = keep_within(
+            &mut episodic.items,
+            parts.episodic_max_tokens.unwrap_or(u32::MAX),
+            Block::Episodic,
+            &|items| render_block(EPISODIC_HEADER, items),
+            counter,
+            &mut pruned,
+        );
+    }
     let history_costs: Vec<u32> = parts
         .history
         .iter()
@@ -352,59 +421,32 @@ pub fn assemble(
         history_costs[unit].iter().sum::<u32>()
     };
 
-    let total = |history_total: u32, knowledge: &CountedBlock, episodic: &CountedBlock| {
-        fixed + procedures.tokens + knowledge.tokens + episodic.tokens + history_total
+    let total = |history_total: u32, retrieved: &[RetrievedBlock]| {
+        fixed
+            + procedures.tokens
+            + retrieved.iter().map(|b| b.counted.tokens).sum::<u32>()
+            + history_total
     };
-    while total(history_total, &knowledge, &episodic) > budget {
+    while total(history_total, &retrieved) > budget {
         if units_dropped < latest {
             history_total -= drop_unit(&mut units_dropped, PruneReason::OldestHistory, &mut pruned);
             continue;
         }
-        // The lowest score of either list; knowledge first on a tie.
-        let lowest = |items: &[Retrieved]| {
-            items
-                .iter()
-                .enumerate()
-                .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
-                .map(|(i, item)| (i, item.score))
-        };
-        let from_knowledge = match (lowest(&knowledge_items), lowest(&episodic_items)) {
-            (Some((_, k)), Some((_, e))) => k <= e,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) if units_dropped < units.len() => {
+        // The lowest score of any block; the earlier block on a tie.
+        let lowest = retrieved
+            .iter()
+            .enumerate()
+            .filter_map(|(b, block)| block.lowest().map(|(i, score)| (b, i, score)))
+            .min_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)));
+        let Some((b, index, _)) = lowest else {
+            if units_dropped < units.len() {
                 history_total -=
                     drop_unit(&mut units_dropped, PruneReason::LatestExchange, &mut pruned);
                 continue;
             }
-            (None, None) => break, // only procedures left, within their share
+            break; // only procedures left, within their share
         };
-        let (items, block, header, counted) = if from_knowledge {
-            (
-                &mut knowledge_items,
-                Block::Knowledge,
-                KNOWLEDGE_HEADER,
-                &mut knowledge,
-            )
-        } else {
-            (
-                &mut episodic_items,
-                Block::Episodic,
-                EPISODIC_HEADER,
-                &mut episodic,
-            )
-        };
-        let (index, _) = lowest(items).expect("the list has an item");
-        let before = counted.tokens;
-        let item = items.remove(index);
-        *counted = CountedBlock::new(render_block(header, items), counter);
-        pruned.push(Pruned {
-            block,
-            id: item.id,
-            score: Some(item.score),
-            tokens: before - counted.tokens,
-            reason: PruneReason::LowestScore,
-        });
+        pruned.push(retrieved[b].remove(index, counter));
     }
     let first_kept = units
         .get(units_dropped)
@@ -412,9 +454,11 @@ pub fn assemble(
 
     let history = &parts.history[first_kept..];
     let mut messages: Vec<ChatMessage> = system.iter().cloned().collect();
+    let [knowledge, episodic, facts] = retrieved;
     messages.extend(procedures.message.clone());
-    messages.extend(knowledge.message.clone());
-    messages.extend(episodic.message.clone());
+    messages.extend(facts.counted.message.clone());
+    messages.extend(knowledge.counted.message.clone());
+    messages.extend(episodic.counted.message.clone());
     messages.extend(history.iter().cloned());
     messages.push(user.clone());
     let blocks = vec![
@@ -428,16 +472,9 @@ pub fn assemble(
             tokens: procedures.tokens,
             items: procedure_items.len(),
         },
-        BlockTokens {
-            block: Block::Knowledge,
-            tokens: knowledge.tokens,
-            items: knowledge_items.len(),
-        },
-        BlockTokens {
-            block: Block::Episodic,
-            tokens: episodic.tokens,
-            items: episodic_items.len(),
-        },
+        facts.tokens(),
+        knowledge.tokens(),
+        episodic.tokens(),
         BlockTokens {
             block: Block::History,
             tokens: history_total,
@@ -454,6 +491,7 @@ pub fn assemble(
             budget,
             total_tokens: count_prompt(&messages, counter),
             blocks,
+            facts: trace_facts,
             knowledge: trace_knowledge,
             episodic: trace_episodic,
             pruned,
@@ -497,6 +535,7 @@ mod tests {
         ContextParts {
             system_prompt: "You are a helpful support agent.".into(),
             procedures: vec![],
+            facts: vec![],
             knowledge: knowledge
                 .iter()
                 .enumerate()
@@ -594,6 +633,40 @@ mod tests {
         let expected = ["e1", "e3", "e2", "e0"][..4 - episodic.items].to_vec();
         assert_eq!(pruned, expected, "lowest score first, knowledge untouched");
         assert_eq!(context.trace.episodic.len(), 4, "the trace lists them all");
+    }
+
+    #[test]
+    fn facts_come_after_procedures_and_go_by_score_with_retrieved_items() {
+        let mut input = parts(0, &[(0.9, 40), (0.3, 40)], &[]);
+        input.facts = vec![
+            Retrieved {
+                label: "since 2024-03-02".into(),
+                ..item("f0", "Dana lives in Paris", 1.0)
+            },
+            Retrieved {
+                label: "since 2023-01-10".into(),
+                ..item("f1", &"Dana likes tea ".repeat(8), 0.5)
+            },
+        ];
+        input.procedures = vec![item("p0", "1. Ask", 1.0)];
+        let all = assemble(input.clone(), 100_000, &ApproximateTokenCounter).unwrap();
+        let sent: Vec<&str> = all.messages.iter().map(|m| m.content.as_str()).collect();
+        assert!(sent[1].starts_with(PROCEDURES_HEADER), "{sent:?}");
+        assert!(sent[2].starts_with(FACTS_HEADER), "{sent:?}");
+        assert!(sent[2].contains("[1] (since 2024-03-02) Dana lives in Paris"));
+        assert!(sent[3].starts_with(KNOWLEDGE_HEADER));
+        let facts = all.trace.blocks.iter().find(|b| b.block == Block::Facts).unwrap();
+        assert_eq!(facts.items, 2);
+        assert!(facts.tokens > 0);
+        assert_eq!(all.trace.facts.len(), 2);
+
+        // Short of room: the knowledge chunk scored 0.3 goes, then the
+        // fact scored 0.5, before the chunk scored 0.9 or the newest fact.
+        let budget = all.trace.total_tokens - 60;
+        let tight = assemble(input, budget, &ApproximateTokenCounter).unwrap();
+        let pruned: Vec<&str> = tight.trace.pruned.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(pruned, ["k1", "f1"], "lowest score first, across blocks");
+        assert!(tight.trace.total_tokens <= budget);
     }
 
     #[test]

@@ -386,6 +386,7 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
             json!({"maximum": octopus_core::recall::MAX_NEIGHBOURS}),
         ),
         ("MemoryConfig", "procedures_top_k", json!({"maximum": 20})),
+        ("MemoryConfig", "max_context_facts", json!({"maximum": 100})),
         ("MemoryConfig", "procedure_min_score", range(-1.0, 1.0)),
         (
             "MemoryConfig",

@@ -152,6 +152,9 @@ fn export(
             for message in crate::messages::episode_messages(tx, tenant, episode_id)? {
                 out.send(DumpRecord::Message(message))?;
             }
+            for fact in crate::facts::episode_facts(tx, tenant, episode_id)? {
+                out.send(DumpRecord::Fact(fact))?;
+            }
         }
     }
     Ok(())
@@ -346,8 +349,41 @@ fn import_one(
             }
             progress.counts.messages += 1;
         }
+        DumpRecord::Fact(mut fact) => {
+            // Its owner is its episode's, which must be this tenant's.
+            let (agent, user) = episode_owner(tx, tenant, fact.episode_id)?;
+            fact.tenant_id = tenant;
+            fact.agent_id = agent;
+            fact.user_id = user;
+            crate::facts::insert_fact(tx, &fact)?;
+            crate::memory::queue_fact(tx, &fact, now, WorkClass::Bulk)?;
+            progress.counts.facts += 1;
+        }
     }
     Ok(())
+}
+
+/// The agent and user of an episode of this tenant.
+fn episode_owner(
+    tx: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+) -> StoreResult<(AgentId, String)> {
+    let owner: Option<(Vec<u8>, String)> = rows::collect(
+        &mut *tx.prepare_cached(
+            "SELECT agent_id, user_id FROM episodes WHERE id = ?1 AND tenant_id = ?2",
+        )?,
+        [episode.0.as_bytes(), tenant.0.as_bytes()],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?
+    .pop();
+    let (agent, user) = owner.ok_or_else(|| {
+        DomainError::invalid(
+            "dump",
+            format!("a fact of episode {episode}, which neither the dump (before it) nor this tenant has"),
+        )
+    })?;
+    Ok((AgentId(codec::uuid_from(&agent)?), user))
 }
 
 /// Bumps what the imported rows changed: knowledge collections' versions and

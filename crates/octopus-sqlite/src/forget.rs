@@ -166,8 +166,14 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
         &format!(
             "DELETE FROM memory_jobs WHERE tenant_id = ?1 AND (
                  target IN ({EPISODES})
-                 OR target IN (SELECT id FROM messages WHERE tenant_id = ?1 AND episode_id IN ({EPISODES})))"
+                 OR target IN (SELECT id FROM messages WHERE tenant_id = ?1 AND episode_id IN ({EPISODES}))
+                 OR target IN (SELECT id FROM facts WHERE tenant_id = ?1 AND episode_id IN ({EPISODES})))"
         ),
+        scope,
+    )? as u64;
+    // Their full-text entries go with them (a trigger), compacted below.
+    receipt.relational.facts = tx.execute(
+        &format!("DELETE FROM facts WHERE tenant_id = ?1 AND episode_id IN ({EPISODES})"),
         scope,
     )? as u64;
 
@@ -183,6 +189,7 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
     for (agent, kind, key) in vectors {
         match kind.as_str() {
             "summary" => receipt.vectors.summary_vectors += 1,
+            "fact" => receipt.vectors.fact_vectors += 1,
             _ => receipt.vectors.message_vectors += 1,
         }
         per_collection.entry(agent).or_default().push(key);
@@ -256,7 +263,8 @@ impl SqliteStore {
         let main = self
             .db
             .write(|conn| {
-                conn.execute_batch("VACUUM")?;
+                // Merging the facts' index drops the words of deleted entries.
+                conn.execute_batch("INSERT INTO fact_fts (fact_fts) VALUES ('optimize'); VACUUM")?;
                 checkpoint(conn, "main")
             })
             .await?;

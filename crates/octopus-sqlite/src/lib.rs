@@ -20,6 +20,7 @@ mod db;
 mod dump;
 mod episodes;
 mod error;
+mod facts;
 mod forget;
 mod fts_rank;
 mod knowledge;

@@ -1,5 +1,5 @@
 //! Episodic memory for recall on SQLite: the job queue (`memory_jobs`) and the
-//! memory vectors of messages and summaries (`memory_vectors`), one vector set
+//! memory vectors of messages, summaries and facts (`memory_vectors`), one vector set
 //! per agent and tenant, followed by the vector index as
 //! [`vector_collections`](crate::vector_collections) describes.
 
@@ -16,7 +16,7 @@ use octopus_core::recall::{
 use octopus_core::store::MemoryStore;
 use octopus_core::vectors::{Point, PointFields, SetState, VectorChange, VectorSet};
 use octopus_core::{
-    AgentId, EpisodeId, Error as DomainError, MessageId, Result, TenantId, Timestamp,
+    AgentId, EpisodeId, Error as DomainError, FactId, MessageId, Result, TenantId, Timestamp,
 };
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use uuid::Uuid;
@@ -32,6 +32,29 @@ type CollectionKey = (TenantId, AgentId);
 
 const EMBED_MESSAGE: &str = "embed_message";
 const SUMMARISE_EPISODE: &str = "summarise_episode";
+const EMBED_FACT: &str = "embed_fact";
+
+/// Queues the embedding of a fact (one stored without its vector: from a
+/// dump), in the caller's transaction.
+pub(crate) fn queue_fact(
+    tx: &Connection,
+    fact: &octopus_core::fact::Fact,
+    now: i64,
+    class: WorkClass,
+) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        fact.tenant_id.0.as_bytes(),
+        fact.agent_id.0.as_bytes(),
+        EMBED_FACT,
+        fact.id.0.as_bytes(),
+        now,
+        class_column(class)
+    ])?;
+    Ok(())
+}
 
 /// Queues the embedding of a message, in the caller's transaction.
 pub(crate) fn queue_message(
@@ -96,6 +119,7 @@ struct MemoryFields {
     kind: MemoryKind,
     episode_id: EpisodeId,
     message_id: Option<MessageId>,
+    fact_id: Option<FactId>,
     at: i64,
 }
 
@@ -230,9 +254,9 @@ fn delete_job(tx: &Connection, job: i64) -> StoreResult<bool> {
         > 0)
 }
 
-/// Stores a vector in place of any the same memory had (a message's, or an
-/// episode's summary's), as one change. Returns the change and the vector's
-/// reference.
+/// Stores a vector in place of any the same memory had (a message's, an
+/// episode's summary's, a fact's), as one change. Returns the change and
+/// the vector's reference.
 fn replace_vector(
     tx: &Connection,
     key: CollectionKey,
@@ -241,19 +265,21 @@ fn replace_vector(
     now: i64,
 ) -> StoreResult<(VectorChange, Uuid)> {
     let message_id = fields.message_id.map(|m| *m.0.as_bytes());
+    let fact_id = fields.fact_id.map(|f| *f.0.as_bytes());
     let removed = rows::collect(
         &mut *tx.prepare_cached(
             "DELETE FROM memory_vectors
-             WHERE tenant_id = ?1 AND episode_id = ?2 AND kind = ?3 AND message_id IS ?4 RETURNING seq",
+             WHERE tenant_id = ?1 AND episode_id = ?2 AND kind = ?3 AND message_id IS ?4 AND fact_id IS ?5
+             RETURNING seq",
         )?,
-        params![key.0.0.as_bytes(), fields.episode_id.0.as_bytes(), fields.kind.as_str(), message_id],
+        params![key.0.0.as_bytes(), fields.episode_id.0.as_bytes(), fields.kind.as_str(), message_id, fact_id],
         rows::key,
     )?;
     let id = Uuid::now_v7();
     let seq = tx
         .prepare_cached(
-            "INSERT INTO memory_vectors (id, tenant_id, agent_id, user_id, kind, episode_id, message_id, at, embedding, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING seq",
+            "INSERT INTO memory_vectors (id, tenant_id, agent_id, user_id, kind, episode_id, message_id, fact_id, at, embedding, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING seq",
         )?
         .query_row(
             params![
@@ -264,6 +290,7 @@ fn replace_vector(
                 fields.kind.as_str(),
                 fields.episode_id.0.as_bytes(),
                 message_id,
+                fact_id,
                 fields.at,
                 codec::embedding_bytes(&vector),
                 now
@@ -320,7 +347,7 @@ fn complete(
     now: i64,
 ) -> StoreResult<(bool, Option<Committed>)> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let (tenant, key) = (job.tenant, (job.tenant, job.agent));
+    let tenant = job.tenant;
     let queued = match &outcome {
         JobOutcome::EpisodeSummarised {
             retry: Some(Followup::RetryAt(not_before, error)),
@@ -340,13 +367,10 @@ fn complete(
         // Done by another worker after this one's lease ran out.
         return Ok((false, None));
     }
-    // The episode, and for a message vector the message and its time.
-    let (target, vector, generated) = match outcome {
-        JobOutcome::Skipped => (None, Vec::new(), None),
+    let stored = match outcome {
+        JobOutcome::Skipped => None,
         JobOutcome::MessageEmbedded { message, vector } => {
-            let found = job_message(&tx, tenant, message.0)?;
-            let target = found.map(|m| (m.episode_id, Some((m.id, micros(m.timestamp)))));
-            (target, vector, None)
+            embed_message(&tx, job, message, vector, model, now)?
         }
         JobOutcome::EpisodeSummarised {
             episode,
@@ -354,76 +378,170 @@ fn complete(
             source,
             vector,
             retry: _,
-        } => (
-            Some((episode, None)),
-            vector,
-            generated.map(|g| (g, source)),
-        ),
+            facts,
+        } => {
+            let generated = generated.map(|g| (g, source));
+            store_summary(&tx, job, episode, generated, vector, facts, model, now)?
+        }
+        JobOutcome::FactEmbedded { fact, vector } => {
+            embed_fact(&tx, job, fact, vector, model, now)?
+        }
     };
-    let owner = match target {
-        Some((episode, _)) => episode_user(&tx, tenant, episode)?,
-        None => None,
-    };
-    let (Some((episode, message)), Some((user_id, last_message_at))) = (target, owner) else {
+    let Some((state, change)) = stored else {
+        // Its message, episode or fact is gone: nothing to store.
         tx.commit()?;
         return Ok((true, None));
     };
-    let state = ensure_collection(&tx, key, vector.len(), model, now)?;
-    check_dimension("embedding", &vector, state.dimension)?;
-    let fields = MemoryFields {
-        user_id,
-        kind: if message.is_some() {
-            MemoryKind::Message
-        } else {
-            MemoryKind::Summary
-        },
-        episode_id: episode,
-        message_id: message.map(|(id, _)| id),
-        at: message.map_or(last_message_at, |(_, at)| at),
-    };
-    {
-        if message.is_none() {
-            if let Some((generated, source)) = &generated {
-                // A summary the caller set meanwhile wins over ours; a model's
-                // replaces the extractive stand-in.
-                tx.execute(
-                    "UPDATE episodes SET summary = ?3, key_facts = ?4, summary_source = ?5
-                     WHERE id = ?1 AND tenant_id = ?2
-                       AND (summary IS NULL OR (summary_source = 'extractive' AND ?5 = 'llm'))",
-                    params![
-                        episode.0.as_bytes(),
-                        tenant.0.as_bytes(),
-                        generated.summary,
-                        serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into()),
-                        source.as_str()
-                    ],
-                )?;
-            }
-            tx.execute(
-                "UPDATE episodes SET summary_embedding = ?3 WHERE id = ?1 AND tenant_id = ?2",
-                params![
-                    episode.0.as_bytes(),
-                    tenant.0.as_bytes(),
-                    codec::embedding_bytes(&vector)
-                ],
-            )?;
-        }
-    }
-    let (change, reference) = replace_vector(&tx, key, fields, vector, now)?;
-    if let Some((message, _)) = message {
-        tx.prepare_cached(
-            "UPDATE messages SET embedding_ref = ?3 WHERE id = ?1 AND tenant_id = ?2",
-        )?
-        .execute(params![
-            message.0.as_bytes(),
-            tenant.0.as_bytes(),
-            reference.to_string()
-        ])?;
-    }
     let set = VectorSet::memory(tenant, job.agent);
     let committed = record_change::<MemoryTable>(&tx, set, state, change)?;
     tx.commit()?;
     Ok((true, Some(committed)))
+}
+
+/// The collection's state, and the change to its vectors, of a completed job.
+type Stored = Option<(SetState, VectorChange)>;
+
+/// A message's vector, and its embedding reference on the message.
+fn embed_message(
+    tx: &Transaction<'_>,
+    job: &MemoryJobKey,
+    message: MessageId,
+    vector: Vec<f32>,
+    model: &str,
+    now: i64,
+) -> StoreResult<Stored> {
+    let tenant = job.tenant;
+    let Some(message) = job_message(tx, tenant, message.0)? else {
+        return Ok(None);
+    };
+    let Some((user_id, _)) = episode_user(tx, tenant, message.episode_id)? else {
+        return Ok(None);
+    };
+    let state = ensure_collection(tx, (tenant, job.agent), vector.len(), model, now)?;
+    check_dimension("embedding", &vector, state.dimension)?;
+    let fields = MemoryFields {
+        user_id,
+        kind: MemoryKind::Message,
+        episode_id: message.episode_id,
+        message_id: Some(message.id),
+        fact_id: None,
+        at: micros(message.timestamp),
+    };
+    let (change, reference) = replace_vector(tx, (tenant, job.agent), fields, vector, now)?;
+    tx.prepare_cached("UPDATE messages SET embedding_ref = ?3 WHERE id = ?1 AND tenant_id = ?2")?
+        .execute(params![
+            message.id.0.as_bytes(),
+            tenant.0.as_bytes(),
+            reference.to_string()
+        ])?;
+    Ok(Some((state, change)))
+}
+
+/// An episode's summary (when one was generated) and its vector, and the
+/// facts learned from it with theirs: each stored, the known fact it
+/// replaces closed. An episode's facts are learned once.
+#[allow(clippy::too_many_arguments)]
+fn store_summary(
+    tx: &Transaction<'_>,
+    job: &MemoryJobKey,
+    episode: EpisodeId,
+    generated: Option<(octopus_core::episode::EpisodeSummary, octopus_core::episode::SummarySource)>,
+    vector: Vec<f32>,
+    facts: Vec<octopus_core::fact::NewFact>,
+    model: &str,
+    now: i64,
+) -> StoreResult<Stored> {
+    let (tenant, key) = (job.tenant, (job.tenant, job.agent));
+    let Some((user_id, last_message_at)) = episode_user(tx, tenant, episode)? else {
+        return Ok(None);
+    };
+    let state = ensure_collection(tx, key, vector.len(), model, now)?;
+    check_dimension("embedding", &vector, state.dimension)?;
+    if let Some((generated, source)) = &generated {
+        // A summary the caller set meanwhile wins over ours; a model's
+        // replaces the extractive stand-in.
+        tx.execute(
+            "UPDATE episodes SET summary = ?3, key_facts = ?4, summary_source = ?5
+             WHERE id = ?1 AND tenant_id = ?2
+               AND (summary IS NULL OR (summary_source = 'extractive' AND ?5 = 'llm'))",
+            params![
+                episode.0.as_bytes(),
+                tenant.0.as_bytes(),
+                generated.summary,
+                serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into()),
+                source.as_str()
+            ],
+        )?;
+    }
+    tx.execute(
+        "UPDATE episodes SET summary_embedding = ?3 WHERE id = ?1 AND tenant_id = ?2",
+        params![
+            episode.0.as_bytes(),
+            tenant.0.as_bytes(),
+            codec::embedding_bytes(&vector)
+        ],
+    )?;
+    let fields = MemoryFields {
+        user_id: user_id.clone(),
+        kind: MemoryKind::Summary,
+        episode_id: episode,
+        message_id: None,
+        fact_id: None,
+        at: last_message_at,
+    };
+    let (mut change, _) = replace_vector(tx, key, fields, vector, now)?;
+    let learned_before: bool = tx
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM facts WHERE tenant_id = ?1 AND episode_id = ?2)")?
+        .query_row([tenant.0.as_bytes(), episode.0.as_bytes()], |r| r.get(0))?;
+    if learned_before {
+        return Ok(Some((state, change)));
+    }
+    for new in facts {
+        check_dimension("fact embedding", &new.vector, state.dimension)?;
+        let fact = crate::facts::learned(&new, tenant, job.agent, &user_id, episode, now)?;
+        if let Some(old) = new.replaces {
+            crate::facts::supersede(tx, &fact, old)?;
+        }
+        crate::facts::insert_fact(tx, &fact)?;
+        let fields = MemoryFields {
+            user_id: user_id.clone(),
+            kind: MemoryKind::Fact,
+            episode_id: episode,
+            message_id: None,
+            fact_id: Some(fact.id),
+            at: micros(fact.valid_from),
+        };
+        let (added, _) = replace_vector(tx, key, fields, new.vector, now)?;
+        change.removed.extend(added.removed);
+        change.added.extend(added.added);
+    }
+    Ok(Some((state, change)))
+}
+
+/// A stored fact's vector.
+fn embed_fact(
+    tx: &Transaction<'_>,
+    job: &MemoryJobKey,
+    fact: FactId,
+    vector: Vec<f32>,
+    model: &str,
+    now: i64,
+) -> StoreResult<Stored> {
+    let Some(fact) = crate::facts::any_fact(tx, job.tenant, fact)? else {
+        return Ok(None);
+    };
+    let state = ensure_collection(tx, (job.tenant, job.agent), vector.len(), model, now)?;
+    check_dimension("embedding", &vector, state.dimension)?;
+    let fields = MemoryFields {
+        user_id: fact.user_id,
+        kind: MemoryKind::Fact,
+        episode_id: fact.episode_id,
+        message_id: None,
+        fact_id: Some(fact.id),
+        at: micros(fact.valid_from),
+    };
+    let (change, _) = replace_vector(tx, (job.tenant, job.agent), fields, vector, now)?;
+    Ok(Some((state, change)))
 }
 
 /// Removes an episode's memory vectors in `tx`, with the version bump; the
@@ -513,6 +631,8 @@ impl MemoryStore for SqliteStore {
                         EMBED_MESSAGE => job_message(&tx, row.tenant, row.target)?.map(MemoryWork::EmbedMessage),
                         SUMMARISE_EPISODE => job_episode(&tx, row.tenant, EpisodeId(row.target))?
                             .map(MemoryWork::SummariseEpisode),
+                        EMBED_FACT => crate::facts::any_fact(&tx, row.tenant, FactId(row.target))?
+                            .map(MemoryWork::EmbedFact),
                         other => return Err(corrupt("memory job kind", other)),
                     };
                     match work {
@@ -697,12 +817,13 @@ impl MemoryStore for SqliteStore {
                 scored
                     .iter()
                     .filter_map(|s| by_key.remove(&s.key).map(|row| (s.score, row)))
-                    .map(|(score, (kind, episode_id, message_id, at))| {
+                    .map(|(score, (kind, episode_id, message_id, fact_id, at))| {
                         Ok(MemoryVectorHit {
                             kind,
                             score,
                             episode_id,
                             message_id,
+                            fact_id,
                             at: codec::instant(at)?,
                         })
                     })
@@ -712,7 +833,7 @@ impl MemoryStore for SqliteStore {
     }
 }
 
-type MemoryRow = (MemoryKind, EpisodeId, Option<MessageId>, i64);
+type MemoryRow = (MemoryKind, EpisodeId, Option<MessageId>, Option<FactId>, i64);
 
 /// The memory vectors of `keys`, by key, read in one query.
 fn memory_rows(
@@ -729,7 +850,7 @@ fn memory_rows(
     let mut stmt = conn.prepare(&format!(
         // By key, then checked: `+` keeps SQLite off the tenant's whole
         // range of the (tenant, agent) index.
-        "SELECT seq, kind, episode_id, message_id, at FROM memory_vectors
+        "SELECT seq, kind, episode_id, message_id, fact_id, at FROM memory_vectors
          WHERE +tenant_id = ? AND seq IN ({placeholders})"
     ))?;
     let found = rows::collect(&mut stmt, rusqlite::params_from_iter(values), |row| {
@@ -740,6 +861,7 @@ fn memory_rows(
                 kind_from_row(row)?,
                 EpisodeId(rows::uuid(row, "episode_id")?),
                 rows::opt_uuid(row, "message_id")?.map(MessageId),
+                rows::opt_uuid(row, "fact_id")?.map(FactId),
                 row.get::<_, i64>("at")?,
             ),
         ))

@@ -62,6 +62,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0012_parked_jobs",
         sql: include_str!("../migrations/main/0012_parked_jobs.sql"),
     },
+    Migration {
+        name: "main/0013_facts",
+        sql: include_str!("../migrations/main/0013_facts.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

@@ -177,7 +177,7 @@ type PendingRow = (i64, Option<Vec<u8>>, Option<Vec<u8>>, String);
 /// FNV-1a of `parts`, in decimal digits, which no tokenizer splits or
 /// stems. Stable across processes and versions, as the index is written by
 /// one and read by others.
-fn fnv(parts: &[&[u8]]) -> u64 {
+pub(crate) fn fnv(parts: &[&[u8]]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in parts.iter().flat_map(|part| part.iter()) {
         hash ^= u64::from(*byte);

@@ -10,6 +10,7 @@
 
 pub mod conformance;
 pub mod fake_chat;
+pub mod facts;
 pub mod fake_providers;
 pub mod fixtures;
 pub mod knowledge;
@@ -93,6 +94,13 @@ macro_rules! store_conformance_tests {
             parked_jobs_wait_aside_until_released,
             a_copy_left_behind_catches_up_without_a_search
         );
+        $crate::store_conformance_tests!(@facts $backend;
+            a_replaced_fact_is_kept_with_the_period_it_held,
+            an_episodes_facts_are_learned_once,
+            facts_are_found_by_their_words_within_their_user,
+            facts_leave_with_their_episode_and_their_user,
+            a_dump_carries_facts_and_their_vectors_are_made_again
+        );
         $crate::store_conformance_tests!(@lifecycle $backend;
             expired_episodes_are_archived_once_and_leave_recall,
             forgetting_a_user_removes_all_of_theirs_and_nothing_else,
@@ -111,6 +119,15 @@ macro_rules! store_conformance_tests {
             async fn $rule() {
                 let backend = $backend;
                 $crate::procedures::$rule(&backend).await;
+            }
+        )*
+    };
+    (@facts $backend:expr; $($rule:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $rule() {
+                let backend = $backend;
+                $crate::facts::$rule(&backend).await;
             }
         )*
     };

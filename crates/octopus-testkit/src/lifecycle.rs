@@ -207,6 +207,11 @@ async fn work_off_the_queue(store: &dyn Store) {
                 source: SummarySource::Extractive,
                 vector: direction(1, 0.0),
                 retry: None,
+                facts: Vec::new(),
+            },
+            MemoryWork::EmbedFact(fact) => JobOutcome::FactEmbedded {
+                fact: fact.id,
+                vector: direction(2, 0.0),
             },
         };
         store
@@ -378,6 +383,7 @@ pub async fn forgetting_a_user_removes_all_of_theirs_and_nothing_else(backend: &
                 messages: 4,
                 summaries: 1,
                 key_facts: 2,
+                facts: 0,
                 learned_procedures: 0,
             },
             FullTextCounts { entries: 4 },

@@ -50,7 +50,7 @@ pub async fn embed_all(store: &dyn Store, axis_of: impl Fn(&Message) -> usize) -
                 message: message.id,
                 vector: direction(axis_of(message), 0.0),
             },
-            MemoryWork::SummariseEpisode(_) => JobOutcome::Skipped,
+            MemoryWork::SummariseEpisode(_) | MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
         };
         store
             .complete_memory_job(job, outcome, MODEL, now())
@@ -76,7 +76,7 @@ fn message_targets(jobs: &[MemoryJob]) -> Vec<String> {
     jobs.iter()
         .filter_map(|job| match &job.work {
             MemoryWork::EmbedMessage(m) => m.content.as_ref().map(|c| c.text()),
-            MemoryWork::SummariseEpisode(_) => None,
+            MemoryWork::SummariseEpisode(_) | MemoryWork::EmbedFact(_) => None,
         })
         .collect()
 }
@@ -130,7 +130,7 @@ pub async fn appends_and_closes_queue_work_durably(backend: &impl Backend) {
         .iter()
         .filter_map(|job| match &job.work {
             MemoryWork::SummariseEpisode(e) => Some(e),
-            MemoryWork::EmbedMessage(_) => None,
+            MemoryWork::EmbedMessage(_) | MemoryWork::EmbedFact(_) => None,
         })
         .collect();
     assert_eq!(summarise.len(), 1);
@@ -314,6 +314,7 @@ pub async fn summaries_are_generated_once_and_embedded(backend: &impl Backend) {
                 source: octopus_core::episode::SummarySource::Extractive,
                 retry: None,
                 vector: direction(5, 0.0),
+                facts: Vec::new(),
             },
             MODEL,
             now(),
@@ -348,6 +349,7 @@ pub async fn summaries_are_generated_once_and_embedded(backend: &impl Backend) {
                 generated: None,
                 source: octopus_core::episode::SummarySource::Extractive,
                 retry: None,
+                facts: Vec::new(),
                 vector: direction(6, 0.0),
             },
             MODEL,
@@ -616,9 +618,10 @@ pub async fn parked_jobs_wait_aside_until_released(backend: &impl Backend) {
                             reason: "no API key".into(),
                             configuration: configuration.into(),
                         }),
+                        facts: Vec::new(),
                     }
                 }
-                MemoryWork::EmbedMessage(_) => JobOutcome::Skipped,
+                MemoryWork::EmbedMessage(_) | MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
             };
             assert!(
                 store

@@ -1,0 +1,280 @@
+//! Facts learned about users on SQLite: the `facts` rows, their keyword
+//! index `fact_fts` (kept by triggers in the facts' own transaction), and
+//! the reads of [`FactStore`]. Facts are written by a summary job's
+//! completion (`memory.rs`) and by imports, and removed with their episode
+//! or their user.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use octopus_core::fact::{Fact, FactFilter, FactHit, FactSearchQuery, NewFact};
+use octopus_core::store::FactStore;
+use octopus_core::{AgentId, EpisodeId, FactId, MessageId, Result, TenantId};
+use rusqlite::types::Value;
+use rusqlite::{Connection, params};
+
+use crate::SqliteStore;
+use crate::codec::micros;
+use crate::error::{Result as StoreResult, corrupt};
+use crate::rows::{self, Filters};
+
+/// The columns a [`Fact`] is read from, of `facts` aliased `f`.
+const COLUMNS: &str = "f.id, f.tenant_id, f.agent_id, f.user_id, f.episode_id, f.message_ids, \
+                       f.text, f.valid_from, f.valid_to, f.superseded_by, f.created_at";
+
+/// Facts of episodes in use only: a deleted or archived episode's facts
+/// leave every read, as its messages do.
+const IN_USE: &str = "JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL";
+
+fn fact_from_row(row: &rusqlite::Row<'_>) -> StoreResult<Fact> {
+    let message_ids: String = row.get("message_ids")?;
+    let message_ids: Vec<MessageId> =
+        serde_json::from_str(&message_ids).map_err(|e| corrupt("fact message ids", e))?;
+    Ok(Fact {
+        id: FactId(rows::uuid(row, "id")?),
+        tenant_id: TenantId(rows::uuid(row, "tenant_id")?),
+        agent_id: AgentId(rows::uuid(row, "agent_id")?),
+        user_id: row.get("user_id")?,
+        episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
+        message_ids,
+        text: row.get("text")?,
+        valid_from: rows::time(row, "valid_from")?,
+        valid_to: rows::opt_time(row, "valid_to")?,
+        superseded_by: rows::opt_uuid(row, "superseded_by")?.map(FactId),
+        created_at: rows::time(row, "created_at")?,
+    })
+}
+
+/// The token naming one user's facts with one agent in `fact_fts`'s
+/// `scope` column.
+fn fact_scope(tenant: TenantId, agent: AgentId, user: &str) -> String {
+    format!(
+        "f{}",
+        crate::search::fnv(&[tenant.0.as_bytes(), agent.0.as_bytes(), user.as_bytes()])
+    )
+}
+
+/// Stores `fact` (its full-text entry written by the trigger); returns its
+/// row's `seq`.
+pub(crate) fn insert_fact(tx: &Connection, fact: &Fact) -> StoreResult<i64> {
+    let message_ids =
+        serde_json::to_string(&fact.message_ids).map_err(|e| corrupt("fact message ids", e))?;
+    Ok(tx
+        .prepare_cached(
+            "INSERT INTO facts (id, tenant_id, agent_id, user_id, episode_id, message_ids, text,
+                                valid_from, valid_to, superseded_by, created_at, scope)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING seq",
+        )?
+        .query_row(
+            params![
+                fact.id.0.as_bytes(),
+                fact.tenant_id.0.as_bytes(),
+                fact.agent_id.0.as_bytes(),
+                fact.user_id,
+                fact.episode_id.0.as_bytes(),
+                message_ids,
+                fact.text,
+                micros(fact.valid_from),
+                fact.valid_to.map(micros),
+                fact.superseded_by.map(|f| *f.0.as_bytes()),
+                micros(fact.created_at),
+                fact_scope(fact.tenant_id, fact.agent_id, &fact.user_id),
+            ],
+            |r| r.get(0),
+        )?)
+}
+
+/// The fact a close learned, as stored: the episode's owner and the close's
+/// time.
+pub(crate) fn learned(
+    new: &NewFact,
+    tenant: TenantId,
+    agent: AgentId,
+    user: &str,
+    episode: EpisodeId,
+    now: i64,
+) -> StoreResult<Fact> {
+    Ok(Fact {
+        id: new.id,
+        tenant_id: tenant,
+        agent_id: agent,
+        user_id: user.to_owned(),
+        episode_id: episode,
+        message_ids: new.message_ids.clone(),
+        text: new.text.clone(),
+        valid_from: new.valid_from,
+        valid_to: None,
+        superseded_by: None,
+        created_at: crate::codec::instant(now)?,
+    })
+}
+
+/// Marks `old` replaced by `new` from `at`, if it still holds and is the
+/// same user's; returns whether it did.
+pub(crate) fn supersede(tx: &Connection, fact: &Fact, old: FactId) -> StoreResult<bool> {
+    Ok(tx
+        .prepare_cached(
+            "UPDATE facts SET valid_to = max(?1, valid_from), superseded_by = ?2
+             WHERE id = ?3 AND tenant_id = ?4 AND agent_id = ?5 AND user_id = ?6 AND superseded_by IS NULL",
+        )?
+        .execute(params![
+            micros(fact.valid_from),
+            fact.id.0.as_bytes(),
+            old.0.as_bytes(),
+            fact.tenant_id.0.as_bytes(),
+            fact.agent_id.0.as_bytes(),
+            fact.user_id,
+        ])?
+        > 0)
+}
+
+/// Removes the facts learned in `episode`, in `tx`; the facts they replaced
+/// hold again. Returns how many it removed.
+pub(crate) fn delete_episode_facts(
+    tx: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+) -> StoreResult<usize> {
+    tx.execute(
+        "UPDATE facts SET valid_to = NULL, superseded_by = NULL
+         WHERE tenant_id = ?1 AND superseded_by IN (SELECT id FROM facts WHERE tenant_id = ?1 AND episode_id = ?2)",
+        [tenant.0.as_bytes(), episode.0.as_bytes()],
+    )?;
+    Ok(tx.execute(
+        "DELETE FROM facts WHERE tenant_id = ?1 AND episode_id = ?2",
+        [tenant.0.as_bytes(), episode.0.as_bytes()],
+    )?)
+}
+
+/// One stored fact by id, whatever its episode's state; `None` once gone.
+pub(crate) fn any_fact(conn: &Connection, tenant: TenantId, id: FactId) -> StoreResult<Option<Fact>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM facts f WHERE f.id = ?1 AND f.tenant_id = ?2"
+    ))?;
+    Ok(rows::collect(&mut stmt, [id.0.as_bytes(), tenant.0.as_bytes()], fact_from_row)?.pop())
+}
+
+/// The facts of `episode`, oldest first, for a dump.
+pub(crate) fn episode_facts(
+    conn: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+) -> StoreResult<Vec<Fact>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM facts f WHERE f.tenant_id = ?1 AND f.episode_id = ?2 ORDER BY f.seq"
+    ))?;
+    rows::collect(
+        &mut stmt,
+        [tenant.0.as_bytes(), episode.0.as_bytes()],
+        fact_from_row,
+    )
+}
+
+fn list(conn: &Connection, tenant: TenantId, filter: &FactFilter) -> StoreResult<Vec<Fact>> {
+    let current = if filter.include_replaced {
+        ""
+    } else {
+        "AND f.superseded_by IS NULL"
+    };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM facts f {IN_USE}
+         WHERE f.tenant_id = ?1 AND f.agent_id = ?2 AND f.user_id = ?3 {current}
+         ORDER BY f.valid_from DESC, f.seq DESC LIMIT ?4 OFFSET ?5"
+    ))?;
+    rows::collect(
+        &mut stmt,
+        params![
+            tenant.0.as_bytes(),
+            filter.agent_id.0.as_bytes(),
+            filter.user_id,
+            filter.page.limit,
+            filter.page.offset
+        ],
+        fact_from_row,
+    )
+}
+
+fn by_ids(conn: &Connection, tenant: TenantId, ids: &[FactId]) -> StoreResult<Vec<Fact>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut filters = Filters::default();
+    filters.push("f.tenant_id = ?", rows::blob(&tenant.0));
+    let placeholders: Vec<String> = ids
+        .iter()
+        .map(|id| filters.bind(rows::blob(&id.0)))
+        .collect();
+    let sql = format!(
+        "SELECT {COLUMNS} FROM facts f {IN_USE} {} AND f.id IN ({})",
+        filters.where_sql(),
+        placeholders.join(", ")
+    );
+    let found = rows::collect(
+        &mut conn.prepare(&sql)?,
+        rusqlite::params_from_iter(filters.params),
+        fact_from_row,
+    )?;
+    let mut by_id: HashMap<FactId, Fact> = found.into_iter().map(|f| (f.id, f)).collect();
+    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+}
+
+/// A keyword search of one user's facts: matches found through the user's
+/// scope token, ranked by BM25 with statistics counted over that user's
+/// facts alone (`fts_rank.rs`).
+fn search(conn: &Connection, tenant: TenantId, query: &FactSearchQuery) -> StoreResult<Vec<FactHit>> {
+    let terms = octopus_core::search::search_terms(&query.text);
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let scope = fact_scope(tenant, query.agent_id, &query.user_id);
+    let statistics = crate::search::ScopedStatistics::count(
+        conn, "fact_fts", "fact_fts", &scope, "text", &terms, None,
+    )?;
+    let mut filters = Filters::default();
+    let rank = statistics.rank_sql("fact_fts", &mut filters);
+    let quoted: Vec<String> = terms.iter().map(|w| format!("\"{w}\"")).collect();
+    let matching = filters.bind(Value::Text(format!(
+        "scope : \"{scope}\" AND text : ({})",
+        quoted.join(" OR ")
+    )));
+    filters.push("f.tenant_id = ?", rows::blob(&tenant.0));
+    filters.push("f.agent_id = ?", rows::blob(&query.agent_id.0));
+    filters.push("f.user_id = ?", Value::Text(query.user_id.clone()));
+    let limit = filters.bind(Value::Integer(query.limit.into()));
+    let sql = format!(
+        "WITH ranked AS (
+             SELECT rowid AS seq, {rank} AS rank FROM fact_fts WHERE fact_fts MATCH {matching}
+         )
+         SELECT {COLUMNS}, ranked.rank AS rank FROM ranked JOIN facts f ON f.seq = ranked.seq {IN_USE}
+         {} ORDER BY ranked.rank DESC, f.seq LIMIT {limit}",
+        filters.where_sql()
+    );
+    rows::collect(
+        &mut *conn.prepare_cached(&sql)?,
+        rusqlite::params_from_iter(filters.params),
+        |row| {
+            Ok(FactHit {
+                score: row.get("rank")?,
+                fact: fact_from_row(row)?,
+            })
+        },
+    )
+}
+
+#[async_trait]
+impl FactStore for SqliteStore {
+    async fn list_facts(&self, tenant: TenantId, filter: &FactFilter) -> Result<Vec<Fact>> {
+        let filter = filter.clone();
+        self.db.read(move |conn| list(conn, tenant, &filter)).await
+    }
+
+    async fn get_facts(&self, tenant: TenantId, ids: &[FactId]) -> Result<Vec<Fact>> {
+        let ids = ids.to_vec();
+        self.db.read(move |conn| by_ids(conn, tenant, &ids)).await
+    }
+
+    async fn search_facts(&self, tenant: TenantId, query: &FactSearchQuery) -> Result<Vec<FactHit>> {
+        let query = query.clone();
+        self.db.read(move |conn| search(conn, tenant, &query)).await
+    }
+}
