@@ -103,6 +103,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0005_job_notifications",
         include_str!("../migrations/0005_job_notifications.sql"),
     ),
+    ("0006_facts", include_str!("../migrations/0006_facts.sql")),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

@@ -202,6 +202,9 @@ async fn export(
             for message in crate::messages::episode_messages(&mut **tx, tenant, episode_id).await? {
                 out.send(DumpRecord::Message(message)).await?;
             }
+            for fact in crate::facts::episode_facts(&mut **tx, tenant, episode_id).await? {
+                out.send(DumpRecord::Fact(fact)).await?;
+            }
         }
     }
     Ok(())
@@ -382,6 +385,29 @@ async fn import_one(
                 .await?;
             }
             progress.counts.messages += 1;
+        }
+        DumpRecord::Fact(mut fact) => {
+            // Its owner is its episode's, which must be this tenant's.
+            let owner = query("SELECT agent_id, user_id FROM episodes WHERE id = $1 AND tenant_id = $2")
+                .bind(fact.episode_id.0)
+                .bind(tenant.0)
+                .fetch_optional(&mut **tx)
+                .await?;
+            let owner = owner.ok_or_else(|| {
+                DomainError::invalid(
+                    "dump",
+                    format!(
+                        "a fact of episode {}, which neither the dump (before it) nor this tenant has",
+                        fact.episode_id
+                    ),
+                )
+            })?;
+            fact.tenant_id = tenant;
+            fact.agent_id = AgentId(owner.try_get("agent_id")?);
+            fact.user_id = owner.try_get("user_id")?;
+            crate::facts::insert_fact(tx, &fact).await?;
+            crate::memory::queue_fact(tx, &fact, now, WorkClass::Bulk).await?;
+            progress.counts.facts += 1;
         }
     }
     Ok(())

@@ -483,6 +483,7 @@ impl EpisodeStore for PostgresStore {
                 )
                 .into());
             }
+            crate::facts::delete_episode_facts(&mut tx, tenant, id).await?;
             query("DELETE FROM messages WHERE episode_id = $1 AND tenant_id = $2")
                 .bind(id.0)
                 .bind(tenant.0)

@@ -23,7 +23,7 @@ use crate::error::Result as StoreResult;
 use crate::vector_sets::{MemoryTable, key_of, record_change};
 use crate::{PostgresStore, domain};
 
-const TABLES: &str = "messages, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, vector_points, pending_erasures";
+const TABLES: &str = "messages, facts, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, vector_points, pending_erasures";
 
 #[async_trait]
 impl UserErasure for PostgresStore {
@@ -158,13 +158,22 @@ impl PostgresStore {
 
         receipt.queue.jobs = query(
             "DELETE FROM memory_jobs WHERE tenant_id = $1 AND (
-                 target = ANY($2) OR target IN (SELECT id FROM messages WHERE tenant_id = $1 AND episode_id = ANY($2)))",
+                 target = ANY($2)
+                 OR target IN (SELECT id FROM messages WHERE tenant_id = $1 AND episode_id = ANY($2))
+                 OR target IN (SELECT id FROM facts WHERE tenant_id = $1 AND episode_id = ANY($2)))",
         )
         .bind(tenant.0)
         .bind(&episodes)
         .execute(&mut *tx)
         .await?
         .rows_affected();
+        receipt.relational.facts =
+            query("DELETE FROM facts WHERE tenant_id = $1 AND episode_id = ANY($2)")
+                .bind(tenant.0)
+                .bind(&episodes)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
 
         let vectors = query(
             "DELETE FROM memory_vectors WHERE tenant_id = $1 AND episode_id = ANY($2)
@@ -179,6 +188,7 @@ impl PostgresStore {
             let kind: String = row.try_get("kind")?;
             match kind.as_str() {
                 "summary" => receipt.vectors.summary_vectors += 1,
+                "fact" => receipt.vectors.fact_vectors += 1,
                 _ => receipt.vectors.message_vectors += 1,
             }
             per_collection

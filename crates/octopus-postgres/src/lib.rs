@@ -23,6 +23,7 @@ mod db;
 mod dump;
 mod episodes;
 mod error;
+mod facts;
 mod forget;
 mod knowledge;
 mod memory;

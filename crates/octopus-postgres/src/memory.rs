@@ -21,7 +21,7 @@ use octopus_core::recall::{
 use octopus_core::store::MemoryStore;
 use octopus_core::vectors::{Point, VectorChange, VectorSet};
 use octopus_core::{
-    AgentId, EpisodeId, Error as DomainError, MessageId, Result, TenantId, Timestamp,
+    AgentId, EpisodeId, Error as DomainError, FactId, MessageId, Result, TenantId, Timestamp,
 };
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
@@ -39,6 +39,29 @@ use crate::{PostgresStore, domain};
 
 const EMBED_MESSAGE: &str = "embed_message";
 const SUMMARISE_EPISODE: &str = "summarise_episode";
+const EMBED_FACT: &str = "embed_fact";
+
+/// Queues the embedding of a fact stored without its vector (from a dump).
+pub(crate) async fn queue_fact(
+    tx: &mut Tx<'_>,
+    fact: &octopus_core::fact::Fact,
+    now: DateTime<Utc>,
+    class: WorkClass,
+) -> StoreResult<()> {
+    query(
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(fact.tenant_id.0)
+    .bind(fact.agent_id.0)
+    .bind(EMBED_FACT)
+    .bind(fact.id.0)
+    .bind(now)
+    .bind(class_column(class))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
 
 fn class_column(class: WorkClass) -> i16 {
     match class {
@@ -274,15 +297,11 @@ impl PostgresStore {
             // Done by another worker after this one's lease ran out.
             return Ok(false);
         }
-        let (target, vector, generated) = match outcome {
-            JobOutcome::Skipped => (None, Vec::new(), None),
+        let key = (tenant, agent);
+        let change = match outcome {
+            JobOutcome::Skipped => None,
             JobOutcome::MessageEmbedded { message, vector } => {
-                let found = job_message(&mut *tx, tenant, message.0).await?;
-                (
-                    found.map(|m| (m.episode_id, Some((m.id, m.timestamp)))),
-                    vector,
-                    None,
-                )
+                embed_message(&mut tx, key, message, vector, model, now).await?
             }
             JobOutcome::EpisodeSummarised {
                 episode,
@@ -290,116 +309,285 @@ impl PostgresStore {
                 source,
                 vector,
                 retry: _,
-            } => (
-                Some((episode, None)),
-                vector,
-                generated.map(|g| (g, source)),
-            ),
-        };
-        let Some((episode, message)) = target else {
-            tx.commit().await?;
-            return Ok(true);
-        };
-        let owner =
-            query("SELECT user_id, last_message_at FROM episodes WHERE id = $1 AND tenant_id = $2")
-                .bind(episode.0)
-                .bind(tenant.0)
-                .fetch_optional(&mut *tx)
-                .await?;
-        let Some(owner) = owner else {
-            tx.commit().await?;
-            return Ok(true);
-        };
-        let user_id: String = owner.try_get("user_id")?;
-        let last_message_at: DateTime<Utc> = owner.try_get("last_message_at")?;
-        ensure_collection(&mut tx, tenant, agent, vector.len(), model, now).await?;
-        let dimension = u32::try_from(vector.len()).unwrap_or(u32::MAX);
-        check_dimension("embedding", &vector, dimension)?;
-        if message.is_none() {
-            if let Some((generated, source)) = &generated {
-                query(
-                    "UPDATE episodes SET summary = $3, key_facts = $4::text::json, summary_source = $5
-                     WHERE id = $1 AND tenant_id = $2
-                       AND (summary IS NULL OR (summary_source = 'extractive' AND $5 = 'llm'))",
-                )
-                .bind(episode.0)
-                .bind(tenant.0)
-                .bind(&generated.summary)
-                .bind(serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into()))
-                .bind(source.as_str())
-                .execute(&mut *tx)
-                .await?;
+                facts,
+            } => {
+                let generated = generated.map(|g| (g, source));
+                let summary = Summary {
+                    episode,
+                    generated,
+                    vector,
+                    facts,
+                };
+                store_summary(&mut tx, key, summary, model, now).await?
             }
-            query("UPDATE episodes SET summary_embedding = $3 WHERE id = $1 AND tenant_id = $2")
-                .bind(episode.0)
-                .bind(tenant.0)
-                .bind(embedding_bytes(&vector))
-                .execute(&mut *tx)
-                .await?;
-        }
-        let kind = if message.is_some() {
-            MemoryKind::Message
-        } else {
-            MemoryKind::Summary
+            JobOutcome::FactEmbedded { fact, vector } => {
+                embed_fact(&mut tx, key, fact, vector, model, now).await?
+            }
         };
-        let message_id = message.map(|(id, _)| id.0);
-        let removed = query(
-            "DELETE FROM memory_vectors
-             WHERE tenant_id = $1 AND episode_id = $2 AND kind = $3 AND message_id IS NOT DISTINCT FROM $4
-             RETURNING seq",
-        )
-        .bind(tenant.0)
-        .bind(episode.0)
-        .bind(kind.as_str())
-        .bind(message_id)
-        .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(key_of)
-        .collect::<StoreResult<Vec<u64>>>()?;
-        let reference = Uuid::now_v7();
-        let at = message.map_or(last_message_at, |(_, at)| at);
-        let fields = memory_point_fields(&user_id, kind, episode, at);
-        let inserted = query(
-            "INSERT INTO memory_vectors (id, tenant_id, agent_id, user_id, kind, episode_id, message_id, at,
-                                         dimension, embedding, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING seq",
-        )
-        .bind(reference)
-        .bind(tenant.0)
-        .bind(agent.0)
-        .bind(&user_id)
-        .bind(kind.as_str())
-        .bind(episode.0)
-        .bind(message_id)
-        .bind(at)
-        .bind(int(dimension))
-        .bind(PgVector(vector.clone()))
-        .bind(now)
-        .fetch_one(&mut *tx)
-        .await?;
-        let change = VectorChange {
-            removed,
-            added: vec![Point {
-                key: key_of(&inserted)?,
-                vector,
-                fields,
-            }],
+        let Some(change) = change else {
+            // Its message, episode or fact is gone: nothing to store.
+            tx.commit().await?;
+            return Ok(true);
         };
         let set = VectorSet::memory(tenant, agent);
         let committed = record_change::<MemoryTable>(&mut tx, set, change).await?;
-        if let Some(message) = message_id {
-            query("UPDATE messages SET embedding_ref = $3 WHERE id = $1 AND tenant_id = $2")
-                .bind(message)
-                .bind(tenant.0)
-                .bind(reference.to_string())
-                .execute(&mut *tx)
-                .await?;
-        }
         tx.commit().await?;
         self.follow(committed).await?;
         Ok(true)
     }
+}
+
+/// A memory vector's own fields, as stored beside it.
+struct MemoryFields {
+    user_id: String,
+    kind: MemoryKind,
+    episode_id: EpisodeId,
+    message_id: Option<MessageId>,
+    fact_id: Option<FactId>,
+    at: DateTime<Utc>,
+}
+
+/// Stores a vector in place of any the same memory had (a message's, an
+/// episode's summary's, a fact's), as one change. Returns the change and
+/// the vector's reference.
+async fn replace_vector(
+    tx: &mut Tx<'_>,
+    (tenant, agent): (TenantId, AgentId),
+    fields: MemoryFields,
+    vector: Vec<f32>,
+    now: DateTime<Utc>,
+) -> StoreResult<(VectorChange, Uuid)> {
+    let message_id = fields.message_id.map(|m| m.0);
+    let fact_id = fields.fact_id.map(|f| f.0);
+    let removed = query(
+        "DELETE FROM memory_vectors
+         WHERE tenant_id = $1 AND episode_id = $2 AND kind = $3
+           AND message_id IS NOT DISTINCT FROM $4 AND fact_id IS NOT DISTINCT FROM $5
+         RETURNING seq",
+    )
+    .bind(tenant.0)
+    .bind(fields.episode_id.0)
+    .bind(fields.kind.as_str())
+    .bind(message_id)
+    .bind(fact_id)
+    .fetch_all(&mut **tx)
+    .await?
+    .iter()
+    .map(key_of)
+    .collect::<StoreResult<Vec<u64>>>()?;
+    let reference = Uuid::now_v7();
+    let dimension = u32::try_from(vector.len()).unwrap_or(u32::MAX);
+    let inserted = query(
+        "INSERT INTO memory_vectors (id, tenant_id, agent_id, user_id, kind, episode_id, message_id, fact_id, at,
+                                     dimension, embedding, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq",
+    )
+    .bind(reference)
+    .bind(tenant.0)
+    .bind(agent.0)
+    .bind(&fields.user_id)
+    .bind(fields.kind.as_str())
+    .bind(fields.episode_id.0)
+    .bind(message_id)
+    .bind(fact_id)
+    .bind(fields.at)
+    .bind(int(dimension))
+    .bind(PgVector(vector.clone()))
+    .bind(now)
+    .fetch_one(&mut **tx)
+    .await?;
+    let point = Point {
+        key: key_of(&inserted)?,
+        vector,
+        fields: memory_point_fields(&fields.user_id, fields.kind, fields.episode_id, fields.at),
+    };
+    let change = VectorChange {
+        removed,
+        added: vec![point],
+    };
+    Ok((change, reference))
+}
+
+/// The user of an episode and its last message's time; `None` once purged.
+async fn episode_user(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    episode: EpisodeId,
+) -> StoreResult<Option<(String, DateTime<Utc>)>> {
+    let owner =
+        query("SELECT user_id, last_message_at FROM episodes WHERE id = $1 AND tenant_id = $2")
+            .bind(episode.0)
+            .bind(tenant.0)
+            .fetch_optional(&mut **tx)
+            .await?;
+    owner
+        .map(|row| Ok((row.try_get("user_id")?, row.try_get("last_message_at")?)))
+        .transpose()
+}
+
+/// The collection, made at first use, and a vector of its dimension.
+async fn checked_collection(
+    tx: &mut Tx<'_>,
+    (tenant, agent): (TenantId, AgentId),
+    vector: &[f32],
+    model: &str,
+    now: DateTime<Utc>,
+) -> StoreResult<()> {
+    ensure_collection(tx, tenant, agent, vector.len(), model, now).await?;
+    let dimension = u32::try_from(vector.len()).unwrap_or(u32::MAX);
+    check_dimension("embedding", vector, dimension)?;
+    Ok(())
+}
+
+/// A message's vector, and its embedding reference on the message.
+async fn embed_message(
+    tx: &mut Tx<'_>,
+    key: (TenantId, AgentId),
+    message: MessageId,
+    vector: Vec<f32>,
+    model: &str,
+    now: DateTime<Utc>,
+) -> StoreResult<Option<VectorChange>> {
+    let tenant = key.0;
+    let Some(message) = job_message(&mut **tx, tenant, message.0).await? else {
+        return Ok(None);
+    };
+    let Some((user_id, _)) = episode_user(tx, tenant, message.episode_id).await? else {
+        return Ok(None);
+    };
+    checked_collection(tx, key, &vector, model, now).await?;
+    let fields = MemoryFields {
+        user_id,
+        kind: MemoryKind::Message,
+        episode_id: message.episode_id,
+        message_id: Some(message.id),
+        fact_id: None,
+        at: message.timestamp,
+    };
+    let (change, reference) = replace_vector(tx, key, fields, vector, now).await?;
+    query("UPDATE messages SET embedding_ref = $3 WHERE id = $1 AND tenant_id = $2")
+        .bind(message.id.0)
+        .bind(tenant.0)
+        .bind(reference.to_string())
+        .execute(&mut **tx)
+        .await?;
+    Ok(Some(change))
+}
+
+/// What a summary job made.
+struct Summary {
+    episode: EpisodeId,
+    generated: Option<(
+        octopus_core::episode::EpisodeSummary,
+        octopus_core::episode::SummarySource,
+    )>,
+    vector: Vec<f32>,
+    facts: Vec<octopus_core::fact::NewFact>,
+}
+
+/// An episode's summary (when one was generated) and its vector, and the
+/// facts learned from it with theirs: each stored, the known fact it
+/// replaces closed. An episode's facts are learned once.
+async fn store_summary(
+    tx: &mut Tx<'_>,
+    key: (TenantId, AgentId),
+    summary: Summary,
+    model: &str,
+    now: DateTime<Utc>,
+) -> StoreResult<Option<VectorChange>> {
+    let (tenant, agent) = key;
+    let episode = summary.episode;
+    let Some((user_id, last_message_at)) = episode_user(tx, tenant, episode).await? else {
+        return Ok(None);
+    };
+    checked_collection(tx, key, &summary.vector, model, now).await?;
+    if let Some((generated, source)) = &summary.generated {
+        // A summary the caller set meanwhile wins over ours; a model's
+        // replaces the extractive stand-in.
+        query(
+            "UPDATE episodes SET summary = $3, key_facts = $4::text::json, summary_source = $5
+             WHERE id = $1 AND tenant_id = $2
+               AND (summary IS NULL OR (summary_source = 'extractive' AND $5 = 'llm'))",
+        )
+        .bind(episode.0)
+        .bind(tenant.0)
+        .bind(&generated.summary)
+        .bind(serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into()))
+        .bind(source.as_str())
+        .execute(&mut **tx)
+        .await?;
+    }
+    query("UPDATE episodes SET summary_embedding = $3 WHERE id = $1 AND tenant_id = $2")
+        .bind(episode.0)
+        .bind(tenant.0)
+        .bind(embedding_bytes(&summary.vector))
+        .execute(&mut **tx)
+        .await?;
+    let fields = MemoryFields {
+        user_id: user_id.clone(),
+        kind: MemoryKind::Summary,
+        episode_id: episode,
+        message_id: None,
+        fact_id: None,
+        at: last_message_at,
+    };
+    let (mut change, _) = replace_vector(tx, key, fields, summary.vector, now).await?;
+    let learned_before: bool = query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM facts WHERE tenant_id = $1 AND episode_id = $2)",
+    )
+    .bind(tenant.0)
+    .bind(episode.0)
+    .fetch_one(&mut **tx)
+    .await?;
+    if learned_before {
+        return Ok(Some(change));
+    }
+    for new in summary.facts {
+        let dimension = u32::try_from(change.added[0].vector.len()).unwrap_or(u32::MAX);
+        check_dimension("fact embedding", &new.vector, dimension)?;
+        let fact = crate::facts::learned(&new, tenant, agent, &user_id, episode, now);
+        if let Some(old) = new.replaces {
+            crate::facts::supersede(tx, &fact, old).await?;
+        }
+        crate::facts::insert_fact(tx, &fact).await?;
+        let fields = MemoryFields {
+            user_id: user_id.clone(),
+            kind: MemoryKind::Fact,
+            episode_id: episode,
+            message_id: None,
+            fact_id: Some(fact.id),
+            at: fact.valid_from,
+        };
+        let (added, _) = replace_vector(tx, key, fields, new.vector, now).await?;
+        change.removed.extend(added.removed);
+        change.added.extend(added.added);
+    }
+    Ok(Some(change))
+}
+
+/// A stored fact's vector.
+async fn embed_fact(
+    tx: &mut Tx<'_>,
+    key: (TenantId, AgentId),
+    fact: FactId,
+    vector: Vec<f32>,
+    model: &str,
+    now: DateTime<Utc>,
+) -> StoreResult<Option<VectorChange>> {
+    let Some(fact) = crate::facts::any_fact(&mut **tx, key.0, fact).await? else {
+        return Ok(None);
+    };
+    checked_collection(tx, key, &vector, model, now).await?;
+    let fields = MemoryFields {
+        user_id: fact.user_id,
+        kind: MemoryKind::Fact,
+        episode_id: fact.episode_id,
+        message_id: None,
+        fact_id: Some(fact.id),
+        at: fact.valid_from,
+    };
+    let (change, _) = replace_vector(tx, key, fields, vector, now).await?;
+    Ok(Some(change))
 }
 
 #[async_trait]
@@ -447,6 +635,9 @@ impl MemoryStore for PostgresStore {
                     SUMMARISE_EPISODE => job_episode(&mut tx, tenant, EpisodeId(target))
                         .await?
                         .map(MemoryWork::SummariseEpisode),
+                    EMBED_FACT => crate::facts::any_fact(&mut *tx, tenant, FactId(target))
+                        .await?
+                        .map(MemoryWork::EmbedFact),
                     other => return Err(corrupt("memory job kind", other)),
                 };
                 match work {
@@ -645,7 +836,7 @@ impl MemoryStore for PostgresStore {
                 .await?;
             let keys: Vec<i64> = found.iter().map(|n| n.key as i64).collect();
             let rows = query(
-                "SELECT seq, tenant_id, agent_id, kind, episode_id, message_id, at FROM memory_vectors
+                "SELECT seq, tenant_id, agent_id, kind, episode_id, message_id, fact_id, at FROM memory_vectors
                  WHERE seq = ANY($1)",
             )
             .bind(keys)
@@ -667,6 +858,7 @@ impl MemoryStore for PostgresStore {
                         score,
                         episode_id: EpisodeId(row.try_get("episode_id")?),
                         message_id: row.try_get::<Option<Uuid>, _>("message_id")?.map(MessageId),
+                        fact_id: row.try_get::<Option<Uuid>, _>("fact_id")?.map(FactId),
                         at: row.try_get("at")?,
                     })
                 })

@@ -28,7 +28,7 @@ pub(crate) fn any_word(text: &str) -> String {
 }
 
 /// The words of a query, once each, in order.
-fn distinct_words(text: &str) -> Vec<String> {
+pub(crate) fn distinct_words(text: &str) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     search_terms(text)
         .into_iter()

@@ -1,0 +1,301 @@
+//! Facts learned about users on PostgreSQL: the `facts` rows with their
+//! `tsvector` (English stemming, generated with the row), and the reads of
+//! [`FactStore`]. Facts are written by a summary job's completion
+//! (`memory.rs`) and by imports, and removed with their episode or user.
+//!
+//! A keyword search ranks as message search does (`search.rs`): each query
+//! word's `ts_rank` weighed by its BM25 IDF, counted over the searched
+//! user's facts alone, so that no other user or tenant moves the scores.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use octopus_core::fact::{Fact, FactFilter, FactHit, FactSearchQuery, NewFact};
+use octopus_core::store::FactStore;
+use octopus_core::{AgentId, EpisodeId, FactId, MessageId, Result, TenantId};
+use sqlx_core::executor::Executor;
+use sqlx_core::query::query;
+use sqlx_core::query_builder::QueryBuilder;
+use sqlx_core::row::Row;
+use sqlx_postgres::{PgRow, Postgres};
+use uuid::Uuid;
+
+use crate::error::Result as StoreResult;
+use crate::rows::Tx;
+use crate::{PostgresStore, domain};
+
+/// The columns a [`Fact`] is read from, of `facts` aliased `f`.
+const COLUMNS: &str = "f.id, f.tenant_id, f.agent_id, f.user_id, f.episode_id, f.message_ids, \
+                       f.text, f.valid_from, f.valid_to, f.superseded_by, f.created_at";
+
+/// Facts of episodes in use only: a deleted or archived episode's facts
+/// leave every read, as its messages do.
+const IN_USE: &str = "JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL";
+
+fn fact_from_row(row: &PgRow) -> StoreResult<Fact> {
+    let message_ids: Vec<Uuid> = row.try_get("message_ids")?;
+    Ok(Fact {
+        id: FactId(row.try_get("id")?),
+        tenant_id: TenantId(row.try_get("tenant_id")?),
+        agent_id: AgentId(row.try_get("agent_id")?),
+        user_id: row.try_get("user_id")?,
+        episode_id: EpisodeId(row.try_get("episode_id")?),
+        message_ids: message_ids.into_iter().map(MessageId).collect(),
+        text: row.try_get("text")?,
+        valid_from: row.try_get("valid_from")?,
+        valid_to: row.try_get("valid_to")?,
+        superseded_by: row.try_get::<Option<Uuid>, _>("superseded_by")?.map(FactId),
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+/// Stores `fact`.
+pub(crate) async fn insert_fact(tx: &mut Tx<'_>, fact: &Fact) -> StoreResult<()> {
+    let message_ids: Vec<Uuid> = fact.message_ids.iter().map(|m| m.0).collect();
+    query(
+        "INSERT INTO facts (id, tenant_id, agent_id, user_id, episode_id, message_ids, text,
+                            valid_from, valid_to, superseded_by, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(fact.id.0)
+    .bind(fact.tenant_id.0)
+    .bind(fact.agent_id.0)
+    .bind(&fact.user_id)
+    .bind(fact.episode_id.0)
+    .bind(message_ids)
+    .bind(&fact.text)
+    .bind(fact.valid_from)
+    .bind(fact.valid_to)
+    .bind(fact.superseded_by.map(|f| f.0))
+    .bind(fact.created_at)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// The fact a close learned, as stored: the episode's owner and the close's
+/// time.
+pub(crate) fn learned(
+    new: &NewFact,
+    tenant: TenantId,
+    agent: AgentId,
+    user: &str,
+    episode: EpisodeId,
+    now: DateTime<Utc>,
+) -> Fact {
+    Fact {
+        id: new.id,
+        tenant_id: tenant,
+        agent_id: agent,
+        user_id: user.to_owned(),
+        episode_id: episode,
+        message_ids: new.message_ids.clone(),
+        text: new.text.clone(),
+        valid_from: new.valid_from,
+        valid_to: None,
+        superseded_by: None,
+        created_at: now,
+    }
+}
+
+/// Marks `old` replaced by `fact` from its `valid_from`, if it still holds
+/// and is the same user's; returns whether it did.
+pub(crate) async fn supersede(tx: &mut Tx<'_>, fact: &Fact, old: FactId) -> StoreResult<bool> {
+    let updated = query(
+        "UPDATE facts SET valid_to = greatest($1, valid_from), superseded_by = $2
+         WHERE id = $3 AND tenant_id = $4 AND agent_id = $5 AND user_id = $6 AND superseded_by IS NULL",
+    )
+    .bind(fact.valid_from)
+    .bind(fact.id.0)
+    .bind(old.0)
+    .bind(fact.tenant_id.0)
+    .bind(fact.agent_id.0)
+    .bind(&fact.user_id)
+    .execute(&mut **tx)
+    .await?;
+    Ok(updated.rows_affected() > 0)
+}
+
+/// Removes the facts learned in `episode`, in `tx`; the facts they replaced
+/// hold again. Returns how many it removed.
+pub(crate) async fn delete_episode_facts(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    episode: EpisodeId,
+) -> StoreResult<u64> {
+    query(
+        "UPDATE facts SET valid_to = NULL, superseded_by = NULL
+         WHERE tenant_id = $1 AND superseded_by IN (SELECT id FROM facts WHERE tenant_id = $1 AND episode_id = $2)",
+    )
+    .bind(tenant.0)
+    .bind(episode.0)
+    .execute(&mut **tx)
+    .await?;
+    Ok(query("DELETE FROM facts WHERE tenant_id = $1 AND episode_id = $2")
+        .bind(tenant.0)
+        .bind(episode.0)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected())
+}
+
+/// One stored fact by id, whatever its episode's state; `None` once gone.
+pub(crate) async fn any_fact<'c>(
+    conn: impl Executor<'c, Database = Postgres>,
+    tenant: TenantId,
+    id: FactId,
+) -> StoreResult<Option<Fact>> {
+    query(&format!(
+        "SELECT {COLUMNS} FROM facts f WHERE f.id = $1 AND f.tenant_id = $2"
+    ))
+    .bind(id.0)
+    .bind(tenant.0)
+    .fetch_optional(conn)
+    .await?
+    .as_ref()
+    .map(fact_from_row)
+    .transpose()
+}
+
+/// The facts of `episode`, oldest first, for a dump.
+pub(crate) async fn episode_facts<'c>(
+    conn: impl Executor<'c, Database = Postgres>,
+    tenant: TenantId,
+    episode: EpisodeId,
+) -> StoreResult<Vec<Fact>> {
+    query(&format!(
+        "SELECT {COLUMNS} FROM facts f WHERE f.tenant_id = $1 AND f.episode_id = $2 ORDER BY f.seq"
+    ))
+    .bind(tenant.0)
+    .bind(episode.0)
+    .fetch_all(conn)
+    .await?
+    .iter()
+    .map(fact_from_row)
+    .collect()
+}
+
+/// BM25's inverse document frequency of a word in `n` of `total` facts.
+fn idf(n: i64, total: i64) -> f64 {
+    let (n, total) = (n as f64, total.max(n) as f64);
+    (1.0 + (total - n + 0.5) / (n + 0.5)).ln()
+}
+
+impl PostgresStore {
+    /// Each word's IDF among the user's facts in use.
+    async fn fact_word_weights(
+        &self,
+        tenant: TenantId,
+        query_: &FactSearchQuery,
+        words: &[String],
+    ) -> StoreResult<Vec<f64>> {
+        let scope = "f.tenant_id = $1 AND f.agent_id = $2 AND f.user_id = $3";
+        let rows = query(&format!(
+            "SELECT (SELECT count(*) FROM facts f {IN_USE}
+                     WHERE {scope} AND f.search @@ to_tsquery('english', w.word)) AS containing,
+                    (SELECT count(*) FROM facts f {IN_USE} WHERE {scope}) AS total
+             FROM unnest($4::text[]) WITH ORDINALITY AS w(word, position) ORDER BY w.position"
+        ))
+        .bind(tenant.0)
+        .bind(query_.agent_id.0)
+        .bind(&query_.user_id)
+        .bind(words.to_vec())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| Ok(idf(row.try_get("containing")?, row.try_get("total")?)))
+            .collect()
+    }
+}
+
+#[async_trait]
+impl FactStore for PostgresStore {
+    async fn list_facts(&self, tenant: TenantId, filter: &FactFilter) -> Result<Vec<Fact>> {
+        domain(async {
+            let current = if filter.include_replaced {
+                ""
+            } else {
+                "AND f.superseded_by IS NULL"
+            };
+            query(&format!(
+                "SELECT {COLUMNS} FROM facts f {IN_USE}
+                 WHERE f.tenant_id = $1 AND f.agent_id = $2 AND f.user_id = $3 {current}
+                 ORDER BY f.valid_from DESC, f.seq DESC LIMIT $4 OFFSET $5"
+            ))
+            .bind(tenant.0)
+            .bind(filter.agent_id.0)
+            .bind(&filter.user_id)
+            .bind(i64::from(filter.page.limit))
+            .bind(i64::from(filter.page.offset))
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(fact_from_row)
+            .collect()
+        })
+        .await
+    }
+
+    async fn get_facts(&self, tenant: TenantId, ids: &[FactId]) -> Result<Vec<Fact>> {
+        domain(async {
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            let wanted: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
+            let found = query(&format!(
+                "SELECT {COLUMNS} FROM facts f {IN_USE} WHERE f.tenant_id = $1 AND f.id = ANY($2)"
+            ))
+            .bind(tenant.0)
+            .bind(wanted)
+            .fetch_all(&self.pool)
+            .await?;
+            let mut by_id: HashMap<FactId, Fact> = found
+                .iter()
+                .map(|row| fact_from_row(row).map(|f| (f.id, f)))
+                .collect::<StoreResult<_>>()?;
+            Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+        })
+        .await
+    }
+
+    async fn search_facts(&self, tenant: TenantId, query_: &FactSearchQuery) -> Result<Vec<FactHit>> {
+        domain(async {
+            let words = crate::search::distinct_words(&query_.text);
+            if words.is_empty() {
+                return Ok(Vec::new());
+            }
+            let weights = self.fact_word_weights(tenant, query_, &words).await?;
+            let mut sql = QueryBuilder::<Postgres>::new(format!("SELECT {COLUMNS}, ("));
+            for (i, (word, weight)) in words.iter().zip(&weights).enumerate() {
+                if i > 0 {
+                    sql.push(" + ");
+                }
+                sql.push_bind(*weight)
+                    .push("::float8 * ts_rank(f.search, to_tsquery('english', ")
+                    .push_bind(word.clone())
+                    .push("), 1)");
+            }
+            sql.push(") AS rank FROM to_tsquery('english', ")
+                .push_bind(crate::search::any_word(&query_.text))
+                .push(format!(") q, facts f {IN_USE} WHERE f.search @@ q AND f.tenant_id = "))
+                .push_bind(tenant.0)
+                .push(" AND f.agent_id = ")
+                .push_bind(query_.agent_id.0)
+                .push(" AND f.user_id = ")
+                .push_bind(query_.user_id.clone())
+                .push(" ORDER BY rank DESC, f.seq LIMIT ")
+                .push_bind(i64::from(query_.limit));
+            let rows = sql.build().fetch_all(&self.pool).await?;
+            rows.iter()
+                .map(|row| {
+                    Ok(FactHit {
+                        score: row.try_get("rank")?,
+                        fact: fact_from_row(row)?,
+                    })
+                })
+                .collect()
+        })
+        .await
+    }
+}
