@@ -292,6 +292,7 @@ async fn fill(
                     message: message.id,
                     vector: lookup(&embedded_text(message, false))?.to_vec(),
                 },
+                MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
                 MemoryWork::SummariseEpisode(episode) => {
                     // Stand-in summary: the first two turns, and their mean vector.
                     let first: Vec<String> = episode
@@ -323,6 +324,7 @@ async fn fill(
                         source: octopus_core::episode::SummarySource::Extractive,
                         retry: None,
                         vector: mean,
+                        facts: Vec::new(),
                     }
                 }
             };

@@ -490,6 +490,23 @@ pub enum UserCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// The facts an agent learned about a user, the newest first: each with
+    /// when it became true and, once replaced, until when.
+    Facts {
+        user_id: String,
+        /// The agent that learned them.
+        #[arg(long)]
+        agent: String,
+        /// Replaced facts too.
+        #[arg(long)]
+        include_replaced: bool,
+        #[arg(long)]
+        limit: Option<u32>,
+        #[arg(long)]
+        offset: Option<u32>,
+        #[command(flatten)]
+        remote: Remote,
+    },
 }
 
 #[derive(Debug, Subcommand)]

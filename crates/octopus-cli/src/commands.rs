@@ -36,6 +36,28 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
                 .send(Method::DELETE, &path, &query(&[("agent_id", agent)]), None)
                 .await?
         }
+        Command::Users(UserCommand::Facts {
+            user_id,
+            agent,
+            include_replaced,
+            limit,
+            offset,
+            remote,
+        }) => {
+            let path = format!(
+                "/v1/agents/{}/users/{}/facts",
+                encode_path(&agent),
+                encode_path(&user_id)
+            );
+            let params = query(&[
+                ("include_replaced", include_replaced.then(|| "true".to_owned())),
+                ("limit", limit.map(|l| l.to_string())),
+                ("offset", offset.map(|o| o.to_string())),
+            ]);
+            Client::new(&remote)
+                .send(Method::GET, &path, &params, None)
+                .await?
+        }
         Command::Search(SearchCommand::Knowledge(args)) => {
             let mut body = json!({"query": args.query, "mode": args.mode});
             for (field, value) in [

@@ -71,6 +71,8 @@ impl RankingWeights {
 pub enum Memory {
     Message(MessageId),
     Summary(EpisodeId),
+    /// A fact, with the episode it was learned in.
+    Fact(crate::FactId, EpisodeId),
 }
 
 /// Ranks the fused candidates in their context: `positions` places each
@@ -91,7 +93,7 @@ pub fn rank_in_context(
     let mut scored: HashMap<Memory, (f64, EpisodeId)> = HashMap::new();
     for &(memory, score) in fused {
         match memory {
-            Memory::Summary(episode) => {
+            Memory::Summary(episode) | Memory::Fact(_, episode) => {
                 scored.insert(memory, (score, episode));
             }
             Memory::Message(id) => {
@@ -134,7 +136,7 @@ pub fn rank_in_context(
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     if weights.diversity > 0.0 {
         let episode_of = |memory: &Memory| match memory {
-            Memory::Summary(episode) => Some(*episode),
+            Memory::Summary(episode) | Memory::Fact(_, episode) => Some(*episode),
             Memory::Message(id) => placed.get(id).map(|p| p.episode_id),
         };
         let mut ahead: HashMap<EpisodeId, i32> = HashMap::new();

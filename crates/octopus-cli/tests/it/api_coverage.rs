@@ -126,6 +126,11 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ("get", "/v1/export", "export"),
     ("post", "/v1/import", "import"),
     ("delete", "/v1/users/{user_id}", "users forget"),
+    (
+        "get",
+        "/v1/agents/{agent_id}/users/{user_id}/facts",
+        "users facts",
+    ),
 ];
 
 /// Operations with no command, and why.

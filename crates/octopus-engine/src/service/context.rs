@@ -8,6 +8,7 @@ use octopus_core::agent::{Agent, MemoryConfig};
 use octopus_core::conversation::Conversation;
 use octopus_core::episode::EpisodeFilter;
 use octopus_core::episodic_snippets::passages;
+use octopus_core::fact::{Fact, FactFilter};
 use octopus_core::knowledge::{ChunkFilter, KnowledgeHit, SearchMode};
 use octopus_core::recall::{RecallMode, RecallQuery};
 use octopus_core::store::Page;
@@ -113,9 +114,20 @@ impl Octopus {
             .episodic_top_k
             .clamp(1, octopus_core::recall::MAX_RECALL_TOP_K);
         recall_query.neighbours = memory.episodic_neighbours;
+        // The user's current facts have a block of their own.
+        recall_query.include_facts = false;
         let wants_recall = memory.episodic_top_k > 0;
         let wants_knowledge = memory.knowledge_top_k > 0;
-        let (knowledge, episodic, procedures) = tokio::join!(
+        let facts_filter = FactFilter {
+            agent_id: agent.id,
+            user_id: conversation.user_id.clone(),
+            include_replaced: false,
+            page: Page {
+                limit: memory.max_context_facts,
+                offset: 0,
+            },
+        };
+        let (knowledge, episodic, procedures, facts) = tokio::join!(
             async {
                 if !wants_knowledge {
                     return Ok(Vec::new());
@@ -130,7 +142,13 @@ impl Octopus {
                 self.recall_with(tenant, agent.id, &recall_query, &vector, episode_id)
                     .await
             },
-            self.match_procedures(tenant, agent, written, &vector)
+            self.match_procedures(tenant, agent, written, &vector),
+            async {
+                match memory.max_context_facts {
+                    0 => Ok(Vec::new()),
+                    _ => self.store.list_facts(tenant, &facts_filter).await,
+                }
+            }
         );
         let (procedures, procedure_matches) = procedures?;
         // A turn goes on while the vector backend is out of reach: what the
@@ -160,6 +178,7 @@ impl Octopus {
         let parts = ContextParts {
             system_prompt: agent.system_prompt.clone(),
             procedures,
+            facts: fact_items(facts?, memory.redact_pii),
             knowledge: relative(
                 knowledge?
                     .into_iter()
@@ -258,6 +277,27 @@ fn relative(mut items: Vec<Retrieved>) -> Vec<Retrieved> {
         items.iter_mut().for_each(|item| item.score /= best);
     }
     items
+}
+
+/// The user's current facts (the newest first) as the facts block's items,
+/// each saying since when it holds. Scored from 1 for the newest down
+/// towards 0.5 for the oldest: short of room, the oldest goes first, and
+/// after the weaker half of what was retrieved.
+fn fact_items(facts: Vec<Fact>, redact: bool) -> Vec<Retrieved> {
+    let count = facts.len().max(1) as f64;
+    facts
+        .into_iter()
+        .enumerate()
+        .map(|(i, fact)| Retrieved {
+            id: fact.id.to_string(),
+            label: format!("since {}", fact.valid_from.format("%Y-%m-%d")),
+            text: match redact {
+                true => octopus_core::pii::egress(&fact.text).into_owned(),
+                false => fact.text,
+            },
+            score: 1.0 - 0.5 * i as f64 / count,
+        })
+        .collect()
 }
 
 fn knowledge_item(hit: KnowledgeHit, redact: bool) -> Retrieved {

@@ -53,12 +53,16 @@ const MAX_MODEL_SUMMARY_BACKOFF: Duration = Duration::from_secs(3600);
 enum Plan {
     Skip,
     Message(String),
+    /// A stored fact's text, to embed.
+    Fact(String),
     Summary {
         text: String,
         generated: Option<EpisodeSummary>,
         source: SummarySource,
         /// Ask the model again later, or park the job.
         retry: Option<Followup>,
+        /// Facts learned from a model's summary, with their vectors.
+        facts: Vec<octopus_core::fact::NewFact>,
     },
     /// A summary the agent's model is to write: asked for all of a batch's
     /// episodes at once, before embedding.
@@ -201,7 +205,9 @@ impl Octopus {
             .iter()
             .filter_map(|plan| match plan {
                 Plan::Skip | Plan::ByModel(_) => None,
-                Plan::Message(text) | Plan::Summary { text, .. } => Some(text.clone()),
+                Plan::Message(text) | Plan::Fact(text) | Plan::Summary { text, .. } => {
+                    Some(text.clone())
+                }
             })
             .collect();
         let embedded = match texts.is_empty() {
@@ -236,11 +242,19 @@ impl Octopus {
                     },
                     None => JobOutcome::Skipped,
                 },
+                (Plan::Fact(_), MemoryWork::EmbedFact(fact)) => match vectors.next() {
+                    Some(vector) => JobOutcome::FactEmbedded {
+                        fact: fact.id,
+                        vector,
+                    },
+                    None => JobOutcome::Skipped,
+                },
                 (
                     Plan::Summary {
                         generated,
                         source,
                         retry,
+                        facts,
                         ..
                     },
                     MemoryWork::SummariseEpisode(episode),
@@ -251,6 +265,7 @@ impl Octopus {
                         source,
                         vector,
                         retry,
+                        facts,
                     },
                     None => JobOutcome::Skipped,
                 },
@@ -307,6 +322,10 @@ impl Octopus {
                     false => Plan::Skip,
                 }
             }
+            MemoryWork::EmbedFact(fact) => match memory.redact_pii {
+                true => Plan::Fact(octopus_core::pii::egress(&fact.text).into_owned()),
+                false => Plan::Fact(fact.text.clone()),
+            },
             MemoryWork::SummariseEpisode(episode) => {
                 let current = &episode.episode;
                 let replaceable = current.summary.is_none()
@@ -323,6 +342,7 @@ impl Octopus {
                             generated: Some(generated),
                             source: SummarySource::Extractive,
                             retry: None,
+                            facts: Vec::new(),
                         },
                         None => Plan::Skip,
                     },
@@ -331,6 +351,7 @@ impl Octopus {
                         generated: None,
                         source: current.summary_source.unwrap_or(SummarySource::Caller),
                         retry: None,
+                        facts: Vec::new(),
                     },
                     (None, false) => Plan::Skip,
                 }
@@ -349,7 +370,15 @@ impl Octopus {
                 let (octopus, work) = (self.clone(), work.clone());
                 asked.spawn(async move {
                     let (agent, episode) = *work;
-                    (index, octopus.summarise_with_model(&agent, &episode).await)
+                    let summary = match octopus.summarise_with_model(&agent, &episode).await {
+                        Ok(summary) => summary,
+                        Err(error) => return (index, Err(error)),
+                    };
+                    // Its key facts become the user's facts.
+                    let learned = octopus
+                        .learn_facts(&agent, &episode, &summary.key_facts)
+                        .await;
+                    (index, learned.map(|facts| (summary, facts)))
                 });
             }
         }
@@ -368,11 +397,12 @@ impl Octopus {
                 };
                 let (_, episode) = *work;
                 match answers.remove(&index) {
-                    Some(Ok(summary)) => Plan::Summary {
+                    Some(Ok((summary, facts))) => Plan::Summary {
                         text: summary.summary.clone(),
                         generated: Some(summary),
                         source: SummarySource::Llm,
                         retry: None,
+                        facts,
                     },
                     failed => {
                         let (reason, fault) = match failed {
@@ -426,6 +456,7 @@ impl Octopus {
                 generated: None,
                 source: SummarySource::Extractive,
                 retry,
+                facts: Vec::new(),
             },
             None => match self.summarise(episode) {
                 Some(generated) => Plan::Summary {
@@ -433,6 +464,7 @@ impl Octopus {
                     generated: Some(generated),
                     source: SummarySource::Extractive,
                     retry,
+                    facts: Vec::new(),
                 },
                 None => Plan::Skip,
             },
@@ -468,7 +500,7 @@ impl Octopus {
 
     /// Embeds for background work: one batch at a time with ingestion, so the
     /// queries of live conversations keep a core.
-    async fn embed_in_background(
+    pub(crate) async fn embed_in_background(
         &self,
         texts: &[String],
     ) -> std::result::Result<(String, Vec<Vec<f32>>), EmbedError> {

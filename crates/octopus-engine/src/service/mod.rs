@@ -6,6 +6,7 @@ mod conversations;
 mod dumps;
 mod episodes;
 mod erasure;
+mod facts;
 mod knowledge;
 mod memory_jobs;
 mod procedures;

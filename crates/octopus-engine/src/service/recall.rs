@@ -1,8 +1,8 @@
 //! Recall: what an agent remembers of a user, by meaning and by words.
 //!
-//! The query is embedded and searched in the agent's memory vectors (messages
-//! and episode summaries) while the full-text index is searched for its topic
-//! words. The two lists' scores are fused, each candidate is ranked in its
+//! The query is embedded and searched in the agent's memory vectors (messages,
+//! episode summaries and facts) while the full-text indexes (of messages and
+//! of facts) are searched for its topic words. The two lists' scores are fused, each candidate is ranked in its
 //! context (its neighbouring turns and its episode, see
 //! [`octopus_core::recall_ranking`]), optionally weighted by recency, and the
 //! winners' text is read from SQL.
@@ -17,7 +17,8 @@ use octopus_core::recall::{
 };
 use octopus_core::recall_ranking::{Memory, rank_in_context};
 use octopus_core::search::{MAX_SEARCH_LIMIT, MessageHit, MessageSearchQuery, topic_terms};
-use octopus_core::{AgentId, EpisodeId, MessageId, TenantId, Timestamp};
+use octopus_core::fact::{Fact, FactHit, FactSearchQuery};
+use octopus_core::{AgentId, EpisodeId, FactId, MessageId, TenantId, Timestamp};
 
 use super::{Octopus, QueryVector};
 use crate::Result;
@@ -74,6 +75,9 @@ impl Octopus {
             if query.include_summaries {
                 kinds.push(MemoryKind::Summary);
             }
+            if query.include_facts {
+                kinds.push(MemoryKind::Fact);
+            }
             let search = MemoryVectorQuery {
                 agent_id: agent,
                 user_id: query.user_id.clone(),
@@ -88,7 +92,10 @@ impl Octopus {
         let keyword_search = async {
             let terms = topic_terms(&query.query);
             if query.mode == RecallMode::Vector || terms.is_empty() {
-                return Ok(Vec::new());
+                return Ok(KeywordHits {
+                    messages: Vec::new(),
+                    facts: Vec::new(),
+                });
             }
             let search = MessageSearchQuery {
                 text: terms.join(" "),
@@ -99,7 +106,22 @@ impl Octopus {
                 to: query.to,
                 limit: depth,
             };
-            Ok::<_, crate::Error>(self.store.search_messages(tenant, &search).await?)
+            let facts = FactSearchQuery {
+                agent_id: agent,
+                user_id: query.user_id.clone(),
+                text: search.text.clone(),
+                limit: depth,
+            };
+            let (messages, facts) = tokio::try_join!(
+                self.store.search_messages(tenant, &search),
+                async {
+                    match query.include_facts {
+                        true => self.store.search_facts(tenant, &facts).await,
+                        false => Ok(Vec::new()),
+                    }
+                }
+            )?;
+            Ok::<_, crate::Error>(KeywordHits { messages, facts })
         };
         let (vector_hits, keyword_hits) = tokio::try_join!(vector_search, keyword_search)?;
 
@@ -142,6 +164,20 @@ impl Octopus {
             .into_iter()
             .map(|window| (window.message.id, window))
             .collect();
+        let fact_ids: Vec<FactId> = ranked
+            .iter()
+            .filter_map(|(memory, _)| match memory {
+                Memory::Fact(id, _) => Some(*id),
+                _ => None,
+            })
+            .collect();
+        let mut facts: HashMap<FactId, Fact> = self
+            .store
+            .get_facts(tenant, &fact_ids)
+            .await?
+            .into_iter()
+            .map(|fact| (fact.id, fact))
+            .collect();
         let mut hits = Vec::with_capacity(ranked.len());
         for (memory, score) in ranked {
             let found = evidence.remove(&memory).unwrap_or_default();
@@ -156,7 +192,25 @@ impl Octopus {
                     at: window.message.timestamp,
                     window: Some(window),
                     summary: None,
+                    fact: None,
                 }),
+                Memory::Fact(id, episode) => match facts.remove(&id) {
+                    Some(fact) => self.live_episode(tenant, episode).await?.map(|episode| {
+                        RecallHit {
+                            kind: MemoryKind::Fact,
+                            score,
+                            vector_score: found.vector_score,
+                            keyword_score: found.keyword_score,
+                            episode_id: episode.id,
+                            conversation_id: episode.conversation_id,
+                            at: fact.valid_from,
+                            window: None,
+                            summary: None,
+                            fact: Some(fact),
+                        }
+                    }),
+                    None => None,
+                },
                 Memory::Summary(id) => self.live_episode(tenant, id).await?.and_then(|episode| {
                     Some(RecallHit {
                         kind: MemoryKind::Summary,
@@ -168,6 +222,7 @@ impl Octopus {
                         at: episode.last_message_at,
                         window: None,
                         summary: Some(episode.summary?),
+                        fact: None,
                     })
                 }),
             };
@@ -188,9 +243,15 @@ impl Octopus {
 /// The two retrievers' hits as lists for fusion, with what each
 /// said of every memory; hits below `min_score` or in a left-out episode
 /// dropped.
+/// What the searches by words found: messages, and facts.
+struct KeywordHits {
+    messages: Vec<MessageHit>,
+    facts: Vec<FactHit>,
+}
+
 fn scored_lists(
     vector_hits: Vec<MemoryVectorHit>,
-    keyword_hits: Vec<MessageHit>,
+    keyword_hits: KeywordHits,
     query: &RecallQuery,
     depth: u32,
     vector_weight: f64,
@@ -199,15 +260,17 @@ fn scored_lists(
     // A list shorter than asked for holds every match: its worst is a weak
     // match, not zero (cosine and BM25 both mean "unrelated" at 0).
     let vector_complete = (vector_hits.len() as u32) < depth;
-    let keyword_complete = (keyword_hits.len() as u32) < depth;
+    let keyword_complete = (keyword_hits.messages.len() as u32) < depth
+        && (keyword_hits.facts.len() as u32) < depth;
     let mut evidence: HashMap<Memory, Evidence> = HashMap::new();
     let mut vector_list = Vec::new();
     for hit in vector_hits
         .into_iter()
         .filter(|h| f64::from(h.score) >= query.min_score && elsewhere(h.episode_id))
     {
-        let memory = match (hit.kind, hit.message_id) {
-            (MemoryKind::Message, Some(id)) => Memory::Message(id),
+        let memory = match (hit.kind, hit.message_id, hit.fact_id) {
+            (MemoryKind::Message, Some(id), _) => Memory::Message(id),
+            (MemoryKind::Fact, _, Some(id)) => Memory::Fact(id, hit.episode_id),
             _ => Memory::Summary(hit.episode_id),
         };
         let entry = evidence.entry(memory).or_default();
@@ -217,6 +280,7 @@ fn scored_lists(
     }
     let mut keyword_list = Vec::new();
     for hit in keyword_hits
+        .messages
         .into_iter()
         .filter(|h| elsewhere(h.message.episode_id))
     {
@@ -226,6 +290,26 @@ fn scored_lists(
         entry.at = Some(hit.message.timestamp);
         keyword_list.push((memory, hit.score));
     }
+    // A fact's words are scored over the user's facts; it joins the list
+    // by its score, and is held to the query's time bounds by when it held.
+    let held = |fact: &Fact| {
+        query.to.is_none_or(|to| fact.valid_from < to)
+            && query
+                .from
+                .is_none_or(|from| fact.valid_to.is_none_or(|end| end > from))
+    };
+    for hit in keyword_hits
+        .facts
+        .into_iter()
+        .filter(|h| elsewhere(h.fact.episode_id) && held(&h.fact))
+    {
+        let memory = Memory::Fact(hit.fact.id, hit.fact.episode_id);
+        let entry = evidence.entry(memory).or_default();
+        entry.keyword_score = Some(hit.score);
+        entry.at = Some(hit.fact.valid_from);
+        keyword_list.push((memory, hit.score));
+    }
+    keyword_list.sort_by(|a, b| b.1.total_cmp(&a.1));
     let scored = |items: Vec<(Memory, f64)>, weight: f64, complete: bool| ScoredList {
         items,
         weight,
@@ -243,7 +327,7 @@ fn messages_among(memories: &[(Memory, f64)]) -> Vec<MessageId> {
         .iter()
         .filter_map(|(memory, _)| match memory {
             Memory::Message(id) => Some(*id),
-            Memory::Summary(_) => None,
+            Memory::Summary(_) | Memory::Fact(..) => None,
         })
         .collect()
 }

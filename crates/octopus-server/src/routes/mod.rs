@@ -112,6 +112,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(knowledge::delete_chunk))
         .routes(routes!(recall::recall))
         .routes(routes!(users::forget_user))
+        .routes(routes!(users::list_facts))
         .routes(routes!(dumps::export_dump))
         .routes(routes!(dumps::export_tenant_dump))
         .routes(routes!(dumps::import_dump))

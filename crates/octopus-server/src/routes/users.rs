@@ -1,11 +1,14 @@
-//! The users of a tenant: forgetting one.
+//! The users of a tenant: the facts an agent learned about one, and
+//! forgetting one.
 
 use axum::extract::State;
 use octopus_core::AgentId;
+use octopus_core::fact::{Fact, FactFilter};
 use octopus_core::forget::{ForgetReceipt, ForgetUser};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
+use super::{Items, page};
 use crate::AppState;
 use crate::auth::TenantCaller;
 use crate::error::{ApiResult, ErrorBody};
@@ -38,4 +41,44 @@ pub(crate) async fn forget_user(
         agent_id: params.agent_id,
     };
     Ok(axum::Json(state.octopus.forget_user(tenant, who).await?))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FactParams {
+    /// Replaced facts too, each with the period it held. Default false.
+    #[serde(default)]
+    pub include_replaced: bool,
+    /// 1 to 1000; default 50.
+    pub limit: Option<u32>,
+    /// Default 0.
+    pub offset: Option<u32>,
+}
+
+/// The facts the agent learned about a user: each with the episode and
+/// messages it came from, when it became true (`valid_from`) and, once a
+/// newer fact replaced it, until when (`valid_to`, `superseded_by`). Facts
+/// are learned when an episode closes and the agent's model summarises it;
+/// the newest first.
+#[utoipa::path(get, path = "/v1/agents/{agent_id}/users/{user_id}/facts", tag = "users",
+    security(("bearer" = [])),
+    params(("agent_id" = AgentId, Path), ("user_id" = String, Path), FactParams),
+    responses((status = 200, body = Items<Fact>), (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody)))]
+pub(crate) async fn list_facts(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Path((agent_id, user_id)): Path<(AgentId, String)>,
+    Query(params): Query<FactParams>,
+) -> ApiResult<axum::Json<Items<Fact>>> {
+    let filter = FactFilter {
+        agent_id,
+        user_id,
+        include_replaced: params.include_replaced,
+        page: page(params.limit, params.offset)?,
+    };
+    Ok(axum::Json(Items {
+        items: state.octopus.list_facts(tenant, &filter).await?,
+    }))
 }

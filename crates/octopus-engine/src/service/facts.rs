@@ -1,0 +1,179 @@
+//! Facts learned at a close (see [`octopus_core::fact`]): the key facts of a
+//! model's summary become facts of the user, each decided against the
+//! user's current facts that look related, and the facts a user has, read
+//! for the API and for a turn's context.
+//!
+//! The decision is the model's: it sees the related known facts and the new
+//! ones, numbered, and answers per new fact `add`, `update` (naming the
+//! known fact it replaces) or `none` ([`RECONCILE_INSTRUCTIONS`]). With no
+//! related fact there is nothing to decide and no call. An answer that
+//! cannot be read, or a model that fails, adds every new fact: a fact is
+//! never lost to a decision, at worst kept twice.
+
+use octopus_core::agent::Agent;
+use octopus_core::chat::{ChatError, ChatRequest, Fault};
+use octopus_core::episode::EpisodeWithMessages;
+use octopus_core::fact::{
+    Fact, FactChange, FactFilter, MAX_FACTS_PER_CLOSE, MAX_RELATED_FACTS, NewFact,
+    RECONCILE_INSTRUCTIONS, read_changes, reconcile_message, sources_by_words,
+};
+use octopus_core::message::Role;
+use octopus_core::recall::{MemoryKind, MemoryVectorQuery};
+use octopus_core::working_memory::ChatMessage;
+use octopus_core::{AgentId, FactId, TenantId};
+use octopus_llm::Purpose;
+
+use super::Octopus;
+use crate::Result;
+
+/// Known facts looked up per new fact, by meaning.
+const RELATED_PER_FACT: u32 = 5;
+
+impl Octopus {
+    /// One user's facts of one agent, the newest first.
+    pub async fn list_facts(&self, tenant: TenantId, filter: &FactFilter) -> Result<Vec<Fact>> {
+        self.cached_agent(tenant, filter.agent_id).await?;
+        octopus_core::conversation::validate_user_id(&filter.user_id)?;
+        Ok(self.store.list_facts(tenant, filter).await?)
+    }
+
+    /// The facts a model's summary of `episode` names (`key_facts`), as new
+    /// facts with their vectors: those the model says are known already
+    /// left out, those that replace a known fact naming it.
+    pub(crate) async fn learn_facts(
+        &self,
+        agent: &Agent,
+        episode: &EpisodeWithMessages,
+        key_facts: &[String],
+    ) -> std::result::Result<Vec<NewFact>, ChatError> {
+        let texts: Vec<String> = key_facts.iter().take(MAX_FACTS_PER_CLOSE).cloned().collect();
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (_, vectors) = self
+            .embed_in_background(&texts)
+            .await
+            .map_err(|e| ChatError::new("embedder", Fault::Provider, e.to_string()))?;
+        let owner = &episode.episode;
+        let known = self
+            .related_facts(owner.tenant_id, owner.agent_id, &owner.user_id, &vectors)
+            .await;
+        let changes = match known.is_empty() {
+            true => texts
+                .iter()
+                .map(|text| FactChange::Add { text: text.clone() })
+                .collect(),
+            false => self.reconcile(agent, &known, &texts).await,
+        };
+        Ok(changes
+            .into_iter()
+            .zip(vectors)
+            .filter_map(|(change, vector)| {
+                let (text, replaces) = match change {
+                    FactChange::Add { text } => (text, None),
+                    FactChange::Replace { text, replaces } => (text, Some(replaces)),
+                    FactChange::Keep { .. } => return None,
+                };
+                let message_ids = sources_by_words(&text, &episode.messages);
+                // True from when it was said: its latest source message, or
+                // the episode's end when no message shares its words.
+                let valid_from = episode
+                    .messages
+                    .iter()
+                    .filter(|m| message_ids.contains(&m.id))
+                    .map(|m| m.timestamp)
+                    .max()
+                    .unwrap_or(owner.last_message_at);
+                Some(NewFact {
+                    id: FactId::new(),
+                    text,
+                    message_ids,
+                    valid_from,
+                    replaces,
+                    vector,
+                })
+            })
+            .collect())
+    }
+
+    /// The user's current facts nearest each of `vectors`, once each.
+    /// A search that fails (another embedding model's memory) finds none.
+    async fn related_facts(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        user: &str,
+        vectors: &[Vec<f32>],
+    ) -> Vec<Fact> {
+        let mut ids: Vec<FactId> = Vec::new();
+        for vector in vectors {
+            let query = MemoryVectorQuery {
+                agent_id: agent,
+                user_id: user.to_owned(),
+                vector: vector.clone(),
+                top_k: RELATED_PER_FACT,
+                kinds: vec![MemoryKind::Fact],
+                from: None,
+                to: None,
+            };
+            match self.store.search_memory(tenant, &query).await {
+                Ok(hits) => ids.extend(hits.into_iter().filter_map(|hit| hit.fact_id)),
+                Err(error) => {
+                    tracing::warn!(%error, "related facts not found; the new facts are added");
+                    return Vec::new();
+                }
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        ids.retain(|id| seen.insert(*id));
+        match self.store.get_facts(tenant, &ids).await {
+            Ok(facts) => facts
+                .into_iter()
+                .filter(Fact::is_current)
+                .take(MAX_RELATED_FACTS)
+                .collect(),
+            Err(error) => {
+                tracing::warn!(%error, "related facts not read; the new facts are added");
+                Vec::new()
+            }
+        }
+    }
+
+    /// The model's decision for each new fact against the `known` ones.
+    async fn reconcile(&self, agent: &Agent, known: &[Fact], new: &[String]) -> Vec<FactChange> {
+        let every_one_added = || {
+            new.iter()
+                .map(|text| FactChange::Add { text: text.clone() })
+                .collect()
+        };
+        let model = match self.chat.for_agent(agent, Purpose::Summary) {
+            Ok(model) => model,
+            Err(error) => {
+                tracing::warn!(%error, "no model to reconcile facts; the new facts are added");
+                return every_one_added();
+            }
+        };
+        let mut message = reconcile_message(known, new);
+        if agent.memory.redact_pii {
+            message = octopus_core::pii::egress(&message).into_owned();
+        }
+        let request = ChatRequest {
+            messages: vec![
+                ChatMessage::new(Role::System, RECONCILE_INSTRUCTIONS),
+                ChatMessage::new(Role::User, message),
+            ],
+            tools: Vec::new(),
+        };
+        match model.chat(&request, None).await {
+            Ok(reply) => read_changes(&reply.text, known, new).unwrap_or_else(|| {
+                tracing::warn!(answer = %octopus_http::excerpt(&reply.text),
+                    "the model's fact decisions hold no JSON; the new facts are added");
+                every_one_added()
+            }),
+            Err(error) => {
+                tracing::warn!(%error, "facts not reconciled; the new facts are added");
+                every_one_added()
+            }
+        }
+    }
+}
