@@ -94,10 +94,11 @@ pub const MAX_FACTS_PER_CLOSE: usize = 20;
 /// Most known facts shown to the model beside the new ones.
 pub const MAX_RELATED_FACTS: usize = 30;
 
-/// The messages a fact most likely came from, when the model did not say:
-/// those of the user and assistant sharing the most words with it (at
-/// least one word of four letters or more), up to three, in order. Empty
-/// when no message shares such a word.
+/// The messages a fact most likely came from: those sharing the most words
+/// with it (words of four letters or more), up to three, in order; the
+/// user's own messages when any of them shares a word (a fact about the
+/// user is theirs; the assistant's echo of it is not its source), else the
+/// assistant's. Empty when no message shares such a word.
 pub fn sources_by_words(text: &str, messages: &[crate::message::Message]) -> Vec<MessageId> {
     use crate::message::Role;
     let words = |text: &str| -> std::collections::HashSet<String> {
@@ -108,15 +109,21 @@ pub fn sources_by_words(text: &str, messages: &[crate::message::Message]) -> Vec
             .collect()
     };
     let fact = words(text);
-    let shared: Vec<(usize, &crate::message::Message)> = messages
-        .iter()
-        .filter(|m| matches!(m.role, Role::User | Role::Assistant))
-        .map(|m| {
-            let said = m.content.as_ref().map(|c| c.text()).unwrap_or_default();
-            (words(&said).intersection(&fact).count(), m)
-        })
-        .filter(|(count, _)| *count > 0)
-        .collect();
+    let sharing = |role: Role| -> Vec<(usize, &crate::message::Message)> {
+        messages
+            .iter()
+            .filter(|m| m.role == role)
+            .map(|m| {
+                let said = m.content.as_ref().map(|c| c.text()).unwrap_or_default();
+                (words(&said).intersection(&fact).count(), m)
+            })
+            .filter(|(count, _)| *count > 0)
+            .collect()
+    };
+    let mut shared = sharing(Role::User);
+    if shared.is_empty() {
+        shared = sharing(Role::Assistant);
+    }
     let Some(best) = shared.iter().map(|(count, _)| *count).max() else {
         return Vec::new();
     };
@@ -285,7 +292,13 @@ mod tests {
         );
         assert_eq!(
             sources_by_words("Dana lives in Paris", &said),
-            [said[1].id, said[2].id]
+            [said[1].id],
+            "the user's message, not the assistant's echo"
+        );
+        assert_eq!(
+            sources_by_words("Paris is exciting", &said[2..]),
+            [said[2].id],
+            "the assistant's, when no message of the user's says it"
         );
         assert!(sources_by_words("Dana likes tea", &said).is_empty());
     }

@@ -75,14 +75,14 @@ impl Octopus {
                     FactChange::Keep { .. } => return None,
                 };
                 let message_ids = sources_by_words(&text, &episode.messages);
-                // True from when it was said: its latest source message, or
-                // the episode's end when no message shares its words.
+                // True from when it was first said, or from the episode's
+                // end when no message shares its words.
                 let valid_from = episode
                     .messages
                     .iter()
                     .filter(|m| message_ids.contains(&m.id))
                     .map(|m| m.timestamp)
-                    .max()
+                    .min()
                     .unwrap_or(owner.last_message_at);
                 Some(NewFact {
                     id: FactId::new(),
@@ -127,11 +127,17 @@ impl Octopus {
         let mut seen = std::collections::HashSet::new();
         ids.retain(|id| seen.insert(*id));
         match self.store.get_facts(tenant, &ids).await {
-            Ok(facts) => facts
-                .into_iter()
-                .filter(Fact::is_current)
-                .take(MAX_RELATED_FACTS)
-                .collect(),
+            Ok(facts) => {
+                let mut known: Vec<Fact> = facts
+                    .into_iter()
+                    .filter(Fact::is_current)
+                    .take(MAX_RELATED_FACTS)
+                    .collect();
+                // Numbered oldest first: the same facts get the same numbers
+                // whatever order the search found them in.
+                known.sort_by(|a, b| a.valid_from.cmp(&b.valid_from).then(a.text.cmp(&b.text)));
+                known
+            }
             Err(error) => {
                 tracing::warn!(%error, "related facts not read; the new facts are added");
                 Vec::new()

@@ -4,6 +4,7 @@
 
 mod bad_input;
 mod dumps;
+mod facts;
 mod flows;
 mod harness;
 mod isolation;

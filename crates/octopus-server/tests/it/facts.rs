@@ -1,0 +1,272 @@
+//! Facts over HTTP, learned from a loopback Ollama that scripts its answers
+//! (`octopus_testkit::fake_chat`): a close's key facts become facts of the
+//! user, a later close replaces one (kept, with the period it held), recall
+//! finds them by words and by time, a context shows the current ones in
+//! their own block, and forgetting the user erases them.
+
+use std::sync::Arc;
+
+use axum::http::{Method, StatusCode};
+use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
+use serde_json::{Value, json};
+
+use crate::harness::TestServer;
+
+/// Imports one session of three turns on `date` (`YYYY-MM-DD`), in a
+/// conversation of its own; returns the report.
+async fn import(server: &TestServer, key: &str, agent: &str, date: &str, turns: [&str; 3]) -> Value {
+    let roles = ["user", "assistant", "user"];
+    let messages: Vec<Value> = turns
+        .iter()
+        .zip(roles)
+        .enumerate()
+        .map(|(i, (text, role))| {
+            json!({"role": role, "content": text, "timestamp": format!("{date}T10:0{i}:00Z")})
+        })
+        .collect();
+    server
+        .ok(
+            Method::POST,
+            "/v1/conversations/import",
+            key,
+            Some(json!({"agent_id": agent, "user_id": "dana", "sessions": [{"messages": messages}]})),
+            StatusCode::CREATED,
+        )
+        .await
+}
+
+async fn facts(server: &TestServer, key: &str, agent: &str, all: bool) -> Vec<Value> {
+    let path = format!("/v1/agents/{agent}/users/dana/facts?include_replaced={all}");
+    server.ok(Method::GET, &path, key, None, StatusCode::OK).await["items"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn texts(facts: &[Value]) -> Vec<&str> {
+    facts.iter().map(|f| f["text"].as_str().unwrap()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
+    let fake = Arc::new(ChatProvider::default());
+    let url = fake_chat::serve(Arc::clone(&fake)).await;
+    let server = TestServer::with_engine(Default::default(), |engine| {
+        engine.llm.max_retries = 0;
+        engine.llm.allowed_base_urls = vec![url.clone()];
+    })
+    .await;
+    let (_, key) = server.tenant("acme").await;
+    let agent = server
+        .ok(
+            Method::POST,
+            "/v1/agents",
+            &key,
+            Some(json!({"name": "concierge",
+                "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url}})),
+            StatusCode::CREATED,
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // 2023: where Dana lives, and her cat. Nothing known yet: no decision asked.
+    fake.then(Answer::text(
+        json!({"summary": "Dana lives in Lyon with her cat Miso.",
+               "key_facts": ["Dana lives in Lyon", "Dana has a cat named Miso"]})
+        .to_string(),
+    ));
+    let first = import(
+        &server,
+        &key,
+        &agent,
+        "2023-03-10",
+        ["I live in Lyon with my cat Miso", "Lovely city!", "Yes, Miso loves the balcony"],
+    )
+    .await;
+    server.octopus.run_memory_jobs().await.unwrap();
+    let learned = facts(&server, &key, &agent, false).await;
+    assert_eq!(texts(&learned).len(), 2, "{learned:?}");
+    let lyon = learned.iter().find(|f| f["text"] == "Dana lives in Lyon").unwrap().clone();
+    assert_eq!(lyon["valid_from"], "2023-03-10T10:00:00Z", "from the message that said it");
+    assert_eq!(lyon["episode_id"], first["episodes"][0]);
+    assert_eq!(lyon["message_ids"].as_array().unwrap().len(), 1);
+    assert_eq!(fake.received().len(), 1, "the summary only");
+
+    // 2024: she moved. The model is shown her related facts and answers.
+    fake.then(Answer::text(
+        json!({"summary": "Dana moved to Paris; Miso likes the flat.",
+               "key_facts": ["Dana lives in Paris", "Dana has a cat named Miso"]})
+        .to_string(),
+    ))
+    .then(Answer::text(
+        "```json\n{\"facts\": [{\"new\": 1, \"action\": \"update\", \"replaces\": 2}, \
+         {\"new\": 2, \"action\": \"none\", \"same_as\": 1}]}\n```",
+    ));
+    import(
+        &server,
+        &key,
+        &agent,
+        "2024-06-01",
+        ["We moved to Paris last month", "Paris, how exciting", "Miso likes the new flat"],
+    )
+    .await;
+    server.octopus.run_memory_jobs().await.unwrap();
+    let asked = fake.received();
+    assert_eq!(asked.len(), 3, "a summary, then the decision");
+    let decision = asked[2].body.to_string();
+    assert!(
+        decision.contains(
+            "Known facts:\\n1. Dana has a cat named Miso (since 2023-03-10)\\n2. Dana lives in Lyon (since 2023-03-10)"
+        ) && decision.contains("New facts:\\n1. Dana lives in Paris\\n2. Dana has a cat named Miso"),
+        "{decision}"
+    );
+
+    let current = facts(&server, &key, &agent, false).await;
+    assert_eq!(texts(&current), ["Dana lives in Paris", "Dana has a cat named Miso"]);
+    let all = facts(&server, &key, &agent, true).await;
+    assert_eq!(all.len(), 3, "the cat is not learned twice; Lyon is kept");
+    let paris = &current[0];
+    let lyon = all.iter().find(|f| f["text"] == "Dana lives in Lyon").unwrap();
+    assert_eq!(paris["valid_from"], "2024-06-01T10:00:00Z");
+    assert_eq!(lyon["valid_to"], paris["valid_from"]);
+    assert_eq!(lyon["superseded_by"], paris["id"]);
+
+    // "Where did she live in 2023?": the old fact, which held then.
+    let recalled = server
+        .ok(
+            Method::POST,
+            &format!("/v1/agents/{agent}/recall"),
+            &key,
+            Some(json!({"user_id": "dana", "query": "Where did Dana live?",
+                "from": "2023-01-01T00:00:00Z", "to": "2024-01-01T00:00:00Z"})),
+            StatusCode::OK,
+        )
+        .await;
+    let hits = recalled["items"].as_array().unwrap();
+    let fact_hits: Vec<&Value> = hits.iter().filter(|h| h["kind"] == "fact").collect();
+    assert!(!fact_hits.is_empty(), "{recalled}");
+    assert!(
+        fact_hits.iter().all(|h| h["fact"]["text"] != "Dana lives in Paris"),
+        "Paris was not yet true in 2023: {fact_hits:?}"
+    );
+    let old = fact_hits
+        .iter()
+        .find(|h| h["fact"]["text"] == "Dana lives in Lyon")
+        .expect("the replaced fact is recalled for its time");
+    assert_eq!(old["episode_id"], lyon["episode_id"], "it leads back to its turns");
+    assert_eq!(old["at"], "2023-03-10T10:00:00Z");
+
+    // By its own words, as a keyword recall.
+    let by_words = server
+        .ok(
+            Method::POST,
+            &format!("/v1/agents/{agent}/recall"),
+            &key,
+            Some(json!({"user_id": "dana", "query": "Miso", "mode": "keyword"})),
+            StatusCode::OK,
+        )
+        .await;
+    assert!(
+        by_words["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["kind"] == "fact" && h["fact"]["text"] == "Dana has a cat named Miso"
+                && h["keyword_score"].as_f64().unwrap() > 0.0),
+        "{by_words}"
+    );
+
+    // A context shows the current facts in their own block, in the trace.
+    let conversation = server
+        .ok(
+            Method::POST,
+            "/v1/conversations",
+            &key,
+            Some(json!({"agent_id": agent, "user_id": "dana"})),
+            StatusCode::CREATED,
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let context = server
+        .ok(
+            Method::POST,
+            &format!("/v1/conversations/{conversation}/context"),
+            &key,
+            Some(json!({"message": "Any ideas for the weekend?"})),
+            StatusCode::OK,
+        )
+        .await;
+    let block = context["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["content"].as_str().unwrap().starts_with("[Known Facts About the User]"))
+        .unwrap_or_else(|| panic!("no facts block: {context}"))["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(block.contains("(since 2024-06-01) Dana lives in Paris"), "{block}");
+    assert!(block.contains("Dana has a cat named Miso"), "{block}");
+    assert!(!block.contains("Lyon"), "only facts that hold: {block}");
+    let in_trace = context["trace"]["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["block"] == "facts")
+        .unwrap()
+        .clone();
+    assert_eq!(in_trace["items"], 2);
+    assert!(in_trace["tokens"].as_u64().unwrap() > 0);
+    assert_eq!(context["trace"]["facts"].as_array().unwrap().len(), 2);
+
+    // Forgetting Dana erases them.
+    let receipt = server
+        .ok(Method::DELETE, "/v1/users/dana", &key, None, StatusCode::OK)
+        .await;
+    assert_eq!(receipt["relational"]["facts"], 3);
+    assert_eq!(receipt["vectors"]["fact_vectors"], 3);
+    assert!(facts(&server, &key, &agent, true).await.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_model_no_facts_are_learned() {
+    // The default agent's provider has no key here: the summary is extractive.
+    let server = TestServer::start().await;
+    let (_, key) = server.tenant("acme").await;
+    let agent = server.agent(&key, "support").await;
+    let report = import(
+        &server,
+        &key,
+        &agent,
+        "2023-03-10",
+        ["I live in Lyon with my cat Miso", "Lovely city!", "Yes, Miso loves the balcony"],
+    )
+    .await;
+    server.octopus.run_memory_jobs().await.unwrap();
+    let episode = server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes/{}", report["episodes"][0].as_str().unwrap()),
+            &key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(episode["summary_source"], "extractive");
+    assert!(facts(&server, &key, &agent, true).await.is_empty());
+    // A user or agent of another tenant: 404, as everywhere.
+    let (_, other) = server.tenant("globex").await;
+    let refused = server
+        .call(
+            Method::GET,
+            &format!("/v1/agents/{agent}/users/dana/facts"),
+            &other,
+            None,
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND);
+}
