@@ -232,7 +232,7 @@ async fn a_forgotten_user_leaves_no_trace_in_the_data_directory() {
     assert_eq!(
         receipt["relational"],
         json!({"conversations": 1, "episodes": 2, "messages": 4, "summaries": summaries,
-               "key_facts": key_facts, "learned_procedures": 0}),
+               "key_facts": key_facts, "facts": 0, "learned_procedures": 0}),
         "{receipt}"
     );
     assert_eq!(receipt["full_text"]["entries"], 4, "{receipt}");
