@@ -50,7 +50,10 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
                 encode_path(&user_id)
             );
             let params = query(&[
-                ("include_replaced", include_replaced.then(|| "true".to_owned())),
+                (
+                    "include_replaced",
+                    include_replaced.then(|| "true".to_owned()),
+                ),
                 ("limit", limit.map(|l| l.to_string())),
                 ("offset", offset.map(|o| o.to_string())),
             ]);

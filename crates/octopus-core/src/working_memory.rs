@@ -655,7 +655,12 @@ mod tests {
         assert!(sent[2].starts_with(FACTS_HEADER), "{sent:?}");
         assert!(sent[2].contains("[1] (since 2024-03-02) Dana lives in Paris"));
         assert!(sent[3].starts_with(KNOWLEDGE_HEADER));
-        let facts = all.trace.blocks.iter().find(|b| b.block == Block::Facts).unwrap();
+        let facts = all
+            .trace
+            .blocks
+            .iter()
+            .find(|b| b.block == Block::Facts)
+            .unwrap();
         assert_eq!(facts.items, 2);
         assert!(facts.tokens > 0);
         assert_eq!(all.trace.facts.len(), 2);

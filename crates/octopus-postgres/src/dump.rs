@@ -388,11 +388,12 @@ async fn import_one(
         }
         DumpRecord::Fact(mut fact) => {
             // Its owner is its episode's, which must be this tenant's.
-            let owner = query("SELECT agent_id, user_id FROM episodes WHERE id = $1 AND tenant_id = $2")
-                .bind(fact.episode_id.0)
-                .bind(tenant.0)
-                .fetch_optional(&mut **tx)
-                .await?;
+            let owner =
+                query("SELECT agent_id, user_id FROM episodes WHERE id = $1 AND tenant_id = $2")
+                    .bind(fact.episode_id.0)
+                    .bind(tenant.0)
+                    .fetch_optional(&mut **tx)
+                    .await?;
             let owner = owner.ok_or_else(|| {
                 DomainError::invalid(
                     "dump",

@@ -31,7 +31,8 @@ const COLUMNS: &str = "f.id, f.tenant_id, f.agent_id, f.user_id, f.episode_id, f
 
 /// Facts of episodes in use only: a deleted or archived episode's facts
 /// leave every read, as its messages do.
-const IN_USE: &str = "JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL";
+const IN_USE: &str =
+    "JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL";
 
 fn fact_from_row(row: &PgRow) -> StoreResult<Fact> {
     let message_ids: Vec<Uuid> = row.try_get("message_ids")?;
@@ -132,12 +133,14 @@ pub(crate) async fn delete_episode_facts(
     .bind(episode.0)
     .execute(&mut **tx)
     .await?;
-    Ok(query("DELETE FROM facts WHERE tenant_id = $1 AND episode_id = $2")
-        .bind(tenant.0)
-        .bind(episode.0)
-        .execute(&mut **tx)
-        .await?
-        .rows_affected())
+    Ok(
+        query("DELETE FROM facts WHERE tenant_id = $1 AND episode_id = $2")
+            .bind(tenant.0)
+            .bind(episode.0)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected(),
+    )
 }
 
 /// One stored fact by id, whatever its episode's state; `None` once gone.
@@ -259,7 +262,11 @@ impl FactStore for PostgresStore {
         .await
     }
 
-    async fn search_facts(&self, tenant: TenantId, query_: &FactSearchQuery) -> Result<Vec<FactHit>> {
+    async fn search_facts(
+        &self,
+        tenant: TenantId,
+        query_: &FactSearchQuery,
+    ) -> Result<Vec<FactHit>> {
         domain(async {
             let words = crate::search::distinct_words(&query_.text);
             if words.is_empty() {
@@ -278,7 +285,9 @@ impl FactStore for PostgresStore {
             }
             sql.push(") AS rank FROM to_tsquery('english', ")
                 .push_bind(crate::search::any_word(&query_.text))
-                .push(format!(") q, facts f {IN_USE} WHERE f.search @@ q AND f.tenant_id = "))
+                .push(format!(
+                    ") q, facts f {IN_USE} WHERE f.search @@ q AND f.tenant_id = "
+                ))
                 .push_bind(tenant.0)
                 .push(" AND f.agent_id = ")
                 .push_bind(query_.agent_id.0)

@@ -24,7 +24,8 @@ const COLUMNS: &str = "f.id, f.tenant_id, f.agent_id, f.user_id, f.episode_id, f
 
 /// Facts of episodes in use only: a deleted or archived episode's facts
 /// leave every read, as its messages do.
-const IN_USE: &str = "JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL";
+const IN_USE: &str =
+    "JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL";
 
 fn fact_from_row(row: &rusqlite::Row<'_>) -> StoreResult<Fact> {
     let message_ids: String = row.get("message_ids")?;
@@ -147,11 +148,20 @@ pub(crate) fn delete_episode_facts(
 }
 
 /// One stored fact by id, whatever its episode's state; `None` once gone.
-pub(crate) fn any_fact(conn: &Connection, tenant: TenantId, id: FactId) -> StoreResult<Option<Fact>> {
+pub(crate) fn any_fact(
+    conn: &Connection,
+    tenant: TenantId,
+    id: FactId,
+) -> StoreResult<Option<Fact>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM facts f WHERE f.id = ?1 AND f.tenant_id = ?2"
     ))?;
-    Ok(rows::collect(&mut stmt, [id.0.as_bytes(), tenant.0.as_bytes()], fact_from_row)?.pop())
+    Ok(rows::collect(
+        &mut stmt,
+        [id.0.as_bytes(), tenant.0.as_bytes()],
+        fact_from_row,
+    )?
+    .pop())
 }
 
 /// The facts of `episode`, oldest first, for a dump.
@@ -221,7 +231,11 @@ fn by_ids(conn: &Connection, tenant: TenantId, ids: &[FactId]) -> StoreResult<Ve
 /// A keyword search of one user's facts: matches found through the user's
 /// scope token, ranked by BM25 with statistics counted over that user's
 /// facts alone (`fts_rank.rs`).
-fn search(conn: &Connection, tenant: TenantId, query: &FactSearchQuery) -> StoreResult<Vec<FactHit>> {
+fn search(
+    conn: &Connection,
+    tenant: TenantId,
+    query: &FactSearchQuery,
+) -> StoreResult<Vec<FactHit>> {
     let terms = octopus_core::search::search_terms(&query.text);
     if terms.is_empty() {
         return Ok(Vec::new());
@@ -273,7 +287,11 @@ impl FactStore for SqliteStore {
         self.db.read(move |conn| by_ids(conn, tenant, &ids)).await
     }
 
-    async fn search_facts(&self, tenant: TenantId, query: &FactSearchQuery) -> Result<Vec<FactHit>> {
+    async fn search_facts(
+        &self,
+        tenant: TenantId,
+        query: &FactSearchQuery,
+    ) -> Result<Vec<FactHit>> {
         let query = query.clone();
         self.db.read(move |conn| search(conn, tenant, &query)).await
     }

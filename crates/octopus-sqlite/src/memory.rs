@@ -445,7 +445,10 @@ fn store_summary(
     tx: &Transaction<'_>,
     job: &MemoryJobKey,
     episode: EpisodeId,
-    generated: Option<(octopus_core::episode::EpisodeSummary, octopus_core::episode::SummarySource)>,
+    generated: Option<(
+        octopus_core::episode::EpisodeSummary,
+        octopus_core::episode::SummarySource,
+    )>,
     vector: Vec<f32>,
     facts: Vec<octopus_core::fact::NewFact>,
     model: &str,
@@ -491,7 +494,9 @@ fn store_summary(
     };
     let (mut change, _) = replace_vector(tx, key, fields, vector, now)?;
     let learned_before: bool = tx
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM facts WHERE tenant_id = ?1 AND episode_id = ?2)")?
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM facts WHERE tenant_id = ?1 AND episode_id = ?2)",
+        )?
         .query_row([tenant.0.as_bytes(), episode.0.as_bytes()], |r| r.get(0))?;
     if learned_before {
         return Ok(Some((state, change)));
@@ -833,7 +838,13 @@ impl MemoryStore for SqliteStore {
     }
 }
 
-type MemoryRow = (MemoryKind, EpisodeId, Option<MessageId>, Option<FactId>, i64);
+type MemoryRow = (
+    MemoryKind,
+    EpisodeId,
+    Option<MessageId>,
+    Option<FactId>,
+    i64,
+);
 
 /// The memory vectors of `keys`, by key, read in one query.
 fn memory_rows(

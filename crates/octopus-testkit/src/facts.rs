@@ -142,14 +142,27 @@ pub async fn a_replaced_fact_is_kept_with_the_period_it_held(backend: &impl Back
         .await
         .unwrap();
     assert_eq!(all.len(), 3);
-    let lyon = all.iter().find(|f| f.text == "Alice lives in Lyon").unwrap();
-    let paris = all.iter().find(|f| f.text == "Alice lives in Paris").unwrap();
-    assert_eq!(lyon.valid_from, first[0].timestamp, "true from when it was said");
+    let lyon = all
+        .iter()
+        .find(|f| f.text == "Alice lives in Lyon")
+        .unwrap();
+    let paris = all
+        .iter()
+        .find(|f| f.text == "Alice lives in Paris")
+        .unwrap();
+    assert_eq!(
+        lyon.valid_from, first[0].timestamp,
+        "true from when it was said"
+    );
     assert_eq!(lyon.valid_to, Some(second[0].timestamp));
     assert_eq!(lyon.superseded_by, Some(paris.id));
     assert!(!lyon.is_current());
     assert_eq!(
-        (paris.episode_id, paris.message_ids.clone(), paris.user_id.as_str()),
+        (
+            paris.episode_id,
+            paris.message_ids.clone(),
+            paris.user_id.as_str()
+        ),
         (second[0].episode_id, vec![second[0].id], "alice")
     );
     assert_eq!((paris.valid_to, paris.superseded_by), (None, None));
@@ -159,12 +172,18 @@ pub async fn a_replaced_fact_is_kept_with_the_period_it_held(backend: &impl Back
         .get_facts(world.tenant, &[paris.id, FactId::new(), lyon.id])
         .await
         .unwrap();
-    assert_eq!(texts(&by_id), ["Alice lives in Paris", "Alice lives in Lyon"]);
+    assert_eq!(
+        texts(&by_id),
+        ["Alice lives in Paris", "Alice lives in Lyon"]
+    );
 
     // Each is found by meaning, as a fact of its episode.
     let mut by_meaning = crate::memory::query(&world, "alice", direction(0, 0.0));
     by_meaning.kinds = vec![MemoryKind::Fact];
-    let hits = store.search_memory(world.tenant, &by_meaning).await.unwrap();
+    let hits = store
+        .search_memory(world.tenant, &by_meaning)
+        .await
+        .unwrap();
     assert_eq!(hits.len(), 3, "every fact has its vector: {hits:?}");
     assert_eq!(hits[0].fact_id, Some(lyon.id));
     assert_eq!(hits[0].kind, MemoryKind::Fact);
@@ -174,7 +193,13 @@ pub async fn a_replaced_fact_is_kept_with_the_period_it_held(backend: &impl Back
 
     // Another tenant's key reaches none of them.
     let other = World::create(&*store, "globex").await;
-    assert!(store.get_facts(other.tenant, &[lyon.id]).await.unwrap().is_empty());
+    assert!(
+        store
+            .get_facts(other.tenant, &[lyon.id])
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert!(
         store
             .list_facts(other.tenant, &filter(&world, "alice", true))
@@ -237,7 +262,10 @@ pub async fn facts_are_found_by_their_words_within_their_user(backend: &impl Bac
     alice_moves(&*store, &world).await;
 
     let hits = store
-        .search_facts(world.tenant, &words(&world, "alice", "where does she live, Lyon?"))
+        .search_facts(
+            world.tenant,
+            &words(&world, "alice", "where does she live, Lyon?"),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -250,7 +278,10 @@ pub async fn facts_are_found_by_their_words_within_their_user(backend: &impl Bac
         !hits.iter().any(|h| h.fact.text.contains("tea")),
         "only facts with a word of the query"
     );
-    let before: Vec<(String, f64)> = hits.iter().map(|h| (h.fact.text.clone(), h.score)).collect();
+    let before: Vec<(String, f64)> = hits
+        .iter()
+        .map(|h| (h.fact.text.clone(), h.score))
+        .collect();
 
     // Bob's facts, and another tenant's, with the same words: never found
     // for alice, and her scores do not move.
@@ -259,7 +290,14 @@ pub async fn facts_are_found_by_their_words_within_their_user(backend: &impl Bac
     let bob_said = store
         .append_messages(
             world.tenant,
-            fixtures::batch(bob.id, vec![fixtures::text(octopus_core::message::Role::User, "I live in Lyon too", t(6))]),
+            fixtures::batch(
+                bob.id,
+                vec![fixtures::text(
+                    octopus_core::message::Role::User,
+                    "I live in Lyon too",
+                    t(6),
+                )],
+            ),
         )
         .await
         .unwrap();
@@ -284,15 +322,29 @@ pub async fn facts_are_found_by_their_words_within_their_user(backend: &impl Bac
         &*store,
         &globex,
         &globex_said,
-        vec![new_fact("Alice lives in Lyon, Lyon", &globex_said[0], 3, None)],
+        vec![new_fact(
+            "Alice lives in Lyon, Lyon",
+            &globex_said[0],
+            3,
+            None,
+        )],
     )
     .await;
     let after = store
-        .search_facts(world.tenant, &words(&world, "alice", "where does she live, Lyon?"))
+        .search_facts(
+            world.tenant,
+            &words(&world, "alice", "where does she live, Lyon?"),
+        )
         .await
         .unwrap();
-    let after: Vec<(String, f64)> = after.iter().map(|h| (h.fact.text.clone(), h.score)).collect();
-    assert_eq!(after, before, "other users' facts change nothing of alice's");
+    let after: Vec<(String, f64)> = after
+        .iter()
+        .map(|h| (h.fact.text.clone(), h.score))
+        .collect();
+    assert_eq!(
+        after, before,
+        "other users' facts change nothing of alice's"
+    );
     let bobs = store
         .search_facts(world.tenant, &words(&world, "bob", "Lyon"))
         .await
@@ -322,7 +374,10 @@ pub async fn facts_leave_with_their_episode_and_their_user(backend: &impl Backen
                 .unwrap();
             let mut by_meaning = crate::memory::query(&world, "alice", direction(1, 0.0));
             by_meaning.kinds = vec![MemoryKind::Fact];
-            let vectors = store.search_memory(world.tenant, &by_meaning).await.unwrap();
+            let vectors = store
+                .search_memory(world.tenant, &by_meaning)
+                .await
+                .unwrap();
             (listed.len(), found.len(), vectors.len())
         }
     };
@@ -330,13 +385,22 @@ pub async fn facts_leave_with_their_episode_and_their_user(backend: &impl Backen
 
     // A deleted episode's facts leave every read, and come back with it.
     let episode = second[0].episode_id;
-    store.soft_delete_episode(world.tenant, episode, now()).await.unwrap();
+    store
+        .soft_delete_episode(world.tenant, episode, now())
+        .await
+        .unwrap();
     assert_eq!(everything(Arc::clone(&store)).await, (1, 1, 1));
-    store.restore_episode(world.tenant, episode, now()).await.unwrap();
+    store
+        .restore_episode(world.tenant, episode, now())
+        .await
+        .unwrap();
     assert_eq!(everything(Arc::clone(&store)).await, (3, 3, 3));
 
     // Purged, they are gone, and the fact one of them replaced holds again.
-    store.soft_delete_episode(world.tenant, episode, now()).await.unwrap();
+    store
+        .soft_delete_episode(world.tenant, episode, now())
+        .await
+        .unwrap();
     store.purge_episode(world.tenant, episode).await.unwrap();
     let left = store
         .list_facts(world.tenant, &filter(&world, "alice", true))
@@ -409,7 +473,11 @@ pub async fn a_dump_carries_facts_and_their_vectors_are_made_again(backend: &imp
     }
 
     let target = backend.open_empty().await;
-    let mut dump = vec![Ok(DumpRecord::Header(DumpHeader::new(world.tenant, None, now())))];
+    let mut dump = vec![Ok(DumpRecord::Header(DumpHeader::new(
+        world.tenant,
+        None,
+        now(),
+    )))];
     dump.extend(records.iter().cloned().map(Ok));
     dump.push(Ok(DumpRecord::End(DumpEnd {
         records: records.len() as u64 + 1,
@@ -423,7 +491,10 @@ pub async fn a_dump_carries_facts_and_their_vectors_are_made_again(backend: &imp
         .list_facts(world.tenant, &filter(&world, "alice", true))
         .await
         .unwrap();
-    assert_eq!(after, before, "every field, the periods and replacements kept");
+    assert_eq!(
+        after, before,
+        "every field, the periods and replacements kept"
+    );
 
     // Their vectors are queued as work and made again.
     let jobs = target.claim_memory_jobs(100, now(), LEASE).await.unwrap();
@@ -448,7 +519,10 @@ pub async fn a_dump_carries_facts_and_their_vectors_are_made_again(backend: &imp
     assert_eq!(embedded, 3);
     let mut by_meaning = crate::memory::query(&world, "alice", direction(1, 0.0));
     by_meaning.kinds = vec![MemoryKind::Fact];
-    let hits = target.search_memory(world.tenant, &by_meaning).await.unwrap();
+    let hits = target
+        .search_memory(world.tenant, &by_meaning)
+        .await
+        .unwrap();
     assert_eq!(hits.len(), 3);
     assert_eq!(hits[0].fact_id, Some(before[1].id));
 }

@@ -9,8 +9,8 @@
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
 pub mod conformance;
-pub mod fake_chat;
 pub mod facts;
+pub mod fake_chat;
 pub mod fake_providers;
 pub mod fixtures;
 pub mod knowledge;

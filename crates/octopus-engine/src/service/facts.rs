@@ -46,7 +46,11 @@ impl Octopus {
         episode: &EpisodeWithMessages,
         key_facts: &[String],
     ) -> std::result::Result<Vec<NewFact>, ChatError> {
-        let texts: Vec<String> = key_facts.iter().take(MAX_FACTS_PER_CLOSE).cloned().collect();
+        let texts: Vec<String> = key_facts
+            .iter()
+            .take(MAX_FACTS_PER_CLOSE)
+            .cloned()
+            .collect();
         if texts.is_empty() {
             return Ok(Vec::new());
         }

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use octopus_core::episode::Episode;
+use octopus_core::fact::{Fact, FactHit, FactSearchQuery};
 use octopus_core::fusion::ScoredList;
 use octopus_core::recall::{
     MemoryKind, MemoryVectorHit, MemoryVectorQuery, MessagePosition, MessageWindow, RecallHit,
@@ -17,7 +18,6 @@ use octopus_core::recall::{
 };
 use octopus_core::recall_ranking::{Memory, rank_in_context};
 use octopus_core::search::{MAX_SEARCH_LIMIT, MessageHit, MessageSearchQuery, topic_terms};
-use octopus_core::fact::{Fact, FactHit, FactSearchQuery};
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, TenantId, Timestamp};
 
 use super::{Octopus, QueryVector};
@@ -112,15 +112,13 @@ impl Octopus {
                 text: search.text.clone(),
                 limit: depth,
             };
-            let (messages, facts) = tokio::try_join!(
-                self.store.search_messages(tenant, &search),
-                async {
+            let (messages, facts) =
+                tokio::try_join!(self.store.search_messages(tenant, &search), async {
                     match query.include_facts {
                         true => self.store.search_facts(tenant, &facts).await,
                         false => Ok(Vec::new()),
                     }
-                }
-            )?;
+                })?;
             Ok::<_, crate::Error>(KeywordHits { messages, facts })
         };
         let (vector_hits, keyword_hits) = tokio::try_join!(vector_search, keyword_search)?;
@@ -195,20 +193,22 @@ impl Octopus {
                     fact: None,
                 }),
                 Memory::Fact(id, episode) => match facts.remove(&id) {
-                    Some(fact) => self.live_episode(tenant, episode).await?.map(|episode| {
-                        RecallHit {
-                            kind: MemoryKind::Fact,
-                            score,
-                            vector_score: found.vector_score,
-                            keyword_score: found.keyword_score,
-                            episode_id: episode.id,
-                            conversation_id: episode.conversation_id,
-                            at: fact.valid_from,
-                            window: None,
-                            summary: None,
-                            fact: Some(fact),
-                        }
-                    }),
+                    Some(fact) => {
+                        self.live_episode(tenant, episode)
+                            .await?
+                            .map(|episode| RecallHit {
+                                kind: MemoryKind::Fact,
+                                score,
+                                vector_score: found.vector_score,
+                                keyword_score: found.keyword_score,
+                                episode_id: episode.id,
+                                conversation_id: episode.conversation_id,
+                                at: fact.valid_from,
+                                window: None,
+                                summary: None,
+                                fact: Some(fact),
+                            })
+                    }
                     None => None,
                 },
                 Memory::Summary(id) => self.live_episode(tenant, id).await?.and_then(|episode| {
@@ -260,8 +260,8 @@ fn scored_lists(
     // A list shorter than asked for holds every match: its worst is a weak
     // match, not zero (cosine and BM25 both mean "unrelated" at 0).
     let vector_complete = (vector_hits.len() as u32) < depth;
-    let keyword_complete = (keyword_hits.messages.len() as u32) < depth
-        && (keyword_hits.facts.len() as u32) < depth;
+    let keyword_complete =
+        (keyword_hits.messages.len() as u32) < depth && (keyword_hits.facts.len() as u32) < depth;
     let mut evidence: HashMap<Memory, Evidence> = HashMap::new();
     let mut vector_list = Vec::new();
     for hit in vector_hits

@@ -14,7 +14,13 @@ use crate::harness::TestServer;
 
 /// Imports one session of three turns on `date` (`YYYY-MM-DD`), in a
 /// conversation of its own; returns the report.
-async fn import(server: &TestServer, key: &str, agent: &str, date: &str, turns: [&str; 3]) -> Value {
+async fn import(
+    server: &TestServer,
+    key: &str,
+    agent: &str,
+    date: &str,
+    turns: [&str; 3],
+) -> Value {
     let roles = ["user", "assistant", "user"];
     let messages: Vec<Value> = turns
         .iter()
@@ -29,7 +35,9 @@ async fn import(server: &TestServer, key: &str, agent: &str, date: &str, turns: 
             Method::POST,
             "/v1/conversations/import",
             key,
-            Some(json!({"agent_id": agent, "user_id": "dana", "sessions": [{"messages": messages}]})),
+            Some(
+                json!({"agent_id": agent, "user_id": "dana", "sessions": [{"messages": messages}]}),
+            ),
             StatusCode::CREATED,
         )
         .await
@@ -37,7 +45,9 @@ async fn import(server: &TestServer, key: &str, agent: &str, date: &str, turns: 
 
 async fn facts(server: &TestServer, key: &str, agent: &str, all: bool) -> Vec<Value> {
     let path = format!("/v1/agents/{agent}/users/dana/facts?include_replaced={all}");
-    server.ok(Method::GET, &path, key, None, StatusCode::OK).await["items"]
+    server
+        .ok(Method::GET, &path, key, None, StatusCode::OK)
+        .await["items"]
         .as_array()
         .unwrap()
         .clone()
@@ -82,14 +92,25 @@ async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
         &key,
         &agent,
         "2023-03-10",
-        ["I live in Lyon with my cat Miso", "Lovely city!", "Yes, Miso loves the balcony"],
+        [
+            "I live in Lyon with my cat Miso",
+            "Lovely city!",
+            "Yes, Miso loves the balcony",
+        ],
     )
     .await;
     server.octopus.run_memory_jobs().await.unwrap();
     let learned = facts(&server, &key, &agent, false).await;
     assert_eq!(texts(&learned).len(), 2, "{learned:?}");
-    let lyon = learned.iter().find(|f| f["text"] == "Dana lives in Lyon").unwrap().clone();
-    assert_eq!(lyon["valid_from"], "2023-03-10T10:00:00Z", "from the message that said it");
+    let lyon = learned
+        .iter()
+        .find(|f| f["text"] == "Dana lives in Lyon")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        lyon["valid_from"], "2023-03-10T10:00:00Z",
+        "from the message that said it"
+    );
     assert_eq!(lyon["episode_id"], first["episodes"][0]);
     assert_eq!(lyon["message_ids"].as_array().unwrap().len(), 1);
     assert_eq!(fake.received().len(), 1, "the summary only");
@@ -109,7 +130,11 @@ async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
         &key,
         &agent,
         "2024-06-01",
-        ["We moved to Paris last month", "Paris, how exciting", "Miso likes the new flat"],
+        [
+            "We moved to Paris last month",
+            "Paris, how exciting",
+            "Miso likes the new flat",
+        ],
     )
     .await;
     server.octopus.run_memory_jobs().await.unwrap();
@@ -124,11 +149,17 @@ async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
     );
 
     let current = facts(&server, &key, &agent, false).await;
-    assert_eq!(texts(&current), ["Dana lives in Paris", "Dana has a cat named Miso"]);
+    assert_eq!(
+        texts(&current),
+        ["Dana lives in Paris", "Dana has a cat named Miso"]
+    );
     let all = facts(&server, &key, &agent, true).await;
     assert_eq!(all.len(), 3, "the cat is not learned twice; Lyon is kept");
     let paris = &current[0];
-    let lyon = all.iter().find(|f| f["text"] == "Dana lives in Lyon").unwrap();
+    let lyon = all
+        .iter()
+        .find(|f| f["text"] == "Dana lives in Lyon")
+        .unwrap();
     assert_eq!(paris["valid_from"], "2024-06-01T10:00:00Z");
     assert_eq!(lyon["valid_to"], paris["valid_from"]);
     assert_eq!(lyon["superseded_by"], paris["id"]);
@@ -148,14 +179,19 @@ async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
     let fact_hits: Vec<&Value> = hits.iter().filter(|h| h["kind"] == "fact").collect();
     assert!(!fact_hits.is_empty(), "{recalled}");
     assert!(
-        fact_hits.iter().all(|h| h["fact"]["text"] != "Dana lives in Paris"),
+        fact_hits
+            .iter()
+            .all(|h| h["fact"]["text"] != "Dana lives in Paris"),
         "Paris was not yet true in 2023: {fact_hits:?}"
     );
     let old = fact_hits
         .iter()
         .find(|h| h["fact"]["text"] == "Dana lives in Lyon")
         .expect("the replaced fact is recalled for its time");
-    assert_eq!(old["episode_id"], lyon["episode_id"], "it leads back to its turns");
+    assert_eq!(
+        old["episode_id"], lyon["episode_id"],
+        "it leads back to its turns"
+    );
     assert_eq!(old["at"], "2023-03-10T10:00:00Z");
 
     // By its own words, as a keyword recall.
@@ -173,7 +209,8 @@ async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|h| h["kind"] == "fact" && h["fact"]["text"] == "Dana has a cat named Miso"
+            .any(|h| h["kind"] == "fact"
+                && h["fact"]["text"] == "Dana has a cat named Miso"
                 && h["keyword_score"].as_f64().unwrap() > 0.0),
         "{by_words}"
     );
@@ -204,12 +241,20 @@ async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|m| m["content"].as_str().unwrap().starts_with("[Known Facts About the User]"))
+        .find(|m| {
+            m["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("[Known Facts About the User]")
+        })
         .unwrap_or_else(|| panic!("no facts block: {context}"))["content"]
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(block.contains("(since 2024-06-01) Dana lives in Paris"), "{block}");
+    assert!(
+        block.contains("(since 2024-06-01) Dana lives in Paris"),
+        "{block}"
+    );
     assert!(block.contains("Dana has a cat named Miso"), "{block}");
     assert!(!block.contains("Lyon"), "only facts that hold: {block}");
     let in_trace = context["trace"]["blocks"]
@@ -243,7 +288,11 @@ async fn without_a_model_no_facts_are_learned() {
         &key,
         &agent,
         "2023-03-10",
-        ["I live in Lyon with my cat Miso", "Lovely city!", "Yes, Miso loves the balcony"],
+        [
+            "I live in Lyon with my cat Miso",
+            "Lovely city!",
+            "Yes, Miso loves the balcony",
+        ],
     )
     .await;
     server.octopus.run_memory_jobs().await.unwrap();
