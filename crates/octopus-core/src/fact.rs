@@ -61,6 +61,32 @@ pub struct NewFact {
     pub vector: Vec<f32>,
 }
 
+impl NewFact {
+    /// The fact as stored: learned in `episode`, of its owner, at `now`.
+    pub fn learned_in(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        user: &str,
+        episode: EpisodeId,
+        now: DateTime<Utc>,
+    ) -> Fact {
+        Fact {
+            id: self.id,
+            tenant_id: tenant,
+            agent_id: agent,
+            user_id: user.to_owned(),
+            episode_id: episode,
+            message_ids: self.message_ids.clone(),
+            text: self.text.clone(),
+            valid_from: self.valid_from,
+            valid_to: None,
+            superseded_by: None,
+            created_at: now,
+        }
+    }
+}
+
 /// Which facts of one user of one agent to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FactFilter {

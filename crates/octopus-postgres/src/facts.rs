@@ -10,8 +10,7 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
-use octopus_core::fact::{Fact, FactFilter, FactHit, FactSearchQuery, NewFact};
+use octopus_core::fact::{Fact, FactFilter, FactHit, FactSearchQuery};
 use octopus_core::store::FactStore;
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, Result, TenantId};
 use sqlx_core::executor::Executor;
@@ -73,31 +72,6 @@ pub(crate) async fn insert_fact(tx: &mut Tx<'_>, fact: &Fact) -> StoreResult<()>
     .execute(&mut **tx)
     .await?;
     Ok(())
-}
-
-/// The fact a close learned, as stored: the episode's owner and the close's
-/// time.
-pub(crate) fn learned(
-    new: &NewFact,
-    tenant: TenantId,
-    agent: AgentId,
-    user: &str,
-    episode: EpisodeId,
-    now: DateTime<Utc>,
-) -> Fact {
-    Fact {
-        id: new.id,
-        tenant_id: tenant,
-        agent_id: agent,
-        user_id: user.to_owned(),
-        episode_id: episode,
-        message_ids: new.message_ids.clone(),
-        text: new.text.clone(),
-        valid_from: new.valid_from,
-        valid_to: None,
-        superseded_by: None,
-        created_at: now,
-    }
 }
 
 /// Marks `old` replaced by `fact` from its `valid_from`, if it still holds

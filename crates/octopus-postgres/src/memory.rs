@@ -545,7 +545,7 @@ async fn store_summary(
     for new in summary.facts {
         let dimension = u32::try_from(change.added[0].vector.len()).unwrap_or(u32::MAX);
         check_dimension("fact embedding", &new.vector, dimension)?;
-        let fact = crate::facts::learned(&new, tenant, agent, &user_id, episode, now);
+        let fact = new.learned_in(tenant, agent, &user_id, episode, now);
         if let Some(old) = new.replaces {
             crate::facts::supersede(tx, &fact, old).await?;
         }

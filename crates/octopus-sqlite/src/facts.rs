@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use octopus_core::fact::{Fact, FactFilter, FactHit, FactSearchQuery, NewFact};
+use octopus_core::fact::{Fact, FactFilter, FactHit, FactSearchQuery};
 use octopus_core::store::FactStore;
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, Result, TenantId};
 use rusqlite::types::Value;
@@ -83,31 +83,6 @@ pub(crate) fn insert_fact(tx: &Connection, fact: &Fact) -> StoreResult<i64> {
             ],
             |r| r.get(0),
         )?)
-}
-
-/// The fact a close learned, as stored: the episode's owner and the close's
-/// time.
-pub(crate) fn learned(
-    new: &NewFact,
-    tenant: TenantId,
-    agent: AgentId,
-    user: &str,
-    episode: EpisodeId,
-    now: i64,
-) -> StoreResult<Fact> {
-    Ok(Fact {
-        id: new.id,
-        tenant_id: tenant,
-        agent_id: agent,
-        user_id: user.to_owned(),
-        episode_id: episode,
-        message_ids: new.message_ids.clone(),
-        text: new.text.clone(),
-        valid_from: new.valid_from,
-        valid_to: None,
-        superseded_by: None,
-        created_at: crate::codec::instant(now)?,
-    })
 }
 
 /// Marks `old` replaced by `new` from `at`, if it still holds and is the

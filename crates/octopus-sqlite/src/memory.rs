@@ -503,7 +503,7 @@ fn store_summary(
     }
     for new in facts {
         check_dimension("fact embedding", &new.vector, state.dimension)?;
-        let fact = crate::facts::learned(&new, tenant, job.agent, &user_id, episode, now)?;
+        let fact = new.learned_in(tenant, job.agent, &user_id, episode, codec::instant(now)?);
         if let Some(old) = new.replaces {
             crate::facts::supersede(tx, &fact, old)?;
         }
