@@ -54,8 +54,16 @@ impl Octopus {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        // What leaves for the embedder is redacted where the agent says so.
+        let outgoing: Vec<String> = match agent.memory.redact_pii {
+            true => texts
+                .iter()
+                .map(|text| octopus_core::pii::egress(text).into_owned())
+                .collect(),
+            false => texts.clone(),
+        };
         let (_, vectors) = self
-            .embed_in_background(&texts)
+            .embed_in_background(&outgoing)
             .await
             .map_err(|e| ChatError::new("embedder", Fault::Provider, e.to_string()))?;
         let owner = &episode.episode;
