@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use octopus_app::AppConfig;
 use octopus_core::chunking::Format;
 use octopus_core::conversation::{ConversationImport, ConversationSpec, ImportedSession};
 use octopus_core::episode::EpisodeSummary;
@@ -25,7 +26,6 @@ use octopus_core::recall::{JobOutcome, MemoryWork, RecallMode, RecallQuery, embe
 use octopus_core::store::{KnowledgeStore, MemoryStore};
 use octopus_core::{AgentId, ConversationId, TenantId, now};
 use octopus_engine::{EngineConfig, IngestDocument, KnowledgeQuery, Octopus};
-use octopus_sqlite::{SqliteOptions, SqliteStore};
 use serde::{Deserialize, Serialize};
 
 use crate::latency::p50_p95_max;
@@ -155,10 +155,7 @@ async fn fill(
     texts: &[String],
     vectors: &Vectors,
 ) -> anyhow::Result<Filled> {
-    let octopus = Octopus::open(&EngineConfig {
-        data_dir: dir.to_owned(),
-        ..EngineConfig::default()
-    })?;
+    let octopus = octopus_app::open(&AppConfig::in_dir(dir, EngineConfig::default()))?;
     let tenant = octopus.create_tenant("context-bench").await?.id;
     let agent = setup::agent(&octopus, tenant, "context-bench").await?.id;
     // The engine creates the collection, named after its model, with a first
@@ -180,7 +177,7 @@ async fn fill(
         .await?
         .context("the first document made no collection")?
         .model;
-    let store = SqliteStore::open(SqliteOptions::new(dir))?;
+    let store = crate::setup::sqlite_store(dir)?;
 
     let started = Instant::now();
     let at = now();
@@ -365,10 +362,7 @@ async fn measure(
 ) -> anyhow::Result<()> {
     let queries = options.queries;
     let started = Instant::now();
-    let octopus = Octopus::open(&EngineConfig {
-        data_dir: dir.to_owned(),
-        ..EngineConfig::default()
-    })?;
+    let octopus = octopus_app::open(&AppConfig::in_dir(dir, EngineConfig::default()))?;
     let (tenant, agent) = (filled.tenant, filled.agent);
     let conversation = |i: usize| filled.conversations[i % filled.conversations.len()];
     let user = |i: usize| format!("user-{}", i % filled.conversations.len());

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
+use octopus_app::AppConfig;
 use octopus_core::chunking::Format;
-use octopus_engine::{EngineConfig, IngestDocument, Octopus};
+use octopus_engine::{EngineConfig, IngestDocument};
 
 use crate::{corpus, setup};
 
@@ -26,11 +27,8 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         let dir = tempfile::tempdir()?;
-        let config = EngineConfig {
-            data_dir: dir.path().to_owned(),
-            ..EngineConfig::default()
-        };
-        let octopus = tokio::task::spawn_blocking(move || Octopus::open(&config)).await??;
+        let config = AppConfig::in_dir(dir.path(), EngineConfig::default());
+        let octopus = tokio::task::spawn_blocking(move || octopus_app::open(&config)).await??;
         let tenant = octopus.create_tenant("bench").await?;
         let agent = setup::agent(&octopus, tenant.id, "docs").await?;
         // Load the model outside the measurement.

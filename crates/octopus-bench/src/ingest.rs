@@ -4,11 +4,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use octopus_app::AppConfig;
+use octopus_app::settings::StorageBackend;
 use octopus_core::message::Role;
 use octopus_core::store::{AppendMessages, EpisodeStore, Store};
 use octopus_core::{TenantId, now};
 use octopus_engine::{EngineConfig, Octopus};
-use octopus_sqlite::{SqliteOptions, SqliteStore};
 use serde_json::{Value, json};
 
 use crate::{corpus, setup};
@@ -160,7 +161,7 @@ async fn postgres_store_api(
 /// redaction when `detect` (what the engine does before it appends).
 async fn store_api(options: &Options, turns: &[String], detect: bool) -> anyhow::Result<Vec<Row>> {
     let dir = tempfile::tempdir()?;
-    let store = SqliteStore::open(SqliteOptions::new(dir.path()))?;
+    let store = crate::setup::sqlite_store(dir.path())?;
     let octopus = Octopus::with_store(
         Arc::new(store.clone()) as Arc<dyn Store>,
         Default::default(),
@@ -239,7 +240,7 @@ async fn store_api(options: &Options, turns: &[String], detect: bool) -> anyhow:
         let _ = std::fs::remove_file(dir.path().join(format!("search.sqlite{suffix}")));
     }
     let index_started = Instant::now();
-    let store = SqliteStore::open(SqliteOptions::new(dir.path()))?;
+    let store = crate::setup::sqlite_store(dir.path())?;
     store.catch_up_search_index()?;
     let index_elapsed = index_started.elapsed();
     let indexed = batches * 100;
@@ -297,15 +298,12 @@ struct HttpServer {
 
 async fn start_http(options: &Options, backend: Backend) -> anyhow::Result<HttpServer> {
     let dir = tempfile::tempdir()?;
-    let mut config = EngineConfig {
-        data_dir: dir.path().to_owned(),
-        ..EngineConfig::default()
-    };
+    let mut config = AppConfig::in_dir(dir.path(), EngineConfig::default());
     if let (Backend::Postgres, Some(server)) = (backend, &options.postgres) {
-        config.storage.backend = octopus_engine::config::StorageBackend::Postgres;
+        config.storage.backend = StorageBackend::Postgres;
         config.storage.postgres.url = octopus_postgres::testing::fresh_database_on(server).await;
     }
-    let octopus = Octopus::connect(&config).await?;
+    let octopus = octopus_app::connect(&config).await?;
     octopus.ensure_admin_key(Some("oct_bench_admin")).await?;
     let (tenant, conversations) = seed(&octopus).await?;
     let (_, key) = octopus.create_api_key(tenant, "bench").await?;

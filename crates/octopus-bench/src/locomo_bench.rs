@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use octopus_app::AppConfig;
+use octopus_app::settings::{StorageBackend, VectorBackend};
 use octopus_core::conversation::{ConversationImport, ImportedSession};
 use octopus_core::message::{NewMessage, Role};
 use octopus_core::recall::{RecallHit, RecallMode, RecallQuery};
@@ -110,22 +112,19 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         let dir = tempfile::tempdir()?;
-        let mut config = EngineConfig {
-            data_dir: dir.path().to_owned(),
-            ..EngineConfig::default()
-        };
-        config.embedding.model_dir = options.model_dir.clone();
-        config.embedding.precision =
+        let mut config = AppConfig::in_dir(dir.path(), EngineConfig::default());
+        config.engine.embedding.model_dir = options.model_dir.clone();
+        config.engine.embedding.precision =
             serde_json::from_value(serde_json::Value::String(options.precision.clone()))
                 .map_err(|e| anyhow::anyhow!("--precision: {e}"))?;
         // No model to call here: summaries are extractive, as on a server
         // without one (recall is measured over turns, without summaries).
-        config.llm.summarise_episodes = false;
+        config.engine.llm.summarise_episodes = false;
         // Every latency includes the question's embedding: no query vector
         // is reused between modes.
-        config.embedding.query_cache_entries = 0;
+        config.engine.embedding.query_cache_entries = 0;
         if let Some(url) = &options.qdrant {
-            config.vectors.backend = Some(octopus_engine::config::VectorBackend::Qdrant);
+            config.vectors.backend = Some(VectorBackend::Qdrant);
             config.vectors.qdrant.url = url.clone();
             config.vectors.qdrant.collection_prefix =
                 format!("locomo{}_", uuid::Uuid::now_v7().simple());
@@ -154,10 +153,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             return anyhow::Ok(());
         }
         if let Some(server) = &options.postgres {
-            config.storage.backend = octopus_engine::config::StorageBackend::Postgres;
+            config.storage.backend = StorageBackend::Postgres;
             config.storage.postgres.url = octopus_postgres::testing::fresh_database_on(server).await;
             if options.embedded_vectors {
-                config.vectors.backend = Some(octopus_engine::config::VectorBackend::Embedded);
+                config.vectors.backend = Some(VectorBackend::Embedded);
             }
         }
         println!(
@@ -170,7 +169,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 (Some(_), true, None) => "PostgreSQL (tsvector) + embedded index",
             }
         );
-        let octopus = Octopus::connect(&config).await?;
+        let octopus = octopus_app::connect(&config).await?;
         let tenant = octopus.create_tenant("locomo").await?;
 
         let started = Instant::now();

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use octopus_engine::{EngineConfig, Octopus};
+use octopus_app::AppConfig;
 use serde_json::{Value, json};
 
 use crate::locomo::{Conversation, Turn};
@@ -41,12 +41,12 @@ pub struct ContextResult {
 
 pub async fn run(
     conversations: &[Conversation],
-    config: EngineConfig,
+    config: AppConfig,
     text_of: impl Fn(&Turn, &str) -> String,
     modes: &[&str],
     summaries: bool,
 ) -> anyhow::Result<(Vec<ModeResult>, ContextResult)> {
-    let octopus = Octopus::connect(&config).await?;
+    let octopus = octopus_app::connect(&config).await?;
     octopus.ensure_admin_key(Some(ADMIN_KEY)).await?;
     let tenant = octopus.create_tenant("locomo-http").await?;
     let (_, key) = octopus.create_api_key(tenant.id, "bench").await?;

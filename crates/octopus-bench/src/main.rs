@@ -11,6 +11,7 @@
 //! `cargo run --release -p octopus-bench -- memory` (after `cargo build --release -p octopus-cli`)
 //! `cargo run --release -p octopus-bench -- wakeup --postgres URL`
 
+#![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used)] // a benchmark: a panic is how it reports a broken setup
 
 mod api;

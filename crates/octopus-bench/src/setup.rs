@@ -33,3 +33,16 @@ pub fn text_message(text: String, role: Role, at: DateTime<Utc>) -> MessageRecor
         accounting: Default::default(),
     }
 }
+
+/// A SQLite store in `dir` with its vectors in this process, as
+/// `octopus serve` opens it by default.
+pub fn sqlite_store(dir: &std::path::Path) -> anyhow::Result<octopus_sqlite::SqliteStore> {
+    let vectors = std::sync::Arc::new(octopus_vector::EmbeddedVectors::new(
+        dir.join("vectors"),
+        octopus_vector::DEFAULT_HNSW_THRESHOLD,
+    ));
+    Ok(octopus_sqlite::SqliteStore::open(
+        octopus_sqlite::SqliteOptions::new(dir),
+        vectors,
+    )?)
+}

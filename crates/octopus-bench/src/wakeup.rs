@@ -7,8 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use octopus_engine::config::StorageBackend;
-use octopus_engine::{EngineConfig, Octopus};
+use octopus_app::AppConfig;
+use octopus_app::settings::StorageBackend;
+use octopus_engine::EngineConfig;
 use serde_json::json;
 
 #[derive(clap::Args)]
@@ -27,17 +28,14 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         let url = octopus_postgres::testing::fresh_database_on(&options.postgres).await;
         let dir = tempfile::tempdir()?;
         let config = |name: &str| {
-            let mut config = EngineConfig {
-                data_dir: dir.path().join(name),
-                ..EngineConfig::default()
-            };
+            let mut config = AppConfig::in_dir(dir.path().join(name), EngineConfig::default());
             config.storage.backend = StorageBackend::Postgres;
             config.storage.postgres.url = url.clone();
-            config.llm.summarise_episodes = false;
+            config.engine.llm.summarise_episodes = false;
             config
         };
-        let writer = Octopus::connect(&config("writer")).await?;
-        let worker = Octopus::connect(&config("worker")).await?;
+        let writer = octopus_app::connect(&config("writer")).await?;
+        let worker = octopus_app::connect(&config("worker")).await?;
         worker.start_memory_worker();
         let tenant = writer.create_tenant("bench").await?.id;
         let spec = serde_json::from_value(json!({"name": "a", "llm": {"provider": "ollama", "model": "m"}}))?;

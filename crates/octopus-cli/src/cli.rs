@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use octopus_engine::config::DurabilityLevel;
 
 /// Octopus: memory for LLM agents.
 #[derive(Debug, Parser)]
@@ -126,11 +125,11 @@ pub enum Durability {
     PowerLoss,
 }
 
-impl From<Durability> for DurabilityLevel {
+impl From<Durability> for octopus_app::settings::Durability {
     fn from(value: Durability) -> Self {
         match value {
-            Durability::Process => DurabilityLevel::Process,
-            Durability::PowerLoss => DurabilityLevel::PowerLoss,
+            Durability::Process => Self::Process,
+            Durability::PowerLoss => Self::PowerLoss,
         }
     }
 }

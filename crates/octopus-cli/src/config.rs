@@ -7,8 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use octopus_engine::config::{
-    DurabilityLevel, PostgresSettings, SqliteSettings, StorageBackend, VectorSettings,
+use octopus_app::AppConfig;
+use octopus_app::settings::{
+    Durability, StorageBackend, StorageSettings, VectorBackend, VectorSettings,
 };
 use octopus_engine::{EmbeddingConfig, EngineConfig, Limits, Quotas};
 use octopus_server::ServerConfig;
@@ -20,7 +21,7 @@ use serde::Deserialize;
 pub struct Config {
     pub admin_key: Option<String>,
     pub server: ServerConfig,
-    pub storage: StorageConfig,
+    pub storage: StorageSettings,
     pub vectors: VectorSettings,
     pub limits: Limits,
     pub quotas: Quotas,
@@ -29,29 +30,6 @@ pub struct Config {
     pub worker: octopus_engine::config::WorkerSettings,
     pub recall: octopus_core::recall_ranking::RankingWeights,
     pub log: LogConfig,
-}
-
-/// `[storage]`: which database, this server's data directory, and each
-/// backend's own table (`[storage.sqlite]`, `[storage.postgres]`).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct StorageConfig {
-    pub backend: StorageBackend,
-    pub data_dir: PathBuf,
-    pub sqlite: SqliteSettings,
-    pub postgres: PostgresSettings,
-}
-
-impl Default for StorageConfig {
-    fn default() -> Self {
-        let engine = EngineConfig::default();
-        Self {
-            backend: engine.storage.backend,
-            data_dir: engine.data_dir,
-            sqlite: engine.storage.sqlite,
-            postgres: engine.storage.postgres,
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -78,7 +56,7 @@ pub struct Overrides {
     pub database_url: Option<String>,
     /// A Qdrant gRPC URL: selects Qdrant for vectors.
     pub qdrant_url: Option<String>,
-    pub durability: Option<DurabilityLevel>,
+    pub durability: Option<Durability>,
     pub log: Option<String>,
 }
 
@@ -139,7 +117,7 @@ impl Config {
                 &["http://", "https://"],
                 "Qdrant's gRPC URL, such as http://127.0.0.1:6334, or leave it unset",
             )?;
-            self.vectors.backend = Some(octopus_engine::config::VectorBackend::Qdrant);
+            self.vectors.backend = Some(VectorBackend::Qdrant);
             self.vectors.qdrant.url = url;
         }
         if let Some(durability) = overrides.durability {
@@ -151,21 +129,19 @@ impl Config {
         Ok(())
     }
 
-    pub fn engine(&self) -> EngineConfig {
-        EngineConfig {
-            data_dir: self.storage.data_dir.clone(),
-            storage: octopus_engine::config::StorageSettings {
-                backend: self.storage.backend,
-                sqlite: self.storage.sqlite.clone(),
-                postgres: self.storage.postgres.clone(),
-            },
+    /// What the process runs with: its backends and the engine's settings.
+    pub fn app(&self) -> AppConfig {
+        AppConfig {
+            storage: self.storage.clone(),
             vectors: self.vectors.clone(),
-            limits: self.limits,
-            quotas: self.quotas.clone(),
-            embedding: self.embedding.clone(),
-            llm: self.llm.clone(),
-            worker: self.worker.clone(),
-            recall: self.recall,
+            engine: EngineConfig {
+                limits: self.limits,
+                quotas: self.quotas.clone(),
+                embedding: self.embedding.clone(),
+                llm: self.llm.clone(),
+                worker: self.worker.clone(),
+                recall: self.recall,
+            },
         }
     }
 }
@@ -238,9 +214,9 @@ mod tests {
              [vectors.embedded]\nhnsw_threshold = 500",
         )
         .unwrap();
-        let engine = config.engine();
-        assert_eq!(engine.storage.sqlite.durability, DurabilityLevel::PowerLoss);
-        assert_eq!(engine.vectors.embedded.hnsw_threshold, 500);
+        let app = config.app();
+        assert_eq!(app.storage.sqlite.durability, Durability::PowerLoss);
+        assert_eq!(app.vectors.embedded.hnsw_threshold, 500);
         let error = Config::parse("[storage]\nbackend = \"oracle\"").unwrap_err();
         let message = format!("{error:#}");
         assert!(

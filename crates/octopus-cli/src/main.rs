@@ -1,6 +1,8 @@
 //! The `octopus` binary: serves the API, migrates the data directory, and drives
 //! a running server from the terminal. `anyhow` lives here and nowhere else.
 
+#![forbid(unsafe_code)]
+
 mod chat;
 mod cli;
 mod client;

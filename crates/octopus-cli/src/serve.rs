@@ -5,7 +5,7 @@ use octopus_engine::Octopus;
 
 use crate::cli::ServerArgs;
 use crate::config::{Config, Overrides};
-use octopus_engine::config::StorageBackend;
+use octopus_app::settings::StorageBackend;
 
 pub fn load(args: &ServerArgs) -> anyhow::Result<Config> {
     let overrides = Overrides {
@@ -30,17 +30,15 @@ pub fn init_logging(filter: &str) {
 }
 
 pub async fn open(config: &Config) -> anyhow::Result<Octopus> {
-    let engine = config.engine();
-    let octopus =
-        Octopus::connect(&engine)
-            .await
-            .with_context(|| match config.storage.backend {
-                StorageBackend::Sqlite => format!(
-                    "open the data directory {}",
-                    config.storage.data_dir.display()
-                ),
-                StorageBackend::Postgres => "open the PostgreSQL database".to_owned(),
-            })?;
+    let octopus = octopus_app::connect(&config.app()).await.with_context(|| {
+        match config.storage.backend {
+            StorageBackend::Sqlite => format!(
+                "open the data directory {}",
+                config.storage.data_dir.display()
+            ),
+            StorageBackend::Postgres => "open the PostgreSQL database".to_owned(),
+        }
+    })?;
     Ok(octopus)
 }
 

@@ -12,8 +12,7 @@ pub const MAX_SYSTEM_PROMPT_CHARS: usize = 256 * 1024;
 /// Longest idle timeout of an episode: ten years.
 pub const MAX_IDLE_TIMEOUT_SECS: u64 = 10 * 365 * 86_400;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Agent {
     pub id: AgentId,
     #[serde(skip)]
@@ -29,8 +28,7 @@ pub struct Agent {
 }
 
 /// The fields a caller gives to create an agent.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentSpec {
     pub name: String,
@@ -59,8 +57,7 @@ impl AgentSpec {
 }
 
 /// Which family of chat API serves the agent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LlmProvider {
     #[serde(alias = "OpenAI")]
@@ -85,8 +82,7 @@ impl LlmProvider {
 }
 
 /// The agent's model and how to call it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LlmConfig {
     pub provider: LlmProvider,
@@ -238,8 +234,7 @@ impl LlmConfig {
 }
 
 /// How an agent's memory behaves. Every field has a default, so `{}` is valid.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct MemoryConfig {
     /// Budget of the context assembled for one turn, in tokens. Default 8000.

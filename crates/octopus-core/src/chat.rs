@@ -12,8 +12,7 @@ use crate::working_memory::ChatMessage;
 
 /// A tool the model may call: its name, what it does, and the JSON Schema of
 /// its arguments.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolSpec {
     pub name: String,
@@ -21,7 +20,7 @@ pub struct ToolSpec {
     pub description: Option<String>,
     /// A JSON Schema object; `{"type": "object"}` when absent.
     #[serde(default = "empty_object_schema")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[schema(value_type = Object)]
     pub parameters: Value,
 }
 
@@ -30,14 +29,13 @@ fn empty_object_schema() -> Value {
 }
 
 /// A call the model asked for.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ToolCall {
     /// The provider's id of the call; a tool result names it.
     pub id: String,
     pub name: String,
     /// The arguments as JSON (an object, when the model kept to the schema).
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[schema(value_type = Object)]
     pub arguments: Value,
 }
 
@@ -60,8 +58,7 @@ pub struct ChatRequest {
 }
 
 /// Tokens the provider counted for one call.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -104,8 +101,7 @@ pub trait ChatModel: Send + Sync {
 }
 
 /// Whose fault a failed call is, which decides what a caller can do about it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Fault {
     /// Octopus's configuration: no API key, a wrong base URL, deployment or
@@ -144,8 +140,7 @@ impl ChatError {
 
 /// What a turn answers: the reply as stored, the tools it asks for, the
 /// usage, and what memory it used.
-#[derive(Clone, Debug, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct TurnReply {
     pub episode_id: crate::EpisodeId,
     /// Messages this request stored before the model was called: the user's

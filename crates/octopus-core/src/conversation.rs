@@ -12,8 +12,7 @@ pub const MAX_USER_ID_CHARS: usize = 256;
 /// Longest conversation title, in characters.
 pub const MAX_TITLE_CHARS: usize = 500;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Conversation {
     pub id: ConversationId,
     #[serde(skip)]
@@ -22,7 +21,7 @@ pub struct Conversation {
     /// The caller's own id for the user: an opaque string.
     pub user_id: String,
     pub title: Option<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[schema(value_type = Object)]
     pub metadata: Map<String, Value>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -31,8 +30,7 @@ pub struct Conversation {
 }
 
 /// The fields a caller gives to start a conversation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConversationSpec {
     pub agent_id: AgentId,
@@ -40,7 +38,7 @@ pub struct ConversationSpec {
     #[serde(default)]
     pub title: Option<String>,
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[schema(value_type = Object)]
     pub metadata: Map<String, Value>,
 }
 
@@ -87,8 +85,7 @@ pub struct ConversationFilter {
 
 /// Past conversations brought in with their original timestamps: one
 /// conversation, one episode per session.
-#[derive(Clone, Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConversationImport {
     pub agent_id: AgentId,
@@ -96,13 +93,12 @@ pub struct ConversationImport {
     #[serde(default)]
     pub title: Option<String>,
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[schema(value_type = Object)]
     pub metadata: Map<String, Value>,
     pub sessions: Vec<ImportedSession>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImportedSession {
     /// In order; each with its original `timestamp`.

@@ -17,6 +17,7 @@
 //! Ids: the admin's import restores a dump with its ids (a conflict if one is
 //! taken); a tenant's import is a copy with new ids ([`IdMap`]).
 
+use crate::DomainCode;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -161,8 +162,7 @@ pub struct DumpEnd {
 }
 
 /// What an import stored, by kind.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ImportCounts {
     pub agents: u64,
     pub procedures: u64,
@@ -261,7 +261,7 @@ pub fn in_record(error: Error, number: u64, kind: &str) -> Error {
 /// A record whose id (or name) the store holds already.
 pub fn import_conflict() -> Error {
     Error::conflict(
-        "import_conflict",
+        DomainCode::ImportConflict,
         "this server already holds an object with its id (or name)",
     )
 }

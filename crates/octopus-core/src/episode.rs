@@ -10,8 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::message::Message;
 use crate::{AgentId, ConversationId, EpisodeId, Error, Result, TenantId, Timestamp};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Episode {
     pub id: EpisodeId,
     #[serde(skip)]
@@ -58,8 +57,7 @@ impl Episode {
 }
 
 /// Who wrote an episode's summary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SummarySource {
     /// Sent by the caller (at close, or later); never replaced by Octopus.
@@ -87,8 +85,7 @@ impl SummarySource {
 }
 
 /// Why an episode ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     UserClosed,
@@ -142,8 +139,7 @@ impl FromStr for EndReason {
 }
 
 /// An episode and its messages in order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct EpisodeWithMessages {
     #[serde(flatten)]
     pub episode: Episode,

@@ -16,10 +16,10 @@ pub enum Error {
     NotFound { kind: &'static str, id: String },
 
     #[error("{message}")]
-    Conflict { code: &'static str, message: String },
+    Conflict { code: DomainCode, message: String },
 
     #[error("{message}")]
-    Gone { code: &'static str, message: String },
+    Gone { code: DomainCode, message: String },
 
     #[error("storage backend failed: {0}")]
     Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -36,6 +36,69 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Which state a request conflicted with (`Error::Conflict`), or which object
+/// it found gone (`Error::Gone`): the reason a client can act on. The server
+/// maps each to an error code of its own, by an exhaustive match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DomainCode {
+    /// The agent is deactivated.
+    AgentInactive,
+    /// The conversation's agent was deleted.
+    AgentDeleted,
+    /// An active agent of the tenant has the name.
+    AgentNameTaken,
+    /// An active procedure of the same agent (or a shared one) has the name.
+    ProcedureNameTaken,
+    /// The procedure has no version waiting for a decision.
+    NoPendingVersion,
+    /// The episode called no tool, so no procedure can be learned from it.
+    NoToolCalls,
+    /// Only a version that was approved can serve again.
+    VersionNotApproved,
+    /// The episode is closed already.
+    EpisodeClosed,
+    /// Only a deleted or archived episode can be purged.
+    EpisodeNotDeleted,
+    /// The episode is neither deleted nor archived: nothing to restore.
+    EpisodeLive,
+    /// An object of a dump exists already; nothing was imported.
+    ImportConflict,
+    /// The embedding model differs from the collection's.
+    CollectionMismatch,
+    /// A message's speaker names no agent of the tenant.
+    SpeakerNotFound,
+    /// Tool results were sent, but no tool call of the turn waits for one.
+    NoPendingToolCalls,
+    /// The tool results do not answer the pending tool calls exactly once each.
+    ToolResultsMismatch,
+    /// The tenant holds as much as its quota allows.
+    TenantLimitReached,
+    /// The conversation is deleted.
+    ConversationDeleted,
+}
+
+impl DomainCode {
+    pub const ALL: [DomainCode; 17] = [
+        Self::AgentInactive,
+        Self::AgentDeleted,
+        Self::AgentNameTaken,
+        Self::ProcedureNameTaken,
+        Self::NoPendingVersion,
+        Self::NoToolCalls,
+        Self::VersionNotApproved,
+        Self::EpisodeClosed,
+        Self::EpisodeNotDeleted,
+        Self::EpisodeLive,
+        Self::ImportConflict,
+        Self::CollectionMismatch,
+        Self::SpeakerNotFound,
+        Self::NoPendingToolCalls,
+        Self::ToolResultsMismatch,
+        Self::TenantLimitReached,
+        Self::ConversationDeleted,
+    ];
+}
+
 impl Error {
     pub fn invalid(field: impl Into<String>, message: impl fmt::Display) -> Self {
         Error::Invalid {
@@ -51,14 +114,14 @@ impl Error {
         }
     }
 
-    pub fn conflict(code: &'static str, message: impl fmt::Display) -> Self {
+    pub fn conflict(code: DomainCode, message: impl fmt::Display) -> Self {
         Error::Conflict {
             code,
             message: message.to_string(),
         }
     }
 
-    pub fn gone(code: &'static str, message: impl fmt::Display) -> Self {
+    pub fn gone(code: DomainCode, message: impl fmt::Display) -> Self {
         Error::Gone {
             code,
             message: message.to_string(),

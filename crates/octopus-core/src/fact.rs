@@ -18,8 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::ids::{AgentId, EpisodeId, FactId, MessageId, TenantId};
 
 /// A fact about a user, as stored.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Fact {
     pub id: FactId,
     pub tenant_id: TenantId,

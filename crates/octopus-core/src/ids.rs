@@ -11,8 +11,8 @@ macro_rules! uuid_id {
     ($(#[$doc:meta])* $name:ident, $kind:literal) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-        #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+        #[derive(utoipa::ToSchema)]
+        #[schema(value_type = String, format = Uuid)]
         #[serde(transparent)]
         pub struct $name(pub Uuid);
 

@@ -15,8 +15,7 @@ pub fn collection_name(agent: AgentId, tenant: TenantId) -> String {
 
 /// A collection's fixed properties: every vector in it has `dimension` floats
 /// from `model`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Collection {
     pub name: String,
     pub agent_id: AgentId,
@@ -27,8 +26,7 @@ pub struct Collection {
 }
 
 /// Where a chunk came from (seed 003's `MemoryMetadata`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ChunkMetadata {
     /// The source document's name, e.g. a file path.
     pub source: String,
@@ -51,8 +49,7 @@ pub struct NewChunk {
 }
 
 /// A stored chunk, without its vector.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Chunk {
     pub id: Uuid,
     pub agent_id: AgentId,
@@ -207,8 +204,7 @@ impl KeywordQuery {
 }
 
 /// How a knowledge search finds chunks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SearchMode {
     /// By meaning and by words, fused by reciprocal rank.
@@ -221,8 +217,7 @@ pub enum SearchMode {
 }
 
 /// A chunk found by a knowledge search, with every score that placed it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct KnowledgeHit {
     /// The ranking score: the fused score in hybrid mode, else the one below.
     pub score: f32,
@@ -234,8 +229,7 @@ pub struct KnowledgeHit {
 }
 
 /// A chunk found by a search, with its score (higher is closer).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ChunkHit {
     pub score: f32,
     pub chunk: Chunk,

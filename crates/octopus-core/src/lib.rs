@@ -12,6 +12,8 @@
 //! Every store method that touches tenant data takes a [`TenantId`]: isolation is
 //! part of each signature, not a filter a caller may forget.
 
+#![forbid(unsafe_code)]
+
 pub mod agent;
 pub mod bounds;
 pub mod chat;
@@ -42,7 +44,7 @@ pub mod vector_lag;
 pub mod vectors;
 pub mod working_memory;
 
-pub use error::{Error, Result};
+pub use error::{DomainCode, Error, Result};
 pub use ids::{
     AgentId, ApiKeyId, ConversationId, EpisodeId, FactId, MessageId, ProcedureId, TenantId,
 };

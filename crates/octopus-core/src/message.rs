@@ -13,8 +13,7 @@ use serde_json::Value;
 use crate::{AgentId, ConversationId, EpisodeId, Error, MessageId, Result};
 
 /// Who speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The human's message to the agent.
@@ -69,8 +68,7 @@ impl FromStr for Role {
 
 /// A message's content: a plain string, or an array of parts (text, images, audio,
 /// files) exactly as the OpenAI chat-completions API takes it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum MessageContent {
     Text(String),
@@ -78,8 +76,7 @@ pub enum MessageContent {
 }
 
 /// One part of a multi-part content.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ContentPart {
     Text {
@@ -97,8 +94,7 @@ pub enum ContentPart {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImageUrl {
     pub url: String,
@@ -106,16 +102,14 @@ pub struct ImageUrl {
     pub detail: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InputAudio {
     pub data: String,
     pub format: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileRef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -203,8 +197,7 @@ impl<'de> Deserialize<'de> for MessageContent {
 /// Accepted in this shape (snake_case, or the seed's camelCase), and also in the
 /// OpenAI assistant shape `{"id", "type": "function", "function": {"name", "arguments"}}`,
 /// which is converted to this one.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(try_from = "ToolCallWire")]
 pub struct ToolCallRecord {
     pub tool_call_id: String,
@@ -360,8 +353,7 @@ fn push_json_text(value: &Value, out: &mut String) {
 }
 
 /// A message as a caller sends it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewMessage {
     pub role: Role,
@@ -517,8 +509,7 @@ impl NewMessage {
 }
 
 /// A message as stored: what the caller sent, placed in its episode.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Message {
     pub id: MessageId,
     pub episode_id: EpisodeId,

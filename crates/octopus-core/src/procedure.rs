@@ -31,8 +31,7 @@ pub const MAX_STEP_TOOL_CHARS: usize = 64;
 pub const MAX_STEP_ARGUMENTS_BYTES: usize = 16 * 1024;
 
 /// One step of a procedure.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProcedureStep {
     /// What to do, in words the model reads.
@@ -43,7 +42,7 @@ pub struct ProcedureStep {
     /// The shape of the tool's arguments (a JSON Schema object, or an
     /// example); `null` is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    #[schema(value_type = Option<Object>)]
     pub arguments: Option<Value>,
 }
 
@@ -129,8 +128,7 @@ impl ProcedureContent {
 }
 
 /// A procedure as a caller creates it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProcedureSpec {
     /// The agent it belongs to; absent, it is shared by every agent of the tenant.
@@ -158,8 +156,7 @@ impl ProcedureSpec {
 
 /// A procedure: the version that serves (or, before any is approved, the
 /// latest), and where its versions stand.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Procedure {
     pub id: crate::ProcedureId,
     #[serde(skip)]
@@ -204,8 +201,7 @@ impl Procedure {
 }
 
 /// Where a version stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VersionStatus {
     /// Waiting for approval.
@@ -240,8 +236,7 @@ impl VersionStatus {
 }
 
 /// One version of a procedure, as kept.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ProcedureVersion {
     pub version: u32,
     pub name: String,
@@ -310,8 +305,7 @@ pub struct ServingProcedure {
 }
 
 /// How a procedure matched a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchedBy {
     /// Its trigger pattern matched.
@@ -321,8 +315,7 @@ pub enum MatchedBy {
 }
 
 /// A procedure that matched a turn's message, as the trace shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ProcedureMatch {
     pub id: ProcedureId,
     pub name: String,

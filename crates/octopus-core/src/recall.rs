@@ -58,8 +58,7 @@ pub fn outgoing_text(message: &Message, redact: bool) -> Option<String> {
 }
 
 /// What a memory vector stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryKind {
     Message,
@@ -295,8 +294,7 @@ pub struct Adjacent {
 }
 
 /// A message with the turns around it in its episode.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct MessageWindow {
     pub message: Message,
     /// Up to the requested number of earlier turns, oldest first.
@@ -311,8 +309,7 @@ pub const MAX_RECALL_TOP_K: u32 = 100;
 pub const MAX_NEIGHBOURS: u32 = 10;
 
 /// How to retrieve.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RecallMode {
     /// Vector and full-text results fused.
@@ -323,8 +320,7 @@ pub enum RecallMode {
 }
 
 /// A recall query: what an agent remembers of one user.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecallQuery {
     pub user_id: String,
@@ -415,8 +411,7 @@ impl RecallQuery {
 }
 
 /// One recalled memory.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct RecallHit {
     pub kind: MemoryKind,
     /// The final score, higher is better: the retrievers' scores fused, then

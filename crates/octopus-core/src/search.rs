@@ -78,8 +78,7 @@ pub fn topic_terms(text: &str) -> Vec<&str> {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct MessageHit {
     /// BM25 relevance: higher is better.
     pub score: f64,

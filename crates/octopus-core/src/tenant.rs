@@ -8,8 +8,7 @@ use crate::{ApiKeyId, Result, TenantId};
 /// Longest tenant or key name accepted.
 pub const MAX_NAME_CHARS: usize = 200;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Tenant {
     pub id: TenantId,
     pub name: String,
@@ -17,8 +16,7 @@ pub struct Tenant {
 }
 
 /// An API key as stored: its hash, never its secret.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ApiKey {
     pub id: ApiKeyId,
     pub tenant_id: TenantId,

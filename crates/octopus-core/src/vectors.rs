@@ -341,6 +341,25 @@ pub trait VectorIndex: Send + Sync {
     ) -> Result<bool>;
 }
 
+/// The dot product of two equally long vectors.
+#[inline]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    // Eight independent sums let the compiler keep eight SIMD lanes busy.
+    let mut sums = [0.0f32; 8];
+    let chunks = a.len() / 8 * 8;
+    for (x, y) in a[..chunks].chunks_exact(8).zip(b[..chunks].chunks_exact(8)) {
+        for lane in 0..8 {
+            sums[lane] += x[lane] * y[lane];
+        }
+    }
+    let tail: f32 = a[chunks..]
+        .iter()
+        .zip(&b[chunks..])
+        .map(|(x, y)| x * y)
+        .sum();
+    sums.iter().sum::<f32>() + tail
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,8 +28,7 @@ pub const MESSAGE_OVERHEAD: u32 = 3;
 pub const REPLY_PRIMING: u32 = 3;
 
 /// A message in the chat-completions shape, ready to send.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ChatMessage {
     pub role: Role,
     pub content: String,
@@ -57,8 +56,7 @@ impl ChatMessage {
 
 /// A retrieved item offered to the context: a knowledge chunk or an episodic
 /// snippet.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Retrieved {
     /// What the trace calls it: a chunk id, a message id, an episode id.
     pub id: String,
@@ -90,8 +88,7 @@ pub struct ContextParts {
 }
 
 /// The blocks of a context, in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Block {
     SystemPrompt,
@@ -103,8 +100,7 @@ pub enum Block {
     UserMessage,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct BlockTokens {
     pub block: Block,
     /// Tokens of the block's messages, overhead included.
@@ -114,8 +110,7 @@ pub struct BlockTokens {
 }
 
 /// Why an item was left out of a context.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PruneReason {
     /// Its block was over its own limit: the procedures' share of the
@@ -132,8 +127,7 @@ pub enum PruneReason {
 }
 
 /// Something left out to fit the budget.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Pruned {
     pub block: Block,
     /// The item's id; for history, its position among the history messages.
@@ -145,8 +139,7 @@ pub struct Pruned {
 }
 
 /// How a context came to be what it is.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ContextTrace {
     pub budget: u32,
     /// Tokens of the whole prompt, reply priming included.

@@ -31,9 +31,6 @@ pub enum Error {
     /// The configuration cannot work; found when the engine opens.
     #[error("configuration: {0}")]
     Config(String),
-
-    #[error("open the store: {0}")]
-    OpenStore(Box<dyn std::error::Error + Send + Sync>),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -3,12 +3,11 @@
 //! - [`Octopus`]: the service. Each method is one operation a client can ask for,
 //!   taking the caller's tenant, validating input, and calling the stores.
 //! - [`keys`]: API keys: minting, hashing, and authenticating a presented key.
-//! - [`config`]: the settings the engine runs with; `backends` opens the
-//!   storage and vector backends they name.
+//! - [`config`]: the settings the engine runs with. The storage and vector
+//!   backends are chosen outside it (`octopus-app`) and handed to it as ports.
 //! - [`merge_patch`]: JSON merge patch (RFC 7386), for partial updates.
 //! - [`quotas`]: what one tenant may have in flight at once.
 
-mod backends;
 mod cache;
 pub mod config;
 mod embedders;
@@ -31,6 +30,7 @@ pub use error::{Error, Result};
 pub use job_stats::MemoryJobStats;
 pub use keys::{Caller, MintedKey};
 pub use quotas::Quotas;
+pub use service::check_config;
 pub use service::{
     DumpImportReport, ImportInto, ImportReport, IngestDocument, IngestReport, KnowledgeQuery,
     MAX_TOOLS, Octopus, PreparedTurn, ProcedureUpdate, ToolResult, TurnInput, TurnReply,

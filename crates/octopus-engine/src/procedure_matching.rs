@@ -223,7 +223,7 @@ impl ProcedureMatcher {
             .chunks_exact(self.dimension)
             .zip(&self.vector_owner)
             .filter_map(|(candidate, &index)| {
-                let score = f64::from(octopus_vector::dot(candidate, vector));
+                let score = f64::from(octopus_core::vectors::dot(candidate, vector));
                 (score >= min_score).then_some(Found {
                     index,
                     matched_by: MatchedBy::Semantic,

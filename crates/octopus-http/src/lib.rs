@@ -3,6 +3,8 @@
 //! setup, a client with sane timeouts, and [`send`], which retries a request on
 //! rate limits and server errors honouring the provider's `retry-after`.
 
+#![forbid(unsafe_code)]
+
 pub mod destinations;
 mod retry;
 

@@ -13,6 +13,8 @@
 //! its caller chose (the engine decides which key may go where); keys are
 //! never stored or echoed.
 
+#![forbid(unsafe_code)]
+
 pub mod anthropic;
 mod lines;
 pub mod ollama;

@@ -1,4 +1,5 @@
 use async_trait::async_trait;
+use octopus_core::DomainCode;
 use octopus_core::agent::Agent;
 use octopus_core::store::{AgentStore, Page};
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp};
@@ -134,7 +135,7 @@ pub(crate) fn name_conflict<T>(
     outcome: std::result::Result<T, sqlx_core::Error>,
     name: &str,
 ) -> Result<T, Error> {
-    unique_conflict(outcome, "agent_name_taken", || {
+    unique_conflict(outcome, DomainCode::AgentNameTaken, || {
         format!("an active agent named `{name}` exists")
     })
 }

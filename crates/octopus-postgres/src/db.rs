@@ -18,41 +18,6 @@ pub struct PostgresOptions {
     /// How long a request waits for a free connection, and a start for the
     /// database to answer.
     pub acquire_timeout: Duration,
-    /// Where vector searches run.
-    pub vectors: VectorMode,
-}
-
-/// Where vector searches run.
-#[derive(Clone, Default)]
-pub enum VectorMode {
-    /// In PostgreSQL, with pgvector's HNSW index.
-    #[default]
-    Pgvector,
-    /// In this process, derived from the rows (graphs of collections of at
-    /// least `hnsw_threshold` vectors saved under `dir`).
-    Embedded {
-        dir: std::path::PathBuf,
-        hnsw_threshold: usize,
-    },
-    /// Another implementation of the vector port (a Qdrant server).
-    Other(std::sync::Arc<dyn octopus_core::vectors::VectorIndex>),
-}
-
-impl std::fmt::Debug for VectorMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Pgvector => f.write_str("Pgvector"),
-            Self::Embedded {
-                dir,
-                hnsw_threshold,
-            } => f
-                .debug_struct("Embedded")
-                .field("dir", dir)
-                .field("hnsw_threshold", hnsw_threshold)
-                .finish(),
-            Self::Other(vectors) => write!(f, "Other({})", vectors.name()),
-        }
-    }
 }
 
 impl PostgresOptions {
@@ -61,7 +26,6 @@ impl PostgresOptions {
             url: url.into(),
             max_connections: 16,
             acquire_timeout: Duration::from_secs(10),
-            vectors: VectorMode::default(),
         }
     }
 

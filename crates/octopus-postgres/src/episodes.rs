@@ -1,5 +1,6 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use octopus_core::DomainCode;
 use octopus_core::episode::{
     CloseEpisode, EndReason, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
     SummarySource,
@@ -135,7 +136,7 @@ impl EpisodeStore for PostgresStore {
             let episode = lock_episode(&mut tx, tenant, id, Visibility::Live).await?;
             if !episode.is_open() {
                 return Err(DomainError::conflict(
-                    "episode_closed",
+                    DomainCode::EpisodeClosed,
                     format!("episode {id} is closed already"),
                 )
                 .into());
@@ -337,7 +338,7 @@ impl EpisodeStore for PostgresStore {
                 .await?;
             } else {
                 return Err(DomainError::conflict(
-                    "episode_live",
+                    DomainCode::EpisodeLive,
                     format!(
                         "episode {id} is neither deleted nor archived; there is nothing to restore"
                     ),
@@ -478,7 +479,7 @@ impl EpisodeStore for PostgresStore {
                 .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
             if episode.deleted_at.is_none() && episode.archived_at.is_none() {
                 return Err(DomainError::conflict(
-                    "episode_not_deleted",
+                    DomainCode::EpisodeNotDeleted,
                     format!("episode {id} is in use; delete it (or let retention archive it) before purging it"),
                 )
                 .into());

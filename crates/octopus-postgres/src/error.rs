@@ -1,6 +1,8 @@
 /// Failures inside the PostgreSQL backend. They reach callers as
 /// [`octopus_core::Error::Backend`], except the outcomes the trait contract
 /// names (not found, conflicts), which are mapped where they happen.
+use octopus_core::DomainCode;
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("connect to PostgreSQL at {target}: {source}")]
@@ -86,7 +88,7 @@ pub(crate) fn corrupt(what: &'static str, detail: impl std::fmt::Display) -> Err
 /// `Conflict` with `code`.
 pub(crate) fn unique_conflict<T>(
     outcome: std::result::Result<T, sqlx_core::Error>,
-    code: &'static str,
+    code: DomainCode,
     message: impl FnOnce() -> String,
 ) -> Result<T> {
     match outcome {

@@ -2,6 +2,7 @@
 //! ranked by `ts_rank`) and by vector through the vector index, which follows
 //! the rows as [`vector_sets`](crate::vector_sets) describes.
 
+use octopus_core::DomainCode;
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -91,7 +92,7 @@ pub(crate) async fn ensure_collection(
     let existing = require_collection(&mut **tx, tenant, agent, false).await?;
     if existing.dimension != dimension || existing.model != model {
         return Err(DomainError::conflict(
-            "collection_mismatch",
+            DomainCode::CollectionMismatch,
             format!(
                 "the collection holds {}-dimensional vectors of {}, not {dimension}-dimensional vectors of {model}",
                 existing.dimension, existing.model

@@ -17,6 +17,8 @@
 //! conversation's row, sweeps and the memory queue take rows with
 //! `FOR UPDATE SKIP LOCKED`, so each is done by exactly one server.
 
+#![forbid(unsafe_code)]
+
 mod agents;
 mod conversations;
 mod db;
@@ -41,7 +43,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use octopus_core::vectors::VectorIndex;
 
-pub use db::{PostgresOptions, VectorMode};
+pub use db::PostgresOptions;
 pub use error::Error;
 pub use pgvector::PgvectorIndex;
 
@@ -56,28 +58,37 @@ pub struct PostgresStore {
 }
 
 impl PostgresStore {
-    /// Connects, checks for pgvector and applies pending migrations.
+    /// Connects, checks for pgvector and applies pending migrations; vectors
+    /// are searched in pgvector, over the same pool.
     pub async fn connect(options: PostgresOptions) -> Result<Self, Error> {
         let pool = db::connect(&options).await?;
-        let vectors: Arc<dyn VectorIndex> = match &options.vectors {
-            VectorMode::Pgvector => Arc::new(PgvectorIndex::new(pool.clone())),
-            VectorMode::Embedded {
-                dir,
-                hnsw_threshold,
-            } => Arc::new(octopus_vector::EmbeddedVectors::new(
-                dir.clone(),
-                *hnsw_threshold,
-            )),
-            VectorMode::Other(vectors) => Arc::clone(vectors),
-        };
+        let vectors = Arc::new(PgvectorIndex::new(pool.clone()));
+        Ok(Self::assemble(&options, pool, vectors))
+    }
+
+    /// [`Self::connect`], with vectors searched by `vectors` instead (an
+    /// index in this process, or a Qdrant server).
+    pub async fn connect_with_vectors(
+        options: PostgresOptions,
+        vectors: Arc<dyn VectorIndex>,
+    ) -> Result<Self, Error> {
+        let pool = db::connect(&options).await?;
+        Ok(Self::assemble(&options, pool, vectors))
+    }
+
+    fn assemble(
+        options: &PostgresOptions,
+        pool: sqlx_postgres::PgPool,
+        vectors: Arc<dyn VectorIndex>,
+    ) -> Self {
         tracing::info!(
             target = %options.redacted_url(), vectors = vectors.name(), "opened PostgreSQL store"
         );
-        Ok(Self {
+        Self {
             pool,
             vectors,
             lagging: Arc::default(),
-        })
+        }
     }
 
     /// Closes every connection of the pool.

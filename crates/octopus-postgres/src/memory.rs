@@ -8,6 +8,7 @@
 //! completion (a worker that outlived its lease) finds no row and writes
 //! nothing.
 
+use octopus_core::DomainCode;
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -152,7 +153,7 @@ async fn ensure_collection(
     let (d, m): (u32, String) = (u32_at(&row, "dimension")?, row.try_get("model")?);
     if d as usize != dimension || m != model {
         return Err(DomainError::conflict(
-            "collection_mismatch",
+            DomainCode::CollectionMismatch,
             format!(
                 "the agent's memory holds {d}-dimensional vectors of {m}, not {dimension}-dimensional vectors of {model}"
             ),

@@ -5,6 +5,7 @@
 //! more than writing a row.
 
 use chrono::{DateTime, Utc};
+use octopus_core::DomainCode;
 use octopus_core::chat::Usage;
 use octopus_core::conversation::Conversation;
 use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
@@ -150,7 +151,7 @@ pub(crate) async fn append_in(
         get_conversation(&mut **tx, tenant, batch.conversation_id, Lock::ForUpdate).await?;
     if conversation.deleted_at.is_some() {
         return Err(DomainError::gone(
-            "conversation_deleted",
+            DomainCode::ConversationDeleted,
             format!(
                 "conversation {} was deleted and takes no new messages",
                 conversation.id

@@ -41,8 +41,8 @@ pub struct PgvectorIndex {
 
 impl PgvectorIndex {
     /// Connects to its own database (migrated, as the store's), for vectors
-    /// kept apart from the relational store; a PostgreSQL store with
-    /// `VectorMode::Pgvector` makes one on its own pool instead.
+    /// kept apart from the relational store;
+    /// `PostgresStore::connect` makes one on its own pool instead.
     pub async fn connect(options: &crate::PostgresOptions) -> Result<Self, Error> {
         Ok(Self::new(crate::db::connect(options).await?))
     }

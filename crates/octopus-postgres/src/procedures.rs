@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use octopus_core::DomainCode;
 use octopus_core::procedure::{
     Decision, NewVersion, Procedure, ProcedureContent, ProcedureFilter, ProcedureStep,
     ProcedureVersion, ServingProcedure, VersionStatus,
@@ -177,7 +178,7 @@ impl octopus_core::store::ProcedureStore for PostgresStore {
             let (mut tx, current) = self.lock(tenant, id).await?;
             let Some(pending) = current.pending_version else {
                 return Err(DomainError::conflict(
-                    "no_pending_version",
+                    DomainCode::NoPendingVersion,
                     format!("procedure {id} has no version waiting for a decision"),
                 )
                 .into());
@@ -228,7 +229,7 @@ impl octopus_core::store::ProcedureStore for PostgresStore {
             })?;
             if found.status != VersionStatus::Approved {
                 return Err(DomainError::conflict(
-                    "version_not_approved",
+                    DomainCode::VersionNotApproved,
                     format!("version {version} of procedure {id} was never approved"),
                 )
                 .into());
@@ -534,7 +535,7 @@ pub(crate) fn name_conflict<T>(
     outcome: std::result::Result<T, sqlx_core::Error>,
     name: &str,
 ) -> Result<T, Error> {
-    unique_conflict(outcome, "procedure_name_taken", || {
+    unique_conflict(outcome, DomainCode::ProcedureNameTaken, || {
         format!("an active procedure named `{name}` exists for this agent")
     })
 }

@@ -21,7 +21,7 @@ use tokio::sync::Mutex;
 
 use crate::error::Error;
 use crate::layout::{self, AT, KEY, Naming, PARTITION, SET, point_id};
-use crate::options::{Layout, QdrantOptions};
+use crate::options::{QdrantLayout, QdrantOptions};
 use crate::versions::RECONCILING;
 
 /// The oldest Qdrant this was tested against: conditional upserts
@@ -145,7 +145,7 @@ impl QdrantVectors {
     }
 
     /// The layout this index writes.
-    pub fn layout(&self) -> Layout {
+    pub fn layout(&self) -> QdrantLayout {
         self.client.naming.layout
     }
 
@@ -236,7 +236,7 @@ impl QdrantVectors {
             }
         }
         if points {
-            if self.client.naming.layout == Layout::Shared {
+            if self.client.naming.layout == QdrantLayout::Shared {
                 self.index_field(
                     collection,
                     SET,

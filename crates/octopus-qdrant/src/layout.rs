@@ -21,7 +21,7 @@ use qdrant_client::qdrant::{
 use sha2::{Digest, Sha256};
 
 use crate::error::Error;
-use crate::options::Layout;
+use crate::options::QdrantLayout;
 
 /// The payload fields every point carries.
 pub(crate) const SET: &str = "set";
@@ -33,7 +33,7 @@ pub(crate) const AT: &str = "at";
 /// Names and ids for one deployment's collections.
 #[derive(Clone, Debug)]
 pub(crate) struct Naming {
-    pub layout: Layout,
+    pub layout: QdrantLayout,
     pub prefix: String,
 }
 
@@ -42,8 +42,8 @@ impl Naming {
     pub fn collection(&self, set: VectorSet, dimension: u32) -> String {
         let prefix = &self.prefix;
         match self.layout {
-            Layout::Shared => format!("{prefix}octopus_{}_{dimension}", set.kind.as_str()),
-            Layout::PerSet => match set.kind {
+            QdrantLayout::Shared => format!("{prefix}octopus_{}_{dimension}", set.kind.as_str()),
+            QdrantLayout::PerSet => match set.kind {
                 VectorKind::Knowledge => format!("{prefix}agent_{}_{}", set.agent, set.tenant),
                 VectorKind::Memory => format!("{prefix}agent_{}_{}_memory", set.agent, set.tenant),
             },
@@ -59,15 +59,15 @@ impl Naming {
     /// collection is shared.
     pub fn set_condition(&self, set: VectorSet) -> Option<Condition> {
         match self.layout {
-            Layout::Shared => Some(keyword(SET, set_value(set))),
-            Layout::PerSet => None,
+            QdrantLayout::Shared => Some(keyword(SET, set_value(set))),
+            QdrantLayout::PerSet => None,
         }
     }
 
     /// A point as stored in Qdrant.
     pub fn point(&self, set: VectorSet, point: &Point) -> PointStruct {
         let mut payload = Payload::new();
-        if self.layout == Layout::Shared {
+        if self.layout == QdrantLayout::Shared {
             payload.insert(SET, set_value(set));
         }
         payload.insert(KEY, i64::from_ne_bytes(point.key.to_ne_bytes()));
@@ -227,7 +227,7 @@ mod tests {
     fn a_key_survives_the_payload_round_trip_even_above_i64_max() {
         let set = VectorSet::memory(TenantId::new(), AgentId::new());
         let naming = Naming {
-            layout: Layout::Shared,
+            layout: QdrantLayout::Shared,
             prefix: String::new(),
         };
         for key in [1, u64::MAX - 1] {
@@ -245,12 +245,12 @@ mod tests {
     fn collections_are_named_by_layout() {
         let set = VectorSet::memory(TenantId::new(), AgentId::new());
         let shared = Naming {
-            layout: Layout::Shared,
+            layout: QdrantLayout::Shared,
             prefix: "t1_".into(),
         };
         assert_eq!(shared.collection(set, 384), "t1_octopus_memory_384");
         let per_set = Naming {
-            layout: Layout::PerSet,
+            layout: QdrantLayout::PerSet,
             prefix: String::new(),
         };
         assert_eq!(

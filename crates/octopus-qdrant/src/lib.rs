@@ -4,7 +4,7 @@
 //! stays in SQLite or PostgreSQL.
 //!
 //! - [`QdrantOptions`]: where the server is, its API key, timeouts, and how
-//!   Octopus's vector sets map to Qdrant collections ([`Layout`]).
+//!   Octopus's vector sets map to Qdrant collections ([`QdrantLayout`]).
 //! - `layout`: collection names, point ids and payloads, and how a
 //!   [`PointFilter`](octopus_core::vectors::PointFilter) becomes a Qdrant
 //!   filter on indexed payload fields.
@@ -17,6 +17,8 @@
 //! holds a copy that can lag (Qdrant down, a crash between the two writes)
 //! and is reconciled by key before a search reads it.
 
+#![forbid(unsafe_code)]
+
 mod error;
 mod index;
 mod layout;
@@ -27,4 +29,4 @@ mod versions;
 
 pub use error::Error;
 pub use index::QdrantVectors;
-pub use options::{Layout, QdrantOptions};
+pub use options::{QdrantLayout, QdrantOptions};

@@ -5,7 +5,7 @@ use std::time::Duration;
 /// How Octopus's vector sets (one kind, of one agent, of one tenant) are laid
 /// out in Qdrant.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Layout {
+pub enum QdrantLayout {
     /// One Qdrant collection per kind and dimension (`octopus_knowledge_384`,
     /// `octopus_memory_384`); the set is a payload field indexed as Qdrant's
     /// tenant key, so each set's points are stored together and a search
@@ -28,7 +28,7 @@ pub struct QdrantOptions {
     pub timeout: Duration,
     /// Longest wait for a connection.
     pub connect_timeout: Duration,
-    pub layout: Layout,
+    pub layout: QdrantLayout,
     /// Prefixed to every collection name, so that several deployments (or
     /// test runs) can share one server.
     pub prefix: String,
@@ -41,7 +41,7 @@ impl QdrantOptions {
             api_key: None,
             timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(3),
-            layout: Layout::default(),
+            layout: QdrantLayout::default(),
             prefix: String::new(),
         }
     }

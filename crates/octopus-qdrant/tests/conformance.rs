@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use octopus_core::vectors::VectorIndex;
-use octopus_qdrant::{Layout, QdrantOptions, QdrantVectors, testing};
+use octopus_qdrant::{QdrantLayout, QdrantOptions, QdrantVectors, testing};
 use octopus_testkit::vectors::VectorBackend;
 
 struct OnQdrant {
@@ -16,7 +16,7 @@ struct OnQdrant {
 }
 
 impl OnQdrant {
-    fn new(layout: Layout) -> Self {
+    fn new(layout: QdrantLayout) -> Self {
         Self {
             options: testing::fresh_options(layout),
         }
@@ -32,10 +32,10 @@ impl VectorBackend for OnQdrant {
 
 mod shared {
     use super::*;
-    octopus_testkit::vector_conformance_tests!(OnQdrant::new(Layout::Shared));
+    octopus_testkit::vector_conformance_tests!(OnQdrant::new(QdrantLayout::Shared));
 }
 
 mod per_set {
     use super::*;
-    octopus_testkit::vector_conformance_tests!(OnQdrant::new(Layout::PerSet));
+    octopus_testkit::vector_conformance_tests!(OnQdrant::new(QdrantLayout::PerSet));
 }

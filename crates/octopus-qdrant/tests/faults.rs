@@ -39,7 +39,7 @@ async fn store_on(qdrant: &OwnQdrant, dir: &Path) -> (Arc<dyn Store>, Arc<Qdrant
             Err(error) => panic!("Qdrant did not come up: {error}"),
         }
     };
-    let store = SqliteStore::open_with_vectors(SqliteOptions::new(dir), vectors.clone()).unwrap();
+    let store = SqliteStore::open(SqliteOptions::new(dir), vectors.clone()).unwrap();
     (Arc::new(store), vectors)
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use octopus_core::store::Store;
-use octopus_qdrant::{Layout, QdrantOptions, QdrantVectors, testing};
+use octopus_qdrant::{QdrantLayout, QdrantOptions, QdrantVectors, testing};
 use octopus_sqlite::{SqliteOptions, SqliteStore};
 use octopus_testkit::{Backend, WrapVectors, store_conformance_tests};
 
@@ -23,7 +23,7 @@ impl SqliteOnQdrant {
     fn new() -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
-            options: testing::fresh_options(Layout::Shared),
+            options: testing::fresh_options(QdrantLayout::Shared),
             others: std::sync::Mutex::default(),
         }
     }
@@ -31,7 +31,7 @@ impl SqliteOnQdrant {
 
 async fn open(dir: &std::path::Path, options: &QdrantOptions) -> Arc<dyn Store> {
     let vectors = Arc::new(QdrantVectors::connect(options).await.unwrap());
-    Arc::new(SqliteStore::open_with_vectors(SqliteOptions::new(dir), vectors).unwrap())
+    Arc::new(SqliteStore::open(SqliteOptions::new(dir), vectors).unwrap())
 }
 
 #[async_trait]
@@ -42,17 +42,14 @@ impl Backend for SqliteOnQdrant {
 
     async fn open_empty(&self) -> Arc<dyn Store> {
         let dir = tempfile::tempdir().unwrap();
-        let store = open(dir.path(), &testing::fresh_options(Layout::Shared)).await;
+        let store = open(dir.path(), &testing::fresh_options(QdrantLayout::Shared)).await;
         self.others.lock().unwrap().push(dir);
         store
     }
 
     async fn open_wrapping(&self, wrap: WrapVectors) -> Arc<dyn Store> {
         let vectors = Arc::new(QdrantVectors::connect(&self.options).await.unwrap());
-        Arc::new(
-            SqliteStore::open_with_vectors(SqliteOptions::new(self.dir.path()), wrap(vectors))
-                .unwrap(),
-        )
+        Arc::new(SqliteStore::open(SqliteOptions::new(self.dir.path()), wrap(vectors)).unwrap())
     }
 }
 

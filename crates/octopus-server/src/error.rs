@@ -11,13 +11,14 @@ use std::time::Duration;
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use octopus_core::DomainCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 /// Every error code, with its status and meaning.
 macro_rules! error_codes {
     ($($variant:ident = ($status:ident, $code:literal, $meaning:literal),)*) => {
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum ErrorCode { $($variant,)* }
 
         impl ErrorCode {
@@ -76,7 +77,6 @@ error_codes! {
     NoPendingToolCalls = (CONFLICT, "no_pending_tool_calls", "tool results were sent, but no tool call of this turn waits for one"),
     ToolResultsMismatch = (CONFLICT, "tool_results_mismatch", "the tool results do not answer the pending tool calls exactly, once each"),
     TenantLimitReached = (CONFLICT, "tenant_limit_reached", "the tenant holds as much as its quota allows ([quotas]: procedures, or their trigger patterns' compiled size); remove some first"),
-    Conflict = (CONFLICT, "conflict", "the request conflicts with the current state"),
     ConversationDeleted = (GONE, "conversation_deleted", "the conversation is deleted"),
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts"),
     UnsupportedMediaType = (UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "the body is not sent as JSON"),
@@ -111,16 +111,27 @@ impl ErrorCode {
         }
     }
 
-    /// The code of a domain conflict or gone state, by the domain's name for it.
-    fn domain(code: &str) -> Self {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|known| known.as_str() == code)
-            .unwrap_or_else(|| {
-                tracing::warn!(code, "a domain error code missing from the table");
-                Self::Conflict
-            })
+    /// The code of a domain conflict or gone state.
+    fn domain(code: DomainCode) -> Self {
+        match code {
+            DomainCode::AgentInactive => Self::AgentInactive,
+            DomainCode::AgentDeleted => Self::AgentDeleted,
+            DomainCode::AgentNameTaken => Self::AgentNameTaken,
+            DomainCode::ProcedureNameTaken => Self::ProcedureNameTaken,
+            DomainCode::NoPendingVersion => Self::NoPendingVersion,
+            DomainCode::NoToolCalls => Self::NoToolCalls,
+            DomainCode::VersionNotApproved => Self::VersionNotApproved,
+            DomainCode::EpisodeClosed => Self::EpisodeClosed,
+            DomainCode::EpisodeNotDeleted => Self::EpisodeNotDeleted,
+            DomainCode::EpisodeLive => Self::EpisodeLive,
+            DomainCode::ImportConflict => Self::ImportConflict,
+            DomainCode::CollectionMismatch => Self::CollectionMismatch,
+            DomainCode::SpeakerNotFound => Self::SpeakerNotFound,
+            DomainCode::NoPendingToolCalls => Self::NoPendingToolCalls,
+            DomainCode::ToolResultsMismatch => Self::ToolResultsMismatch,
+            DomainCode::TenantLimitReached => Self::TenantLimitReached,
+            DomainCode::ConversationDeleted => Self::ConversationDeleted,
+        }
     }
 }
 
@@ -243,10 +254,6 @@ impl From<octopus_engine::Error> for ApiError {
                 tracing::error!(%message, "configuration error");
                 ApiError::from_code(ErrorCode::Unavailable, message)
             }
-            E::OpenStore(source) => {
-                tracing::error!(error = %source, "store unavailable");
-                ApiError::from_code(ErrorCode::Unavailable, "the store is unavailable")
-            }
         }
     }
 }
@@ -356,13 +363,30 @@ mod tests {
     }
 
     #[test]
-    fn domain_codes_find_their_row() {
-        for name in ["episode_closed", "agent_inactive", "conversation_deleted"] {
-            assert_eq!(ErrorCode::domain(name).as_str(), name);
+    fn every_domain_code_has_a_row_of_its_own_with_a_documented_status() {
+        let mut seen = std::collections::HashSet::new();
+        for domain in DomainCode::ALL {
+            let code = ErrorCode::domain(domain);
+            assert!(seen.insert(code), "{domain:?} shares {code:?}");
+            assert!(ErrorCode::ALL.contains(&code), "{code:?} is documented");
+            let expected = match domain {
+                DomainCode::ConversationDeleted => StatusCode::GONE,
+                _ => StatusCode::CONFLICT,
+            };
+            assert_eq!(code.status(), expected, "{domain:?}");
+            // The wire name is the variant's, in snake case.
+            let snake: String = format!("{domain:?}")
+                .chars()
+                .enumerate()
+                .flat_map(|(i, c)| {
+                    let lower = c.to_ascii_lowercase();
+                    (c.is_ascii_uppercase() && i > 0)
+                        .then_some('_')
+                        .into_iter()
+                        .chain([lower])
+                })
+                .collect();
+            assert_eq!(code.as_str(), snake);
         }
-        assert_eq!(
-            ErrorCode::domain("conversation_deleted").status(),
-            StatusCode::GONE
-        );
     }
 }

@@ -12,6 +12,8 @@
 //! - `metrics`: what `/metrics` reports; `openapi`: the document, with every
 //!   error and limit declared from the code.
 
+#![forbid(unsafe_code)]
+
 mod auth;
 mod connections;
 mod error;

@@ -1,4 +1,5 @@
 use async_trait::async_trait;
+use octopus_core::DomainCode;
 use octopus_core::agent::Agent;
 use octopus_core::store::{AgentStore, Page};
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp};
@@ -127,7 +128,7 @@ fn json<T: serde::Serialize>(value: &T) -> String {
 }
 
 fn name_conflict(outcome: rusqlite::Result<usize>, name: &str) -> Result<(), Error> {
-    rows::unique_conflict(outcome, "agent_name_taken", || {
+    rows::unique_conflict(outcome, DomainCode::AgentNameTaken, || {
         format!("an active agent named `{name}` exists")
     })
 }

@@ -16,8 +16,9 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{Error, Result};
 use crate::migrations;
 
-/// How hard a commit works to survive a crash.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How hard a commit works to survive a crash (`[storage.sqlite] durability`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Durability {
     /// WAL with `synchronous = NORMAL`: a committed write survives the process
     /// being killed at any moment; a power loss may drop the last commits.
@@ -33,9 +34,6 @@ pub struct SqliteOptions {
     pub durability: Durability,
     /// Reader connections kept open between requests.
     pub max_idle_readers: usize,
-    /// A knowledge collection of at least this many chunks is searched through
-    /// an HNSW graph, saved under `data_dir/vectors`; smaller ones are scanned.
-    pub hnsw_threshold: usize,
 }
 
 impl SqliteOptions {
@@ -44,7 +42,6 @@ impl SqliteOptions {
             data_dir: data_dir.into(),
             durability: Durability::default(),
             max_idle_readers: 8,
-            hnsw_threshold: octopus_vector::DEFAULT_HNSW_THRESHOLD,
         }
     }
 }

@@ -1,4 +1,5 @@
 use async_trait::async_trait;
+use octopus_core::DomainCode;
 use octopus_core::episode::{
     CloseEpisode, EndReason, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
 };
@@ -138,7 +139,7 @@ impl EpisodeStore for SqliteStore {
             move |tx, episode| {
                 if !episode.is_open() {
                     return Err(DomainError::conflict(
-                        "episode_closed",
+                        DomainCode::EpisodeClosed,
                         format!("episode {id} is closed already"),
                     )
                     .into());
@@ -405,7 +406,7 @@ impl EpisodeStore for SqliteStore {
                     )?;
                 } else {
                     return Err(DomainError::conflict(
-                        "episode_live",
+                        DomainCode::EpisodeLive,
                         format!("episode {id} is neither deleted nor archived; there is nothing to restore"),
                     )
                     .into());
@@ -519,7 +520,7 @@ impl EpisodeStore for SqliteStore {
                     .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
                 if episode.deleted_at.is_none() && episode.archived_at.is_none() {
                     return Err(DomainError::conflict(
-                        "episode_not_deleted",
+                        DomainCode::EpisodeNotDeleted,
                         format!("episode {id} is in use; delete it (or let retention archive it) before purging it"),
                     )
                     .into());

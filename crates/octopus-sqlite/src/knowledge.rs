@@ -2,6 +2,7 @@
 //! keyword with FTS5 and by vector through the vector index, which follows
 //! the rows as [`vector_collections`](crate::vector_collections) describes.
 
+use octopus_core::DomainCode;
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -108,7 +109,7 @@ pub(crate) fn ensure_collection(
     match collection_row(conn, tenant, agent)? {
         Some(existing) if existing.dimension == dimension && existing.model == model => Ok(()),
         Some(existing) => Err(DomainError::conflict(
-            "collection_mismatch",
+            DomainCode::CollectionMismatch,
             format!(
                 "the collection holds {}-dimensional vectors of {}, not {dimension}-dimensional vectors of {model}",
                 existing.dimension, existing.model

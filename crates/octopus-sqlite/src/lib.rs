@@ -55,23 +55,10 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// Opens the store in `options.data_dir`, creating it and applying migrations
-    /// as needed, with vectors searched in this process (graphs saved under
-    /// `vectors/` in the data directory). Blocks: call it before serving, or
-    /// from a blocking thread.
-    pub fn open(options: SqliteOptions) -> Result<Self, Error> {
-        let vectors = Arc::new(octopus_vector::EmbeddedVectors::new(
-            options.data_dir.join("vectors"),
-            options.hnsw_threshold,
-        ));
-        Self::open_with_vectors(options, vectors)
-    }
-
-    /// Opens the store with vectors searched by `vectors`.
-    pub fn open_with_vectors(
-        options: SqliteOptions,
-        vectors: Arc<dyn VectorIndex>,
-    ) -> Result<Self, Error> {
+    /// Opens the store in `options.data_dir`, creating it and applying
+    /// migrations as needed, with vectors searched by `vectors`. Blocks:
+    /// call it before serving, or from a blocking thread.
+    pub fn open(options: SqliteOptions, vectors: Arc<dyn VectorIndex>) -> Result<Self, Error> {
         let db = Arc::new(db::Db::open(options)?);
         let indexer = search::Indexer::start(&db)?;
         tracing::info!(

@@ -3,6 +3,7 @@
 //! per agent and tenant, followed by the vector index as
 //! [`vector_collections`](crate::vector_collections) describes.
 
+use octopus_core::DomainCode;
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -164,7 +165,7 @@ fn ensure_collection(
     match existing {
         Some((d, m)) if d as usize != dimension || m != model => {
             return Err(DomainError::conflict(
-                "collection_mismatch",
+                DomainCode::CollectionMismatch,
                 format!(
                     "the agent's memory holds {d}-dimensional vectors of {m}, not {dimension}-dimensional vectors of {model}"
                 ),

@@ -1,5 +1,6 @@
 //! Appending messages, and reading them back.
 
+use octopus_core::DomainCode;
 use octopus_core::chat::Usage;
 use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
 use octopus_core::recall::WorkClass;
@@ -110,7 +111,7 @@ pub(crate) fn append_in(
     let conversation = get_conversation(tx, tenant, batch.conversation_id)?;
     if conversation.deleted_at.is_some() {
         return Err(DomainError::gone(
-            "conversation_deleted",
+            DomainCode::ConversationDeleted,
             format!(
                 "conversation {} was deleted and takes no new messages",
                 conversation.id

@@ -3,6 +3,7 @@
 //! them all. Every write bumps the tenant's row in `procedure_revisions`.
 
 use async_trait::async_trait;
+use octopus_core::DomainCode;
 use octopus_core::procedure::{
     Decision, NewVersion, Procedure, ProcedureContent, ProcedureFilter, ProcedureStep,
     ProcedureVersion, ServingProcedure, VersionStatus,
@@ -166,7 +167,7 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
         self.change_procedure(tenant, id, move |tx, current| {
             let Some(pending) = current.pending_version else {
                 return Err(DomainError::conflict(
-                    "no_pending_version",
+                    DomainCode::NoPendingVersion,
                     format!("procedure {id} has no version waiting for a decision"),
                 )
                 .into());
@@ -208,7 +209,7 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
             })?;
             if found.status != VersionStatus::Approved {
                 return Err(DomainError::conflict(
-                    "version_not_approved",
+                    DomainCode::VersionNotApproved,
                     format!("version {version} of procedure {id} was never approved"),
                 )
                 .into());
@@ -488,7 +489,7 @@ fn get(conn: &Connection, tenant: TenantId, id: ProcedureId) -> Result<Procedure
 }
 
 pub(crate) fn name_conflict(outcome: rusqlite::Result<usize>, name: &str) -> Result<(), Error> {
-    rows::unique_conflict(outcome, "procedure_name_taken", || {
+    rows::unique_conflict(outcome, DomainCode::ProcedureNameTaken, || {
         format!("an active procedure named `{name}` exists for this agent")
     })
 }

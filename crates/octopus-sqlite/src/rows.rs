@@ -1,6 +1,7 @@
 //! Reading typed values out of rows, and building queries with optional filters.
 
 use chrono::{DateTime, Utc};
+use octopus_core::DomainCode;
 use rusqlite::types::Value;
 use rusqlite::{Row, Statement};
 use uuid::Uuid;
@@ -100,7 +101,7 @@ impl Filters {
 /// `Conflict` with `code`.
 pub(crate) fn unique_conflict(
     outcome: rusqlite::Result<usize>,
-    code: &'static str,
+    code: DomainCode,
     message: impl FnOnce() -> String,
 ) -> Result<()> {
     match outcome {

@@ -2,6 +2,7 @@
 //! panics when the backend breaks the rule; `store_conformance_tests!` turns each
 //! into a test.
 
+use octopus_core::DomainCode;
 use std::collections::HashSet;
 
 use chrono::{TimeZone, Utc};
@@ -97,7 +98,7 @@ pub async fn agents_are_tenant_scoped_and_names_unique(backend: &impl Backend) {
     let twin = fixtures::agent(world.tenant, "support");
     match store.create_agent(&twin).await {
         Err(Error::Conflict {
-            code: "agent_name_taken",
+            code: DomainCode::AgentNameTaken,
             ..
         }) => {}
         other => panic!("expected agent_name_taken, got {other:?}"),
@@ -353,7 +354,7 @@ pub async fn closed_episode_is_followed_by_a_new_one(backend: &impl Backend) {
     assert!(closed.ended_at.is_some());
     match store.close_episode(world.tenant, first, close, now()).await {
         Err(Error::Conflict {
-            code: "episode_closed",
+            code: DomainCode::EpisodeClosed,
             ..
         }) => {}
         other => panic!("expected episode_closed, got {other:?}"),
@@ -430,7 +431,7 @@ pub async fn deleted_conversation_takes_no_messages(backend: &impl Backend) {
         .await;
     match outcome {
         Err(Error::Gone {
-            code: "conversation_deleted",
+            code: DomainCode::ConversationDeleted,
             ..
         }) => {}
         other => panic!("expected conversation_deleted, got {other:?}"),
@@ -528,7 +529,7 @@ pub async fn restoring_a_live_episode_is_a_conflict(backend: &impl Backend) {
     let episode = world.say(&*store, t(9, 0), &["still here"]).await[0].episode_id;
     match store.restore_episode(world.tenant, episode, now()).await {
         Err(Error::Conflict {
-            code: "episode_live",
+            code: DomainCode::EpisodeLive,
             ..
         }) => {}
         other => panic!("expected episode_live, got {other:?}"),
@@ -706,7 +707,7 @@ pub async fn soft_delete_restore_and_purge(backend: &impl Backend) {
         matches!(
             store.restore_episode(world.tenant, episode, now()).await,
             Err(Error::Conflict {
-                code: "episode_live",
+                code: DomainCode::EpisodeLive,
                 ..
             })
         ),
@@ -751,7 +752,7 @@ pub async fn purge_requires_soft_delete(backend: &impl Backend) {
     let episode = world.say(&*store, t(9, 0), &["keep me"]).await[0].episode_id;
     match store.purge_episode(world.tenant, episode).await {
         Err(Error::Conflict {
-            code: "episode_not_deleted",
+            code: DomainCode::EpisodeNotDeleted,
             ..
         }) => {}
         other => panic!("expected episode_not_deleted, got {other:?}"),

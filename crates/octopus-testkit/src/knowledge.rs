@@ -1,6 +1,7 @@
 //! The knowledge-store contract, rule by rule.
 
 use chrono::{TimeZone, Utc};
+use octopus_core::DomainCode;
 use octopus_core::knowledge::{ChunkFilter, ChunkMetadata, NewChunk, VectorQuery};
 use octopus_core::{AgentId, Error, TenantId};
 use uuid::Uuid;
@@ -83,7 +84,7 @@ pub async fn collections_are_created_once_per_agent(backend: &impl Backend) {
         .await
     {
         Err(Error::Conflict {
-            code: "collection_mismatch",
+            code: DomainCode::CollectionMismatch,
             ..
         }) => {}
         other => panic!("expected collection_mismatch, got {other:?}"),

@@ -6,6 +6,7 @@
 //! A vector index (an implementation of `octopus_core::vectors::VectorIndex`)
 //! calls [`vector_conformance_tests!`] likewise, with the rules in [`vectors`].
 
+#![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
 pub mod conformance;

@@ -1,6 +1,7 @@
 //! The procedure-store contract, rule by rule: versions and approval, shared
 //! and per-agent procedures, tenant isolation, unique names, activity.
 
+use octopus_core::DomainCode;
 use octopus_core::procedure::{
     Decision, NewVersion, ProcedureContent, ProcedureFilter, ProcedureStep, VersionStatus,
 };
@@ -26,10 +27,10 @@ pub(crate) fn version(name: &str, instruction: &str, by: &str) -> NewVersion {
     }
 }
 
-fn conflict<T: std::fmt::Debug>(outcome: octopus_core::Result<T>, expected: &str) {
+fn conflict<T: std::fmt::Debug>(outcome: octopus_core::Result<T>, expected: DomainCode) {
     match outcome {
         Err(Error::Conflict { code, .. }) if code == expected => {}
-        other => panic!("expected conflict {expected}, got {other:?}"),
+        other => panic!("expected conflict {expected:?}, got {other:?}"),
     }
 }
 
@@ -143,11 +144,11 @@ pub async fn procedures_serve_only_approved_versions_and_keep_every_version(
         store
             .decide_procedure(tenant, id, Decision::Approve, None, now())
             .await,
-        "no_pending_version",
+        DomainCode::NoPendingVersion,
     );
     conflict(
         store.rollback_procedure(tenant, id, 3, now()).await,
-        "version_not_approved",
+        DomainCode::VersionNotApproved,
     );
     assert!(matches!(
         store.rollback_procedure(tenant, id, 9, now()).await,
@@ -348,7 +349,7 @@ pub async fn names_are_unique_among_active_procedures_of_one_scope(backend: &imp
                 now(),
             )
             .await,
-        "procedure_name_taken",
+        DomainCode::ProcedureNameTaken,
     );
     for agent in [Some(other.id), None::<AgentId>] {
         store
@@ -387,7 +388,7 @@ pub async fn names_are_unique_among_active_procedures_of_one_scope(backend: &imp
         store
             .set_procedure_active(world.tenant, first, true, now())
             .await,
-        "procedure_name_taken",
+        DomainCode::ProcedureNameTaken,
     );
 
     // An inactive procedure never serves, approved or not.

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use octopus_core::vectors::{Nearest, Point, PointFields, PointFilter, VectorIndex, VectorSet};
 use octopus_core::{AgentId, TenantId};
-use octopus_qdrant::{Layout, QdrantOptions, QdrantVectors};
+use octopus_qdrant::{QdrantLayout, QdrantOptions, QdrantVectors};
 use octopus_testkit::vectors::TruthRows;
 use uuid::Uuid;
 
@@ -33,8 +33,8 @@ pub async fn report(
         .map(|_| VectorSet::knowledge(tenant, AgentId::new()))
         .collect();
     for (label, layout) in [
-        ("one collection per kind", Layout::Shared),
-        ("one collection per agent", Layout::PerSet),
+        ("one collection per kind", QdrantLayout::Shared),
+        ("one collection per agent", QdrantLayout::PerSet),
     ] {
         let mut options = QdrantOptions::new(url);
         options.layout = layout;

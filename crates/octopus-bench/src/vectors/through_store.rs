@@ -25,34 +25,38 @@ pub async fn each_backend(
 ) -> anyhow::Result<()> {
     let graphs = tempfile::tempdir()?;
     if let Some(server) = &options.postgres {
-        use octopus_postgres::{PostgresOptions, PostgresStore, VectorMode};
+        use octopus_postgres::{PostgresOptions, PostgresStore};
         println!("\n## The same 100k real embeddings as knowledge chunks on PostgreSQL\n");
-        for (label, mode) in [
+        for (label, embedded) in [
             (
                 "pgvector (HNSW m = 16, ef_construction = 64; ef_search = 100)",
-                VectorMode::Pgvector,
+                false,
             ),
             (
                 "embedded index derived from the rows (HNSW M = 16, ef = 128)",
-                VectorMode::Embedded {
-                    dir: graphs.path().join("postgres"),
-                    hnsw_threshold: octopus_vector::DEFAULT_HNSW_THRESHOLD,
-                },
+                true,
             ),
         ] {
             let url = octopus_postgres::testing::fresh_database_on(server).await;
-            let mut options = PostgresOptions::new(&url);
-            options.vectors = mode;
-            let store = PostgresStore::connect(options).await?;
+            let options = PostgresOptions::new(&url);
+            let store = if embedded {
+                let vectors = Arc::new(octopus_vector::EmbeddedVectors::new(
+                    graphs.path().join("postgres"),
+                    octopus_vector::DEFAULT_HNSW_THRESHOLD,
+                ));
+                PostgresStore::connect_with_vectors(options, vectors).await?
+            } else {
+                PostgresStore::connect(options).await?
+            };
             report(label, Arc::new(store.clone()), None, base, queries, truth).await?;
             store.close().await;
         }
     }
     if let Some(url) = &options.qdrant {
-        use octopus_qdrant::{Layout, QdrantVectors};
+        use octopus_qdrant::{QdrantLayout, QdrantVectors};
         use octopus_sqlite::{SqliteOptions, SqliteStore};
         println!("\n## The same 100k real embeddings as knowledge chunks on SQLite\n");
-        let embedded = SqliteStore::open(SqliteOptions::new(graphs.path().join("sqlite")))?;
+        let embedded = crate::setup::sqlite_store(&graphs.path().join("sqlite"))?;
         report(
             "embedded index (HNSW M = 16, ef = 128)",
             Arc::new(embedded),
@@ -65,11 +69,11 @@ pub async fn each_backend(
         for (label, layout) in [
             (
                 "Qdrant, one collection per kind (HNSW m = 16, ef = 128)",
-                Layout::Shared,
+                QdrantLayout::Shared,
             ),
             (
                 "Qdrant, one collection per agent (HNSW m = 16, ef = 128)",
-                Layout::PerSet,
+                QdrantLayout::PerSet,
             ),
         ] {
             let mut options = octopus_qdrant::QdrantOptions::new(url.as_str());
@@ -77,8 +81,7 @@ pub async fn each_backend(
             options.prefix = format!("bench{}_", Uuid::now_v7().simple());
             let vectors = Arc::new(QdrantVectors::connect(&options).await?);
             let dir = graphs.path().join(format!("qdrant-{layout:?}"));
-            let store =
-                SqliteStore::open_with_vectors(SqliteOptions::new(dir), Arc::clone(&vectors) as _)?;
+            let store = SqliteStore::open(SqliteOptions::new(dir), Arc::clone(&vectors) as _)?;
             report(label, Arc::new(store), Some(&vectors), base, queries, truth).await?;
         }
     }

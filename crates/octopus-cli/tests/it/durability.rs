@@ -253,7 +253,7 @@ async fn on_postgres_knowledge_index_and_rows_agree_after_kill_9() {
 #[cfg(feature = "qdrant-tests")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_qdrant_knowledge_index_and_rows_agree_after_kill_9() {
-    let options = octopus_qdrant::testing::fresh_options(octopus_qdrant::Layout::Shared);
+    let options = octopus_qdrant::testing::fresh_options(octopus_qdrant::QdrantLayout::Shared);
     let config = format!(
         "[vectors]\nbackend = \"qdrant\"\n[vectors.qdrant]\nurl = \"{}\"\ncollection_prefix = \"{}\"\n",
         options.url, options.prefix

@@ -18,8 +18,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 /// What Octopus does with the PII it finds in the messages it stores.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PiiDetection {
     /// Nothing is looked for; only what the caller sends is kept.
@@ -32,8 +31,7 @@ pub enum PiiDetection {
 }
 
 /// Whether a message's original text is kept when it holds PII.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PiiStorage {
     #[default]
@@ -77,8 +75,19 @@ pub fn egress_json(value: &serde_json::Value) -> serde_json::Value {
 }
 
 /// What kind of personal or secret data a span holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PiiKind {
     Email,

@@ -1,3 +1,4 @@
+use octopus_core::DomainCode;
 use std::collections::BTreeSet;
 
 use chrono::Duration;
@@ -116,7 +117,7 @@ impl Octopus {
                 let error = match error {
                     crate::Error::Domain(DomainError::NotFound { kind, id }) => {
                         DomainError::conflict(
-                            "speaker_not_found",
+                            DomainCode::SpeakerNotFound,
                             format!("{field}[{index}].agent_id: no {kind} {id}"),
                         )
                     }

@@ -20,6 +20,7 @@ pub use context::WorkingMemory;
 pub use conversations::ImportReport;
 pub use dumps::{ImportInto, ImportReport as DumpImportReport};
 pub use knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
+use octopus_core::DomainCode;
 pub use octopus_core::chat::TurnReply;
 use octopus_core::recall_ranking::RankingWeights;
 pub use procedures::ProcedureUpdate;
@@ -75,6 +76,19 @@ pub struct Octopus {
     query_vectors: Option<Arc<QueryVectors>>,
 }
 
+/// Refuses settings that cannot work: an embedding model that cannot load,
+/// recall weights out of range, a chat provider without what it needs.
+/// Cheap; a process calls it before opening its backends.
+pub fn check_config(config: &EngineConfig) -> Result<()> {
+    crate::embedders::check(&config.embedding).map_err(Error::Config)?;
+    config
+        .recall
+        .validate()
+        .map_err(|e| Error::Config(e.to_string()))?;
+    config.llm.validate().map_err(Error::Config)?;
+    Ok(())
+}
+
 /// Memory the history cache may hold.
 const HISTORY_CACHE_BYTES: usize = 64 << 20;
 
@@ -120,31 +134,10 @@ struct Caches {
 }
 
 impl Octopus {
-    /// Opens the backends `config` names. Blocks while migrations run; with
-    /// PostgreSQL, call it from a blocking thread of a tokio runtime (or use
-    /// [`Self::connect`]).
-    pub fn open(config: &EngineConfig) -> Result<Self> {
-        crate::embedders::check(&config.embedding).map_err(Error::Config)?;
-        config
-            .recall
-            .validate()
-            .map_err(|e| Error::Config(e.to_string()))?;
-        config.llm.validate().map_err(Error::Config)?;
-        let store = crate::backends::open_store(config)?;
-        Ok(Self::assemble(config, store))
-    }
-
-    /// [`Self::open`] for async callers.
-    pub async fn connect(config: &EngineConfig) -> Result<Self> {
-        crate::embedders::check(&config.embedding).map_err(Error::Config)?;
-        config
-            .recall
-            .validate()
-            .map_err(|e| Error::Config(e.to_string()))?;
-        config.llm.validate().map_err(Error::Config)?;
-        let store = crate::backends::connect_store(config).await?;
-        // What a crash left of forgetting a user is finished before serving.
-        store.finish_erasures().await?;
+    /// The service over `store`, with `config`'s settings; refuses settings
+    /// that cannot work (see [`check_config`]).
+    pub fn new(config: &EngineConfig, store: Arc<dyn Store>) -> Result<Self> {
+        check_config(config)?;
         Ok(Self::assemble(config, store))
     }
 
@@ -287,7 +280,7 @@ impl Octopus {
         let agent = self.cached_agent(tenant, id).await?;
         if !agent.is_active {
             return Err(octopus_core::Error::conflict(
-                "agent_inactive",
+                DomainCode::AgentInactive,
                 format!(
                     "agent {id} is deactivated; reactivate it with PATCH {{\"is_active\": true}}"
                 ),
@@ -308,7 +301,7 @@ impl Octopus {
         match self.active_agent(tenant, agent).await {
             Err(Error::Domain(octopus_core::Error::NotFound { .. })) => {
                 Err(octopus_core::Error::conflict(
-                    "agent_deleted",
+                    DomainCode::AgentDeleted,
                     format!("the conversation's agent {agent} was deleted"),
                 )
                 .into())

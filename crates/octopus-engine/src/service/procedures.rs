@@ -1,6 +1,7 @@
 //! Procedural memory: procedures and their versions, and which of them a
 //! turn's message triggers.
 
+use octopus_core::DomainCode;
 use std::sync::Arc;
 
 use octopus_core::agent::Agent;
@@ -18,7 +19,7 @@ use crate::embedding_stats::EmbeddingPurpose;
 use crate::procedure_matching::{ProcedureMatcher, best, check_pattern, compiled_size};
 
 /// The conflict a tenant at one of its holding quotas meets.
-const TENANT_LIMIT: &str = "tenant_limit_reached";
+const TENANT_LIMIT: DomainCode = DomainCode::TenantLimitReached;
 
 /// What a caller changes in a procedure: its content makes a new version;
 /// `is_active` alone does not.
@@ -447,7 +448,7 @@ impl Octopus {
             .await?;
         if !episode.messages.iter().any(|m| !m.tool_calls.is_empty()) {
             return Err(DomainError::conflict(
-                "no_tool_calls",
+                DomainCode::NoToolCalls,
                 format!(
                     "episode {} called no tool: there is no procedure to learn",
                     episode.episode.id
@@ -488,7 +489,7 @@ impl Octopus {
             .await;
         match created {
             Err(DomainError::Conflict {
-                code: "procedure_name_taken",
+                code: DomainCode::ProcedureNameTaken,
                 ..
             }) => {
                 // The agent has one of that name: this one says where it came from.

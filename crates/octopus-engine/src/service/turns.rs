@@ -9,6 +9,7 @@
 //! fails, what was stored before it (the user's message, tool results) stays;
 //! nothing else is written, and the next turn works as usual.
 
+use octopus_core::DomainCode;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -173,7 +174,7 @@ impl Octopus {
     ) -> Result<(super::WorkingMemory, Vec<ChatMessage>, Vec<Message>)> {
         let no_pending = || {
             DomainError::conflict(
-                "no_pending_tool_calls",
+                DomainCode::NoPendingToolCalls,
                 "the conversation has no tool calls waiting for results",
             )
         };
@@ -199,7 +200,8 @@ impl Octopus {
         }
         // The results must answer the pending calls exactly: a conflict with
         // the stored turn when they do not (the request itself is well formed).
-        let mismatch = |message: String| DomainError::conflict("tool_results_mismatch", message);
+        let mismatch =
+            |message: String| DomainError::conflict(DomainCode::ToolResultsMismatch, message);
         let mut seen = BTreeSet::new();
         let mut new_messages = Vec::with_capacity(results.len());
         for (index, result) in results.iter().enumerate() {

@@ -10,11 +10,13 @@ use crate::Place;
 use serde_json::json;
 
 fn open(dir: &std::path::Path) -> Octopus {
-    Octopus::open(&EngineConfig {
-        data_dir: dir.to_owned(),
-        limits: crate::fixture_limits(),
-        ..EngineConfig::default()
-    })
+    crate::open_in(
+        dir,
+        EngineConfig {
+            limits: crate::fixture_limits(),
+            ..EngineConfig::default()
+        },
+    )
     .unwrap()
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use octopus_core::chat::ToolSpec;
 use octopus_core::episode::{CloseEpisode, EndReason};
-use octopus_engine::{EngineConfig, IngestDocument, Octopus, ToolResult, TurnInput};
+use octopus_engine::{EngineConfig, IngestDocument, ToolResult, TurnInput};
 use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
 use octopus_testkit::fake_providers::{self, Provider};
 use serde_json::json;
@@ -31,16 +31,18 @@ async fn with_redact_pii_nothing_detected_leaves_by_any_path() {
     let chat = Arc::new(ChatProvider::default());
     let chat_url = fake_chat::serve(Arc::clone(&chat)).await;
     let dir = tempfile::tempdir().unwrap();
-    let octopus = Octopus::open(&EngineConfig {
-        data_dir: dir.path().to_owned(),
-        limits: crate::fixture_limits(),
-        embedding: crate::fake_ollama_embedding(&embed_url),
-        llm: octopus_engine::llm::LlmSettings {
-            allowed_base_urls: vec![chat_url.clone()],
-            ..Default::default()
+    let octopus = crate::open_in(
+        dir.path(),
+        EngineConfig {
+            limits: crate::fixture_limits(),
+            embedding: crate::fake_ollama_embedding(&embed_url),
+            llm: octopus_engine::llm::LlmSettings {
+                allowed_base_urls: vec![chat_url.clone()],
+                ..Default::default()
+            },
+            ..EngineConfig::default()
         },
-        ..EngineConfig::default()
-    })
+    )
     .unwrap();
     let tenant = octopus.create_tenant("acme").await.unwrap().id;
     let spec = serde_json::from_value(json!({
@@ -201,11 +203,13 @@ async fn with_redact_pii_nothing_detected_leaves_by_any_path() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_pii_policy_stores_what_it_says() {
     let dir = tempfile::tempdir().unwrap();
-    let octopus = Octopus::open(&EngineConfig {
-        data_dir: dir.path().to_owned(),
-        limits: crate::fixture_limits(),
-        ..EngineConfig::default()
-    })
+    let octopus = crate::open_in(
+        dir.path(),
+        EngineConfig {
+            limits: crate::fixture_limits(),
+            ..EngineConfig::default()
+        },
+    )
     .unwrap();
     let tenant = octopus.create_tenant("acme").await.unwrap().id;
     let text = format!("Reach me at {EMAIL} please");

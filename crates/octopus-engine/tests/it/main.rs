@@ -3,6 +3,8 @@
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
 use chrono::{Duration, TimeZone, Utc};
+use octopus_app::AppConfig;
+use octopus_app::settings::{StorageBackend, VectorBackend};
 use octopus_core::message::{NewMessage, Role};
 use octopus_engine::{Caller, EngineConfig, Error, Octopus};
 use serde_json::json;
@@ -74,39 +76,43 @@ impl Place {
         }
     }
 
-    /// The engine's configuration for this place, with the fixtures' limits.
-    pub fn config(&self) -> EngineConfig {
-        let mut config = EngineConfig {
-            data_dir: self.dir.path().to_owned(),
-            limits: fixture_limits(),
-            ..EngineConfig::default()
-        };
+    /// The backends of this place, with `engine`'s settings.
+    fn config(&self, engine: EngineConfig) -> AppConfig {
+        let mut config = AppConfig::in_dir(self.dir.path(), engine);
         if let Some(url) = &self.database_url {
-            config.storage.backend = octopus_engine::config::StorageBackend::Postgres;
+            config.storage.backend = StorageBackend::Postgres;
             config.storage.postgres.url = url.clone();
             if self.embedded_vectors {
-                config.vectors.backend = Some(octopus_engine::config::VectorBackend::Embedded);
+                config.vectors.backend = Some(VectorBackend::Embedded);
             }
         }
         config
     }
 
-    /// An engine over this place's data, as a server process would open it.
+    /// An engine over this place's data, as a server process would open it,
+    /// with the fixtures' limits and what `adjust` changes.
     pub async fn open_with(&self, adjust: impl FnOnce(&mut EngineConfig)) -> Octopus {
-        let mut config = self.config();
-        adjust(&mut config);
-        Octopus::connect(&config).await.unwrap()
+        let mut engine = EngineConfig {
+            limits: fixture_limits(),
+            ..EngineConfig::default()
+        };
+        adjust(&mut engine);
+        octopus_app::connect(&self.config(engine)).await.unwrap()
     }
+}
+
+/// An engine over SQLite in `dir`, as a server process would open it.
+fn open_in(dir: &std::path::Path, engine: EngineConfig) -> octopus_app::Result<Octopus> {
+    octopus_app::open(&AppConfig::in_dir(dir, engine))
 }
 
 fn open() -> (Octopus, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let config = EngineConfig {
-        data_dir: dir.path().to_owned(),
         limits: crate::fixture_limits(),
         ..EngineConfig::default()
     };
-    (Octopus::open(&config).unwrap(), dir)
+    (open_in(dir.path(), config).unwrap(), dir)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -126,11 +132,13 @@ async fn admin_key_is_minted_once_and_a_configured_one_replaces_it() {
 
     // A restart remembers the minted key by its hash.
     drop(octopus);
-    let reopened = Octopus::open(&EngineConfig {
-        data_dir: dir.path().to_owned(),
-        limits: crate::fixture_limits(),
-        ..EngineConfig::default()
-    })
+    let reopened = crate::open_in(
+        dir.path(),
+        EngineConfig {
+            limits: crate::fixture_limits(),
+            ..EngineConfig::default()
+        },
+    )
     .unwrap();
     assert_eq!(reopened.ensure_admin_key(None).await.unwrap(), None);
     assert_eq!(reopened.authenticate(&minted).await.unwrap(), Caller::Admin);

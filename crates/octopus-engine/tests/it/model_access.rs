@@ -48,11 +48,13 @@ struct Server {
 
 async fn server() -> Server {
     let dir = tempfile::tempdir().unwrap();
-    let octopus = Octopus::open(&EngineConfig {
-        data_dir: dir.path().to_owned(),
-        limits: crate::fixture_limits(),
-        ..EngineConfig::default()
-    })
+    let octopus = crate::open_in(
+        dir.path(),
+        EngineConfig {
+            limits: crate::fixture_limits(),
+            ..EngineConfig::default()
+        },
+    )
     .unwrap();
     Server { octopus, _dir: dir }
 }

@@ -2,10 +2,11 @@
 //! and patterns and whatever the message, only active procedures with an
 //! approved version of this agent (or shared) ever reach a context.
 
+use octopus_core::DomainCode;
 use std::collections::HashSet;
 
 use octopus_core::procedure::{Decision, ProcedureSpec};
-use octopus_engine::{EngineConfig, Octopus, ProcedureUpdate};
+use octopus_engine::{EngineConfig, ProcedureUpdate};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -57,8 +58,7 @@ proptest! {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         runtime.block_on(async {
             let dir = tempfile::tempdir().unwrap();
-            let octopus = Octopus::open(&EngineConfig {
-                data_dir: dir.path().to_owned(),
+            let octopus = crate::open_in(dir.path(), EngineConfig {
                 limits: crate::fixture_limits(),
                 ..EngineConfig::default()
             })
@@ -132,22 +132,24 @@ async fn a_tenant_is_held_to_its_quotas_on_procedures_and_their_patterns() {
     let hostile = |i: usize| format!("(?i)N{i}[a-z]{{150}}[0-9]");
     let one = octopus_engine::procedure_matching::compiled_size(&hostile(0)).unwrap() as u64;
     let dir = tempfile::tempdir().unwrap();
-    let octopus = Octopus::open(&EngineConfig {
-        data_dir: dir.path().to_owned(),
-        limits: crate::fixture_limits(),
-        quotas: octopus_engine::Quotas {
-            max_procedures: 4,
-            max_trigger_pattern_bytes: one * 5 / 2,
-            ..octopus_engine::Quotas::default()
+    let octopus = crate::open_in(
+        dir.path(),
+        EngineConfig {
+            limits: crate::fixture_limits(),
+            quotas: octopus_engine::Quotas {
+                max_procedures: 4,
+                max_trigger_pattern_bytes: one * 5 / 2,
+                ..octopus_engine::Quotas::default()
+            },
+            ..EngineConfig::default()
         },
-        ..EngineConfig::default()
-    })
+    )
     .unwrap();
     let limited = |result: Result<octopus_core::procedure::Procedure, Error>| {
         matches!(
             result,
             Err(Error::Domain(DomainError::Conflict {
-                code: "tenant_limit_reached",
+                code: DomainCode::TenantLimitReached,
                 ..
             }))
         )

@@ -21,15 +21,17 @@ async fn engine(entries: usize) -> (Octopus, Arc<Provider>, tempfile::TempDir) {
     let provider = Arc::new(Provider::default());
     let url = fake_providers::serve(Arc::clone(&provider)).await;
     let dir = tempfile::tempdir().unwrap();
-    let octopus = Octopus::open(&EngineConfig {
-        data_dir: dir.path().to_owned(),
-        limits: crate::fixture_limits(),
-        embedding: EmbeddingConfig {
-            query_cache_entries: entries,
-            ..crate::fake_ollama_embedding(&url)
+    let octopus = crate::open_in(
+        dir.path(),
+        EngineConfig {
+            limits: crate::fixture_limits(),
+            embedding: EmbeddingConfig {
+                query_cache_entries: entries,
+                ..crate::fake_ollama_embedding(&url)
+            },
+            ..EngineConfig::default()
         },
-        ..EngineConfig::default()
-    })
+    )
     .unwrap();
     (octopus, provider, dir)
 }

@@ -12,12 +12,11 @@ use serde_json::json;
 /// queue, with no model to call (turns.rs has summaries by model).
 fn open(dir: &std::path::Path) -> Octopus {
     let mut config = EngineConfig {
-        data_dir: dir.to_owned(),
         limits: crate::fixture_limits(),
         ..EngineConfig::default()
     };
     config.llm.summarise_episodes = false;
-    Octopus::open(&config).unwrap()
+    crate::open_in(dir, config).unwrap()
 }
 
 struct Setup {
@@ -458,12 +457,12 @@ async fn archived_episodes_leave_recall_and_context_until_restored_and_purging_r
 #[test]
 fn recall_weights_outside_zero_to_one_stop_the_engine_naming_the_weight() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = EngineConfig {
-        data_dir: dir.path().to_owned(),
-        ..EngineConfig::default()
-    };
+    let mut config = EngineConfig::default();
     config.recall.neighbour = 1.5;
-    let error = Octopus::open(&config).err().expect("refused").to_string();
+    let error = crate::open_in(dir.path(), config)
+        .err()
+        .expect("refused")
+        .to_string();
     assert!(error.contains("recall.neighbour"), "{error}");
     assert!(
         !dir.path().join("octopus.sqlite").exists(),

@@ -2,6 +2,7 @@
 //! (`octopus_testkit::fake_chat`): what the model is sent, what is stored,
 //! what a failed call leaves, tool rounds, and token totals.
 
+use octopus_core::DomainCode;
 use std::sync::{Arc, Mutex};
 
 use octopus_core::chat::{Fault, ToolSpec};
@@ -31,11 +32,13 @@ async fn setup(provider: &str) -> Setup {
         allowed_base_urls: vec![url.clone()],
         ..LlmSettings::default()
     };
-    let octopus = Octopus::open(&EngineConfig {
-        data_dir: dir.path().to_owned(),
-        limits: crate::fixture_limits(),
-        ..EngineConfig::default()
-    })
+    let octopus = crate::open_in(
+        dir.path(),
+        EngineConfig {
+            limits: crate::fixture_limits(),
+            ..EngineConfig::default()
+        },
+    )
     .unwrap()
     .with_llm(
         settings.clone(),
@@ -274,7 +277,7 @@ async fn a_tool_round_stores_calls_and_results_and_continues_the_turn() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&error, Error::Domain(octopus_core::Error::Conflict { code, .. }) if *code == "tool_results_mismatch"),
+        matches!(&error, Error::Domain(octopus_core::Error::Conflict { code, .. }) if *code == DomainCode::ToolResultsMismatch),
         "{error:?}"
     );
 
@@ -349,7 +352,7 @@ async fn a_tool_round_stores_calls_and_results_and_continues_the_turn() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&error, Error::Domain(octopus_core::Error::Conflict { code, .. }) if *code == "no_pending_tool_calls"),
+        matches!(&error, Error::Domain(octopus_core::Error::Conflict { code, .. }) if *code == DomainCode::NoPendingToolCalls),
         "{error:?}"
     );
 }
@@ -485,14 +488,13 @@ async fn without_a_model_an_extractive_summary_stands_in_until_the_model_answers
     let fake = Arc::new(ChatProvider::default());
     let url = fake_chat::serve(Arc::clone(&fake)).await;
     let mut config = EngineConfig {
-        data_dir: dir.path().to_owned(),
         limits: crate::fixture_limits(),
         ..EngineConfig::default()
     };
     config.llm.max_retries = 0;
     config.llm.summary_retry_secs = 1;
     config.llm.allowed_base_urls = vec![url.clone()];
-    let octopus = Octopus::open(&config).unwrap();
+    let octopus = crate::open_in(dir.path(), config).unwrap();
     let tenant = octopus.create_tenant("acme").await.unwrap().id;
     let spec = serde_json::from_value(json!({
         "name": "support", "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url,
@@ -573,15 +575,17 @@ async fn an_abandoned_episode_is_swept_closed_summarised_and_recalled() {
     let dir = tempfile::tempdir().unwrap();
     let fake = Arc::new(ChatProvider::default());
     let url = fake_chat::serve(Arc::clone(&fake)).await;
-    let octopus = Octopus::open(&EngineConfig {
-        data_dir: dir.path().to_owned(),
-        limits: crate::fixture_limits(),
-        llm: LlmSettings {
-            allowed_base_urls: vec![url.clone()],
-            ..LlmSettings::default()
+    let octopus = crate::open_in(
+        dir.path(),
+        EngineConfig {
+            limits: crate::fixture_limits(),
+            llm: LlmSettings {
+                allowed_base_urls: vec![url.clone()],
+                ..LlmSettings::default()
+            },
+            ..EngineConfig::default()
         },
-        ..EngineConfig::default()
-    })
+    )
     .unwrap();
     let tenant = octopus.create_tenant("acme").await.unwrap().id;
     let spec = serde_json::from_value(json!({
@@ -740,7 +744,7 @@ async fn an_episode_with_tool_calls_teaches_a_draft_procedure() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&error, Error::Domain(octopus_core::Error::Conflict { code, .. }) if *code == "no_tool_calls"),
+        matches!(&error, Error::Domain(octopus_core::Error::Conflict { code, .. }) if *code == DomainCode::NoToolCalls),
         "{error:?}"
     );
     // Without a model to ask, it says so.

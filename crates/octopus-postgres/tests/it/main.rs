@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use octopus_core::store::Store;
-use octopus_postgres::{PostgresOptions, PostgresStore, VectorMode, testing};
+use octopus_postgres::{PostgresOptions, PostgresStore, testing};
 use octopus_testkit::{Backend, WrapVectors};
 
 mod postgres_specific;
@@ -44,14 +44,22 @@ impl TempPostgres {
     }
 
     pub async fn store(&self) -> PostgresStore {
-        let mut options = PostgresOptions::new(self.url().await);
+        let options = PostgresOptions::new(self.url().await);
         if self.embedded {
-            options.vectors = VectorMode::Embedded {
-                dir: self.dir.path().join("vectors"),
-                hnsw_threshold: octopus_vector::DEFAULT_HNSW_THRESHOLD,
-            };
+            PostgresStore::connect_with_vectors(options, self.embedded_vectors())
+                .await
+                .unwrap()
+        } else {
+            PostgresStore::connect(options).await.unwrap()
         }
-        PostgresStore::connect(options).await.unwrap()
+    }
+
+    /// Vectors searched in this process, derived from the rows.
+    fn embedded_vectors(&self) -> Arc<dyn octopus_core::vectors::VectorIndex> {
+        Arc::new(octopus_vector::EmbeddedVectors::new(
+            self.dir.path().join("vectors"),
+            octopus_vector::DEFAULT_HNSW_THRESHOLD,
+        ))
     }
 }
 
@@ -66,12 +74,9 @@ impl Backend for TempPostgres {
     }
 
     async fn open_wrapping(&self, wrap: WrapVectors) -> Arc<dyn Store> {
-        let mut options = PostgresOptions::new(self.url().await);
+        let options = PostgresOptions::new(self.url().await);
         let inner: Arc<dyn octopus_core::vectors::VectorIndex> = if self.embedded {
-            Arc::new(octopus_vector::EmbeddedVectors::new(
-                self.dir.path().join("vectors"),
-                octopus_vector::DEFAULT_HNSW_THRESHOLD,
-            ))
+            self.embedded_vectors()
         } else {
             Arc::new(
                 octopus_postgres::PgvectorIndex::connect(&options)
@@ -79,8 +84,11 @@ impl Backend for TempPostgres {
                     .unwrap(),
             )
         };
-        options.vectors = VectorMode::Other(wrap(inner));
-        Arc::new(PostgresStore::connect(options).await.unwrap())
+        Arc::new(
+            PostgresStore::connect_with_vectors(options, wrap(inner))
+                .await
+                .unwrap(),
+        )
     }
 }
 

@@ -4,7 +4,7 @@
 //! throwaway server from `../shared/tools/qdrant` and sets it). Each test
 //! writes under a prefix of its own, so tests share the server freely.
 
-use crate::{Layout, QdrantOptions};
+use crate::{QdrantLayout, QdrantOptions};
 
 #[cfg(feature = "fault-tests")]
 mod own_server;
@@ -31,7 +31,7 @@ pub fn server_url() -> String {
 }
 
 /// Options for the test server, with collections under a fresh prefix.
-pub fn fresh_options(layout: Layout) -> QdrantOptions {
+pub fn fresh_options(layout: QdrantLayout) -> QdrantOptions {
     let mut options = QdrantOptions::new(server_url());
     options.layout = layout;
     options.prefix = format!("t{}_", uuid::Uuid::now_v7().simple());

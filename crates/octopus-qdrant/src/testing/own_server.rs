@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{Layout, QdrantOptions};
+use crate::{QdrantLayout, QdrantOptions};
 
 /// A Qdrant server in a folder of its own, on fixed ports, so that it comes
 /// back where the store expects it.
@@ -93,7 +93,7 @@ impl OwnQdrant {
     /// Options for it, with short timeouts.
     pub fn options(&self) -> QdrantOptions {
         let mut options = QdrantOptions::new(self.url());
-        options.layout = Layout::Shared;
+        options.layout = QdrantLayout::Shared;
         options.timeout = Duration::from_secs(2);
         options.connect_timeout = Duration::from_secs(1);
         options

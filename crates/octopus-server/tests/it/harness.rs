@@ -4,7 +4,8 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
-use octopus_engine::{EngineConfig, Octopus};
+use octopus_app::AppConfig;
+use octopus_engine::EngineConfig;
 use octopus_server::{ServerConfig, app};
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -43,9 +44,9 @@ impl TestServer {
     #[cfg(feature = "postgres-tests")]
     pub async fn on_postgres() -> Self {
         let url = octopus_postgres::testing::fresh_database().await;
-        Self::with_engine(ServerConfig::default(), |engine| {
-            engine.storage.backend = octopus_engine::config::StorageBackend::Postgres;
-            engine.storage.postgres.url = url;
+        Self::with_backends(ServerConfig::default(), |app| {
+            app.storage.backend = octopus_app::settings::StorageBackend::Postgres;
+            app.storage.postgres.url = url;
         })
         .await
     }
@@ -54,11 +55,11 @@ impl TestServer {
     /// collections of its own.
     #[cfg(feature = "qdrant-tests")]
     pub async fn on_qdrant() -> Self {
-        let options = octopus_qdrant::testing::fresh_options(octopus_qdrant::Layout::Shared);
-        Self::with_engine(ServerConfig::default(), |engine| {
-            engine.vectors.backend = Some(octopus_engine::config::VectorBackend::Qdrant);
-            engine.vectors.qdrant.url = options.url;
-            engine.vectors.qdrant.collection_prefix = options.prefix;
+        let options = octopus_qdrant::testing::fresh_options(octopus_qdrant::QdrantLayout::Shared);
+        Self::with_backends(ServerConfig::default(), |app| {
+            app.vectors.backend = Some(octopus_app::settings::VectorBackend::Qdrant);
+            app.vectors.qdrant.url = options.url;
+            app.vectors.qdrant.collection_prefix = options.prefix;
         })
         .await
     }
@@ -69,15 +70,18 @@ impl TestServer {
 
     /// A server whose engine settings `adjust` changes from the defaults.
     pub async fn with_engine(config: ServerConfig, adjust: impl FnOnce(&mut EngineConfig)) -> Self {
+        Self::with_backends(config, |app| adjust(&mut app.engine)).await
+    }
+
+    /// A server whose backends and engine settings `adjust` changes from the
+    /// defaults (SQLite in a fresh directory).
+    pub async fn with_backends(config: ServerConfig, adjust: impl FnOnce(&mut AppConfig)) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let mut engine = EngineConfig {
-            data_dir: dir.path().to_owned(),
-            ..EngineConfig::default()
-        };
+        let mut app_config = AppConfig::in_dir(dir.path(), EngineConfig::default());
         // Live messages may carry the fixtures' fixed dates, months past.
-        engine.limits.max_live_message_age_secs = 10 * 365 * 86_400;
-        adjust(&mut engine);
-        let octopus = Octopus::connect(&engine).await.unwrap();
+        app_config.engine.limits.max_live_message_age_secs = 10 * 365 * 86_400;
+        adjust(&mut app_config);
+        let octopus = octopus_app::connect(&app_config).await.unwrap();
         octopus.ensure_admin_key(Some(ADMIN_KEY)).await.unwrap();
         Self {
             app: app(octopus.clone(), &config),

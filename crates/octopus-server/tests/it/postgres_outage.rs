@@ -70,10 +70,10 @@ async fn a_database_outage_is_a_503_naming_it_within_the_connect_timeout() {
     let (address, database) = rest.split_once('/').unwrap();
     let relay = Relay::start(address.to_owned()).await;
     let relayed = format!("{head}@127.0.0.1:{}/{database}", relay.port);
-    let server = TestServer::with_engine(Default::default(), |engine| {
-        engine.storage.backend = octopus_engine::config::StorageBackend::Postgres;
-        engine.storage.postgres.url = relayed;
-        engine.storage.postgres.connect_timeout_secs = 2;
+    let server = TestServer::with_backends(Default::default(), |app| {
+        app.storage.backend = octopus_app::settings::StorageBackend::Postgres;
+        app.storage.postgres.url = relayed;
+        app.storage.postgres.connect_timeout_secs = 2;
     })
     .await;
     let (_, key) = server.tenant("acme").await;

@@ -39,11 +39,11 @@ async fn next_turn(server: &TestServer, key: &str, conversation: &str) -> Value 
 async fn while_qdrant_is_down_searches_answer_503_and_context_falls_back_to_words() {
     let mut qdrant = OwnQdrant::start();
     let url = qdrant.url();
-    let server = TestServer::with_engine(ServerConfig::default(), |engine| {
-        engine.vectors.backend = Some(octopus_engine::config::VectorBackend::Qdrant);
-        engine.vectors.qdrant.url = url;
-        engine.vectors.qdrant.timeout_secs = 2;
-        engine.vectors.qdrant.connect_timeout_secs = 1;
+    let server = TestServer::with_backends(ServerConfig::default(), |app| {
+        app.vectors.backend = Some(octopus_app::settings::VectorBackend::Qdrant);
+        app.vectors.qdrant.url = url;
+        app.vectors.qdrant.timeout_secs = 2;
+        app.vectors.qdrant.connect_timeout_secs = 1;
     })
     .await;
     let seeded = seed(&server, "acme").await;

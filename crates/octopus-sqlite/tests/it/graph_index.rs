@@ -9,7 +9,6 @@ use std::sync::Arc;
 use octopus_core::knowledge::{ChunkFilter, NewChunk, VectorQuery};
 use octopus_core::store::Store;
 use octopus_core::{AgentId, TenantId};
-use octopus_sqlite::{SqliteOptions, SqliteStore};
 use octopus_testkit::fixtures::World;
 use octopus_testkit::knowledge::chunk;
 use uuid::Uuid;
@@ -18,9 +17,7 @@ const DIM: usize = 16;
 const THRESHOLD: usize = 50;
 
 fn open(dir: &Path) -> Arc<dyn Store> {
-    let mut options = SqliteOptions::new(dir);
-    options.hnsw_threshold = THRESHOLD;
-    Arc::new(SqliteStore::open(options).unwrap())
+    Arc::new(crate::open(dir, THRESHOLD))
 }
 
 /// A deterministic unit vector per number, spread over all dimensions.

@@ -1,0 +1,78 @@
+//! The composition root of Octopus: reads which storage and vector backends
+//! the configuration names, builds them, and hands the engine its ports.
+//!
+//! The engine knows the ports (`octopus_core::store::Store`,
+//! `octopus_core::vectors::VectorIndex`) and nothing of their adapters; this
+//! is the one crate that knows both. A new backend is a variant in
+//! [`settings`], a crate behind a cargo feature, and an arm in `backends`;
+//! it must pass `octopus_testkit::store_conformance_tests!`.
+
+#![forbid(unsafe_code)]
+
+mod backends;
+pub mod settings;
+
+use octopus_engine::{EngineConfig, Octopus};
+
+pub use settings::{StorageSettings, VectorSettings};
+
+/// What a process runs with: its backends, and the engine's own settings.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AppConfig {
+    pub storage: StorageSettings,
+    pub vectors: VectorSettings,
+    pub engine: EngineConfig,
+}
+
+impl AppConfig {
+    /// The embedded default (SQLite and vectors in this process) in
+    /// `data_dir`, with `engine`'s settings.
+    pub fn in_dir(data_dir: impl Into<std::path::PathBuf>, engine: EngineConfig) -> Self {
+        Self {
+            storage: StorageSettings {
+                data_dir: data_dir.into(),
+                ..StorageSettings::default()
+            },
+            vectors: VectorSettings::default(),
+            engine,
+        }
+    }
+}
+
+/// Why the backends or the engine could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The configuration cannot work.
+    #[error("configuration: {0}")]
+    Config(String),
+
+    #[error("open the store: {0}")]
+    OpenStore(Box<dyn std::error::Error + Send + Sync>),
+
+    #[error(transparent)]
+    Engine(#[from] octopus_engine::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Opens the backends `config` names and the engine over them. Blocks while
+/// migrations run; with PostgreSQL or Qdrant, call it from a blocking thread
+/// of a tokio runtime (or use [`connect`]).
+pub fn open(config: &AppConfig) -> Result<Octopus> {
+    octopus_engine::check_config(&config.engine)?;
+    let store = backends::open_store(&config.storage, &config.vectors)?;
+    Ok(Octopus::new(&config.engine, store)?)
+}
+
+/// [`open`] for async callers; what a crash left of forgetting a user is
+/// finished before it returns, so a server serves only whole erasures.
+pub async fn connect(config: &AppConfig) -> Result<Octopus> {
+    // The engine's settings are checked before any backend is touched.
+    octopus_engine::check_config(&config.engine)?;
+    let store = backends::connect_store(&config.storage, &config.vectors).await?;
+    store
+        .finish_erasures()
+        .await
+        .map_err(octopus_engine::Error::from)?;
+    Ok(Octopus::new(&config.engine, store)?)
+}
