@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent;
+pub mod appending;
 pub mod bounds;
 pub mod chat;
 pub mod chat_history;

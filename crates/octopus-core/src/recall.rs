@@ -189,6 +189,18 @@ pub enum JobOutcome {
     Skipped,
 }
 
+impl JobOutcome {
+    /// What becomes of the job in the queue besides being done: asked
+    /// again later, or parked until the configuration changes. `None`: the
+    /// job leaves the queue.
+    pub fn followup(&self) -> Option<&Followup> {
+        match self {
+            Self::EpisodeSummarised { retry, .. } => retry.as_ref(),
+            _ => None,
+        }
+    }
+}
+
 /// A vector search over one agent's memory of one user.
 #[derive(Clone, Debug)]
 pub struct MemoryVectorQuery {

@@ -1,6 +1,6 @@
 use async_trait::async_trait;
+use octopus_core::appending::Closing;
 use octopus_core::conversation::{Conversation, ConversationFilter};
-use octopus_core::recall::WorkClass;
 use octopus_core::store::ConversationStore;
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
@@ -84,13 +84,8 @@ impl ConversationStore for PostgresStore {
                 .fetch_optional(&mut *tx)
                 .await?;
                 if let Some(open) = open {
-                    let closing = crate::messages::Closing {
-                        reason: "user_closed",
-                        ended_at: at,
-                        now: at,
-                        class: WorkClass::Live,
-                    };
-                    crate::messages::close(&mut tx, tenant, EpisodeId(open), &closing).await?;
+                    crate::messages::close(&mut tx, tenant, EpisodeId(open), &Closing::deleted(at))
+                        .await?;
                 }
                 query(
                     "UPDATE episodes SET deleted_at = $3, updated_at = $3

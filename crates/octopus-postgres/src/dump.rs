@@ -20,9 +20,10 @@ use sqlx_core::query_scalar::query_scalar;
 use sqlx_core::row::Row;
 
 use crate::error::{Error, Result as StoreResult};
-use crate::rows::{Tx, clamp, int, u32_at};
+use crate::rows::{Tx, int, u32_at};
 use crate::vectors::{PgVector, embedding_bytes};
 use crate::{PostgresStore, domain};
+use octopus_core::appending::clamp_tokens;
 
 type Sink = Box<dyn FnMut(DumpRecord) -> bool + Send>;
 
@@ -492,8 +493,8 @@ async fn insert_episode(tx: &mut Tx<'_>, tenant: TenantId, e: &Episode) -> Store
     .bind(e.summary_source.map(|s| s.as_str()))
     .bind(serde_json::to_string(&e.key_facts).unwrap_or_else(|_| "[]".into()))
     .bind(int(e.message_count))
-    .bind(clamp(e.total_input_tokens))
-    .bind(clamp(e.total_output_tokens))
+    .bind(clamp_tokens(e.total_input_tokens))
+    .bind(clamp_tokens(e.total_output_tokens))
     .bind(e.last_message_at)
     .bind(e.deleted_at)
     .bind(e.archived_at)

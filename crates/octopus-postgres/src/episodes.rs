@@ -1,9 +1,9 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use octopus_core::DomainCode;
+use octopus_core::appending::{Closing, Placement};
 use octopus_core::episode::{
-    CloseEpisode, EndReason, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
-    SummarySource,
+    CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages, SummarySource,
 };
 use octopus_core::message::Message;
 use octopus_core::recall::{Adjacent, MessagePosition, MessageWindow, WorkClass};
@@ -19,7 +19,7 @@ use sqlx_core::row::Row;
 use sqlx_postgres::{PgRow, Postgres};
 
 use crate::error::{Error, corrupt};
-use crate::messages::{self, COLUMNS as MESSAGE_COLUMNS, Closing, message_from_row};
+use crate::messages::{self, COLUMNS as MESSAGE_COLUMNS, message_from_row};
 use crate::rows::{Tx, json_at, u32_at, u64_at};
 use crate::vectors::{embedding_bytes, embedding_from};
 use crate::{PostgresStore, domain};
@@ -42,12 +42,7 @@ impl EpisodeStore for PostgresStore {
         batch: AppendMessages,
     ) -> Result<Vec<Message>> {
         domain(async {
-            let placement = messages::Placement {
-                conversation_id: batch.conversation_id,
-                idle_timeout: batch.idle_timeout,
-                now: batch.now,
-                work_class: batch.work_class,
-            };
+            let placement = Placement::of(&batch);
             let mut tx = self.pool.begin().await?;
             let stored = messages::append_in(&mut tx, tenant, &placement, batch.messages).await?;
             tx.commit().await?;
@@ -134,37 +129,7 @@ impl EpisodeStore for PostgresStore {
         domain(async {
             let mut tx = self.pool.begin().await?;
             let episode = lock_episode(&mut tx, tenant, id, Visibility::Live).await?;
-            if !episode.is_open() {
-                return Err(DomainError::conflict(
-                    DomainCode::EpisodeClosed,
-                    format!("episode {id} is closed already"),
-                )
-                .into());
-            }
-            if close
-                .ended_at
-                .is_some_and(|end| end < episode.last_message_at)
-            {
-                return Err(DomainError::invalid(
-                    "ended_at",
-                    format!(
-                        "must not be before the episode's last message ({})",
-                        episode.last_message_at
-                    ),
-                )
-                .into());
-            }
-            let ended_at = close.ended_at.unwrap_or(now).max(episode.last_message_at);
-            let class = match close.reason {
-                EndReason::Imported => WorkClass::Bulk,
-                _ => WorkClass::Live,
-            };
-            let closing = Closing {
-                reason: close.reason.as_str(),
-                ended_at,
-                now,
-                class,
-            };
+            let closing = Closing::requested(&episode, &close, now)?;
             messages::close(&mut tx, tenant, id, &closing).await?;
             if let Some(summary) = &close.summary {
                 save_summary(&mut tx, tenant, id, summary, now).await?;
@@ -218,12 +183,7 @@ impl EpisodeStore for PostgresStore {
             let mut closed = Vec::with_capacity(idle.len());
             for row in idle {
                 let (episode, tenant) = (EpisodeId(row.try_get("id")?), TenantId(row.try_get("tenant_id")?));
-                let closing = Closing {
-                    reason: EndReason::Timeout.as_str(),
-                    ended_at: row.try_get("last_message_at")?,
-                    now,
-                    class: WorkClass::Live,
-                };
+                let closing = Closing::idle(row.try_get("last_message_at")?, now);
                 if messages::close(&mut tx, tenant, episode, &closing).await? {
                     closed.push((tenant, episode));
                 }
@@ -298,13 +258,7 @@ impl EpisodeStore for PostgresStore {
         domain(async {
             let mut tx = self.pool.begin().await?;
             lock_episode(&mut tx, tenant, id, Visibility::Live).await?;
-            let closing = Closing {
-                reason: EndReason::UserClosed.as_str(),
-                ended_at: at,
-                now: at,
-                class: WorkClass::Live,
-            };
-            messages::close(&mut tx, tenant, id, &closing).await?;
+            messages::close(&mut tx, tenant, id, &Closing::deleted(at)).await?;
             set_deleted_at(&mut tx, tenant, id, Some(at), at).await?;
             let deleted = get_episode(&mut *tx, tenant, id, Visibility::Deleted).await?;
             tx.commit().await?;
@@ -515,12 +469,7 @@ pub(crate) async fn import_sessions(
     sessions: Vec<Vec<MessageRecord>>,
     now: Timestamp,
 ) -> Result<(Vec<EpisodeId>, usize), Error> {
-    let placement = messages::Placement {
-        conversation_id: conversation,
-        idle_timeout: chrono::Duration::MAX,
-        now,
-        work_class: WorkClass::Bulk,
-    };
+    let placement = Placement::import(conversation, now);
     let (mut episodes, mut count) = (Vec::new(), 0);
     for records in sessions {
         let stored = messages::append_in(tx, tenant, &placement, records).await?;
@@ -529,13 +478,7 @@ pub(crate) async fn import_sessions(
         };
         let episode = stored[0].episode_id;
         count += stored.len();
-        let closing = Closing {
-            reason: EndReason::Imported.as_str(),
-            ended_at: last,
-            now,
-            class: WorkClass::Bulk,
-        };
-        messages::close(tx, tenant, episode, &closing).await?;
+        messages::close(tx, tenant, episode, &Closing::imported(last, now)).await?;
         episodes.push(episode);
     }
     Ok((episodes, count))

@@ -279,20 +279,15 @@ impl PostgresStore {
     ) -> StoreResult<bool> {
         let (tenant, agent) = (job.tenant_id, job.agent_id);
         let mut tx = self.pool.begin().await?;
-        let still_queued = match &outcome {
-            JobOutcome::EpisodeSummarised {
-                retry: Some(Followup::RetryAt(not_before, error)),
-                ..
-            } => retry_job(&mut *tx, job.id, error, *not_before).await?,
-            JobOutcome::EpisodeSummarised {
-                retry:
-                    Some(Followup::Park {
-                        reason,
-                        configuration,
-                    }),
-                ..
-            } => park_job(&mut *tx, job.id, reason, configuration).await?,
-            _ => delete_job(&mut *tx, job.id).await?,
+        let still_queued = match outcome.followup() {
+            Some(Followup::RetryAt(not_before, error)) => {
+                retry_job(&mut *tx, job.id, error, *not_before).await?
+            }
+            Some(Followup::Park {
+                reason,
+                configuration,
+            }) => park_job(&mut *tx, job.id, reason, configuration).await?,
+            None => delete_job(&mut *tx, job.id).await?,
         };
         if !still_queued {
             // Done by another worker after this one's lease ran out.

@@ -5,13 +5,12 @@
 //! more than writing a row.
 
 use chrono::{DateTime, Utc};
-use octopus_core::DomainCode;
+use octopus_core::appending::{self, Closing, OpenEpisode, Placement};
 use octopus_core::chat::Usage;
 use octopus_core::conversation::Conversation;
 use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
-use octopus_core::recall::WorkClass;
-use octopus_core::store::{MessageRecord, TokenAccounting};
-use octopus_core::{AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId};
+use octopus_core::store::MessageRecord;
+use octopus_core::{AgentId, ConversationId, EpisodeId, MessageId, TenantId};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
 use sqlx_core::row::Row;
@@ -19,27 +18,12 @@ use sqlx_postgres::{PgRow, Postgres};
 
 use crate::conversations::{Lock, get_conversation};
 use crate::error::{Result, corrupt};
-use crate::rows::{Tx, clamp, int, u32_at};
+use crate::rows::{Tx, int, u32_at};
+use octopus_core::appending::clamp_tokens;
 
 pub(crate) const COLUMNS: &str = "m.id, m.episode_id, m.conversation_id, m.ordinal, m.role, m.content::text AS content,
     m.name, m.tool_call_id, m.tool_calls::text AS tool_calls, m.token_count, m.timestamp, m.agent_id, m.contains_pii,
     m.redacted_content, m.embedding_ref, m.usage_input_tokens, m.usage_output_tokens, m.created_at";
-
-/// Where a batch goes and what its episodes' rules are.
-pub(crate) struct Placement {
-    pub conversation_id: ConversationId,
-    pub idle_timeout: chrono::Duration,
-    pub now: DateTime<Utc>,
-    pub work_class: WorkClass,
-}
-
-struct OpenEpisode {
-    id: EpisodeId,
-    message_count: u32,
-    last_message_at: DateTime<Utc>,
-    input_tokens: i64,
-    output_tokens: i64,
-}
 
 /// The columns of the messages a batch inserts, one array per column.
 #[derive(Default)]
@@ -82,9 +66,9 @@ impl MessageRows {
         self.contains_pii.push(m.contains_pii);
         self.redacted_content.push(m.redacted_content.clone());
         self.usage_input
-            .push(m.usage.map(|u| clamp(u.input_tokens)));
+            .push(m.usage.map(|u| clamp_tokens(u.input_tokens)));
         self.usage_output
-            .push(m.usage.map(|u| clamp(u.output_tokens)));
+            .push(m.usage.map(|u| clamp_tokens(u.output_tokens)));
         self.created_at.push(m.created_at);
         self.search_text.push(m.search_text());
     }
@@ -149,33 +133,18 @@ pub(crate) async fn append_in(
 ) -> Result<Vec<Message>> {
     let conversation =
         get_conversation(&mut **tx, tenant, batch.conversation_id, Lock::ForUpdate).await?;
-    if conversation.deleted_at.is_some() {
-        return Err(DomainError::gone(
-            DomainCode::ConversationDeleted,
-            format!(
-                "conversation {} was deleted and takes no new messages",
-                conversation.id
-            ),
-        )
-        .into());
-    }
+    appending::refuse_deleted(&conversation)?;
     let mut open = find_open_episode(tx, tenant, batch.conversation_id).await?;
     let mut rows = MessageRows::default();
     let mut embed = Vec::new();
     let mut stored = Vec::with_capacity(records.len());
     for r in records {
         let episode = match open.take() {
-            Some(episode) if r.timestamp - episode.last_message_at <= batch.idle_timeout => episode,
+            Some(episode) if episode.takes(r.timestamp, batch.idle_timeout) => episode,
             stale => {
                 if let Some(stale) = stale {
                     save_counters(tx, tenant, &stale, batch.now).await?;
-                    let closing = Closing {
-                        reason: "timeout",
-                        ended_at: stale.last_message_at,
-                        now: batch.now,
-                        class: batch.work_class,
-                    };
-                    close(tx, tenant, stale.id, &closing).await?;
+                    close(tx, tenant, stale.id, &stale.timed_out(batch)).await?;
                 }
                 start_episode(tx, tenant, &conversation, r.timestamp, batch.now).await?
             }
@@ -184,44 +153,9 @@ pub(crate) async fn append_in(
         if octopus_core::recall::worth_embedding(r.role, r.content.as_ref()) {
             embed.push(r.id.0);
         }
-        let usage = match r.accounting {
-            TokenAccounting::Reported(usage) => Some(usage),
-            _ => None,
-        };
-        match r.accounting {
-            TokenAccounting::ByRole if r.role.is_model_output() => {
-                episode.output_tokens += i64::from(r.token_count);
-            }
-            TokenAccounting::ByRole => episode.input_tokens += i64::from(r.token_count),
-            TokenAccounting::InModelCall => {}
-            TokenAccounting::Reported(usage) => {
-                episode.input_tokens += clamp(usage.input_tokens);
-                episode.output_tokens += clamp(usage.output_tokens);
-            }
-        }
-        episode.last_message_at = episode.last_message_at.max(r.timestamp);
-        let message = Message {
-            id: r.id,
-            episode_id: episode.id,
-            conversation_id: batch.conversation_id,
-            ordinal: episode.message_count,
-            role: r.role,
-            content: r.content,
-            name: r.name,
-            tool_call_id: r.tool_call_id,
-            tool_calls: r.tool_calls,
-            token_count: r.token_count,
-            timestamp: r.timestamp,
-            agent_id: r.agent_id,
-            contains_pii: r.contains_pii,
-            redacted_content: r.redacted_content,
-            embedding_ref: None,
-            usage,
-            created_at: batch.now,
-        };
+        let message = episode.add(r, batch);
         rows.push(&message);
         stored.push(message);
-        episode.message_count += 1;
     }
     rows.insert(tx, tenant).await?;
     crate::memory::queue_messages(
@@ -293,13 +227,7 @@ async fn start_episode(
     .bind(now)
     .execute(&mut **tx)
     .await?;
-    Ok(OpenEpisode {
-        id,
-        message_count: 0,
-        last_message_at: started_at,
-        input_tokens: 0,
-        output_tokens: 0,
-    })
+    Ok(OpenEpisode::started(id, started_at))
 }
 
 async fn save_counters(
@@ -325,14 +253,6 @@ async fn save_counters(
     Ok(())
 }
 
-/// How an episode is closed.
-pub(crate) struct Closing {
-    pub reason: &'static str,
-    pub ended_at: DateTime<Utc>,
-    pub now: DateTime<Utc>,
-    pub class: WorkClass,
-}
-
 /// Closes an open episode and queues its summary. False when it was closed
 /// already.
 pub(crate) async fn close(
@@ -348,7 +268,7 @@ pub(crate) async fn close(
     .bind(episode.0)
     .bind(tenant.0)
     .bind(closing.ended_at)
-    .bind(closing.reason)
+    .bind(closing.reason.as_str())
     .bind(closing.now)
     .execute(&mut **tx)
     .await?

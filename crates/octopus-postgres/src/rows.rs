@@ -44,11 +44,6 @@ pub(crate) fn int(value: impl TryInto<i32>) -> i32 {
     value.try_into().unwrap_or(i32::MAX)
 }
 
-/// Clamps a token count into a `bigint`.
-pub(crate) fn clamp(tokens: u64) -> i64 {
-    i64::try_from(tokens).unwrap_or(i64::MAX)
-}
-
 /// JSON for a `json` or `jsonb` parameter.
 pub(crate) fn json<T: serde::Serialize>(value: &T) -> sqlx_core::types::Json<serde_json::Value> {
     sqlx_core::types::Json(serde_json::to_value(value).unwrap_or(serde_json::Value::Null))

@@ -1,6 +1,6 @@
 use async_trait::async_trait;
+use octopus_core::appending::Closing;
 use octopus_core::conversation::{Conversation, ConversationFilter};
-use octopus_core::recall::WorkClass;
 use octopus_core::store::ConversationStore;
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
@@ -84,19 +84,11 @@ impl ConversationStore for SqliteStore {
                             |r| r.get(0),
                         )
                         .optional()?;
-                    let at = micros(at);
                     if let Some(open) = open {
                         let episode = EpisodeId(crate::codec::uuid_from(&open)?);
-                        crate::messages::close(
-                            &tx,
-                            tenant,
-                            episode,
-                            "user_closed",
-                            at,
-                            at,
-                            WorkClass::Live,
-                        )?;
+                        crate::messages::close(&tx, tenant, episode, &Closing::deleted(at))?;
                     }
+                    let at = micros(at);
                     // Its episodes go with it, soft-deleted like one by one:
                     // out of search and recall, restorable, then purgeable.
                     tx.execute(

@@ -455,8 +455,8 @@ fn insert_episode(tx: &Connection, tenant: TenantId, e: &Episode) -> StoreResult
         e.summary_source.map(|s| s.as_str()),
         serde_json::to_string(&e.key_facts).unwrap_or_else(|_| "[]".into()),
         e.message_count,
-        crate::messages::clamp(e.total_input_tokens),
-        crate::messages::clamp(e.total_output_tokens),
+        octopus_core::appending::clamp_tokens(e.total_input_tokens),
+        octopus_core::appending::clamp_tokens(e.total_output_tokens),
         micros(e.last_message_at),
         e.deleted_at.map(micros),
         e.archived_at.map(micros),
@@ -527,8 +527,10 @@ fn insert_message(tx: &Connection, tenant: TenantId, m: &Message, now: i64) -> S
                 .as_ref()
                 .map(|t| codec::encode_payload(t.as_bytes())),
             micros(m.created_at).min(now),
-            m.usage.map(|u| crate::messages::clamp(u.input_tokens)),
-            m.usage.map(|u| crate::messages::clamp(u.output_tokens)),
+            m.usage
+                .map(|u| octopus_core::appending::clamp_tokens(u.input_tokens)),
+            m.usage
+                .map(|u| octopus_core::appending::clamp_tokens(u.output_tokens)),
         ])?;
     Ok(())
 }

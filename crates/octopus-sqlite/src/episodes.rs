@@ -1,7 +1,8 @@
 use async_trait::async_trait;
 use octopus_core::DomainCode;
+use octopus_core::appending::{Closing, Placement};
 use octopus_core::episode::{
-    CloseEpisode, EndReason, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
+    CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
 };
 use octopus_core::message::Message;
 use octopus_core::recall::WorkClass;
@@ -39,23 +40,11 @@ impl EpisodeStore for SqliteStore {
         tenant: TenantId,
         batch: AppendMessages,
     ) -> Result<Vec<Message>> {
-        let AppendMessages {
-            conversation_id,
-            messages,
-            idle_timeout,
-            now,
-            work_class,
-        } = batch;
-        let placement = messages::Placement {
-            conversation_id,
-            idle_timeout,
-            now,
-            work_class,
-        };
+        let placement = Placement::of(&batch);
         let stored = self
             .db
             .write_prepared(
-                move || messages.into_iter().map(messages::encode).collect(),
+                move || batch.messages.into_iter().map(messages::encode).collect(),
                 move |conn, encoded| messages::append(conn, tenant, &placement, encoded),
             )
             .await?;
@@ -137,42 +126,8 @@ impl EpisodeStore for SqliteStore {
             Visibility::Live,
             Visibility::Live,
             move |tx, episode| {
-                if !episode.is_open() {
-                    return Err(DomainError::conflict(
-                        DomainCode::EpisodeClosed,
-                        format!("episode {id} is closed already"),
-                    )
-                    .into());
-                }
-                // Episode times only move forward: started, last message, ended.
-                let ended_at = close.ended_at.unwrap_or(now).max(episode.last_message_at);
-                if close
-                    .ended_at
-                    .is_some_and(|end| end < episode.last_message_at)
-                {
-                    return Err(DomainError::invalid(
-                        "ended_at",
-                        format!(
-                            "must not be before the episode's last message ({})",
-                            episode.last_message_at
-                        ),
-                    )
-                    .into());
-                }
-                // An imported session is summarised with the rest of its import.
-                let class = match close.reason {
-                    EndReason::Imported => WorkClass::Bulk,
-                    _ => WorkClass::Live,
-                };
-                messages::close(
-                    tx,
-                    tenant,
-                    id,
-                    close.reason.as_str(),
-                    micros(ended_at),
-                    micros(now),
-                    class,
-                )?;
+                let closing = Closing::requested(episode, &close, now)?;
+                messages::close(tx, tenant, id, &closing)?;
                 match &close.summary {
                     Some(summary) => save_summary(tx, tenant, id, summary, now),
                     None => Ok(()),
@@ -208,14 +163,7 @@ impl EpisodeStore for SqliteStore {
                     let tx =
                         conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                     crate::conversations::insert_conversation(&tx, &conversation)?;
-                    let placement = messages::Placement {
-                        conversation_id: conversation.id,
-                        // A session is one episode, however long its pauses.
-                        idle_timeout: chrono::Duration::MAX,
-                        now,
-                        // Imports wait behind live conversations.
-                        work_class: WorkClass::Bulk,
-                    };
+                    let placement = Placement::import(conversation.id, now);
                     let (mut episodes, mut count) = (Vec::new(), 0);
                     for encoded in sessions {
                         let stored = messages::append_in(&tx, tenant, &placement, encoded)?;
@@ -224,15 +172,7 @@ impl EpisodeStore for SqliteStore {
                         };
                         let episode = stored[0].episode_id;
                         count += stored.len();
-                        messages::close(
-                            &tx,
-                            tenant,
-                            episode,
-                            EndReason::Imported.as_str(),
-                            micros(last),
-                            micros(now),
-                            WorkClass::Bulk,
-                        )?;
+                        messages::close(&tx, tenant, episode, &Closing::imported(last, now))?;
                         episodes.push(episode);
                     }
                     tx.commit()?;
@@ -249,7 +189,6 @@ impl EpisodeStore for SqliteStore {
         now: Timestamp,
         limit: u32,
     ) -> Result<Vec<(TenantId, EpisodeId)>> {
-        let now = micros(now);
         self.db
             .write(move |conn| {
                 let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -263,18 +202,18 @@ impl EpisodeStore for SqliteStore {
                                + json_extract(a.memory_config, '$.episode_idle_timeout_secs') * 1000000 < ?1
                          LIMIT ?2",
                     )?,
-                    params![now, limit],
+                    params![micros(now), limit],
                     |row| {
                         Ok((
                             EpisodeId(codec::uuid_from(&row.get::<_, Vec<u8>>(0)?)?),
                             TenantId(codec::uuid_from(&row.get::<_, Vec<u8>>(1)?)?),
-                            row.get::<_, i64>(2)?,
+                            codec::instant(row.get::<_, i64>(2)?)?,
                         ))
                     },
                 )?;
                 let mut closed = Vec::with_capacity(idle.len());
                 for (episode, tenant, last_message_at) in idle {
-                    if messages::close(&tx, tenant, episode, EndReason::Timeout.as_str(), last_message_at, now, WorkClass::Live)? {
+                    if messages::close(&tx, tenant, episode, &Closing::idle(last_message_at, now))? {
                         closed.push((tenant, episode));
                     }
                 }
@@ -367,15 +306,7 @@ impl EpisodeStore for SqliteStore {
             Visibility::Deleted,
             move |tx, _| {
                 // A deleted episode must not stay the conversation's open one.
-                messages::close(
-                    tx,
-                    tenant,
-                    id,
-                    EndReason::UserClosed.as_str(),
-                    micros(at),
-                    micros(at),
-                    WorkClass::Live,
-                )?;
+                messages::close(tx, tenant, id, &Closing::deleted(at))?;
                 set_deleted_at(tx, tenant, id, Some(at), at)
             },
         )

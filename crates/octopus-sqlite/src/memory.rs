@@ -349,20 +349,15 @@ fn complete(
 ) -> StoreResult<(bool, Option<Committed>)> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let tenant = job.tenant;
-    let queued = match &outcome {
-        JobOutcome::EpisodeSummarised {
-            retry: Some(Followup::RetryAt(not_before, error)),
-            ..
-        } => retry_job(&tx, job.id, error, micros(*not_before))?,
-        JobOutcome::EpisodeSummarised {
-            retry:
-                Some(Followup::Park {
-                    reason,
-                    configuration,
-                }),
-            ..
-        } => park_job(&tx, job.id, reason, configuration)?,
-        _ => delete_job(&tx, job.id)?,
+    let queued = match outcome.followup() {
+        Some(Followup::RetryAt(not_before, error)) => {
+            retry_job(&tx, job.id, error, micros(*not_before))?
+        }
+        Some(Followup::Park {
+            reason,
+            configuration,
+        }) => park_job(&tx, job.id, reason, configuration)?,
+        None => delete_job(&tx, job.id)?,
     };
     if !queued {
         // Done by another worker after this one's lease ran out.

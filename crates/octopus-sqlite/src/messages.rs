@@ -1,11 +1,10 @@
 //! Appending messages, and reading them back.
 
-use octopus_core::DomainCode;
+use octopus_core::appending::{self, Closing, OpenEpisode, Placement};
 use octopus_core::chat::Usage;
 use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
-use octopus_core::recall::WorkClass;
-use octopus_core::store::{MessageRecord, TokenAccounting};
-use octopus_core::{AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId};
+use octopus_core::store::MessageRecord;
+use octopus_core::{AgentId, ConversationId, EpisodeId, MessageId, TenantId, Timestamp};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
 use crate::codec::{self, micros};
@@ -71,23 +70,6 @@ pub(crate) fn encode(record: MessageRecord) -> EncodedMessage {
     }
 }
 
-/// Where a batch goes, and the clock it is stamped with.
-pub(crate) struct Placement {
-    pub conversation_id: ConversationId,
-    pub idle_timeout: chrono::Duration,
-    pub now: chrono::DateTime<chrono::Utc>,
-    pub work_class: WorkClass,
-}
-
-/// The open episode of a conversation, as the append sees it.
-struct OpenEpisode {
-    id: EpisodeId,
-    message_count: u32,
-    last_message_at: i64,
-    input_tokens: i64,
-    output_tokens: i64,
-}
-
 /// Appends in one transaction: all messages or none.
 pub(crate) fn append(
     conn: &mut Connection,
@@ -109,110 +91,56 @@ pub(crate) fn append_in(
     encoded: Vec<EncodedMessage>,
 ) -> Result<Vec<Message>> {
     let conversation = get_conversation(tx, tenant, batch.conversation_id)?;
-    if conversation.deleted_at.is_some() {
-        return Err(DomainError::gone(
-            DomainCode::ConversationDeleted,
-            format!(
-                "conversation {} was deleted and takes no new messages",
-                conversation.id
-            ),
-        )
-        .into());
-    }
+    appending::refuse_deleted(&conversation)?;
     let now = micros(batch.now);
-    let idle_micros = batch.idle_timeout.num_microseconds().unwrap_or(i64::MAX);
     let mut open = find_open_episode(tx, tenant, batch.conversation_id)?;
     let mut stored = Vec::with_capacity(encoded.len());
 
     let mut insert = tx.prepare_cached(INSERT)?;
     for message in encoded {
-        let at = micros(message.record.timestamp);
         let episode = match open.take() {
-            Some(episode) if at - episode.last_message_at <= idle_micros => episode,
+            Some(episode) if episode.takes(message.record.timestamp, batch.idle_timeout) => episode,
             stale => {
                 if let Some(stale) = stale {
                     save_counters(tx, tenant, &stale, now)?;
-                    close(
-                        tx,
-                        tenant,
-                        stale.id,
-                        "timeout",
-                        stale.last_message_at,
-                        now,
-                        batch.work_class,
-                    )?;
+                    close(tx, tenant, stale.id, &stale.timed_out(batch))?;
                 }
-                start_episode(tx, tenant, &conversation, at, now)?
+                start_episode(tx, tenant, &conversation, message.record.timestamp, now)?
             }
         };
         let episode = open.insert(episode);
-        let r = &message.record;
-        let usage = match r.accounting {
-            TokenAccounting::Reported(usage) => Some(usage),
-            _ => None,
-        };
+        let m = episode.add(message.record, batch);
         insert.execute(params![
-            r.id.0.as_bytes(),
+            m.id.0.as_bytes(),
             tenant.0.as_bytes(),
-            episode.id.0.as_bytes(),
-            batch.conversation_id.0.as_bytes(),
-            episode.message_count,
-            r.role.as_str(),
+            m.episode_id.0.as_bytes(),
+            m.conversation_id.0.as_bytes(),
+            m.ordinal,
+            m.role.as_str(),
             message.content,
-            r.name,
-            r.tool_call_id,
+            m.name,
+            m.tool_call_id,
             message.tool_calls,
-            r.token_count,
-            at,
-            r.agent_id.map(|a| *a.0.as_bytes()),
-            r.contains_pii,
+            m.token_count,
+            micros(m.timestamp),
+            m.agent_id.map(|a| *a.0.as_bytes()),
+            m.contains_pii,
             message.redacted,
             now,
-            usage.map(|u| clamp(u.input_tokens)),
-            usage.map(|u| clamp(u.output_tokens)),
+            m.usage.map(|u| appending::clamp_tokens(u.input_tokens)),
+            m.usage.map(|u| appending::clamp_tokens(u.output_tokens)),
         ])?;
         if message.embed {
             crate::memory::queue_message(
                 tx,
                 tenant,
                 conversation.agent_id,
-                r.id,
+                m.id,
                 now,
                 batch.work_class,
             )?;
         }
-        match r.accounting {
-            TokenAccounting::ByRole if r.role.is_model_output() => {
-                episode.output_tokens += i64::from(r.token_count);
-            }
-            TokenAccounting::ByRole => episode.input_tokens += i64::from(r.token_count),
-            TokenAccounting::InModelCall => {}
-            TokenAccounting::Reported(usage) => {
-                episode.input_tokens += clamp(usage.input_tokens);
-                episode.output_tokens += clamp(usage.output_tokens);
-            }
-        }
-        episode.last_message_at = episode.last_message_at.max(at);
-        stored.push(Message {
-            id: r.id,
-            episode_id: episode.id,
-            conversation_id: batch.conversation_id,
-            ordinal: episode.message_count,
-            role: r.role,
-            content: message.record.content,
-            name: message.record.name,
-            tool_call_id: message.record.tool_call_id,
-            tool_calls: message.record.tool_calls,
-            token_count: message.record.token_count,
-            timestamp: message.record.timestamp,
-            agent_id: message.record.agent_id,
-            contains_pii: message.record.contains_pii,
-            redacted_content: message.record.redacted_content,
-            embedding_ref: None,
-            usage,
-            created_at: batch.now,
-        });
-        episode.message_count += 1;
+        stored.push(m);
     }
     drop(insert);
     if let Some(episode) = &open {
@@ -244,7 +172,7 @@ fn find_open_episode(
             Ok(OpenEpisode {
                 id: EpisodeId(codec::uuid_from(&id)?),
                 message_count,
-                last_message_at,
+                last_message_at: codec::instant(last_message_at)?,
                 input_tokens,
                 output_tokens,
             })
@@ -257,7 +185,7 @@ fn start_episode(
     tx: &Transaction<'_>,
     tenant: TenantId,
     conversation: &octopus_core::conversation::Conversation,
-    started_at: i64,
+    started_at: Timestamp,
     now: i64,
 ) -> Result<OpenEpisode> {
     let id = EpisodeId::new();
@@ -272,16 +200,10 @@ fn start_episode(
         conversation.id.0.as_bytes(),
         conversation.agent_id.0.as_bytes(),
         conversation.user_id,
-        started_at,
+        micros(started_at),
         now
     ])?;
-    Ok(OpenEpisode {
-        id,
-        message_count: 0,
-        last_message_at: started_at,
-        input_tokens: 0,
-        output_tokens: 0,
-    })
+    Ok(OpenEpisode::started(id, started_at))
 }
 
 fn save_counters(
@@ -299,7 +221,7 @@ fn save_counters(
         episode.id.0.as_bytes(),
         tenant.0.as_bytes(),
         episode.message_count,
-        episode.last_message_at,
+        micros(episode.last_message_at),
         episode.input_tokens,
         episode.output_tokens,
         now
@@ -313,11 +235,9 @@ pub(crate) fn close(
     tx: &Connection,
     tenant: TenantId,
     episode: EpisodeId,
-    reason: &str,
-    ended_at: i64,
-    now: i64,
-    class: WorkClass,
+    closing: &Closing,
 ) -> Result<bool> {
+    let now = micros(closing.now);
     let closed = tx
         .prepare_cached(
             "UPDATE episodes SET ended_at = ?3, end_reason = ?4, updated_at = ?5
@@ -326,12 +246,12 @@ pub(crate) fn close(
         .execute(params![
             episode.0.as_bytes(),
             tenant.0.as_bytes(),
-            ended_at,
-            reason,
+            micros(closing.ended_at),
+            closing.reason.as_str(),
             now
         ])?;
     if closed > 0 {
-        crate::memory::queue_summary(tx, tenant, episode, now, class)?;
+        crate::memory::queue_summary(tx, tenant, episode, now, closing.class)?;
     }
     Ok(closed > 0)
 }
@@ -398,9 +318,4 @@ pub(crate) fn message_from_row(row: &Row<'_>) -> Result<Message> {
         },
         created_at: rows::time(row, "created_at")?,
     })
-}
-
-/// A provider's count as SQLite's integer (a count past `i64::MAX` is not real).
-pub(crate) fn clamp(tokens: u64) -> i64 {
-    i64::try_from(tokens).unwrap_or(i64::MAX)
 }

@@ -1,0 +1,324 @@
+//! The decisions an append and a close make inside a store's transaction:
+//! which episode a message joins, how it counts, what is stored, and why an
+//! episode ends. Every SQL store reads the rows these need, calls these
+//! functions, and writes what they decide, so that the stores differ in SQL
+//! alone.
+
+use crate::chat::Usage;
+use crate::conversation::Conversation;
+use crate::episode::{CloseEpisode, EndReason, Episode};
+use crate::message::Message;
+use crate::recall::WorkClass;
+use crate::store::{MessageRecord, TokenAccounting};
+use crate::{ConversationId, DomainCode, EpisodeId, Error, Result, Timestamp};
+
+/// Where a batch goes, what its episodes' rules are, and the clock it is
+/// stamped with.
+#[derive(Clone, Copy, Debug)]
+pub struct Placement {
+    pub conversation_id: ConversationId,
+    /// A message later than the open episode's last by more than this
+    /// closes that episode and opens another.
+    pub idle_timeout: chrono::Duration,
+    pub now: Timestamp,
+    /// The class of the memory work the batch queues.
+    pub work_class: WorkClass,
+}
+
+impl Placement {
+    /// Where `batch` goes.
+    pub fn of(batch: &crate::store::AppendMessages) -> Self {
+        Self {
+            conversation_id: batch.conversation_id,
+            idle_timeout: batch.idle_timeout,
+            now: batch.now,
+            work_class: batch.work_class,
+        }
+    }
+
+    /// An imported session: one episode however long its pauses, its work
+    /// queued behind live conversations'.
+    pub fn import(conversation_id: ConversationId, now: Timestamp) -> Self {
+        Self {
+            conversation_id,
+            idle_timeout: chrono::Duration::MAX,
+            now,
+            work_class: WorkClass::Bulk,
+        }
+    }
+}
+
+/// A deleted conversation takes no messages.
+pub fn refuse_deleted(conversation: &Conversation) -> Result<()> {
+    match conversation.deleted_at {
+        Some(_) => Err(Error::gone(
+            DomainCode::ConversationDeleted,
+            format!(
+                "conversation {} was deleted and takes no new messages",
+                conversation.id
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The open episode of a conversation, as an append counts into it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenEpisode {
+    pub id: EpisodeId,
+    pub message_count: u32,
+    pub last_message_at: Timestamp,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+}
+
+impl OpenEpisode {
+    /// A new episode whose first message is at `at`.
+    pub fn started(id: EpisodeId, at: Timestamp) -> Self {
+        Self {
+            id,
+            message_count: 0,
+            last_message_at: at,
+            input_tokens: 0,
+            output_tokens: 0,
+        }
+    }
+
+    /// Whether a message at `at` still belongs to this episode: it came no
+    /// later than the idle timeout after the last one.
+    pub fn takes(&self, at: Timestamp, idle_timeout: chrono::Duration) -> bool {
+        at - self.last_message_at <= idle_timeout
+    }
+
+    /// How this episode ends when a message came too late for it: by
+    /// timeout, at its last message.
+    pub fn timed_out(&self, batch: &Placement) -> Closing {
+        Closing {
+            reason: EndReason::Timeout,
+            ended_at: self.last_message_at,
+            now: batch.now,
+            class: batch.work_class,
+        }
+    }
+
+    /// Counts `record` into this episode (its ordinal, its tokens, its time)
+    /// and returns the message as stored.
+    pub fn add(&mut self, record: MessageRecord, batch: &Placement) -> Message {
+        let usage = match record.accounting {
+            TokenAccounting::Reported(usage) => Some(usage),
+            _ => None,
+        };
+        match record.accounting {
+            TokenAccounting::ByRole if record.role.is_model_output() => {
+                self.output_tokens += i64::from(record.token_count);
+            }
+            TokenAccounting::ByRole => self.input_tokens += i64::from(record.token_count),
+            TokenAccounting::InModelCall => {}
+            TokenAccounting::Reported(Usage {
+                input_tokens,
+                output_tokens,
+            }) => {
+                self.input_tokens += clamp_tokens(input_tokens);
+                self.output_tokens += clamp_tokens(output_tokens);
+            }
+        }
+        self.last_message_at = self.last_message_at.max(record.timestamp);
+        let ordinal = self.message_count;
+        self.message_count += 1;
+        Message {
+            id: record.id,
+            episode_id: self.id,
+            conversation_id: batch.conversation_id,
+            ordinal,
+            role: record.role,
+            content: record.content,
+            name: record.name,
+            tool_call_id: record.tool_call_id,
+            tool_calls: record.tool_calls,
+            token_count: record.token_count,
+            timestamp: record.timestamp,
+            agent_id: record.agent_id,
+            contains_pii: record.contains_pii,
+            redacted_content: record.redacted_content,
+            embedding_ref: None,
+            usage,
+            created_at: batch.now,
+        }
+    }
+}
+
+/// Token counts as the stores keep them (signed 64-bit), saturating.
+pub fn clamp_tokens(tokens: u64) -> i64 {
+    i64::try_from(tokens).unwrap_or(i64::MAX)
+}
+
+/// How an episode ends: why, when, and the class of its summary's work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Closing {
+    pub reason: EndReason,
+    pub ended_at: Timestamp,
+    pub now: Timestamp,
+    pub class: WorkClass,
+}
+
+impl Closing {
+    /// An episode found idle by the sweep: by timeout, at its last message.
+    pub fn idle(last_message_at: Timestamp, now: Timestamp) -> Self {
+        Self {
+            reason: EndReason::Timeout,
+            ended_at: last_message_at,
+            now,
+            class: WorkClass::Live,
+        }
+    }
+
+    /// An open episode being deleted, alone or with its conversation: a
+    /// deleted episode must not stay its conversation's open one, so it
+    /// closes as its user would have closed it, at the deletion.
+    pub fn deleted(at: Timestamp) -> Self {
+        Self {
+            reason: EndReason::UserClosed,
+            ended_at: at,
+            now: at,
+            class: WorkClass::Live,
+        }
+    }
+
+    /// An imported session, closed at its last message once stored; its
+    /// summary waits behind live conversations'.
+    pub fn imported(last_message_at: Timestamp, now: Timestamp) -> Self {
+        Self {
+            reason: EndReason::Imported,
+            ended_at: last_message_at,
+            now,
+            class: WorkClass::Bulk,
+        }
+    }
+
+    /// The close a caller asked for, or why it cannot be: the episode is
+    /// closed already, or the end asked for lies before its last message.
+    /// Episode times only move forward: started, last message, ended.
+    pub fn requested(episode: &Episode, close: &CloseEpisode, now: Timestamp) -> Result<Self> {
+        if !episode.is_open() {
+            return Err(Error::conflict(
+                DomainCode::EpisodeClosed,
+                format!("episode {} is closed already", episode.id),
+            ));
+        }
+        if close
+            .ended_at
+            .is_some_and(|end| end < episode.last_message_at)
+        {
+            return Err(Error::invalid(
+                "ended_at",
+                format!(
+                    "must not be before the episode's last message ({})",
+                    episode.last_message_at
+                ),
+            ));
+        }
+        Ok(Self {
+            reason: close.reason,
+            ended_at: close.ended_at.unwrap_or(now).max(episode.last_message_at),
+            now,
+            // An imported session's summary waits behind live conversations.
+            class: match close.reason {
+                EndReason::Imported => WorkClass::Bulk,
+                _ => WorkClass::Live,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Role;
+    use crate::{MessageId, now};
+
+    fn record(
+        role: Role,
+        tokens: u32,
+        at: Timestamp,
+        accounting: TokenAccounting,
+    ) -> MessageRecord {
+        MessageRecord {
+            id: MessageId::new(),
+            role,
+            content: None,
+            name: None,
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+            token_count: tokens,
+            timestamp: at,
+            agent_id: None,
+            contains_pii: false,
+            redacted_content: None,
+            accounting,
+        }
+    }
+
+    fn batch(at: Timestamp) -> Placement {
+        Placement {
+            conversation_id: ConversationId::new(),
+            idle_timeout: chrono::Duration::minutes(30),
+            now: at,
+            work_class: WorkClass::Live,
+        }
+    }
+
+    #[test]
+    fn a_message_joins_up_to_the_idle_timeout_and_not_a_microsecond_after() {
+        let start = now();
+        let episode = OpenEpisode::started(EpisodeId::new(), start);
+        let idle = chrono::Duration::minutes(30);
+        assert!(episode.takes(start + idle, idle));
+        assert!(!episode.takes(start + idle + chrono::Duration::microseconds(1), idle));
+        let closing = episode.timed_out(&batch(start + idle * 2));
+        assert_eq!(closing.reason, EndReason::Timeout);
+        assert_eq!(closing.ended_at, start, "ended at its last message");
+    }
+
+    #[test]
+    fn tokens_count_by_role_by_reported_usage_or_not_at_all() {
+        let at = now();
+        let batch = batch(at);
+        let mut episode = OpenEpisode::started(EpisodeId::new(), at);
+        let user = episode.add(record(Role::User, 10, at, TokenAccounting::ByRole), &batch);
+        episode.add(
+            record(Role::Assistant, 7, at, TokenAccounting::ByRole),
+            &batch,
+        );
+        episode.add(
+            record(Role::User, 99, at, TokenAccounting::InModelCall),
+            &batch,
+        );
+        let usage = Usage {
+            input_tokens: 120,
+            output_tokens: 30,
+        };
+        let reply = episode.add(
+            record(Role::Assistant, 30, at, TokenAccounting::Reported(usage)),
+            &batch,
+        );
+        assert_eq!((episode.input_tokens, episode.output_tokens), (130, 37));
+        assert_eq!(
+            (user.ordinal, reply.ordinal, episode.message_count),
+            (0, 3, 4)
+        );
+        assert_eq!((user.usage, reply.usage), (None, Some(usage)));
+        assert_eq!(reply.episode_id, episode.id);
+    }
+
+    #[test]
+    fn an_earlier_message_does_not_move_the_last_message_back() {
+        let at = now();
+        let mut episode = OpenEpisode::started(EpisodeId::new(), at);
+        let earlier = at - chrono::Duration::seconds(5);
+        episode.add(
+            record(Role::User, 1, earlier, TokenAccounting::ByRole),
+            &batch(at),
+        );
+        assert_eq!(episode.last_message_at, at);
+    }
+}
