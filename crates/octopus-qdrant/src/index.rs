@@ -1,7 +1,6 @@
 //! The vector port over Qdrant.
 
 use std::collections::{HashMap, HashSet};
-use std::future::Future;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -10,15 +9,15 @@ use octopus_core::vectors::{
     Nearest, Point, ScoredKey, SetState, VectorChange, VectorIndex, VectorRows, VectorSet,
     key_difference, read_points,
 };
+use qdrant_client::Qdrant;
 use qdrant_client::qdrant::{
     CreateCollectionBuilder, CreateFieldIndexCollectionBuilder, DeletePointsBuilder, Distance,
     FieldType, Filter, KeywordIndexParamsBuilder, PointsIdsList, QueryPointsBuilder,
-    RetrievedPoint, ScrollPointsBuilder, SearchParamsBuilder, UpsertPointsBuilder,
-    VectorParamsBuilder,
+    ScrollPointsBuilder, SearchParamsBuilder, UpsertPointsBuilder, VectorParamsBuilder,
 };
-use qdrant_client::{Qdrant, QdrantError};
 use tokio::sync::Mutex;
 
+use crate::client::{BATCH, Client};
 use crate::error::Error;
 use crate::layout::{self, AT, KEY, Naming, PARTITION, SET, point_id};
 use crate::options::{QdrantLayout, QdrantOptions};
@@ -28,55 +27,12 @@ use crate::versions::RECONCILING;
 /// (`update_filter`, `update_mode`) came in 1.16.
 const OLDEST_SUPPORTED: (u64, u64) = (1, 16);
 
-/// Points per upsert or delete request, and per page of a scroll.
-const BATCH: usize = 256;
-
 /// Attempts at a reconcile before searching a copy left behind.
 const RECONCILE_ATTEMPTS: usize = 3;
 
 /// Graph search effort, as the embedded index's default: recall@10 about
 /// 0.97 on real MiniLM vectors (`octopus-bench vectors`).
 const HNSW_EF: u64 = 128;
-
-/// The client with what every call needs.
-pub(crate) struct Client {
-    pub qdrant: Qdrant,
-    pub naming: Naming,
-    url: String,
-}
-
-impl Client {
-    /// Hands every point `scroll` reaches to `each`, a page of [`BATCH`] at a
-    /// time, without their vectors.
-    pub(crate) async fn scroll_all(
-        &self,
-        scroll: ScrollPointsBuilder,
-        mut each: impl FnMut(&RetrievedPoint) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        let scroll = scroll.limit(BATCH as u32).with_vectors(false);
-        let mut offset = None;
-        loop {
-            let mut page = scroll.clone();
-            if let Some(from) = offset.take() {
-                page = page.offset(from);
-            }
-            let found = self.call(self.qdrant.scroll(page)).await?;
-            found.result.iter().try_for_each(&mut each)?;
-            match found.next_page_offset {
-                Some(next) => offset = Some(next),
-                None => return Ok(()),
-            }
-        }
-    }
-
-    /// Awaits a client call, sorting its error.
-    pub(crate) async fn call<T>(
-        &self,
-        call: impl Future<Output = Result<T, QdrantError>>,
-    ) -> Result<T, Error> {
-        call.await.map_err(|e| Error::from_client(&self.url, e))
-    }
-}
 
 /// The vector port on a Qdrant server.
 pub struct QdrantVectors {

@@ -19,6 +19,7 @@
 
 #![forbid(unsafe_code)]
 
+mod client;
 mod error;
 mod index;
 mod layout;

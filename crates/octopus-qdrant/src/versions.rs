@@ -25,8 +25,8 @@ use qdrant_client::qdrant::{
 
 use octopus_core::vectors::{VectorKind, VectorSet};
 
+use crate::client::Client;
 use crate::error::Error;
-use crate::index::Client;
 use crate::layout::{integer, text, version_id};
 
 const VERSION: &str = "version";
