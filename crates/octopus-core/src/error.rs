@@ -36,11 +36,26 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Which state a request conflicted with (`Error::Conflict`), or which object
-/// it found gone (`Error::Gone`): the reason a client can act on. The server
-/// maps each to an error code of its own, by an exhaustive match.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DomainCode {
+/// Declares `DomainCode` and its `ALL` from one list, so that no variant
+/// can be left out of `ALL` (the server's test walks it).
+macro_rules! domain_codes {
+    ($($(#[doc = $doc:literal])* $variant:ident,)*) => {
+        /// Which state a request conflicted with (`Error::Conflict`), or which
+        /// object it found gone (`Error::Gone`): the reason a client can act
+        /// on. The server maps each to an error code of its own, by an
+        /// exhaustive match.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum DomainCode {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl DomainCode {
+            pub const ALL: &'static [DomainCode] = &[$(DomainCode::$variant,)*];
+        }
+    };
+}
+
+domain_codes! {
     /// The agent is deactivated.
     AgentInactive,
     /// The conversation's agent was deleted.
@@ -75,28 +90,6 @@ pub enum DomainCode {
     TenantLimitReached,
     /// The conversation is deleted.
     ConversationDeleted,
-}
-
-impl DomainCode {
-    pub const ALL: [DomainCode; 17] = [
-        Self::AgentInactive,
-        Self::AgentDeleted,
-        Self::AgentNameTaken,
-        Self::ProcedureNameTaken,
-        Self::NoPendingVersion,
-        Self::NoToolCalls,
-        Self::VersionNotApproved,
-        Self::EpisodeClosed,
-        Self::EpisodeNotDeleted,
-        Self::EpisodeLive,
-        Self::ImportConflict,
-        Self::CollectionMismatch,
-        Self::SpeakerNotFound,
-        Self::NoPendingToolCalls,
-        Self::ToolResultsMismatch,
-        Self::TenantLimitReached,
-        Self::ConversationDeleted,
-    ];
 }
 
 impl Error {

@@ -365,7 +365,7 @@ mod tests {
     #[test]
     fn every_domain_code_has_a_row_of_its_own_with_a_documented_status() {
         let mut seen = std::collections::HashSet::new();
-        for domain in DomainCode::ALL {
+        for &domain in DomainCode::ALL {
             let code = ErrorCode::domain(domain);
             assert!(seen.insert(code), "{domain:?} shares {code:?}");
             assert!(ErrorCode::ALL.contains(&code), "{code:?} is documented");
