@@ -22,7 +22,9 @@ use octopus_core::episode::EpisodeSummary;
 use octopus_core::knowledge::SearchMode;
 use octopus_core::knowledge::{ChunkMetadata, NewChunk};
 use octopus_core::message::{NewMessage, Role};
-use octopus_core::recall::{JobOutcome, MemoryWork, RecallMode, RecallQuery, embedded_text};
+use octopus_core::recall::{
+    JobOutcome, MemoryWork, RecallMode, RecallQuery, SummarisedEpisode, embedded_text,
+};
 use octopus_core::store::{KnowledgeStore, MemoryStore};
 use octopus_core::{AgentId, ConversationId, TenantId, now};
 use octopus_engine::{EngineConfig, IngestDocument, KnowledgeQuery, Octopus};
@@ -311,7 +313,7 @@ async fn fill(
                         .sqrt()
                         .max(f32::EPSILON);
                     mean.iter_mut().for_each(|x| *x /= norm);
-                    JobOutcome::EpisodeSummarised {
+                    JobOutcome::EpisodeSummarised(SummarisedEpisode {
                         episode: episode.episode.id,
                         generated: Some(EpisodeSummary {
                             summary: first.join(" "),
@@ -322,7 +324,7 @@ async fn fill(
                         retry: None,
                         vector: mean,
                         facts: Vec::new(),
-                    }
+                    })
                 }
             };
             store

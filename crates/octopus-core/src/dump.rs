@@ -199,6 +199,7 @@ pub enum ImportStep {
 
 impl ImportSequence {
     /// Places `record`: to be stored, the end, or out of order (`Invalid`).
+    /// The header is checked here too, so a store has nothing of it to do.
     pub fn next(&mut self, record: &DumpRecord) -> Result<ImportStep> {
         if let DumpRecord::End(end) = record {
             if end.records != self.records {
@@ -229,6 +230,11 @@ impl ImportSequence {
                     record.kind()
                 ),
             ));
+        }
+        if let DumpRecord::Header(header) = record {
+            header
+                .validate()
+                .map_err(|e| in_record(e, number, record.kind()))?;
         }
         self.records = number;
         Ok(ImportStep::Store(number))
@@ -272,6 +278,81 @@ pub fn missing_owner() -> Error {
         "dump",
         "it belongs to an object that neither the dump (before it) nor this tenant has",
     )
+}
+
+/// A record that points at something an import cannot find, or pairs
+/// objects the dump does not: the import refuses it, and the whole dump with
+/// it. Ids are global, so without these checks a record could reach into
+/// another tenant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unresolved {
+    /// An agent neither in the dump (before the record) nor this tenant's.
+    Agent(AgentId),
+    /// A fact of an episode neither in the dump (before it) nor this tenant's.
+    FactEpisode(EpisodeId),
+    /// A message of an episode neither in the dump (before it) nor this tenant's.
+    MessageEpisode(EpisodeId),
+    /// An episode whose conversation, agent and user do not belong together.
+    EpisodePairing(EpisodeId),
+    /// A message whose episode is not in the message's conversation.
+    MessageConversation(MessageId),
+}
+
+impl Unresolved {
+    /// Refuses the record unless what it points at was `found`.
+    pub fn unless(self, found: bool) -> Result<()> {
+        if found { Ok(()) } else { Err(self.error()) }
+    }
+
+    pub fn error(self) -> Error {
+        let message = match self {
+            Unresolved::Agent(agent) => format!(
+                "agent {agent} is neither in the dump (before this record) nor one of this tenant's"
+            ),
+            Unresolved::FactEpisode(episode) => format!(
+                "a fact of episode {episode}, which neither the dump (before it) nor this tenant has"
+            ),
+            Unresolved::MessageEpisode(episode) => format!(
+                "a message of episode {episode}, which neither the dump (before it) nor this tenant has"
+            ),
+            Unresolved::EpisodePairing(episode) => format!(
+                "episode {episode} names a conversation, agent or user the dump does not pair it with"
+            ),
+            Unresolved::MessageConversation(message) => format!(
+                "message {message} names an episode the dump does not put in its conversation"
+            ),
+        };
+        Error::invalid("dump", message)
+    }
+}
+
+impl DumpedChunk {
+    /// Its vector's dimension, which its collection has or is made with: one
+    /// the importing store can index, up to `max`.
+    pub fn dimension(&self, max: u32) -> Result<u32> {
+        crate::knowledge::check_new_dimension("embedding", self.embedding.vector.len(), max)
+    }
+
+    /// The chunk as a store inserts it.
+    pub fn to_new_chunk(&self) -> crate::knowledge::NewChunk {
+        crate::knowledge::NewChunk {
+            id: self.chunk.id,
+            content: self.chunk.content.clone(),
+            embedding: self.embedding.vector.clone(),
+            metadata: self.chunk.metadata.clone(),
+        }
+    }
+}
+
+impl DumpedProcedure {
+    /// The vector of the version the procedure shows, if it was dumped.
+    pub fn shown_embedding(&self) -> Option<&[f32]> {
+        self.versions
+            .iter()
+            .find(|v| v.version.version == self.procedure.version)
+            .and_then(|v| v.embedding.as_ref())
+            .map(|e| e.vector.as_slice())
+    }
 }
 
 #[cfg(test)]

@@ -51,9 +51,52 @@ pub struct Episode {
 }
 
 impl Episode {
+    /// Refuses to purge an episode still in use: purging is for what was
+    /// deleted or archived, so a live episode is never erased by mistake.
+    pub fn check_purgeable(&self) -> Result<()> {
+        if self.deleted_at.is_none() && self.archived_at.is_none() {
+            return Err(Error::conflict(
+                crate::DomainCode::EpisodeNotDeleted,
+                format!(
+                    "episode {} is in use; delete it (or let retention archive it) before purging it",
+                    self.id
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// What restoring this episode undoes: its deletion, else its archival;
+    /// a live episode has nothing to restore.
+    pub fn restoring(&self) -> Result<Restore> {
+        if self.deleted_at.is_some() {
+            Ok(Restore::Undelete)
+        } else if self.archived_at.is_some() {
+            Ok(Restore::Unarchive)
+        } else {
+            Err(Error::conflict(
+                crate::DomainCode::EpisodeLive,
+                format!(
+                    "episode {} is neither deleted nor archived; there is nothing to restore",
+                    self.id
+                ),
+            ))
+        }
+    }
+
     pub fn is_open(&self) -> bool {
         self.ended_at.is_none()
     }
+}
+
+/// What [`Episode::restoring`] undoes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Restore {
+    /// Clears `deleted_at`.
+    Undelete,
+    /// Clears `archived_at`, and keeps the episode for another retention
+    /// period from now, or the next sweep would archive it again at once.
+    Unarchive,
 }
 
 /// Who wrote an episode's summary.

@@ -5,7 +5,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::vectors::{Nearest, PointFields, PointFilter};
+use crate::vectors::{
+    Nearest, PointFields, PointFilter, ScoredKey, SetState, VectorIndex, VectorRows, VectorSet,
+};
 use crate::{AgentId, Error, Result, TenantId};
 
 /// The seed's collection name for an agent's knowledge: `agent_{agentId}_{tenantId}`.
@@ -136,6 +138,24 @@ impl VectorQuery {
         }
     }
 
+    /// The keys of the collection's chunks nearest this query, at least
+    /// `min_score`, best first: `set` searched in `index`, which reconciles
+    /// from `rows` when it does not reflect `state`.
+    pub async fn nearest_keys(
+        &self,
+        index: &dyn VectorIndex,
+        set: VectorSet,
+        state: SetState,
+        rows: &dyn VectorRows,
+    ) -> Result<Vec<ScoredKey>> {
+        self.validate(state.dimension)?;
+        let found = index.search(set, state, &self.to_nearest(), rows).await?;
+        Ok(found
+            .into_iter()
+            .filter(|n| n.score >= self.min_score)
+            .collect())
+    }
+
     pub fn validate(&self, dimension: u32) -> Result<()> {
         check_dimension("vector", &self.vector, dimension)?;
         if self.top_k == 0 || self.top_k > MAX_TOP_K {
@@ -160,6 +180,27 @@ pub fn check_source(source: &str, chunks: &[NewChunk]) -> Result<()> {
         )),
         None => Ok(()),
     }
+}
+
+/// Each chunk's vector must have the collection's dimension.
+pub fn check_chunks(chunks: &[NewChunk], dimension: u32) -> Result<()> {
+    for (i, chunk) in chunks.iter().enumerate() {
+        check_dimension(
+            &format!("chunks[{i}].embedding"),
+            &chunk.embedding,
+            dimension,
+        )?;
+    }
+    Ok(())
+}
+
+/// A new collection's dimension, `dimensions` long vectors, must be one its
+/// store can index: from 1 to `max` (each store has its own ceiling).
+pub fn check_new_dimension(field: &str, dimensions: usize, max: u32) -> Result<u32> {
+    u32::try_from(dimensions)
+        .ok()
+        .filter(|d| (1..=max).contains(d))
+        .ok_or_else(|| Error::invalid(field, format!("must be between 1 and {max} dimensions")))
 }
 
 /// A vector must have the collection's dimension and finite values.

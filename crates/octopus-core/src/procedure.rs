@@ -262,6 +262,24 @@ impl ProcedureVersion {
     }
 }
 
+/// The version a rollback serves again, `found` as the store read it: it
+/// must exist and have been approved.
+pub fn rollback_target(
+    id: ProcedureId,
+    number: u32,
+    found: Option<ProcedureVersion>,
+) -> Result<ProcedureVersion> {
+    let found =
+        found.ok_or_else(|| Error::not_found("procedure_version", format!("{id} v{number}")))?;
+    if found.status != VersionStatus::Approved {
+        return Err(Error::conflict(
+            crate::DomainCode::VersionNotApproved,
+            format!("version {number} of procedure {id} was never approved"),
+        ));
+    }
+    Ok(found)
+}
+
 /// Which procedures a listing returns.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProcedureFilter {
@@ -275,6 +293,17 @@ pub struct ProcedureFilter {
     /// Words in the name or description (case-insensitive substring).
     pub text: Option<String>,
     pub page: Page,
+}
+
+impl ProcedureFilter {
+    /// The `LIKE` pattern `text` stands for, lower-cased: a substring match,
+    /// with the characters `LIKE` treats specially (`%`, `_`, `\\`) taken out
+    /// rather than escaped, since no name needs them to be found.
+    pub fn text_pattern(&self) -> Option<String> {
+        let text = self.text.as_deref()?.trim();
+        (!text.is_empty())
+            .then(|| format!("%{}%", text.to_lowercase().replace(['%', '_', '\\'], "")))
+    }
 }
 
 /// A version written by a store call: its content, its vector for matching by
@@ -323,4 +352,27 @@ pub struct ProcedureMatch {
     pub matched_by: MatchedBy,
     /// 1 for a regex match; the cosine similarity for a semantic one.
     pub score: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_filter_matches_a_substring_with_like_wildcards_taken_out() {
+        let filter = |text: &str| ProcedureFilter {
+            text: Some(text.into()),
+            ..ProcedureFilter::default()
+        };
+        assert_eq!(
+            filter("  Refund ").text_pattern().as_deref(),
+            Some("%refund%")
+        );
+        assert_eq!(
+            filter("50%_off\\").text_pattern().as_deref(),
+            Some("%50off%")
+        );
+        assert_eq!(filter("   ").text_pattern(), None);
+        assert_eq!(ProcedureFilter::default().text_pattern(), None);
+    }
 }

@@ -157,6 +157,26 @@ pub enum MemoryWork {
     EmbedFact(crate::fact::Fact),
 }
 
+/// What a summary job made of its episode.
+#[derive(Clone, Debug)]
+pub struct SummarisedEpisode {
+    pub episode: EpisodeId,
+    /// A summary generated because the episode had none (or only an
+    /// extractive one); it is stored only if the episode still has none,
+    /// or an extractive one that a model's summary replaces.
+    pub generated: Option<EpisodeSummary>,
+    /// Who wrote `generated`.
+    pub source: SummarySource,
+    /// The vector of the episode's summary.
+    pub vector: Vec<f32>,
+    /// Keep the job for another attempt (or parked): the summary stored
+    /// is a stand-in until the model can write one.
+    pub retry: Option<Followup>,
+    /// Facts learned from the episode, stored with their vectors (and
+    /// the known facts they replace updated) in the job's transaction.
+    pub facts: Vec<crate::fact::NewFact>,
+}
+
 /// What a worker made of a job.
 #[derive(Clone, Debug)]
 pub enum JobOutcome {
@@ -164,23 +184,7 @@ pub enum JobOutcome {
         message: MessageId,
         vector: Vec<f32>,
     },
-    EpisodeSummarised {
-        episode: EpisodeId,
-        /// A summary generated because the episode had none (or only an
-        /// extractive one); it is stored only if the episode still has none,
-        /// or an extractive one that a model's summary replaces.
-        generated: Option<EpisodeSummary>,
-        /// Who wrote `generated`.
-        source: SummarySource,
-        /// The vector of the episode's summary.
-        vector: Vec<f32>,
-        /// Keep the job for another attempt (or parked): the summary stored
-        /// is a stand-in until the model can write one.
-        retry: Option<Followup>,
-        /// Facts learned from the episode, stored with their vectors (and
-        /// the known facts they replace updated) in the job's transaction.
-        facts: Vec<crate::fact::NewFact>,
-    },
+    EpisodeSummarised(SummarisedEpisode),
     FactEmbedded {
         fact: crate::FactId,
         vector: Vec<f32>,
@@ -195,7 +199,7 @@ impl JobOutcome {
     /// job leaves the queue.
     pub fn followup(&self) -> Option<&Followup> {
         match self {
-            Self::EpisodeSummarised { retry, .. } => retry.as_ref(),
+            Self::EpisodeSummarised(summarised) => summarised.retry.as_ref(),
             _ => None,
         }
     }
@@ -270,6 +274,61 @@ pub fn memory_point_fields(
     }
     .label("kind", kind.as_str())
     .label("episode", episode.to_string())
+}
+
+/// A memory vector's own fields, as a store keeps them beside it: whose it
+/// is, what it stands for (a message, an episode's summary, a fact) and when.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryVectorFields {
+    pub user_id: String,
+    pub kind: MemoryKind,
+    pub episode_id: EpisodeId,
+    pub message_id: Option<MessageId>,
+    pub fact_id: Option<crate::FactId>,
+    pub at: DateTime<Utc>,
+}
+
+impl MemoryVectorFields {
+    /// A message's vector: at the time it was said.
+    pub fn message(message: &Message, user_id: String) -> Self {
+        MemoryVectorFields {
+            user_id,
+            kind: MemoryKind::Message,
+            episode_id: message.episode_id,
+            message_id: Some(message.id),
+            fact_id: None,
+            at: message.timestamp,
+        }
+    }
+
+    /// An episode's summary's vector: at the episode's last message.
+    pub fn summary(episode: EpisodeId, user_id: String, last_message_at: DateTime<Utc>) -> Self {
+        MemoryVectorFields {
+            user_id,
+            kind: MemoryKind::Summary,
+            episode_id: episode,
+            message_id: None,
+            fact_id: None,
+            at: last_message_at,
+        }
+    }
+
+    /// A fact's vector: at the time it became true.
+    pub fn fact(fact: &crate::fact::Fact) -> Self {
+        MemoryVectorFields {
+            user_id: fact.user_id.clone(),
+            kind: MemoryKind::Fact,
+            episode_id: fact.episode_id,
+            message_id: None,
+            fact_id: Some(fact.id),
+            at: fact.valid_from,
+        }
+    }
+
+    /// What the vector index keeps of them.
+    pub fn point_fields(&self) -> PointFields {
+        memory_point_fields(&self.user_id, self.kind, self.episode_id, self.at)
+    }
 }
 
 /// One memory vector found by a search. Only live episodes' vectors are found.

@@ -67,6 +67,19 @@ impl LagWatch {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Brings `index` up to `rows`: first the sets it knows
+    /// to be behind ([`VectorIndex::catch_up`]), then, by [`Self::sweep`],
+    /// any copy that stayed behind; returns how many sets it brought up to date.
+    pub async fn catch_up(
+        &self,
+        index: &dyn VectorIndex,
+        rows: &dyn VectorRows,
+        now: Timestamp,
+    ) -> Result<usize> {
+        let known = index.catch_up(rows).await?;
+        Ok(known + self.sweep(index, rows, now).await?)
+    }
+
     /// Compares every set's rows with its copy in `index` (unless it did so
     /// less than the settle time before `now`) and reconciles the sets that
     /// stayed behind; returns how many it brought up to date. A set the index

@@ -268,6 +268,27 @@ pub async fn read_points(
 }
 
 /// A vector index that follows the relational rows (see the module comment).
+/// A change a store made to a set's rows, in the transaction that moved the
+/// set from `before` to version `after`: once the transaction commits, the
+/// index is told ([`CommittedChange::tell`]).
+#[derive(Clone, Debug)]
+pub struct CommittedChange {
+    pub set: VectorSet,
+    pub before: SetState,
+    pub after: i64,
+    pub change: VectorChange,
+}
+
+impl CommittedChange {
+    /// Tells `index` of the change, if there was one.
+    pub async fn tell(committed: Option<Self>, index: &dyn VectorIndex) -> Result<()> {
+        match committed {
+            Some(c) => index.follow(c.set, c.before, c.after, c.change).await,
+            None => Ok(()),
+        }
+    }
+}
+
 #[async_trait]
 pub trait VectorIndex: Send + Sync {
     /// The backend's name, for logs and `/metrics`.
@@ -360,9 +381,38 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     sums.iter().sum::<f32>() + tail
 }
 
+/// A vector as the SQL stores keep it in a blob: its values in order, each
+/// four little-endian bytes.
+pub fn vector_to_bytes(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The vector [`vector_to_bytes`] wrote; `None` if `bytes` cannot be one
+/// (its length is not a whole number of values).
+pub fn vector_from_bytes(bytes: &[u8]) -> Option<Vec<f32>> {
+    if !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_vector_survives_its_bytes_and_a_ragged_blob_is_refused() {
+        let vector = vec![0.5, -1.25, f32::MIN_POSITIVE, 3.0e7];
+        let bytes = vector_to_bytes(&vector);
+        assert_eq!(bytes.len(), 16);
+        assert_eq!(vector_from_bytes(&bytes), Some(vector));
+        assert_eq!(vector_from_bytes(&bytes[..15]), None);
+    }
 
     fn fields() -> PointFields {
         PointFields {

@@ -12,7 +12,7 @@ use crate::error::{Error, unique_conflict};
 use crate::rows::{json, json_at};
 use crate::{PostgresStore, domain};
 
-pub(crate) const COLUMNS: &str = "id, tenant_id, name, system_prompt, llm_config, memory_config, is_active, created_at, updated_at";
+pub(crate) use octopus_sql::columns::AGENTS as COLUMNS;
 
 #[async_trait]
 impl AgentStore for PostgresStore {

@@ -16,8 +16,7 @@ use crate::error::Error;
 use crate::rows::json_at;
 use crate::{PostgresStore, domain};
 
-const COLUMNS: &str =
-    "id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at";
+use octopus_sql::columns::CONVERSATIONS as COLUMNS;
 
 #[async_trait]
 impl ConversationStore for PostgresStore {

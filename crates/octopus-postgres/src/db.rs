@@ -143,14 +143,8 @@ async fn apply(conn: &mut sqlx_postgres::PgConnection) -> Result<()> {
     )
     .fetch_one(&mut *conn)
     .await?;
-    let known = MIGRATIONS.len() as i64;
-    if applied > known {
-        return Err(Error::SchemaTooNew {
-            found: applied,
-            known,
-        });
-    }
-    for (index, (name, sql)) in MIGRATIONS.iter().enumerate().skip(applied as usize) {
+    let pending = octopus_sql::pending_migrations(applied, MIGRATIONS.len())?;
+    for (index, (name, sql)) in MIGRATIONS.iter().enumerate().skip(pending.start) {
         let mut tx = conn.begin().await?;
         let failed = |source| Error::Migration { name, source };
         tx.execute(*sql).await.map_err(failed)?;

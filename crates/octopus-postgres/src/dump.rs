@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use octopus_core::dump::Unresolved;
 use octopus_core::dump::{
     self, DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
     ImportSequence, ImportStep,
 };
 use octopus_core::episode::Episode;
-use octopus_core::knowledge::{Chunk, ChunkMetadata, NewChunk};
+use octopus_core::knowledge::{Chunk, ChunkMetadata};
 use octopus_core::message::Message;
 use octopus_core::recall::WorkClass;
 use octopus_core::store::DumpStore;
@@ -323,8 +324,8 @@ async fn import_one(
     progress: &mut Progress,
 ) -> StoreResult<()> {
     match record {
-        DumpRecord::Header(header) => header.validate()?,
-        DumpRecord::End(_) => {}
+        // Checked by the import's sequence.
+        DumpRecord::Header(_) | DumpRecord::End(_) => {}
         DumpRecord::Tenant(t) => {
             query("INSERT INTO tenants (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
                 .bind(tenant.0)
@@ -395,15 +396,7 @@ async fn import_one(
                     .bind(tenant.0)
                     .fetch_optional(&mut **tx)
                     .await?;
-            let owner = owner.ok_or_else(|| {
-                DomainError::invalid(
-                    "dump",
-                    format!(
-                        "a fact of episode {}, which neither the dump (before it) nor this tenant has",
-                        fact.episode_id
-                    ),
-                )
-            })?;
+            let owner = owner.ok_or_else(|| Unresolved::FactEpisode(fact.episode_id).error())?;
             fact.tenant_id = tenant;
             fact.agent_id = AgentId(owner.try_get("agent_id")?);
             fact.user_id = owner.try_get("user_id")?;
@@ -423,16 +416,7 @@ async fn require_agent(tx: &mut Tx<'_>, tenant: TenantId, agent: AgentId) -> Sto
     .bind(tenant.0)
     .fetch_one(&mut **tx)
     .await?;
-    if !ours {
-        return Err(DomainError::invalid(
-            "dump",
-            format!(
-                "agent {agent} is neither in the dump (before this record) nor one of this tenant's"
-            ),
-        )
-        .into());
-    }
-    Ok(())
+    Ok(Unresolved::Agent(agent).unless(ours)?)
 }
 
 async fn episode_agent(
@@ -446,12 +430,7 @@ async fn episode_agent(
             .bind(tenant.0)
             .fetch_optional(&mut **tx)
             .await?;
-    let agent = agent.ok_or_else(|| {
-        DomainError::invalid(
-            "dump",
-            format!("a message of episode {episode}, which neither the dump (before it) nor this tenant has"),
-        )
-    })?;
+    let agent = agent.ok_or_else(|| Unresolved::MessageEpisode(episode).error())?;
     Ok(AgentId(agent))
 }
 
@@ -465,16 +444,7 @@ async fn insert_episode(tx: &mut Tx<'_>, tenant: TenantId, e: &Episode) -> Store
     .bind(&e.user_id)
     .fetch_one(&mut **tx)
     .await?;
-    if !matches {
-        return Err(DomainError::invalid(
-            "dump",
-            format!(
-                "episode {} names a conversation, agent or user the dump does not pair it with",
-                e.id
-            ),
-        )
-        .into());
-    }
+    Unresolved::EpisodePairing(e.id).unless(matches)?;
     query(
         "INSERT INTO episodes (id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason,
                                summary, summary_source, key_facts, message_count, total_input_tokens,
@@ -517,16 +487,7 @@ async fn insert_message(
             .bind(tenant.0)
             .fetch_optional(&mut **tx)
             .await?;
-    if conversation != Some(m.conversation_id.0) {
-        return Err(DomainError::invalid(
-            "dump",
-            format!(
-                "message {} names an episode the dump does not put in its conversation",
-                m.id
-            ),
-        )
-        .into());
-    }
+    Unresolved::MessageConversation(m.id).unless(conversation == Some(m.conversation_id.0))?;
     // Vectors are made again by this server: the reference to another's is dropped.
     m.embedding_ref = None;
     m.created_at = m.created_at.min(now);
@@ -541,12 +502,7 @@ async fn insert_procedure(
     dumped: &DumpedProcedure,
 ) -> StoreResult<()> {
     let p = &dumped.procedure;
-    let shown = dumped
-        .versions
-        .iter()
-        .find(|v| v.version.version == p.version)
-        .and_then(|v| v.embedding.as_ref())
-        .map(|e| embedding_bytes(&e.vector));
+    let shown = dumped.shown_embedding().map(embedding_bytes);
     let inserted = query(
         "INSERT INTO procedures (id, tenant_id, agent_id, name, description, trigger_pattern, steps, embedding,
                                  is_active, is_approved, version, serving_version, latest_version,
@@ -606,25 +562,10 @@ async fn insert_procedure(
 /// dimension.
 async fn insert_chunk(tx: &mut Tx<'_>, tenant: TenantId, dumped: &DumpedChunk) -> StoreResult<()> {
     let agent = dumped.chunk.agent_id;
-    let dimension = u32::try_from(dumped.embedding.vector.len())
-        .ok()
-        .filter(|d| (1..=16_000).contains(d))
-        .ok_or_else(|| DomainError::invalid("embedding", "must have 1 to 16000 dimensions"))?;
-    crate::knowledge::ensure_collection(
-        tx,
-        tenant,
-        agent,
-        dimension,
-        &dumped.embedding.model,
-        dumped.collection_created_at,
-    )
-    .await?;
-    let chunk = NewChunk {
-        id: dumped.chunk.id,
-        content: dumped.chunk.content.clone(),
-        embedding: dumped.embedding.vector.clone(),
-        metadata: dumped.chunk.metadata.clone(),
-    };
+    let dimension = dumped.dimension(crate::knowledge::MAX_DIMENSION)?;
+    let (model, made) = (&dumped.embedding.model, dumped.collection_created_at);
+    crate::knowledge::ensure_collection(tx, tenant, agent, dimension, model, made).await?;
+    let chunk = dumped.to_new_chunk();
     crate::knowledge::insert_chunks(tx, tenant, agent, &[chunk]).await?;
     let set = octopus_core::vectors::VectorSet::knowledge(tenant, agent);
     crate::vector_sets::bump::<crate::vector_sets::KnowledgeTable>(tx, set, 1).await?;

@@ -1,9 +1,9 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use octopus_core::DomainCode;
 use octopus_core::appending::{Closing, Placement};
 use octopus_core::episode::{
-    CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages, SummarySource,
+    CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages, Restore,
+    SummarySource,
 };
 use octopus_core::message::Message;
 use octopus_core::recall::{Adjacent, MessagePosition, MessageWindow, WorkClass};
@@ -24,15 +24,9 @@ use crate::rows::{Tx, json_at, u32_at, u64_at};
 use crate::vectors::{embedding_bytes, embedding_from};
 use crate::{PostgresStore, domain};
 
-pub(crate) const COLUMNS: &str = "id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason, summary,
-    summary_source, key_facts, summary_embedding, message_count, total_input_tokens, total_output_tokens, last_message_at,
-    deleted_at, archived_at, created_at, updated_at";
+pub(crate) use octopus_sql::columns::EPISODES as COLUMNS;
 
-#[derive(Clone, Copy, PartialEq)]
-enum Visibility {
-    Live,
-    Deleted,
-}
+use octopus_sql::Visibility;
 
 #[async_trait]
 impl EpisodeStore for PostgresStore {
@@ -278,26 +272,19 @@ impl EpisodeStore for PostgresStore {
             let episode = get_any_episode(&mut *tx, tenant, id, true)
                 .await?
                 .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
-            if episode.deleted_at.is_some() {
-                set_deleted_at(&mut tx, tenant, id, None, now).await?;
-            } else if episode.archived_at.is_some() {
-                query(
-                    "UPDATE episodes SET archived_at = NULL, retained_since = $3, updated_at = $3
-                     WHERE id = $1 AND tenant_id = $2",
-                )
-                .bind(id.0)
-                .bind(tenant.0)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-            } else {
-                return Err(DomainError::conflict(
-                    DomainCode::EpisodeLive,
-                    format!(
-                        "episode {id} is neither deleted nor archived; there is nothing to restore"
-                    ),
-                )
-                .into());
+            match episode.restoring()? {
+                Restore::Undelete => set_deleted_at(&mut tx, tenant, id, None, now).await?,
+                Restore::Unarchive => {
+                    query(
+                        "UPDATE episodes SET archived_at = NULL, retained_since = $3, updated_at = $3
+                         WHERE id = $1 AND tenant_id = $2",
+                    )
+                    .bind(id.0)
+                    .bind(tenant.0)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                }
             }
             let restored = get_any_episode(&mut *tx, tenant, id, false)
                 .await?
@@ -431,13 +418,7 @@ impl EpisodeStore for PostgresStore {
             let episode = get_any_episode(&mut *tx, tenant, id, true)
                 .await?
                 .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
-            if episode.deleted_at.is_none() && episode.archived_at.is_none() {
-                return Err(DomainError::conflict(
-                    DomainCode::EpisodeNotDeleted,
-                    format!("episode {id} is in use; delete it (or let retention archive it) before purging it"),
-                )
-                .into());
-            }
+            episode.check_purgeable()?;
             crate::facts::delete_episode_facts(&mut tx, tenant, id).await?;
             query("DELETE FROM messages WHERE episode_id = $1 AND tenant_id = $2")
                 .bind(id.0)
@@ -555,7 +536,7 @@ async fn lock_episode(
 ) -> Result<Episode, Error> {
     let episode = get_any_episode(&mut **tx, tenant, id, true).await?;
     episode
-        .filter(|e| e.deleted_at.is_some() == (visibility == Visibility::Deleted))
+        .filter(|e| visibility.sees(e.deleted_at.is_some()))
         .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id).into())
 }
 
@@ -565,10 +546,7 @@ async fn get_episode<'c>(
     id: EpisodeId,
     visibility: Visibility,
 ) -> Result<Episode, Error> {
-    let deleted = match visibility {
-        Visibility::Live => "deleted_at IS NULL",
-        Visibility::Deleted => "deleted_at IS NOT NULL",
-    };
+    let deleted = visibility.clause();
     let row = query(&format!(
         "SELECT {COLUMNS} FROM episodes WHERE id = $1 AND tenant_id = $2 AND {deleted}"
     ))

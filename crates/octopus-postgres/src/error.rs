@@ -22,19 +22,14 @@ pub enum Error {
         source: sqlx_core::Error,
     },
 
-    #[error(
-        "the database was written by a newer Octopus (schema version {found}, this build knows {known})"
-    )]
-    SchemaTooNew { found: i64, known: i64 },
+    #[error(transparent)]
+    SchemaTooNew(#[from] octopus_sql::SchemaTooNew),
 
     #[error(transparent)]
     Sql(#[from] sqlx_core::Error),
 
-    #[error("vector index: {0}")]
-    VectorIndex(String),
-
-    #[error("corrupt {what} in the database: {detail}")]
-    Corrupt { what: &'static str, detail: String },
+    #[error(transparent)]
+    Corrupt(#[from] octopus_sql::Corrupt),
 
     /// A domain outcome (not found, conflict, …) decided inside a transaction.
     #[error(transparent)]
@@ -77,10 +72,7 @@ fn is_unavailable_code(code: &str) -> bool {
 }
 
 pub(crate) fn corrupt(what: &'static str, detail: impl std::fmt::Display) -> Error {
-    Error::Corrupt {
-        what,
-        detail: detail.to_string(),
-    }
+    octopus_sql::corrupt(what, detail).into()
 }
 
 /// A unique index is the arbiter of a name being taken, so that two

@@ -25,8 +25,7 @@ use crate::rows::Tx;
 use crate::{PostgresStore, domain};
 
 /// The columns a [`Fact`] is read from, of `facts` aliased `f`.
-const COLUMNS: &str = "f.id, f.tenant_id, f.agent_id, f.user_id, f.episode_id, f.message_ids, \
-                       f.text, f.valid_from, f.valid_to, f.superseded_by, f.created_at";
+use octopus_sql::columns::FACTS as COLUMNS;
 
 /// Facts of episodes in use only: a deleted or archived episode's facts
 /// leave every read, as its messages do.

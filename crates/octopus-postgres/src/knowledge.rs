@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use octopus_core::knowledge::{
     Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
-    check_dimension, collection_name, point_fields,
+    check_chunks, check_new_dimension, collection_name, point_fields,
 };
 use octopus_core::store::KnowledgeStore;
 use octopus_core::vectors::{Point, ScoredKey, VectorChange, VectorSet};
@@ -25,6 +25,9 @@ use crate::rows::{Tx, int, u32_at, u64_at};
 use crate::vector_sets::{Committed, KnowledgeTable, key_of, owned_by, record_change};
 use crate::vectors::PgVector;
 use crate::{PostgresStore, domain};
+
+/// The most dimensions a collection may have: pgvector's ceiling for a `vector` column.
+pub(crate) const MAX_DIMENSION: u32 = 16_000;
 
 const CHUNK_COLUMNS: &str =
     "c.id, c.source, c.chunk_index, c.category, c.heading, c.content, c.indexed_at";
@@ -155,17 +158,6 @@ pub(crate) async fn insert_chunks(
         .collect()
 }
 
-fn check_chunks(chunks: &[NewChunk], dimension: u32) -> StoreResult<()> {
-    for (i, chunk) in chunks.iter().enumerate() {
-        check_dimension(
-            &format!("chunks[{i}].embedding"),
-            &chunk.embedding,
-            dimension,
-        )?;
-    }
-    Ok(())
-}
-
 fn chunk_from_row(row: &PgRow, agent: AgentId) -> StoreResult<Chunk> {
     Ok(Chunk {
         id: row.try_get("id")?,
@@ -239,12 +231,7 @@ impl KnowledgeStore for PostgresStore {
         dimension: u32,
         model: &str,
     ) -> Result<Collection> {
-        if dimension == 0 || dimension > 16_000 {
-            return Err(DomainError::invalid(
-                "dimension",
-                "must be between 1 and 16000",
-            ));
-        }
+        check_new_dimension("dimension", dimension as usize, MAX_DIMENSION)?;
         domain(async {
             let mut tx = self.pool.begin().await?;
             // The agent's row is locked so that it cannot be deleted meanwhile.
@@ -334,14 +321,10 @@ impl KnowledgeStore for PostgresStore {
                 .ok_or_else(|| {
                     DomainError::not_found("collection", collection_name(agent, tenant))
                 })?;
-            query_.validate(state.dimension)?;
-            let nearest = query_.to_nearest();
-            let found: Vec<ScoredKey> = self
-                .nearest(VectorSet::knowledge(tenant, agent), state, &nearest)
-                .await?
-                .into_iter()
-                .filter(|n| n.score >= query_.min_score)
-                .collect();
+            let set = VectorSet::knowledge(tenant, agent);
+            let found = query_
+                .nearest_keys(&*self.vectors, set, state, self)
+                .await?;
             self.chunks_found(tenant, agent, found).await
         })
         .await

@@ -16,8 +16,8 @@ use chrono::{DateTime, Utc};
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
 use octopus_core::recall::{
-    Followup, JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorHit, MemoryVectorQuery,
-    MemoryWork, Unpark, WorkClass, memory_point_fields,
+    Followup, JobOutcome, MemoryJob, MemoryQueue, MemoryVectorFields, MemoryVectorHit,
+    MemoryVectorQuery, MemoryWork, SummarisedEpisode, Unpark, WorkClass,
 };
 use octopus_core::store::MemoryStore;
 use octopus_core::vectors::{Point, VectorChange, VectorSet};
@@ -299,22 +299,8 @@ impl PostgresStore {
             JobOutcome::MessageEmbedded { message, vector } => {
                 embed_message(&mut tx, key, message, vector, model, now).await?
             }
-            JobOutcome::EpisodeSummarised {
-                episode,
-                generated,
-                source,
-                vector,
-                retry: _,
-                facts,
-            } => {
-                let generated = generated.map(|g| (g, source));
-                let summary = Summary {
-                    episode,
-                    generated,
-                    vector,
-                    facts,
-                };
-                store_summary(&mut tx, key, summary, model, now).await?
+            JobOutcome::EpisodeSummarised(summarised) => {
+                store_summary(&mut tx, key, summarised, model, now).await?
             }
             JobOutcome::FactEmbedded { fact, vector } => {
                 embed_fact(&mut tx, key, fact, vector, model, now).await?
@@ -333,23 +319,13 @@ impl PostgresStore {
     }
 }
 
-/// A memory vector's own fields, as stored beside it.
-struct MemoryFields {
-    user_id: String,
-    kind: MemoryKind,
-    episode_id: EpisodeId,
-    message_id: Option<MessageId>,
-    fact_id: Option<FactId>,
-    at: DateTime<Utc>,
-}
-
 /// Stores a vector in place of any the same memory had (a message's, an
 /// episode's summary's, a fact's), as one change. Returns the change and
 /// the vector's reference.
 async fn replace_vector(
     tx: &mut Tx<'_>,
     (tenant, agent): (TenantId, AgentId),
-    fields: MemoryFields,
+    fields: MemoryVectorFields,
     vector: Vec<f32>,
     now: DateTime<Utc>,
 ) -> StoreResult<(VectorChange, Uuid)> {
@@ -395,7 +371,7 @@ async fn replace_vector(
     let point = Point {
         key: key_of(&inserted)?,
         vector,
-        fields: memory_point_fields(&fields.user_id, fields.kind, fields.episode_id, fields.at),
+        fields: fields.point_fields(),
     };
     let change = VectorChange {
         removed,
@@ -452,14 +428,7 @@ async fn embed_message(
         return Ok(None);
     };
     checked_collection(tx, key, &vector, model, now).await?;
-    let fields = MemoryFields {
-        user_id,
-        kind: MemoryKind::Message,
-        episode_id: message.episode_id,
-        message_id: Some(message.id),
-        fact_id: None,
-        at: message.timestamp,
-    };
+    let fields = MemoryVectorFields::message(&message, user_id);
     let (change, reference) = replace_vector(tx, key, fields, vector, now).await?;
     query("UPDATE messages SET embedding_ref = $3 WHERE id = $1 AND tenant_id = $2")
         .bind(message.id.0)
@@ -470,34 +439,23 @@ async fn embed_message(
     Ok(Some(change))
 }
 
-/// What a summary job made.
-struct Summary {
-    episode: EpisodeId,
-    generated: Option<(
-        octopus_core::episode::EpisodeSummary,
-        octopus_core::episode::SummarySource,
-    )>,
-    vector: Vec<f32>,
-    facts: Vec<octopus_core::fact::NewFact>,
-}
-
 /// An episode's summary (when one was generated) and its vector, and the
 /// facts learned from it with theirs: each stored, the known fact it
 /// replaces closed. An episode's facts are learned once.
 async fn store_summary(
     tx: &mut Tx<'_>,
     key: (TenantId, AgentId),
-    summary: Summary,
+    summarised: SummarisedEpisode,
     model: &str,
     now: DateTime<Utc>,
 ) -> StoreResult<Option<VectorChange>> {
     let (tenant, agent) = key;
-    let episode = summary.episode;
+    let episode = summarised.episode;
     let Some((user_id, last_message_at)) = episode_user(tx, tenant, episode).await? else {
         return Ok(None);
     };
-    checked_collection(tx, key, &summary.vector, model, now).await?;
-    if let Some((generated, source)) = &summary.generated {
+    checked_collection(tx, key, &summarised.vector, model, now).await?;
+    if let Some(generated) = &summarised.generated {
         // A summary the caller set meanwhile wins over ours; a model's
         // replaces the extractive stand-in.
         query(
@@ -509,25 +467,18 @@ async fn store_summary(
         .bind(tenant.0)
         .bind(&generated.summary)
         .bind(serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into()))
-        .bind(source.as_str())
+        .bind(summarised.source.as_str())
         .execute(&mut **tx)
         .await?;
     }
     query("UPDATE episodes SET summary_embedding = $3 WHERE id = $1 AND tenant_id = $2")
         .bind(episode.0)
         .bind(tenant.0)
-        .bind(embedding_bytes(&summary.vector))
+        .bind(embedding_bytes(&summarised.vector))
         .execute(&mut **tx)
         .await?;
-    let fields = MemoryFields {
-        user_id: user_id.clone(),
-        kind: MemoryKind::Summary,
-        episode_id: episode,
-        message_id: None,
-        fact_id: None,
-        at: last_message_at,
-    };
-    let (mut change, _) = replace_vector(tx, key, fields, summary.vector, now).await?;
+    let fields = MemoryVectorFields::summary(episode, user_id.clone(), last_message_at);
+    let (mut change, _) = replace_vector(tx, key, fields, summarised.vector, now).await?;
     let learned_before: bool = query_scalar(
         "SELECT EXISTS (SELECT 1 FROM facts WHERE tenant_id = $1 AND episode_id = $2)",
     )
@@ -538,7 +489,7 @@ async fn store_summary(
     if learned_before {
         return Ok(Some(change));
     }
-    for new in summary.facts {
+    for new in summarised.facts {
         let dimension = u32::try_from(change.added[0].vector.len()).unwrap_or(u32::MAX);
         check_dimension("fact embedding", &new.vector, dimension)?;
         let fact = new.learned_in(tenant, agent, &user_id, episode, now);
@@ -546,14 +497,7 @@ async fn store_summary(
             crate::facts::supersede(tx, &fact, old).await?;
         }
         crate::facts::insert_fact(tx, &fact).await?;
-        let fields = MemoryFields {
-            user_id: user_id.clone(),
-            kind: MemoryKind::Fact,
-            episode_id: episode,
-            message_id: None,
-            fact_id: Some(fact.id),
-            at: fact.valid_from,
-        };
+        let fields = MemoryVectorFields::fact(&fact);
         let (added, _) = replace_vector(tx, key, fields, new.vector, now).await?;
         change.removed.extend(added.removed);
         change.added.extend(added.added);
@@ -574,14 +518,7 @@ async fn embed_fact(
         return Ok(None);
     };
     checked_collection(tx, key, &vector, model, now).await?;
-    let fields = MemoryFields {
-        user_id: fact.user_id,
-        kind: MemoryKind::Fact,
-        episode_id: fact.episode_id,
-        message_id: None,
-        fact_id: Some(fact.id),
-        at: fact.valid_from,
-    };
+    let fields = MemoryVectorFields::fact(&fact);
     let (change, _) = replace_vector(tx, key, fields, vector, now).await?;
     Ok(Some(change))
 }
@@ -745,8 +682,7 @@ impl MemoryStore for PostgresStore {
     }
 
     async fn catch_up_vectors(&self, now: Timestamp) -> Result<usize> {
-        let known = self.vectors.catch_up(self).await?;
-        Ok(known + self.lagging.sweep(&*self.vectors, self, now).await?)
+        self.lagging.catch_up(&*self.vectors, self, now).await
     }
 
     async fn pending_memory_jobs(&self) -> Result<u64> {
@@ -828,7 +764,8 @@ impl MemoryStore for PostgresStore {
             .collect();
             let nearest = query_.to_nearest(&hidden);
             let found = self
-                .nearest(VectorSet::memory(tenant, agent), state, &nearest)
+                .vectors
+                .search(VectorSet::memory(tenant, agent), state, &nearest, self)
                 .await?;
             let keys: Vec<i64> = found.iter().map(|n| n.key as i64).collect();
             let rows = query(

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use octopus_core::DomainCode;
 use octopus_core::procedure::{
-    Decision, NewVersion, Procedure, ProcedureContent, ProcedureFilter, ProcedureStep,
+    self, Decision, NewVersion, Procedure, ProcedureContent, ProcedureFilter, ProcedureStep,
     ProcedureVersion, ServingProcedure, VersionStatus,
 };
 use octopus_core::{AgentId, Error as DomainError, ProcedureId, Result, TenantId, Timestamp};
@@ -16,15 +16,11 @@ use sqlx_core::row::Row;
 use sqlx_postgres::{PgRow, Postgres};
 
 use crate::error::{Error, corrupt, unique_conflict};
-use crate::rows::{Tx, int, json_at, opt_u32_at, u32_at};
+use crate::rows::{Tx, int, json_at, opt_u32_at, push_clause, u32_at};
 use crate::vectors::{embedding_bytes, embedding_from};
 use crate::{PostgresStore, domain};
 
-pub(crate) const COLUMNS: &str =
-    "id, tenant_id, agent_id, name, description, trigger_pattern, steps, is_active,
-    version, serving_version, latest_version, created_by, approved_by, created_at, updated_at,
-    (SELECT max(v.version) FROM procedure_versions v
-     WHERE v.procedure_id = procedures.id AND v.status = 'pending') AS pending_version";
+pub(crate) use octopus_sql::columns::PROCEDURES as COLUMNS;
 
 pub(crate) const VERSION_COLUMNS: &str =
     "version, name, description, trigger_pattern, steps, embedding, status, created_by,
@@ -85,22 +81,10 @@ impl octopus_core::store::ProcedureStore for PostgresStore {
                 "SELECT {COLUMNS} FROM procedures WHERE tenant_id = "
             ));
             sql.push_bind(tenant.0);
-            match (filter.agent_id, filter.shared) {
-                (Some(agent), Some(true)) => {
-                    sql.push(" AND (agent_id = ")
-                        .push_bind(agent.0)
-                        .push(" OR agent_id IS NULL)");
-                }
-                (Some(agent), _) => {
-                    sql.push(" AND agent_id = ").push_bind(agent.0);
-                }
-                (None, Some(true)) => {
-                    sql.push(" AND agent_id IS NULL");
-                }
-                (None, Some(false)) => {
-                    sql.push(" AND agent_id IS NOT NULL");
-                }
-                (None, None) => {}
+            if let Some((clause, agent)) =
+                octopus_sql::procedure_scope(filter.agent_id, filter.shared)
+            {
+                push_clause(&mut sql, clause, agent.map(|a| a.0));
             }
             if let Some(active) = filter.active {
                 sql.push(" AND is_active = ").push_bind(active);
@@ -110,11 +94,7 @@ impl octopus_core::store::ProcedureStore for PostgresStore {
                 Some(false) => sql.push(" AND serving_version IS NULL"),
                 None => &mut sql,
             };
-            if let Some(text) = filter.text.as_deref().filter(|t| !t.trim().is_empty()) {
-                let like = format!(
-                    "%{}%",
-                    text.trim().to_lowercase().replace(['%', '_', '\\'], "")
-                );
+            if let Some(like) = filter.text_pattern() {
                 sql.push(" AND (lower(name) LIKE ")
                     .push_bind(like.clone())
                     .push(" OR lower(COALESCE(description, '')) LIKE ")
@@ -224,16 +204,10 @@ impl octopus_core::store::ProcedureStore for PostgresStore {
     ) -> Result<Procedure> {
         domain(async {
             let (mut tx, _) = self.lock(tenant, id).await?;
-            let (found, _) = version_row(&mut *tx, id, version).await?.ok_or_else(|| {
-                DomainError::not_found("procedure_version", format!("{id} v{version}"))
-            })?;
-            if found.status != VersionStatus::Approved {
-                return Err(DomainError::conflict(
-                    DomainCode::VersionNotApproved,
-                    format!("version {version} of procedure {id} was never approved"),
-                )
-                .into());
-            }
+            let found = version_row(&mut *tx, id, version)
+                .await?
+                .map(|(found, _)| found);
+            let found = procedure::rollback_target(id, version, found)?;
             serve(
                 &mut tx,
                 tenant,

@@ -48,3 +48,22 @@ pub(crate) fn int(value: impl TryInto<i32>) -> i32 {
 pub(crate) fn json<T: serde::Serialize>(value: &T) -> sqlx_core::types::Json<serde_json::Value> {
     sqlx_core::types::Json(serde_json::to_value(value).unwrap_or(serde_json::Value::Null))
 }
+
+/// Appends ` AND clause` to a query whose `WHERE` is begun, binding `value`
+/// where the clause (written once for both SQL stores, by `octopus_sql`)
+/// has its `?`.
+pub(crate) fn push_clause<'a>(
+    sql: &mut sqlx_core::query_builder::QueryBuilder<'a, sqlx_postgres::Postgres>,
+    clause: &str,
+    value: Option<uuid::Uuid>,
+) {
+    sql.push(" AND ");
+    match (clause.split_once('?'), value) {
+        (Some((before, after)), Some(value)) => {
+            sql.push(before).push_bind(value).push(after);
+        }
+        _ => {
+            sql.push(clause);
+        }
+    }
+}

@@ -10,10 +10,12 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use octopus_core::knowledge::point_fields;
 use octopus_core::recall::{MemoryKind, memory_point_fields};
+pub(crate) use octopus_core::vectors::CommittedChange as Committed;
 use octopus_core::vectors::{
-    Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
+    PointFields, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
 };
 use octopus_core::{AgentId, EpisodeId, TenantId};
+use octopus_sql::VectorTables;
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
 use sqlx_core::row::Row;
@@ -24,16 +26,10 @@ use crate::rows::{Tx, u32_at};
 use crate::vectors::PgVector;
 use crate::{PostgresStore, domain};
 
-/// Where a kind of set lives: a table of sets (`tenant_id`, `agent_id`,
-/// `dimension`, `version` and a count) and a table of rows (`seq`,
-/// `tenant_id`, `agent_id`, `embedding` and the fields searches filter on).
+/// A kind of vector set: the tables it lives in, and how a row's fields
+/// are read from them.
 pub(crate) trait VectorTable {
-    const COLLECTIONS: &'static str;
-    /// The sets' column counting their rows.
-    const COUNT_COLUMN: &'static str;
-    const ROWS: &'static str;
-    /// The rows' columns [`Self::fields_from_row`] reads.
-    const FIELD_COLUMNS: &'static str;
+    const TABLES: VectorTables;
 
     fn fields_from_row(row: &PgRow) -> Result<PointFields>;
 }
@@ -41,10 +37,7 @@ pub(crate) trait VectorTable {
 pub(crate) struct KnowledgeTable;
 
 impl VectorTable for KnowledgeTable {
-    const COLLECTIONS: &'static str = "knowledge_collections";
-    const COUNT_COLUMN: &'static str = "chunk_count";
-    const ROWS: &'static str = "knowledge_chunks";
-    const FIELD_COLUMNS: &'static str = "source, chunk_index, category, heading, indexed_at";
+    const TABLES: VectorTables = VectorTables::KNOWLEDGE;
 
     fn fields_from_row(row: &PgRow) -> Result<PointFields> {
         Ok(point_fields(&crate::knowledge::metadata_from_row(row)?))
@@ -54,10 +47,7 @@ impl VectorTable for KnowledgeTable {
 pub(crate) struct MemoryTable;
 
 impl VectorTable for MemoryTable {
-    const COLLECTIONS: &'static str = "memory_collections";
-    const COUNT_COLUMN: &'static str = "vector_count";
-    const ROWS: &'static str = "memory_vectors";
-    const FIELD_COLUMNS: &'static str = "user_id, kind, episode_id, at";
+    const TABLES: VectorTables = VectorTables::MEMORY;
 
     fn fields_from_row(row: &PgRow) -> Result<PointFields> {
         let user: String = row.try_get("user_id")?;
@@ -98,7 +88,7 @@ pub(crate) async fn state<T: VectorTable>(
 ) -> Result<Option<SetState>> {
     let row = query(&format!(
         "SELECT dimension, version FROM {} WHERE tenant_id = $1 AND agent_id = $2",
-        T::COLLECTIONS
+        T::TABLES.collections
     ))
     .bind(tenant.0)
     .bind(agent.0)
@@ -111,14 +101,6 @@ pub(crate) async fn state<T: VectorTable>(
         })
     })
     .transpose()
-}
-
-/// A change to a set's rows, for the index to follow once committed.
-pub(crate) struct Committed {
-    pub set: VectorSet,
-    pub before: SetState,
-    pub after: i64,
-    pub change: VectorChange,
 }
 
 /// Counts `change` in its set and bumps the set's version, in `tx`; `None`
@@ -154,8 +136,8 @@ pub(crate) async fn bump<T: VectorTable>(
     let row = query(&format!(
         "UPDATE {table} SET {count} = {count} + $3, version = version + 1
          WHERE tenant_id = $1 AND agent_id = $2 RETURNING version, dimension",
-        table = T::COLLECTIONS,
-        count = T::COUNT_COLUMN
+        table = T::TABLES.collections,
+        count = T::TABLES.count_column
     ))
     .bind(set.tenant.0)
     .bind(set.agent.0)
@@ -174,33 +156,18 @@ pub(crate) async fn bump<T: VectorTable>(
 impl PostgresStore {
     /// Tells the vector index of a committed change.
     pub(crate) async fn follow(&self, committed: Option<Committed>) -> octopus_core::Result<()> {
-        match committed {
-            Some(c) => {
-                self.vectors
-                    .follow(c.set, c.before, c.after, c.change)
-                    .await
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// The nearest keys of the set, by the vector index, which reconciles
-    /// from this store's rows when it does not reflect `state`.
-    pub(crate) async fn nearest(
-        &self,
-        set: VectorSet,
-        state: SetState,
-        query: &Nearest,
-    ) -> octopus_core::Result<Vec<ScoredKey>> {
-        self.vectors.search(set, state, query, self).await
+        Committed::tell(committed, &*self.vectors).await
     }
 }
 
 /// A kind's table of rows, and the columns of its fields.
 fn tables(kind: VectorKind) -> (&'static str, &'static str) {
     match kind {
-        VectorKind::Knowledge => (KnowledgeTable::ROWS, KnowledgeTable::FIELD_COLUMNS),
-        VectorKind::Memory => (MemoryTable::ROWS, MemoryTable::FIELD_COLUMNS),
+        VectorKind::Knowledge => (
+            KnowledgeTable::TABLES.rows,
+            KnowledgeTable::TABLES.field_columns,
+        ),
+        VectorKind::Memory => (MemoryTable::TABLES.rows, MemoryTable::TABLES.field_columns),
     }
 }
 
@@ -251,8 +218,8 @@ impl VectorRows for PostgresStore {
                 "SELECT 'knowledge' AS kind, tenant_id, agent_id, dimension, version FROM {}
                  UNION ALL
                  SELECT 'memory', tenant_id, agent_id, dimension, version FROM {}",
-                KnowledgeTable::COLLECTIONS,
-                MemoryTable::COLLECTIONS
+                KnowledgeTable::TABLES.collections,
+                MemoryTable::TABLES.collections
             ))
             .fetch_all(&self.pool)
             .await?;

@@ -117,19 +117,13 @@ pub(crate) fn ef_search(top_k: u32) -> u32 {
     top_k.saturating_mul(2).clamp(DEFAULT_EF_SEARCH, 1000)
 }
 
-pub(crate) fn embedding_bytes(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
+pub(crate) use octopus_core::vectors::vector_to_bytes as embedding_bytes;
 
 pub(crate) fn embedding_from(bytes: &[u8]) -> Result<Vec<f32>> {
-    if !bytes.len().is_multiple_of(4) {
-        return Err(crate::error::corrupt(
+    octopus_core::vectors::vector_from_bytes(bytes).ok_or_else(|| {
+        crate::error::corrupt(
             "embedding",
             format!("{} bytes is not a whole number of f32s", bytes.len()),
-        ));
-    }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect())
+        )
+    })
 }

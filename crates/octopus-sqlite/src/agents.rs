@@ -10,7 +10,7 @@ use crate::codec::micros;
 use crate::error::{Error, corrupt};
 use crate::rows;
 
-pub(crate) const COLUMNS: &str = "id, tenant_id, name, system_prompt, llm_config, memory_config, is_active, created_at, updated_at";
+pub(crate) use octopus_sql::columns::AGENTS as COLUMNS;
 
 #[async_trait]
 impl AgentStore for SqliteStore {

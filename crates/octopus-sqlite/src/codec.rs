@@ -84,21 +84,15 @@ pub(crate) fn uuid_from(bytes: &[u8]) -> Result<Uuid, Error> {
     Uuid::from_slice(bytes).map_err(|e| corrupt("id", e))
 }
 
-pub(crate) fn embedding_bytes(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
+pub(crate) use octopus_core::vectors::vector_to_bytes as embedding_bytes;
 
 pub(crate) fn embedding_from(bytes: &[u8]) -> Result<Vec<f32>, Error> {
-    if !bytes.len().is_multiple_of(4) {
-        return Err(corrupt(
+    octopus_core::vectors::vector_from_bytes(bytes).ok_or_else(|| {
+        corrupt(
             "embedding",
             format!("{} bytes is not a whole number of f32s", bytes.len()),
-        ));
-    }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect())
+        )
+    })
 }
 
 #[cfg(test)]

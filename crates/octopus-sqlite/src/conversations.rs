@@ -13,8 +13,7 @@ use crate::codec::micros;
 use crate::error::{Error, corrupt};
 use crate::rows::{self, Filters, blob};
 
-const COLUMNS: &str =
-    "id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at";
+use octopus_sql::columns::CONVERSATIONS as COLUMNS;
 
 #[async_trait]
 impl ConversationStore for SqliteStore {

@@ -4,16 +4,17 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use octopus_core::dump::Unresolved;
 use octopus_core::dump::{
     self, DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
     ImportSequence, ImportStep,
 };
 use octopus_core::episode::Episode;
-use octopus_core::knowledge::{Chunk, NewChunk};
+use octopus_core::knowledge::Chunk;
 use octopus_core::message::Message;
 use octopus_core::recall::WorkClass;
 use octopus_core::store::DumpStore;
-use octopus_core::{AgentId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp};
+use octopus_core::{AgentId, EpisodeId, Result, TenantId, Timestamp};
 use rusqlite::{Connection, Transaction, params};
 
 use crate::SqliteStore;
@@ -292,8 +293,8 @@ fn import_one(
     progress: &mut Progress,
 ) -> StoreResult<()> {
     match record {
-        DumpRecord::Header(header) => header.validate()?,
-        DumpRecord::End(_) => {}
+        // Checked by the import's sequence.
+        DumpRecord::Header(_) | DumpRecord::End(_) => {}
         DumpRecord::Tenant(t) => {
             // Into an existing tenant, its own name stays.
             tx.execute(
@@ -377,12 +378,7 @@ fn episode_owner(
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?
     .pop();
-    let (agent, user) = owner.ok_or_else(|| {
-        DomainError::invalid(
-            "dump",
-            format!("a fact of episode {episode}, which neither the dump (before it) nor this tenant has"),
-        )
-    })?;
+    let (agent, user) = owner.ok_or_else(|| Unresolved::FactEpisode(episode).error())?;
     Ok((AgentId(codec::uuid_from(&agent)?), user))
 }
 
@@ -406,16 +402,7 @@ fn require_agent(tx: &Connection, tenant: TenantId, agent: AgentId) -> StoreResu
             "SELECT EXISTS (SELECT 1 FROM agents WHERE id = ?1 AND tenant_id = ?2 AND deleted_at IS NULL)",
         )?
         .query_row([agent.0.as_bytes(), tenant.0.as_bytes()], |r| r.get(0))?;
-    if !ours {
-        return Err(DomainError::invalid(
-            "dump",
-            format!(
-                "agent {agent} is neither in the dump (before this record) nor one of this tenant's"
-            ),
-        )
-        .into());
-    }
-    Ok(())
+    Ok(Unresolved::Agent(agent).unless(ours)?)
 }
 
 fn episode_agent(tx: &Connection, tenant: TenantId, episode: EpisodeId) -> StoreResult<AgentId> {
@@ -426,12 +413,7 @@ fn episode_agent(tx: &Connection, tenant: TenantId, episode: EpisodeId) -> Store
         |r| Ok(r.get(0)?),
     )?
     .pop();
-    let agent = agent.ok_or_else(|| {
-        DomainError::invalid(
-            "dump",
-            format!("a message of episode {episode}, which neither the dump (before it) nor this tenant has"),
-        )
-    })?;
+    let agent = agent.ok_or_else(|| Unresolved::MessageEpisode(episode).error())?;
     Ok(AgentId(codec::uuid_from(&agent)?))
 }
 
@@ -475,16 +457,7 @@ fn insert_episode(tx: &Connection, tenant: TenantId, e: &Episode) -> StoreResult
         ],
         |r| r.get(0),
     )?;
-    if !matches {
-        return Err(DomainError::invalid(
-            "dump",
-            format!(
-                "episode {} names a conversation, agent or user the dump does not pair it with",
-                e.id
-            ),
-        )
-        .into());
-    }
+    Unresolved::EpisodePairing(e.id).unless(matches)?;
     Ok(())
 }
 
@@ -497,16 +470,8 @@ fn insert_message(tx: &Connection, tenant: TenantId, m: &Message, now: i64) -> S
         |r| Ok(r.get(0)?),
     )?
     .pop();
-    if conversation.as_deref() != Some(m.conversation_id.0.as_bytes().as_slice()) {
-        return Err(DomainError::invalid(
-            "dump",
-            format!(
-                "message {} names an episode the dump does not put in its conversation",
-                m.id
-            ),
-        )
-        .into());
-    }
+    Unresolved::MessageConversation(m.id)
+        .unless(conversation.as_deref() == Some(m.conversation_id.0.as_bytes().as_slice()))?;
     tx.prepare_cached(crate::messages::INSERT)?
         .execute(params![
             m.id.0.as_bytes(),
@@ -541,12 +506,7 @@ fn insert_procedure(
     dumped: &DumpedProcedure,
 ) -> StoreResult<()> {
     let p = &dumped.procedure;
-    let shown = dumped
-        .versions
-        .iter()
-        .find(|v| v.version.version == p.version)
-        .and_then(|v| v.embedding.as_ref())
-        .map(|e| codec::embedding_bytes(&e.vector));
+    let shown = dumped.shown_embedding().map(codec::embedding_bytes);
     let inserted = tx.execute(
         "INSERT INTO procedures (id, tenant_id, agent_id, name, description, trigger_pattern, steps, embedding,
                                  is_active, is_approved, version, serving_version, latest_version,
@@ -604,24 +564,10 @@ fn insert_procedure(
 
 fn insert_chunk(tx: &Connection, tenant: TenantId, dumped: &DumpedChunk) -> StoreResult<()> {
     let agent = dumped.chunk.agent_id;
-    let dimension = u32::try_from(dumped.embedding.vector.len())
-        .ok()
-        .filter(|d| (1..=16_384).contains(d))
-        .ok_or_else(|| DomainError::invalid("embedding", "must have 1 to 16384 dimensions"))?;
-    crate::knowledge::ensure_collection(
-        tx,
-        tenant,
-        agent,
-        dimension,
-        &dumped.embedding.model,
-        dumped.collection_created_at,
-    )?;
-    let chunk = NewChunk {
-        id: dumped.chunk.id,
-        content: dumped.chunk.content.clone(),
-        embedding: dumped.embedding.vector.clone(),
-        metadata: dumped.chunk.metadata.clone(),
-    };
+    let dimension = dumped.dimension(crate::knowledge::MAX_DIMENSION)?;
+    let (model, made) = (&dumped.embedding.model, dumped.collection_created_at);
+    crate::knowledge::ensure_collection(tx, tenant, agent, dimension, model, made)?;
+    let chunk = dumped.to_new_chunk();
     crate::knowledge::insert_chunks(tx, tenant, agent, &[chunk])?;
     Ok(())
 }

@@ -1,8 +1,7 @@
 use async_trait::async_trait;
-use octopus_core::DomainCode;
 use octopus_core::appending::{Closing, Placement};
 use octopus_core::episode::{
-    CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
+    CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages, Restore,
 };
 use octopus_core::message::Message;
 use octopus_core::recall::WorkClass;
@@ -22,16 +21,9 @@ use crate::error::{Error, corrupt};
 use crate::messages::{self, columns, message_from_row};
 use crate::rows::{self, Filters, blob};
 
-pub(crate) const COLUMNS: &str = "id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason, summary,
-    summary_source, key_facts, summary_embedding, message_count, total_input_tokens, total_output_tokens, last_message_at,
-    deleted_at, archived_at, created_at, updated_at";
+pub(crate) use octopus_sql::columns::EPISODES as COLUMNS;
 
-/// Which episodes a lookup may see.
-#[derive(Clone, Copy, PartialEq)]
-enum Visibility {
-    Live,
-    Deleted,
-}
+use octopus_sql::Visibility;
 
 #[async_trait]
 impl EpisodeStore for SqliteStore {
@@ -325,22 +317,15 @@ impl EpisodeStore for SqliteStore {
                     conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 let episode = get_any_episode(&tx, tenant, id)?
                     .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
-                if episode.deleted_at.is_some() {
-                    set_deleted_at(&tx, tenant, id, None, now)?;
-                } else if episode.archived_at.is_some() {
-                    // Kept for another retention period from now, or the next
-                    // sweep would archive it again at once.
-                    tx.execute(
-                        "UPDATE episodes SET archived_at = NULL, retained_since = ?3, updated_at = ?3
-                         WHERE id = ?1 AND tenant_id = ?2",
-                        params![id.0.as_bytes(), tenant.0.as_bytes(), micros(now)],
-                    )?;
-                } else {
-                    return Err(DomainError::conflict(
-                        DomainCode::EpisodeLive,
-                        format!("episode {id} is neither deleted nor archived; there is nothing to restore"),
-                    )
-                    .into());
+                match episode.restoring()? {
+                    Restore::Undelete => set_deleted_at(&tx, tenant, id, None, now)?,
+                    Restore::Unarchive => {
+                        tx.execute(
+                            "UPDATE episodes SET archived_at = NULL, retained_since = ?3, updated_at = ?3
+                             WHERE id = ?1 AND tenant_id = ?2",
+                            params![id.0.as_bytes(), tenant.0.as_bytes(), micros(now)],
+                        )?;
+                    }
                 }
                 let restored = get_any_episode(&tx, tenant, id)?
                     .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
@@ -449,13 +434,7 @@ impl EpisodeStore for SqliteStore {
                     conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 let episode = get_any_episode(&tx, tenant, id)?
                     .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
-                if episode.deleted_at.is_none() && episode.archived_at.is_none() {
-                    return Err(DomainError::conflict(
-                        DomainCode::EpisodeNotDeleted,
-                        format!("episode {id} is in use; delete it (or let retention archive it) before purging it"),
-                    )
-                    .into());
-                }
+                episode.check_purgeable()?;
                 let seqs: Vec<i64> = rows::collect(
                     &mut tx.prepare(
                         "SELECT seq FROM messages WHERE episode_id = ?1 AND tenant_id = ?2",
@@ -582,10 +561,7 @@ fn get_episode(
     id: EpisodeId,
     visibility: Visibility,
 ) -> Result<Episode, Error> {
-    let deleted = match visibility {
-        Visibility::Live => "deleted_at IS NULL",
-        Visibility::Deleted => "deleted_at IS NOT NULL",
-    };
+    let deleted = visibility.clause();
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM episodes WHERE id = ?1 AND tenant_id = ?2 AND {deleted}"
     ))?;

@@ -23,19 +23,14 @@ pub enum Error {
         source: rusqlite::Error,
     },
 
-    #[error(
-        "the database was written by a newer Octopus (schema version {found}, this build knows {known})"
-    )]
-    SchemaTooNew { found: i64, known: i64 },
+    #[error(transparent)]
+    SchemaTooNew(#[from] octopus_sql::SchemaTooNew),
 
     #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
 
-    #[error("corrupt {what} in the database: {detail}")]
-    Corrupt { what: &'static str, detail: String },
-
-    #[error("vector index: {0}")]
-    VectorIndex(String),
+    #[error(transparent)]
+    Corrupt(#[from] octopus_sql::Corrupt),
 
     #[error("a blocking database task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
@@ -64,8 +59,5 @@ impl From<Error> for octopus_core::Error {
 }
 
 pub(crate) fn corrupt(what: &'static str, detail: impl std::fmt::Display) -> Error {
-    Error::Corrupt {
-        what,
-        detail: detail.to_string(),
-    }
+    octopus_sql::corrupt(what, detail).into()
 }

@@ -8,11 +8,12 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use octopus_core::knowledge::{
     Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
-    check_dimension, collection_name, point_fields,
+    check_chunks, check_new_dimension, collection_name, point_fields,
 };
 use octopus_core::store::KnowledgeStore;
 use octopus_core::vectors::{Point, PointFields, ScoredKey, SetState, VectorChange, VectorSet};
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
+use octopus_sql::VectorTables;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
@@ -23,14 +24,14 @@ use crate::error::Result as StoreResult;
 use crate::rows::{self, Filters};
 use crate::vector_collections::{Committed, VectorTable, record_change};
 
+/// The most dimensions a collection may have: the largest the embedded index is built for.
+pub(crate) const MAX_DIMENSION: u32 = 16_384;
+
 /// The knowledge chunks' table, as a vector set's rows.
 pub(crate) struct KnowledgeTable;
 
 impl VectorTable for KnowledgeTable {
-    const COLLECTIONS: &'static str = "knowledge_collections";
-    const COUNT_COLUMN: &'static str = "chunk_count";
-    const ROWS: &'static str = "knowledge_chunks";
-    const FIELD_COLUMNS: &'static str = "source, chunk_index, category, heading, indexed_at";
+    const TABLES: VectorTables = VectorTables::KNOWLEDGE;
 
     fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<PointFields> {
         Ok(point_fields(&metadata_from_row(row)?))
@@ -160,17 +161,6 @@ pub(crate) fn insert_chunks(
     Ok(seqs)
 }
 
-fn check_chunks(chunks: &[NewChunk], dimension: u32) -> StoreResult<()> {
-    for (i, chunk) in chunks.iter().enumerate() {
-        check_dimension(
-            &format!("chunks[{i}].embedding"),
-            &chunk.embedding,
-            dimension,
-        )?;
-    }
-    Ok(())
-}
-
 pub(crate) fn metadata_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMetadata> {
     Ok(ChunkMetadata {
         source: row.get("source")?,
@@ -226,12 +216,7 @@ impl KnowledgeStore for SqliteStore {
         dimension: u32,
         model: &str,
     ) -> Result<Collection> {
-        if dimension == 0 || dimension > 16_384 {
-            return Err(DomainError::invalid(
-                "dimension",
-                "must be between 1 and 16384",
-            ));
-        }
+        check_new_dimension("dimension", dimension as usize, MAX_DIMENSION)?;
         let model = model.to_owned();
         self.db
             .write(move |conn| {
@@ -315,14 +300,8 @@ impl KnowledgeStore for SqliteStore {
             .db
             .read(move |conn| Ok(require_collection(conn, tenant, agent)?.state()))
             .await?;
-        query.validate(state.dimension)?;
-        let nearest = query.to_nearest();
-        let found: Vec<ScoredKey> = self
-            .nearest(VectorSet::knowledge(tenant, agent), state, &nearest)
-            .await?
-            .into_iter()
-            .filter(|n| n.score >= query.min_score)
-            .collect();
+        let set = VectorSet::knowledge(tenant, agent);
+        let found = query.nearest_keys(&*self.vectors, set, state, self).await?;
         self.db
             .read(move |conn| fetch_hits(conn, tenant, agent, &found, None))
             .await

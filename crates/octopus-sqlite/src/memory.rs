@@ -11,14 +11,15 @@ use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
 use octopus_core::message::Message;
 use octopus_core::recall::{
-    Followup, JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorHit, MemoryVectorQuery,
-    MemoryWork, Unpark, WorkClass, memory_point_fields,
+    Followup, JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorFields, MemoryVectorHit,
+    MemoryVectorQuery, MemoryWork, SummarisedEpisode, Unpark, WorkClass, memory_point_fields,
 };
 use octopus_core::store::MemoryStore;
 use octopus_core::vectors::{Point, PointFields, SetState, VectorChange, VectorSet};
 use octopus_core::{
     AgentId, EpisodeId, Error as DomainError, FactId, MessageId, Result, TenantId, Timestamp,
 };
+use octopus_sql::VectorTables;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use uuid::Uuid;
 
@@ -114,21 +115,8 @@ fn class_column(class: WorkClass) -> i64 {
 /// The memory vectors' table, as a vector set's rows.
 pub(crate) struct MemoryTable;
 
-/// A memory vector's own fields, as stored beside it.
-struct MemoryFields {
-    user_id: String,
-    kind: MemoryKind,
-    episode_id: EpisodeId,
-    message_id: Option<MessageId>,
-    fact_id: Option<FactId>,
-    at: i64,
-}
-
 impl VectorTable for MemoryTable {
-    const COLLECTIONS: &'static str = "memory_collections";
-    const COUNT_COLUMN: &'static str = "vector_count";
-    const ROWS: &'static str = "memory_vectors";
-    const FIELD_COLUMNS: &'static str = "user_id, kind, episode_id, at";
+    const TABLES: VectorTables = VectorTables::MEMORY;
 
     fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<PointFields> {
         let user: String = row.get("user_id")?;
@@ -261,7 +249,7 @@ fn delete_job(tx: &Connection, job: i64) -> StoreResult<bool> {
 fn replace_vector(
     tx: &Connection,
     key: CollectionKey,
-    fields: MemoryFields,
+    fields: MemoryVectorFields,
     vector: Vec<f32>,
     now: i64,
 ) -> StoreResult<(VectorChange, Uuid)> {
@@ -292,19 +280,18 @@ fn replace_vector(
                 fields.episode_id.0.as_bytes(),
                 message_id,
                 fact_id,
-                fields.at,
+                micros(fields.at),
                 codec::embedding_bytes(&vector),
                 now
             ],
             |r| Ok(r.get::<_, i64>(0)? as u64),
         )?;
-    let at = codec::instant(fields.at)?;
     let change = VectorChange {
         removed,
         added: vec![Point {
             key: seq,
             vector,
-            fields: memory_point_fields(&fields.user_id, fields.kind, fields.episode_id, at),
+            fields: fields.point_fields(),
         }],
     };
     Ok((change, id))
@@ -368,16 +355,8 @@ fn complete(
         JobOutcome::MessageEmbedded { message, vector } => {
             embed_message(&tx, job, message, vector, model, now)?
         }
-        JobOutcome::EpisodeSummarised {
-            episode,
-            generated,
-            source,
-            vector,
-            retry: _,
-            facts,
-        } => {
-            let generated = generated.map(|g| (g, source));
-            store_summary(&tx, job, episode, generated, vector, facts, model, now)?
+        JobOutcome::EpisodeSummarised(summarised) => {
+            store_summary(&tx, job, summarised, model, now)?
         }
         JobOutcome::FactEmbedded { fact, vector } => {
             embed_fact(&tx, job, fact, vector, model, now)?
@@ -415,14 +394,7 @@ fn embed_message(
     };
     let state = ensure_collection(tx, (tenant, job.agent), vector.len(), model, now)?;
     check_dimension("embedding", &vector, state.dimension)?;
-    let fields = MemoryFields {
-        user_id,
-        kind: MemoryKind::Message,
-        episode_id: message.episode_id,
-        message_id: Some(message.id),
-        fact_id: None,
-        at: micros(message.timestamp),
-    };
+    let fields = MemoryVectorFields::message(&message, user_id);
     let (change, reference) = replace_vector(tx, (tenant, job.agent), fields, vector, now)?;
     tx.prepare_cached("UPDATE messages SET embedding_ref = ?3 WHERE id = ?1 AND tenant_id = ?2")?
         .execute(params![
@@ -436,27 +408,21 @@ fn embed_message(
 /// An episode's summary (when one was generated) and its vector, and the
 /// facts learned from it with theirs: each stored, the known fact it
 /// replaces closed. An episode's facts are learned once.
-#[allow(clippy::too_many_arguments)]
 fn store_summary(
     tx: &Transaction<'_>,
     job: &MemoryJobKey,
-    episode: EpisodeId,
-    generated: Option<(
-        octopus_core::episode::EpisodeSummary,
-        octopus_core::episode::SummarySource,
-    )>,
-    vector: Vec<f32>,
-    facts: Vec<octopus_core::fact::NewFact>,
+    summarised: SummarisedEpisode,
     model: &str,
     now: i64,
 ) -> StoreResult<Stored> {
     let (tenant, key) = (job.tenant, (job.tenant, job.agent));
+    let episode = summarised.episode;
     let Some((user_id, last_message_at)) = episode_user(tx, tenant, episode)? else {
         return Ok(None);
     };
-    let state = ensure_collection(tx, key, vector.len(), model, now)?;
-    check_dimension("embedding", &vector, state.dimension)?;
-    if let Some((generated, source)) = &generated {
+    let state = ensure_collection(tx, key, summarised.vector.len(), model, now)?;
+    check_dimension("embedding", &summarised.vector, state.dimension)?;
+    if let Some(generated) = &summarised.generated {
         // A summary the caller set meanwhile wins over ours; a model's
         // replaces the extractive stand-in.
         tx.execute(
@@ -468,7 +434,7 @@ fn store_summary(
                 tenant.0.as_bytes(),
                 generated.summary,
                 serde_json::to_string(&generated.key_facts).unwrap_or_else(|_| "[]".into()),
-                source.as_str()
+                summarised.source.as_str()
             ],
         )?;
     }
@@ -477,18 +443,12 @@ fn store_summary(
         params![
             episode.0.as_bytes(),
             tenant.0.as_bytes(),
-            codec::embedding_bytes(&vector)
+            codec::embedding_bytes(&summarised.vector)
         ],
     )?;
-    let fields = MemoryFields {
-        user_id: user_id.clone(),
-        kind: MemoryKind::Summary,
-        episode_id: episode,
-        message_id: None,
-        fact_id: None,
-        at: last_message_at,
-    };
-    let (mut change, _) = replace_vector(tx, key, fields, vector, now)?;
+    let fields =
+        MemoryVectorFields::summary(episode, user_id.clone(), codec::instant(last_message_at)?);
+    let (mut change, _) = replace_vector(tx, key, fields, summarised.vector, now)?;
     let learned_before: bool = tx
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM facts WHERE tenant_id = ?1 AND episode_id = ?2)",
@@ -497,21 +457,14 @@ fn store_summary(
     if learned_before {
         return Ok(Some((state, change)));
     }
-    for new in facts {
+    for new in summarised.facts {
         check_dimension("fact embedding", &new.vector, state.dimension)?;
         let fact = new.learned_in(tenant, job.agent, &user_id, episode, codec::instant(now)?);
         if let Some(old) = new.replaces {
             crate::facts::supersede(tx, &fact, old)?;
         }
         crate::facts::insert_fact(tx, &fact)?;
-        let fields = MemoryFields {
-            user_id: user_id.clone(),
-            kind: MemoryKind::Fact,
-            episode_id: episode,
-            message_id: None,
-            fact_id: Some(fact.id),
-            at: micros(fact.valid_from),
-        };
+        let fields = MemoryVectorFields::fact(&fact);
         let (added, _) = replace_vector(tx, key, fields, new.vector, now)?;
         change.removed.extend(added.removed);
         change.added.extend(added.added);
@@ -533,14 +486,7 @@ fn embed_fact(
     };
     let state = ensure_collection(tx, (job.tenant, job.agent), vector.len(), model, now)?;
     check_dimension("embedding", &vector, state.dimension)?;
-    let fields = MemoryFields {
-        user_id: fact.user_id,
-        kind: MemoryKind::Fact,
-        episode_id: fact.episode_id,
-        message_id: None,
-        fact_id: Some(fact.id),
-        at: micros(fact.valid_from),
-    };
+    let fields = MemoryVectorFields::fact(&fact);
     let (change, _) = replace_vector(tx, (job.tenant, job.agent), fields, vector, now)?;
     Ok(Some((state, change)))
 }
@@ -762,8 +708,7 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn catch_up_vectors(&self, now: Timestamp) -> Result<usize> {
-        let known = self.vectors.catch_up(self).await?;
-        Ok(known + self.lagging.sweep(&*self.vectors, self, now).await?)
+        self.lagging.catch_up(&*self.vectors, self, now).await
     }
 
     async fn pending_memory_jobs(&self) -> Result<u64> {
@@ -809,7 +754,8 @@ impl MemoryStore for SqliteStore {
         check_dimension("vector", &query.vector, state.dimension)?;
         let nearest = query.to_nearest(&hidden);
         let scored = self
-            .nearest(VectorSet::memory(tenant, agent), state, &nearest)
+            .vectors
+            .search(VectorSet::memory(tenant, agent), state, &nearest, self)
             .await?;
         self.db
             .read(move |conn| {

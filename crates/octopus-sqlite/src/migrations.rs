@@ -85,16 +85,9 @@ pub(crate) const SEARCH: &[Migration] = &[
 
 /// Applies the migrations `conn` has not seen yet; returns how many ran.
 pub(crate) fn apply(conn: &mut Connection, migrations: &[Migration]) -> Result<usize, Error> {
-    let known = migrations.len() as i64;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    if current > known {
-        return Err(Error::SchemaTooNew {
-            found: current,
-            known,
-        });
-    }
-    let pending = &migrations[current as usize..];
+    let pending = &migrations[octopus_sql::pending_migrations(current, migrations.len())?];
     for migration in pending {
         tx.execute_batch(migration.sql)
             .map_err(|source| Error::Migration {
@@ -103,7 +96,7 @@ pub(crate) fn apply(conn: &mut Connection, migrations: &[Migration]) -> Result<u
             })?;
         tracing::info!(migration = migration.name, "applied migration");
     }
-    tx.pragma_update(None, "user_version", known)?;
+    tx.pragma_update(None, "user_version", migrations.len() as i64)?;
     tx.commit()?;
     Ok(pending.len())
 }

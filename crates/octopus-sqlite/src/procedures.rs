@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use octopus_core::DomainCode;
 use octopus_core::procedure::{
-    Decision, NewVersion, Procedure, ProcedureContent, ProcedureFilter, ProcedureStep,
+    self, Decision, NewVersion, Procedure, ProcedureContent, ProcedureFilter, ProcedureStep,
     ProcedureVersion, ServingProcedure, VersionStatus,
 };
 use octopus_core::{AgentId, Error as DomainError, ProcedureId, Result, TenantId, Timestamp};
@@ -17,11 +17,7 @@ use crate::codec::{self, micros};
 use crate::error::{Error, corrupt};
 use crate::rows::{self, Filters, blob};
 
-pub(crate) const COLUMNS: &str =
-    "id, tenant_id, agent_id, name, description, trigger_pattern, steps, is_active,
-    version, serving_version, latest_version, created_by, approved_by, created_at, updated_at,
-    (SELECT max(v.version) FROM procedure_versions v
-     WHERE v.procedure_id = procedures.id AND v.status = 'pending') AS pending_version";
+pub(crate) use octopus_sql::columns::PROCEDURES as COLUMNS;
 
 #[async_trait]
 impl octopus_core::store::ProcedureStore for SqliteStore {
@@ -80,20 +76,11 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
             .read(move |conn| {
                 let mut filters = Filters::default();
                 filters.push("tenant_id = ?", blob(&tenant.0));
-                match (filter.agent_id, filter.shared) {
-                    (Some(agent), Some(true)) => {
-                        filters.push("(agent_id = ? OR agent_id IS NULL)", blob(&agent.0));
-                    }
-                    (Some(agent), _) => {
-                        filters.push("agent_id = ?", blob(&agent.0));
-                    }
-                    (None, Some(true)) => {
-                        filters.push_plain("agent_id IS NULL");
-                    }
-                    (None, Some(false)) => {
-                        filters.push_plain("agent_id IS NOT NULL");
-                    }
-                    (None, None) => {}
+                if let Some((clause, agent)) = octopus_sql::procedure_scope(filter.agent_id, filter.shared) {
+                    match agent {
+                        Some(agent) => filters.push(clause, blob(&agent.0)),
+                        None => filters.push_plain(clause),
+                    };
                 }
                 if let Some(active) = filter.active {
                     filters.push("is_active = ?", Value::Integer(i64::from(active)));
@@ -103,8 +90,7 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
                     Some(false) => filters.push_plain("serving_version IS NULL"),
                     None => &mut filters,
                 };
-                if let Some(text) = filter.text.filter(|t| !t.trim().is_empty()) {
-                    let like = format!("%{}%", text.trim().to_lowercase().replace(['%', '_'], ""));
+                if let Some(like) = filter.text_pattern() {
                     filters.push(
                         "(lower(name) LIKE ? OR lower(ifnull(description, '')) LIKE ?)",
                         Value::Text(like),
@@ -204,16 +190,8 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
         now: Timestamp,
     ) -> Result<Procedure> {
         self.change_procedure(tenant, id, move |tx, _| {
-            let (found, _) = version_row(tx, id, version)?.ok_or_else(|| {
-                DomainError::not_found("procedure_version", format!("{id} v{version}"))
-            })?;
-            if found.status != VersionStatus::Approved {
-                return Err(DomainError::conflict(
-                    DomainCode::VersionNotApproved,
-                    format!("version {version} of procedure {id} was never approved"),
-                )
-                .into());
-            }
+            let found = version_row(tx, id, version)?.map(|(found, _)| found);
+            let found = procedure::rollback_target(id, version, found)?;
             serve(
                 tx,
                 tenant,

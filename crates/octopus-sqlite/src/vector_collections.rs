@@ -9,10 +9,12 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+pub(crate) use octopus_core::vectors::CommittedChange as Committed;
 use octopus_core::vectors::{
-    Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
+    PointFields, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
 };
 use octopus_core::{AgentId, Result, TenantId};
+use octopus_sql::VectorTables;
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
 use crate::SqliteStore;
@@ -20,16 +22,10 @@ use crate::error::Result as StoreResult;
 use crate::knowledge::KnowledgeTable;
 use crate::memory::MemoryTable;
 
-/// Where a kind of set lives: a table of sets (`tenant_id`, `agent_id`,
-/// `dimension`, `version` and a count) and a table of rows (`seq`,
-/// `tenant_id`, `agent_id`, `embedding` and the fields searches filter on).
+/// A kind of vector set: the tables it lives in, and how a row's fields
+/// are read from them.
 pub(crate) trait VectorTable {
-    const COLLECTIONS: &'static str;
-    /// The sets' column counting their rows.
-    const COUNT_COLUMN: &'static str;
-    const ROWS: &'static str;
-    /// The rows' columns [`Self::fields_from_row`] reads.
-    const FIELD_COLUMNS: &'static str;
+    const TABLES: VectorTables;
 
     fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<PointFields>;
 
@@ -37,7 +33,7 @@ pub(crate) trait VectorTable {
     fn state(conn: &Connection, tenant: TenantId, agent: AgentId) -> StoreResult<Option<SetState>> {
         let sql = format!(
             "SELECT dimension, version FROM {} WHERE tenant_id = ?1 AND agent_id = ?2",
-            Self::COLLECTIONS
+            Self::TABLES.collections
         );
         Ok(conn
             .prepare_cached(&sql)?
@@ -54,7 +50,7 @@ pub(crate) trait VectorTable {
     fn states(conn: &Connection, kind: VectorKind) -> StoreResult<Vec<(VectorSet, SetState)>> {
         let sql = format!(
             "SELECT tenant_id, agent_id, dimension, version FROM {}",
-            Self::COLLECTIONS
+            Self::TABLES.collections
         );
         let mut stmt = conn.prepare_cached(&sql)?;
         let mut rows = stmt.query([])?;
@@ -82,8 +78,8 @@ pub(crate) trait VectorTable {
     ) -> StoreResult<HashMap<u64, PointFields>> {
         let sql = format!(
             "SELECT seq, {} FROM {} WHERE tenant_id = ?1 AND agent_id = ?2",
-            Self::FIELD_COLUMNS,
-            Self::ROWS
+            Self::TABLES.field_columns,
+            Self::TABLES.rows
         );
         let mut stmt = conn.prepare_cached(&sql)?;
         let mut rows = stmt.query([tenant.0.as_bytes(), agent.0.as_bytes()])?;
@@ -106,7 +102,7 @@ pub(crate) trait VectorTable {
         let mut stmt = conn.prepare(&format!(
             // By key, then checked (`+`: not by a range of the set's index).
             "SELECT seq, embedding FROM {} WHERE +tenant_id = ? AND +agent_id = ? AND seq IN ({placeholders})",
-            Self::ROWS
+            Self::TABLES.rows
         ))?;
         let mut values = vec![crate::rows::blob(&tenant.0), crate::rows::blob(&agent.0)];
         values.extend(
@@ -134,8 +130,8 @@ pub(crate) trait VectorTable {
         let sql = format!(
             "UPDATE {table} SET version = version + 1, {count} = {count} + ?3
              WHERE tenant_id = ?1 AND agent_id = ?2 RETURNING version",
-            table = Self::COLLECTIONS,
-            count = Self::COUNT_COLUMN
+            table = Self::TABLES.collections,
+            count = Self::TABLES.count_column
         );
         Ok(tx.query_row(
             &sql,
@@ -143,15 +139,6 @@ pub(crate) trait VectorTable {
             |r| r.get(0),
         )?)
     }
-}
-
-/// A change to a set's rows, committed or about to be, for the index to
-/// follow once it is.
-pub(crate) struct Committed {
-    pub set: VectorSet,
-    pub before: SetState,
-    pub after: i64,
-    pub change: VectorChange,
 }
 
 /// Bumps the set's version in `tx` for `change`, made from `before`; the
@@ -173,26 +160,8 @@ pub(crate) fn record_change<T: VectorTable>(
 
 impl SqliteStore {
     /// Tells the vector index of a committed change.
-    pub(crate) async fn follow(&self, committed: Option<Committed>) -> Result<()> {
-        match committed {
-            Some(c) => {
-                self.vectors
-                    .follow(c.set, c.before, c.after, c.change)
-                    .await
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// The nearest keys of the set, by the vector index, which reconciles
-    /// from this store's rows when it does not reflect `state`.
-    pub(crate) async fn nearest(
-        &self,
-        set: VectorSet,
-        state: SetState,
-        query: &Nearest,
-    ) -> Result<Vec<ScoredKey>> {
-        self.vectors.search(set, state, query, self).await
+    pub(crate) async fn follow(&self, committed: Option<Committed>) -> octopus_core::Result<()> {
+        Committed::tell(committed, &*self.vectors).await
     }
 }
 

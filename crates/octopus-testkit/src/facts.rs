@@ -11,7 +11,7 @@ use octopus_core::episode::{CloseEpisode, EndReason, EpisodeSummary, SummarySour
 use octopus_core::fact::{Fact, FactFilter, FactSearchQuery, NewFact};
 use octopus_core::forget::ForgetUser;
 use octopus_core::message::Message;
-use octopus_core::recall::{JobOutcome, MemoryKind, MemoryWork};
+use octopus_core::recall::{JobOutcome, MemoryKind, MemoryWork, SummarisedEpisode};
 use octopus_core::store::{Page, Store};
 use octopus_core::{EpisodeId, FactId, Timestamp, now};
 
@@ -55,7 +55,7 @@ async fn close_learning(store: &dyn Store, world: &World, said: &[Message], fact
         .await
         .unwrap();
     let job = summary_job(store, episode).await;
-    let outcome = JobOutcome::EpisodeSummarised {
+    let outcome = JobOutcome::EpisodeSummarised(SummarisedEpisode {
         episode,
         generated: Some(EpisodeSummary {
             summary: "talked".into(),
@@ -66,7 +66,7 @@ async fn close_learning(store: &dyn Store, world: &World, said: &[Message], fact
         vector: direction(7, 0.0),
         retry: None,
         facts,
-    };
+    });
     assert!(
         store
             .complete_memory_job(&job, outcome, MODEL, now())
@@ -237,14 +237,14 @@ pub async fn an_episodes_facts_are_learned_once(backend: &impl Backend) {
         .await
         .unwrap();
     let job = summary_job(&*store, episode).await;
-    let outcome = JobOutcome::EpisodeSummarised {
+    let outcome = JobOutcome::EpisodeSummarised(SummarisedEpisode {
         episode,
         generated: None,
         source: SummarySource::Llm,
         vector: direction(7, 0.0),
         retry: None,
         facts: vec![new_fact("Alice lives in Lyon", &said[0], 0, None)],
-    };
+    });
     store
         .complete_memory_job(&job, outcome, MODEL, now())
         .await

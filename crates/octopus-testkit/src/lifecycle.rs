@@ -13,7 +13,7 @@ use octopus_core::episode::{
 use octopus_core::forget::{ForgetUser, FullTextCounts, QueueCounts, RelationalCounts};
 use octopus_core::message::Role;
 use octopus_core::procedure::Decision;
-use octopus_core::recall::{JobOutcome, MemoryWork};
+use octopus_core::recall::{JobOutcome, MemoryWork, SummarisedEpisode};
 use octopus_core::store::Store;
 use octopus_core::{EpisodeId, Error, ProcedureId, TenantId, Timestamp, now};
 
@@ -201,14 +201,14 @@ async fn work_off_the_queue(store: &dyn Store) {
                 message: message.id,
                 vector: direction(0, 0.0),
             },
-            MemoryWork::SummariseEpisode(e) => JobOutcome::EpisodeSummarised {
+            MemoryWork::SummariseEpisode(e) => JobOutcome::EpisodeSummarised(SummarisedEpisode {
                 episode: e.episode.id,
                 generated: None,
                 source: SummarySource::Extractive,
                 vector: direction(1, 0.0),
                 retry: None,
                 facts: Vec::new(),
-            },
+            }),
             MemoryWork::EmbedFact(fact) => JobOutcome::FactEmbedded {
                 fact: fact.id,
                 vector: direction(2, 0.0),

@@ -9,6 +9,7 @@ use octopus_core::episode::{CloseEpisode, EndReason, EpisodeSummary};
 use octopus_core::message::{Message, Role};
 use octopus_core::recall::{
     JobOutcome, MemoryJob, MemoryKind, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
+    SummarisedEpisode,
 };
 use octopus_core::store::Store;
 use octopus_core::vectors::{
@@ -304,7 +305,7 @@ pub async fn summaries_are_generated_once_and_embedded(backend: &impl Backend) {
     store
         .complete_memory_job(
             summary_job,
-            JobOutcome::EpisodeSummarised {
+            JobOutcome::EpisodeSummarised(SummarisedEpisode {
                 episode,
                 generated: Some(EpisodeSummary {
                     summary: "generated".into(),
@@ -315,7 +316,7 @@ pub async fn summaries_are_generated_once_and_embedded(backend: &impl Backend) {
                 retry: None,
                 vector: direction(5, 0.0),
                 facts: Vec::new(),
-            },
+            }),
             MODEL,
             now(),
         )
@@ -344,14 +345,14 @@ pub async fn summaries_are_generated_once_and_embedded(backend: &impl Backend) {
     store
         .complete_memory_job(
             again,
-            JobOutcome::EpisodeSummarised {
+            JobOutcome::EpisodeSummarised(SummarisedEpisode {
                 episode,
                 generated: None,
                 source: octopus_core::episode::SummarySource::Extractive,
                 retry: None,
                 facts: Vec::new(),
                 vector: direction(6, 0.0),
-            },
+            }),
             MODEL,
             now(),
         )
@@ -605,7 +606,7 @@ pub async fn parked_jobs_wait_aside_until_released(backend: &impl Backend) {
             let outcome = match &job.work {
                 MemoryWork::SummariseEpisode(e) => {
                     parked = Some(job.attempts);
-                    JobOutcome::EpisodeSummarised {
+                    JobOutcome::EpisodeSummarised(SummarisedEpisode {
                         episode: e.episode.id,
                         generated: Some(EpisodeSummary {
                             summary: "Kyoto trip (extractive)".into(),
@@ -619,7 +620,7 @@ pub async fn parked_jobs_wait_aside_until_released(backend: &impl Backend) {
                             configuration: configuration.into(),
                         }),
                         facts: Vec::new(),
-                    }
+                    })
                 }
                 MemoryWork::EmbedMessage(_) | MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
             };

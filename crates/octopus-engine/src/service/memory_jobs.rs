@@ -11,8 +11,8 @@ use octopus_core::embedding::EmbedError;
 use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages, SummarySource};
 use octopus_core::message::Role;
 use octopus_core::recall::{
-    Followup, JobOutcome, MIN_SUMMARISED_MESSAGES, MemoryJob, MemoryWork, SUMMARY_TOKENS, Unpark,
-    embedded_text, worth_embedding,
+    Followup, JobOutcome, MIN_SUMMARISED_MESSAGES, MemoryJob, MemoryWork, SUMMARY_TOKENS,
+    SummarisedEpisode, Unpark, embedded_text, worth_embedding,
 };
 use octopus_core::summary::{Turn, extractive_summary};
 use octopus_core::{TenantId, now};
@@ -259,14 +259,14 @@ impl Octopus {
                     },
                     MemoryWork::SummariseEpisode(episode),
                 ) => match vectors.next() {
-                    Some(vector) => JobOutcome::EpisodeSummarised {
+                    Some(vector) => JobOutcome::EpisodeSummarised(SummarisedEpisode {
                         episode: episode.episode.id,
                         generated,
                         source,
                         vector,
                         retry,
                         facts,
-                    },
+                    }),
                     None => JobOutcome::Skipped,
                 },
                 _ => unreachable!("a plan is made from its own job"),
