@@ -11,8 +11,8 @@ use octopus_app::AppConfig;
 use octopus_app::settings::{
     Durability, StorageBackend, StorageSettings, VectorBackend, VectorSettings,
 };
-use octopus_engine::{EmbeddingConfig, EngineConfig, Limits, Quotas};
-use octopus_server::ServerConfig;
+use octopus_engine::{EmbeddingSettings, EngineConfig, Limits, Quotas};
+use octopus_server::ServerSettings;
 use serde::Deserialize;
 
 /// The whole configuration, as `config/octopus.toml` lays it out.
@@ -20,25 +20,25 @@ use serde::Deserialize;
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub admin_key: Option<String>,
-    pub server: ServerConfig,
+    pub server: ServerSettings,
     pub storage: StorageSettings,
     pub vectors: VectorSettings,
     pub limits: Limits,
     pub quotas: Quotas,
-    pub embedding: EmbeddingConfig,
+    pub embedding: EmbeddingSettings,
     pub llm: octopus_engine::llm::LlmSettings,
     pub worker: octopus_engine::config::WorkerSettings,
     pub recall: octopus_core::recall_ranking::RankingWeights,
-    pub log: LogConfig,
+    pub log: LogSettings,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct LogConfig {
+pub struct LogSettings {
     pub filter: String,
 }
 
-impl Default for LogConfig {
+impl Default for LogSettings {
     fn default() -> Self {
         Self {
             filter: "info".into(),
@@ -179,7 +179,7 @@ mod tests {
         assert_eq!(config.server.listen, "0.0.0.0:9000");
         assert_eq!(
             config.server.max_body_bytes,
-            ServerConfig::default().max_body_bytes
+            ServerSettings::default().max_body_bytes
         );
         config
             .apply(Overrides {

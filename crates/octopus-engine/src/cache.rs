@@ -1,61 +1,48 @@
 //! A small read-through cache with expiry, for facts read on every request and
 //! rarely changed: which tenant a key belongs to, an agent's configuration, a
-//! conversation's agent.
+//! conversation's agent, a query's vector.
 //!
 //! Entries expire after a few seconds, so a change made by another server process
 //! (a revoked key, an edited agent) is seen within that time; changes made through
-//! this process invalidate their entry at once.
+//! this process invalidate their entry at once. When full, the cache keeps
+//! what is read often and lets the rest go (moka's TinyLFU), so one client
+//! cycling through many keys cannot empty it for everyone else.
 
-use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::RwLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub(crate) struct TtlCache<K, V> {
-    entries: RwLock<HashMap<K, (V, Instant)>>,
-    ttl: Duration,
-    capacity: usize,
+    entries: moka::sync::Cache<K, V>,
 }
 
-impl<K: Eq + Hash + Clone, V: Clone> TtlCache<K, V> {
+impl<K, V> TtlCache<K, V>
+where
+    K: Eq + Hash + Send + Sync + 'static,
+    V: Clone + Send + Sync + 'static,
+{
     pub fn new(ttl: Duration, capacity: usize) -> Self {
         Self {
-            entries: RwLock::new(HashMap::new()),
-            ttl,
-            capacity,
+            entries: moka::sync::Cache::builder()
+                .max_capacity(capacity as u64)
+                .time_to_live(ttl)
+                .build(),
         }
     }
 
     pub fn get(&self, key: &K) -> Option<V> {
-        let entries = self.entries.read().unwrap_or_else(|p| p.into_inner());
-        entries
-            .get(key)
-            .filter(|(_, stored)| stored.elapsed() < self.ttl)
-            .map(|(value, _)| value.clone())
+        self.entries.get(key)
     }
 
     pub fn insert(&self, key: K, value: V) {
-        let mut entries = self.entries.write().unwrap_or_else(|p| p.into_inner());
-        if entries.len() >= self.capacity {
-            // Dropping everything is crude but bounded, and refills at the cost of
-            // one read per active key.
-            entries.clear();
-        }
-        entries.insert(key, (value, Instant::now()));
+        self.entries.insert(key, value);
     }
 
     pub fn remove(&self, key: &K) {
-        self.entries
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(key);
+        self.entries.invalidate(key);
     }
 
     pub fn clear(&self) {
-        self.entries
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
+        self.entries.invalidate_all();
     }
 }
 
@@ -64,24 +51,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn expired_entries_are_not_returned() {
-        let expired = TtlCache::new(Duration::ZERO, 10);
+    fn expired_and_removed_entries_are_not_returned() {
+        let expired = TtlCache::new(Duration::from_millis(1), 10);
         expired.insert(1, "a");
+        std::thread::sleep(Duration::from_millis(20));
         assert_eq!(expired.get(&1), None);
         let fresh = TtlCache::new(Duration::from_secs(3600), 10);
         fresh.insert(1, "a");
         assert_eq!(fresh.get(&1), Some("a"));
         fresh.remove(&1);
         assert_eq!(fresh.get(&1), None);
+        fresh.insert(2, "b");
+        fresh.clear();
+        assert_eq!(fresh.get(&2), None);
     }
 
     #[test]
-    fn capacity_is_bounded() {
-        let cache = TtlCache::new(Duration::from_secs(3600), 2);
-        for key in 0..5 {
-            cache.insert(key, key);
-            assert!(cache.entries.read().unwrap().len() <= 2);
+    fn a_full_cache_keeps_what_is_read_often() {
+        let cache = TtlCache::new(Duration::from_secs(3600), 16);
+        for _ in 0..8 {
+            cache.insert(0, 0);
+            assert_eq!(cache.get(&0), Some(0));
         }
-        assert_eq!(cache.get(&4), Some(4), "the newest entry is kept");
+        for key in 1..1_000 {
+            cache.insert(key, key);
+        }
+        cache.entries.run_pending_tasks();
+        assert!(
+            cache.entries.entry_count() <= 16,
+            "{}",
+            cache.entries.entry_count()
+        );
+        assert_eq!(
+            cache.get(&0),
+            Some(0),
+            "a hot entry survives a sweep of cold ones"
+        );
     }
 }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub struct EngineConfig {
     pub limits: Limits,
     pub quotas: crate::quotas::Quotas,
-    pub embedding: EmbeddingConfig,
+    pub embedding: EmbeddingSettings,
     pub llm: crate::llm::LlmSettings,
     pub worker: WorkerSettings,
     /// How recall weighs its evidence (`[recall]`).
@@ -53,7 +53,7 @@ impl Default for WorkerSettings {
 /// Which model embeds text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct EmbeddingConfig {
+pub struct EmbeddingSettings {
     pub provider: EmbeddingProvider,
     /// `local`: a folder with `model.safetensors`, `tokenizer.json` and
     /// `config.json` (and the sentence-transformers configs); the cached
@@ -93,7 +93,7 @@ pub enum EmbeddingPrecision {
     Bf16,
 }
 
-impl Default for EmbeddingConfig {
+impl Default for EmbeddingSettings {
     fn default() -> Self {
         Self {
             provider: EmbeddingProvider::Local,

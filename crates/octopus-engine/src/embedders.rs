@@ -5,12 +5,12 @@ use std::sync::Arc;
 use octopus_core::embedding::{EmbedError, Embedder};
 use octopus_embed::http::{HttpEmbedderOptions, OllamaEmbedder, OpenAiAuth, OpenAiEmbedder};
 
-use crate::config::{EmbeddingConfig, EmbeddingProvider};
+use crate::config::{EmbeddingProvider, EmbeddingSettings};
 
 /// Checks what can be checked without loading a model or calling a provider,
 /// so that a broken configuration stops the server at start, not at the first
 /// ingest.
-pub fn check(config: &EmbeddingConfig) -> Result<(), String> {
+pub fn check(config: &EmbeddingSettings) -> Result<(), String> {
     if config.provider == EmbeddingProvider::Local {
         return local_model_built();
     }
@@ -20,7 +20,7 @@ pub fn check(config: &EmbeddingConfig) -> Result<(), String> {
 
 /// Builds the embedder. Loading the local model reads ~90 MB and takes a
 /// moment: call from a blocking thread.
-pub fn build(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> {
+pub fn build(config: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, EmbedError> {
     let options = || http_options(config).map_err(EmbedError::Model);
     let key = || api_key(config).map_err(EmbedError::Model);
     Ok(match config.provider {
@@ -39,7 +39,7 @@ pub fn build(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> 
 }
 
 #[cfg(feature = "local-embeddings")]
-fn local(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> {
+fn local(config: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, EmbedError> {
     let dir = config
         .model_dir
         .clone()
@@ -59,7 +59,7 @@ fn local(config: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> {
 }
 
 #[cfg(not(feature = "local-embeddings"))]
-fn local(_: &EmbeddingConfig) -> Result<Arc<dyn Embedder>, EmbedError> {
+fn local(_: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, EmbedError> {
     Err(EmbedError::Model(LOCAL_MISSING.into()))
 }
 
@@ -73,7 +73,7 @@ fn local_model_built() -> Result<(), String> {
     Ok(())
 }
 
-fn http_options(config: &EmbeddingConfig) -> Result<HttpEmbedderOptions, String> {
+fn http_options(config: &EmbeddingSettings) -> Result<HttpEmbedderOptions, String> {
     let provider = config.provider.as_str();
     let missing = |field: &str| format!("embedding provider {provider} needs `embedding.{field}`");
     let url = config.url.clone().ok_or_else(|| missing("url"))?;
@@ -93,7 +93,7 @@ fn http_options(config: &EmbeddingConfig) -> Result<HttpEmbedderOptions, String>
     Ok(options)
 }
 
-fn api_key(config: &EmbeddingConfig) -> Result<Option<String>, String> {
+fn api_key(config: &EmbeddingSettings) -> Result<Option<String>, String> {
     let Some(name) = &config.api_key_env else {
         return Ok(None);
     };
@@ -111,9 +111,9 @@ mod tests {
 
     #[test]
     fn an_http_provider_without_its_settings_is_refused_at_start() {
-        let mut config = EmbeddingConfig {
+        let mut config = EmbeddingSettings {
             provider: EmbeddingProvider::Openai,
-            ..EmbeddingConfig::default()
+            ..EmbeddingSettings::default()
         };
         assert_eq!(
             check(&config).unwrap_err(),
@@ -136,7 +136,7 @@ mod tests {
                 .unwrap_err()
                 .contains("OCTOPUS_TEST_UNSET_VARIABLE")
         );
-        let local = check(&EmbeddingConfig::default());
+        let local = check(&EmbeddingSettings::default());
         if cfg!(feature = "local-embeddings") {
             assert_eq!(local, Ok(()), "local needs nothing");
         } else {

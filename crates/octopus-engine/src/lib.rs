@@ -24,7 +24,7 @@ pub mod quotas;
 mod service;
 pub mod token_counting;
 
-pub use config::{EmbeddingConfig, EmbeddingProvider, EngineConfig, Limits};
+pub use config::{EmbeddingProvider, EmbeddingSettings, EngineConfig, Limits};
 pub use embedding_stats::{EmbeddingPurpose, EmbeddingStats};
 pub use error::{Error, Result};
 pub use job_stats::MemoryJobStats;

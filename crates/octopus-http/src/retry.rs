@@ -108,9 +108,7 @@ pub async fn send(
                 }
             }
         };
-        let wait = failure
-            .retry_after
-            .unwrap_or_else(|| Duration::from_millis(250 << attempt.min(6)));
+        let wait = failure.retry_after.unwrap_or_else(|| backoff(attempt));
         if !failure.transient || attempt >= policy.max_retries || wait > policy.max_retry_wait {
             return Err(failure);
         }
@@ -118,6 +116,16 @@ pub async fn send(
         tracing::warn!(provider, attempt, wait_ms = wait.as_millis() as u64, reason = %failure.message, "provider request retried");
         tokio::time::sleep(wait).await;
     }
+}
+
+/// The wait before retry `attempt + 1` when the provider named none: an
+/// exponential backoff from 250 ms, doubling up to 16 s, of which a random
+/// half is waited ("equal jitter"), so that the callers a rate limit turned
+/// away together do not all come back at the same instant.
+fn backoff(attempt: u32) -> Duration {
+    let ceiling = 250u64 << attempt.min(6);
+    let spread = getrandom::u64().unwrap_or(0) % (ceiling / 2 + 1);
+    Duration::from_millis(ceiling / 2 + spread)
 }
 
 /// What a failed connection was, in words that tell a caller no more than
@@ -238,6 +246,20 @@ mod tests {
         let long = sanitise(&"word ".repeat(100));
         assert_eq!(long.chars().count(), MAX_MESSAGE_CHARS + 1);
         assert!(long.ends_with('…'));
+    }
+
+    #[test]
+    fn a_backoff_waits_between_half_and_all_of_its_doubling_ceiling_and_varies() {
+        for attempt in 0..10 {
+            let ceiling = 250u64 << attempt.min(6);
+            let wait = backoff(attempt).as_millis() as u64;
+            assert!(
+                (ceiling / 2..=ceiling).contains(&wait),
+                "attempt {attempt}: {wait} ms"
+            );
+        }
+        let waits: std::collections::HashSet<Duration> = (0..64).map(|_| backoff(3)).collect();
+        assert!(waits.len() > 1, "64 backoffs were all {waits:?}");
     }
 
     #[test]

@@ -441,7 +441,8 @@ async fn a_429_is_retried_after_the_wait_the_provider_asks_for() {
         assert_eq!(fake.received().len(), before + 2, "{provider:?}: one retry");
         let least = match provider {
             LlmProvider::Anthropic => Duration::from_secs(1),
-            LlmProvider::Ollama => Duration::from_millis(250), // backoff: no header
+            // No header: the first backoff, at least half of its 250 ms.
+            LlmProvider::Ollama => Duration::from_millis(125),
             _ => Duration::from_millis(300),
         };
         assert!(

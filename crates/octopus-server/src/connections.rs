@@ -43,7 +43,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
 
-use crate::ServerConfig;
+use crate::ServerSettings;
 use crate::metrics::Metrics;
 
 /// How long connections still serving a request may finish after shutdown.
@@ -64,7 +64,7 @@ pub(crate) struct ConnectionLimits {
 }
 
 impl ConnectionLimits {
-    pub(crate) fn from_config(config: &ServerConfig) -> Self {
+    pub(crate) fn from_config(config: &ServerSettings) -> Self {
         let mut max_connections = config.max_connections;
         // More connections than descriptors would fail at accept time instead,
         // where nobody can be told why.

@@ -71,7 +71,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         if !integral_numbers_as_integers(&mut value) {
             return Err(error);
         }
-        crate::routes::from_value(value)
+        from_value(value)
     })
 }
 
@@ -183,6 +183,17 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
                 ApiError::from_code(ErrorCode::InvalidQuery, rejection.body_text())
             })
     }
+}
+
+/// Deserializes a JSON value, naming the path of a field of the wrong shape.
+pub(crate) fn from_value<T: serde::de::DeserializeOwned>(
+    mut value: serde_json::Value,
+) -> Result<T, ApiError> {
+    integral_numbers_as_integers(&mut value);
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        ApiError::from(octopus_core::Error::invalid(path, error.into_inner()))
+    })
 }
 
 #[cfg(test)]

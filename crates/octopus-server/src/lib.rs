@@ -47,7 +47,7 @@ pub struct AppState {
 /// HTTP settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct ServerConfig {
+pub struct ServerSettings {
     /// Address to listen on.
     pub listen: String,
     /// Largest request body accepted, in bytes.
@@ -72,7 +72,7 @@ pub struct ServerConfig {
     pub keep_alive_timeout_secs: u64,
 }
 
-impl Default for ServerConfig {
+impl Default for ServerSettings {
     fn default() -> Self {
         Self {
             listen: "127.0.0.1:7700".into(),
@@ -89,11 +89,11 @@ impl Default for ServerConfig {
 }
 
 /// The whole API as a router, with `/openapi.json`.
-pub fn app(octopus: Octopus, config: &ServerConfig) -> Router {
+pub fn app(octopus: Octopus, config: &ServerSettings) -> Router {
     app_with_metrics(octopus, config, Arc::default())
 }
 
-fn app_with_metrics(octopus: Octopus, config: &ServerConfig, metrics: Arc<Metrics>) -> Router {
+fn app_with_metrics(octopus: Octopus, config: &ServerSettings, metrics: Arc<Metrics>) -> Router {
     let body_limits = request_body::BodyLimits {
         max_bytes: config.max_body_bytes,
         timeout: Duration::from_secs(config.body_read_timeout_secs),
@@ -132,7 +132,7 @@ fn app_with_metrics(octopus: Octopus, config: &ServerConfig, metrics: Arc<Metric
 pub async fn serve(
     listener: tokio::net::TcpListener,
     octopus: Octopus,
-    config: &ServerConfig,
+    config: &ServerSettings,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let metrics = Arc::new(Metrics::default());

@@ -48,7 +48,7 @@ pub(crate) struct BodyLimits {
 
 impl Default for BodyLimits {
     fn default() -> Self {
-        let config = crate::ServerConfig::default();
+        let config = crate::ServerSettings::default();
         Self {
             max_bytes: config.max_body_bytes,
             timeout: Duration::from_secs(config.body_read_timeout_secs),

@@ -228,3 +228,20 @@ fn attach_search(conn: &Connection, search_path: &Path) -> Result<()> {
     conn.pragma_update(Some("search"), "mmap_size", MMAP_BYTES)?;
     Ok(())
 }
+
+/// Checkpoints `schema`'s write-ahead log and truncates it, retrying while
+/// readers hold it back. Returns whether it completed.
+pub(crate) fn checkpoint(conn: &Connection, schema: &str) -> Result<bool, Error> {
+    for attempt in 0..50 {
+        let busy: i64 = conn.query_row(
+            &format!("PRAGMA {schema}.wal_checkpoint(TRUNCATE)"),
+            [],
+            |r| r.get(0),
+        )?;
+        if busy == 0 {
+            return Ok(true);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10 * (attempt + 1)));
+    }
+    Ok(false)
+}

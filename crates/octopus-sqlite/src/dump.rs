@@ -22,7 +22,7 @@ use crate::codec::{self, micros};
 use crate::error::{Error, Result as StoreResult};
 use crate::knowledge::KnowledgeTable;
 use crate::rows;
-use crate::vector_collections::VectorTable;
+use crate::vector_sets::VectorTable;
 
 type Sink = Box<dyn FnMut(DumpRecord) -> bool + Send>;
 

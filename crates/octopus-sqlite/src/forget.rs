@@ -17,7 +17,7 @@ use crate::codec;
 use crate::error::Result as StoreResult;
 use crate::memory::MemoryTable;
 use crate::rows;
-use crate::vector_collections::{Committed, VectorTable, record_change};
+use crate::vector_sets::{Committed, VectorTable, record_change};
 use octopus_core::vectors::{VectorChange, VectorSet};
 
 /// The user's episodes; `?1` tenant, `?2` user, `?3` agent or NULL.
@@ -265,27 +265,10 @@ impl SqliteStore {
             .write(|conn| {
                 // Merging the facts' index drops the words of deleted entries.
                 conn.execute_batch("INSERT INTO fact_fts (fact_fts) VALUES ('optimize'); VACUUM")?;
-                checkpoint(conn, "main")
+                crate::db::checkpoint(conn, "main")
             })
             .await?;
         let search = self.indexer.compact().await?;
         Ok(main && search)
     }
-}
-
-/// Checkpoints `schema`'s write-ahead log and truncates it, retrying while
-/// readers hold it back. Returns whether it completed.
-pub(crate) fn checkpoint(conn: &Connection, schema: &str) -> StoreResult<bool> {
-    for attempt in 0..50 {
-        let busy: i64 = conn.query_row(
-            &format!("PRAGMA {schema}.wal_checkpoint(TRUNCATE)"),
-            [],
-            |r| r.get(0),
-        )?;
-        if busy == 0 {
-            return Ok(true);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10 * (attempt + 1)));
-    }
-    Ok(false)
 }

@@ -1,6 +1,6 @@
 //! Semantic memory on SQLite: chunks in `knowledge_chunks`, searched by
 //! keyword with FTS5 and by vector through the vector index, which follows
-//! the rows as [`vector_collections`](crate::vector_collections) describes.
+//! the rows as [`vector_sets`](crate::vector_sets) describes.
 
 use octopus_core::DomainCode;
 use std::collections::HashMap;
@@ -22,7 +22,7 @@ use crate::SqliteStore;
 use crate::codec::{self, micros};
 use crate::error::Result as StoreResult;
 use crate::rows::{self, Filters};
-use crate::vector_collections::{Committed, VectorTable, record_change};
+use crate::vector_sets::{Committed, VectorTable, record_change};
 
 /// The most dimensions a collection may have: the largest the embedded index is built for.
 pub(crate) const MAX_DIMENSION: u32 = 16_384;

@@ -31,7 +31,7 @@ mod procedures;
 mod rows;
 mod search;
 mod tenants;
-mod vector_collections;
+mod vector_sets;
 
 use std::sync::Arc;
 

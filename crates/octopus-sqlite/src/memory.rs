@@ -1,7 +1,7 @@
 //! Episodic memory for recall on SQLite: the job queue (`memory_jobs`) and the
 //! memory vectors of messages, summaries and facts (`memory_vectors`), one vector set
 //! per agent and tenant, followed by the vector index as
-//! [`vector_collections`](crate::vector_collections) describes.
+//! [`vector_sets`](crate::vector_sets) describes.
 
 use octopus_core::DomainCode;
 use std::collections::HashMap;
@@ -28,7 +28,7 @@ use crate::codec::{self, micros};
 use crate::error::{Result as StoreResult, corrupt};
 use crate::messages::{self, columns, message_from_row};
 use crate::rows;
-use crate::vector_collections::{Committed, VectorTable, record_change};
+use crate::vector_sets::{Committed, VectorTable, record_change};
 
 type CollectionKey = (TenantId, AgentId);
 

@@ -119,7 +119,7 @@ impl Indexer {
             conn.execute_batch(
                 "INSERT INTO search.message_fts (message_fts) VALUES ('optimize'); VACUUM search;",
             )?;
-            crate::forget::checkpoint(conn, "search")
+            crate::db::checkpoint(conn, "search")
         })
         .await
     }

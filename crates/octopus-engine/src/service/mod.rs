@@ -95,7 +95,7 @@ const HISTORY_CACHE_BYTES: usize = 64 << 20;
 /// The embedder, loaded on first use: a server that never embeds never pays for
 /// loading the model.
 struct Embedding {
-    config: crate::config::EmbeddingConfig,
+    config: crate::config::EmbeddingSettings,
     loaded: tokio::sync::OnceCell<Arc<dyn Embedder>>,
     /// One ingestion batch embeds at a time, so a large ingest leaves CPU for
     /// the queries of live conversations, which do not wait on this.
@@ -103,7 +103,7 @@ struct Embedding {
 }
 
 impl Embedding {
-    fn new(config: crate::config::EmbeddingConfig) -> Self {
+    fn new(config: crate::config::EmbeddingSettings) -> Self {
         Self {
             config,
             loaded: tokio::sync::OnceCell::new(),
@@ -182,7 +182,7 @@ impl Octopus {
             pattern_sizes: Arc::new(TtlCache::new(Duration::from_secs(3600), 100_000)),
             recall_weights: RankingWeights::default(),
             query_vectors: query_vectors(
-                crate::config::EmbeddingConfig::default().query_cache_entries,
+                crate::config::EmbeddingSettings::default().query_cache_entries,
             ),
         }
     }

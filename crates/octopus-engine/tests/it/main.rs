@@ -29,13 +29,13 @@ fn fixture_limits() -> octopus_engine::Limits {
 }
 
 /// Embeddings from the fake Ollama server at `url` (`fake_providers::serve`).
-fn fake_ollama_embedding(url: &str) -> octopus_engine::EmbeddingConfig {
-    octopus_engine::EmbeddingConfig {
+fn fake_ollama_embedding(url: &str) -> octopus_engine::EmbeddingSettings {
+    octopus_engine::EmbeddingSettings {
         provider: octopus_engine::EmbeddingProvider::Ollama,
         url: Some(format!("{url}/api/embed")),
         model: Some("nomic-embed-text".into()),
         dimension: Some(octopus_testkit::fake_providers::DIMENSION),
-        ..octopus_engine::EmbeddingConfig::default()
+        ..octopus_engine::EmbeddingSettings::default()
     }
 }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use octopus_core::recall::RecallQuery;
-use octopus_engine::config::EmbeddingConfig;
+use octopus_engine::config::EmbeddingSettings;
 use octopus_engine::{EngineConfig, Octopus};
 use octopus_testkit::fake_providers::{self, Provider};
 use serde_json::json;
@@ -25,7 +25,7 @@ async fn engine(entries: usize) -> (Octopus, Arc<Provider>, tempfile::TempDir) {
         dir.path(),
         EngineConfig {
             limits: crate::fixture_limits(),
-            embedding: EmbeddingConfig {
+            embedding: EmbeddingSettings {
                 query_cache_entries: entries,
                 ..crate::fake_ollama_embedding(&url)
             },

@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{Items, from_value, page};
+use super::{Items, page};
 use crate::AppState;
 use crate::auth::TenantCaller;
 use crate::error::{ApiResult, ErrorBody};
+use crate::extract::from_value;
 use crate::extract::{Json, Path, Query};
 
 #[derive(Deserialize, IntoParams)]

@@ -149,14 +149,3 @@ pub(crate) fn page(limit: Option<u32>, offset: Option<u32>) -> Result<Page, ApiE
 pub(crate) struct Items<T> {
     pub items: Vec<T>,
 }
-
-/// Deserializes a JSON value, naming the path of a field of the wrong shape.
-pub(crate) fn from_value<T: serde::de::DeserializeOwned>(
-    mut value: serde_json::Value,
-) -> Result<T, ApiError> {
-    crate::extract::integral_numbers_as_integers(&mut value);
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error.path().to_string();
-        ApiError::from(octopus_core::Error::invalid(path, error.into_inner()))
-    })
-}

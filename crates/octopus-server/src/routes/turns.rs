@@ -8,9 +8,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::extract::State;
-use axum::http::header;
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 use octopus_core::ConversationId;
 use octopus_core::chat::{ToolSpec, TurnReply};
 use octopus_engine::{ToolResult, TurnInput};
@@ -95,7 +94,7 @@ pub(crate) async fn take_turn(
         let reply = prepared.run(None).await?;
         return Ok(axum::Json(reply).into_response());
     }
-    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Event>();
     tokio::spawn(async move {
         let deltas = sender.clone();
         let sink = move |text: &str| {
@@ -112,27 +111,24 @@ pub(crate) async fn take_turn(
         };
         let _ = sender.send(last);
     });
-    Ok((
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
-        ],
-        axum::body::Body::from_stream(Events(receiver)),
-    )
+    // Comments every 15 s while the model thinks, so that no proxy between
+    // here and the client takes the quiet stream for a dead one.
+    Ok(Sse::new(Events(receiver))
+        .keep_alive(KeepAlive::default())
         .into_response())
 }
 
 /// One server-sent event.
-fn event(name: &str, data: &impl Serialize) -> Bytes {
+fn event(name: &str, data: &impl Serialize) -> Event {
     let data = serde_json::to_string(data).unwrap_or_else(|_| "{}".into());
-    Bytes::from(format!("event: {name}\ndata: {data}\n\n"))
+    Event::default().event(name).data(data)
 }
 
-/// The events of a streamed turn, as a response body.
-struct Events(tokio::sync::mpsc::UnboundedReceiver<Bytes>);
+/// The events of a streamed turn, as they are sent.
+struct Events(tokio::sync::mpsc::UnboundedReceiver<Event>);
 
 impl futures_core::Stream for Events {
-    type Item = Result<Bytes, Infallible>;
+    type Item = Result<Event, Infallible>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.0.poll_recv(cx).map(|event| event.map(Ok))

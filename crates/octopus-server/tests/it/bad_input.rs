@@ -2,7 +2,7 @@
 //! writes nothing.
 
 use axum::http::{Method, StatusCode};
-use octopus_server::ServerConfig;
+use octopus_server::ServerSettings;
 use serde_json::{Value, json};
 
 use crate::harness::{ADMIN_KEY, Seeded, TestServer, seed};
@@ -150,9 +150,9 @@ async fn wrong_content_shape_names_the_field() {
 
 #[tokio::test]
 async fn oversized_body_is_413() {
-    let server = TestServer::with_config(ServerConfig {
+    let server = TestServer::with_config(ServerSettings {
         max_body_bytes: 4096,
-        ..ServerConfig::default()
+        ..ServerSettings::default()
     })
     .await;
     let seeded = seed(&server, "acme").await;
@@ -840,7 +840,7 @@ async fn every_free_form_field_has_a_length_limit() {
 
 #[tokio::test]
 async fn past_a_tenants_queue_quota_appends_are_429_with_retry_after_and_store_nothing() {
-    let server = TestServer::with_engine(ServerConfig::default(), |engine| {
+    let server = TestServer::with_engine(ServerSettings::default(), |engine| {
         engine.quotas.max_queued_memory_jobs = 4;
     })
     .await;
@@ -889,7 +889,7 @@ async fn past_a_tenants_queue_quota_appends_are_429_with_retry_after_and_store_n
 #[tokio::test]
 async fn past_the_ingestion_quota_a_document_is_429_and_nothing_is_stored() {
     // A quota of no concurrent ingestion: every document is over it.
-    let server = TestServer::with_engine(ServerConfig::default(), |engine| {
+    let server = TestServer::with_engine(ServerSettings::default(), |engine| {
         engine.quotas.max_concurrent_ingests = 0;
     })
     .await;

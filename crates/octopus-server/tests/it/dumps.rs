@@ -322,7 +322,7 @@ async fn vectors_of_another_model_are_embedded_again_on_import() {
     let provider = std::sync::Arc::new(octopus_testkit::fake_providers::Provider::default());
     let url = octopus_testkit::fake_providers::serve(provider.clone()).await;
     let second = TestServer::with_engine(Default::default(), |engine| {
-        engine.embedding = octopus_engine::config::EmbeddingConfig {
+        engine.embedding = octopus_engine::config::EmbeddingSettings {
             provider: octopus_engine::config::EmbeddingProvider::Ollama,
             url: Some(format!("{url}/api/embed")),
             model: Some("nomic-embed-text".into()),

@@ -6,7 +6,7 @@ use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use octopus_app::AppConfig;
 use octopus_engine::EngineConfig;
-use octopus_server::{ServerConfig, app};
+use octopus_server::{ServerSettings, app};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
@@ -37,14 +37,14 @@ impl Reply {
 
 impl TestServer {
     pub async fn start() -> Self {
-        Self::with_config(ServerConfig::default()).await
+        Self::with_config(ServerSettings::default()).await
     }
 
     /// A server on a fresh database of the PostgreSQL test server.
     #[cfg(feature = "postgres-tests")]
     pub async fn on_postgres() -> Self {
         let url = octopus_postgres::testing::fresh_database().await;
-        Self::with_backends(ServerConfig::default(), |app| {
+        Self::with_backends(ServerSettings::default(), |app| {
             app.storage.backend = octopus_app::settings::StorageBackend::Postgres;
             app.storage.postgres.url = url;
         })
@@ -56,7 +56,7 @@ impl TestServer {
     #[cfg(feature = "qdrant-tests")]
     pub async fn on_qdrant() -> Self {
         let options = octopus_qdrant::testing::fresh_options(octopus_qdrant::QdrantLayout::Shared);
-        Self::with_backends(ServerConfig::default(), |app| {
+        Self::with_backends(ServerSettings::default(), |app| {
             app.vectors.backend = Some(octopus_app::settings::VectorBackend::Qdrant);
             app.vectors.qdrant.url = options.url;
             app.vectors.qdrant.collection_prefix = options.prefix;
@@ -64,18 +64,24 @@ impl TestServer {
         .await
     }
 
-    pub async fn with_config(config: ServerConfig) -> Self {
+    pub async fn with_config(config: ServerSettings) -> Self {
         Self::with_engine(config, |_| {}).await
     }
 
     /// A server whose engine settings `adjust` changes from the defaults.
-    pub async fn with_engine(config: ServerConfig, adjust: impl FnOnce(&mut EngineConfig)) -> Self {
+    pub async fn with_engine(
+        config: ServerSettings,
+        adjust: impl FnOnce(&mut EngineConfig),
+    ) -> Self {
         Self::with_backends(config, |app| adjust(&mut app.engine)).await
     }
 
     /// A server whose backends and engine settings `adjust` changes from the
     /// defaults (SQLite in a fresh directory).
-    pub async fn with_backends(config: ServerConfig, adjust: impl FnOnce(&mut AppConfig)) -> Self {
+    pub async fn with_backends(
+        config: ServerSettings,
+        adjust: impl FnOnce(&mut AppConfig),
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mut app_config = AppConfig::in_dir(dir.path(), EngineConfig::default());
         // Live messages may carry the fixtures' fixed dates, months past.

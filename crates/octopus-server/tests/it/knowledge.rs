@@ -292,18 +292,18 @@ async fn hits_first_chunk_id(server: &TestServer, key: &str, base: &str) -> Stri
 
 #[tokio::test]
 async fn a_configured_http_provider_embeds_and_its_refusal_stores_nothing() {
-    use octopus_engine::{EmbeddingConfig, EmbeddingProvider};
+    use octopus_engine::{EmbeddingProvider, EmbeddingSettings};
     use octopus_testkit::fake_providers::{DIMENSION, Provider, serve};
 
     let provider = std::sync::Arc::new(Provider::default());
     let url = serve(std::sync::Arc::clone(&provider)).await;
     let server = TestServer::with_engine(Default::default(), |engine| {
-        engine.embedding = EmbeddingConfig {
+        engine.embedding = EmbeddingSettings {
             provider: EmbeddingProvider::Ollama,
             url: Some(format!("{url}/api/embed")),
             model: Some("nomic-embed-text".into()),
             dimension: Some(DIMENSION),
-            ..EmbeddingConfig::default()
+            ..EmbeddingSettings::default()
         };
     })
     .await;

@@ -4,7 +4,7 @@
 
 use axum::http::{Method, StatusCode};
 use octopus_qdrant::testing::OwnQdrant;
-use octopus_server::ServerConfig;
+use octopus_server::ServerSettings;
 use serde_json::{Value, json};
 
 use crate::harness::{TestServer, seed};
@@ -39,7 +39,7 @@ async fn next_turn(server: &TestServer, key: &str, conversation: &str) -> Value 
 async fn while_qdrant_is_down_searches_answer_503_and_context_falls_back_to_words() {
     let mut qdrant = OwnQdrant::start();
     let url = qdrant.url();
-    let server = TestServer::with_backends(ServerConfig::default(), |app| {
+    let server = TestServer::with_backends(ServerSettings::default(), |app| {
         app.vectors.backend = Some(octopus_app::settings::VectorBackend::Qdrant);
         app.vectors.qdrant.url = url;
         app.vectors.qdrant.timeout_secs = 2;
