@@ -159,6 +159,33 @@ pub fn evidence_recall(evidence: &[String], retrieved: &[String], k: usize) -> O
     Some(found as f64 / evidence.len() as f64)
 }
 
+/// The depths recall is measured at.
+pub(crate) const DEPTHS: [usize; 4] = [1, 5, 10, 20];
+
+/// Evidence recall at each of [`DEPTHS`]; `None` for a question without
+/// evidence.
+pub(crate) fn recall_at_depths(evidence: &[String], retrieved: &[String]) -> Option<[f64; 4]> {
+    let mut recall = [0.0; 4];
+    for (at, depth) in DEPTHS.iter().enumerate() {
+        recall[at] = evidence_recall(evidence, retrieved, *depth)?;
+    }
+    Some(recall)
+}
+
+/// A LoCoMo question category's name, by its number.
+pub(crate) fn category_name(category: u8) -> &'static str {
+    [
+        "",
+        "1 multi-hop",
+        "2 temporal",
+        "3 open-domain",
+        "4 single-hop",
+    ]
+    .get(category as usize)
+    .copied()
+    .unwrap_or("other")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,11 +17,9 @@ use octopus_core::recall::{RecallHit, RecallMode, RecallQuery};
 use octopus_core::{AgentId, EpisodeId, TenantId};
 use octopus_engine::{EngineConfig, Octopus};
 
-use crate::locomo::{self, Conversation, evidence_recall};
+use crate::locomo::{self, Conversation, category_name, recall_at_depths};
 use crate::locomo_cv::{self, Scored};
 use crate::setup;
-
-const DEPTHS: [usize; 4] = [1, 5, 10, 20];
 
 #[derive(clap::Args)]
 pub struct Options {
@@ -356,16 +354,6 @@ async fn evaluate(
     Ok((scored, latencies))
 }
 
-/// Evidence recall at each of [`DEPTHS`]; `None` for a question without
-/// evidence.
-pub(crate) fn recall_at_depths(evidence: &[String], retrieved: &[String]) -> Option<[f64; 4]> {
-    let mut recall = [0.0; 4];
-    for (at, depth) in DEPTHS.iter().enumerate() {
-        recall[at] = evidence_recall(evidence, retrieved, *depth)?;
-    }
-    Some(recall)
-}
-
 fn sums_of(scored: &[Scored]) -> Sums {
     let mut sums = Sums::new();
     for s in scored {
@@ -545,19 +533,6 @@ fn compare_methods(
             ),
         );
     }
-}
-
-pub(crate) fn category_name(category: u8) -> &'static str {
-    [
-        "",
-        "1 multi-hop",
-        "2 temporal",
-        "3 open-domain",
-        "4 single-hop",
-    ]
-    .get(category as usize)
-    .copied()
-    .unwrap_or("other")
 }
 
 fn print_rows(mode: &str, sums: &Sums) {

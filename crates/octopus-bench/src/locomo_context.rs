@@ -92,7 +92,7 @@ pub fn print(scores: &[ContextScore], how: &str) {
     row("all", scores.iter().collect());
     for category in categories {
         row(
-            crate::locomo_bench::category_name(category),
+            crate::locomo::category_name(category),
             scores.iter().filter(|s| s.category == category).collect(),
         );
     }

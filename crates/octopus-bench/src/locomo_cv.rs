@@ -10,7 +10,7 @@ use octopus_core::fusion::Fusion;
 use octopus_core::recall::RecallMode;
 use octopus_core::recall_ranking::RankingWeights;
 
-/// One question's evidence recall at each of [`super::DEPTHS`].
+/// One question's evidence recall at each of [`crate::locomo::DEPTHS`].
 #[derive(Clone, Copy, Debug)]
 pub struct Scored {
     /// Index of its conversation.

@@ -149,7 +149,7 @@ pub async fn run(
                 latencies.push(asked.elapsed().as_secs_f64() * 1e3);
                 let retrieved = turns(&answer, &remote.dia_ids);
                 if let Some(recall) =
-                    super::locomo_bench::recall_at_depths(&question.evidence, &retrieved)
+                    crate::locomo::recall_at_depths(&question.evidence, &retrieved)
                 {
                     scored.push(Scored {
                         conversation: c,

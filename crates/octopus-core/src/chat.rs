@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::message::{ToolCall, Usage};
 use crate::working_memory::ChatMessage;
 
 /// A tool the model may call: its name, what it does, and the JSON Schema of
@@ -28,17 +29,6 @@ fn empty_object_schema() -> Value {
     serde_json::json!({"type": "object", "properties": {}})
 }
 
-/// A call the model asked for.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct ToolCall {
-    /// The provider's id of the call; a tool result names it.
-    pub id: String,
-    pub name: String,
-    /// The arguments as JSON (an object, when the model kept to the schema).
-    #[schema(value_type = Object)]
-    pub arguments: Value,
-}
-
 /// How the agent asks its model to answer; fixed when a model is built from
 /// the agent's settings.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -55,13 +45,6 @@ pub struct ChatRequest {
     /// its API wants them (Anthropic: the `system` field).
     pub messages: Vec<ChatMessage>,
     pub tools: Vec<ToolSpec>,
-}
-
-/// Tokens the provider counted for one call.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
 }
 
 /// The model's answer to one call.

@@ -80,7 +80,7 @@ pub struct ConversationFilter {
     pub agent_id: Option<AgentId>,
     pub user_id: Option<String>,
     pub include_deleted: bool,
-    pub page: crate::store::Page,
+    pub page: crate::page::Page,
 }
 
 /// Past conversations brought in with their original timestamps: one

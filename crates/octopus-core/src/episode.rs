@@ -202,7 +202,7 @@ pub struct EpisodeFilter {
     pub deleted: bool,
     /// List archived episodes instead of those in use.
     pub archived: bool,
-    pub page: crate::store::Page,
+    pub page: crate::page::Page,
 }
 
 /// How to close an episode.

@@ -93,7 +93,7 @@ pub struct FactFilter {
     pub user_id: String,
     /// Replaced facts too, not only those that hold.
     pub include_replaced: bool,
-    pub page: crate::store::Page,
+    pub page: crate::page::Page,
 }
 
 /// A keyword search over one user's facts (current and replaced).

@@ -32,6 +32,7 @@ pub mod fusion;
 pub mod ids;
 pub mod knowledge;
 pub mod message;
+pub mod page;
 pub mod pii;
 pub mod procedure;
 pub mod recall;

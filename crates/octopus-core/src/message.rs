@@ -292,7 +292,7 @@ fn parse_json_string(value: Value) -> Value {
 
 impl ToolCallRecord {
     /// The record of a call the model made, before any result.
-    pub fn called(call: &crate::chat::ToolCall) -> Self {
+    pub fn called(call: &ToolCall) -> Self {
         Self {
             tool_call_id: call.id.clone(),
             function_name: call.name.clone(),
@@ -304,8 +304,8 @@ impl ToolCallRecord {
     }
 
     /// The call as a chat API takes it back.
-    pub fn call(&self) -> crate::chat::ToolCall {
-        crate::chat::ToolCall {
+    pub fn call(&self) -> ToolCall {
+        ToolCall {
             id: self.tool_call_id.clone(),
             name: self.function_name.clone(),
             arguments: self.arguments.clone(),
@@ -533,7 +533,7 @@ pub struct Message {
     /// A reply generated in a turn: the tokens its model call was billed, as
     /// the provider reported them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<crate::chat::Usage>,
+    pub usage: Option<Usage>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -558,6 +558,24 @@ pub fn message_search_text(
         text.push_str(&call.search_text());
     }
     text
+}
+
+/// A call the model asked for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ToolCall {
+    /// The provider's id of the call; a tool result names it.
+    pub id: String,
+    pub name: String,
+    /// The arguments as JSON (an object, when the model kept to the schema).
+    #[schema(value_type = Object)]
+    pub arguments: Value,
+}
+
+/// Tokens the provider counted for one call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::bounds::check_chars;
-use crate::store::Page;
+use crate::page::Page;
 use crate::{AgentId, Error, ProcedureId, Result, TenantId};
 
 /// Longest procedure name, in characters.

@@ -346,7 +346,7 @@ pub struct MemoryVectorHit {
 }
 
 /// Where a message sits in its live episode, and which messages are next to it:
-/// what ranking a recalled turn in its context needs (see [`crate::recall_ranking`]).
+/// what ranking a recalled turn in its context needs (see `recall_ranking`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MessagePosition {
     pub id: MessageId,
@@ -487,7 +487,7 @@ pub struct RecallHit {
     pub kind: MemoryKind,
     /// The final score, higher is better: the retrievers' scores fused, then
     /// raised by the neighbouring turns and the episode (see
-    /// [`crate::recall_ranking`]), then weighted by recency when asked.
+    /// `recall_ranking`), then weighted by recency when asked.
     pub score: f64,
     /// Cosine similarity, when the vector search found it.
     pub vector_score: Option<f32>,

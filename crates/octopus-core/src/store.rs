@@ -10,6 +10,8 @@
 
 use async_trait::async_trait;
 
+pub use crate::page::Page;
+
 use crate::agent::Agent;
 use crate::conversation::{Conversation, ConversationFilter};
 use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
@@ -31,26 +33,6 @@ use crate::{
 
 #[allow(unused_imports)] // linked from the docs above
 use crate::Error;
-
-/// Offset pagination for lists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Page {
-    pub limit: u32,
-    pub offset: u32,
-}
-
-impl Page {
-    pub const MAX_LIMIT: u32 = 1000;
-}
-
-impl Default for Page {
-    fn default() -> Self {
-        Self {
-            limit: 50,
-            offset: 0,
-        }
-    }
-}
 
 /// Tenants, their API keys, and the admin key.
 #[async_trait]

@@ -15,7 +15,7 @@
 //!
 //! Nor need it wait for a search: the memory worker compares every set's
 //! version with its copy's and reconciles those left behind
-//! ([`crate::vector_lag`]).
+//! (`vector_lag`).
 //!
 //! Implementations: the embedded index in this process (`octopus-vector`),
 //! pgvector (`octopus-postgres`), Qdrant (`octopus-qdrant`). Their contract is checked by the vector
@@ -222,7 +222,7 @@ pub trait VectorRows: Send + Sync {
     /// The vectors of these keys of the set; keys no longer there are left out.
     async fn vectors(&self, set: VectorSet, keys: &[u64]) -> Result<Vec<(u64, Vec<f32>)>>;
     /// Every set with its state: one read of the sets' version columns, for
-    /// finding copies left behind ([`crate::vector_lag`]).
+    /// finding copies left behind (`vector_lag`).
     async fn vector_states(&self) -> Result<Vec<(VectorSet, SetState)>>;
 }
 

@@ -36,7 +36,7 @@ pub struct ChatMessage {
     pub name: Option<String>,
     /// An assistant message's calls of tools (within the turn that made them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<crate::chat::ToolCall>,
+    pub tool_calls: Vec<crate::message::ToolCall>,
     /// A `tool` message's call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
@@ -709,7 +709,7 @@ mod tests {
 
     #[test]
     fn a_tool_round_is_pruned_whole_and_its_calls_are_counted() {
-        let call = crate::chat::ToolCall {
+        let call = crate::message::ToolCall {
             id: "call_1".into(),
             name: "get_order_status".into(),
             arguments: serde_json::json!({"order": "ORD-8821", "detail": "full ".repeat(50)}),

@@ -83,7 +83,7 @@ impl ConversationStore for PostgresStore {
                 .fetch_optional(&mut *tx)
                 .await?;
                 if let Some(open) = open {
-                    crate::messages::close(&mut tx, tenant, EpisodeId(open), &Closing::deleted(at))
+                    crate::closing::close(&mut tx, tenant, EpisodeId(open), &Closing::deleted(at))
                         .await?;
                 }
                 query(

@@ -361,7 +361,7 @@ async fn import_one(
         DumpRecord::Episode(episode) => {
             insert_episode(tx, tenant, &episode).await?;
             if episode.ended_at.is_some() {
-                crate::memory::queue_summary(tx, tenant, episode.id, now, WorkClass::Bulk).await?;
+                crate::jobs::queue_summary(tx, tenant, episode.id, now, WorkClass::Bulk).await?;
             }
             progress.episode_agents.insert(episode.id, episode.agent_id);
             progress.counts.episodes += 1;
@@ -376,7 +376,7 @@ async fn import_one(
             }
             insert_message(tx, tenant, message.clone(), now).await?;
             if octopus_core::recall::worth_embedding(message.role, message.content.as_ref()) {
-                crate::memory::queue_messages(
+                crate::jobs::queue_messages(
                     tx,
                     tenant,
                     agent,
@@ -401,7 +401,7 @@ async fn import_one(
             fact.agent_id = AgentId(owner.try_get("agent_id")?);
             fact.user_id = owner.try_get("user_id")?;
             crate::facts::insert_fact(tx, &fact).await?;
-            crate::memory::queue_fact(tx, &fact, now, WorkClass::Bulk).await?;
+            crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk).await?;
             progress.counts.facts += 1;
         }
     }

@@ -124,7 +124,7 @@ impl EpisodeStore for PostgresStore {
             let mut tx = self.pool.begin().await?;
             let episode = lock_episode(&mut tx, tenant, id, Visibility::Live).await?;
             let closing = Closing::requested(&episode, &close, now)?;
-            messages::close(&mut tx, tenant, id, &closing).await?;
+            crate::closing::close(&mut tx, tenant, id, &closing).await?;
             if let Some(summary) = &close.summary {
                 save_summary(&mut tx, tenant, id, summary, now).await?;
             }
@@ -178,7 +178,7 @@ impl EpisodeStore for PostgresStore {
             for row in idle {
                 let (episode, tenant) = (EpisodeId(row.try_get("id")?), TenantId(row.try_get("tenant_id")?));
                 let closing = Closing::idle(row.try_get("last_message_at")?, now);
-                if messages::close(&mut tx, tenant, episode, &closing).await? {
+                if crate::closing::close(&mut tx, tenant, episode, &closing).await? {
                     closed.push((tenant, episode));
                 }
             }
@@ -235,7 +235,7 @@ impl EpisodeStore for PostgresStore {
             let mut tx = self.pool.begin().await?;
             lock_episode(&mut tx, tenant, id, Visibility::Live).await?;
             save_summary(&mut tx, tenant, id, &summary, now).await?;
-            crate::memory::queue_summary(&mut tx, tenant, id, now, WorkClass::Live).await?;
+            crate::jobs::queue_summary(&mut tx, tenant, id, now, WorkClass::Live).await?;
             let changed = get_episode(&mut *tx, tenant, id, Visibility::Live).await?;
             tx.commit().await?;
             Ok(changed)
@@ -252,7 +252,7 @@ impl EpisodeStore for PostgresStore {
         domain(async {
             let mut tx = self.pool.begin().await?;
             lock_episode(&mut tx, tenant, id, Visibility::Live).await?;
-            messages::close(&mut tx, tenant, id, &Closing::deleted(at)).await?;
+            crate::closing::close(&mut tx, tenant, id, &Closing::deleted(at)).await?;
             set_deleted_at(&mut tx, tenant, id, Some(at), at).await?;
             let deleted = get_episode(&mut *tx, tenant, id, Visibility::Deleted).await?;
             tx.commit().await?;
@@ -431,7 +431,7 @@ impl EpisodeStore for PostgresStore {
                 .execute(&mut *tx)
                 .await?;
             let committed =
-                crate::memory::purge_vectors(&mut tx, tenant, episode.agent_id, id).await?;
+                crate::vector_sets::purge_vectors(&mut tx, tenant, episode.agent_id, id).await?;
             tx.commit().await?;
             self.follow(committed).await?;
             // The dead rows' space reclaimed, as forgetting a user does.
@@ -459,7 +459,7 @@ pub(crate) async fn import_sessions(
         };
         let episode = stored[0].episode_id;
         count += stored.len();
-        messages::close(tx, tenant, episode, &Closing::imported(last, now)).await?;
+        crate::closing::close(tx, tenant, episode, &Closing::imported(last, now)).await?;
         episodes.push(episode);
     }
     Ok((episodes, count))

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::knowledge::{
-    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
-    check_chunks, check_new_dimension, collection_name, point_fields,
+    Chunk, ChunkFilter, ChunkHit, Collection, KeywordQuery, NewChunk, VectorQuery, check_chunks,
+    check_new_dimension, collection_name, point_fields,
 };
 use octopus_core::store::KnowledgeStore;
 use octopus_core::vectors::{Point, ScoredKey, VectorChange, VectorSet};
@@ -22,7 +22,9 @@ use uuid::Uuid;
 
 use crate::error::Result as StoreResult;
 use crate::rows::{Tx, int, u32_at, u64_at};
-use crate::vector_sets::{Committed, KnowledgeTable, key_of, owned_by, record_change};
+use crate::vector_sets::{
+    Committed, KnowledgeTable, key_of, metadata_from_row, owned_by, record_change,
+};
 use crate::vectors::PgVector;
 use crate::{PostgresStore, domain};
 
@@ -164,18 +166,6 @@ fn chunk_from_row(row: &PgRow, agent: AgentId) -> StoreResult<Chunk> {
         agent_id: agent,
         content: row.try_get("content")?,
         metadata: metadata_from_row(row)?,
-    })
-}
-
-/// A chunk's metadata, from its `source`, `chunk_index`, `category`,
-/// `heading` and `indexed_at` columns.
-pub(crate) fn metadata_from_row(row: &PgRow) -> StoreResult<ChunkMetadata> {
-    Ok(ChunkMetadata {
-        source: row.try_get("source")?,
-        chunk_index: u32_at(row, "chunk_index")?,
-        category: row.try_get("category")?,
-        heading: row.try_get("heading")?,
-        indexed_at: row.try_get("indexed_at")?,
     })
 }
 

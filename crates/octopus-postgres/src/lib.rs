@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 mod agents;
+mod closing;
 mod conversations;
 mod db;
 mod dump;
@@ -27,6 +28,7 @@ mod episodes;
 mod error;
 mod facts;
 mod forget;
+mod jobs;
 mod knowledge;
 mod memory;
 mod messages;

@@ -17,7 +17,7 @@ use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
 use octopus_core::recall::{
     Followup, JobOutcome, MemoryJob, MemoryQueue, MemoryVectorFields, MemoryVectorHit,
-    MemoryVectorQuery, MemoryWork, SummarisedEpisode, Unpark, WorkClass,
+    MemoryVectorQuery, MemoryWork, SummarisedEpisode, Unpark,
 };
 use octopus_core::store::MemoryStore;
 use octopus_core::vectors::{Point, VectorChange, VectorSet};
@@ -32,93 +32,12 @@ use sqlx_postgres::Postgres;
 use uuid::Uuid;
 
 use crate::error::{Result as StoreResult, corrupt};
+use crate::jobs::{EMBED_FACT, EMBED_MESSAGE, SUMMARISE_EPISODE};
 use crate::messages::{self, COLUMNS as MESSAGE_COLUMNS, message_from_row};
 use crate::rows::{Tx, int, u32_at, u64_at};
-use crate::vector_sets::{Committed, MemoryTable, key_of, kind_at, owned_by, record_change};
+use crate::vector_sets::{MemoryTable, key_of, kind_at, owned_by, record_change};
 use crate::vectors::{PgVector, embedding_bytes};
 use crate::{PostgresStore, domain};
-
-const EMBED_MESSAGE: &str = "embed_message";
-const SUMMARISE_EPISODE: &str = "summarise_episode";
-const EMBED_FACT: &str = "embed_fact";
-
-/// Queues the embedding of a fact stored without its vector (from a dump).
-pub(crate) async fn queue_fact(
-    tx: &mut Tx<'_>,
-    fact: &octopus_core::fact::Fact,
-    now: DateTime<Utc>,
-    class: WorkClass,
-) -> StoreResult<()> {
-    query(
-        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
-         VALUES ($1, $2, $3, $4, $5, $6)",
-    )
-    .bind(fact.tenant_id.0)
-    .bind(fact.agent_id.0)
-    .bind(EMBED_FACT)
-    .bind(fact.id.0)
-    .bind(now)
-    .bind(class_column(class))
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
-
-fn class_column(class: WorkClass) -> i16 {
-    match class {
-        WorkClass::Live => 0,
-        WorkClass::Bulk => 1,
-    }
-}
-
-/// Queues the embedding of each of `messages`.
-pub(crate) async fn queue_messages(
-    tx: &mut Tx<'_>,
-    tenant: TenantId,
-    agent: AgentId,
-    messages: &[Uuid],
-    now: DateTime<Utc>,
-    class: WorkClass,
-) -> StoreResult<()> {
-    if messages.is_empty() {
-        return Ok(());
-    }
-    query(
-        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
-         SELECT $1, $2, $3, target, $5, $6 FROM UNNEST($4::uuid[]) WITH ORDINALITY AS t (target, n) ORDER BY n",
-    )
-    .bind(tenant.0)
-    .bind(agent.0)
-    .bind(EMBED_MESSAGE)
-    .bind(messages)
-    .bind(now)
-    .bind(class_column(class))
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
-
-/// Queues the summary (and its embedding) of an episode.
-pub(crate) async fn queue_summary(
-    tx: &mut Tx<'_>,
-    tenant: TenantId,
-    episode: EpisodeId,
-    now: DateTime<Utc>,
-    class: WorkClass,
-) -> StoreResult<()> {
-    query(
-        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
-         SELECT tenant_id, agent_id, $3, id, $4, $5 FROM episodes WHERE id = $1 AND tenant_id = $2",
-    )
-    .bind(episode.0)
-    .bind(tenant.0)
-    .bind(SUMMARISE_EPISODE)
-    .bind(now)
-    .bind(class_column(class))
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
 
 /// The memory collection's state, creating the collection at first use, its
 /// row locked until the transaction ends; `Conflict` when it holds vectors of
@@ -240,33 +159,6 @@ async fn delete_job(conn: impl Executor<'_, Database = Postgres>, id: i64) -> St
         .execute(conn)
         .await?;
     Ok(deleted.rows_affected() > 0)
-}
-
-/// Removes every memory vector of an episode, in `tx`, with the version
-/// bump; the caller commits, then has the index follow.
-pub(crate) async fn purge_vectors(
-    tx: &mut Tx<'_>,
-    tenant: TenantId,
-    agent: AgentId,
-    episode: EpisodeId,
-) -> StoreResult<Option<Committed>> {
-    let removed =
-        query("DELETE FROM memory_vectors WHERE episode_id = $1 AND tenant_id = $2 RETURNING seq")
-            .bind(episode.0)
-            .bind(tenant.0)
-            .fetch_all(&mut **tx)
-            .await?
-            .iter()
-            .map(key_of)
-            .collect::<StoreResult<Vec<u64>>>()?;
-    if removed.is_empty() {
-        return Ok(None);
-    }
-    let change = VectorChange {
-        removed,
-        added: Vec::new(),
-    };
-    record_change::<MemoryTable>(tx, VectorSet::memory(tenant, agent), change).await
 }
 
 impl PostgresStore {

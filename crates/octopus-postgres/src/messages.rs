@@ -5,7 +5,7 @@
 //! more than writing a row.
 
 use chrono::{DateTime, Utc};
-use octopus_core::appending::{self, Closing, OpenEpisode, Placement};
+use octopus_core::appending::{self, OpenEpisode, Placement};
 use octopus_core::chat::Usage;
 use octopus_core::conversation::Conversation;
 use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
@@ -144,7 +144,7 @@ pub(crate) async fn append_in(
             stale => {
                 if let Some(stale) = stale {
                     save_counters(tx, tenant, &stale, batch.now).await?;
-                    close(tx, tenant, stale.id, &stale.timed_out(batch)).await?;
+                    crate::closing::close(tx, tenant, stale.id, &stale.timed_out(batch)).await?;
                 }
                 start_episode(tx, tenant, &conversation, r.timestamp, batch.now).await?
             }
@@ -158,7 +158,7 @@ pub(crate) async fn append_in(
         stored.push(message);
     }
     rows.insert(tx, tenant).await?;
-    crate::memory::queue_messages(
+    crate::jobs::queue_messages(
         tx,
         tenant,
         conversation.agent_id,
@@ -251,32 +251,6 @@ async fn save_counters(
     .execute(&mut **tx)
     .await?;
     Ok(())
-}
-
-/// Closes an open episode and queues its summary. False when it was closed
-/// already.
-pub(crate) async fn close(
-    tx: &mut Tx<'_>,
-    tenant: TenantId,
-    episode: EpisodeId,
-    closing: &Closing,
-) -> Result<bool> {
-    let closed = query(
-        "UPDATE episodes SET ended_at = $3, end_reason = $4, updated_at = $5
-         WHERE id = $1 AND tenant_id = $2 AND ended_at IS NULL",
-    )
-    .bind(episode.0)
-    .bind(tenant.0)
-    .bind(closing.ended_at)
-    .bind(closing.reason.as_str())
-    .bind(closing.now)
-    .execute(&mut **tx)
-    .await?
-    .rows_affected();
-    if closed > 0 {
-        crate::memory::queue_summary(tx, tenant, episode, closing.now, closing.class).await?;
-    }
-    Ok(closed > 0)
 }
 
 pub(crate) async fn episode_messages<'c>(

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use octopus_core::knowledge::ChunkMetadata;
 use octopus_core::knowledge::point_fields;
 use octopus_core::recall::{MemoryKind, memory_point_fields};
 pub(crate) use octopus_core::vectors::CommittedChange as Committed;
@@ -40,7 +41,7 @@ impl VectorTable for KnowledgeTable {
     const TABLES: VectorTables = VectorTables::KNOWLEDGE;
 
     fn fields_from_row(row: &PgRow) -> Result<PointFields> {
-        Ok(point_fields(&crate::knowledge::metadata_from_row(row)?))
+        Ok(point_fields(&metadata_from_row(row)?))
     }
 }
 
@@ -151,6 +152,45 @@ pub(crate) async fn bump<T: VectorTable>(
         })
     })
     .transpose()
+}
+
+/// A chunk's metadata, from its `source`, `chunk_index`, `category`,
+/// `heading` and `indexed_at` columns.
+pub(crate) fn metadata_from_row(row: &PgRow) -> Result<ChunkMetadata> {
+    Ok(ChunkMetadata {
+        source: row.try_get("source")?,
+        chunk_index: u32_at(row, "chunk_index")?,
+        category: row.try_get("category")?,
+        heading: row.try_get("heading")?,
+        indexed_at: row.try_get("indexed_at")?,
+    })
+}
+
+/// Removes every memory vector of an episode, in `tx`, with the version
+/// bump; the caller commits, then has the index follow.
+pub(crate) async fn purge_vectors(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    agent: AgentId,
+    episode: EpisodeId,
+) -> Result<Option<Committed>> {
+    let removed =
+        query("DELETE FROM memory_vectors WHERE episode_id = $1 AND tenant_id = $2 RETURNING seq")
+            .bind(episode.0)
+            .bind(tenant.0)
+            .fetch_all(&mut **tx)
+            .await?
+            .iter()
+            .map(key_of)
+            .collect::<Result<Vec<u64>>>()?;
+    if removed.is_empty() {
+        return Ok(None);
+    }
+    let change = VectorChange {
+        removed,
+        added: Vec::new(),
+    };
+    record_change::<MemoryTable>(tx, VectorSet::memory(tenant, agent), change).await
 }
 
 impl PostgresStore {

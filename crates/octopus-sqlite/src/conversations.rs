@@ -85,7 +85,7 @@ impl ConversationStore for SqliteStore {
                         .optional()?;
                     if let Some(open) = open {
                         let episode = EpisodeId(crate::codec::uuid_from(&open)?);
-                        crate::messages::close(&tx, tenant, episode, &Closing::deleted(at))?;
+                        crate::closing::close(&tx, tenant, episode, &Closing::deleted(at))?;
                     }
                     let at = micros(at);
                     // Its episodes go with it, soft-deleted like one by one:

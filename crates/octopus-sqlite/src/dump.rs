@@ -20,8 +20,8 @@ use rusqlite::{Connection, Transaction, params};
 use crate::SqliteStore;
 use crate::codec::{self, micros};
 use crate::error::{Error, Result as StoreResult};
-use crate::knowledge::KnowledgeTable;
 use crate::rows;
+use crate::vector_sets::KnowledgeTable;
 use crate::vector_sets::VectorTable;
 
 type Sink = Box<dyn FnMut(DumpRecord) -> bool + Send>;
@@ -218,7 +218,7 @@ fn export_chunks(tx: &Transaction<'_>, tenant: TenantId, out: &mut Out) -> Resul
                 id: rows::uuid(row, "id")?,
                 agent_id: AgentId(rows::uuid(row, "agent_id")?),
                 content: row.get("content")?,
-                metadata: crate::knowledge::metadata_from_row(row)?,
+                metadata: crate::vector_sets::metadata_from_row(row)?,
             },
             embedding: DumpedVector {
                 model: row.get("model")?,
@@ -331,7 +331,7 @@ fn import_one(
         DumpRecord::Episode(episode) => {
             insert_episode(tx, tenant, &episode)?;
             if episode.ended_at.is_some() {
-                crate::memory::queue_summary(tx, tenant, episode.id, now, WorkClass::Bulk)?;
+                crate::jobs::queue_summary(tx, tenant, episode.id, now, WorkClass::Bulk)?;
             }
             progress.episode_agents.insert(episode.id, episode.agent_id);
             progress.counts.episodes += 1;
@@ -346,7 +346,7 @@ fn import_one(
             }
             insert_message(tx, tenant, &message, now)?;
             if octopus_core::recall::worth_embedding(message.role, message.content.as_ref()) {
-                crate::memory::queue_message(tx, tenant, agent, message.id, now, WorkClass::Bulk)?;
+                crate::jobs::queue_message(tx, tenant, agent, message.id, now, WorkClass::Bulk)?;
             }
             progress.counts.messages += 1;
         }
@@ -357,7 +357,7 @@ fn import_one(
             fact.agent_id = agent;
             fact.user_id = user;
             crate::facts::insert_fact(tx, &fact)?;
-            crate::memory::queue_fact(tx, &fact, now, WorkClass::Bulk)?;
+            crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk)?;
             progress.counts.facts += 1;
         }
     }

@@ -119,7 +119,7 @@ impl EpisodeStore for SqliteStore {
             Visibility::Live,
             move |tx, episode| {
                 let closing = Closing::requested(episode, &close, now)?;
-                messages::close(tx, tenant, id, &closing)?;
+                crate::closing::close(tx, tenant, id, &closing)?;
                 match &close.summary {
                     Some(summary) => save_summary(tx, tenant, id, summary, now),
                     None => Ok(()),
@@ -164,7 +164,7 @@ impl EpisodeStore for SqliteStore {
                         };
                         let episode = stored[0].episode_id;
                         count += stored.len();
-                        messages::close(&tx, tenant, episode, &Closing::imported(last, now))?;
+                        crate::closing::close(&tx, tenant, episode, &Closing::imported(last, now))?;
                         episodes.push(episode);
                     }
                     tx.commit()?;
@@ -205,7 +205,7 @@ impl EpisodeStore for SqliteStore {
                 )?;
                 let mut closed = Vec::with_capacity(idle.len());
                 for (episode, tenant, last_message_at) in idle {
-                    if messages::close(&tx, tenant, episode, &Closing::idle(last_message_at, now))? {
+                    if crate::closing::close(&tx, tenant, episode, &Closing::idle(last_message_at, now))? {
                         closed.push((tenant, episode));
                     }
                 }
@@ -279,7 +279,7 @@ impl EpisodeStore for SqliteStore {
             Visibility::Live,
             move |tx, _| {
                 save_summary(tx, tenant, id, &summary, now)?;
-                crate::memory::queue_summary(tx, tenant, id, micros(now), WorkClass::Live)
+                crate::jobs::queue_summary(tx, tenant, id, micros(now), WorkClass::Live)
             },
         )
         .await
@@ -298,7 +298,7 @@ impl EpisodeStore for SqliteStore {
             Visibility::Deleted,
             move |tx, _| {
                 // A deleted episode must not stay the conversation's open one.
-                messages::close(tx, tenant, id, &Closing::deleted(at))?;
+                crate::closing::close(tx, tenant, id, &Closing::deleted(at))?;
                 set_deleted_at(tx, tenant, id, Some(at), at)
             },
         )
@@ -453,7 +453,7 @@ impl EpisodeStore for SqliteStore {
                     |r| r.get(0),
                 )?;
                 let agent = AgentId(codec::uuid_from(&agent)?);
-                let committed = crate::memory::purge_vectors(&tx, (tenant, agent), id)?;
+                let committed = crate::vector_sets::purge_vectors(&tx, (tenant, agent), id)?;
                 tx.commit()?;
                 Ok((seqs, committed))
             })

@@ -15,8 +15,8 @@ use rusqlite::{Connection, params};
 use crate::SqliteStore;
 use crate::codec;
 use crate::error::Result as StoreResult;
-use crate::memory::MemoryTable;
 use crate::rows;
+use crate::vector_sets::MemoryTable;
 use crate::vector_sets::{Committed, VectorTable, record_change};
 use octopus_core::vectors::{VectorChange, VectorSet};
 

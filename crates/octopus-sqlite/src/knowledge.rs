@@ -7,13 +7,12 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::knowledge::{
-    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, NewChunk, VectorQuery,
-    check_chunks, check_new_dimension, collection_name, point_fields,
+    Chunk, ChunkFilter, ChunkHit, Collection, KeywordQuery, NewChunk, VectorQuery, check_chunks,
+    check_new_dimension, collection_name, point_fields,
 };
 use octopus_core::store::KnowledgeStore;
-use octopus_core::vectors::{Point, PointFields, ScoredKey, SetState, VectorChange, VectorSet};
+use octopus_core::vectors::{Point, ScoredKey, SetState, VectorChange, VectorSet};
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
-use octopus_sql::VectorTables;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
@@ -22,21 +21,10 @@ use crate::SqliteStore;
 use crate::codec::{self, micros};
 use crate::error::Result as StoreResult;
 use crate::rows::{self, Filters};
-use crate::vector_sets::{Committed, VectorTable, record_change};
+use crate::vector_sets::{Committed, KnowledgeTable, metadata_from_row, record_change};
 
 /// The most dimensions a collection may have: the largest the embedded index is built for.
 pub(crate) const MAX_DIMENSION: u32 = 16_384;
-
-/// The knowledge chunks' table, as a vector set's rows.
-pub(crate) struct KnowledgeTable;
-
-impl VectorTable for KnowledgeTable {
-    const TABLES: VectorTables = VectorTables::KNOWLEDGE;
-
-    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<PointFields> {
-        Ok(point_fields(&metadata_from_row(row)?))
-    }
-}
 
 struct CollectionRow {
     dimension: u32,
@@ -159,16 +147,6 @@ pub(crate) fn insert_chunks(
         )?);
     }
     Ok(seqs)
-}
-
-pub(crate) fn metadata_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMetadata> {
-    Ok(ChunkMetadata {
-        source: row.get("source")?,
-        chunk_index: row.get("chunk_index")?,
-        category: row.get("category")?,
-        heading: row.get("heading")?,
-        indexed_at: rows::time(row, "indexed_at")?,
-    })
 }
 
 impl SqliteStore {

@@ -14,6 +14,7 @@
 //! thread; it also gives direct control over pragmas, transaction modes and FTS5.
 
 mod agents;
+mod closing;
 mod codec;
 mod conversations;
 mod db;
@@ -23,6 +24,7 @@ mod error;
 mod facts;
 mod forget;
 mod fts_rank;
+mod jobs;
 mod knowledge;
 mod memory;
 mod messages;

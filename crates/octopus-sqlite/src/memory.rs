@@ -12,127 +12,26 @@ use octopus_core::knowledge::check_dimension;
 use octopus_core::message::Message;
 use octopus_core::recall::{
     Followup, JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorFields, MemoryVectorHit,
-    MemoryVectorQuery, MemoryWork, SummarisedEpisode, Unpark, WorkClass, memory_point_fields,
+    MemoryVectorQuery, MemoryWork, SummarisedEpisode, Unpark,
 };
 use octopus_core::store::MemoryStore;
-use octopus_core::vectors::{Point, PointFields, SetState, VectorChange, VectorSet};
+use octopus_core::vectors::{Point, SetState, VectorChange, VectorSet};
 use octopus_core::{
     AgentId, EpisodeId, Error as DomainError, FactId, MessageId, Result, TenantId, Timestamp,
 };
-use octopus_sql::VectorTables;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use uuid::Uuid;
 
 use crate::SqliteStore;
 use crate::codec::{self, micros};
 use crate::error::{Result as StoreResult, corrupt};
+use crate::jobs::{EMBED_FACT, EMBED_MESSAGE, SUMMARISE_EPISODE};
 use crate::messages::{self, columns, message_from_row};
 use crate::rows;
 use crate::vector_sets::{Committed, VectorTable, record_change};
+use crate::vector_sets::{MemoryTable, kind_from_row};
 
 type CollectionKey = (TenantId, AgentId);
-
-const EMBED_MESSAGE: &str = "embed_message";
-const SUMMARISE_EPISODE: &str = "summarise_episode";
-const EMBED_FACT: &str = "embed_fact";
-
-/// Queues the embedding of a fact (one stored without its vector: from a
-/// dump), in the caller's transaction.
-pub(crate) fn queue_fact(
-    tx: &Connection,
-    fact: &octopus_core::fact::Fact,
-    now: i64,
-    class: WorkClass,
-) -> StoreResult<()> {
-    tx.prepare_cached(
-        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![
-        fact.tenant_id.0.as_bytes(),
-        fact.agent_id.0.as_bytes(),
-        EMBED_FACT,
-        fact.id.0.as_bytes(),
-        now,
-        class_column(class)
-    ])?;
-    Ok(())
-}
-
-/// Queues the embedding of a message, in the caller's transaction.
-pub(crate) fn queue_message(
-    tx: &Connection,
-    tenant: TenantId,
-    agent: AgentId,
-    message: MessageId,
-    now: i64,
-    class: WorkClass,
-) -> StoreResult<()> {
-    tx.prepare_cached(
-        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![
-        tenant.0.as_bytes(),
-        agent.0.as_bytes(),
-        EMBED_MESSAGE,
-        message.0.as_bytes(),
-        now,
-        class_column(class)
-    ])?;
-    Ok(())
-}
-
-/// Queues the summary (and its embedding) of a closed episode, in the caller's
-/// transaction.
-pub(crate) fn queue_summary(
-    tx: &Connection,
-    tenant: TenantId,
-    episode: EpisodeId,
-    now: i64,
-    class: WorkClass,
-) -> StoreResult<()> {
-    tx.prepare_cached(
-        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
-         SELECT tenant_id, agent_id, ?3, id, ?4, ?5 FROM episodes WHERE id = ?1 AND tenant_id = ?2",
-    )?
-    .execute(params![
-        episode.0.as_bytes(),
-        tenant.0.as_bytes(),
-        SUMMARISE_EPISODE,
-        now,
-        class_column(class)
-    ])?;
-    Ok(())
-}
-
-/// `memory_jobs.class`: the claim takes the smallest first.
-fn class_column(class: WorkClass) -> i64 {
-    match class {
-        WorkClass::Live => 0,
-        WorkClass::Bulk => 1,
-    }
-}
-
-/// The memory vectors' table, as a vector set's rows.
-pub(crate) struct MemoryTable;
-
-impl VectorTable for MemoryTable {
-    const TABLES: VectorTables = VectorTables::MEMORY;
-
-    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<PointFields> {
-        let user: String = row.get("user_id")?;
-        Ok(memory_point_fields(
-            &user,
-            kind_from_row(row)?,
-            EpisodeId(rows::uuid(row, "episode_id")?),
-            codec::instant(row.get("at")?)?,
-        ))
-    }
-}
-
-fn kind_from_row(row: &rusqlite::Row<'_>) -> StoreResult<MemoryKind> {
-    let kind: String = row.get("kind")?;
-    MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))
-}
 
 /// The agent's memory collection, created for `dimension` and `model` at first
 /// use. A collection of other vectors is a `Conflict`: recall compares vectors
@@ -489,31 +388,6 @@ fn embed_fact(
     let fields = MemoryVectorFields::fact(&fact);
     let (change, _) = replace_vector(tx, (job.tenant, job.agent), fields, vector, now)?;
     Ok(Some((state, change)))
-}
-
-/// Removes an episode's memory vectors in `tx`, with the version bump; the
-/// caller commits, then has the index follow.
-pub(crate) fn purge_vectors(
-    tx: &Transaction<'_>,
-    (tenant, agent): CollectionKey,
-    episode: EpisodeId,
-) -> StoreResult<Option<Committed>> {
-    let Some(state) = MemoryTable::state(tx, tenant, agent)? else {
-        return Ok(None);
-    };
-    let removed = rows::collect(
-        &mut *tx.prepare_cached(
-            "DELETE FROM memory_vectors WHERE episode_id = ?1 AND tenant_id = ?2 RETURNING seq",
-        )?,
-        [episode.0.as_bytes(), tenant.0.as_bytes()],
-        rows::key,
-    )?;
-    let change = VectorChange {
-        removed,
-        added: Vec::new(),
-    };
-    let set = VectorSet::memory(tenant, agent);
-    Ok(Some(record_change::<MemoryTable>(tx, set, state, change)?))
 }
 
 /// What completing or retrying a job needs to know of it.

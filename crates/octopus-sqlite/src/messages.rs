@@ -1,6 +1,6 @@
 //! Appending messages, and reading them back.
 
-use octopus_core::appending::{self, Closing, OpenEpisode, Placement};
+use octopus_core::appending::{self, OpenEpisode, Placement};
 use octopus_core::chat::Usage;
 use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
 use octopus_core::store::MessageRecord;
@@ -103,7 +103,7 @@ pub(crate) fn append_in(
             stale => {
                 if let Some(stale) = stale {
                     save_counters(tx, tenant, &stale, now)?;
-                    close(tx, tenant, stale.id, &stale.timed_out(batch))?;
+                    crate::closing::close(tx, tenant, stale.id, &stale.timed_out(batch))?;
                 }
                 start_episode(tx, tenant, &conversation, message.record.timestamp, now)?
             }
@@ -131,7 +131,7 @@ pub(crate) fn append_in(
             m.usage.map(|u| appending::clamp_tokens(u.output_tokens)),
         ])?;
         if message.embed {
-            crate::memory::queue_message(
+            crate::jobs::queue_message(
                 tx,
                 tenant,
                 conversation.agent_id,
@@ -227,33 +227,6 @@ fn save_counters(
         now
     ])?;
     Ok(())
-}
-
-/// Closes an open episode and queues its summary; false when it was closed
-/// already.
-pub(crate) fn close(
-    tx: &Connection,
-    tenant: TenantId,
-    episode: EpisodeId,
-    closing: &Closing,
-) -> Result<bool> {
-    let now = micros(closing.now);
-    let closed = tx
-        .prepare_cached(
-            "UPDATE episodes SET ended_at = ?3, end_reason = ?4, updated_at = ?5
-             WHERE id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
-        )?
-        .execute(params![
-            episode.0.as_bytes(),
-            tenant.0.as_bytes(),
-            micros(closing.ended_at),
-            closing.reason.as_str(),
-            now
-        ])?;
-    if closed > 0 {
-        crate::memory::queue_summary(tx, tenant, episode, now, closing.class)?;
-    }
-    Ok(closed > 0)
 }
 
 /// The messages of an episode in order.

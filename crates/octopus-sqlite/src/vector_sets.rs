@@ -9,18 +9,19 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use octopus_core::knowledge::{ChunkMetadata, point_fields};
+use octopus_core::recall::{MemoryKind, memory_point_fields};
 pub(crate) use octopus_core::vectors::CommittedChange as Committed;
 use octopus_core::vectors::{
     PointFields, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
 };
-use octopus_core::{AgentId, Result, TenantId};
+use octopus_core::{AgentId, EpisodeId, Result, TenantId};
 use octopus_sql::VectorTables;
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
 use crate::SqliteStore;
-use crate::error::Result as StoreResult;
-use crate::knowledge::KnowledgeTable;
-use crate::memory::MemoryTable;
+use crate::error::{Result as StoreResult, corrupt};
+use crate::{codec, rows};
 
 /// A kind of vector set: the tables it lives in, and how a row's fields
 /// are read from them.
@@ -156,6 +157,75 @@ pub(crate) fn record_change<T: VectorTable>(
         after,
         change,
     })
+}
+
+/// The knowledge chunks' table, as a vector set's rows.
+pub(crate) struct KnowledgeTable;
+
+impl VectorTable for KnowledgeTable {
+    const TABLES: VectorTables = VectorTables::KNOWLEDGE;
+
+    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<PointFields> {
+        Ok(point_fields(&metadata_from_row(row)?))
+    }
+}
+
+/// A chunk's metadata, from a row of `knowledge_chunks`.
+pub(crate) fn metadata_from_row(row: &rusqlite::Row<'_>) -> StoreResult<ChunkMetadata> {
+    Ok(ChunkMetadata {
+        source: row.get("source")?,
+        chunk_index: row.get("chunk_index")?,
+        category: row.get("category")?,
+        heading: row.get("heading")?,
+        indexed_at: rows::time(row, "indexed_at")?,
+    })
+}
+
+/// The memory vectors' table, as a vector set's rows.
+pub(crate) struct MemoryTable;
+
+impl VectorTable for MemoryTable {
+    const TABLES: VectorTables = VectorTables::MEMORY;
+
+    fn fields_from_row(row: &rusqlite::Row<'_>) -> StoreResult<PointFields> {
+        let user: String = row.get("user_id")?;
+        Ok(memory_point_fields(
+            &user,
+            kind_from_row(row)?,
+            EpisodeId(rows::uuid(row, "episode_id")?),
+            codec::instant(row.get("at")?)?,
+        ))
+    }
+}
+
+pub(crate) fn kind_from_row(row: &rusqlite::Row<'_>) -> StoreResult<MemoryKind> {
+    let kind: String = row.get("kind")?;
+    MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))
+}
+
+/// Removes an episode's memory vectors in `tx`, with the version bump; the
+/// caller commits, then has the index follow.
+pub(crate) fn purge_vectors(
+    tx: &Transaction<'_>,
+    (tenant, agent): (TenantId, AgentId),
+    episode: EpisodeId,
+) -> StoreResult<Option<Committed>> {
+    let Some(state) = MemoryTable::state(tx, tenant, agent)? else {
+        return Ok(None);
+    };
+    let removed = rows::collect(
+        &mut *tx.prepare_cached(
+            "DELETE FROM memory_vectors WHERE episode_id = ?1 AND tenant_id = ?2 RETURNING seq",
+        )?,
+        [episode.0.as_bytes(), tenant.0.as_bytes()],
+        rows::key,
+    )?;
+    let change = VectorChange {
+        removed,
+        added: Vec::new(),
+    };
+    let set = VectorSet::memory(tenant, agent);
+    Ok(Some(record_change::<MemoryTable>(tx, set, state, change)?))
 }
 
 impl SqliteStore {

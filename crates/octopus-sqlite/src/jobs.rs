@@ -1,0 +1,89 @@
+//! The memory work queue's writes (`memory_jobs`): what an append, a close or
+//! an import queues in its own transaction, for the memory worker to claim
+//! ([`MemoryStore`](octopus_core::store::MemoryStore) in `memory.rs`).
+
+use octopus_core::recall::WorkClass;
+use octopus_core::{AgentId, EpisodeId, MessageId, TenantId};
+use rusqlite::{Connection, params};
+
+use crate::error::Result as StoreResult;
+
+pub(crate) const EMBED_MESSAGE: &str = "embed_message";
+pub(crate) const SUMMARISE_EPISODE: &str = "summarise_episode";
+pub(crate) const EMBED_FACT: &str = "embed_fact";
+
+/// Queues the embedding of a fact (one stored without its vector: from a
+/// dump), in the caller's transaction.
+pub(crate) fn queue_fact(
+    tx: &Connection,
+    fact: &octopus_core::fact::Fact,
+    now: i64,
+    class: WorkClass,
+) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        fact.tenant_id.0.as_bytes(),
+        fact.agent_id.0.as_bytes(),
+        EMBED_FACT,
+        fact.id.0.as_bytes(),
+        now,
+        class_column(class)
+    ])?;
+    Ok(())
+}
+
+/// Queues the embedding of a message, in the caller's transaction.
+pub(crate) fn queue_message(
+    tx: &Connection,
+    tenant: TenantId,
+    agent: AgentId,
+    message: MessageId,
+    now: i64,
+    class: WorkClass,
+) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        tenant.0.as_bytes(),
+        agent.0.as_bytes(),
+        EMBED_MESSAGE,
+        message.0.as_bytes(),
+        now,
+        class_column(class)
+    ])?;
+    Ok(())
+}
+
+/// Queues the summary (and its embedding) of a closed episode, in the caller's
+/// transaction.
+pub(crate) fn queue_summary(
+    tx: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+    now: i64,
+    class: WorkClass,
+) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
+         SELECT tenant_id, agent_id, ?3, id, ?4, ?5 FROM episodes WHERE id = ?1 AND tenant_id = ?2",
+    )?
+    .execute(params![
+        episode.0.as_bytes(),
+        tenant.0.as_bytes(),
+        SUMMARISE_EPISODE,
+        now,
+        class_column(class)
+    ])?;
+    Ok(())
+}
+
+/// `memory_jobs.class`: the claim takes the smallest first.
+fn class_column(class: WorkClass) -> i64 {
+    match class {
+        WorkClass::Live => 0,
+        WorkClass::Bulk => 1,
+    }
+}
