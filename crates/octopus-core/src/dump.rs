@@ -50,6 +50,21 @@ pub enum DumpRecord {
 }
 
 impl DumpRecord {
+    /// The agents the record names that must be this tenant's (the dump's,
+    /// imported before it, or one the tenant had): ids are global, so a
+    /// record could otherwise reach another tenant's agent. An episode's
+    /// agent is checked by its pairing with its conversation, a fact's
+    /// through its episode.
+    pub fn agents_named(&self) -> Vec<AgentId> {
+        match self {
+            DumpRecord::Procedure(p) => p.procedure.agent_id.into_iter().collect(),
+            DumpRecord::KnowledgeChunk(c) => vec![c.chunk.agent_id],
+            DumpRecord::Conversation(c) => vec![c.agent_id],
+            DumpRecord::Message(m) => m.agent_id.into_iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The record's `type`, as its line names it.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -175,6 +190,50 @@ pub struct ImportCounts {
     /// Vectors (of chunks and procedure versions) embedded again because the
     /// dump's model is not this server's.
     pub vectors_embedded_again: u64,
+}
+
+/// What an import has stored so far, as its store needs it: the counts it
+/// answers with, each imported episode's agent (its messages' work is queued
+/// for that agent), the chunks added per knowledge collection, and whether
+/// procedures changed (the tenant's revision moves once, at the end).
+#[derive(Debug, Default)]
+pub struct ImportTally {
+    pub counts: ImportCounts,
+    pub chunks: std::collections::HashMap<AgentId, i64>,
+    pub procedures_changed: bool,
+    episode_agents: std::collections::HashMap<EpisodeId, AgentId>,
+}
+
+impl ImportTally {
+    /// Counts `record`, which the store is storing in the import's
+    /// transaction (a failure later undoes the count with the rest).
+    pub fn count(&mut self, record: &DumpRecord) {
+        let counts = &mut self.counts;
+        match record {
+            DumpRecord::Header(_) | DumpRecord::End(_) | DumpRecord::Tenant(_) => {}
+            DumpRecord::Agent(_) => counts.agents += 1,
+            DumpRecord::Procedure(_) => {
+                self.procedures_changed = true;
+                counts.procedures += 1;
+            }
+            DumpRecord::KnowledgeChunk(c) => {
+                *self.chunks.entry(c.chunk.agent_id).or_default() += 1;
+                counts.knowledge_chunks += 1;
+            }
+            DumpRecord::Conversation(_) => counts.conversations += 1,
+            DumpRecord::Episode(e) => {
+                self.episode_agents.insert(e.id, e.agent_id);
+                counts.episodes += 1;
+            }
+            DumpRecord::Message(_) => counts.messages += 1,
+            DumpRecord::Fact(_) => counts.facts += 1,
+        }
+    }
+
+    /// The agent of an episode this dump brought, if it did.
+    pub fn episode_agent(&self, episode: EpisodeId) -> Option<AgentId> {
+        self.episode_agents.get(&episode).copied()
+    }
 }
 
 /// The order a dump's records must come in, checked record by record as an

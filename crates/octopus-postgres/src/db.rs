@@ -143,10 +143,11 @@ async fn apply(conn: &mut sqlx_postgres::PgConnection) -> Result<()> {
     )
     .fetch_one(&mut *conn)
     .await?;
-    let pending = octopus_sql::pending_migrations(applied, MIGRATIONS.len())?;
+    let pending = octopus_sql::pending_migrations(applied, MIGRATIONS.len())
+        .map_err(octopus_sql::MigrationError::from)?;
     for (index, (name, sql)) in MIGRATIONS.iter().enumerate().skip(pending.start) {
         let mut tx = conn.begin().await?;
-        let failed = |source| Error::Migration { name, source };
+        let failed = |source| octopus_sql::MigrationError::Failed { name, source };
         tx.execute(*sql).await.map_err(failed)?;
         sqlx_core::query::query("INSERT INTO octopus_migrations (version, name) VALUES ($1, $2)")
             .bind(index as i64 + 1)

@@ -1,13 +1,11 @@
 //! Dumps: a tenant read out from one snapshot, and written back in one
 //! transaction (see `octopus_core::dump` for the format).
 
-use std::collections::HashMap;
-
 use async_trait::async_trait;
 use octopus_core::dump::Unresolved;
 use octopus_core::dump::{
     self, DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
-    ImportSequence, ImportStep,
+    ImportSequence, ImportStep, ImportTally,
 };
 use octopus_core::episode::Episode;
 use octopus_core::knowledge::{Chunk, ChunkMetadata};
@@ -90,23 +88,24 @@ impl DumpStore for PostgresStore {
         });
         let outcome = domain(async {
             let mut tx = self.pool.begin().await?;
-            let mut progress = Progress::default();
+            let mut tally = ImportTally::default();
             let mut sequence = ImportSequence::default();
             while let Some(record) = receive.recv().await {
                 let record = record?;
                 let number = match sequence.next(&record)? {
                     ImportStep::Commit => {
-                        if progress.procedures_changed {
+                        if tally.procedures_changed {
                             crate::procedures::bump(&mut tx, tenant).await?;
                         }
                         // The vector index reconciles at its next search.
                         tx.commit().await?;
-                        return Ok(progress.counts);
+                        return Ok(tally.counts);
                     }
                     ImportStep::Store(number) => number,
                 };
                 let kind = record.kind();
-                import_one(&mut tx, tenant, record, now, &mut progress)
+                tally.count(&record);
+                store_record(&mut tx, tenant, record, now, &tally)
                     .await
                     .map_err(|e| explain(e, number, kind))?;
             }
@@ -294,13 +293,6 @@ async fn export_chunks(tx: &mut Tx<'_>, tenant: TenantId, out: &mut Out) -> Resu
     Ok(())
 }
 
-#[derive(Default)]
-struct Progress {
-    counts: ImportCounts,
-    episode_agents: HashMap<EpisodeId, AgentId>,
-    procedures_changed: bool,
-}
-
 /// The store's refusal of record `number`, in the dump's terms.
 fn explain(error: Error, number: u64, kind: &str) -> Error {
     let constraint = match &error {
@@ -316,13 +308,16 @@ fn explain(error: Error, number: u64, kind: &str) -> Error {
     dump::in_record(error, number, kind).into()
 }
 
-async fn import_one(
+async fn store_record(
     tx: &mut Tx<'_>,
     tenant: TenantId,
     record: DumpRecord,
     now: Timestamp,
-    progress: &mut Progress,
+    tally: &ImportTally,
 ) -> StoreResult<()> {
+    for agent in record.agents_named() {
+        require_agent(tx, tenant, agent).await?;
+    }
     match record {
         // Checked by the import's sequence.
         DumpRecord::Header(_) | DumpRecord::End(_) => {}
@@ -337,43 +332,24 @@ async fn import_one(
         DumpRecord::Agent(mut agent) => {
             agent.tenant_id = tenant;
             crate::agents::insert_agent(&mut **tx, &agent).await?;
-            progress.counts.agents += 1;
         }
-        DumpRecord::Procedure(p) => {
-            if let Some(agent) = p.procedure.agent_id {
-                require_agent(tx, tenant, agent).await?;
-            }
-            insert_procedure(tx, tenant, &p).await?;
-            progress.procedures_changed = true;
-            progress.counts.procedures += 1;
-        }
-        DumpRecord::KnowledgeChunk(c) => {
-            require_agent(tx, tenant, c.chunk.agent_id).await?;
-            insert_chunk(tx, tenant, &c).await?;
-            progress.counts.knowledge_chunks += 1;
-        }
+        DumpRecord::Procedure(p) => insert_procedure(tx, tenant, &p).await?,
+        DumpRecord::KnowledgeChunk(c) => insert_chunk(tx, tenant, &c).await?,
         DumpRecord::Conversation(mut conversation) => {
-            require_agent(tx, tenant, conversation.agent_id).await?;
             conversation.tenant_id = tenant;
             crate::conversations::insert_conversation(&mut **tx, &conversation).await?;
-            progress.counts.conversations += 1;
         }
         DumpRecord::Episode(episode) => {
             insert_episode(tx, tenant, &episode).await?;
             if episode.ended_at.is_some() {
                 crate::jobs::queue_summary(tx, tenant, episode.id, now, WorkClass::Bulk).await?;
             }
-            progress.episode_agents.insert(episode.id, episode.agent_id);
-            progress.counts.episodes += 1;
         }
         DumpRecord::Message(message) => {
-            let agent = match progress.episode_agents.get(&message.episode_id) {
-                Some(agent) => *agent,
+            let agent = match tally.episode_agent(message.episode_id) {
+                Some(agent) => agent,
                 None => episode_agent(tx, tenant, message.episode_id).await?,
             };
-            if let Some(speaker) = message.agent_id {
-                require_agent(tx, tenant, speaker).await?;
-            }
             insert_message(tx, tenant, message.clone(), now).await?;
             if octopus_core::recall::worth_embedding(message.role, message.content.as_ref()) {
                 crate::jobs::queue_messages(
@@ -386,7 +362,6 @@ async fn import_one(
                 )
                 .await?;
             }
-            progress.counts.messages += 1;
         }
         DumpRecord::Fact(mut fact) => {
             // Its owner is its episode's, which must be this tenant's.
@@ -402,7 +377,6 @@ async fn import_one(
             fact.user_id = owner.try_get("user_id")?;
             crate::facts::insert_fact(tx, &fact).await?;
             crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk).await?;
-            progress.counts.facts += 1;
         }
     }
     Ok(())

@@ -16,14 +16,8 @@ pub enum Error {
     )]
     NoPgvector(sqlx_core::Error),
 
-    #[error("apply migration {name}: {source}")]
-    Migration {
-        name: &'static str,
-        source: sqlx_core::Error,
-    },
-
     #[error(transparent)]
-    SchemaTooNew(#[from] octopus_sql::SchemaTooNew),
+    Migration(#[from] octopus_sql::MigrationError<sqlx_core::Error>),
 
     #[error(transparent)]
     Sql(#[from] sqlx_core::Error),

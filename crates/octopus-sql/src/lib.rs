@@ -117,6 +117,16 @@ pub struct SchemaTooNew {
     pub known: i64,
 }
 
+/// Bringing a database's schema up to this build's failed: one migration
+/// (`Failed`, with the driver's error), or the database is newer.
+#[derive(Debug, thiserror::Error)]
+pub enum MigrationError<E: std::error::Error + 'static> {
+    #[error("apply migration {name}: {source}")]
+    Failed { name: &'static str, source: E },
+    #[error(transparent)]
+    SchemaTooNew(#[from] SchemaTooNew),
+}
+
 /// The migrations still to apply to a database at schema version `found`,
 /// of the `known` this build has (in order, from index `found`).
 pub fn pending_migrations(

@@ -1,13 +1,11 @@
 //! Dumps: reading a tenant out in dump order from one snapshot, and writing
 //! a dump back in one transaction.
 
-use std::collections::HashMap;
-
 use async_trait::async_trait;
 use octopus_core::dump::Unresolved;
 use octopus_core::dump::{
     self, DumpRecord, DumpedChunk, DumpedProcedure, DumpedVector, DumpedVersion, ImportCounts,
-    ImportSequence, ImportStep,
+    ImportSequence, ImportStep, ImportTally,
 };
 use octopus_core::episode::Episode;
 use octopus_core::knowledge::Chunk;
@@ -230,17 +228,6 @@ fn export_chunks(tx: &Transaction<'_>, tenant: TenantId, out: &mut Out) -> Resul
     Ok(())
 }
 
-/// What the import is in the middle of.
-#[derive(Default)]
-struct Progress {
-    counts: ImportCounts,
-    /// Chunks added per knowledge collection, for its version and count.
-    chunks: HashMap<AgentId, i64>,
-    /// Each imported episode's agent, for its messages' queued work.
-    episode_agents: HashMap<EpisodeId, AgentId>,
-    procedures_changed: bool,
-}
-
 fn import(
     conn: &mut Connection,
     tenant: TenantId,
@@ -248,21 +235,21 @@ fn import(
     now: i64,
 ) -> StoreResult<ImportCounts> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let mut progress = Progress::default();
+    let mut tally = ImportTally::default();
     let mut sequence = ImportSequence::default();
     for record in records {
         let record = record?;
         let number = match sequence.next(&record)? {
             ImportStep::Commit => {
-                finish(&tx, tenant, &progress)?;
+                finish(&tx, tenant, &tally)?;
                 tx.commit()?;
-                return Ok(progress.counts);
+                return Ok(tally.counts);
             }
             ImportStep::Store(number) => number,
         };
         let kind = record.kind();
-        import_one(&tx, tenant, record, now, &mut progress)
-            .map_err(|e| explain(e, number, kind))?;
+        tally.count(&record);
+        store_record(&tx, tenant, record, now, &tally).map_err(|e| explain(e, number, kind))?;
     }
     Err(sequence.cut().into())
 }
@@ -285,13 +272,16 @@ fn explain(error: Error, number: u64, kind: &str) -> Error {
     dump::in_record(error, number, kind).into()
 }
 
-fn import_one(
+fn store_record(
     tx: &Transaction<'_>,
     tenant: TenantId,
     record: DumpRecord,
     now: i64,
-    progress: &mut Progress,
+    tally: &ImportTally,
 ) -> StoreResult<()> {
+    for agent in record.agents_named() {
+        require_agent(tx, tenant, agent)?;
+    }
     match record {
         // Checked by the import's sequence.
         DumpRecord::Header(_) | DumpRecord::End(_) => {}
@@ -306,49 +296,28 @@ fn import_one(
             agent.tenant_id = tenant;
             crate::agents::insert_agent(tx, &agent)?;
             // A taken id or name: `explain` makes it an import conflict.
-            progress.counts.agents += 1;
         }
-        DumpRecord::Procedure(p) => {
-            if let Some(agent) = p.procedure.agent_id {
-                require_agent(tx, tenant, agent)?;
-            }
-            insert_procedure(tx, tenant, &p)?;
-            progress.procedures_changed = true;
-            progress.counts.procedures += 1;
-        }
-        DumpRecord::KnowledgeChunk(c) => {
-            require_agent(tx, tenant, c.chunk.agent_id)?;
-            insert_chunk(tx, tenant, &c)?;
-            *progress.chunks.entry(c.chunk.agent_id).or_default() += 1;
-            progress.counts.knowledge_chunks += 1;
-        }
+        DumpRecord::Procedure(p) => insert_procedure(tx, tenant, &p)?,
+        DumpRecord::KnowledgeChunk(c) => insert_chunk(tx, tenant, &c)?,
         DumpRecord::Conversation(mut conversation) => {
-            require_agent(tx, tenant, conversation.agent_id)?;
             conversation.tenant_id = tenant;
             crate::conversations::insert_conversation(tx, &conversation)?;
-            progress.counts.conversations += 1;
         }
         DumpRecord::Episode(episode) => {
             insert_episode(tx, tenant, &episode)?;
             if episode.ended_at.is_some() {
                 crate::jobs::queue_summary(tx, tenant, episode.id, now, WorkClass::Bulk)?;
             }
-            progress.episode_agents.insert(episode.id, episode.agent_id);
-            progress.counts.episodes += 1;
         }
         DumpRecord::Message(message) => {
-            let agent = match progress.episode_agents.get(&message.episode_id) {
-                Some(agent) => *agent,
+            let agent = match tally.episode_agent(message.episode_id) {
+                Some(agent) => agent,
                 None => episode_agent(tx, tenant, message.episode_id)?,
             };
-            if let Some(speaker) = message.agent_id {
-                require_agent(tx, tenant, speaker)?;
-            }
             insert_message(tx, tenant, &message, now)?;
             if octopus_core::recall::worth_embedding(message.role, message.content.as_ref()) {
                 crate::jobs::queue_message(tx, tenant, agent, message.id, now, WorkClass::Bulk)?;
             }
-            progress.counts.messages += 1;
         }
         DumpRecord::Fact(mut fact) => {
             // Its owner is its episode's, which must be this tenant's.
@@ -358,7 +327,6 @@ fn import_one(
             fact.user_id = user;
             crate::facts::insert_fact(tx, &fact)?;
             crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk)?;
-            progress.counts.facts += 1;
         }
     }
     Ok(())
@@ -384,11 +352,11 @@ fn episode_owner(
 
 /// Bumps what the imported rows changed: knowledge collections' versions and
 /// counts (their indexes reconcile at the next search), procedure revisions.
-fn finish(tx: &Transaction<'_>, tenant: TenantId, progress: &Progress) -> StoreResult<()> {
-    for (agent, added) in &progress.chunks {
+fn finish(tx: &Transaction<'_>, tenant: TenantId, tally: &ImportTally) -> StoreResult<()> {
+    for (agent, added) in &tally.chunks {
         KnowledgeTable::bump_version(tx, tenant, *agent, *added)?;
     }
-    if progress.procedures_changed {
+    if tally.procedures_changed {
         crate::procedures::bump(tx, tenant)?;
     }
     Ok(())

@@ -17,23 +17,17 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    #[error("apply migration {name}: {source}")]
-    Migration {
-        name: &'static str,
-        source: rusqlite::Error,
-    },
-
     #[error(transparent)]
-    SchemaTooNew(#[from] octopus_sql::SchemaTooNew),
+    Migration(#[from] octopus_sql::MigrationError<rusqlite::Error>),
 
     #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
 
-    #[error(transparent)]
-    Corrupt(#[from] octopus_sql::Corrupt),
-
     #[error("a blocking database task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
+
+    #[error(transparent)]
+    Corrupt(#[from] octopus_sql::Corrupt),
 
     /// A domain outcome (not found, conflict, …) decided inside a transaction.
     #[error(transparent)]

@@ -7,6 +7,7 @@
 use rusqlite::Connection;
 
 use crate::error::Error;
+use octopus_sql::MigrationError;
 
 pub(crate) struct Migration {
     pub name: &'static str,
@@ -87,10 +88,12 @@ pub(crate) const SEARCH: &[Migration] = &[
 pub(crate) fn apply(conn: &mut Connection, migrations: &[Migration]) -> Result<usize, Error> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    let pending = &migrations[octopus_sql::pending_migrations(current, migrations.len())?];
+    let pending =
+        octopus_sql::pending_migrations(current, migrations.len()).map_err(MigrationError::from)?;
+    let pending = &migrations[pending];
     for migration in pending {
         tx.execute_batch(migration.sql)
-            .map_err(|source| Error::Migration {
+            .map_err(|source| MigrationError::Failed {
                 name: migration.name,
                 source,
             })?;
