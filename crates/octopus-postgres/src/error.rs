@@ -59,6 +59,15 @@ impl From<Error> for octopus_core::Error {
     }
 }
 
+impl Error {
+    /// A deadlock or a serialization failure: PostgreSQL rolled the whole
+    /// transaction back to let another go on, and running it again may work.
+    pub(crate) fn is_transient_conflict(&self) -> bool {
+        matches!(self, Error::Sql(sqlx_core::Error::Database(e))
+            if matches!(e.code().as_deref(), Some("40P01" | "40001")))
+    }
+}
+
 /// SQLSTATEs of a server that is shutting down, starting, or out of
 /// connections (classes 08 and 57P, and 53300).
 fn is_unavailable_code(code: &str) -> bool {

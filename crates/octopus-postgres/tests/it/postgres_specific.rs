@@ -155,3 +155,96 @@ async fn another_servers_queued_work_wakes_a_listener() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
 }
+
+/// A memory worker completing a summary holds its job, then wants the
+/// episode; forgetting the user holds the episode, then wants the job.
+/// PostgreSQL breaks the deadlock by rolling one back: the erasure still
+/// completes.
+#[tokio::test]
+async fn forgetting_a_user_completes_through_a_deadlock_with_the_memory_worker() {
+    use octopus_core::episode::{CloseEpisode, EndReason};
+    use octopus_core::forget::ForgetUser;
+    use octopus_core::store::{EpisodeStore, UserErasure};
+    use octopus_testkit::fixtures::World;
+    use sqlx_core::query_scalar::query_scalar;
+
+    let url = testing::fresh_database().await;
+    let store = PostgresStore::connect(PostgresOptions::new(url.clone()))
+        .await
+        .unwrap();
+    let world = World::create(&store, "acme").await;
+    let said = world
+        .say(
+            &store,
+            chrono::Utc::now(),
+            &["I live in Lyon", "near the river"],
+        )
+        .await;
+    let episode = said[0].episode_id;
+    let close = CloseEpisode {
+        reason: EndReason::UserClosed,
+        ended_at: None,
+        summary: None,
+    };
+    store
+        .close_episode(world.tenant, episode, close, chrono::Utc::now())
+        .await
+        .unwrap();
+
+    // The worker's side: its summary job taken, as completing one begins.
+    let mut worker = sqlx_postgres::PgConnection::connect(&url).await.unwrap();
+    worker.execute("BEGIN").await.unwrap();
+    let taken: Vec<i64> =
+        query_scalar("DELETE FROM memory_jobs WHERE kind = 'summarise_episode' RETURNING seq")
+            .fetch_all(&mut worker)
+            .await
+            .unwrap();
+    assert_eq!(taken.len(), 1, "the close queued one summary");
+
+    let forgetting = {
+        let store = store.clone();
+        let tenant = world.tenant;
+        tokio::spawn(async move {
+            let alice = ForgetUser {
+                user_id: "alice".into(),
+                agent_id: None,
+            };
+            store.forget_user(tenant, &alice).await
+        })
+    };
+    // Until the erasure waits for the worker's job (it holds the episode).
+    let mut watcher = sqlx_postgres::PgConnection::connect(&url).await.unwrap();
+    loop {
+        let waiting: i64 = query_scalar(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'
+               AND query LIKE 'DELETE FROM memory_jobs%'",
+        )
+        .fetch_one(&mut watcher)
+        .await
+        .unwrap();
+        if waiting > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    // The worker goes on to the episode: each now waits for the other.
+    let stored =
+        sqlx_core::query::query("UPDATE episodes SET summary = 'lives in Lyon' WHERE id = $1")
+            .bind(episode.0)
+            .execute(&mut worker)
+            .await;
+    match stored {
+        Ok(_) => worker.execute("COMMIT").await.unwrap(),
+        // PostgreSQL picked the worker: it lets go, and the erasure goes on.
+        Err(_) => worker.execute("ROLLBACK").await.unwrap(),
+    };
+
+    let receipt = forgetting.await.unwrap().unwrap();
+    assert_eq!(receipt.relational.messages, 2);
+    let left: i64 = query_scalar("SELECT count(*) FROM messages")
+        .fetch_one(&mut watcher)
+        .await
+        .unwrap();
+    assert_eq!(left, 0, "nothing of alice's is left");
+}
