@@ -32,7 +32,7 @@ pub use keys::{Caller, MintedKey};
 pub use quotas::Quotas;
 pub use service::check_config;
 pub use service::{
-    DumpImportReport, ImportInto, ImportReport, IngestDocument, IngestReport, KnowledgeQuery,
-    MAX_TOOLS, Octopus, PreparedTurn, ProcedureUpdate, ToolResult, TurnInput, TurnReply,
-    WorkingMemory,
+    ClientMessage, ClientRole, CompletionRequest, DumpImportReport, ImportInto, ImportReport,
+    IngestDocument, IngestReport, KnowledgeQuery, MAX_TOOLS, Octopus, PreparedCompletion,
+    PreparedTurn, ProcedureUpdate, ToolResult, TurnInput, TurnReply, WorkingMemory,
 };

@@ -1,6 +1,7 @@
 //! The [`Octopus`] service, one file per area of operations.
 
 mod agents;
+mod completions;
 mod context;
 mod conversations;
 mod dumps;
@@ -16,6 +17,7 @@ mod tenants;
 mod transcript;
 mod turns;
 
+pub use completions::{ClientMessage, ClientRole, CompletionRequest, PreparedCompletion};
 pub use context::WorkingMemory;
 pub use conversations::ImportReport;
 pub use dumps::{ImportInto, ImportReport as DumpImportReport};

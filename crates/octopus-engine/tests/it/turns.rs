@@ -922,3 +922,152 @@ async fn the_summary_prompt_carries_the_tool_calls_and_their_results() {
         "{transcript}"
     );
 }
+
+fn client(role: octopus_engine::ClientRole, text: &str) -> octopus_engine::ClientMessage {
+    octopus_engine::ClientMessage {
+        role,
+        content: Some(text.into()),
+        tool_call_id: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_completion_finds_its_agent_by_name_and_stores_only_what_is_new() {
+    use octopus_engine::{ClientRole, CompletionRequest};
+    let s = setup("openai").await;
+    let ask = |messages| CompletionRequest {
+        model: "support".into(),
+        user: "erin".into(),
+        messages,
+        ..CompletionRequest::default()
+    };
+    let first = s
+        .octopus
+        .prepare_completion(
+            s.tenant,
+            ask(vec![
+                client(ClientRole::System, "Ignored: the agent's prompt rules."),
+                client(ClientRole::User, "Where is my parcel?"),
+            ]),
+        )
+        .await
+        .unwrap();
+    let reply = first.turn.run(None).await.unwrap();
+    let answer = reply.reply.content.as_ref().unwrap().text();
+    assert_eq!(answer, "echo: Where is my parcel?");
+    assert_ne!(
+        first.conversation, s.conversation,
+        "erin's own conversation, started"
+    );
+
+    // The client sends the whole list again, with its new message at the end.
+    let second = s
+        .octopus
+        .prepare_completion(
+            s.tenant,
+            ask(vec![
+                client(ClientRole::User, "Where is my parcel?"),
+                client(ClientRole::Assistant, &answer),
+                client(ClientRole::User, "And when will it arrive?"),
+            ]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        second.conversation, first.conversation,
+        "the same conversation, found"
+    );
+    second.turn.run(None).await.unwrap();
+    let sent: Vec<String> = s.fake.last_body()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(!sent.iter().any(|m| m.starts_with("Ignored")), "{sent:?}");
+    assert_eq!(
+        sent.iter().filter(|m| *m == "Where is my parcel?").count(),
+        1,
+        "the history comes from memory, once: {sent:?}"
+    );
+
+    let episode = s
+        .octopus
+        .get_episode(s.tenant, reply.episode_id)
+        .await
+        .unwrap();
+    let stored: Vec<String> = episode
+        .messages
+        .iter()
+        .map(|m| m.content.as_ref().unwrap().text())
+        .collect();
+    assert_eq!(
+        stored,
+        [
+            "Where is my parcel?",
+            "echo: Where is my parcel?",
+            "And when will it arrive?",
+            "echo: And when will it arrive?"
+        ],
+        "nothing resent was stored twice"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_completion_names_what_it_cannot_find_or_match() {
+    use octopus_engine::{ClientRole, CompletionRequest};
+    let s = setup("openai").await;
+    let ask = |model: &str, user: &str, conversation| CompletionRequest {
+        model: model.into(),
+        user: user.into(),
+        conversation,
+        messages: vec![client(ClientRole::User, "Hello")],
+        ..CompletionRequest::default()
+    };
+    let unknown = s
+        .octopus
+        .prepare_completion(s.tenant, ask("no-such-agent", "dana", None))
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        matches!(unknown, Error::Domain(octopus_core::Error::NotFound { .. })),
+        "{unknown}"
+    );
+    // The setup's conversation is dana's, not erin's.
+    let mismatched = s
+        .octopus
+        .prepare_completion(s.tenant, ask("support", "erin", Some(s.conversation)))
+        .await
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        mismatched.contains("x-octopus-conversation"),
+        "{mismatched}"
+    );
+    let nameless = s
+        .octopus
+        .prepare_completion(s.tenant, ask("support", " ", None))
+        .await
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(nameless.contains("user"), "{nameless}");
+    // By id, into the named conversation.
+    let agent = s
+        .octopus
+        .list_agents(s.tenant, Default::default())
+        .await
+        .unwrap()[0]
+        .id;
+    let by_id = s
+        .octopus
+        .prepare_completion(
+            s.tenant,
+            ask(&agent.to_string(), "dana", Some(s.conversation)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(by_id.conversation, s.conversation);
+}
