@@ -15,10 +15,7 @@ log=$(mktemp)
 cleanup() {
   rm -f "$log"
   [ -n "${test_cluster:-}" ] && OCTOPUS_PG_CLUSTER="$test_cluster" ./scripts/postgres.sh stop
-  if [ -n "${qdrant_dir:-}" ]; then
-    kill "$(cat "$qdrant_dir/qdrant.pid" 2>/dev/null)" 2>/dev/null || true
-    rm -rf "$qdrant_dir"
-  fi
+  [ -n "${qdrant_dir:-}" ] && ./scripts/qdrant.sh stop "$qdrant_dir"
   return 0
 }
 trap cleanup EXIT
@@ -34,15 +31,17 @@ if [ -z "${OCTOPUS_TEST_DATABASE_URL:-}" ]; then
 fi
 # The Qdrant backend is tested against a real server too: the one
 # OCTOPUS_TEST_QDRANT_URL names (its gRPC URL), or else one of this run's own
-# from ../shared/tools/qdrant (no registry ships a Qdrant server). With
+# started by scripts/qdrant.sh from the binary OCTOPUS_TEST_QDRANT_BIN names,
+# or `qdrant` on PATH (no package registry ships a Qdrant server). With
 # neither, its suite does not run, and the last line says so.
-qdrant_tool=../shared/tools/qdrant/start.sh
-if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ] && [ -f "$qdrant_tool" ]; then
+if [ -z "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && command -v qdrant >/dev/null; then
+  export OCTOPUS_TEST_QDRANT_BIN
+  OCTOPUS_TEST_QDRANT_BIN=$(command -v qdrant)
+fi
+if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ] && [ -n "${OCTOPUS_TEST_QDRANT_BIN:-}" ]; then
   qdrant_dir=$(mktemp -d -t octopus-test-qdrant.XXXXXX)
-  rest_url=$(bash "$qdrant_tool" "$qdrant_dir")
+  rest_url=$(./scripts/qdrant.sh start "$qdrant_dir")
   export OCTOPUS_TEST_QDRANT_URL="http://127.0.0.1:$(( ${rest_url##*:} + 1 ))"
-  # The fault tests start, kill and restart servers of their own from it.
-  export OCTOPUS_TEST_QDRANT_BIN="$qdrant_dir/qdrant"
 fi
 features="$postgres_features"
 if [ -n "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
@@ -66,5 +65,5 @@ if [ -z "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && [ -n "${OCTOPUS_TEST_QDRANT_URL:-}" 
   echo "NOT RUN: the Qdrant fault tests (they need a server binary of their own: OCTOPUS_TEST_QDRANT_BIN)"
 fi
 if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
-  echo "NOT RUN: the Qdrant suite (no ../shared/tools/qdrant beside this clone, and OCTOPUS_TEST_QDRANT_URL unset)"
+  echo "NOT RUN: the Qdrant suite (no Qdrant server: set OCTOPUS_TEST_QDRANT_BIN to a qdrant binary, put one on PATH, or set OCTOPUS_TEST_QDRANT_URL)"
 fi

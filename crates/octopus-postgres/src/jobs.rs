@@ -22,19 +22,8 @@ pub(crate) async fn queue_fact(
     now: DateTime<Utc>,
     class: WorkClass,
 ) -> StoreResult<()> {
-    query(
-        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
-         VALUES ($1, $2, $3, $4, $5, $6)",
-    )
-    .bind(fact.tenant_id.0)
-    .bind(fact.agent_id.0)
-    .bind(EMBED_FACT)
-    .bind(fact.id.0)
-    .bind(now)
-    .bind(class_column(class))
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
+    let owner = (fact.tenant_id, fact.agent_id);
+    queue(tx, owner, EMBED_FACT, &[fact.id.0], now, class).await
 }
 
 fn class_column(class: WorkClass) -> i16 {
@@ -53,7 +42,20 @@ pub(crate) async fn queue_messages(
     now: DateTime<Utc>,
     class: WorkClass,
 ) -> StoreResult<()> {
-    if messages.is_empty() {
+    queue(tx, (tenant, agent), EMBED_MESSAGE, messages, now, class).await
+}
+
+/// Queues a job of `kind` on each of `targets`, in their order, for the
+/// agent's worker.
+async fn queue(
+    tx: &mut Tx<'_>,
+    (tenant, agent): (TenantId, AgentId),
+    kind: &str,
+    targets: &[Uuid],
+    now: DateTime<Utc>,
+    class: WorkClass,
+) -> StoreResult<()> {
+    if targets.is_empty() {
         return Ok(());
     }
     query(
@@ -62,8 +64,8 @@ pub(crate) async fn queue_messages(
     )
     .bind(tenant.0)
     .bind(agent.0)
-    .bind(EMBED_MESSAGE)
-    .bind(messages)
+    .bind(kind)
+    .bind(targets)
     .bind(now)
     .bind(class_column(class))
     .execute(&mut **tx)

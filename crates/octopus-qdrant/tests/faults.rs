@@ -5,7 +5,7 @@
 //!
 //! These tests run a Qdrant server of their own, to kill and restart it:
 //! `OCTOPUS_TEST_QDRANT_BIN` names the server binary (`scripts/test.sh`
-//! unpacks it from `../shared/tools/qdrant`).
+//! takes `qdrant` on PATH when it is unset).
 
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 

@@ -20,18 +20,8 @@ pub(crate) fn queue_fact(
     now: i64,
     class: WorkClass,
 ) -> StoreResult<()> {
-    tx.prepare_cached(
-        "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![
-        fact.tenant_id.0.as_bytes(),
-        fact.agent_id.0.as_bytes(),
-        EMBED_FACT,
-        fact.id.0.as_bytes(),
-        now,
-        class_column(class)
-    ])?;
-    Ok(())
+    let owner = (fact.tenant_id, fact.agent_id);
+    queue(tx, owner, EMBED_FACT, fact.id.0.as_bytes(), now, class)
 }
 
 /// Queues the embedding of a message, in the caller's transaction.
@@ -43,14 +33,33 @@ pub(crate) fn queue_message(
     now: i64,
     class: WorkClass,
 ) -> StoreResult<()> {
+    queue(
+        tx,
+        (tenant, agent),
+        EMBED_MESSAGE,
+        message.0.as_bytes(),
+        now,
+        class,
+    )
+}
+
+/// Queues a job of `kind` on `target` for the agent's worker.
+fn queue(
+    tx: &Connection,
+    (tenant, agent): (TenantId, AgentId),
+    kind: &str,
+    target: &[u8; 16],
+    now: i64,
+    class: WorkClass,
+) -> StoreResult<()> {
     tx.prepare_cached(
         "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(params![
         tenant.0.as_bytes(),
         agent.0.as_bytes(),
-        EMBED_MESSAGE,
-        message.0.as_bytes(),
+        kind,
+        target,
         now,
         class_column(class)
     ])?;

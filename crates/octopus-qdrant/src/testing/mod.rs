@@ -1,7 +1,7 @@
 //! For test suites: the Qdrant server to test against.
 //!
 //! `OCTOPUS_TEST_QDRANT_URL` names its gRPC URL (`scripts/test.sh` starts a
-//! throwaway server from `../shared/tools/qdrant` and sets it). Each test
+//! throwaway server with `scripts/qdrant.sh` and sets it). Each test
 //! writes under a prefix of its own, so tests share the server freely.
 
 use crate::{QdrantLayout, QdrantOptions};
@@ -24,8 +24,8 @@ pub fn server_url() -> String {
         .unwrap_or_else(|| {
             panic!(
                 "{SERVER_VARIABLE} is not set: start Qdrant and export \
-                 {SERVER_VARIABLE}=http://127.0.0.1:GRPC_PORT (scripts/test.sh does when \
-                 ../shared/tools/qdrant is beside the clone)"
+                 {SERVER_VARIABLE}=http://127.0.0.1:GRPC_PORT (scripts/test.sh starts one when \
+                 OCTOPUS_TEST_QDRANT_BIN names a qdrant binary, or one is on PATH)"
             )
         })
 }

@@ -1,6 +1,6 @@
 //! A Qdrant server of a test's own, to kill and restart: the fault tests'.
 //! `OCTOPUS_TEST_QDRANT_BIN` names the server binary (`scripts/test.sh`
-//! unpacks it from `../shared/tools/qdrant`).
+//! takes `qdrant` on PATH when it is unset).
 
 #![allow(clippy::unwrap_used, clippy::panic)] // test support: a panic is how a setup fails
 
@@ -38,8 +38,8 @@ impl OwnQdrant {
         let binary = std::env::var("OCTOPUS_TEST_QDRANT_BIN").unwrap_or_else(|_| {
             panic!(
                 "OCTOPUS_TEST_QDRANT_BIN is not set: the Qdrant fault tests start and kill a Qdrant \
-                 server of their own; point it at a `qdrant` binary (scripts/test.sh does when \
-                 ../shared/tools/qdrant is beside the clone)"
+                 server of their own; point it at a `qdrant` binary (scripts/test.sh passes on \
+                 the one it was given, or `qdrant` on PATH)"
             )
         });
         let mut qdrant = Self {
