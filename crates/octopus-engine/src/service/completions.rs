@@ -110,17 +110,26 @@ impl Octopus {
         if let Ok(id) = model.parse::<AgentId>() {
             return self.get_agent(tenant, id).await;
         }
+        self.all_agents(tenant)
+            .await?
+            .into_iter()
+            .find(|a| a.name == model)
+            .ok_or_else(|| DomainError::not_found(AgentId::KIND, model).into())
+    }
+
+    /// Every agent of the tenant, page after page.
+    pub async fn all_agents(&self, tenant: TenantId) -> Result<Vec<Agent>> {
         let mut page = Page {
             limit: Page::MAX_LIMIT,
             offset: 0,
         };
+        let mut all = Vec::new();
         loop {
             let agents = self.list_agents(tenant, page).await?;
-            if let Some(agent) = agents.iter().find(|a| a.name == model) {
-                return Ok(agent.clone());
-            }
-            if agents.len() < page.limit as usize {
-                return Err(DomainError::not_found(AgentId::KIND, model).into());
+            let last = agents.len() < page.limit as usize;
+            all.extend(agents);
+            if last {
+                return Ok(all);
             }
             page.offset += page.limit;
         }

@@ -8,6 +8,7 @@ mod dumps;
 mod episodes;
 mod health;
 mod knowledge;
+mod openai;
 mod procedures;
 mod recall;
 mod search;
@@ -41,6 +42,7 @@ use crate::error::{ApiError, ErrorBody};
         (name = "procedures", description = "Procedural memory: step-by-step procedures triggered by a pattern or by meaning, approved and versioned"),
         (name = "users", description = "Everything about one user of a tenant"),
         (name = "dumps", description = "A tenant's data, or one user's, exported as JSON Lines and imported back"),
+        (name = "openai", description = "OpenAI-compatible: any OpenAI client, its `base_url` pointed here, talks to an agent with memory"),
         (name = "health"),
     )
 )]
@@ -85,6 +87,8 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(conversations::import_conversation))
         .routes(routes!(conversations::build_context))
         .routes(routes!(turns::take_turn))
+        .routes(routes!(openai::chat_completion))
+        .routes(routes!(openai::list_models))
         .routes(routes!(
             procedures::create_procedure,
             procedures::list_procedures

@@ -124,8 +124,8 @@ fn event(name: &str, data: &impl Serialize) -> Event {
     Event::default().event(name).data(data)
 }
 
-/// The events of a streamed turn, as they are sent.
-struct Events(tokio::sync::mpsc::UnboundedReceiver<Event>);
+/// The events of a stream, as they are sent.
+pub(super) struct Events(pub(super) tokio::sync::mpsc::UnboundedReceiver<Event>);
 
 impl futures_core::Stream for Events {
     type Item = Result<Event, Infallible>;

@@ -128,6 +128,11 @@ impl TestServer {
             None => request.body(Body::empty()),
         }
         .unwrap();
+        self.send(request).await
+    }
+
+    /// Sends a request as built, reading a JSON (or JSON Lines) answer.
+    pub async fn send(&self, request: Request<Body>) -> Reply {
         let response = self.app.clone().oneshot(request).await.unwrap();
         let status = response.status();
         let headers = response.headers().clone();

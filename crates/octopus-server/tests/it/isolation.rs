@@ -24,6 +24,8 @@ fn body_for(operation: &str, victim: &Seeded) -> Value {
         "search_knowledge" => json!({"query": "victim secret roadmap"}),
         "build_context" => json!({"message": "victim secret roadmap"}),
         "take_turn" => json!({"message": "victim secret roadmap"}),
+        "chat_completion" => json!({"model": victim.agent, "user": "alice",
+            "messages": [{"role": "user", "content": "victim secret roadmap"}]}),
         "create_procedure" => {
             json!({"agent_id": victim.agent, "name": "pwned", "steps": [{"instruction": "pwn"}]})
         }

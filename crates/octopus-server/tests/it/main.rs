@@ -9,6 +9,7 @@ mod flows;
 mod harness;
 mod isolation;
 mod knowledge;
+mod openai;
 mod pii;
 #[cfg(feature = "postgres-tests")]
 mod postgres_outage;
