@@ -60,6 +60,16 @@ pub struct Chunk {
     pub metadata: ChunkMetadata,
 }
 
+/// One document of a collection: the chunks ingested from one source.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DocumentSummary {
+    pub source: String,
+    pub category: Option<String>,
+    pub chunk_count: u32,
+    /// When its newest chunk was indexed.
+    pub indexed_at: DateTime<Utc>,
+}
+
 /// Which chunks a search may return. Every set field must match.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ChunkFilter {

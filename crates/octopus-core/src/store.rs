@@ -15,7 +15,9 @@ pub use crate::page::Page;
 use crate::agent::Agent;
 use crate::conversation::{Conversation, ConversationFilter};
 use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
-use crate::knowledge::{ChunkHit, Collection, KeywordQuery, NewChunk, VectorQuery};
+use crate::knowledge::{
+    Chunk, ChunkHit, Collection, DocumentSummary, KeywordQuery, NewChunk, VectorQuery,
+};
 use crate::message::{Message, MessageContent, Role, ToolCallRecord};
 use crate::procedure::{
     Decision, NewVersion, Procedure, ProcedureFilter, ProcedureVersion, ServingProcedure,
@@ -328,6 +330,22 @@ pub trait KnowledgeStore: Send + Sync {
     ) -> Result<Vec<ChunkHit>>;
     /// Deletes one chunk; `NotFound` when the collection has no such chunk.
     async fn delete_chunk(&self, tenant: TenantId, agent: AgentId, id: uuid::Uuid) -> Result<()>;
+    /// The collection's documents by source name, a page of them; none
+    /// without a collection.
+    async fn list_documents(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        page: Page,
+    ) -> Result<Vec<DocumentSummary>>;
+    /// The chunks of one document, in order; none when there is no such
+    /// source.
+    async fn document_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        source: &str,
+    ) -> Result<Vec<Chunk>>;
 }
 
 /// Episodic memory for recall: the durable queue of embedding and summarising

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::knowledge::{
-    Chunk, ChunkFilter, ChunkHit, Collection, KeywordQuery, NewChunk, VectorQuery, check_chunks,
-    check_new_dimension, collection_name, point_fields,
+    Chunk, ChunkFilter, ChunkHit, Collection, DocumentSummary, KeywordQuery, NewChunk, VectorQuery,
+    check_chunks, check_new_dimension, collection_name, point_fields,
 };
-use octopus_core::store::KnowledgeStore;
+use octopus_core::store::{KnowledgeStore, Page};
 use octopus_core::vectors::{Point, ScoredKey, VectorChange, VectorSet};
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp};
 use sqlx_core::executor::Executor;
@@ -370,6 +370,61 @@ impl KnowledgeStore for PostgresStore {
             let change = VectorChange { removed: vec![key_of(&removed)?], added: Vec::new() };
             let committed = commit_change(tx, tenant, agent, change).await?;
             Ok(self.follow(committed).await?)
+        })
+        .await
+    }
+
+    async fn list_documents(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        page: Page,
+    ) -> Result<Vec<DocumentSummary>> {
+        domain(async {
+            let rows = query(
+                "SELECT source, MIN(category) AS category, COUNT(*)::int AS chunks,
+                        MAX(indexed_at) AS indexed_at
+                 FROM knowledge_chunks WHERE tenant_id = $1 AND agent_id = $2
+                 GROUP BY source ORDER BY source COLLATE \"C\" LIMIT $3 OFFSET $4",
+            )
+            .bind(tenant.0)
+            .bind(agent.0)
+            .bind(i64::from(page.limit))
+            .bind(i64::from(page.offset))
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter()
+                .map(|row| {
+                    Ok(DocumentSummary {
+                        source: row.try_get("source")?,
+                        category: row.try_get("category")?,
+                        chunk_count: u32_at(row, "chunks")?,
+                        indexed_at: row.try_get("indexed_at")?,
+                    })
+                })
+                .collect()
+        })
+        .await
+    }
+
+    async fn document_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        source: &str,
+    ) -> Result<Vec<Chunk>> {
+        domain(async {
+            let rows = query(&format!(
+                "SELECT {CHUNK_COLUMNS} FROM knowledge_chunks c
+                 WHERE c.tenant_id = $1 AND c.agent_id = $2 AND c.source = $3
+                 ORDER BY c.chunk_index"
+            ))
+            .bind(tenant.0)
+            .bind(agent.0)
+            .bind(source)
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter().map(|row| chunk_from_row(row, agent)).collect()
         })
         .await
     }

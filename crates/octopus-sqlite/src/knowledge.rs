@@ -7,10 +7,10 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::knowledge::{
-    Chunk, ChunkFilter, ChunkHit, Collection, KeywordQuery, NewChunk, VectorQuery, check_chunks,
-    check_new_dimension, collection_name, point_fields,
+    Chunk, ChunkFilter, ChunkHit, Collection, DocumentSummary, KeywordQuery, NewChunk, VectorQuery,
+    check_chunks, check_new_dimension, collection_name, point_fields,
 };
-use octopus_core::store::KnowledgeStore;
+use octopus_core::store::{KnowledgeStore, Page};
 use octopus_core::vectors::{Point, ScoredKey, SetState, VectorChange, VectorSet};
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId};
 use rusqlite::types::Value;
@@ -319,6 +319,65 @@ impl KnowledgeStore for SqliteStore {
             }
         })
         .await
+    }
+
+    async fn list_documents(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        page: Page,
+    ) -> Result<Vec<DocumentSummary>> {
+        self.db
+            .read(move |conn| {
+                let mut stmt = conn.prepare_cached(
+                    "SELECT source, MIN(category) AS category, COUNT(*) AS chunks,
+                            MAX(indexed_at) AS indexed_at
+                     FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2
+                     GROUP BY source ORDER BY source LIMIT ?3 OFFSET ?4",
+                )?;
+                let mut found = stmt.query(params![
+                    tenant.0.as_bytes(),
+                    agent.0.as_bytes(),
+                    page.limit,
+                    page.offset
+                ])?;
+                let mut documents = Vec::new();
+                while let Some(row) = found.next()? {
+                    documents.push(DocumentSummary {
+                        source: row.get("source")?,
+                        category: row.get("category")?,
+                        chunk_count: row.get("chunks")?,
+                        indexed_at: rows::time(row, "indexed_at")?,
+                    });
+                }
+                Ok(documents)
+            })
+            .await
+    }
+
+    async fn document_chunks(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        source: &str,
+    ) -> Result<Vec<Chunk>> {
+        let source = source.to_owned();
+        self.db
+            .read(move |conn| {
+                let mut stmt = conn.prepare_cached(
+                    "SELECT id, source, chunk_index, category, heading, content, indexed_at
+                     FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2 AND source = ?3
+                     ORDER BY chunk_index",
+                )?;
+                let mut found =
+                    stmt.query(params![tenant.0.as_bytes(), agent.0.as_bytes(), source])?;
+                let mut chunks = Vec::new();
+                while let Some(row) = found.next()? {
+                    chunks.push(chunk_from_row(row, agent)?);
+                }
+                Ok(chunks)
+            })
+            .await
     }
 }
 

@@ -3,6 +3,7 @@
 use chrono::{TimeZone, Utc};
 use octopus_core::DomainCode;
 use octopus_core::knowledge::{ChunkFilter, ChunkMetadata, NewChunk, VectorQuery};
+use octopus_core::store::Page;
 use octopus_core::{AgentId, Error, TenantId};
 use uuid::Uuid;
 
@@ -857,5 +858,106 @@ pub async fn keyword_scores_follow_the_collections_changes(backend: &impl Backen
         sources(&shrunk),
         sources(&scores(&fresh).await),
         "after a deletion"
+    );
+}
+
+pub async fn documents_are_listed_by_source_and_read_in_order(backend: &impl Backend) {
+    let store = backend.open().await;
+    let (tenant, agent) = with_collection(&*store, "acme").await;
+    let (other_tenant, other_agent) = with_collection(&*store, "globex").await;
+    // No collection yet: no documents, no error.
+    let bare = fixtures::agent(tenant, "bare");
+    store.create_agent(&bare).await.unwrap();
+    let page = |limit, offset| Page { limit, offset };
+    assert_eq!(
+        store
+            .list_documents(tenant, bare.id, page(10, 0))
+            .await
+            .unwrap(),
+        []
+    );
+
+    let mut policy = chunk("policy.md", 1, "refunds take five days", direction(1, 0.0));
+    policy.metadata.category = Some("policy".into());
+    let mut intro = chunk("policy.md", 0, "our refund policy", direction(1, 0.1));
+    intro.metadata.category = Some("policy".into());
+    let later = Utc.with_ymd_and_hms(2026, 7, 1, 9, 0, 0).unwrap();
+    intro.metadata.indexed_at = later;
+    // Stored out of order: a document reads in its chunks' order.
+    store
+        .store_chunks(
+            tenant,
+            agent,
+            vec![
+                policy,
+                chunk("faq.md", 0, "how do I pay", direction(2, 0.0)),
+                intro,
+            ],
+        )
+        .await
+        .unwrap();
+    store
+        .store_chunks(
+            other_tenant,
+            other_agent,
+            vec![chunk("secret.md", 0, "globex only", direction(3, 0.0))],
+        )
+        .await
+        .unwrap();
+
+    let documents = store
+        .list_documents(tenant, agent, page(10, 0))
+        .await
+        .unwrap();
+    let listed: Vec<(&str, Option<&str>, u32)> = documents
+        .iter()
+        .map(|d| (d.source.as_str(), d.category.as_deref(), d.chunk_count))
+        .collect();
+    assert_eq!(
+        listed,
+        [("faq.md", None, 1), ("policy.md", Some("policy"), 2)]
+    );
+    assert_eq!(documents[1].indexed_at, later, "the newest chunk's time");
+    let second_page = store
+        .list_documents(tenant, agent, page(1, 1))
+        .await
+        .unwrap();
+    assert_eq!(second_page.len(), 1);
+    assert_eq!(second_page[0].source, "policy.md");
+
+    let read = store
+        .document_chunks(tenant, agent, "policy.md")
+        .await
+        .unwrap();
+    let texts: Vec<(u32, &str)> = read
+        .iter()
+        .map(|c| (c.metadata.chunk_index, c.content.as_str()))
+        .collect();
+    assert_eq!(
+        texts,
+        [(0, "our refund policy"), (1, "refunds take five days")]
+    );
+    assert!(read.iter().all(|c| c.agent_id == agent));
+    // Another tenant's document is not there, under either tenant's name.
+    assert_eq!(
+        store
+            .document_chunks(tenant, agent, "secret.md")
+            .await
+            .unwrap(),
+        []
+    );
+    assert_eq!(
+        store
+            .document_chunks(other_tenant, agent, "policy.md")
+            .await
+            .unwrap(),
+        []
+    );
+    assert_eq!(
+        store
+            .list_documents(other_tenant, agent, page(10, 0))
+            .await
+            .unwrap(),
+        []
     );
 }

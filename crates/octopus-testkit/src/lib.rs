@@ -80,7 +80,8 @@ macro_rules! store_conformance_tests {
             keyword_search_follows_every_change,
             keyword_search_finds_a_collection_outranked_by_another,
             one_tenants_data_never_moves_anothers_scores,
-            keyword_scores_follow_the_collections_changes
+            keyword_scores_follow_the_collections_changes,
+            documents_are_listed_by_source_and_read_in_order
         );
         $crate::store_conformance_tests!(@memory $backend;
             appends_and_closes_queue_work_durably,

@@ -9,9 +9,10 @@ use std::collections::HashMap;
 use octopus_core::agent::MemoryConfig;
 use octopus_core::fusion::reciprocal_rank_fusion;
 use octopus_core::knowledge::{
-    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, KeywordQuery, KnowledgeHit, MAX_TOP_K,
-    NewChunk, SearchMode, VectorQuery,
+    Chunk, ChunkFilter, ChunkHit, ChunkMetadata, Collection, DocumentSummary, KeywordQuery,
+    KnowledgeHit, MAX_TOP_K, NewChunk, SearchMode, VectorQuery,
 };
+use octopus_core::page::Page;
 use octopus_core::search::{search_terms, topic_terms};
 use octopus_core::tokens::{ApproximateTokenCounter, TokenCounter};
 use octopus_core::{AgentId, Error as DomainError, TenantId, now};
@@ -256,6 +257,32 @@ impl Octopus {
     ) -> Result<Option<Collection>> {
         self.cached_agent(tenant, agent).await?;
         Ok(self.store.collection(tenant, agent).await?)
+    }
+
+    /// The agent's documents by source name, a page of them.
+    pub async fn list_documents(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        page: Page,
+    ) -> Result<Vec<DocumentSummary>> {
+        self.cached_agent(tenant, agent).await?;
+        Ok(self.store.list_documents(tenant, agent, page).await?)
+    }
+
+    /// One document of the agent's knowledge: its chunks in order.
+    pub async fn read_document(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        source: &str,
+    ) -> Result<Vec<Chunk>> {
+        self.cached_agent(tenant, agent).await?;
+        let chunks = self.store.document_chunks(tenant, agent, source).await?;
+        if chunks.is_empty() {
+            return Err(DomainError::not_found("document", source).into());
+        }
+        Ok(chunks)
     }
 
     pub async fn delete_knowledge_chunk(

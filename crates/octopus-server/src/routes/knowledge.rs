@@ -3,17 +3,19 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use octopus_core::AgentId;
 use octopus_core::chunking::Format;
-use octopus_core::knowledge::{ChunkFilter, Collection, KnowledgeHit, SearchMode};
+use octopus_core::knowledge::{
+    Chunk, ChunkFilter, Collection, DocumentSummary, KnowledgeHit, SearchMode,
+};
 use octopus_engine::{IngestDocument, KnowledgeQuery};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::Items;
+use super::{Items, PageParams, page};
 use crate::AppState;
 use crate::auth::TenantCaller;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{Json, Path};
+use crate::extract::{Json, Path, Query};
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -171,4 +173,64 @@ pub(crate) async fn delete_chunk(
         .delete_knowledge_chunk(tenant, agent, chunk)
         .await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The agent's documents, by source name: category, chunk count and when
+/// the newest chunk was indexed.
+#[utoipa::path(get, path = "/v1/agents/{agent_id}/knowledge/documents", tag = "knowledge",
+    security(("bearer" = [])), params(("agent_id" = AgentId, Path), PageParams),
+    responses((status = 200, body = Items<DocumentSummary>), (status = 404, body = ErrorBody)))]
+pub(crate) async fn list_documents(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Path(agent): Path<AgentId>,
+    Query(params): Query<PageParams>,
+) -> ApiResult<axum::Json<Items<DocumentSummary>>> {
+    let page = page(params.limit, params.offset)?;
+    Ok(axum::Json(Items {
+        items: state.octopus.list_documents(tenant, agent, page).await?,
+    }))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DocumentParams {
+    /// The document's source, as it was ingested.
+    pub source: String,
+}
+
+/// One document of the agent's knowledge.
+#[derive(Serialize, ToSchema)]
+pub(crate) struct Document {
+    pub source: String,
+    /// The chunks' text, in order, separated by blank lines.
+    pub text: String,
+    pub chunks: Vec<Chunk>,
+}
+
+/// One document: its chunks in order, and their text joined.
+#[utoipa::path(get, path = "/v1/agents/{agent_id}/knowledge/document", tag = "knowledge",
+    security(("bearer" = [])), params(("agent_id" = AgentId, Path), DocumentParams),
+    responses((status = 200, body = Document), (status = 404, body = ErrorBody)))]
+pub(crate) async fn read_document(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Path(agent): Path<AgentId>,
+    Query(params): Query<DocumentParams>,
+) -> ApiResult<axum::Json<Document>> {
+    let chunks = state
+        .octopus
+        .read_document(tenant, agent, &params.source)
+        .await?;
+    let text = chunks
+        .iter()
+        .map(|c| c.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    Ok(axum::Json(Document {
+        source: params.source,
+        text,
+        chunks,
+    }))
 }

@@ -110,10 +110,14 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(episodes::restore_episode))
         .routes(routes!(episodes::purge_episode))
         .routes(routes!(search::search_messages))
-        .routes(routes!(knowledge::ingest_document))
+        .routes(routes!(
+            knowledge::ingest_document,
+            knowledge::list_documents
+        ))
         .routes(routes!(knowledge::search_knowledge))
         .routes(routes!(knowledge::knowledge_info))
         .routes(routes!(knowledge::delete_chunk))
+        .routes(routes!(knowledge::read_document))
         .routes(routes!(recall::recall))
         .routes(routes!(users::forget_user))
         .routes(routes!(users::list_facts))

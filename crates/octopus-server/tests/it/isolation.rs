@@ -151,6 +151,8 @@ async fn foreign_key_reaches_nothing(server: TestServer) {
                 .collect();
             let base_query = if required_query.contains(&"q") {
                 "q=victim+secret+roadmap".to_owned()
+            } else if required_query.contains(&"source") {
+                "source=victim.md".to_owned()
             } else {
                 String::new()
             };

@@ -50,6 +50,61 @@ async fn documents_are_ingested_and_found_by_meaning() {
         )
         .await;
 
+    // The documents are listed by source, and each reads back whole.
+    let documents = server
+        .ok(
+            Method::GET,
+            &format!("{base}/documents"),
+            key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    let listed: Vec<(&str, &serde_json::Value, u64)> = documents["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["source"].as_str().unwrap(),
+                &d["category"],
+                d["chunk_count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("faq.txt", &json!(null), 1),
+            ("handbook.md", &json!("policy"), 2)
+        ]
+    );
+    let handbook = server
+        .ok(
+            Method::GET,
+            &format!("{base}/document?source=handbook.md"),
+            key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    let text = handbook["text"].as_str().unwrap();
+    assert!(
+        text.find("25 days of paid vacation").unwrap() < text.find("reimbursed").unwrap(),
+        "{text}"
+    );
+    assert_eq!(handbook["chunks"][1]["chunk_index"], 1);
+    let missing = server
+        .call(
+            Method::GET,
+            &format!("{base}/document?source=nothing.md"),
+            key,
+            None,
+        )
+        .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.code(), "document_not_found");
+
     // No word of the question appears in the answer's chunk.
     let search = json!({"query": "how many holidays do I get?", "top_k": 3, "min_score": 0.0});
     let hits = server
