@@ -4,12 +4,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prerequisites.sh
 ensure_prerequisites
+source scripts/clients.sh
+ensure_clients
 
 cargo fmt --all --check
-# The tests of PostgreSQL and Qdrant sit behind features (a bare `cargo test`
+# The tests of PostgreSQL, Qdrant and the official clients sit behind features (a bare `cargo test`
 # runs without them); lints see every test.
-postgres_features=octopus-postgres/server-tests,octopus-engine/postgres-tests,octopus-server/postgres-tests,octopus-cli/postgres-tests
-cargo clippy --workspace --all-targets --locked --features "$postgres_features",octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests,octopus-cli/qdrant-fault-tests -- -D warnings
+always_features=octopus-postgres/server-tests,octopus-engine/postgres-tests,octopus-server/postgres-tests,octopus-cli/postgres-tests,octopus-cli/client-tests
+cargo clippy --workspace --all-targets --locked --features "$always_features",octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests,octopus-cli/qdrant-fault-tests -- -D warnings
 
 log=$(mktemp)
 cleanup() {
@@ -43,7 +45,7 @@ if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ] && [ -n "${OCTOPUS_TEST_QDRANT_BIN:-}" 
   rest_url=$(./scripts/qdrant.sh start "$qdrant_dir")
   export OCTOPUS_TEST_QDRANT_URL="http://127.0.0.1:$(( ${rest_url##*:} + 1 ))"
 fi
-features="$postgres_features"
+features="$always_features"
 if [ -n "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
   features="$features,octopus-qdrant/server-tests,octopus-server/qdrant-tests,octopus-cli/qdrant-tests"
   [ -n "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && features="$features,octopus-qdrant/fault-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-fault-tests"

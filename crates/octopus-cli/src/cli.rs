@@ -67,6 +67,12 @@ pub enum Command {
     /// standard output: the tenant key's own tenant, or with the admin key
     /// the tenant of --tenant.
     Export(ExportArgs),
+    /// Serve the Model Context Protocol over standard input and output, for
+    /// Claude Desktop, Cursor and other MCP clients: relayed to the server
+    /// at OCTOPUS_URL (`/mcp`) with OCTOPUS_API_KEY, or, given a data
+    /// directory, a database or a configuration file, over that data in
+    /// this process (still with a tenant's OCTOPUS_API_KEY).
+    Mcp(McpArgs),
     /// Chat with an agent in the terminal: each line is a turn, its reply
     /// streamed. `/trace` shows what memory the last turn used, `/new` closes
     /// the episode, `/quit` (or end of input) leaves.
@@ -86,6 +92,23 @@ pub struct ChatArgs {
     pub conversation: Option<String>,
     #[command(flatten)]
     pub remote: Remote,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[command(flatten)]
+    pub remote: Remote,
+    #[command(flatten)]
+    pub local: ServerArgs,
+}
+
+impl McpArgs {
+    /// Whether the data is opened here rather than reached through a server.
+    pub fn opens_data(&self) -> bool {
+        self.local.data_dir.is_some()
+            || self.local.database_url.is_some()
+            || self.local.config.is_some()
+    }
 }
 
 /// Settings of a command that opens the data directory.

@@ -16,7 +16,7 @@ use crate::client::{Client, encode_path, query};
 pub async fn run(command: Command) -> anyhow::Result<()> {
     let answer = match command {
         Command::Export(args) => return crate::dumps::export(args).await,
-        Command::Serve(_) | Command::Migrate(_) | Command::Chat(_) => {
+        Command::Serve(_) | Command::Migrate(_) | Command::Chat(_) | Command::Mcp(_) => {
             unreachable!("handled by main")
         }
         Command::Tenants(command) => tenants(command).await?,

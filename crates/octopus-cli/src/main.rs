@@ -10,6 +10,7 @@ mod commands;
 mod config;
 mod dumps;
 mod ingest;
+mod mcp;
 mod serve;
 
 use clap::Parser;
@@ -35,6 +36,7 @@ async fn run(cli: cli::Cli) -> std::process::ExitCode {
         cli::Command::Serve(args) => serve::serve(args).await,
         cli::Command::Migrate(args) => serve::migrate(args).await,
         cli::Command::Chat(args) => chat::chat(args).await,
+        cli::Command::Mcp(args) => mcp::run(args).await,
         other => commands::run(other).await,
     };
     match outcome {

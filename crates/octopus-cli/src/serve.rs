@@ -21,7 +21,14 @@ pub fn load(args: &ServerArgs) -> anyhow::Result<Config> {
 }
 
 pub fn init_logging(filter: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+    // The MCP library logs every error a tool answers with as a warning;
+    // those are the callers' mistakes, answered to them, not the server's.
+    let filter = if filter.contains("rmcp") {
+        filter.to_owned()
+    } else {
+        format!("{filter},rmcp=error")
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -64,6 +71,18 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     // Tests and scripts read this line to find a port chosen with :0.
     println!("Octopus listening on http://{address}");
     tracing::info!(%address, data_dir = %config.storage.data_dir.display(), "serving");
+    start_workers(&octopus, &config);
+    octopus_server::serve(listener, octopus, &config.server, shutdown_signal())
+        .await
+        .context("serve HTTP")?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// The background work of a process that holds the data: the memory
+/// worker (unless this server leaves the queue to others) and the idle and
+/// retention sweeps.
+pub fn start_workers(octopus: &Octopus, config: &Config) {
     if config.worker.memory_worker {
         octopus.start_memory_worker();
     } else {
@@ -82,11 +101,6 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     octopus.start_retention_sweeper(std::time::Duration::from_secs(
         config.worker.retention_sweep_secs.max(1),
     ));
-    octopus_server::serve(listener, octopus, &config.server, shutdown_signal())
-        .await
-        .context("serve HTTP")?;
-    tracing::info!("stopped");
-    Ok(())
 }
 
 pub async fn migrate(args: ServerArgs) -> anyhow::Result<()> {

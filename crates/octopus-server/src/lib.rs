@@ -10,7 +10,8 @@
 //!   slow or idle clients; `request_body`: bodies read after authentication,
 //!   within a size, a deadline and a server-wide budget;
 //! - `metrics`: what `/metrics` reports; `openapi`: the document, with every
-//!   error and limit declared from the code.
+//!   error and limit declared from the code;
+//! - `mcp`: the Model Context Protocol door, at `/mcp` and over stdio.
 
 #![forbid(unsafe_code)]
 
@@ -18,6 +19,7 @@ mod auth;
 mod connections;
 mod error;
 mod extract;
+pub mod mcp;
 mod metrics;
 mod openapi;
 mod request_body;
@@ -70,6 +72,10 @@ pub struct ServerSettings {
     pub body_read_timeout_secs: u64,
     /// Seconds a connection with no request in progress stays open.
     pub keep_alive_timeout_secs: u64,
+    /// Offer MCP clients the `forget_user` tool, which erases everything
+    /// about a user and cannot be undone (a tenant's key may always do it
+    /// over REST, `DELETE /v1/users/{id}`; a model should not by default).
+    pub mcp_allow_forget_user: bool,
 }
 
 impl Default for ServerSettings {
@@ -84,6 +90,7 @@ impl Default for ServerSettings {
             header_read_timeout_secs: 10,
             body_read_timeout_secs: 60,
             keep_alive_timeout_secs: 75,
+            mcp_allow_forget_user: false,
         }
     }
 }
@@ -103,7 +110,12 @@ fn app_with_metrics(octopus: Octopus, config: &ServerSettings, metrics: Arc<Metr
     };
     let (router, _) = routes::router().split_for_parts();
     let limits = *octopus.limits();
+    let state = AppState { octopus, metrics };
+    let mcp_options = mcp::McpOptions {
+        allow_forget_user: config.mcp_allow_forget_user,
+    };
     router
+        .merge(mcp::router(state.clone(), mcp_options))
         .route(
             "/openapi.json",
             axum::routing::get(move || async move {
@@ -121,10 +133,10 @@ fn app_with_metrics(octopus: Octopus, config: &ServerSettings, metrics: Arc<Metr
             request_body::guard,
         ))
         .layer(middleware::from_fn_with_state(
-            Arc::clone(&metrics),
+            Arc::clone(&state.metrics),
             trace_request,
         ))
-        .with_state(AppState { octopus, metrics })
+        .with_state(state)
 }
 
 /// Serves the API on `listener` until `shutdown` resolves, under the

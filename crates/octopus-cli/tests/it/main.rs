@@ -4,6 +4,8 @@
 
 mod api_coverage;
 mod client_commands;
+#[cfg(feature = "client-tests")]
+mod clients;
 mod durability;
 mod fairness;
 mod forget;

@@ -50,7 +50,19 @@ impl Server {
     /// Like [`start_with`](Self::start_with), on the PostgreSQL database
     /// `database_url` names when there is one.
     pub fn start_on(data_dir: &Path, config: Option<&Path>, database_url: Option<&str>) -> Server {
+        Self::start_with_env(data_dir, config, database_url, &[])
+    }
+
+    /// Like [`start_on`](Self::start_on), with these variables in the
+    /// server's environment.
+    pub fn start_with_env(
+        data_dir: &Path,
+        config: Option<&Path>,
+        database_url: Option<&str>,
+        env: &[(&str, &str)],
+    ) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_octopus"));
+        command.envs(env.iter().copied());
         match database_url {
             Some(url) => command.env("OCTOPUS_DATABASE_URL", url),
             None => command.env_remove("OCTOPUS_DATABASE_URL"),

@@ -76,7 +76,7 @@ impl Octopus {
             )
             .into());
         }
-        let agent = self.agent_named(tenant, &request.model).await?;
+        let agent = self.find_agent(tenant, &request.model).await?;
         let conversation = match request.conversation {
             Some(id) => {
                 let conversation = self.get_conversation(tenant, id).await?;
@@ -106,7 +106,7 @@ impl Octopus {
     }
 
     /// The tenant's agent with this id, or else this name.
-    async fn agent_named(&self, tenant: TenantId, model: &str) -> Result<Agent> {
+    pub async fn find_agent(&self, tenant: TenantId, model: &str) -> Result<Agent> {
         if let Ok(id) = model.parse::<AgentId>() {
             return self.get_agent(tenant, id).await;
         }
@@ -136,7 +136,7 @@ impl Octopus {
     }
 
     /// The user's newest live conversation with the agent, or a new one.
-    async fn users_conversation(
+    pub async fn users_conversation(
         &self,
         tenant: TenantId,
         agent: AgentId,

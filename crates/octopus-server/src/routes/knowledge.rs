@@ -113,7 +113,7 @@ pub(crate) async fn ingest_document(
     ))
 }
 
-fn is_markdown(source: &str) -> bool {
+pub(crate) fn is_markdown(source: &str) -> bool {
     let lower = source.to_ascii_lowercase();
     lower.ends_with(".md") || lower.ends_with(".markdown")
 }

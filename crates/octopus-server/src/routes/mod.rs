@@ -7,7 +7,7 @@ mod conversations;
 mod dumps;
 mod episodes;
 mod health;
-mod knowledge;
+pub(crate) mod knowledge;
 mod openai;
 mod procedures;
 mod recall;
