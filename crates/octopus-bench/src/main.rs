@@ -28,6 +28,7 @@ mod locomo_cv;
 mod locomo_http;
 mod memory;
 mod procedures;
+mod proxy;
 mod setup;
 mod vectors;
 mod wakeup;
@@ -61,6 +62,8 @@ enum Bench {
     Memory(memory::Options),
     /// How soon an idle worker takes up work another server queued on PostgreSQL.
     Wakeup(wakeup::Options),
+    /// What the OpenAI-compatible endpoint adds to a model call, whole and to the first streamed token.
+    Proxy(proxy::Options),
     /// One embedding measurement (run by `embed` in a child process).
     #[command(hide = true)]
     EmbedWorker(embed::WorkerOptions),
@@ -72,6 +75,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Ingest(options) => ingest::run(options),
         Bench::Embed(options) => embed::run(options),
         Bench::Vectors(options) => vectors::run(options),
+        Bench::Proxy(options) => proxy::run(options),
         Bench::Context(options) => context::run(options),
         Bench::Documents(options) => documents::run(options),
         Bench::Locomo(options) => locomo_bench::run(options),

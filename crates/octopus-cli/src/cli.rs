@@ -643,6 +643,22 @@ pub enum KnowledgeCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// The agent's documents, by source: category, chunks, when indexed.
+    Documents {
+        #[arg(long)]
+        agent: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// One document of the agent's knowledge: its text and its chunks.
+    Document {
+        /// The document's source, as it was ingested.
+        source: String,
+        #[arg(long)]
+        agent: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
     /// Delete one chunk; its document's other chunks stay.
     DeleteChunk {
         chunk_id: String,

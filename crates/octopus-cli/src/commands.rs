@@ -177,6 +177,22 @@ async fn knowledge(command: KnowledgeCommand) -> anyhow::Result<Value> {
                 .send(Method::GET, &path, &[], None)
                 .await
         }
+        KnowledgeCommand::Documents { agent, remote } => {
+            let path = format!("/v1/agents/{}/knowledge/documents", encode_path(&agent));
+            Client::new(&remote)
+                .send(Method::GET, &path, &[], None)
+                .await
+        }
+        KnowledgeCommand::Document {
+            source,
+            agent,
+            remote,
+        } => {
+            let path = format!("/v1/agents/{}/knowledge/document", encode_path(&agent));
+            Client::new(&remote)
+                .send(Method::GET, &path, &[("source", source)], None)
+                .await
+        }
         KnowledgeCommand::DeleteChunk {
             chunk_id,
             agent,

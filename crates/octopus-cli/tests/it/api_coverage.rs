@@ -44,6 +44,16 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "/v1/agents/{agent_id}/knowledge/chunks/{chunk_id}",
         "knowledge delete-chunk",
     ),
+    (
+        "get",
+        "/v1/agents/{agent_id}/knowledge/documents",
+        "knowledge documents",
+    ),
+    (
+        "get",
+        "/v1/agents/{agent_id}/knowledge/document",
+        "knowledge document",
+    ),
     ("post", "/v1/agents/{agent_id}/recall", "recall"),
     ("get", "/v1/conversations", "conversations list"),
     ("post", "/v1/conversations", "conversations create"),
@@ -140,6 +150,10 @@ const NO_COMMAND: &[(&str, &str)] = &[
     ("get", "/healthz"),
     ("get", "/readyz"),
     ("get", "/metrics"),
+    // OpenAI's wire format, for OpenAI's own clients (tests/it/clients.rs
+    // runs them); `octopus chat` and `octopus turn` take turns from here.
+    ("post", "/v1/chat/completions"),
+    ("get", "/v1/models"),
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
