@@ -14,7 +14,7 @@ use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::process::{ADMIN_KEY, Server};
+use crate::process::Server;
 
 fn clients_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients")
@@ -50,33 +50,6 @@ fn python() -> PathBuf {
     Path::new(&required("OCTOPUS_TEST_CLIENTS_VENV")).join("bin/python")
 }
 
-/// A tenant and its key, on `server`.
-async fn tenant(server: &Server, name: &str) -> (String, String) {
-    let tenant = server
-        .call(
-            ADMIN_KEY,
-            Method::POST,
-            "/v1/tenants",
-            Some(json!({"name": name})),
-        )
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let key = server
-        .call(
-            ADMIN_KEY,
-            Method::POST,
-            &format!("/v1/tenants/{tenant}/keys"),
-            Some(json!({"name": "client"})),
-        )
-        .await["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    (tenant, key)
-}
-
 /// The texts of the messages a provider request carried.
 fn sent_texts(body: &Value) -> Vec<String> {
     body["messages"]
@@ -105,7 +78,7 @@ async fn the_official_openai_clients_talk_to_an_agent_with_memory() {
         None,
         &[("OPENAI_API_KEY", "sk-test")],
     );
-    let (_, key) = tenant(&server, "acme").await;
+    let (_, key) = server.tenant("acme").await;
     let agent = json!({"name": "support", "system_prompt": "You are Acme's support agent.",
         "llm": {"provider": "openai", "model": "gpt-4o-mini", "base_url": format!("{fake_url}/v1")}});
     server
@@ -194,12 +167,12 @@ async fn mcp_server(dir: &Path) -> (Server, String, String) {
     std::fs::write(&config, "[server]\nmcp_allow_forget_user = true\n").unwrap();
     let server = Server::start_with(&dir.join("data"), Some(&config));
     let (key, _) = tenant_with_agent_and_procedure(&server).await;
-    let (_, other_key) = tenant(&server, "globex").await;
+    let (_, other_key) = server.tenant("globex").await;
     (server, key, other_key)
 }
 
 async fn tenant_with_agent_and_procedure(server: &Server) -> (String, String) {
-    let (_, key) = tenant(server, "acme").await;
+    let (_, key) = server.tenant("acme").await;
     let agent = json!({"name": "support", "system_prompt": "You are Acme's support agent.",
         "llm": {"provider": "ollama", "model": "llama3.2"}});
     let agent = server

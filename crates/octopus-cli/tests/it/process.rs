@@ -165,8 +165,8 @@ impl Server {
         value
     }
 
-    /// A tenant named `name`, a key, and an agent: (tenant id, key, agent id).
-    pub async fn tenant_with_agent(&self, name: &str) -> (String, String, String) {
+    /// A tenant named `name` and a key of it: (tenant id, key).
+    pub async fn tenant(&self, name: &str) -> (String, String) {
         use reqwest::Method;
         let tenant = self
             .call(
@@ -190,6 +190,13 @@ impl Server {
             .as_str()
             .unwrap()
             .to_owned();
+        (tenant, key)
+    }
+
+    /// A tenant named `name`, a key, and an agent: (tenant id, key, agent id).
+    pub async fn tenant_with_agent(&self, name: &str) -> (String, String, String) {
+        use reqwest::Method;
+        let (tenant, key) = self.tenant(name).await;
         // Fixtures dated an hour back must not be swept closed as idle.
         let agent = json!({"name": "a", "llm": {"provider": "ollama", "model": "llama3"},
                            "memory": {"episode_idle_timeout_secs": 86_400}});

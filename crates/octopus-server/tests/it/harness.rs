@@ -179,6 +179,25 @@ impl TestServer {
         reply.body
     }
 
+    /// A server whose operator trusts a loopback chat provider (every
+    /// provider's wire format, `octopus_testkit::fake_chat`), with no
+    /// retries; the provider and its URL.
+    pub async fn with_fake_chat() -> (
+        Self,
+        std::sync::Arc<octopus_testkit::fake_chat::ChatProvider>,
+        String,
+    ) {
+        use octopus_testkit::fake_chat::{self, ChatProvider};
+        let fake = std::sync::Arc::new(ChatProvider::default());
+        let url = fake_chat::serve(std::sync::Arc::clone(&fake)).await;
+        let server = Self::with_engine(Default::default(), |engine| {
+            engine.llm.max_retries = 0;
+            engine.llm.allowed_base_urls = vec![url.clone()];
+        })
+        .await;
+        (server, fake, url)
+    }
+
     /// A tenant with an API key; returns (tenant id, key).
     pub async fn tenant(&self, name: &str) -> (String, String) {
         let tenant = self

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
-use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
+use octopus_testkit::fake_chat::{Answer, ChatProvider};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
@@ -21,13 +21,7 @@ struct Chat {
 }
 
 async fn start() -> Chat {
-    let fake = Arc::new(ChatProvider::default());
-    let url = fake_chat::serve(Arc::clone(&fake)).await;
-    let server = TestServer::with_engine(Default::default(), |engine| {
-        engine.llm.max_retries = 0;
-        engine.llm.allowed_base_urls = vec![url.clone()];
-    })
-    .await;
+    let (server, fake, url) = TestServer::with_fake_chat().await;
     let (_, key) = server.tenant("acme").await;
     let agent = server
         .ok(
