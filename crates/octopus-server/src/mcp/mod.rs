@@ -34,7 +34,10 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
+use axum::extract::FromRequestParts;
+
 use crate::AppState;
+use crate::auth::TenantCaller;
 use crate::error::{ApiError, ErrorCode};
 
 /// What an operator allows the tools to do beyond reading and adding.
@@ -193,27 +196,15 @@ pub(crate) fn router(state: AppState, options: McpOptions) -> Router<AppState> {
         .layer(middleware::from_fn_with_state(state, authenticate))
 }
 
-/// Puts the caller's tenant in the request, and reads the body under the
-/// server's limits; a request without a tenant's key ends here.
+/// Puts the caller's tenant in the request (as every route finds it,
+/// `TenantCaller`), then reads the body under the server's limits; a request
+/// without a tenant's key ends here, unread.
 async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let key = request
-        .headers()
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "))
-        .map(str::trim)
-        .filter(|key| !key.is_empty())
-        .map(str::to_owned);
-    let Some(key) = key else {
-        return ApiError::from(EngineError::Unauthenticated).into_response();
-    };
-    let tenant = match state.octopus.authenticate(&key).await {
-        Ok(Caller::Tenant(tenant)) => tenant,
-        Ok(Caller::Admin) => return tenant_key_required().into_response(),
-        Err(error) => return ApiError::from(error).into_response(),
-    };
-    tracing::Span::current().record("tenant_id", tracing::field::display(tenant));
     let (mut parts, body) = request.into_parts();
+    let tenant = match TenantCaller::from_request_parts(&mut parts, &state).await {
+        Ok(TenantCaller(tenant)) => tenant,
+        Err(error) => return error.into_response(),
+    };
     parts.extensions.insert(tenant);
     let bytes = match crate::request_body::read(Request::from_parts(parts.clone(), body)).await {
         Ok(bytes) => bytes,

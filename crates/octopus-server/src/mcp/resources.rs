@@ -19,8 +19,9 @@ use super::engine_error;
 
 const EPISODES: &str = "octopus://episodes/";
 const AGENTS: &str = "octopus://agents/";
-/// How many of the newest episodes, and of each agent's documents, a
-/// listing shows; the templates reach every one.
+/// How many of the newest episodes, of the agents, and of each agent's
+/// documents a listing shows, so that one listing costs a bounded number of
+/// reads; the templates reach every one.
 const LISTED: u32 = 50;
 
 pub(super) fn templates() -> Vec<ResourceTemplate> {
@@ -79,7 +80,7 @@ pub(super) async fn list(octopus: &Octopus, tenant: TenantId) -> Result<Vec<Reso
             .with_mime_type("text/plain"),
         );
     }
-    for agent in &agents {
+    for agent in agents.iter().take(LISTED as usize) {
         for document in octopus
             .list_documents(tenant, agent.id, page)
             .await

@@ -260,10 +260,16 @@ fn completion(reply: &TurnReply, model: &str) -> Value {
 
 /// The reply's text, or null when the model only called tools.
 fn reply_text(reply: &TurnReply) -> Value {
-    match reply.reply.content.as_ref().map(|c| c.text()) {
-        Some(text) if !text.is_empty() || reply.tool_calls.is_empty() => Value::String(text),
-        _ if reply.tool_calls.is_empty() => Value::String(String::new()),
-        _ => Value::Null,
+    let text = reply
+        .reply
+        .content
+        .as_ref()
+        .map(|c| c.text())
+        .unwrap_or_default();
+    if text.is_empty() && !reply.tool_calls.is_empty() {
+        Value::Null
+    } else {
+        Value::String(text)
     }
 }
 

@@ -7,7 +7,10 @@
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::harness::{Seeded, TestServer, agent_body, seed};
+use axum::body::Body;
+use axum::http::{Request, header};
+
+use crate::harness::{Reply, Seeded, TestServer, agent_body, seed};
 
 /// A valid body for each operation that takes one.
 fn body_for(operation: &str, victim: &Seeded) -> Value {
@@ -96,7 +99,12 @@ fn assert_reveals_nothing(reply: &Value, victim: &Seeded, sent: &str, context: &
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_foreign_key_reaches_nothing_on_any_route() {
-    foreign_key_reaches_nothing(TestServer::start().await).await;
+    // Every MCP tool offered, `forget_user` too.
+    let settings = octopus_server::ServerSettings {
+        mcp_allow_forget_user: true,
+        ..Default::default()
+    };
+    foreign_key_reaches_nothing(TestServer::with_config(settings).await).await;
 }
 
 #[cfg(feature = "postgres-tests")]
@@ -261,6 +269,7 @@ async fn foreign_key_reaches_nothing(server: TestServer) {
         }
     }
     assert!(walked >= 20, "the walk covered only {walked} operations");
+    walk_mcp(&server, &victim, &intruder).await;
 
     // B's data is exactly as it was.
     let agent = server
@@ -327,4 +336,90 @@ async fn foreign_key_reaches_nothing(server: TestServer) {
         .await;
     assert_eq!(everything["items"].as_array().unwrap().len(), 1);
     assert!(!everything.to_string().contains("pwned"));
+}
+
+/// Valid arguments for each MCP tool, naming the victim's agent.
+fn mcp_arguments_for(tool: &str, victim: &Seeded) -> Value {
+    let agent = &victim.agent;
+    match tool {
+        "remember" => json!({"agent": agent, "user": "alice", "content": "pwned"}),
+        "recall" => json!({"agent": agent, "user": "alice", "query": "victim secret roadmap"}),
+        "search_knowledge" => json!({"agent": agent, "query": "victim secret roadmap"}),
+        "get_context" => {
+            json!({"agent": agent, "user": "alice", "message": "victim secret roadmap"})
+        }
+        "list_procedures" => json!({"agent": agent}),
+        "add_document" => json!({"agent": agent, "source": "pwned.md", "text": "pwned"}),
+        "forget_user" => json!({"agent": agent, "user": "alice"}),
+        other => panic!("MCP tool `{other}` is new: add its arguments to the isolation walk"),
+    }
+}
+
+/// One JSON-RPC request to `/mcp` with `key`; the reply.
+async fn mcp(server: &TestServer, key: Option<&str>, method: &str, params: Value) -> Reply {
+    let mut request = Request::builder()
+        .method(Method::POST)
+        .uri("/mcp")
+        // What every HTTP/1.1 client sends; rmcp refuses a request without it.
+        .header(header::HOST, "localhost")
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json, text/event-stream");
+    if let Some(key) = key {
+        request = request.header(header::AUTHORIZATION, format!("Bearer {key}"));
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    server
+        .send(request.body(Body::from(body.to_string())).unwrap())
+        .await
+}
+
+/// The MCP door, walked like the routes: every tool the intruder is
+/// offered, and every resource of the victim's, answer `*_not_found`,
+/// reveal nothing, and change nothing (checked after the walk).
+async fn walk_mcp(server: &TestServer, victim: &Seeded, intruder: &Seeded) {
+    let keyless = mcp(server, None, "tools/list", json!({})).await;
+    assert_eq!(keyless.status, StatusCode::UNAUTHORIZED, "{}", keyless.body);
+    let admin = mcp(
+        server,
+        Some(crate::harness::ADMIN_KEY),
+        "tools/list",
+        json!({}),
+    )
+    .await;
+    assert_eq!(admin.status, StatusCode::FORBIDDEN, "{}", admin.body);
+
+    let key = Some(intruder.key.as_str());
+    let tools = mcp(server, key, "tools/list", json!({})).await.body;
+    let tools = tools["result"]["tools"].as_array().unwrap().clone();
+    assert!(tools.len() >= 6, "{tools:?}");
+    // A 404 may name the id it could not find, which the intruder sent.
+    let refused = |reply: &Reply, sent: &str, context: &str| {
+        assert_eq!(reply.status, StatusCode::OK, "{context}: {}", reply.body);
+        let code = reply.body["error"]["data"]["code"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(code.ends_with("_not_found"), "{context}: {}", reply.body);
+        assert_reveals_nothing(&reply.body, victim, sent, context);
+    };
+    for tool in &tools {
+        let name = tool["name"].as_str().unwrap();
+        let arguments = mcp_arguments_for(name, victim);
+        let reply = mcp(
+            server,
+            key,
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+        )
+        .await;
+        refused(&reply, &arguments.to_string(), &format!("MCP tool {name}"));
+    }
+    for uri in [
+        format!("octopus://episodes/{}", victim.episode),
+        format!("octopus://agents/{}/documents/victim.md", victim.agent),
+    ] {
+        let reply = mcp(server, key, "resources/read", json!({"uri": uri})).await;
+        refused(&reply, &uri, &format!("MCP resource {uri}"));
+    }
+    let listed = mcp(server, key, "resources/list", json!({})).await;
+    assert_reveals_nothing(&listed.body, victim, "", "MCP resources/list");
 }
