@@ -502,6 +502,18 @@ pub struct ExportArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum UserCommand {
+    /// The users who have a live conversation with an agent, by user id.
+    List {
+        /// The agent.
+        #[arg(long)]
+        agent: String,
+        #[arg(long)]
+        limit: Option<u32>,
+        #[arg(long)]
+        offset: Option<u32>,
+        #[command(flatten)]
+        remote: Remote,
+    },
     /// Remove everything stored about a user, for good, and print the
     /// receipt: what each store removed.
     Forget {

@@ -26,6 +26,21 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
         Command::Messages(command) => messages(command).await?,
         Command::Episodes(command) => episodes(command).await?,
         Command::Procedures(command) => procedures(command).await?,
+        Command::Users(UserCommand::List {
+            agent,
+            limit,
+            offset,
+            remote,
+        }) => {
+            let path = format!("/v1/agents/{}/users", encode_path(&agent));
+            let params = query(&[
+                ("limit", limit.map(|l| l.to_string())),
+                ("offset", offset.map(|o| o.to_string())),
+            ]);
+            Client::new(&remote)
+                .send(Method::GET, &path, &params, None)
+                .await?
+        }
         Command::Users(UserCommand::Forget {
             user_id,
             agent,

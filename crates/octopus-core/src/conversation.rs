@@ -83,6 +83,16 @@ pub struct ConversationFilter {
     pub page: crate::page::Page,
 }
 
+/// One user of an agent, as its live conversations show them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct UserSummary {
+    pub user_id: String,
+    /// Live conversations between this user and the agent.
+    pub conversation_count: u32,
+    /// When the newest of them last changed.
+    pub last_active_at: DateTime<Utc>,
+}
+
 /// Past conversations brought in with their original timestamps: one
 /// conversation, one episode per session.
 #[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]

@@ -13,7 +13,7 @@ use async_trait::async_trait;
 pub use crate::page::Page;
 
 use crate::agent::Agent;
-use crate::conversation::{Conversation, ConversationFilter};
+use crate::conversation::{Conversation, ConversationFilter, UserSummary};
 use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
 use crate::knowledge::{
     Chunk, ChunkHit, Collection, DocumentSummary, KeywordQuery, NewChunk, VectorQuery,
@@ -95,6 +95,13 @@ pub trait ConversationStore: Send + Sync {
         id: ConversationId,
         at: Timestamp,
     ) -> Result<()>;
+    /// The users with a live conversation with `agent`, by user id.
+    async fn list_users(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        page: Page,
+    ) -> Result<Vec<UserSummary>>;
 }
 
 /// A message ready to store: validated, with its id, token count and timestamp

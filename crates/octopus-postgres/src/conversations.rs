@@ -1,6 +1,7 @@
 use async_trait::async_trait;
 use octopus_core::appending::Closing;
-use octopus_core::conversation::{Conversation, ConversationFilter};
+use octopus_core::conversation::{Conversation, ConversationFilter, UserSummary};
+use octopus_core::store::Page;
 use octopus_core::store::ConversationStore;
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
@@ -13,7 +14,7 @@ use sqlx_core::row::Row;
 use sqlx_postgres::{PgRow, Postgres};
 
 use crate::error::Error;
-use crate::rows::json_at;
+use crate::rows::{json_at, u32_at};
 use crate::{PostgresStore, domain};
 
 use octopus_sql::columns::CONVERSATIONS as COLUMNS;
@@ -53,6 +54,38 @@ impl ConversationStore for PostgresStore {
                 .push_bind(i64::from(filter.page.offset));
             let rows = sql.build().fetch_all(&self.pool).await?;
             rows.iter().map(conversation_from_row).collect()
+        })
+        .await
+    }
+
+    async fn list_users(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        page: Page,
+    ) -> Result<Vec<UserSummary>> {
+        domain(async {
+            let rows = query(
+                "SELECT user_id, COUNT(*)::int AS conversations, MAX(updated_at) AS last_active_at
+                 FROM conversations
+                 WHERE tenant_id = $1 AND agent_id = $2 AND deleted_at IS NULL
+                 GROUP BY user_id ORDER BY user_id COLLATE \"C\" LIMIT $3 OFFSET $4",
+            )
+            .bind(tenant.0)
+            .bind(agent.0)
+            .bind(i64::from(page.limit))
+            .bind(i64::from(page.offset))
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter()
+                .map(|row| {
+                    Ok(UserSummary {
+                        user_id: row.try_get("user_id")?,
+                        conversation_count: u32_at(row, "conversations")?,
+                        last_active_at: row.try_get("last_active_at")?,
+                    })
+                })
+                .collect()
         })
         .await
     }

@@ -43,9 +43,38 @@ const EDGE_DAYS: u64 = 2;
 pub(crate) fn document(limits: &Limits, now: DateTime<Utc>) -> Value {
     let mut doc =
         serde_json::to_value(crate::routes::router().into_openapi()).unwrap_or_else(|_| json!({}));
+    share_list_items(&mut doc);
     declare_bounds(&mut doc, limits, now);
     declare_errors(&mut doc);
     doc
+}
+
+/// Points each list (`Items_Agent`, ...) at its item's own schema: utoipa
+/// writes a copy of the item into every list, and a generated client would
+/// then have two types for one thing (an `Agent`, and the anonymous item of
+/// a list of agents).
+fn share_list_items(doc: &mut Value) {
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    let lists: Vec<String> = schemas
+        .keys()
+        .filter(|name| name.starts_with("Items_"))
+        .cloned()
+        .collect();
+    for list in lists {
+        let item = list["Items_".len()..].to_owned();
+        let reference = json!({ "$ref": format!("#/components/schemas/{item}") });
+        let Some(inline) = schemas[&list].pointer_mut("/properties/items/items") else {
+            continue;
+        };
+        let copy = std::mem::replace(inline, reference);
+        // An item no route names by itself is known only from its lists.
+        schemas.entry(item).or_insert(copy);
+    }
 }
 
 /// The errors particular to one route, by its operation id.

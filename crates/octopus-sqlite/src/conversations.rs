@@ -1,6 +1,7 @@
 use async_trait::async_trait;
 use octopus_core::appending::Closing;
-use octopus_core::conversation::{Conversation, ConversationFilter};
+use octopus_core::conversation::{Conversation, ConversationFilter, UserSummary};
+use octopus_core::store::Page;
 use octopus_core::store::ConversationStore;
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
@@ -57,6 +58,39 @@ impl ConversationStore for SqliteStore {
                 );
                 let mut stmt = conn.prepare_cached(&sql)?;
                 rows::collect(&mut stmt, rusqlite::params_from_iter(filters.params), conversation_from_row)
+            })
+            .await
+    }
+
+    async fn list_users(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        page: Page,
+    ) -> Result<Vec<UserSummary>> {
+        self.db
+            .read(move |conn| {
+                let mut stmt = conn.prepare_cached(
+                    "SELECT user_id, COUNT(*) AS conversations, MAX(updated_at) AS last_active_at
+                     FROM conversations
+                     WHERE tenant_id = ?1 AND agent_id = ?2 AND deleted_at IS NULL
+                     GROUP BY user_id ORDER BY user_id LIMIT ?3 OFFSET ?4",
+                )?;
+                let mut found = stmt.query(params![
+                    tenant.0.as_bytes(),
+                    agent.0.as_bytes(),
+                    page.limit,
+                    page.offset
+                ])?;
+                let mut users = Vec::new();
+                while let Some(row) = found.next()? {
+                    users.push(UserSummary {
+                        user_id: row.get("user_id")?,
+                        conversation_count: row.get("conversations")?,
+                        last_active_at: rows::time(row, "last_active_at")?,
+                    });
+                }
+                Ok(users)
             })
             .await
     }

@@ -1205,3 +1205,72 @@ pub async fn an_import_is_all_or_nothing(backend: &impl Backend) {
             .all(|hit| hit.message.conversation_id == imported.id)
     );
 }
+
+pub async fn users_are_listed_per_agent_with_their_live_conversations(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let other = World::create(&*store, "globex").await;
+    let second_agent = fixtures::agent(world.tenant, "sales");
+    store.create_agent(&second_agent).await.unwrap();
+    // alice has the world's conversation and one more; bob has one, and a
+    // deleted one; carol talks to another agent only.
+    let mut conversations = Vec::new();
+    for (agent, user) in [
+        (world.agent, "alice"),
+        (world.agent, "bob"),
+        (world.agent, "bob"),
+        (second_agent.id, "carol"),
+    ] {
+        let conversation = fixtures::conversation(world.tenant, agent, user);
+        store.create_conversation(&conversation).await.unwrap();
+        conversations.push(conversation.id);
+    }
+    store
+        .delete_conversation(world.tenant, conversations[2], now())
+        .await
+        .unwrap();
+    // A later message makes alice's newest conversation her last activity.
+    world.say(&*store, t(9, 0), &["hello"]).await;
+    let spoken = store
+        .get_conversation(world.tenant, world.conversation)
+        .await
+        .unwrap();
+
+    let page = |limit, offset| Page { limit, offset };
+    let users = store
+        .list_users(world.tenant, world.agent, page(10, 0))
+        .await
+        .unwrap();
+    let listed: Vec<(&str, u32)> = users
+        .iter()
+        .map(|u| (u.user_id.as_str(), u.conversation_count))
+        .collect();
+    assert_eq!(listed, [("alice", 2), ("bob", 1)]);
+    assert!(users[0].last_active_at >= spoken.updated_at);
+    let second_page = store
+        .list_users(world.tenant, world.agent, page(1, 1))
+        .await
+        .unwrap();
+    assert_eq!(second_page.len(), 1);
+    assert_eq!(second_page[0].user_id, "bob");
+    let sales = store
+        .list_users(world.tenant, second_agent.id, page(10, 0))
+        .await
+        .unwrap();
+    assert_eq!(sales.len(), 1);
+    assert_eq!(sales[0].user_id, "carol");
+    // Another tenant's key, with this tenant's agent or its own, sees only its own.
+    assert_eq!(
+        store
+            .list_users(other.tenant, world.agent, page(10, 0))
+            .await
+            .unwrap(),
+        []
+    );
+    let own = store
+        .list_users(other.tenant, other.agent, page(10, 0))
+        .await
+        .unwrap();
+    assert_eq!(own.len(), 1);
+    assert_eq!(own[0].conversation_count, 1);
+}

@@ -66,7 +66,8 @@ macro_rules! store_conformance_tests {
             search_sees_every_acknowledged_message,
             episodes_list_with_filters,
             concurrent_appends_keep_ordinals_dense,
-            foreign_tenant_sees_nothing
+            foreign_tenant_sees_nothing,
+            users_are_listed_per_agent_with_their_live_conversations
         );
         $crate::store_conformance_tests!(@knowledge $backend;
             collections_are_created_once_per_agent,

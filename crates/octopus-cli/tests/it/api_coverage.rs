@@ -55,6 +55,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "knowledge document",
     ),
     ("post", "/v1/agents/{agent_id}/recall", "recall"),
+    ("get", "/v1/agents/{agent_id}/users", "users list"),
     ("get", "/v1/conversations", "conversations list"),
     ("post", "/v1/conversations", "conversations create"),
     ("post", "/v1/conversations/import", "import"),

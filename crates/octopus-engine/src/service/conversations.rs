@@ -1,6 +1,7 @@
 use octopus_core::conversation::{
-    Conversation, ConversationFilter, ConversationImport, ConversationSpec,
+    Conversation, ConversationFilter, ConversationImport, ConversationSpec, UserSummary,
 };
+use octopus_core::store::Page;
 use octopus_core::{AgentId, ConversationId, TenantId, now};
 
 use super::Octopus;
@@ -58,6 +59,17 @@ impl Octopus {
     ) -> Result<Vec<Conversation>> {
         self.check_agent(tenant, filter.agent_id).await?;
         Ok(self.store.list_conversations(tenant, filter).await?)
+    }
+
+    /// The users who have a live conversation with the agent, by user id.
+    pub async fn list_users(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        page: Page,
+    ) -> Result<Vec<UserSummary>> {
+        self.check_agent(tenant, Some(agent)).await?;
+        Ok(self.store.list_users(tenant, agent, page).await?)
     }
 
     pub async fn delete_conversation(&self, tenant: TenantId, id: ConversationId) -> Result<()> {

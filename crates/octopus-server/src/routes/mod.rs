@@ -120,6 +120,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(knowledge::read_document))
         .routes(routes!(recall::recall))
         .routes(routes!(users::forget_user))
+        .routes(routes!(users::list_users))
         .routes(routes!(users::list_facts))
         .routes(routes!(dumps::export_dump))
         .routes(routes!(dumps::export_tenant_dump))

@@ -118,8 +118,8 @@ pub(crate) struct ChatTool {
         ("x-octopus-user" = Option<String>, Header, description = "the user, when the body's `user` does not name one"),
         ("x-octopus-conversation" = Option<ConversationId>, Header, description = "the conversation to continue; else the user's newest with the agent, started when there is none")),
     responses(
-        (status = 200, description = "a `chat.completion` object", body = Object, content_type = "application/json"),
-        (status = 200, description = "with `stream`: `chat.completion.chunk` events, then `data: [DONE]`", content_type = "text/event-stream"),
+        (status = 200, description = "a `chat.completion` object; with `stream`, `chat.completion.chunk` events, then `data: [DONE]`",
+            content((Object = "application/json"), ("text/event-stream"))),
         (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub(crate) async fn chat_completion(
     State(state): State<AppState>,

@@ -63,8 +63,8 @@ pub(crate) struct ToolResultBody {
 #[utoipa::path(post, path = "/v1/conversations/{conversation_id}/turns", tag = "conversations",
     security(("bearer" = [])), params(("conversation_id" = ConversationId, Path)), request_body = TurnRequest,
     responses(
-        (status = 200, body = TurnReply, content_type = "application/json"),
-        (status = 200, description = "with `stream`: server-sent events `delta` ({\"text\"}), then `done` (a TurnReply) or `error` (an error body)", content_type = "text/event-stream"),
+        (status = 200, description = "the reply; with `stream`, server-sent events `delta` ({\"text\"}), then `done` (a TurnReply) or `error` (an error body)",
+            content((TurnReply = "application/json"), ("text/event-stream"))),
         (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub(crate) async fn take_turn(
     State(state): State<AppState>,

@@ -3,16 +3,35 @@
 
 use axum::extract::State;
 use octopus_core::AgentId;
+use octopus_core::conversation::UserSummary;
 use octopus_core::fact::{Fact, FactFilter};
 use octopus_core::forget::{ForgetReceipt, ForgetUser};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use super::{Items, page};
+use super::{Items, PageParams, page};
 use crate::AppState;
 use crate::auth::TenantCaller;
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Path, Query};
+
+/// The users who have a live conversation with the agent, by user id: how
+/// many conversations each has and when the newest last changed.
+#[utoipa::path(get, path = "/v1/agents/{agent_id}/users", tag = "users",
+    security(("bearer" = [])), params(("agent_id" = AgentId, Path), PageParams),
+    responses((status = 200, body = Items<UserSummary>), (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody)))]
+pub(crate) async fn list_users(
+    State(state): State<AppState>,
+    TenantCaller(tenant): TenantCaller,
+    Path(agent): Path<AgentId>,
+    Query(params): Query<PageParams>,
+) -> ApiResult<axum::Json<Items<UserSummary>>> {
+    let page = page(params.limit, params.offset)?;
+    Ok(axum::Json(Items {
+        items: state.octopus.list_users(tenant, agent, page).await?,
+    }))
+}
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
