@@ -16,11 +16,11 @@ use serde_json::{Value, json};
 
 use crate::process::Server;
 
-fn clients_dir() -> PathBuf {
+pub(crate) fn clients_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients")
 }
 
-fn required(variable: &str) -> String {
+pub(crate) fn required(variable: &str) -> String {
     std::env::var(variable).unwrap_or_else(|_| {
         panic!("{variable} is not set: scripts/test.sh installs the official clients and sets it")
     })
@@ -28,7 +28,7 @@ fn required(variable: &str) -> String {
 
 /// Runs `program` with `args` and `env`; its stdout, or a panic with both
 /// of its streams.
-fn run(program: &Path, args: &[&Path], env: &[(&str, &str)]) -> String {
+pub(crate) fn run(program: &Path, args: &[&Path], env: &[(&str, &str)]) -> String {
     let output = Command::new(program)
         .args(args)
         .envs(env.iter().copied())
@@ -46,7 +46,7 @@ fn run(program: &Path, args: &[&Path], env: &[(&str, &str)]) -> String {
     stdout
 }
 
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     Path::new(&required("OCTOPUS_TEST_CLIENTS_VENV")).join("bin/python")
 }
 

@@ -6,6 +6,8 @@ mod api_coverage;
 mod client_commands;
 #[cfg(feature = "client-tests")]
 mod clients;
+#[cfg(feature = "client-tests")]
+mod our_clients;
 mod durability;
 mod fairness;
 mod forget;
