@@ -1,8 +1,8 @@
 use async_trait::async_trait;
 use octopus_core::appending::Closing;
 use octopus_core::conversation::{Conversation, ConversationFilter, UserSummary};
-use octopus_core::store::Page;
 use octopus_core::store::ConversationStore;
+use octopus_core::store::Page;
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp,
 };

@@ -284,9 +284,10 @@ class Octopus:
         return self._get(f"/v1/episodes/{segment(episode_id)}", models.EpisodeWithMessages)
 
     def close_episode(
-        self, episode_id: Id, body: models.CloseEpisodeRequest | Mapping[str, Any] | None = None
+        self, episode_id: Id, body: models.CloseEpisodeRequest | Mapping[str, Any]
     ) -> models.Episode:
-        return self._post(f"/v1/episodes/{segment(episode_id)}/close", body or {}, models.Episode)
+        """Close the episode now (``end_reason``), with a summary of your own or one the model writes."""
+        return self._post(f"/v1/episodes/{segment(episode_id)}/close", body, models.Episode)
 
     def set_episode_summary(
         self, episode_id: Id, body: models.EpisodeSummaryRequest | Mapping[str, Any]

@@ -29,7 +29,13 @@ pub(crate) fn required(variable: &str) -> String {
 /// Runs `program` with `args` and `env`; its stdout, or a panic with both
 /// of its streams.
 pub(crate) fn run(program: &Path, args: &[&Path], env: &[(&str, &str)]) -> String {
+    run_in(Path::new("."), program, args, env)
+}
+
+/// Runs `program` in `dir`; its stdout, or a panic with both of its streams.
+pub(crate) fn run_in(dir: &Path, program: &Path, args: &[&Path], env: &[(&str, &str)]) -> String {
     let output = Command::new(program)
+        .current_dir(dir)
         .args(args)
         .envs(env.iter().copied())
         .output()

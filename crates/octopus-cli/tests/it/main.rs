@@ -6,12 +6,12 @@ mod api_coverage;
 mod client_commands;
 #[cfg(feature = "client-tests")]
 mod clients;
-#[cfg(feature = "client-tests")]
-mod our_clients;
 mod durability;
 mod fairness;
 mod forget;
 mod hostile_clients;
+#[cfg(feature = "client-tests")]
+mod our_clients;
 mod process;
 mod qdrant;
 mod slow_clients;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use octopus_testkit::fake_chat::{self, ChatProvider};
 
-use crate::clients::{python, required, run};
+use crate::clients::{python, required, run, run_in};
 use crate::process::{ADMIN_KEY, Server};
 
 fn repository() -> PathBuf {
@@ -43,14 +43,7 @@ async fn the_python_client_passes_its_suite() {
     let (server, chat_url) = server_with_chat(dir.path()).await;
     // Installed from a copy of its folder, as `pip install ./clients/python`
     // would (a build writes beside the sources, which are not ours to dirty).
-    let sources = dir.path().join("octopus-client");
-    let copied = Command::new("cp")
-        .arg("-r")
-        .arg(repository().join("clients/python"))
-        .arg(&sources)
-        .status()
-        .unwrap();
-    assert!(copied.success());
+    let sources = copy_of("python", dir.path());
     let site = dir.path().join("site");
     run(
         &python(),
@@ -87,4 +80,80 @@ async fn the_python_client_passes_its_suite() {
         ],
     );
     assert!(printed.contains(" passed"), "{printed}");
+}
+
+/// A copy of `clients/<name>` in `dir`, as a user's checkout holds it.
+fn copy_of(name: &str, dir: &Path) -> PathBuf {
+    let copy = dir.join(name);
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(repository().join("clients").join(name))
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    copy
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_client_passes_its_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, chat_url) = server_with_chat(dir.path()).await;
+    // Its suite runs in a copy, with the pinned typescript and
+    // openapi-typescript it checks its generated files with.
+    let package = copy_of("typescript", dir.path());
+    let modules = package.join("node_modules");
+    let _ = std::fs::remove_file(&modules);
+    std::os::unix::fs::symlink(required("OCTOPUS_TEST_NODE_MODULES"), &modules).unwrap();
+    let tests: Vec<PathBuf> = std::fs::read_dir(package.join("test"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().ends_with(".test.mjs"))
+        .collect();
+    assert!(tests.len() >= 2, "{tests:?}");
+    let mut args: Vec<&Path> = vec![Path::new("--test")];
+    args.extend(tests.iter().map(PathBuf::as_path));
+    let env = [
+        ("OCTOPUS_URL", server.url.as_str()),
+        ("OCTOPUS_ADMIN_KEY", ADMIN_KEY),
+        ("OCTOPUS_TEST_CHAT_URL", chat_url.as_str()),
+    ];
+    let printed = run_in(&package, Path::new("node"), &args, &env);
+    assert!(printed.contains("# fail 0"), "{printed}");
+
+    // `npm install ./clients/typescript` in a project of the user's, whose
+    // code then imports it by name.
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("package.json"), r#"{"type": "module"}"#).unwrap();
+    run_in(
+        &project,
+        Path::new("npm"),
+        &[
+            Path::new("install"),
+            Path::new("--offline"),
+            Path::new("--no-audit"),
+            Path::new("--no-fund"),
+            &package,
+        ],
+        &[],
+    );
+    std::fs::write(
+        project.join("main.mjs"),
+        "import { Octopus } from 'octopus-client';\n\
+         const octopus = new Octopus({ baseUrl: process.env.OCTOPUS_URL, apiKey: process.env.OCTOPUS_ADMIN_KEY });\n\
+         console.log(JSON.stringify(await octopus.listTenants()));\n",
+    )
+    .unwrap();
+    let tenants: serde_json::Value = serde_json::from_str(&run_in(
+        &project,
+        Path::new("node"),
+        &[Path::new("main.mjs")],
+        &env,
+    ))
+    .unwrap();
+    assert!(
+        !tenants.as_array().unwrap().is_empty(),
+        "the suite's tenants are listed: {tenants}"
+    );
 }
