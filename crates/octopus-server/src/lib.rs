@@ -11,12 +11,14 @@
 //!   within a size, a deadline and a server-wide budget;
 //! - `metrics`: what `/metrics` reports; `openapi`: the document, with every
 //!   error and limit declared from the code;
-//! - `mcp`: the Model Context Protocol door, at `/mcp` and over stdio.
+//! - `mcp`: the Model Context Protocol door, at `/mcp` and over stdio;
+//!   `console`: the web console's page, script and style, at `/console`.
 
 #![forbid(unsafe_code)]
 
 mod auth;
 mod connections;
+pub mod console;
 mod error;
 mod extract;
 pub mod mcp;
@@ -116,6 +118,7 @@ fn app_with_metrics(octopus: Octopus, config: &ServerSettings, metrics: Arc<Metr
     };
     router
         .merge(mcp::router(state.clone(), mcp_options))
+        .merge(console::router())
         .route(
             "/openapi.json",
             axum::routing::get(move || async move {

@@ -1,8 +1,9 @@
 //! Octopus's own clients, each run by its own test suite against a real
 //! `octopus serve`: `clients/python` with pytest, installed as a user
-//! installs it; `clients/typescript` with Node's test runner. The server's
-//! chat model is the loopback fake on OpenAI's wire format, answering
-//! `echo: <the user's last message>`.
+//! installs it; `clients/typescript` with Node's test runner; and the web
+//! console in Debian's chromium, driven by selenium (`tests/clients/
+//! console.py`). The server's chat model is the loopback fake on OpenAI's
+//! wire format, answering `echo: <the user's last message>`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,7 +11,7 @@ use std::sync::Arc;
 
 use octopus_testkit::fake_chat::{self, ChatProvider};
 
-use crate::clients::{python, required, run, run_in};
+use crate::clients::{clients_dir, python, required, run, run_in};
 use crate::process::{ADMIN_KEY, Server};
 
 fn repository() -> PathBuf {
@@ -156,4 +157,27 @@ async fn the_typescript_client_passes_its_suite() {
         !tenants.as_array().unwrap().is_empty(),
         "the suite's tenants are listed: {tenants}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_works_in_a_real_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, chat_url) = server_with_chat(dir.path()).await;
+    // Screenshots of every page, kept after the run.
+    let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("console-screenshots");
+    let _ = std::fs::remove_dir_all(&artifacts);
+    let printed = run(
+        &python(),
+        &[&clients_dir().join("console.py")],
+        &[
+            ("OCTOPUS_URL", &server.url),
+            ("OCTOPUS_ADMIN_KEY", ADMIN_KEY),
+            ("OCTOPUS_TEST_CHAT_URL", &chat_url),
+            ("OCTOPUS_TEST_ARTIFACTS", artifacts.to_str().unwrap()),
+            // Selenium finds no driver of its own: Debian's is named.
+            ("SE_OFFLINE", "true"),
+        ],
+    );
+    let shots = std::fs::read_dir(&artifacts).unwrap().count();
+    assert!(shots >= 25, "{shots} screenshots: {printed}");
 }
