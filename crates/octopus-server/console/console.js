@@ -216,6 +216,8 @@ async function render() {
   }
   if (!content) return;
   main.replaceChildren(content);
+  // When the page was on screen, for scripts/bench-console.py.
+  performance.mark("octopus:rendered");
   document.title = `${main.querySelector("h1")?.textContent ?? "Octopus"} · Octopus console`;
   // A page change is announced by moving to its heading.
   const heading = main.querySelector("h1");
@@ -608,7 +610,7 @@ function contextPicture(built) {
     table(["Block", "Items", "Tokens"], trace.blocks.map((b) => [h("span", {}, h("span", { class: `swatch ${b.block}` }), b.block), b.items, b.tokens])),
     h("h2", {}, "Left out"),
     trace.pruned.length
-      ? h("div", { id: "pruned" }, table(["Block", "What", "Tokens", "Why"], trace.pruned.map((p) => [p.block, p.id, p.tokens, pruneReason(p.reason)])))
+      ? h("div", { id: "pruned" }, table(["Block", "What", "Tokens", "Why"], trace.pruned.map((p) => [p.block, p.block === "history" ? `message ${p.id} of the history` : p.id, p.tokens, pruneReason(p.reason)])))
       : empty("Nothing: everything fit."),
     trace.vector_search_unavailable ? h("p", { class: "error" }, `Search by meaning was unavailable: ${trace.vector_search_unavailable}`) : null,
     retrieved.map(([title, rows]) => h("div", {}, h("h2", {}, title), table(["What", "Text", "Score"], rows))),

@@ -130,8 +130,13 @@ class Console:
         self.wait.until(EC.element_to_be_clickable((By.XPATH, f"//*[self::a or self::button][normalize-space()='{text}']"))).click()
 
     def screenshot(self, name: str) -> None:
+        """The whole page, however long: the window grows to it for the picture."""
         self.shots += 1
+        size = self.driver.get_window_size()
+        height = self.driver.execute_script("return document.documentElement.scrollHeight")
+        self.driver.set_window_size(size["width"], min(max(height + 140, size["height"]), 4000))
         self.driver.save_screenshot(str(ARTIFACTS / f"{self.shots:02d}-{name}.png"))
+        self.driver.set_window_size(size["width"], size["height"])
 
     def tab_to(self, text: str) -> None:
         """Presses Tab until the focused element reads `text` (the keyboard alone)."""
