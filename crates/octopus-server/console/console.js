@@ -12,8 +12,9 @@ const status = document.getElementById("status");
 
 const SESSION = "octopus-console";
 
-/** `{key, admin, tenant: {id, name, key}?}`: the key signed in with; with the
- * admin key, the tenant being looked at and the key minted for it. */
+/** `{key, admin, tenant: {id, name, key}?, minted: {tenantId: key}?}`: the
+ * key signed in with; with the admin key, the tenant being looked at and the
+ * keys minted for the tenants opened in this tab. */
 function session() {
   try {
     return JSON.parse(sessionStorage.getItem(SESSION)) ?? null;
@@ -289,19 +290,20 @@ async function tenants() {
   const open = (tenant) =>
     button(`Open ${tenant.name}`, async () => {
       // The admin key cannot read a tenant's data; the console asks for a
-      // key of the tenant's own, named so, and keeps it for this tab.
-      const minted = await call("POST", `/v1/tenants/${enc(tenant.id)}/keys`, {
+      // key of the tenant's own, named so, once per tenant for this tab.
+      const minted = { ...s.minted };
+      minted[tenant.id] ??= (await call("POST", `/v1/tenants/${enc(tenant.id)}/keys`, {
         key: s.key,
         body: { name: "console (admin)" },
-      });
-      saveSession({ ...s, tenant: { id: tenant.id, name: tenant.name, key: minted.key } });
+      })).key;
+      saveSession({ ...s, minted, tenant: { id: tenant.id, name: tenant.name, key: minted[tenant.id] } });
       location.hash = "#/agents";
     }, { class: "secondary" });
   return h(
     "div",
     {},
     h("h1", {}, "Tenants"),
-    h("p", { class: "muted" }, "Opening a tenant creates an API key for it named “console (admin)”, kept in this tab until you sign out; revoke it with octopus keys revoke."),
+    h("p", { class: "muted" }, "Opening a tenant creates an API key for it named “console (admin)”, once for this tab, kept until you sign out; revoke it with octopus keys revoke."),
     list.items.length
       ? table(["Name", "Id", "Created", ""], list.items.map((t) => [t.name, h("code", {}, t.id), when(t.created_at), open(t)]), { optional: [1, 2] })
       : empty("No tenants yet: octopus tenants create <name>."),

@@ -320,6 +320,14 @@ def walk_as_the_admin(console: Console) -> None:
     console.click_text("Open acme")
     console.heading("Agents")
     assert [a.text for a in console.driver.find_elements(By.CSS_SELECTOR, "main td a")] == ["support"]
+    # Opening the tenant again reuses the key minted for it.
+    console.click_text("Tenants")
+    console.heading("Tenants")
+    console.click_text("Open acme")
+    console.heading("Agents")
+    acme = next(t for t in api(ADMIN_KEY, "GET", "/v1/tenants")["items"] if t["name"] == "acme")
+    minted = [k for k in api(ADMIN_KEY, "GET", f"/v1/tenants/{acme['id']}/keys")["items"] if k["name"] == "console (admin)"]
+    assert len(minted) == 1, minted
 
 
 def every_page_fits_a_phone(console: Console, world: dict) -> None:
