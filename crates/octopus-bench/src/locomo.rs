@@ -37,6 +37,9 @@ pub struct Question {
     pub category: u8,
     /// Evidence turn ids, with entries holding several ids split apart.
     pub evidence: Vec<String>,
+    /// The gold answer (a few are numbers in the file); none for the
+    /// adversarial questions.
+    pub answer: Option<String>,
 }
 
 /// Every conversation file in `dir`, in file-name order.
@@ -120,6 +123,11 @@ fn parse(id: String, doc: &Value) -> anyhow::Result<Conversation> {
                         .flatten()
                         .filter_map(Value::as_str),
                 ),
+                answer: match &qa["answer"] {
+                    Value::Null => None,
+                    Value::String(answer) => Some(answer.clone()),
+                    other => Some(other.to_string()),
+                },
             })
         })
         .collect::<anyhow::Result<_>>()?;

@@ -72,6 +72,25 @@ pub struct Options {
     /// (`episodic_top_k`) to measure each budget with.
     #[arg(long, value_delimiter = ',', requires = "context_budgets")]
     context_top_k: Vec<u32>,
+    /// Also answer each question with a model at this OpenAI-compatible
+    /// base URL (`https://api.openai.com/v1`), from Octopus's context, the
+    /// full history and no memory, and have `--judge-model` judge each
+    /// answer. Keys: `OCTOPUS_BENCH_ANSWER_KEY` and `OCTOPUS_BENCH_JUDGE_KEY`,
+    /// else `OPENAI_API_KEY`.
+    #[arg(long, requires = "judge_model", conflicts_with = "http")]
+    answer_model: Option<String>,
+    /// The model to ask at `--answer-model`.
+    #[arg(long, default_value = "gpt-4o-mini")]
+    answer_model_name: String,
+    /// The judge's OpenAI-compatible base URL.
+    #[arg(long, requires = "answer_model")]
+    judge_model: Option<String>,
+    /// The model to ask at `--judge-model` (the published J figures use gpt-4o-mini).
+    #[arg(long, default_value = "gpt-4o-mini")]
+    judge_model_name: String,
+    /// With `--answer-model`: only the first N questions of each conversation.
+    #[arg(long)]
+    questions_per_conversation: Option<usize>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -237,6 +256,24 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         }
         if options.cv {
             cross_validate(&octopus, tenant.id, &conversations, &imported, options.neighbours, options.summaries).await?;
+        }
+        if let (Some(answer_url), Some(judge_url)) = (&options.answer_model, &options.judge_model) {
+            let key = |variable: &str| std::env::var(variable).or_else(|_| std::env::var("OPENAI_API_KEY")).ok();
+            let answer = crate::locomo_answers::Endpoint {
+                base_url: answer_url.clone(),
+                model: options.answer_model_name.clone(),
+                key: key("OCTOPUS_BENCH_ANSWER_KEY"),
+            };
+            let judge = crate::locomo_answers::Endpoint {
+                base_url: judge_url.clone(),
+                model: options.judge_model_name.clone(),
+                key: key("OCTOPUS_BENCH_JUDGE_KEY"),
+            };
+            let agents: Vec<AgentId> = imported.iter().map(|i| i.agent).collect();
+            crate::locomo_answers::run(
+                &octopus, tenant.id, &conversations, &agents, &answer, &judge, options.questions_per_conversation,
+            )
+            .await?;
         }
         anyhow::Ok(())
     })

@@ -22,6 +22,7 @@ mod embed;
 mod ingest;
 mod latency;
 mod locomo;
+mod locomo_answers;
 mod locomo_bench;
 mod locomo_context;
 mod locomo_cv;

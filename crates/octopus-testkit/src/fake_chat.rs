@@ -228,7 +228,52 @@ fn default_answer(_body: &Value, texts: &[(String, String)]) -> Answer {
         .find(|(role, _)| role == "user")
         .map(|(_, text)| text.as_str())
         .unwrap_or("");
+    if last_user.contains("label an answer to a question as") {
+        return Answer::text(judge(last_user));
+    }
+    if texts.iter().any(|(role, text)| {
+        role == "system" && text.contains("You answer questions about past conversations")
+    }) {
+        return Answer::text(extract_answer(texts, last_user));
+    }
     Answer::text(format!("echo: {last_user}"))
+}
+
+/// A LoCoMo judge: CORRECT when the generated answer holds the gold one.
+fn judge(prompt: &str) -> String {
+    // The last of each: the prompt's own example comes first.
+    let line = |label: &str| {
+        prompt
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix(label))
+            .unwrap_or_default()
+            .trim()
+            .to_lowercase()
+    };
+    let (gold, generated) = (line("Gold answer:"), line("Generated answer:"));
+    let correct = !gold.is_empty() && generated.contains(&gold);
+    json!({"label": if correct { "CORRECT" } else { "WRONG" }}).to_string()
+}
+
+/// An answering model that can only read: the line of its system prompt
+/// sharing the most words with the question (nothing when none shares one).
+fn extract_answer(texts: &[(String, String)], question: &str) -> String {
+    let words = |text: &str| -> std::collections::HashSet<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 3)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let asked = words(question);
+    texts
+        .iter()
+        .filter(|(role, _)| role == "system")
+        .flat_map(|(_, text)| text.lines())
+        .map(|line| (words(line).intersection(&asked).count(), line))
+        .filter(|(shared, _)| *shared > 0)
+        .max_by_key(|(shared, _)| *shared)
+        .map_or_else(|| "I do not know.".to_owned(), |(_, line)| line.to_owned())
 }
 
 /// Pieces a streamed reply is sent in: words with their following space.
