@@ -308,17 +308,7 @@ async fn start_http(options: &Options, backend: Backend) -> anyhow::Result<HttpS
     let (tenant, conversations) = seed(&octopus).await?;
     let (_, key) = octopus.create_api_key(tenant, "bench").await?;
     let conversations = conversations.iter().map(ToString::to_string).collect();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(async move {
-        octopus_server::serve(
-            listener,
-            octopus,
-            &Default::default(),
-            std::future::pending(),
-        )
-        .await
-    });
+    let url = crate::setup::serve_on_loopback(octopus).await?;
     Ok(HttpServer {
         url,
         key,

@@ -51,18 +51,7 @@ pub async fn run(
     let tenant = octopus.create_tenant("locomo-http").await?;
     let (_, key) = octopus.create_api_key(tenant.id, "bench").await?;
     octopus.start_memory_worker();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("http://{}", listener.local_addr()?);
-    let server = octopus.clone();
-    tokio::spawn(async move {
-        octopus_server::serve(
-            listener,
-            server,
-            &Default::default(),
-            std::future::pending(),
-        )
-        .await
-    });
+    let url = crate::setup::serve_on_loopback(octopus.clone()).await?;
     let client = reqwest::Client::new();
     let post = |path: String, body: Value| {
         let request = client

@@ -111,17 +111,7 @@ async fn measure(options: Options) -> anyhow::Result<()> {
     octopus.start_memory_worker();
     let tenant = octopus.create_tenant("bench").await?;
     let (_, key) = octopus.create_api_key(tenant.id, "bench").await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(async move {
-        octopus_server::serve(
-            listener,
-            octopus,
-            &Default::default(),
-            std::future::pending(),
-        )
-        .await
-    });
+    let url = crate::setup::serve_on_loopback(octopus).await?;
     let paths = Paths {
         http: reqwest::Client::new(),
         fake: fake.clone(),

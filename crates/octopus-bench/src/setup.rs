@@ -1,4 +1,5 @@
-//! What several benches set up the same way: an agent, and plain text messages.
+//! What several benches set up the same way: an agent, plain text messages,
+//! and a server on loopback.
 
 use chrono::{DateTime, Utc};
 use octopus_core::agent::Agent;
@@ -45,4 +46,21 @@ pub fn sqlite_store(dir: &std::path::Path) -> anyhow::Result<octopus_sqlite::Sql
         octopus_sqlite::SqliteOptions::new(dir),
         vectors,
     )?)
+}
+
+/// Serves the API over `octopus` on a free loopback port, for as long as the
+/// process runs; its base URL.
+pub async fn serve_on_loopback(octopus: Octopus) -> anyhow::Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(async move {
+        octopus_server::serve(
+            listener,
+            octopus,
+            &Default::default(),
+            std::future::pending(),
+        )
+        .await
+    });
+    Ok(url)
 }
