@@ -300,7 +300,10 @@ impl RetrievedBlock {
 }
 
 /// The block `render` makes of `items` once its lowest-scored items are
-/// pruned (noted in `pruned`) until it takes at most `limit` tokens.
+/// pruned (noted in `pruned`, lowest first) until it takes at most `limit`
+/// tokens. How many must go is found by halving, so a block of n items is
+/// counted about log2(n) times, not once per item pruned; a pruned item's
+/// `tokens` is what its text costs.
 fn keep_within(
     items: &mut Vec<Retrieved>,
     limit: u32,
@@ -309,26 +312,44 @@ fn keep_within(
     counter: &dyn TokenCounter,
     pruned: &mut Vec<Pruned>,
 ) -> CountedBlock {
-    let mut counted = CountedBlock::new(render(items), counter);
-    while counted.tokens > limit && !items.is_empty() {
-        let lowest = items
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
-            .map(|(i, _)| i)
-            .unwrap_or(0);
-        let before = counted.tokens;
-        let item = items.remove(lowest);
-        counted = CountedBlock::new(render(items), counter);
+    let counted = CountedBlock::new(render(items), counter);
+    if counted.tokens <= limit {
+        return counted;
+    }
+    // Lowest score first, ties in their order (a stable sort).
+    let mut lowest_first: Vec<usize> = (0..items.len()).collect();
+    lowest_first.sort_by(|&a, &b| items[a].score.total_cmp(&items[b].score));
+    let without = |dropped: usize| -> Vec<Retrieved> {
+        let gone: std::collections::HashSet<usize> =
+            lowest_first[..dropped].iter().copied().collect();
+        (0..items.len())
+            .filter(|i| !gone.contains(i))
+            .map(|i| items[i].clone())
+            .collect()
+    };
+    let fits =
+        |dropped: usize| CountedBlock::new(render(&without(dropped)), counter).tokens <= limit;
+    // Dropping none is over the limit and dropping all is within it.
+    let (mut over, mut within) = (0, items.len());
+    while within - over > 1 {
+        let middle = (over + within) / 2;
+        match fits(middle) {
+            true => within = middle,
+            false => over = middle,
+        }
+    }
+    for &i in &lowest_first[..within] {
+        let item = &items[i];
         pruned.push(Pruned {
             block,
-            id: item.id,
+            id: item.id.clone(),
             score: Some(item.score),
-            tokens: before - counted.tokens,
+            tokens: counter.count(&item.text),
             reason: PruneReason::BlockLimit,
         });
     }
-    counted
+    *items = without(within);
+    CountedBlock::new(render(items), counter)
 }
 
 /// Assembles the context and prunes it to `budget` tokens.
