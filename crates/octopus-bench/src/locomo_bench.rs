@@ -91,6 +91,10 @@ pub struct Options {
     /// With `--answer-model`: only the first N questions of each conversation.
     #[arg(long)]
     questions_per_conversation: Option<usize>,
+    /// Leave the named speaker's turns where they rank (`[recall]
+    /// speaker_first = false`), to measure what putting them first earns.
+    #[arg(long)]
+    no_speaker_first: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -137,6 +141,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         // No model to call here: summaries are extractive, as on a server
         // without one (recall is measured over turns, without summaries).
         config.engine.llm.summarise_episodes = false;
+        config.engine.recall.speaker_first = !options.no_speaker_first;
         // Every latency includes the question's embedding: no query vector
         // is reused between modes.
         config.engine.embedding.query_cache_entries = 0;
@@ -415,7 +420,7 @@ async fn cross_validate(
 ) -> anyhow::Result<()> {
     println!("\n## Leave one conversation out\n");
     println!(
-        "Each mode's weights (fusion, vector share, neighbour share, episode share, diversity) \
+        "Each mode's weights (fusion, vector share, neighbour share, episode share, diversity, speaker first) \
          are chosen on two conversations by mean R@10 over their questions, among {} candidates \
          for hybrid and {} for keyword and vector, and scored on the third.\n",
         locomo_cv::candidates(RecallMode::Hybrid).len(),
@@ -453,14 +458,14 @@ async fn cross_validate(
         }
     }
     println!(
-        "| held out | questions | mode | chosen (fusion, vector, neighbour, episode, diversity) | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|---|"
+        "| held out | questions | mode | chosen (fusion, vector, neighbour, episode, diversity, speaker first) | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|---|"
     );
     for c in 0..conversations.len() {
         for (name, folds) in &by_mode {
             let fold = &folds[c];
             let w = fold.chosen;
             println!(
-                "| {} | {} | {name} | {:?}, {:.2}, {:.2}, {:.2}, {:.2} | {:.3} | {:.3} | {:.3} |",
+                "| {} | {} | {name} | {:?}, {:.2}, {:.2}, {:.2}, {:.2}, {} | {:.3} | {:.3} | {:.3} |",
                 conversations[c].id,
                 fold.scored.len(),
                 w.fusion,
@@ -468,6 +473,7 @@ async fn cross_validate(
                 w.neighbour,
                 w.episode,
                 w.diversity,
+                w.speaker_first,
                 fold.recall[1],
                 fold.recall[2],
                 fold.recall[3]
@@ -518,7 +524,8 @@ async fn cross_validate(
     Ok(())
 }
 
-/// Each way of fusing, and diversity off or on, cross-validated on its own:
+/// Each way of fusing, diversity off or on, and the named speaker first or
+/// not, cross-validated on its own:
 /// the choice of the other weights is made among the candidates using it
 /// only, so each row says what that method earns on held-out conversations.
 fn compare_methods(
@@ -529,7 +536,7 @@ fn compare_methods(
 ) {
     use octopus_core::fusion::Fusion;
     type Rule = Box<dyn Fn(&octopus_core::recall_ranking::RankingWeights) -> bool>;
-    let methods: [(&str, Rule); 5] = [
+    let methods: [(&str, Rule); 7] = [
         ("score fusion", Box::new(|w| w.fusion == Fusion::Scores)),
         (
             "standardised fusion",
@@ -541,9 +548,11 @@ fn compare_methods(
         ),
         ("no diversity", Box::new(|w| w.diversity == 0.0)),
         ("diversity 0.15", Box::new(|w| w.diversity > 0.0)),
+        ("speaker first off", Box::new(|w| !w.speaker_first)),
+        ("speaker first on", Box::new(|w| w.speaker_first)),
     ];
     println!(
-        "\n| hybrid, method held fixed | R@10 per fold | mean ± std | − keyword per fold |\n|---|---|---|---|"
+        "\n| hybrid, method held fixed | R@10 per fold | mean ± std | − keyword per fold | R@10 by category (multi-hop, temporal, open-domain, single-hop) |\n|---|---|---|---|---|"
     );
     for (name, rule) in methods {
         let (kept, kept_results): (Vec<_>, Vec<_>) = candidates
@@ -552,14 +561,16 @@ fn compare_methods(
             .filter(|(w, _)| rule(w))
             .map(|(w, r)| (*w, r.clone()))
             .unzip();
-        let per_fold: Vec<f64> = locomo_cv::folds(&kept, &kept_results, conversations)
-            .iter()
-            .map(|f| f.recall[2])
+        let folds = locomo_cv::folds(&kept, &kept_results, conversations);
+        let per_fold: Vec<f64> = folds.iter().map(|f| f.recall[2]).collect();
+        let by_category: Vec<String> = locomo_cv::per_category(&folds)
+            .values()
+            .map(|(_, recall)| format!("{:.3}", recall[2]))
             .collect();
         let (mean, std, _, _) = locomo_cv::spread(&per_fold);
         let show = |values: Vec<String>| values.join(", ");
         println!(
-            "| {name} | {} | {mean:.3} ± {std:.3} | {} |",
+            "| {name} | {} | {mean:.3} ± {std:.3} | {} | {} |",
             show(per_fold.iter().map(|r| format!("{r:.3}")).collect()),
             show(
                 per_fold
@@ -568,6 +579,7 @@ fn compare_methods(
                     .map(|(h, k)| format!("{:+.3}", h - k))
                     .collect()
             ),
+            show(by_category),
         );
     }
 }

@@ -21,7 +21,8 @@ pub struct Scored {
 
 /// The candidates the choice is made among: a small grid around the
 /// weights' defaults, each between 0 and 1, with each way of fusing the
-/// retrievers' lists and of spreading the ranking across episodes.
+/// retrievers' lists and of spreading the ranking across episodes, with
+/// the named speaker's turns first or not.
 pub fn candidates(mode: RecallMode) -> Vec<RankingWeights> {
     // The fusion and its weight matter only when both retrievers run.
     let (vector_shares, fusions): (&[f64], &[Fusion]) = match mode {
@@ -37,13 +38,16 @@ pub fn candidates(mode: RecallMode) -> Vec<RankingWeights> {
             for neighbour in [0.1, 0.25, 0.5] {
                 for episode in [0.25, 0.5, 0.75] {
                     for diversity in [0.0, 0.15] {
-                        all.push(RankingWeights {
-                            vector,
-                            neighbour,
-                            episode,
-                            fusion,
-                            diversity,
-                        });
+                        for speaker_first in [false, true] {
+                            all.push(RankingWeights {
+                                vector,
+                                neighbour,
+                                episode,
+                                fusion,
+                                diversity,
+                                speaker_first,
+                            });
+                        }
                     }
                 }
             }

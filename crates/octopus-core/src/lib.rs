@@ -38,6 +38,7 @@ pub mod procedure;
 pub mod recall;
 pub mod recall_ranking;
 pub mod search;
+pub mod speakers;
 pub mod store;
 pub mod summary;
 pub mod tenant;

@@ -35,6 +35,9 @@ pub struct RankingWeights {
     /// the answers to a question spanning conversations are not crowded out
     /// by one conversation's turns. 0 leaves the ranking as it is.
     pub diversity: f64,
+    /// When the query names one of the speakers, that speaker's turns go
+    /// ahead of everyone else's (see [`crate::speakers`]).
+    pub speaker_first: bool,
 }
 
 impl Default for RankingWeights {
@@ -45,6 +48,7 @@ impl Default for RankingWeights {
             episode: 0.5,
             fusion: crate::fusion::Fusion::Scores,
             diversity: 0.0,
+            speaker_first: true,
         }
     }
 }

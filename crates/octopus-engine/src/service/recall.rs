@@ -7,17 +7,19 @@
 //! [`octopus_core::recall_ranking`]), optionally weighted by recency, and the
 //! winners' text is read from SQL.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use octopus_core::episode::Episode;
 use octopus_core::fact::{Fact, FactHit, FactSearchQuery};
 use octopus_core::fusion::ScoredList;
+use octopus_core::message::Message;
 use octopus_core::recall::{
     MemoryKind, MemoryVectorHit, MemoryVectorQuery, MessagePosition, MessageWindow, RecallHit,
     RecallMode, RecallQuery,
 };
 use octopus_core::recall_ranking::{Memory, rank_in_context};
 use octopus_core::search::{MAX_SEARCH_LIMIT, MessageHit, MessageSearchQuery, topic_terms};
+use octopus_core::speakers::{speaker_of, the_one_named};
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, TenantId, Timestamp};
 
 use super::{Octopus, QueryVector};
@@ -28,6 +30,10 @@ use crate::Result;
 /// between retrievers surface items neither ranked first.
 const CANDIDATES_PER_HIT: u32 = 4;
 const MIN_CANDIDATES: u32 = 40;
+/// Ranked memories read to learn who said them, per hit asked for: in a
+/// dialogue about half are the named speaker's, enough to fill the hits.
+/// Each is a read of the message; the rest keep their places.
+const SPEAKER_HEAD_PER_HIT: u32 = 2;
 
 /// What the retrievers said about one memory.
 #[derive(Default)]
@@ -141,9 +147,55 @@ impl Octopus {
         if let Some(half_life) = query.recency_half_life_days {
             weigh_recency(&mut ranked, &evidence, half_life);
         }
+        if self.recall_weights.speaker_first {
+            self.put_the_named_speaker_first(tenant, &mut ranked, query)
+                .await?;
+        }
         ranked.truncate(query.top_k as usize);
         self.read_hits(tenant, ranked, evidence, query.neighbours)
             .await
+    }
+
+    /// When the query names one of the people whose turns lead the ranking
+    /// (see [`octopus_core::speakers`]), moves that person's turns ahead of
+    /// everyone else's among the first [`SPEAKER_HEAD_PER_HIT`] per hit asked
+    /// for, each side in its order, and lowers the others' scores to match,
+    /// so that the order and the scores agree (the working memory prunes by
+    /// score).
+    async fn put_the_named_speaker_first(
+        &self,
+        tenant: TenantId,
+        ranked: &mut [(Memory, f64)],
+        query: &RecallQuery,
+    ) -> Result<()> {
+        let head = ranked
+            .len()
+            .min((query.top_k * SPEAKER_HEAD_PER_HIT) as usize);
+        let messages: HashMap<MessageId, Message> = self
+            .store
+            .message_windows(tenant, &messages_among(&ranked[..head]), 0)
+            .await?
+            .into_iter()
+            .map(|window| (window.message.id, window.message))
+            .collect();
+        let speaker = |memory: &Memory| match memory {
+            Memory::Message(id) => messages.get(id).and_then(|m| speaker_of(m, &query.user_id)),
+            Memory::Summary(_) | Memory::Fact(..) => None,
+        };
+        let speakers: BTreeSet<&str> = ranked[..head]
+            .iter()
+            .filter_map(|(m, _)| speaker(m))
+            .collect();
+        let Some(named) = the_one_named(&query.query, speakers) else {
+            return Ok(());
+        };
+        // Summaries and facts speak for no one and keep their places.
+        let by_someone_else = |memory: &Memory| speaker(memory).is_some_and(|s| s != named);
+        ranked[..head].sort_by_key(|(memory, _)| by_someone_else(memory));
+        for i in 1..ranked.len() {
+            ranked[i].1 = ranked[i].1.min(ranked[i - 1].1);
+        }
+        Ok(())
     }
 
     /// Reads the text of the ranked memories: messages with their neighbours,

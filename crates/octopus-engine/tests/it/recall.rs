@@ -4,6 +4,7 @@
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use octopus_core::message::{NewMessage, Role};
 use octopus_core::recall::{MemoryKind, RecallHit, RecallMode, RecallQuery};
+use octopus_core::recall_ranking::RankingWeights;
 use octopus_core::{AgentId, ConversationId, TenantId};
 use octopus_engine::{EngineConfig, Octopus};
 use serde_json::json;
@@ -286,6 +287,63 @@ async fn queued_work_survives_a_restart(place: crate::Place) {
         texts(&hits)
     );
     assert!(hits.iter().any(|h| h.vector_score.is_some()));
+}
+
+/// A transcript's turns carry their speaker before the words; the
+/// question names one of the two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_speaker_a_question_names_comes_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let s = setup(&octopus).await;
+    let caroline = conversation(&octopus, &s, "Caroline").await;
+    let hers =
+        "Caroline: Melanie, the lake was so cold, we swam across the lake twice, what a lake";
+    let melanies = "Melanie: We took the kids to the lake last weekend";
+    let mut turns = vec![hers, melanies];
+    let filler = [
+        "Caroline: How is the painting going?",
+        "Melanie: Slowly, the sunrise is hard to get right",
+        "Caroline: I started a pottery class",
+        "Melanie: You will love working with clay",
+    ];
+    turns.extend(filler.iter().cycle().take(12));
+    talk(&octopus, &s, caroline, day(1), &turns).await;
+    octopus.run_memory_jobs().await.unwrap();
+
+    let recall = |octopus: Octopus, question: &'static str| {
+        let tenant = s.tenant;
+        let agent = s.agent;
+        async move {
+            let mut query = RecallQuery::new("Caroline", question);
+            query.mode = RecallMode::Keyword;
+            query.top_k = 2;
+            texts(&octopus.recall(tenant, agent, &query).await.unwrap())
+        }
+    };
+    // By words alone, her turn says "lake" three times and comes first.
+    let unmoved = octopus.clone().with_recall_weights(RankingWeights {
+        speaker_first: false,
+        ..RankingWeights::default()
+    });
+    let question = "What did Melanie say about the lake?";
+    assert_eq!(recall(unmoved, question).await, [hers, melanies]);
+    // The question is about Melanie: her turns go first, Caroline's after
+    // all of hers that were found (her others, on the episode's strength).
+    let first = recall(octopus.clone(), question).await;
+    assert_eq!(first[0], melanies);
+    assert!(first.iter().all(|t| t.starts_with("Melanie: ")), "{first:?}");
+    // Naming both, or neither with the right capitals, favours no one.
+    for question in [
+        "What did Caroline and Melanie say about the lake?",
+        "what did melanie say about the lake?",
+    ] {
+        assert_eq!(
+            recall(octopus.clone(), question).await,
+            [hers, melanies],
+            "{question}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
