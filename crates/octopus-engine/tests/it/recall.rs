@@ -332,7 +332,10 @@ async fn the_speaker_a_question_names_comes_first() {
     // all of hers that were found (her others, on the episode's strength).
     let first = recall(octopus.clone(), question).await;
     assert_eq!(first[0], melanies);
-    assert!(first.iter().all(|t| t.starts_with("Melanie: ")), "{first:?}");
+    assert!(
+        first.iter().all(|t| t.starts_with("Melanie: ")),
+        "{first:?}"
+    );
     // Naming both, or neither with the right capitals, favours no one.
     for question in [
         "What did Caroline and Melanie say about the lake?",
