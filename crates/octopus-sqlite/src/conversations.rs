@@ -76,21 +76,19 @@ impl ConversationStore for SqliteStore {
                      WHERE tenant_id = ?1 AND agent_id = ?2 AND deleted_at IS NULL
                      GROUP BY user_id ORDER BY user_id LIMIT ?3 OFFSET ?4",
                 )?;
-                let mut found = stmt.query(params![
+                let params = params![
                     tenant.0.as_bytes(),
                     agent.0.as_bytes(),
                     page.limit,
                     page.offset
-                ])?;
-                let mut users = Vec::new();
-                while let Some(row) = found.next()? {
-                    users.push(UserSummary {
+                ];
+                rows::collect(&mut stmt, params, |row| {
+                    Ok(UserSummary {
                         user_id: row.get("user_id")?,
                         conversation_count: row.get("conversations")?,
                         last_active_at: rows::time(row, "last_active_at")?,
-                    });
-                }
-                Ok(users)
+                    })
+                })
             })
             .await
     }

@@ -335,22 +335,20 @@ impl KnowledgeStore for SqliteStore {
                      FROM knowledge_chunks WHERE tenant_id = ?1 AND agent_id = ?2
                      GROUP BY source ORDER BY source LIMIT ?3 OFFSET ?4",
                 )?;
-                let mut found = stmt.query(params![
+                let params = params![
                     tenant.0.as_bytes(),
                     agent.0.as_bytes(),
                     page.limit,
                     page.offset
-                ])?;
-                let mut documents = Vec::new();
-                while let Some(row) = found.next()? {
-                    documents.push(DocumentSummary {
+                ];
+                rows::collect(&mut stmt, params, |row| {
+                    Ok(DocumentSummary {
                         source: row.get("source")?,
                         category: row.get("category")?,
                         chunk_count: row.get("chunks")?,
                         indexed_at: rows::time(row, "indexed_at")?,
-                    });
-                }
-                Ok(documents)
+                    })
+                })
             })
             .await
     }
