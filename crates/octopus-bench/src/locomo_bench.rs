@@ -72,6 +72,10 @@ pub struct Options {
     /// (`episodic_top_k`) to measure each budget with.
     #[arg(long, value_delimiter = ',', requires = "context_budgets")]
     context_top_k: Vec<u32>,
+    /// With `--context-budgets`: the turns shown either side of each
+    /// recalled turn (`episodic_neighbours`) to measure each budget with.
+    #[arg(long, value_delimiter = ',', requires = "context_budgets")]
+    context_neighbours: Vec<u32>,
     /// Also answer each question with a model at this OpenAI-compatible
     /// base URL (`https://api.openai.com/v1`), from Octopus's context, the
     /// full history and no memory, and have `--judge-model` judge each
@@ -95,6 +99,11 @@ pub struct Options {
     /// speaker_first = false`), to measure what putting them first earns.
     #[arg(long)]
     no_speaker_first: bool,
+    /// Put the turns said on the days or months a question names first
+    /// (`[recall] date_first`), or not; the configuration's default when
+    /// absent.
+    #[arg(long)]
+    date_first: Option<bool>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -130,6 +139,7 @@ type Sums = HashMap<u8, (usize, [f64; 4])>;
 
 pub fn run(options: Options) -> anyhow::Result<()> {
     let conversations = locomo::load(&options.data)?;
+    let names: Vec<&str> = conversations.iter().map(|c| c.id.as_str()).collect();
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         let dir = tempfile::tempdir()?;
@@ -142,6 +152,9 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         // without one (recall is measured over turns, without summaries).
         config.engine.llm.summarise_episodes = false;
         config.engine.recall.speaker_first = !options.no_speaker_first;
+        if let Some(date_first) = options.date_first {
+            config.engine.recall.date_first = date_first;
+        }
         // Every latency includes the question's embedding: no query vector
         // is reused between modes.
         config.engine.embedding.query_cache_entries = 0;
@@ -170,7 +183,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             for (name, result) in modes.iter().zip(results) {
                 print_latency(name, result.latencies, "HTTP request");
             }
-            crate::locomo_context::print(&contexts.scores, "over HTTP, default agent settings");
+            crate::locomo_context::print(&contexts.scores, "over HTTP, default agent settings", &names);
             print_latency("context", contexts.latencies, "HTTP request");
             return anyhow::Ok(());
         }
@@ -243,8 +256,14 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             true => vec![default.episodic_top_k],
             false => options.context_top_k.clone(),
         };
+        let neighbours = match options.context_neighbours.is_empty() {
+            true => vec![default.episodic_neighbours],
+            false => options.context_neighbours.clone(),
+        };
         for tokens in &options.context_budgets {
-            budgets.extend(top_ks.iter().map(|top_k| Some((*tokens, *top_k))));
+            for top_k in &top_ks {
+                budgets.extend(neighbours.iter().map(|n| Some((*tokens, *top_k, *n))));
+            }
         }
         for budget in budgets {
             let scores = contexts(&octopus, tenant.id, &conversations, &imported, budget, |turn, date| {
@@ -253,11 +272,11 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             .await?;
             let how = match budget {
                 None => "default agent settings".to_owned(),
-                Some((tokens, top_k)) => {
-                    format!("episodic_max_tokens {tokens}, episodic_top_k {top_k}")
-                }
+                Some((tokens, top_k, neighbours)) => format!(
+                    "episodic_max_tokens {tokens}, episodic_top_k {top_k}, episodic_neighbours {neighbours}"
+                ),
             };
-            crate::locomo_context::print(&scores, &how);
+            crate::locomo_context::print(&scores, &how, &names);
         }
         if options.cv {
             cross_validate(&octopus, tenant.id, &conversations, &imported, options.neighbours, options.summaries).await?;
@@ -285,24 +304,29 @@ pub fn run(options: Options) -> anyhow::Result<()> {
 }
 
 /// Every question's context in a fresh conversation of its user with the
-/// conversation's agent, with the agent's snippet budget and memories
-/// recalled per turn set to `budget` (their defaults when `None`).
+/// conversation's agent, with the agent's snippet budget, memories recalled
+/// per turn and neighbours per memory set to `budget` (their defaults when
+/// `None`).
 async fn contexts(
     engine: &Octopus,
     tenant: TenantId,
     conversations: &[Conversation],
     imported: &[Imported],
-    budget: Option<(u32, u32)>,
+    budget: Option<(u32, u32, u32)>,
     text_of: impl Fn(&locomo::Turn, &str) -> String,
 ) -> anyhow::Result<Vec<crate::locomo_context::ContextScore>> {
     use octopus_core::working_memory::Block;
     let mut scores = Vec::new();
-    for (conversation, scope) in conversations.iter().zip(imported) {
+    for (c, (conversation, scope)) in conversations.iter().zip(imported).enumerate() {
         let default = octopus_core::agent::MemoryConfig::default();
-        let (tokens, top_k) =
-            budget.unwrap_or((default.episodic_max_tokens, default.episodic_top_k));
-        let patch =
-            serde_json::json!({"memory": {"episodic_max_tokens": tokens, "episodic_top_k": top_k}});
+        let (tokens, top_k, neighbours) = budget.unwrap_or((
+            default.episodic_max_tokens,
+            default.episodic_top_k,
+            default.episodic_neighbours,
+        ));
+        let patch = serde_json::json!({"memory": {
+            "episodic_max_tokens": tokens, "episodic_top_k": top_k, "episodic_neighbours": neighbours,
+        }});
         engine.update_agent(tenant, scope.agent, &patch).await?;
         let spec = serde_json::from_value(serde_json::json!({
             "agent_id": scope.agent, "user_id": conversation.speaker_a,
@@ -329,6 +353,7 @@ async fn contexts(
                 .find(|b| b.block == Block::Episodic)
                 .map_or(0, |b| b.tokens);
             scores.extend(crate::locomo_context::score(
+                c,
                 question,
                 &texts,
                 &contents,
@@ -420,7 +445,7 @@ async fn cross_validate(
 ) -> anyhow::Result<()> {
     println!("\n## Leave one conversation out\n");
     println!(
-        "Each mode's weights (fusion, vector share, neighbour share, episode share, diversity, speaker first) \
+        "Each mode's weights (fusion, vector share, neighbour share, episode share, diversity, speaker first, date first) \
          are chosen on two conversations by mean R@10 over their questions, among {} candidates \
          for hybrid and {} for keyword and vector, and scored on the third.\n",
         locomo_cv::candidates(RecallMode::Hybrid).len(),
@@ -458,14 +483,14 @@ async fn cross_validate(
         }
     }
     println!(
-        "| held out | questions | mode | chosen (fusion, vector, neighbour, episode, diversity, speaker first) | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|---|"
+        "| held out | questions | mode | chosen (fusion, vector, neighbour, episode, diversity, speaker first, date first) | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|---|"
     );
     for c in 0..conversations.len() {
         for (name, folds) in &by_mode {
             let fold = &folds[c];
             let w = fold.chosen;
             println!(
-                "| {} | {} | {name} | {:?}, {:.2}, {:.2}, {:.2}, {:.2}, {} | {:.3} | {:.3} | {:.3} |",
+                "| {} | {} | {name} | {:?}, {:.2}, {:.2}, {:.2}, {:.2}, {}, {} | {:.3} | {:.3} | {:.3} |",
                 conversations[c].id,
                 fold.scored.len(),
                 w.fusion,
@@ -474,6 +499,7 @@ async fn cross_validate(
                 w.episode,
                 w.diversity,
                 w.speaker_first,
+                w.date_first,
                 fold.recall[1],
                 fold.recall[2],
                 fold.recall[3]
@@ -524,8 +550,8 @@ async fn cross_validate(
     Ok(())
 }
 
-/// Each way of fusing, diversity off or on, and the named speaker first or
-/// not, cross-validated on its own:
+/// Each way of fusing, diversity off or on, and the named speaker and the
+/// named dates first or not, cross-validated on its own:
 /// the choice of the other weights is made among the candidates using it
 /// only, so each row says what that method earns on held-out conversations.
 fn compare_methods(
@@ -536,7 +562,7 @@ fn compare_methods(
 ) {
     use octopus_core::fusion::Fusion;
     type Rule = Box<dyn Fn(&octopus_core::recall_ranking::RankingWeights) -> bool>;
-    let methods: [(&str, Rule); 7] = [
+    let methods: [(&str, Rule); 8] = [
         ("score fusion", Box::new(|w| w.fusion == Fusion::Scores)),
         (
             "standardised fusion",
@@ -549,7 +575,11 @@ fn compare_methods(
         ("no diversity", Box::new(|w| w.diversity == 0.0)),
         ("diversity 0.15", Box::new(|w| w.diversity > 0.0)),
         ("speaker first off", Box::new(|w| !w.speaker_first)),
-        ("speaker first on", Box::new(|w| w.speaker_first)),
+        (
+            "speaker first on",
+            Box::new(|w| w.speaker_first && !w.date_first),
+        ),
+        ("speaker and date first on", Box::new(|w| w.date_first)),
     ];
     println!(
         "\n| hybrid, method held fixed | R@10 per fold | mean ± std | − keyword per fold | R@10 by category (multi-hop, temporal, open-domain, single-hop) |\n|---|---|---|---|---|"

@@ -11,6 +11,9 @@ use crate::locomo::Conversation;
 /// in it, and its size.
 #[derive(Clone, Copy, Debug)]
 pub struct ContextScore {
+    /// The conversation's position in the run, its fold under
+    /// leave-one-conversation-out.
+    pub conversation: usize,
     pub category: u8,
     pub evidence_in_context: f64,
     /// The whole prompt, system prompt and question included.
@@ -52,9 +55,11 @@ pub fn evidence_in_context(
     Some(found as f64 / known.len() as f64)
 }
 
-/// A question's context, made of messages with `contents`, scored against
-/// its evidence; `None` when it names no evidence turn we know.
+/// A question of the `conversation`-th conversation: its context, made of
+/// messages with `contents`, scored against its evidence; `None` when it
+/// names no evidence turn we know.
 pub fn score(
+    conversation: usize,
     question: &crate::locomo::Question,
     texts: &HashMap<String, String>,
     contents: &[&str],
@@ -63,6 +68,7 @@ pub fn score(
 ) -> Option<ContextScore> {
     let found = evidence_in_context(&question.evidence, texts, &contents.join("\n"))?;
     Some(ContextScore {
+        conversation,
         category: question.category,
         evidence_in_context: found,
         total_tokens,
@@ -71,8 +77,9 @@ pub fn score(
 }
 
 /// The table the bench prints: per category and overall, mean evidence in
-/// context, and mean tokens of the whole context and of its snippets.
-pub fn print(scores: &[ContextScore], how: &str) {
+/// context, and mean tokens of the whole context and of its snippets; then
+/// the same per conversation, named by `names`.
+pub fn print(scores: &[ContextScore], how: &str, names: &[&str]) {
     println!(
         "\n### Evidence in context ({how})\n\n| category | questions | evidence in context | mean tokens | mean snippet tokens |\n|---|---|---|---|---|"
     );
@@ -94,6 +101,12 @@ pub fn print(scores: &[ContextScore], how: &str) {
         row(
             crate::locomo::category_name(category),
             scores.iter().filter(|s| s.category == category).collect(),
+        );
+    }
+    for (c, name) in names.iter().enumerate() {
+        row(
+            &format!("conversation {name}"),
+            scores.iter().filter(|s| s.conversation == c).collect(),
         );
     }
 }

@@ -19,10 +19,14 @@ pub struct Scored {
     pub recall: [f64; 4],
 }
 
+/// (speaker first, date first): each method added to the ones kept before it.
+const SWITCHES: [(bool, bool); 3] = [(false, false), (true, false), (true, true)];
+
 /// The candidates the choice is made among: a small grid around the
 /// weights' defaults, each between 0 and 1, with each way of fusing the
 /// retrievers' lists and of spreading the ranking across episodes, with
-/// the named speaker's turns first or not.
+/// neither the named speaker's turns nor the named dates' first, the
+/// speaker's alone, or both.
 pub fn candidates(mode: RecallMode) -> Vec<RankingWeights> {
     // The fusion and its weight matter only when both retrievers run.
     let (vector_shares, fusions): (&[f64], &[Fusion]) = match mode {
@@ -38,7 +42,7 @@ pub fn candidates(mode: RecallMode) -> Vec<RankingWeights> {
             for neighbour in [0.1, 0.25, 0.5] {
                 for episode in [0.25, 0.5, 0.75] {
                     for diversity in [0.0, 0.15] {
-                        for speaker_first in [false, true] {
+                        for (speaker_first, date_first) in SWITCHES {
                             all.push(RankingWeights {
                                 vector,
                                 neighbour,
@@ -46,6 +50,7 @@ pub fn candidates(mode: RecallMode) -> Vec<RankingWeights> {
                                 fusion,
                                 diversity,
                                 speaker_first,
+                                date_first,
                             });
                         }
                     }

@@ -157,7 +157,7 @@ pub async fn run(
         scores: Vec::new(),
         latencies: Vec::new(),
     };
-    for (conversation, remote) in conversations.iter().zip(&remotes) {
+    for (c, (conversation, remote)) in conversations.iter().zip(&remotes).enumerate() {
         let fresh = post(
             "/v1/conversations".into(),
             json!({"agent_id": remote.agent, "user_id": conversation.speaker_a}),
@@ -191,6 +191,7 @@ pub async fn run(
                 .find(|b| b["block"] == "episodic")
                 .map_or(0, |b| tokens(&b["tokens"]));
             contexts.scores.extend(crate::locomo_context::score(
+                c,
                 question,
                 &texts,
                 &contents,

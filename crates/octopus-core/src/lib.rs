@@ -21,6 +21,7 @@ pub mod chat;
 pub mod chat_history;
 pub mod chunking;
 pub mod conversation;
+pub mod dates_named;
 pub mod dump;
 pub mod embedding;
 pub mod episode;

@@ -38,6 +38,10 @@ pub struct RankingWeights {
     /// When the query names one of the speakers, that speaker's turns go
     /// ahead of everyone else's (see [`crate::speakers`]).
     pub speaker_first: bool,
+    /// When the query names a day or a month, the turns said then (or in the
+    /// week after) go ahead of the rest, after the named speaker's (see
+    /// [`crate::dates_named`]).
+    pub date_first: bool,
 }
 
 impl Default for RankingWeights {
@@ -49,6 +53,7 @@ impl Default for RankingWeights {
             fusion: crate::fusion::Fusion::Scores,
             diversity: 0.0,
             speaker_first: true,
+            date_first: true,
         }
     }
 }

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use octopus_core::dates_named::dates_named;
 use octopus_core::episode::Episode;
 use octopus_core::fact::{Fact, FactHit, FactSearchQuery};
 use octopus_core::fusion::ScoredList;
@@ -30,8 +31,8 @@ use crate::Result;
 /// between retrievers surface items neither ranked first.
 const CANDIDATES_PER_HIT: u32 = 4;
 const MIN_CANDIDATES: u32 = 40;
-/// Ranked memories read to learn who said them, per hit asked for: in a
-/// dialogue about half are the named speaker's, enough to fill the hits.
+/// Ranked memories read to learn who said them and when, per hit asked for:
+/// in a dialogue about half are the named speaker's, enough to fill the hits.
 /// Each is a read of the message; the rest keep their places.
 const SPEAKER_HEAD_PER_HIT: u32 = 2;
 
@@ -147,10 +148,7 @@ impl Octopus {
         if let Some(half_life) = query.recency_half_life_days {
             weigh_recency(&mut ranked, &evidence, half_life);
         }
-        if self.recall_weights.speaker_first {
-            self.put_the_named_speaker_first(tenant, &mut ranked, query)
-                .await?;
-        }
+        self.put_the_named_first(tenant, &mut ranked, query).await?;
         ranked.truncate(query.top_k as usize);
         self.read_hits(tenant, ranked, evidence, query.neighbours)
             .await
@@ -158,16 +156,24 @@ impl Octopus {
 
     /// When the query names one of the people whose turns lead the ranking
     /// (see [`octopus_core::speakers`]), moves that person's turns ahead of
-    /// everyone else's among the first [`SPEAKER_HEAD_PER_HIT`] per hit asked
-    /// for, each side in its order, and lowers the others' scores to match,
-    /// so that the order and the scores agree (the working memory prunes by
-    /// score).
-    async fn put_the_named_speaker_first(
+    /// everyone else's; when it names a day or a month (see
+    /// [`octopus_core::dates_named`]), moves the turns said then ahead of the
+    /// others on each side. Each side keeps its order, and scores are
+    /// lowered to match it. Summaries and facts keep their places.
+    async fn put_the_named_first(
         &self,
         tenant: TenantId,
         ranked: &mut [(Memory, f64)],
         query: &RecallQuery,
     ) -> Result<()> {
+        let weights = &self.recall_weights;
+        let dates = match weights.date_first {
+            true => dates_named(&query.query),
+            false => Vec::new(),
+        };
+        if !weights.speaker_first && dates.is_empty() {
+            return Ok(());
+        }
         let head = ranked
             .len()
             .min((query.top_k * SPEAKER_HEAD_PER_HIT) as usize);
@@ -178,20 +184,36 @@ impl Octopus {
             .into_iter()
             .map(|window| (window.message.id, window.message))
             .collect();
-        let speaker = |memory: &Memory| match memory {
-            Memory::Message(id) => messages.get(id).and_then(|m| speaker_of(m, &query.user_id)),
+        let message = |memory: &Memory| match memory {
+            Memory::Message(id) => messages.get(id),
             Memory::Summary(_) | Memory::Fact(..) => None,
         };
-        let speakers: BTreeSet<&str> = ranked[..head]
-            .iter()
-            .filter_map(|(m, _)| speaker(m))
-            .collect();
-        let Some(named) = the_one_named(&query.query, speakers) else {
-            return Ok(());
+        let speaker = |memory: &Memory| message(memory).and_then(|m| speaker_of(m, &query.user_id));
+        let named = match weights.speaker_first {
+            true => the_one_named(
+                &query.query,
+                ranked[..head]
+                    .iter()
+                    .filter_map(|(m, _)| speaker(m))
+                    .collect::<BTreeSet<_>>(),
+            ),
+            false => None,
         };
-        // Summaries and facts speak for no one and keep their places.
-        let by_someone_else = |memory: &Memory| speaker(memory).is_some_and(|s| s != named);
-        ranked[..head].sort_by_key(|(memory, _)| by_someone_else(memory));
+        if named.is_none() && dates.is_empty() {
+            return Ok(());
+        }
+        let by_someone_else = |memory: &Memory| {
+            named.is_some_and(|named| speaker(memory).is_some_and(|s| s != named))
+        };
+        let said_another_time = |memory: &Memory| {
+            !dates.is_empty()
+                && message(memory).is_some_and(|m| {
+                    let day = m.timestamp.date_naive();
+                    !dates.iter().any(|span| span.holds(day))
+                })
+        };
+        ranked[..head]
+            .sort_by_key(|(memory, _)| (by_someone_else(memory), said_another_time(memory)));
         for i in 1..ranked.len() {
             ranked[i].1 = ranked[i].1.min(ranked[i - 1].1);
         }

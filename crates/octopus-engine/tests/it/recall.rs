@@ -324,6 +324,7 @@ async fn the_speaker_a_question_names_comes_first() {
     // By words alone, her turn says "lake" three times and comes first.
     let unmoved = octopus.clone().with_recall_weights(RankingWeights {
         speaker_first: false,
+        date_first: false,
         ..RankingWeights::default()
     });
     let question = "What did Melanie say about the lake?";
@@ -346,6 +347,53 @@ async fn the_speaker_a_question_names_comes_first() {
             [hers, melanies],
             "{question}"
         );
+    }
+}
+
+/// A question that names a month is about what was said then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_turns_of_the_month_a_question_names_come_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let s = setup(&octopus).await;
+    let ann = conversation(&octopus, &s, "ann").await;
+    let april = "The lake was freezing, we swam across the lake and back, what a lake";
+    let june = "We had a picnic by the lake with my brother";
+    talk(&octopus, &s, ann, day(1), &[april, "Brave of you!"]).await;
+    let june_evening = Utc.with_ymd_and_hms(2026, 6, 20, 18, 0, 0).unwrap();
+    talk(&octopus, &s, ann, june_evening, &[june, "Sounds lovely"]).await;
+    octopus.run_memory_jobs().await.unwrap();
+
+    let recall = |weights: RankingWeights, question: &'static str| {
+        let octopus = octopus.clone().with_recall_weights(weights);
+        let (tenant, agent) = (s.tenant, s.agent);
+        async move {
+            let mut query = RecallQuery::new("ann", question);
+            query.mode = RecallMode::Keyword;
+            query.top_k = 2;
+            texts(&octopus.recall(tenant, agent, &query).await.unwrap())
+        }
+    };
+    let by_words = RankingWeights {
+        date_first: false,
+        ..RankingWeights::default()
+    };
+    let by_date = RankingWeights {
+        date_first: true,
+        ..RankingWeights::default()
+    };
+    // By words alone, April's turn says "lake" three times and comes first.
+    let question = "What did I do at the lake in June?";
+    assert_eq!(recall(by_words, question).await[0], april);
+    assert_eq!(recall(by_date, question).await[0], june);
+    let first = recall(by_date, "What did I do at the lake on June 20, 2026?").await;
+    assert_eq!(first[0], june);
+    // A year alone, or a month no turn was said in, moves nothing.
+    for question in [
+        "What did I do at the lake in 2026?",
+        "What did I do at the lake in September?",
+    ] {
+        assert_eq!(recall(by_date, question).await[0], april, "{question}");
     }
 }
 
