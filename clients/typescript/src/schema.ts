@@ -1487,21 +1487,22 @@ export interface components {
             episode_idle_timeout_secs: number;
             /**
              * @description Most tokens the snippets of past conversations may take in a turn's
-             *     context (seed 004 budgets 2–6 KB for them). Default 1500.
-             * @default 1500
+             *     context (seed 004 budgets 2–6 KB for them). Default 2000.
+             * @default 2000
              */
             episodic_max_tokens: number;
             /**
-             * @description Turns either side of each recalled turn shown with it, so that "Wow,
-             *     where was that?" comes with what it answers. Default 1.
+             * @description Turns either side of each recalled turn of a few words shown with it,
+             *     so that "Wow, where was that?" comes with what it answers (a longer
+             *     turn is shown alone). Default 1.
              * @default 1
              */
             episodic_neighbours: number;
             /**
              * @description Most memories of past conversations recalled per turn, best first.
              *     How many reach the context is decided by `episodic_max_tokens`.
-             *     Default 30; 0 recalls none.
-             * @default 30
+             *     Default 45; 0 recalls none.
+             * @default 45
              */
             episodic_top_k: number;
             /**
@@ -2585,21 +2586,22 @@ export interface operations {
                         episode_idle_timeout_secs?: number | null;
                         /**
                          * @description Most tokens the snippets of past conversations may take in a turn's
-                         *     context (seed 004 budgets 2–6 KB for them). Default 1500.
-                         * @default 1500
+                         *     context (seed 004 budgets 2–6 KB for them). Default 2000.
+                         * @default 2000
                          */
                         episodic_max_tokens?: number | null;
                         /**
-                         * @description Turns either side of each recalled turn shown with it, so that "Wow,
-                         *     where was that?" comes with what it answers. Default 1.
+                         * @description Turns either side of each recalled turn of a few words shown with it,
+                         *     so that "Wow, where was that?" comes with what it answers (a longer
+                         *     turn is shown alone). Default 1.
                          * @default 1
                          */
                         episodic_neighbours?: number | null;
                         /**
                          * @description Most memories of past conversations recalled per turn, best first.
                          *     How many reach the context is decided by `episodic_max_tokens`.
-                         *     Default 30; 0 recalls none.
-                         * @default 30
+                         *     Default 45; 0 recalls none.
+                         * @default 45
                          */
                         episodic_top_k?: number | null;
                         /**
@@ -2735,21 +2737,22 @@ export interface operations {
                         episode_idle_timeout_secs?: number | null;
                         /**
                          * @description Most tokens the snippets of past conversations may take in a turn's
-                         *     context (seed 004 budgets 2–6 KB for them). Default 1500.
-                         * @default 1500
+                         *     context (seed 004 budgets 2–6 KB for them). Default 2000.
+                         * @default 2000
                          */
                         episodic_max_tokens?: number | null;
                         /**
-                         * @description Turns either side of each recalled turn shown with it, so that "Wow,
-                         *     where was that?" comes with what it answers. Default 1.
+                         * @description Turns either side of each recalled turn of a few words shown with it,
+                         *     so that "Wow, where was that?" comes with what it answers (a longer
+                         *     turn is shown alone). Default 1.
                          * @default 1
                          */
                         episodic_neighbours?: number | null;
                         /**
                          * @description Most memories of past conversations recalled per turn, best first.
                          *     How many reach the context is decided by `episodic_max_tokens`.
-                         *     Default 30; 0 recalls none.
-                         * @default 30
+                         *     Default 45; 0 recalls none.
+                         * @default 45
                          */
                         episodic_top_k?: number | null;
                         /**

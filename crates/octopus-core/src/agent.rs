@@ -249,13 +249,14 @@ pub struct MemoryConfig {
     pub knowledge_min_score: f64,
     /// Most memories of past conversations recalled per turn, best first.
     /// How many reach the context is decided by `episodic_max_tokens`.
-    /// Default 30; 0 recalls none.
+    /// Default 45; 0 recalls none.
     pub episodic_top_k: u32,
     /// Most tokens the snippets of past conversations may take in a turn's
-    /// context (seed 004 budgets 2–6 KB for them). Default 1500.
+    /// context (seed 004 budgets 2–6 KB for them). Default 2000.
     pub episodic_max_tokens: u32,
-    /// Turns either side of each recalled turn shown with it, so that "Wow,
-    /// where was that?" comes with what it answers. Default 1.
+    /// Turns either side of each recalled turn of a few words shown with it,
+    /// so that "Wow, where was that?" comes with what it answers (a longer
+    /// turn is shown alone). Default 1.
     pub episodic_neighbours: u32,
     /// Most recent messages of the current episode kept as history. Default 20.
     pub history_max_messages: u32,
@@ -308,8 +309,8 @@ impl Default for MemoryConfig {
             max_working_memory_tokens: 8000,
             knowledge_top_k: 5,
             knowledge_min_score: 0.3,
-            episodic_top_k: 30,
-            episodic_max_tokens: 1500,
+            episodic_top_k: 45,
+            episodic_max_tokens: 2000,
             episodic_neighbours: 1,
             history_max_messages: 20,
             max_context_facts: 20,

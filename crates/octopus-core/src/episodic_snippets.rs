@@ -1,8 +1,8 @@
 //! Recalled memories as the context shows them: passages of past
 //! conversations, each dated.
 //!
-//! A recalled turn alone is often not understandable ("Wow, where was
-//! that?"), so each comes with the turns around it. Hits next to each other
+//! A recalled turn of a few words is often not understandable alone ("Wow,
+//! where was that?"), so it comes with the turns around it. Hits next to each other
 //! in one episode share their turns, so their windows are joined into one
 //! passage instead of being shown twice; a turn whose words were already
 //! shown (a greeting, a repeated "thanks!") is not shown again. Every passage
@@ -15,6 +15,13 @@ use crate::EpisodeId;
 use crate::message::Message;
 use crate::recall::{MemoryKind, RecallHit, outgoing_text};
 use crate::working_memory::Retrieved;
+
+/// A turn of at most this many words ("Wow, where was that?", "Yes, the
+/// blue one") is about the turns around it, so they are shown with it. A
+/// longer one is shown alone: on the LoCoMo dev split, at the default
+/// budget, evidence in context rose on every conversation (README, "Issue
+/// 35"), as the tokens of neighbours went to more recalled turns.
+const FEW_WORDS: usize = 8;
 
 /// A run of consecutive turns of one episode, as it is being built.
 struct Passage {
@@ -104,11 +111,13 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                 if shown.contains(&fold_key(&said)) {
                     continue;
                 }
+                let alone = stands_alone(&said);
                 let turns: Vec<&Message> = window
                     .before
                     .iter()
+                    .filter(|_| !alone)
                     .chain(std::iter::once(&window.message))
-                    .chain(&window.after)
+                    .chain(window.after.iter().filter(|_| !alone))
                     .collect();
                 let first = turns.first().map_or(0, |m| m.ordinal);
                 let last = turns.last().map_or(0, |m| m.ordinal);
@@ -159,15 +168,28 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
 }
 
 /// One turn as a line of a passage: who spoke (its name, or its role), then
-/// what they said. `None` for a turn with no text.
+/// what they said; a transcript's turn that already starts with its
+/// speaker's label ("Caroline: …") as it is. `None` for a turn with no text.
 fn line(message: &Message, redact: bool) -> Option<String> {
     let text = outgoing_text(message, redact)?;
     let text = text.trim();
     if text.is_empty() {
         return None;
     }
-    let speaker = message.name.as_deref().unwrap_or(message.role.as_str());
+    let speaker = match (&message.name, crate::speakers::transcript_label(text)) {
+        (Some(name), _) => name.as_str(),
+        (None, Some(_)) => return Some(text.to_owned()),
+        (None, None) => message.role.as_str(),
+    };
     Some(format!("{speaker}: {text}"))
+}
+
+/// Whether a recalled turn, as a [`line`], says enough to be understood
+/// without the turns around it: more than [`FEW_WORDS`] words after its
+/// speaker.
+fn stands_alone(line: &str) -> bool {
+    let said = line.split_once(": ").map_or(line, |(_, said)| said);
+    said.split_whitespace().count() > FEW_WORDS
 }
 
 /// What two lines share when they say the same: their words, lowercased,
@@ -342,6 +364,28 @@ mod tests {
         let mut new = summary;
         new.summary = Some("user: my knee hurts\nThey agreed on rest.".into());
         assert_eq!(passages(vec![hit(&turns, 1, 0.9), new], false).len(), 2);
+    }
+
+    #[test]
+    fn a_turn_that_says_enough_is_shown_alone_and_a_transcript_keeps_its_label() {
+        let said = "Caroline: I finally finished the sunrise painting for my mother's birthday";
+        let turns = episode(&[
+            "Caroline: How are you?",
+            said,
+            "Melanie: Wow, where was that?",
+        ]);
+        let shown = passages(vec![hit(&turns, 1, 0.9)], false);
+        assert_eq!(shown.len(), 1);
+        assert_eq!(
+            shown[0].text, said,
+            "no neighbours, no role before the label"
+        );
+        let shown = passages(vec![hit(&turns, 2, 0.9)], false);
+        assert_eq!(
+            shown[0].text,
+            format!("{said}\nMelanie: Wow, where was that?"),
+            "a reaction comes with what it reacts to"
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub fn speaker_of<'a>(message: &'a Message, user_id: &'a str) -> Option<&'a str>
         return Some(name.trim());
     }
     let labelled = match &message.content {
-        Some(crate::message::MessageContent::Text(text)) => label(text),
+        Some(crate::message::MessageContent::Text(text)) => transcript_label(text),
         _ => None,
     };
     labelled.or((message.role == Role::User).then_some(user_id))
@@ -29,7 +29,7 @@ pub fn speaker_of<'a>(message: &'a Message, user_id: &'a str) -> Option<&'a str>
 
 /// The speaker label at the start of `text`: one to three capitalised words
 /// followed by a colon and a space, as transcripts write it.
-fn label(text: &str) -> Option<&str> {
+pub(crate) fn transcript_label(text: &str) -> Option<&str> {
     let (head, rest) = text.trim_start().split_once(':')?;
     if head.chars().count() > MAX_LABEL_CHARS || !rest.starts_with(char::is_whitespace) {
         return None;
@@ -117,9 +117,12 @@ mod tests {
             "Caroline:no space",
             "Dr. Who 2: the sequel",
         ] {
-            assert_eq!(label(text), None, "{text}");
+            assert_eq!(transcript_label(text), None, "{text}");
         }
-        assert_eq!(label("Dr. O'Neil-Smith: hello"), Some("Dr. O'Neil-Smith"));
+        assert_eq!(
+            transcript_label("Dr. O'Neil-Smith: hello"),
+            Some("Dr. O'Neil-Smith")
+        );
     }
 
     #[test]

@@ -1172,16 +1172,16 @@ class MemoryConfig(BaseModel):
         description='An open episode with no message for this long is closed with reason\n`timeout`; the next message opens a new one. Default 1800 (30 minutes).',
     )
     episodic_max_tokens: int | None = Field(
-        1500,
-        description="Most tokens the snippets of past conversations may take in a turn's\ncontext (seed 004 budgets 2–6 KB for them). Default 1500.",
+        2000,
+        description="Most tokens the snippets of past conversations may take in a turn's\ncontext (seed 004 budgets 2–6 KB for them). Default 2000.",
     )
     episodic_neighbours: int | None = Field(
         1,
-        description='Turns either side of each recalled turn shown with it, so that "Wow,\nwhere was that?" comes with what it answers. Default 1.',
+        description='Turns either side of each recalled turn of a few words shown with it,\nso that "Wow, where was that?" comes with what it answers (a longer\nturn is shown alone). Default 1.',
     )
     episodic_top_k: int | None = Field(
-        30,
-        description='Most memories of past conversations recalled per turn, best first.\nHow many reach the context is decided by `episodic_max_tokens`.\nDefault 30; 0 recalls none.',
+        45,
+        description='Most memories of past conversations recalled per turn, best first.\nHow many reach the context is decided by `episodic_max_tokens`.\nDefault 45; 0 recalls none.',
     )
     history_max_messages: int | None = Field(
         20,
