@@ -582,7 +582,7 @@ fn compare_methods(
         ("speaker and date first on", Box::new(|w| w.date_first)),
     ];
     println!(
-        "\n| hybrid, method held fixed | R@10 per fold | mean ± std | − keyword per fold | R@10 by category (multi-hop, temporal, open-domain, single-hop) |\n|---|---|---|---|---|"
+        "\n| hybrid, method held fixed | R@10 per fold | mean ± std | − keyword per fold | R@10 by category (multi-hop, temporal, open-domain, single-hop) | chosen per fold (vector, neighbour, episode) |\n|---|---|---|---|---|---|"
     );
     for (name, rule) in methods {
         let (kept, kept_results): (Vec<_>, Vec<_>) = candidates
@@ -599,8 +599,15 @@ fn compare_methods(
             .collect();
         let (mean, std, _, _) = locomo_cv::spread(&per_fold);
         let show = |values: Vec<String>| values.join(", ");
+        let chosen: Vec<String> = folds
+            .iter()
+            .map(|f| {
+                let w = f.chosen;
+                format!("{:.2}/{:.2}/{:.2}", w.vector, w.neighbour, w.episode)
+            })
+            .collect();
         println!(
-            "| {name} | {} | {mean:.3} ± {std:.3} | {} | {} |",
+            "| {name} | {} | {mean:.3} ± {std:.3} | {} | {} | {} |",
             show(per_fold.iter().map(|r| format!("{r:.3}")).collect()),
             show(
                 per_fold
@@ -610,6 +617,7 @@ fn compare_methods(
                     .collect()
             ),
             show(by_category),
+            show(chosen),
         );
     }
 }
