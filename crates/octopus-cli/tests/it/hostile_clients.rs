@@ -328,8 +328,11 @@ async fn health_probes_answer_while_the_connection_cap_is_full() {
         held.push(connect_from(&format!("127.0.0.{}", 10 + i % 4), target).await);
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let ask = |path: &'static str, key: Option<String>| async move {
-        let mut stream = connect_from("127.0.0.50", target).await;
+    // Each from an address of its own: the reserve admits only an address
+    // holding no other connection, and the server may let go of a closed
+    // one a moment after the client saw it close.
+    let ask = |from: &'static str, path: &'static str, key: Option<String>| async move {
+        let mut stream = connect_from(from, target).await;
         let authorization = key
             .map(|key| format!("Authorization: Bearer {key}\r\n"))
             .unwrap_or_default();
@@ -349,12 +352,12 @@ async fn health_probes_answer_while_the_connection_cap_is_full() {
     };
     // Two probes, one reserved connection each (however soon the server
     // lets go of the first).
-    let healthz = ask("/healthz", None).await;
+    let healthz = ask("127.0.0.50", "/healthz", None).await;
     assert!(healthz.starts_with("HTTP/1.1 200"), "{healthz:?}");
-    let readyz = ask("/readyz", None).await;
+    let readyz = ask("127.0.0.51", "/readyz", None).await;
     assert!(readyz.starts_with("HTTP/1.1 200"), "{readyz:?}");
     // Anything else is refused, from the reserve or at the door.
-    let other = ask("/v1/agents", Some(key)).await;
+    let other = ask("127.0.0.52", "/v1/agents", Some(key)).await;
     assert!(other.starts_with("HTTP/1.1 503"), "{other:?}");
     assert!(other.contains("too_many_connections"), "{other:?}");
     drop(held);
