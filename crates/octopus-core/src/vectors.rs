@@ -224,6 +224,41 @@ pub trait VectorRows: Send + Sync {
     /// Every set with its state: one read of the sets' version columns, for
     /// finding copies left behind (`vector_lag`).
     async fn vector_states(&self) -> Result<Vec<(VectorSet, SetState)>>;
+
+    /// Every point of one partition of the set (a memory set's user), with
+    /// its vector and fields: what an index that keeps no copy of the set
+    /// scans for a search that keeps to the partition. A store answers it
+    /// from an index on the partition, reading only that partition's rows.
+    async fn partition_points(&self, set: VectorSet, partition: &str) -> Result<Vec<Point>> {
+        read_set(self, set, Some(partition)).await
+    }
+}
+
+/// The points of `set` read from `rows` whole, their fields first and then
+/// their vectors in batches: only those of `partition` when one is given.
+pub async fn read_set<R: VectorRows + ?Sized>(
+    rows: &R,
+    set: VectorSet,
+    partition: Option<&str>,
+) -> Result<Vec<Point>> {
+    let mut truth = rows.vector_fields(set).await?;
+    if let Some(partition) = partition {
+        truth.retain(|_, fields| fields.partition.as_deref() == Some(partition));
+    }
+    let keys: Vec<u64> = truth.keys().copied().collect();
+    let mut points = Vec::with_capacity(keys.len());
+    for batch in keys.chunks(500) {
+        for (key, vector) in rows.vectors(set, batch).await? {
+            if let Some(fields) = truth.remove(&key) {
+                points.push(Point {
+                    key,
+                    vector,
+                    fields,
+                });
+            }
+        }
+    }
+    Ok(points)
 }
 
 /// What a copy holding the keys `held` must lose and gain to match the rows'

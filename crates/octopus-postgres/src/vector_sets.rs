@@ -13,7 +13,7 @@ use octopus_core::knowledge::point_fields;
 use octopus_core::recall::{MemoryKind, memory_point_fields};
 pub(crate) use octopus_core::vectors::CommittedChange as Committed;
 use octopus_core::vectors::{
-    PointFields, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
+    Point, PointFields, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
 };
 use octopus_core::{AgentId, EpisodeId, TenantId};
 use octopus_sql::VectorTables;
@@ -280,6 +280,39 @@ impl VectorRows for PostgresStore {
                         version: row.try_get("version")?,
                     };
                     Ok((set, state))
+                })
+                .collect()
+        })
+        .await
+    }
+
+    async fn partition_points(
+        &self,
+        set: VectorSet,
+        partition: &str,
+    ) -> octopus_core::Result<Vec<Point>> {
+        if set.kind == VectorKind::Knowledge {
+            return Ok(Vec::new()); // chunks have no partition
+        }
+        domain(async {
+            let found = query(&format!(
+                "SELECT seq, {}, embedding FROM {} WHERE tenant_id = $1 AND agent_id = $2 AND user_id = $3",
+                MemoryTable::TABLES.field_columns,
+                MemoryTable::TABLES.rows
+            ))
+            .bind(set.tenant.0)
+            .bind(set.agent.0)
+            .bind(partition)
+            .fetch_all(&self.pool)
+            .await?;
+            found
+                .iter()
+                .map(|row| {
+                    Ok(Point {
+                        key: key_of(row)?,
+                        vector: row.try_get::<PgVector, _>("embedding")?.0,
+                        fields: MemoryTable::fields_from_row(row)?,
+                    })
                 })
                 .collect()
         })

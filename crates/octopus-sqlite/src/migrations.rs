@@ -67,6 +67,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0013_facts",
         sql: include_str!("../migrations/main/0013_facts.sql"),
     },
+    Migration {
+        name: "main/0014_memory_by_user",
+        sql: include_str!("../migrations/main/0014_memory_by_user.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

@@ -13,7 +13,7 @@ use octopus_core::knowledge::{ChunkMetadata, point_fields};
 use octopus_core::recall::{MemoryKind, memory_point_fields};
 pub(crate) use octopus_core::vectors::CommittedChange as Committed;
 use octopus_core::vectors::{
-    PointFields, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
+    Point, PointFields, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
 };
 use octopus_core::{AgentId, EpisodeId, Result, TenantId};
 use octopus_sql::VectorTables;
@@ -198,6 +198,42 @@ impl VectorTable for MemoryTable {
     }
 }
 
+impl MemoryTable {
+    /// One user's memory vectors in the set, by the (tenant, agent, user)
+    /// index.
+    fn user_points(
+        conn: &Connection,
+        tenant: TenantId,
+        agent: AgentId,
+        user: &str,
+    ) -> StoreResult<Vec<Point>> {
+        let sql = format!(
+            "SELECT seq, {}, embedding FROM memory_vectors
+             WHERE tenant_id = ?1 AND agent_id = ?2 AND user_id = ?3",
+            Self::TABLES.field_columns
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(rusqlite::params![
+            tenant.0.as_bytes(),
+            agent.0.as_bytes(),
+            user
+        ])?;
+        let mut points = Vec::new();
+        while let Some(row) = rows.next()? {
+            let seq: i64 = row.get("seq")?;
+            let rusqlite::types::ValueRef::Blob(bytes) = row.get_ref("embedding")? else {
+                return Err(corrupt("embedding", "not a blob"));
+            };
+            points.push(Point {
+                key: seq as u64,
+                vector: codec::embedding_from(bytes)?,
+                fields: Self::fields_from_row(row)?,
+            });
+        }
+        Ok(points)
+    }
+}
+
 pub(crate) fn kind_from_row(row: &rusqlite::Row<'_>) -> StoreResult<MemoryKind> {
     let kind: String = row.get("kind")?;
     MemoryKind::parse(&kind).ok_or_else(|| corrupt("memory kind", kind))
@@ -262,6 +298,16 @@ impl VectorRows for SqliteStore {
                 states.extend(MemoryTable::states(conn, VectorKind::Memory)?);
                 Ok(states)
             })
+            .await
+    }
+
+    async fn partition_points(&self, set: VectorSet, partition: &str) -> Result<Vec<Point>> {
+        if set.kind == VectorKind::Knowledge {
+            return Ok(Vec::new()); // chunks have no partition
+        }
+        let user = partition.to_owned();
+        self.db
+            .read(move |conn| MemoryTable::user_points(conn, set.tenant, set.agent, &user))
             .await
     }
 

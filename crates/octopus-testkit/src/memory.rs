@@ -13,7 +13,7 @@ use octopus_core::recall::{
 };
 use octopus_core::store::Store;
 use octopus_core::vectors::{
-    Nearest, ScoredKey, SetState, VectorChange, VectorIndex, VectorRows, VectorSet,
+    Nearest, Point, ScoredKey, SetState, VectorChange, VectorIndex, VectorRows, VectorSet, read_set,
 };
 use octopus_core::{Timestamp, now};
 
@@ -752,7 +752,9 @@ impl VectorIndex for LostFollows {
 /// it at the wrong version and is skipped. The memory worker's catch-up
 /// reconciles such a copy without anyone searching, once it has stayed
 /// behind at one version for the settle time (not at the first sighting,
-/// when a follow may still be on its way).
+/// when a follow may still be on its way). An index that keeps no copy of
+/// memory sets (the embedded one scans a user's rows at each search) has
+/// nothing to leave behind: every message is found at once.
 pub async fn a_copy_left_behind_catches_up_without_a_search(backend: &impl Backend) {
     let cell: Arc<Mutex<Option<Arc<LostFollows>>>> = Arc::default();
     let keep = Arc::clone(&cell);
@@ -808,7 +810,18 @@ pub async fn a_copy_left_behind_catches_up_without_a_search(backend: &impl Backe
     index.losing.store(false, Ordering::SeqCst);
     let set = VectorSet::memory(world.tenant, world.agent);
     let behind = index.copy_versions(&[set]).await.unwrap()[0];
-    assert!(behind.is_some(), "the index keeps a copy of the set");
+    let recall_latest = || {
+        let q = query(&world, "alice", direction(2, 0.0));
+        let store = Arc::clone(&store);
+        async move { store.search_memory(world.tenant, &q).await.unwrap() }
+    };
+    if behind.is_none() {
+        let hits = recall_latest().await;
+        assert_eq!(hits.len(), 3, "no copy: every embedded message is found");
+        assert_eq!(hits[0].message_id, Some(said[2].id));
+        assert_eq!(store.catch_up_vectors(now()).await.unwrap(), 0);
+        return;
+    }
 
     let clock = now();
     assert_eq!(
@@ -826,10 +839,7 @@ pub async fn a_copy_left_behind_catches_up_without_a_search(backend: &impl Backe
         "still behind at the same version a settle time later: reconciled"
     );
 
-    let hits = store
-        .search_memory(world.tenant, &query(&world, "alice", direction(2, 0.0)))
-        .await
-        .unwrap();
+    let hits = recall_latest().await;
     assert_eq!(hits.len(), 3, "every embedded message is found");
     assert_eq!(hits[0].message_id, Some(said[2].id));
     let (rows_version, copy_version) = *index.searched.lock().unwrap().last().unwrap();
@@ -839,4 +849,146 @@ pub async fn a_copy_left_behind_catches_up_without_a_search(backend: &impl Backe
         "the copy was level with the rows before the search began"
     );
     assert_ne!(behind, Some(rows_version), "it had been behind");
+}
+
+/// A vector index that, at each search keeping to a partition, reads the
+/// partition's points twice from the rows it is handed: by the store's own
+/// partition read, and by the port's generic one (every key's fields, then
+/// the vectors of the partition's keys).
+struct PartitionReads {
+    inner: Arc<dyn VectorIndex>,
+    /// Per search: the partition, then its points read both ways, by key.
+    read: Mutex<Vec<(String, Vec<Point>, Vec<Point>)>>,
+}
+
+#[async_trait::async_trait]
+impl VectorIndex for PartitionReads {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    async fn copy_versions(&self, sets: &[VectorSet]) -> octopus_core::Result<Vec<Option<i64>>> {
+        self.inner.copy_versions(sets).await
+    }
+
+    async fn reconcile(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        rows: &dyn VectorRows,
+    ) -> octopus_core::Result<bool> {
+        self.inner.reconcile(set, state, rows).await
+    }
+
+    async fn follow(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+    ) -> octopus_core::Result<()> {
+        self.inner.follow(set, before, after, change).await
+    }
+
+    async fn search(
+        &self,
+        set: VectorSet,
+        state: SetState,
+        query: &Nearest,
+        rows: &dyn VectorRows,
+    ) -> octopus_core::Result<Vec<ScoredKey>> {
+        if let Some(partition) = &query.filter.partition {
+            let by_key = |mut points: Vec<Point>| {
+                points.sort_by_key(|p| p.key);
+                points
+            };
+            let direct = by_key(rows.partition_points(set, partition).await?);
+            let generic = by_key(read_set(rows, set, Some(partition)).await?);
+            self.read
+                .lock()
+                .unwrap()
+                .push((partition.clone(), direct, generic));
+        }
+        self.inner.search(set, state, query, rows).await
+    }
+
+    async fn erase(
+        &self,
+        set: VectorSet,
+        before: SetState,
+        after: i64,
+        change: VectorChange,
+    ) -> octopus_core::Result<bool> {
+        self.inner.erase(set, before, after, change).await
+    }
+}
+
+/// A store reads one user's memory vectors of an agent (what an index
+/// keeping no copy scans at each recall) exactly as the whole set read and
+/// filtered to that user: every one of them, with its vector and fields, and
+/// nobody else's, whichever other users, agents and tenants hold memories.
+pub async fn a_users_memory_vectors_are_read_apart_from_everyone_elses(backend: &impl Backend) {
+    let cell: Arc<Mutex<Option<Arc<PartitionReads>>>> = Arc::default();
+    let keep = Arc::clone(&cell);
+    let store = backend
+        .open_wrapping(Box::new(move |inner| {
+            let watch = Arc::new(PartitionReads {
+                inner,
+                read: Mutex::default(),
+            });
+            *keep.lock().unwrap() = Some(Arc::clone(&watch));
+            watch as Arc<dyn VectorIndex>
+        }))
+        .await;
+    let index = cell.lock().unwrap().take().expect("the index was wrapped");
+    let acme = World::create(store.as_ref(), "acme").await;
+    let globex = World::create(store.as_ref(), "globex").await;
+    let sales = fixtures::agent(acme.tenant, "sales");
+    store.create_agent(&sales).await.unwrap();
+    let bob = fixtures::conversation(acme.tenant, acme.agent, "bob");
+    store.create_conversation(&bob).await.unwrap();
+    let alice_sales = fixtures::conversation(acme.tenant, sales.id, "alice");
+    store.create_conversation(&alice_sales).await.unwrap();
+    acme.say(
+        store.as_ref(),
+        t(1),
+        &["I adopted a greyhound", "We move in spring", "I like jazz"],
+    )
+    .await;
+    for (tenant, conversation, said) in [
+        (acme.tenant, bob.id, "My sister lives in Porto"),
+        (acme.tenant, bob.id, "I am learning the cello"),
+        (acme.tenant, alice_sales.id, "Send me the invoice"),
+        (globex.tenant, globex.conversation, "I adopted a cat"),
+    ] {
+        let record = text(Role::User, said, t(2));
+        store
+            .append_messages(tenant, batch(conversation, vec![record]))
+            .await
+            .unwrap();
+    }
+    // Each message along its own axis, so every vector differs.
+    let axes: Mutex<Vec<octopus_core::MessageId>> = Mutex::default();
+    let axis = |m: &Message| {
+        let mut seen = axes.lock().unwrap();
+        seen.push(m.id);
+        seen.len() - 1
+    };
+    assert_eq!(embed_all(store.as_ref(), axis).await, 7);
+
+    for (user, expected) in [("alice", 3), ("bob", 2), ("carol", 0)] {
+        store
+            .search_memory(acme.tenant, &query(&acme, user, direction(0, 0.0)))
+            .await
+            .unwrap();
+        let (partition, direct, generic) = index.read.lock().unwrap().pop().unwrap();
+        assert_eq!(partition, user);
+        assert_eq!(direct, generic, "{user}'s points, read both ways");
+        assert_eq!(direct.len(), expected, "{user}'s memories of this agent");
+        assert!(
+            direct
+                .iter()
+                .all(|p| p.fields.partition.as_deref() == Some(user))
+        );
+    }
 }

@@ -221,8 +221,12 @@ fn point(rows: &TruthRows, angle: f32, fields: PointFields) -> Point {
     }
 }
 
+/// A knowledge set: every index keeps a copy of those, so the rules about
+/// following, reconciling and catching up apply to it. (An index may answer
+/// a memory set's searches from the rows, keeping no copy: the embedded one
+/// does; [`memory_sets_are_searched_as_the_rows_stand`] holds for both.)
 fn fresh_set() -> VectorSet {
-    VectorSet::memory(TenantId::new(), AgentId::new())
+    VectorSet::knowledge(TenantId::new(), AgentId::new())
 }
 
 fn near(angle: f32, top_k: usize, filter: PointFilter) -> Nearest {
@@ -393,13 +397,13 @@ pub async fn a_copy_left_behind_is_reconciled_without_a_search(backend: &dyn Vec
         set,
         3,
         vec![points[1].key],
-        vec![point(&rows, 0.02, fields("ann", "message", "e3", 1))],
+        vec![point(&rows, 0.1, fields("ann", "message", "e3", 1))],
     );
     let skipped = rows.commit(
         set,
         3,
         Vec::new(),
-        vec![point(&rows, 0.04, fields("ann", "message", "e3", 2))],
+        vec![point(&rows, 0.2, fields("ann", "message", "e3", 2))],
     );
     follow(&*index, skipped).await;
     let behind = index.copy_versions(&[set]).await.unwrap()[0];
@@ -449,13 +453,13 @@ pub async fn a_copy_still_following_is_left_to_follow(backend: &dyn VectorBacken
         set,
         3,
         Vec::new(),
-        vec![point(&rows, 0.02, fields("ann", "message", "e3", 1))],
+        vec![point(&rows, 0.1, fields("ann", "message", "e3", 1))],
     );
     let second = rows.commit(
         set,
         3,
         Vec::new(),
-        vec![point(&rows, 0.04, fields("ann", "message", "e3", 2))],
+        vec![point(&rows, 0.2, fields("ann", "message", "e3", 2))],
     );
     let watch = LagWatch::new(TimeDelta::hours(1));
     let clock = Utc::now();
@@ -676,6 +680,53 @@ pub async fn erased_vectors_are_gone_even_from_an_index_behind_the_rows(
     );
 }
 
+/// Whether an index keeps a copy of memory sets or reads their rows at each
+/// search, a search finds what the rows hold now: changes followed or not,
+/// within one user's partition or across the set, and nothing of an erased
+/// user, even asked at the version before the erasure.
+pub async fn memory_sets_are_searched_as_the_rows_stand(backend: &dyn VectorBackend) {
+    let index = backend.open().await;
+    let rows = TruthRows::default();
+    let set = VectorSet::memory(TenantId::new(), AgentId::new());
+    let points = ten_points(&*index, &rows, set).await;
+    let anns = |within: bool| PointFilter {
+        partition: within.then(|| "ann".to_owned()),
+        ..PointFilter::default()
+    };
+    let agrees = |query: Nearest| {
+        let (index, rows) = (&index, &rows);
+        async move {
+            let found = keys(&**index, rows, set, &query).await;
+            assert_eq!(found, rows.nearest(set, &query), "{:?}", query.filter);
+            found
+        }
+    };
+    assert_eq!(agrees(near(0.0, 3, anns(true))).await.len(), 3);
+    assert_eq!(agrees(near(0.0, 20, anns(false))).await.len(), 10);
+
+    // Committed and not followed: an addition to ann's, a removal of hers.
+    let added = point(&rows, 0.1, fields("ann", "message", "e3", 7));
+    rows.commit(set, 3, vec![points[0].key], vec![added.clone()]);
+    let found = agrees(near(0.0, 4, anns(true))).await;
+    assert_eq!(found[0], added.key);
+    assert!(!found.contains(&points[0].key));
+    agrees(near(0.0, 20, anns(false))).await;
+
+    let in_step = rows.state(set);
+    let hers: Vec<u64> = [points[2].key, points[4].key, added.key].into();
+    let erased = rows.commit(set, 3, hers.clone(), Vec::new());
+    index
+        .erase(erased.set, erased.before, erased.after, erased.change)
+        .await
+        .unwrap();
+    let stale = index
+        .search(set, in_step, &near(0.0, 20, anns(true)), &rows)
+        .await
+        .unwrap();
+    assert!(!stale.iter().any(|s| hers.contains(&s.key)));
+    agrees(near(0.0, 20, anns(true))).await;
+}
+
 /// Expands to the vector port's rules for the [`VectorBackend`] `$backend`
 /// builds, one `#[tokio::test]` each.
 #[macro_export]
@@ -693,7 +744,8 @@ macro_rules! vector_conformance_tests {
             sets_never_share_vectors,
             sets_of_different_dimensions_are_searched_alike,
             a_set_with_no_vectors_finds_nothing,
-            erased_vectors_are_gone_even_from_an_index_behind_the_rows
+            erased_vectors_are_gone_even_from_an_index_behind_the_rows,
+            memory_sets_are_searched_as_the_rows_stand
         );
     };
     (@each $backend:expr; $($rule:ident),* $(,)?) => {

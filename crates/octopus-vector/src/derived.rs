@@ -11,8 +11,8 @@
 //! have and names the missing ones; [`DerivedIndexes::finish_reconcile`] adds
 //! their vectors.
 //!
-//! A collection's points without a partition (`points.rs`) use an HNSW graph
-//! once there are at least `hnsw_threshold` of them, saved
+//! A collection's points (`points.rs`) use an HNSW graph once there are at
+//! least `hnsw_threshold` of them, saved
 //! under the collection's folder after it is built and after every
 //! `max(1000, size / 10)` changes. A restart loads the saved graph and
 //! reconciles only the difference; a graph that is missing or does not load
@@ -245,8 +245,10 @@ impl<K: CollectionKey> DerivedIndexes<K> {
         let dimension = state.dimension as usize;
         let loaded = self.get(key, dimension);
         let mut loaded = write(&loaded);
-        let shared = fields.values().filter(|f| f.partition.is_none()).count();
-        if loaded.version.is_none() && loaded.points.is_empty() && shared >= self.hnsw_threshold {
+        if loaded.version.is_none()
+            && loaded.points.is_empty()
+            && fields.len() >= self.hnsw_threshold
+        {
             let dir = self.graph_dir(key);
             match VectorIndex::load(&dir, dimension) {
                 Ok(graph) => loaded.points.adopt(graph, fields)?,
@@ -256,7 +258,7 @@ impl<K: CollectionKey> DerivedIndexes<K> {
                     }
                     // Large already: build the graph directly from the rows.
                     loaded.unsaved = NEVER_SAVED;
-                    *loaded.points.shared_mut() = VectorIndex::graph(dimension)?;
+                    *loaded.points.index_mut() = VectorIndex::graph(dimension)?;
                 }
             }
         }
@@ -302,7 +304,7 @@ impl<K: CollectionKey> DerivedIndexes<K> {
         self.after_change(key, &mut loaded)?;
         tracing::debug!(
             collection = %key.folder_name(), vectors = loaded.points.len(), added,
-            graph = loaded.points.shared().is_hnsw(), "reconciled vector index"
+            graph = loaded.points.index().is_hnsw(), "reconciled vector index"
         );
         Ok(())
     }
@@ -311,16 +313,19 @@ impl<K: CollectionKey> DerivedIndexes<K> {
     /// has changed since it was last saved. A failed save costs only a longer
     /// rebuild after the next restart, so it is logged, not returned.
     fn after_change(&self, key: &K, loaded: &mut LoadedIndex) -> Result<(), HnswError> {
-        let shared = loaded.points.shared_mut();
-        if shared.switch_if_large(self.hnsw_threshold)? {
+        if loaded
+            .points
+            .index_mut()
+            .switch_if_large(self.hnsw_threshold)?
+        {
             loaded.unsaved = NEVER_SAVED;
         }
-        let shared = loaded.points.shared();
-        if shared.is_hnsw() && loaded.unsaved >= (shared.len() / 10).max(1000) {
+        let index = loaded.points.index();
+        if index.is_hnsw() && loaded.unsaved >= (index.len() / 10).max(1000) {
             let dir = self.graph_dir(key);
             let saved = std::fs::create_dir_all(&self.dir)
                 .map_err(|e| e.to_string())
-                .and_then(|()| shared.save(&dir).map_err(|e| e.to_string()));
+                .and_then(|()| index.save(&dir).map_err(|e| e.to_string()));
             match saved {
                 Ok(()) => loaded.unsaved = 0,
                 Err(error) => {
@@ -505,8 +510,7 @@ mod tests {
         for k in 0..40u64 {
             // Far enough apart for bfloat16 (a tenth of a radian), under a turn.
             let angle = k as f32 / 10.0;
-            // Without a partition, as knowledge chunks: such points share
-            // one index, the one that becomes a graph.
+            // Without a partition, as knowledge chunks.
             rows.rows
                 .insert(k, (vec![angle.cos(), angle.sin()], PointFields::default()));
         }

@@ -1,8 +1,10 @@
-//! The embedded implementation of the vector port: each process keeps its
-//! own indexes in memory, derived from the relational rows ([`crate::derived`]):
-//! each partition's points (a user's memories) exact, the others exact while
-//! small and an HNSW graph from `hnsw_threshold` vectors on, the graphs saved
-//! in a folder so that a restart does not rebuild them.
+//! The embedded implementation of the vector port. Knowledge sets are
+//! indexed in this process, derived from the relational rows
+//! ([`crate::derived`]): exact while small and an HNSW graph from
+//! `hnsw_threshold` vectors on, the graphs saved in a folder so that a
+//! restart does not rebuild them. Memory sets are not held at all: their
+//! searches keep to one user and scan that user's rows ([`crate::row_scan`]),
+//! so the process's memory does not grow with the messages stored.
 //!
 //! Changing an index (inserting into a graph, reconciling) is CPU-bound and
 //! can take long, so it runs on tokio's blocking threads; a search, short,
@@ -21,15 +23,17 @@ use octopus_core::{Error, Result};
 use crate::HnswError;
 use crate::derived::{Change, CollectionKey, CollectionState, DerivedIndexes};
 
-/// Knowledge graphs are saved under `{dir}/{tenant}-{agent}`, memory graphs
-/// under `{dir}/memory/{tenant}-{agent}`.
+/// Knowledge graphs are saved under `{dir}/{tenant}-{agent}`.
 impl CollectionKey for VectorSet {
     fn folder_name(&self) -> String {
-        match self.kind {
-            VectorKind::Knowledge => format!("{}-{}", self.tenant, self.agent),
-            VectorKind::Memory => format!("memory/{}-{}", self.tenant, self.agent),
-        }
+        format!("{}-{}", self.tenant, self.agent)
     }
+}
+
+/// Whether this index holds a copy of the set; otherwise its searches read
+/// the rows.
+fn holds(set: &VectorSet) -> bool {
+    set.kind == VectorKind::Knowledge
 }
 
 /// The vector port in this process.
@@ -134,7 +138,9 @@ impl VectorIndex for EmbeddedVectors {
         state: SetState,
         rows: &dyn VectorRows,
     ) -> Result<bool> {
-        self.reconcile_if_behind(set, state, rows).await?;
+        if holds(&set) {
+            self.reconcile_if_behind(set, state, rows).await?;
+        }
         Ok(true)
     }
 
@@ -145,6 +151,9 @@ impl VectorIndex for EmbeddedVectors {
         after: i64,
         change: VectorChange,
     ) -> Result<()> {
+        if !holds(&set) {
+            return Ok(());
+        }
         let change = Change {
             removed: change.removed,
             added: change
@@ -164,6 +173,9 @@ impl VectorIndex for EmbeddedVectors {
         query: &Nearest,
         rows: &dyn VectorRows,
     ) -> Result<Vec<ScoredKey>> {
+        if !holds(&set) {
+            return crate::row_scan::search(set, query, rows).await;
+        }
         self.reconcile_if_behind(set, state, rows).await?;
         // On this thread: a search takes about a millisecond at most (a graph
         // walk, or an exact scan of fewer than `hnsw_threshold` vectors),
@@ -193,6 +205,9 @@ impl VectorIndex for EmbeddedVectors {
         _after: i64,
         _change: VectorChange,
     ) -> Result<bool> {
+        if !holds(&set) {
+            return Ok(false);
+        }
         // A graph only marks removed vectors: drop the set's index and saved
         // graph, rebuilt from the remaining rows at its next search.
         let indexes = Arc::clone(&self.indexes);

@@ -104,10 +104,6 @@ impl StoredFilter {
         })
     }
 
-    pub fn partition(&self) -> Option<u32> {
-        self.partition
-    }
-
     /// [`PointFilter::admits`], in symbols.
     pub fn admits(&self, fields: &StoredFields) -> bool {
         self.partition.is_none_or(|p| fields.partition == Some(p))

@@ -1,41 +1,29 @@
-//! One collection's vectors and the fields of each, split by partition.
-//!
-//! A search of a partitioned collection keeps to one partition (a recall
-//! searches one user's memories among all those of an agent), so each
-//! partition's vectors are held apart in an exact index of their own and
-//! scanned alone: a partition holds hundreds or thousands of vectors, and
-//! its scan takes well under a millisecond, where one graph over every
-//! partition, filtered to one, visits most of the graph. Points without a
-//! partition (knowledge chunks) share one index, which becomes an HNSW graph
-//! once large ([`VectorIndex`]).
+//! One collection's vectors and the fields of each.
 //!
 //! The fields map is the record of what is held: a key is in it exactly
-//! when its vector is in one of the indexes.
+//! when its vector is in the index. A search filters on the fields as it
+//! walks (a partition, labels, a time window); sets whose searches keep to
+//! one partition are not held here at all (`row_scan.rs`).
 
 use std::collections::HashMap;
 
 use octopus_core::vectors::{PointFields, PointFilter};
 
 use crate::fields::{StoredFields, StoredFilter, Symbols};
-use crate::top_k::TopK;
-use crate::{ExactIndex, HnswError, Neighbour, VectorIndex};
+use crate::{HnswError, Neighbour, VectorIndex};
 
 pub(crate) struct Points {
-    dimension: usize,
-    shared: VectorIndex,
-    partitions: HashMap<u32, ExactIndex>,
+    index: VectorIndex,
     fields: HashMap<u64, StoredFields>,
-    /// Kept for the collection's lifetime in this process, since partitions
-    /// are keyed by symbol; erasing a user drops the whole collection.
+    /// Kept for the collection's lifetime in this process; erasing drops
+    /// the whole collection.
     symbols: Symbols,
 }
 
 impl Points {
     pub fn new(dimension: usize) -> Self {
         Self {
-            dimension,
-            shared: VectorIndex::exact(dimension),
-            partitions: HashMap::new(),
+            index: VectorIndex::exact(dimension),
             fields: HashMap::new(),
             symbols: Symbols::default(),
         }
@@ -60,26 +48,21 @@ impl Points {
     /// Lets go of capacity grown while points were added: after a burst of
     /// inserts, vectors held in doubled arrays take up to twice their size.
     pub fn shrink_to_fit(&mut self) {
-        self.shared.shrink_to_fit();
-        for partition in self.partitions.values_mut() {
-            partition.shrink_to_fit();
-        }
-        self.partitions.shrink_to_fit();
+        self.index.shrink_to_fit();
         self.fields.shrink_to_fit();
     }
 
-    /// The index of the points without a partition.
-    pub fn shared(&self) -> &VectorIndex {
-        &self.shared
+    pub fn index(&self) -> &VectorIndex {
+        &self.index
     }
 
-    pub fn shared_mut(&mut self) -> &mut VectorIndex {
-        &mut self.shared
+    pub fn index_mut(&mut self) -> &mut VectorIndex {
+        &mut self.index
     }
 
-    /// Makes `graph`, loaded from a save, the shared index of an empty
-    /// collection: the keys `truth` still holds without a partition keep
-    /// their place in it; every other key is removed from it.
+    /// Makes `graph`, loaded from a save, the index of an empty collection:
+    /// the keys `truth` still holds keep their place in it; every other key
+    /// is removed from it.
     pub fn adopt(
         &mut self,
         mut graph: VectorIndex,
@@ -88,44 +71,30 @@ impl Points {
         debug_assert!(self.is_empty());
         for key in graph.keys() {
             match truth.get(&key) {
-                Some(fields) if fields.partition.is_none() => {
+                Some(fields) => {
                     let stored = StoredFields::new(fields, &mut self.symbols);
                     self.fields.insert(key, stored);
                 }
-                _ => {
+                None => {
                     graph.remove(key)?;
                 }
             }
         }
-        self.shared = graph;
+        self.index = graph;
         Ok(())
     }
 
     /// Adds the points not held yet; a key already held keeps its vector.
     pub fn insert(&mut self, items: &[(u64, &[f32], &PointFields)]) -> Result<(), HnswError> {
-        let mut shared = Vec::new();
-        for &(key, vector, fields) in items {
-            if self.holds(key) {
-                continue;
-            }
-            match &fields.partition {
-                None => shared.push((key, vector, fields)),
-                Some(_) => {
-                    let stored = StoredFields::new(fields, &mut self.symbols);
-                    let partition = stored.partition.unwrap_or_default();
-                    self.partitions
-                        .entry(partition)
-                        .or_insert_with(|| ExactIndex::new(self.dimension))
-                        .insert(key, vector);
-                    self.fields.insert(key, stored);
-                }
-            }
-        }
-        let vectors: Vec<(u64, &[f32])> = shared.iter().map(|&(k, v, _)| (k, v)).collect();
-        // Fields only once the graph took the vectors, so that a failure
+        let new: Vec<_> = items
+            .iter()
+            .filter(|(key, _, _)| !self.holds(*key))
+            .collect();
+        let vectors: Vec<(u64, &[f32])> = new.iter().map(|&&(k, v, _)| (k, v)).collect();
+        // Fields only once the index took the vectors, so that a failure
         // leaves the keys missing, to be added again by a reconcile.
-        self.shared.insert_many(&vectors)?;
-        for (key, _, fields) in shared {
+        self.index.insert_many(&vectors)?;
+        for &&(key, _, fields) in &new {
             let stored = StoredFields::new(fields, &mut self.symbols);
             self.fields.insert(key, stored);
         }
@@ -134,22 +103,10 @@ impl Points {
 
     /// Removes `key`; false when it was not held.
     pub fn remove(&mut self, key: u64) -> Result<bool, HnswError> {
-        let Some(fields) = self.fields.remove(&key) else {
+        if self.fields.remove(&key).is_none() {
             return Ok(false);
-        };
-        match fields.partition {
-            None => {
-                self.shared.remove(key)?;
-            }
-            Some(partition) => {
-                if let Some(index) = self.partitions.get_mut(&partition) {
-                    index.remove(key);
-                    if index.is_empty() {
-                        self.partitions.remove(&partition);
-                    }
-                }
-            }
         }
+        self.index.remove(key)?;
         Ok(true)
     }
 
@@ -168,23 +125,7 @@ impl Points {
                 .get(&key)
                 .is_some_and(|fields| filter.admits(fields))
         };
-        if let Some(partition) = filter.partition() {
-            return Ok(self
-                .partitions
-                .get(&partition)
-                .map(|index| index.search(query, top_k, admitted))
-                .unwrap_or_default());
-        }
-        let mut best = TopK::new(top_k);
-        let found = self.shared.search(query, top_k, admitted)?;
-        let partitions = self.partitions.values();
-        let found = found
-            .into_iter()
-            .chain(partitions.flat_map(|index| index.search(query, top_k, admitted)));
-        for neighbour in found {
-            best.push(neighbour.key, neighbour.score);
-        }
-        Ok(best.into_sorted())
+        self.index.search(query, top_k, admitted)
     }
 }
 
@@ -231,7 +172,7 @@ mod tests {
         assert!(nearest(&points, within("cyd")).is_empty());
 
         assert!(points.remove(10).unwrap() && !points.remove(10).unwrap());
-        assert!(points.remove(11).unwrap(), "a shared point");
+        assert!(points.remove(11).unwrap(), "a point without a partition");
         assert_eq!(nearest(&points, within("bob")), vec![13, 7, 16]);
         assert_eq!(nearest(&points, PointFilter::default()), vec![9, 12, 8]);
         assert_eq!(points.len(), 28);
