@@ -5,7 +5,8 @@
 #     and is tested with; selenium, which drives the console's browser test;
 #   - in a node_modules folder (OCTOPUS_TEST_NODE_MODULES): npm `openai`;
 #     what clients/typescript is built and tested with;
-#   - Debian's chromium and chromium-driver, for the console.
+#   - Debian's chromium and chromium-driver, for the console;
+#   - Debian's wrk, the load the soak test drives the server with.
 # openai 6.49.0 is the last npm release that runs on Node 20 and older
 # (7.x asks for Node 22). selenium 4.51.0 is the newest whose certifi the
 # registry has.
@@ -45,6 +46,7 @@ ensure_clients() {
   fi
   command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 ||
     apt_install chromium chromium-driver
+  command -v wrk >/dev/null 2>&1 || apt_install wrk
   export OCTOPUS_TEST_CLIENTS_VENV="$venv"
   export OCTOPUS_TEST_NODE_MODULES="$node_dir/node_modules"
 }

@@ -10,6 +10,7 @@
 //! `cargo run --release -p octopus-bench -- procedures`
 //! `cargo run --release -p octopus-bench -- memory` (after `cargo build --release -p octopus-cli`)
 //! `cargo run --release -p octopus-bench -- wakeup --postgres URL`
+//! `cargo run --release -p octopus-bench -- soak` (after `cargo build --release -p octopus-cli`; needs wrk)
 
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used)] // a benchmark: a panic is how it reports a broken setup
@@ -31,6 +32,7 @@ mod memory;
 mod procedures;
 mod proxy;
 mod setup;
+mod soak;
 mod vectors;
 mod wakeup;
 
@@ -65,6 +67,8 @@ enum Bench {
     Wakeup(wakeup::Options),
     /// What the OpenAI-compatible endpoint adds to a model call, whole and to the first streamed token.
     Proxy(proxy::Options),
+    /// Ten minutes of mixed load from wrk on the real binary, with a kill -9 halfway: memory, latency, the queue, nothing lost.
+    Soak(soak::Options),
     /// One embedding measurement (run by `embed` in a child process).
     #[command(hide = true)]
     EmbedWorker(embed::WorkerOptions),
@@ -77,6 +81,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Embed(options) => embed::run(options),
         Bench::Vectors(options) => vectors::run(options),
         Bench::Proxy(options) => proxy::run(options),
+        Bench::Soak(options) => soak::run(options),
         Bench::Context(options) => context::run(options),
         Bench::Documents(options) => documents::run(options),
         Bench::Locomo(options) => locomo_bench::run(options),

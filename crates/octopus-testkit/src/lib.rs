@@ -5,6 +5,8 @@
 //! per contract rule in [`conformance`], so a failure names the rule broken.
 //! A vector index (an implementation of `octopus_core::vectors::VectorIndex`)
 //! calls [`vector_conformance_tests!`] likewise, with the rules in [`vectors`].
+//! [`soak`] drives the real server under load with faults, for a test and a
+//! bench.
 
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
@@ -18,6 +20,7 @@ pub mod knowledge;
 pub mod lifecycle;
 pub mod memory;
 pub mod procedures;
+pub mod soak;
 pub mod vectors;
 
 use std::sync::Arc;
@@ -95,7 +98,8 @@ macro_rules! store_conformance_tests {
             message_positions_name_the_turns_next_to_each_message,
             claims_put_live_work_first_and_take_tenants_in_turn,
             parked_jobs_wait_aside_until_released,
-            a_copy_left_behind_catches_up_without_a_search
+            a_copy_left_behind_catches_up_without_a_search,
+            a_users_memory_vectors_are_read_apart_from_everyone_elses
         );
         $crate::store_conformance_tests!(@facts $backend;
             a_replaced_fact_is_kept_with_the_period_it_held,

@@ -2,7 +2,7 @@
 //! (usearch), for collections too large to scan on every query.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::Neighbour;
 
@@ -52,6 +52,10 @@ pub struct HnswIndex {
     /// The graph cannot list its keys; the index's owner reconciles against its
     /// source of truth by key, so they are kept here too.
     keys: HashSet<u64>,
+    /// The saved file a loaded graph is mapped from, until its first change:
+    /// a graph nobody changes since the last start stays in the page cache
+    /// (the kernel's to keep or drop), not in this process's heap.
+    mapped_from: Option<PathBuf>,
 }
 
 impl HnswIndex {
@@ -71,7 +75,24 @@ impl HnswIndex {
             index: usearch::Index::new(&options).map_err(index_error)?,
             dimension,
             keys: HashSet::new(),
+            mapped_from: None,
         })
+    }
+
+    /// Whether the graph is still mapped from its file, unchanged.
+    pub fn is_mapped(&self) -> bool {
+        self.mapped_from.is_some()
+    }
+
+    /// Reads a mapped graph into memory, where it can change (a mapped
+    /// usearch graph is read-only).
+    fn own(&mut self) -> Result<(), HnswError> {
+        if let Some(file) = self.mapped_from.take() {
+            self.index
+                .load(&file.to_string_lossy())
+                .map_err(index_error)?;
+        }
+        Ok(())
     }
 
     pub fn dimension(&self) -> usize {
@@ -96,6 +117,7 @@ impl HnswIndex {
 
     /// Room for `additional` more vectors without growing mid-insert.
     pub fn reserve(&mut self, additional: usize) -> Result<(), HnswError> {
+        self.own()?;
         let needed = self.index.size() + additional;
         if needed > self.index.capacity() {
             self.index
@@ -108,6 +130,7 @@ impl HnswIndex {
     /// Adds or replaces the vector of `key`.
     pub fn insert(&mut self, key: u64, vector: &[f32]) -> Result<(), HnswError> {
         assert_eq!(vector.len(), self.dimension, "vector dimension");
+        self.own()?;
         if self.keys.contains(&key) {
             self.index.remove(key).map_err(index_error)?;
         }
@@ -123,6 +146,7 @@ impl HnswIndex {
         items: &[(u64, &[f32])],
         threads: usize,
     ) -> Result<(), HnswError> {
+        self.own()?;
         for (key, _) in items {
             if self.keys.contains(key) {
                 self.index.remove(*key).map_err(index_error)?;
@@ -156,9 +180,11 @@ impl HnswIndex {
 
     /// Removes `key`; false when it was not there.
     pub fn remove(&mut self, key: u64) -> Result<bool, HnswError> {
-        if !self.keys.remove(&key) {
+        if !self.keys.contains(&key) {
             return Ok(false);
         }
+        self.own()?;
+        self.keys.remove(&key);
         self.index.remove(key).map_err(index_error)?;
         Ok(true)
     }
@@ -236,14 +262,16 @@ impl HnswIndex {
         Ok(())
     }
 
-    /// Reads a folder written by [`save`](Self::save).
+    /// Opens a folder written by [`save`](Self::save), its graph mapped
+    /// from the file until it first changes.
     pub fn load(dir: &Path, dimension: usize, params: HnswParams) -> Result<Self, HnswError> {
         let mut loaded = Self::new(dimension, params)?;
         let graph = dir.join("graph.usearch");
         loaded
             .index
-            .load(&graph.to_string_lossy())
+            .view(&graph.to_string_lossy())
             .map_err(index_error)?;
+        loaded.mapped_from = Some(graph.clone());
         if loaded.index.dimensions() != dimension {
             return Err(HnswError::Index(format!(
                 "{} holds vectors of {} dimensions, not {dimension}",
@@ -337,7 +365,7 @@ mod tests {
         index.remove(5).unwrap();
         let path = dir.path().join("collection");
         index.save(&path).unwrap();
-        let loaded = HnswIndex::load(&path, 4, HnswParams::default()).unwrap();
+        let mut loaded = HnswIndex::load(&path, 4, HnswParams::default()).unwrap();
         assert_eq!(loaded.len(), 199);
         assert!(!loaded.contains(5) && loaded.contains(6));
         for key in [0, 50, 199] {
@@ -346,6 +374,17 @@ mod tests {
                 index.search(&circle(key), 5, |_| true).unwrap()
             );
         }
+        assert!(loaded.is_mapped(), "searched from the file");
+        let apart = unit(&[0.0, 0.0, 0.0, 1.0]);
+        loaded.insert(500, &apart).unwrap();
+        assert!(!loaded.is_mapped(), "a change reads the graph into memory");
+        assert!(loaded.remove(6).unwrap());
+        assert_eq!(loaded.search(&apart, 1, |_| true).unwrap()[0].key, 500);
+        // Saved over the file it was mapped from, and opened again.
+        loaded.save(&path).unwrap();
+        let again = HnswIndex::load(&path, 4, HnswParams::default()).unwrap();
+        assert_eq!(again.len(), 199);
+        assert!(again.contains(500) && !again.contains(6));
         assert!(
             HnswIndex::load(&path, 8, HnswParams::default()).is_err(),
             "a dimension mismatch is refused"

@@ -15,6 +15,8 @@ mod our_clients;
 mod process;
 mod qdrant;
 mod slow_clients;
+#[cfg(feature = "client-tests")]
+mod soak;
 mod summaries;
 #[cfg(feature = "postgres-tests")]
 mod two_servers;
