@@ -857,9 +857,11 @@ pub async fn a_copy_left_behind_catches_up_without_a_search(backend: &impl Backe
 /// the vectors of the partition's keys).
 struct PartitionReads {
     inner: Arc<dyn VectorIndex>,
-    /// Per search: the partition, then its points read both ways, by key.
-    read: Mutex<Vec<(String, Vec<Point>, Vec<Point>)>>,
+    read: Mutex<Vec<PartitionRead>>,
 }
+
+/// One search's partition, then its points read both ways, by key.
+type PartitionRead = (String, Vec<Point>, Vec<Point>);
 
 #[async_trait::async_trait]
 impl VectorIndex for PartitionReads {
