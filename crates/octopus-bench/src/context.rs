@@ -18,14 +18,11 @@ use anyhow::Context as _;
 use octopus_app::AppConfig;
 use octopus_core::chunking::Format;
 use octopus_core::conversation::{ConversationImport, ConversationSpec, ImportedSession};
-use octopus_core::episode::EpisodeSummary;
 use octopus_core::knowledge::SearchMode;
 use octopus_core::knowledge::{ChunkMetadata, NewChunk};
 use octopus_core::message::{NewMessage, Role};
-use octopus_core::recall::{
-    JobOutcome, MemoryWork, RecallMode, RecallQuery, SummarisedEpisode, embedded_text,
-};
-use octopus_core::store::{KnowledgeStore, MemoryStore};
+use octopus_core::recall::{RecallMode, RecallQuery};
+use octopus_core::store::KnowledgeStore;
 use octopus_core::{AgentId, ConversationId, TenantId, now};
 use octopus_engine::{EngineConfig, IngestDocument, KnowledgeQuery, Octopus};
 use serde::{Deserialize, Serialize};
@@ -277,66 +274,7 @@ async fn fill(
             .context("a stored turn that is not in the corpus")?;
         Ok(vectors.get(*at))
     };
-    let mut done = 0;
-    loop {
-        let jobs = store
-            .claim_memory_jobs(1_000, now(), Duration::from_secs(600))
-            .await?;
-        if jobs.is_empty() {
-            break;
-        }
-        for job in &jobs {
-            let outcome = match &job.work {
-                MemoryWork::EmbedMessage(message) => JobOutcome::MessageEmbedded {
-                    message: message.id,
-                    vector: lookup(&embedded_text(message, false))?.to_vec(),
-                },
-                MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
-                MemoryWork::SummariseEpisode(episode) => {
-                    // Stand-in summary: the first two turns, and their mean vector.
-                    let first: Vec<String> = episode
-                        .messages
-                        .iter()
-                        .take(2)
-                        .map(|m| embedded_text(m, false))
-                        .collect();
-                    let mut mean = vec![0.0f32; vectors.dimension];
-                    for text in &first {
-                        for (sum, x) in mean.iter_mut().zip(lookup(text)?) {
-                            *sum += x;
-                        }
-                    }
-                    let norm = mean
-                        .iter()
-                        .map(|x| x * x)
-                        .sum::<f32>()
-                        .sqrt()
-                        .max(f32::EPSILON);
-                    mean.iter_mut().for_each(|x| *x /= norm);
-                    JobOutcome::EpisodeSummarised(SummarisedEpisode {
-                        episode: episode.episode.id,
-                        generated: Some(EpisodeSummary {
-                            summary: first.join(" "),
-                            key_facts: Vec::new(),
-                            embedding: None,
-                        }),
-                        source: octopus_core::episode::SummarySource::Extractive,
-                        retry: None,
-                        vector: mean,
-                        facts: Vec::new(),
-                    })
-                }
-            };
-            store
-                .complete_memory_job(job, outcome, &model, now())
-                .await?;
-        }
-        done += jobs.len();
-        eprintln!(
-            "context: {done} memory jobs done ({:.0} s)",
-            started.elapsed().as_secs_f64()
-        );
-    }
+    setup::complete_memory_jobs(&store, &model, lookup, vectors.dimension, "context").await?;
     Ok(Filled {
         chunks: options.chunks,
         episodes: options.episodes,

@@ -10,6 +10,7 @@
 //! `cargo run --release -p octopus-bench -- procedures`
 //! `cargo run --release -p octopus-bench -- memory` (after `cargo build --release -p octopus-cli`)
 //! `cargo run --release -p octopus-bench -- wakeup --postgres URL`
+//! `cargo run --release -p octopus-bench -- scale [--postgres URL]` (after `cargo build --release -p octopus-cli`)
 //! `cargo run --release -p octopus-bench -- soak` (after `cargo build --release -p octopus-cli`; needs wrk)
 
 #![forbid(unsafe_code)]
@@ -31,6 +32,7 @@ mod locomo_http;
 mod memory;
 mod procedures;
 mod proxy;
+mod scale;
 mod setup;
 mod soak;
 mod vectors;
@@ -67,6 +69,8 @@ enum Bench {
     Wakeup(wakeup::Options),
     /// What the OpenAI-compatible endpoint adds to a model call, whole and to the first streamed token.
     Proxy(proxy::Options),
+    /// A million messages on one server: filled, then recall, context and append latency at 1, 8 and 32 clients.
+    Scale(scale::Options),
     /// Ten minutes of mixed load from wrk on the real binary, with a kill -9 halfway: memory, latency, the queue, nothing lost.
     Soak(soak::Options),
     /// One embedding measurement (run by `embed` in a child process).
@@ -82,6 +86,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Vectors(options) => vectors::run(options),
         Bench::Proxy(options) => proxy::run(options),
         Bench::Soak(options) => soak::run(options),
+        Bench::Scale(options) => scale::run(options),
         Bench::Context(options) => context::run(options),
         Bench::Documents(options) => documents::run(options),
         Bench::Locomo(options) => locomo_bench::run(options),

@@ -64,3 +64,83 @@ pub async fn serve_on_loopback(octopus: Octopus) -> anyhow::Result<String> {
     });
     Ok(url)
 }
+
+/// Does every queued memory job as the worker would, with vectors the
+/// caller already has (`vector_of` a turn's text): each message its own,
+/// each closed episode a stand-in summary (its first two turns, and their
+/// mean vector). For benches that fill a store faster than the local model
+/// embeds. Returns how many jobs were done; `bench` names the progress lines.
+pub async fn complete_memory_jobs<'a>(
+    store: &dyn octopus_core::store::MemoryStore,
+    model: &str,
+    vector_of: impl Fn(&str) -> anyhow::Result<&'a [f32]>,
+    dimension: usize,
+    bench: &str,
+) -> anyhow::Result<usize> {
+    use octopus_core::episode::{EpisodeSummary, SummarySource};
+    use octopus_core::recall::{JobOutcome, MemoryWork, SummarisedEpisode, embedded_text};
+    let started = std::time::Instant::now();
+    let mut done = 0;
+    loop {
+        let jobs = store
+            .claim_memory_jobs(
+                1_000,
+                octopus_core::now(),
+                std::time::Duration::from_secs(600),
+            )
+            .await?;
+        if jobs.is_empty() {
+            return Ok(done);
+        }
+        for job in &jobs {
+            let outcome = match &job.work {
+                MemoryWork::EmbedMessage(message) => JobOutcome::MessageEmbedded {
+                    message: message.id,
+                    vector: vector_of(&embedded_text(message, false))?.to_vec(),
+                },
+                MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
+                MemoryWork::SummariseEpisode(episode) => {
+                    let first: Vec<String> = episode
+                        .messages
+                        .iter()
+                        .take(2)
+                        .map(|m| embedded_text(m, false))
+                        .collect();
+                    let mut mean = vec![0.0f32; dimension];
+                    for text in &first {
+                        for (sum, x) in mean.iter_mut().zip(vector_of(text)?) {
+                            *sum += x;
+                        }
+                    }
+                    let norm = mean
+                        .iter()
+                        .map(|x| x * x)
+                        .sum::<f32>()
+                        .sqrt()
+                        .max(f32::EPSILON);
+                    mean.iter_mut().for_each(|x| *x /= norm);
+                    JobOutcome::EpisodeSummarised(SummarisedEpisode {
+                        episode: episode.episode.id,
+                        generated: Some(EpisodeSummary {
+                            summary: first.join(" "),
+                            key_facts: Vec::new(),
+                            embedding: None,
+                        }),
+                        source: SummarySource::Extractive,
+                        retry: None,
+                        vector: mean,
+                        facts: Vec::new(),
+                    })
+                }
+            };
+            store
+                .complete_memory_job(job, outcome, model, octopus_core::now())
+                .await?;
+        }
+        done += jobs.len();
+        eprintln!(
+            "{bench}: {done} memory jobs done ({:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
+    }
+}

@@ -171,3 +171,31 @@ pub async fn vector_versions(url: &str, set: octopus_core::vectors::VectorSet) -
     connection.close().await.ok();
     (row.get("rows"), row.get("copy"))
 }
+
+/// Every table of the database `url` names with the bytes it takes on disk,
+/// its indexes and TOAST included, largest first.
+///
+/// # Panics
+/// When the server refuses.
+pub async fn table_sizes(url: &str) -> Vec<(String, u64)> {
+    use sqlx_core::row::Row;
+    let mut conn = sqlx_postgres::PgConnection::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connect to {url}: {e}"));
+    let rows = sqlx_core::query::query(
+        "SELECT relname::text AS name, pg_total_relation_size(relid) AS bytes
+         FROM pg_statio_user_tables ORDER BY bytes DESC",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap_or_else(|e| panic!("read table sizes: {e}"));
+    rows.iter()
+        .map(|row| {
+            let bytes: i64 = row.try_get("bytes").unwrap_or(0);
+            (
+                row.try_get("name").unwrap_or_default(),
+                bytes.unsigned_abs(),
+            )
+        })
+        .collect()
+}
