@@ -90,9 +90,9 @@ fn linear_fusion<T: Eq + Hash + Clone>(
 #[serde(rename_all = "snake_case")]
 pub enum Fusion {
     /// [`score_fusion`]: each list's scores scaled to [0, 1] by its range.
-    #[default]
     Scores,
     /// [`standardised_fusion`]: each list's scores divided by their spread.
+    #[default]
     Standardised,
     /// Reciprocal ranks, weighted by list ([`weighted_rank_fusion`]).
     Ranks,
