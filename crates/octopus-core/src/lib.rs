@@ -31,6 +31,7 @@ pub mod fact;
 pub mod forget;
 pub mod fusion;
 pub mod ids;
+pub mod job_turns;
 pub mod knowledge;
 pub mod message;
 pub mod page;

@@ -68,6 +68,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../migrations/0005_job_notifications.sql"),
     ),
     ("0006_facts", include_str!("../migrations/0006_facts.sql")),
+    (
+        "0007_memory_job_turns",
+        include_str!("../migrations/0007_memory_job_turns.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 mod agents;
+mod claims;
 mod closing;
 mod conversations;
 mod db;
@@ -57,6 +58,8 @@ pub struct PostgresStore {
     vectors: Arc<dyn VectorIndex>,
     /// The sets seen with their copy behind the rows.
     lagging: Arc<octopus_core::vector_lag::LagWatch>,
+    /// Where this server's next claim of memory jobs starts among the tenants.
+    claim_cursor: Arc<claims::ClaimCursor>,
 }
 
 impl PostgresStore {
@@ -90,6 +93,7 @@ impl PostgresStore {
             pool,
             vectors,
             lagging: Arc::default(),
+            claim_cursor: Arc::default(),
         }
     }
 

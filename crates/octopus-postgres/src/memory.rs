@@ -427,36 +427,25 @@ impl MemoryStore for PostgresStore {
             now + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX / 2);
         domain(async {
             let mut tx = self.pool.begin().await?;
-            // Live work first; within the class, tenants take turns: each
-            // tenant's oldest due job, then each one's second, and so on.
-            // Rows another server is claiming are skipped, not waited for.
-            let claimed = query(
-                "WITH class AS (SELECT min(class) AS c FROM memory_jobs WHERE due_at <= $1),
-                 tenants AS (
-                     SELECT DISTINCT tenant_id FROM memory_jobs, class WHERE class = class.c AND due_at <= $1),
-                 candidates AS (
-                     SELECT j.seq, row_number() OVER (PARTITION BY t.tenant_id ORDER BY j.seq) AS turn
-                     FROM tenants t, class, LATERAL (
-                         SELECT seq FROM memory_jobs m
-                         WHERE m.tenant_id = t.tenant_id AND m.class = class.c AND m.due_at <= $1
-                         ORDER BY seq LIMIT $3
-                         FOR UPDATE SKIP LOCKED) j),
-                 picked AS (SELECT seq FROM candidates ORDER BY turn, seq LIMIT $3)
-                 UPDATE memory_jobs m SET due_at = $2 FROM picked WHERE m.seq = picked.seq
-                 RETURNING m.seq, m.tenant_id, m.agent_id, m.kind, m.target, m.attempts",
+            let (claimed, cursor) = crate::claims::take(
+                &mut tx,
+                now,
+                lease_end,
+                limit as usize,
+                self.claim_cursor.get(),
             )
-            .bind(now)
-            .bind(lease_end)
-            .bind(i64::from(limit))
-            .fetch_all(&mut *tx)
             .await?;
+            self.claim_cursor.set(cursor);
             let mut jobs = Vec::with_capacity(claimed.len());
             for row in claimed {
-                let (id, tenant): (i64, TenantId) = (row.try_get("seq")?, TenantId(row.try_get("tenant_id")?));
+                let (id, tenant): (i64, TenantId) =
+                    (row.try_get("seq")?, TenantId(row.try_get("tenant_id")?));
                 let kind: String = row.try_get("kind")?;
                 let target: Uuid = row.try_get("target")?;
                 let work = match kind.as_str() {
-                    EMBED_MESSAGE => job_message(&mut *tx, tenant, target).await?.map(MemoryWork::EmbedMessage),
+                    EMBED_MESSAGE => job_message(&mut *tx, tenant, target)
+                        .await?
+                        .map(MemoryWork::EmbedMessage),
                     SUMMARISE_EPISODE => job_episode(&mut tx, tenant, EpisodeId(target))
                         .await?
                         .map(MemoryWork::SummariseEpisode),
@@ -479,7 +468,6 @@ impl MemoryStore for PostgresStore {
                 }
             }
             tx.commit().await?;
-            jobs.sort_by_key(|job| job.id);
             Ok(jobs)
         })
         .await

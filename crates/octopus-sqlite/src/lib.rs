@@ -14,6 +14,7 @@
 //! thread; it also gives direct control over pragmas, transaction modes and FTS5.
 
 mod agents;
+mod claims;
 mod closing;
 mod codec;
 mod conversations;
@@ -54,6 +55,8 @@ pub struct SqliteStore {
     lagging: Arc<octopus_core::vector_lag::LagWatch>,
     /// Knowledge collections' keyword statistics, kept per version.
     knowledge_statistics: Arc<search::StatisticsCache>,
+    /// Where the next claim of memory jobs starts among the tenants.
+    claim_cursor: Arc<claims::ClaimCursor>,
 }
 
 impl SqliteStore {
@@ -73,6 +76,7 @@ impl SqliteStore {
             vectors,
             lagging: Arc::default(),
             knowledge_statistics: Arc::default(),
+            claim_cursor: Arc::default(),
         })
     }
 

@@ -417,39 +417,42 @@ impl MemoryStore for SqliteStore {
     ) -> Result<Vec<MemoryJob>> {
         let now = micros(now);
         let lease_end = now.saturating_add(i64::try_from(lease.as_micros()).unwrap_or(i64::MAX));
-        self.db
+        let cursor = self.claim_cursor.get();
+        let (jobs, cursor) = self
+            .db
             .write(move |conn| {
-                let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                let claimed: Vec<JobRow> = rows::collect(
-                    &mut *tx.prepare_cached(
-                        // The most urgent due class only; in it, tenants in
-                        // turn: every tenant's first job, then every second…
-                        "UPDATE memory_jobs SET due_at = ?2
-                         WHERE seq IN (
-                             SELECT seq FROM (
-                                 SELECT seq, ROW_NUMBER() OVER (PARTITION BY tenant_id ORDER BY seq) AS turn
-                                 FROM memory_jobs
-                                 WHERE due_at <= ?1
-                                   AND class = (SELECT MIN(class) FROM memory_jobs WHERE due_at <= ?1)
-                             ) ORDER BY turn, seq LIMIT ?3)
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let (chosen, cursor) = crate::claims::choose(&tx, now, limit as usize, cursor)?;
+                let mut claimed = Vec::with_capacity(chosen.len());
+                {
+                    let mut lease = tx.prepare_cached(
+                        "UPDATE memory_jobs SET due_at = ?2 WHERE seq = ?1
                          RETURNING seq, tenant_id, agent_id, kind, target, attempts",
-                    )?,
-                    params![now, lease_end, limit],
-                    |row| {
-                        Ok(JobRow {
-                            id: row.get("seq")?,
-                            tenant: TenantId(rows::uuid(row, "tenant_id")?),
-                            agent: AgentId(rows::uuid(row, "agent_id")?),
-                            kind: row.get("kind")?,
-                            target: rows::uuid(row, "target")?,
-                            attempts: row.get("attempts")?,
-                        })
-                    },
-                )?;
+                    )?;
+                    for seq in chosen {
+                        claimed.extend(rows::collect(
+                            &mut lease,
+                            params![seq, lease_end],
+                            |row| {
+                                Ok(JobRow {
+                                    id: row.get("seq")?,
+                                    tenant: TenantId(rows::uuid(row, "tenant_id")?),
+                                    agent: AgentId(rows::uuid(row, "agent_id")?),
+                                    kind: row.get("kind")?,
+                                    target: rows::uuid(row, "target")?,
+                                    attempts: row.get("attempts")?,
+                                })
+                            },
+                        )?);
+                    }
+                }
                 let mut jobs = Vec::with_capacity(claimed.len());
                 for row in claimed {
                     let work = match row.kind.as_str() {
-                        EMBED_MESSAGE => job_message(&tx, row.tenant, row.target)?.map(MemoryWork::EmbedMessage),
+                        EMBED_MESSAGE => {
+                            job_message(&tx, row.tenant, row.target)?.map(MemoryWork::EmbedMessage)
+                        }
                         SUMMARISE_EPISODE => job_episode(&tx, row.tenant, EpisodeId(row.target))?
                             .map(MemoryWork::SummariseEpisode),
                         EMBED_FACT => crate::facts::any_fact(&tx, row.tenant, FactId(row.target))?
@@ -471,9 +474,11 @@ impl MemoryStore for SqliteStore {
                     }
                 }
                 tx.commit()?;
-                Ok(jobs)
+                Ok((jobs, cursor))
             })
-            .await
+            .await?;
+        self.claim_cursor.set(cursor);
+        Ok(jobs)
     }
 
     async fn complete_memory_job(

@@ -71,6 +71,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0014_memory_by_user",
         sql: include_str!("../migrations/main/0014_memory_by_user.sql"),
     },
+    Migration {
+        name: "main/0015_memory_job_turns",
+        sql: include_str!("../migrations/main/0015_memory_job_turns.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

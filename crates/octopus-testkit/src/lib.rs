@@ -97,6 +97,7 @@ macro_rules! store_conformance_tests {
             message_windows_carry_neighbouring_turns,
             message_positions_name_the_turns_next_to_each_message,
             claims_put_live_work_first_and_take_tenants_in_turn,
+            successive_claims_go_round_every_tenant,
             parked_jobs_wait_aside_until_released,
             a_copy_left_behind_catches_up_without_a_search,
             a_users_memory_vectors_are_read_apart_from_everyone_elses

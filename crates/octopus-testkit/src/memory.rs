@@ -580,6 +580,45 @@ pub async fn claims_put_live_work_first_and_take_tenants_in_turn(backend: &impl 
     assert!(bulk.iter().all(|job| job.tenant_id == bulky.tenant));
 }
 
+/// With more tenants waiting than a claim takes jobs, successive claims go
+/// round them all: none waits while another is served twice, whoever queued
+/// first or most.
+pub async fn successive_claims_go_round_every_tenant(backend: &impl Backend) {
+    let store = backend.open().await;
+    let mut worlds = Vec::new();
+    for name in ["first", "second", "third"] {
+        let world = World::create(store.as_ref(), name).await;
+        let said: Vec<_> = (0..2)
+            .map(|i| text(Role::User, &format!("{name} says thing number {i}"), t(1)))
+            .collect();
+        store
+            .append_messages(world.tenant, batch(world.conversation, said))
+            .await
+            .unwrap();
+        worlds.push(world.tenant);
+    }
+    let mut served = Vec::new();
+    for _ in 0..6 {
+        let claimed = store.claim_memory_jobs(1, now(), LEASE).await.unwrap();
+        assert_eq!(claimed.len(), 1);
+        served.push(claimed[0].tenant_id);
+    }
+    for round in served.chunks(3) {
+        let mut round = round.to_vec();
+        round.sort();
+        let mut all = worlds.clone();
+        all.sort();
+        assert_eq!(round, all, "every tenant once a round: {served:?}");
+    }
+    assert!(
+        store
+            .claim_memory_jobs(1, now(), LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
 /// A summary job that cannot succeed as the server is configured is parked:
 /// its stand-in summary stored, the job neither claimed nor counted as
 /// waiting (the queue drains), counted apart; released, with its attempts
