@@ -20,6 +20,9 @@ fn main() -> std::process::ExitCode {
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // A backstop: the database and the embedding model bound their own
+        // blocking work, and each idle blocking thread keeps a malloc arena.
+        .max_blocking_threads(64)
         .build()
     {
         Ok(runtime) => runtime,

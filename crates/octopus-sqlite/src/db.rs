@@ -4,6 +4,12 @@
 //! - `octopus.sqlite` holds everything relational. One writer connection (SQLite
 //!   admits one writer at a time anyway) behind a mutex; readers come from a small
 //!   pool and never wait for the writer, thanks to WAL.
+//! - Callers wait for a reader or for their turn to write here, as tasks, not
+//!   on blocking threads: at most `max_readers` reads and two writes (one
+//!   writing, one preparing) hold a thread at once. Unbounded, a burst of
+//!   concurrent requests opened a connection (with its own page cache and
+//!   map of the file) and a thread (with its own malloc arena) for each,
+//!   and the soak's server grew past a gigabyte of its own memory.
 //! - `search.sqlite` holds the full-text index, which is derived data. Keeping it in
 //!   its own file gives it its own write lock, so indexing never delays an append.
 //!   Reader connections attach it as `search`.
@@ -34,6 +40,8 @@ pub struct SqliteOptions {
     pub durability: Durability,
     /// Reader connections kept open between requests.
     pub max_idle_readers: usize,
+    /// Reads running at once; more wait their turn.
+    pub max_readers: usize,
 }
 
 impl SqliteOptions {
@@ -42,6 +50,7 @@ impl SqliteOptions {
             data_dir: data_dir.into(),
             durability: Durability::default(),
             max_idle_readers: 8,
+            max_readers: 8,
         }
     }
 }
@@ -55,6 +64,9 @@ pub(crate) struct Db {
     options: SqliteOptions,
     writer: Mutex<Connection>,
     idle_readers: Mutex<Vec<Connection>>,
+    /// Turns to read and to write (see the module comment).
+    reads: tokio::sync::Semaphore,
+    writes: tokio::sync::Semaphore,
 }
 
 impl Db {
@@ -76,6 +88,8 @@ impl Db {
         Ok(Self {
             main_path,
             search_path,
+            reads: tokio::sync::Semaphore::new(options.max_readers.max(1)),
+            writes: tokio::sync::Semaphore::new(2),
             options,
             writer: Mutex::new(writer),
             idle_readers: Mutex::new(Vec::new()),
@@ -111,6 +125,11 @@ impl Db {
         Prep: FnOnce() -> P + Send + 'static,
         F: FnOnce(&mut Connection, P) -> Result<T> + Send + 'static,
     {
+        let _turn = self
+            .writes
+            .acquire()
+            .await
+            .map_err(octopus_core::Error::backend)?;
         let db = Arc::clone(self);
         let outcome = tokio::task::spawn_blocking(move || {
             let prepared = prepare();
@@ -127,6 +146,11 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
     {
+        let _turn = self
+            .reads
+            .acquire()
+            .await
+            .map_err(octopus_core::Error::backend)?;
         let db = Arc::clone(self);
         let outcome = tokio::task::spawn_blocking(move || {
             let mut conn = db.take_reader()?;

@@ -37,6 +37,9 @@ const IDLE_POLL: Duration = Duration::from_secs(1);
 pub(crate) struct Indexer {
     conn: Mutex<Connection>,
     wake: SyncSender<()>,
+    /// Async callers take turns here before taking a blocking thread to the
+    /// connection's lock, so that concurrent searches wait as tasks.
+    turn: tokio::sync::Mutex<()>,
 }
 
 impl Indexer {
@@ -46,6 +49,7 @@ impl Indexer {
         let indexer = Arc::new(Self {
             conn: Mutex::new(db.open_indexer_connection()?),
             wake,
+            turn: tokio::sync::Mutex::new(()),
         });
         let weak = Arc::downgrade(&indexer);
         std::thread::Builder::new()
@@ -130,8 +134,17 @@ impl Indexer {
         self: &Arc<Self>,
         work: impl FnOnce(&mut Connection) -> StoreResult<T> + Send + 'static,
     ) -> Result<T> {
+        let _turn = self.turn.lock().await;
         let indexer = Arc::clone(self);
         let outcome = tokio::task::spawn_blocking(move || work(&mut lock(&indexer.conn))).await;
+        Ok(outcome.map_err(Error::Task)??)
+    }
+
+    /// [`Self::catch_up`] for async callers, one at a time.
+    pub async fn catch_up_now(self: &Arc<Self>) -> Result<usize> {
+        let _turn = self.turn.lock().await;
+        let indexer = Arc::clone(self);
+        let outcome = tokio::task::spawn_blocking(move || indexer.catch_up()).await;
         Ok(outcome.map_err(Error::Task)??)
     }
 }
@@ -498,10 +511,7 @@ impl MessageSearch for SqliteStore {
         tenant: TenantId,
         query: &MessageSearchQuery,
     ) -> Result<Vec<MessageHit>> {
-        let indexer = Arc::clone(&self.indexer);
-        tokio::task::spawn_blocking(move || indexer.catch_up())
-            .await
-            .map_err(Error::Task)??;
+        self.indexer.catch_up_now().await?;
 
         let query = query.clone();
         self.db

@@ -86,6 +86,10 @@ struct Inner {
     folder: FolderConfig,
     dimension: usize,
     batching: Batching,
+    /// Embeddings running at once: each already uses `batching.threads`
+    /// cores, so more only queue as threads (each with its own scratch
+    /// memory) and slow each other down; callers wait here as tasks.
+    running: tokio::sync::Semaphore,
 }
 
 /// What a model folder holds, read before choosing the forward pass.
@@ -203,6 +207,7 @@ impl LocalEmbedder {
                 counter,
                 dimension,
                 folder,
+                running: tokio::sync::Semaphore::new(batching.threads.max(1)),
                 batching,
             }),
         })
@@ -356,6 +361,12 @@ impl Embedder for LocalEmbedder {
     }
 
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let _turn = self
+            .inner
+            .running
+            .acquire()
+            .await
+            .map_err(|e| EmbedError::Model(format!("the embedding queue closed: {e}")))?;
         let this = self.clone();
         let texts = texts.to_vec();
         tokio::task::spawn_blocking(move || {
