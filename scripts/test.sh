@@ -10,7 +10,7 @@ ensure_clients
 cargo fmt --all --check
 # The tests of PostgreSQL, Qdrant and the official clients sit behind features (a bare `cargo test`
 # runs without them); lints see every test.
-always_features=octopus-postgres/server-tests,octopus-engine/postgres-tests,octopus-server/postgres-tests,octopus-cli/postgres-tests,octopus-cli/client-tests
+always_features=octopus-postgres/server-tests,octopus-engine/postgres-tests,octopus-server/postgres-tests,octopus-cli/postgres-tests,octopus-cli/client-tests,octopus-bench/small-model-tests
 cargo clippy --workspace --all-targets --locked --features "$always_features",octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests,octopus-cli/qdrant-fault-tests -- -D warnings
 
 log=$(mktemp)

@@ -95,3 +95,89 @@ async fn answers_are_judged_for_octopus_and_both_baselines() {
     let tokens = |cells: &[String]| cells[4].parse::<f64>().unwrap();
     assert!(tokens(&none) < tokens(&octopus), "{printed}");
 }
+
+/// The same harness against a real model, not a fake: Gemma 3 270M run by
+/// llama.cpp behind OpenAI's wire format (`small_model_server.mjs`), as the
+/// answering model and as the judge. A model this small answers badly, so
+/// what is checked is what does not depend on its wits: every question is
+/// answered and judged from each prompt, J is a share, and the prompts'
+/// sizes, counted by the model's own tokenizer, are as the harness built
+/// them (the question alone smallest).
+#[cfg(feature = "small-model-tests")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_small_model_answers_and_judges_from_each_prompt() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let model = std::env::var("OCTOPUS_TEST_SMALL_MODEL")
+        .expect("OCTOPUS_TEST_SMALL_MODEL: scripts/clients.sh fetches the model");
+    let node_modules = std::env::var("OCTOPUS_TEST_LLM_NODE_MODULES")
+        .expect("OCTOPUS_TEST_LLM_NODE_MODULES: scripts/clients.sh installs node-llama-cpp");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/small_model_server.mjs");
+    let mut server = Command::new("node")
+        .args([script, &model, &node_modules])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start node");
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next().expect("the model server exited").unwrap();
+        if let Some(url) = line.strip_prefix("listening on ") {
+            break url.to_owned();
+        }
+    };
+    let data = tempfile::tempdir().unwrap();
+    std::fs::write(data.path().join("1.json"), conversation().to_string()).unwrap();
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_octopus-bench"))
+            .args(["locomo", "--data"])
+            .arg(data.path())
+            .args(["--answer-model", &url, "--judge-model", &url])
+            .args([
+                "--answer-model-name",
+                "gemma-3-270m",
+                "--judge-model-name",
+                "gemma-3-270m",
+            ])
+            .env("OPENAI_API_KEY", "sk-local")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let row = |prompt: &str| -> Vec<String> {
+        printed
+            .lines()
+            .find(|line| line.starts_with(&format!("| {prompt} |")))
+            .unwrap_or_else(|| panic!("no row for {prompt}:\n{printed}"))
+            .split('|')
+            .map(|cell| cell.trim().to_owned())
+            .filter(|cell| !cell.is_empty())
+            .collect()
+    };
+    let tokens = |cells: &[String]| cells[4].parse::<f64>().unwrap();
+    let rows = ["octopus", "full history", "no memory"].map(row);
+    for cells in &rows {
+        assert_eq!(
+            cells[3], "2",
+            "both questions answered and judged: {printed}"
+        );
+        let j: f64 = cells[2].parse().unwrap();
+        assert!((0.0..=1.0).contains(&j), "{printed}");
+        assert!(
+            tokens(cells) > 0.0,
+            "the model counted its prompt: {printed}"
+        );
+    }
+    let [octopus, full, none] = &rows;
+    assert!(tokens(none) < tokens(octopus), "{printed}");
+    assert!(tokens(none) < tokens(full), "{printed}");
+}
