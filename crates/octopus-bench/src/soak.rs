@@ -44,6 +44,9 @@ pub struct Options {
     /// Run without the kill and restart.
     #[arg(long)]
     no_kill: bool,
+    /// Seconds to wait, once the load stops, for the memory queue to drain.
+    #[arg(long, default_value_t = 900)]
+    drain_within: u64,
     /// LoCoMo conversations whose turns are what users say; without them,
     /// everyday sentences.
     #[arg(long, default_value = "../shared/data/locomo-dev")]
@@ -81,7 +84,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         import_messages: options.import_messages,
         forget_every: Duration::from_secs(options.forget_every),
         kill_at: (!options.no_kill).then_some(duration / 2),
-        drain_within: Duration::from_secs(3600),
+        drain_within: Duration::from_secs(options.drain_within),
         texts,
     };
     let runtime = tokio::runtime::Runtime::new()?;

@@ -16,6 +16,7 @@ mod serve;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    octopus_engine::free_memory::limit_arenas();
     octopus_embed::http::install_tls_provider();
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()

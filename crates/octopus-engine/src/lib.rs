@@ -13,7 +13,7 @@ pub mod config;
 mod embedders;
 mod embedding_stats;
 mod error;
-mod free_memory;
+pub mod free_memory;
 mod history;
 mod job_stats;
 pub mod keys;

@@ -100,24 +100,37 @@ impl Octopus {
             }
             let mut since_release = 0;
             loop {
-                match octopus.run_memory_jobs().await {
-                    Ok(0) => {}
+                match octopus.run_memory_batch().await {
+                    Ok(0) => {
+                        if since_release >= crate::free_memory::BURST {
+                            octopus.release_spare_memory().await;
+                            since_release = 0;
+                        }
+                    }
                     Ok(done) => {
                         tracing::debug!(jobs = done, "memory work done");
                         since_release += done;
-                        if since_release >= crate::free_memory::BURST {
-                            if let Err(error) = octopus.store.release_spare_memory().await {
-                                tracing::warn!(%error, "releasing the store's caches failed");
-                            }
-                            crate::free_memory::release();
+                        // A backlog that never empties (steady load above
+                        // what the model embeds) releases now and then too.
+                        if since_release >= crate::free_memory::STEADY {
+                            octopus.release_spare_memory().await;
                             since_release = 0;
                         }
+                        continue;
                     }
                     Err(error) => tracing::warn!(%error, "memory worker failed; retrying"),
                 }
                 let _ = tokio::time::timeout(POLL, octopus.work_signal.0.notified()).await;
             }
         })
+    }
+
+    /// Empties the store's caches and hands freed heap back to the system.
+    async fn release_spare_memory(&self) {
+        if let Err(error) = self.store.release_spare_memory().await {
+            tracing::warn!(%error, "releasing the store's caches failed");
+        }
+        crate::free_memory::release();
     }
 
     /// Every [`CATCH_UP`], brings the vector copies left behind their rows up

@@ -141,6 +141,14 @@ pub async fn run(options: Options) -> Result<Report, String> {
         }
         if now >= next_sample {
             let sample = sample(&server, &api, started).await;
+            // As it goes, so that a run cut short still says what it saw.
+            eprintln!(
+                "soak: {:.0} s, {:.0} MiB resident ({:.0} MiB its own), {} memory jobs waiting",
+                sample.at.as_secs_f64(),
+                sample.resident.total as f64 / 1048576.0,
+                sample.resident.own as f64 / 1048576.0,
+                sample.queued
+            );
             lock(&report).samples.push(sample);
             next_sample += options.sample_every;
         }
