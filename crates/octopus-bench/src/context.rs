@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use octopus_app::AppConfig;
 use octopus_core::chunking::Format;
-use octopus_core::conversation::{ConversationImport, ConversationSpec, ImportedSession};
+use octopus_core::conversation::ConversationSpec;
 use octopus_core::knowledge::SearchMode;
 use octopus_core::knowledge::{ChunkMetadata, NewChunk};
 use octopus_core::message::{NewMessage, Role};
@@ -215,32 +215,10 @@ async fn fill(
     let mut conversations = Vec::with_capacity(options.users);
     for user in 0..options.users {
         let user_id = format!("user-{user}");
-        let sessions = (0..per_user)
-            .map(|day| ImportedSession {
-                messages: (0..options.turns)
-                    .map(|turn| NewMessage {
-                        timestamp: Some(
-                            first_day
-                                + chrono::Duration::days(day as i64)
-                                + chrono::Duration::seconds(turn as i64 * 30),
-                        ),
-                        ..NewMessage::text(role(turn), said())
-                    })
-                    .collect(),
-            })
+        let days = (0..per_user)
+            .map(|_| (0..options.turns).map(|_| said()).collect())
             .collect();
-        octopus
-            .import_conversation(
-                tenant,
-                ConversationImport {
-                    agent_id: agent,
-                    user_id: user_id.clone(),
-                    title: None,
-                    metadata: Default::default(),
-                    sessions,
-                },
-            )
-            .await?;
+        setup::import_days(&octopus, (tenant, agent), &user_id, first_day, days).await?;
         let spec = ConversationSpec {
             agent_id: agent,
             user_id,

@@ -129,15 +129,7 @@ fn start(binary: &PathBuf, data_dir: &std::path::Path) -> anyhow::Result<Server>
 }
 
 pub fn run(options: Options) -> anyhow::Result<()> {
-    let binary = match &options.server {
-        Some(path) => path.clone(),
-        None => std::env::current_exe()?.with_file_name("octopus"),
-    };
-    anyhow::ensure!(
-        binary.is_file(),
-        "{} is missing: build it with `cargo build --release -p octopus-cli`, or pass --server",
-        binary.display()
-    );
+    let binary = crate::setup::server_binary(options.server.as_deref())?;
     let turns = corpus::chat_turns(&options.data)?;
     let dir = tempfile::tempdir()?;
     let server = start(&binary, dir.path())?;

@@ -23,8 +23,6 @@ use anyhow::Context as _;
 use octopus_app::AppConfig;
 use octopus_app::settings::StorageBackend;
 use octopus_core::chunking::Format;
-use octopus_core::conversation::{ConversationImport, ImportedSession};
-use octopus_core::message::{NewMessage, Role};
 use octopus_core::{ConversationId, TenantId, now};
 use octopus_engine::{EngineConfig, IngestDocument};
 use octopus_testkit::soak::{ADMIN_KEY, SoakServer};
@@ -85,15 +83,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         options.users > 0 && options.agents > 0 && options.messages >= options.users,
         "--messages must be at least --users, and both above zero"
     );
-    let binary = match &options.server {
-        Some(path) => path.clone(),
-        None => std::env::current_exe()?.with_file_name("octopus"),
-    };
-    anyhow::ensure!(
-        binary.is_file(),
-        "{} is missing: build it with `cargo build --release -p octopus-cli`, or pass --server",
-        binary.display()
-    );
+    let binary = crate::setup::server_binary(options.server.as_deref())?;
     let corpus_size = 100_000.min(options.messages);
     let cache_dir = octopus_embed::model_dir::cache_dir().with_file_name("bench");
     let model_dir = octopus_embed::model_dir::default_model_dir();
@@ -191,41 +181,13 @@ async fn fill(
     for user in 0..options.users {
         let agent = agents[user % agents.len()];
         let user_id = format!("user-{user}");
-        let sessions = (0..per_user.div_ceil(20))
-            .map(|day| ImportedSession {
-                messages: (day * 20..((day + 1) * 20).min(per_user))
-                    .map(|turn| {
-                        let text = texts[(user * per_user + turn) % texts.len()].clone();
-                        let role = if turn % 2 == 0 {
-                            Role::User
-                        } else {
-                            Role::Assistant
-                        };
-                        NewMessage {
-                            timestamp: Some(
-                                first_day
-                                    + chrono::Duration::days(day as i64)
-                                    + chrono::Duration::seconds(turn as i64 * 30),
-                            ),
-                            ..NewMessage::text(role, text)
-                        }
-                    })
-                    .collect(),
-            })
+        let turns: Vec<String> = (0..per_user)
+            .map(|turn| texts[(user * per_user + turn) % texts.len()].clone())
             .collect();
-        let imported = octopus
-            .import_conversation(
-                tenant,
-                ConversationImport {
-                    agent_id: agent,
-                    user_id: user_id.clone(),
-                    title: None,
-                    metadata: Default::default(),
-                    sessions,
-                },
-            )
-            .await?;
-        conversations.push((agent.to_string(), user_id, imported.conversation.id));
+        let days = turns.chunks(20).map(<[String]>::to_vec).collect();
+        let conversation =
+            setup::import_days(&octopus, (tenant, agent), &user_id, first_day, days).await?;
+        conversations.push((agent.to_string(), user_id, conversation));
         if (user + 1) % 1000 == 0 {
             eprintln!(
                 "scale: {} users imported ({:.0} s)",

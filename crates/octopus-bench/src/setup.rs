@@ -35,6 +35,72 @@ pub fn text_message(text: String, role: Role, at: DateTime<Utc>) -> MessageRecor
     }
 }
 
+/// Imports `days` of turns (each day a session, its turns 30 s apart, the
+/// user's and the agent's in turn) as a conversation between `user` and
+/// `agent`, the first day on `first_day`; the conversation's id.
+pub async fn import_days(
+    octopus: &Octopus,
+    (tenant, agent): (TenantId, octopus_core::AgentId),
+    user: &str,
+    first_day: DateTime<Utc>,
+    days: Vec<Vec<String>>,
+) -> anyhow::Result<octopus_core::ConversationId> {
+    use octopus_core::conversation::{ConversationImport, ImportedSession};
+    use octopus_core::message::NewMessage;
+    let sessions = days
+        .into_iter()
+        .enumerate()
+        .map(|(day, turns)| ImportedSession {
+            messages: turns
+                .into_iter()
+                .enumerate()
+                .map(|(turn, text)| {
+                    let role = if turn % 2 == 0 {
+                        Role::User
+                    } else {
+                        Role::Assistant
+                    };
+                    NewMessage {
+                        timestamp: Some(
+                            first_day
+                                + chrono::Duration::days(day as i64)
+                                + chrono::Duration::seconds(turn as i64 * 30),
+                        ),
+                        ..NewMessage::text(role, text)
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let import = ConversationImport {
+        agent_id: agent,
+        user_id: user.to_owned(),
+        title: None,
+        metadata: Default::default(),
+        sessions,
+    };
+    Ok(octopus
+        .import_conversation(tenant, import)
+        .await?
+        .conversation
+        .id)
+}
+
+/// The `octopus` binary a bench runs: the one given, else the one beside
+/// the bench's own (as `cargo build --release -p octopus-cli` leaves it).
+pub fn server_binary(given: Option<&std::path::Path>) -> anyhow::Result<std::path::PathBuf> {
+    let binary = match given {
+        Some(path) => path.to_owned(),
+        None => std::env::current_exe()?.with_file_name("octopus"),
+    };
+    anyhow::ensure!(
+        binary.is_file(),
+        "{} is missing: build it with `cargo build --release -p octopus-cli`, or pass --server",
+        binary.display()
+    );
+    Ok(binary)
+}
+
 /// A SQLite store in `dir` with its vectors in this process, as
 /// `octopus serve` opens it by default.
 pub fn sqlite_store(dir: &std::path::Path) -> anyhow::Result<octopus_sqlite::SqliteStore> {

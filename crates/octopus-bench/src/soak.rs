@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, ensure};
+use anyhow::Context;
 use octopus_testkit::soak::{self, Options as SoakOptions, Report, wrk::Kind};
 
 #[derive(clap::Args)]
@@ -57,15 +57,7 @@ pub struct Options {
 }
 
 pub fn run(options: Options) -> anyhow::Result<()> {
-    let server = match &options.server {
-        Some(path) => path.clone(),
-        None => std::env::current_exe()?.with_file_name("octopus"),
-    };
-    ensure!(
-        server.is_file(),
-        "{} is missing: build it with `cargo build --release -p octopus-cli`, or pass --server",
-        server.display()
-    );
+    let server = crate::setup::server_binary(options.server.as_deref())?;
     let texts = crate::corpus::chat_turns(&options.data).unwrap_or_else(|_| soak::everyday_texts());
     let work = tempfile::tempdir()?;
     let duration = Duration::from_secs(options.seconds);

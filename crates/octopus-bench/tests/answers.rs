@@ -43,6 +43,18 @@ fn conversation() -> serde_json::Value {
     })
 }
 
+/// The cells of the harness's table row for `prompt`.
+fn row(printed: &str, prompt: &str) -> Vec<String> {
+    printed
+        .lines()
+        .find(|line| line.starts_with(&format!("| {prompt} |")))
+        .unwrap_or_else(|| panic!("no row for {prompt}:\n{printed}"))
+        .split('|')
+        .map(|cell| cell.trim().to_owned())
+        .filter(|cell| !cell.is_empty())
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_are_judged_for_octopus_and_both_baselines() {
     let data = tempfile::tempdir().unwrap();
@@ -67,16 +79,7 @@ async fn answers_are_judged_for_octopus_and_both_baselines() {
         "{printed}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let row = |prompt: &str| -> Vec<String> {
-        printed
-            .lines()
-            .find(|line| line.starts_with(&format!("| {prompt} |")))
-            .unwrap_or_else(|| panic!("no row for {prompt}:\n{printed}"))
-            .split('|')
-            .map(|cell| cell.trim().to_owned())
-            .filter(|cell| !cell.is_empty())
-            .collect()
-    };
+    let row = |prompt: &str| row(&printed, prompt);
     // prompt, single-hop J, all J, questions, prompt tokens, latency
     let octopus = row("octopus");
     let full = row("full history");
@@ -153,16 +156,7 @@ async fn a_real_small_model_answers_and_judges_from_each_prompt() {
         "{printed}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let row = |prompt: &str| -> Vec<String> {
-        printed
-            .lines()
-            .find(|line| line.starts_with(&format!("| {prompt} |")))
-            .unwrap_or_else(|| panic!("no row for {prompt}:\n{printed}"))
-            .split('|')
-            .map(|cell| cell.trim().to_owned())
-            .filter(|cell| !cell.is_empty())
-            .collect()
-    };
+    let row = |prompt: &str| row(&printed, prompt);
     let tokens = |cells: &[String]| cells[4].parse::<f64>().unwrap();
     let rows = ["octopus", "full history", "no memory"].map(row);
     for cells in &rows {

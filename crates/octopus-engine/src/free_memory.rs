@@ -9,11 +9,11 @@
 /// Jobs done since the last release that make a burst.
 pub const BURST: usize = 256;
 
-/// Jobs done under a backlog that never empties (a steady load above what
-/// the model embeds) after which memory is released all the same: the soak
+/// How often memory is released all the same under a backlog that never
+/// empties (a steady load above what the model embeds): the soak
 /// (`octopus-bench soak`) saw a server's own memory grow for as long as its
-/// queue stayed busy.
-pub const STEADY: usize = 10_000;
+/// queue stayed busy, more than half of it freed memory glibc kept.
+pub const STEADY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Returns free heap pages to the system, where the allocator can.
 pub fn release() {

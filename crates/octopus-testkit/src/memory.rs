@@ -721,19 +721,47 @@ pub async fn parked_jobs_wait_aside_until_released(backend: &impl Backend) {
     );
 }
 
-/// A vector index that loses follows while told to, as a process killed
-/// between committing a change and telling the index would, and notes at
-/// each search whether its copy was already level with the rows.
-struct LostFollows {
+/// A store's vector index, watched: it loses follows while told to, as a
+/// process killed between committing a change and telling the index would;
+/// it notes at each search whether its copy was already level with the
+/// rows; and at each search that keeps to a partition it reads the
+/// partition's points twice from the rows it is handed, by the store's own
+/// partition read and by the port's generic one (every key's fields, then
+/// the vectors of the partition's keys).
+struct Watched {
     inner: Arc<dyn VectorIndex>,
     losing: AtomicBool,
     /// Per search: the rows' version the store searched at, and the copy's
     /// version when the search began.
     searched: Mutex<Vec<(i64, Option<i64>)>>,
+    partition_reads: Mutex<Vec<PartitionRead>>,
+}
+
+/// One search's partition, then its points read both ways, by key.
+type PartitionRead = (String, Vec<Point>, Vec<Point>);
+
+/// The store `backend` opens, with its vector index watched.
+async fn watched_store(backend: &impl Backend) -> (Arc<dyn Store>, Arc<Watched>) {
+    let cell: Arc<Mutex<Option<Arc<Watched>>>> = Arc::default();
+    let keep = Arc::clone(&cell);
+    let store = backend
+        .open_wrapping(Box::new(move |inner| {
+            let watch = Arc::new(Watched {
+                inner,
+                losing: AtomicBool::new(false),
+                searched: Mutex::default(),
+                partition_reads: Mutex::default(),
+            });
+            *keep.lock().unwrap() = Some(Arc::clone(&watch));
+            watch as Arc<dyn VectorIndex>
+        }))
+        .await;
+    let index = cell.lock().unwrap().take().expect("the index was wrapped");
+    (store, index)
 }
 
 #[async_trait::async_trait]
-impl VectorIndex for LostFollows {
+impl VectorIndex for Watched {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
@@ -773,6 +801,16 @@ impl VectorIndex for LostFollows {
     ) -> octopus_core::Result<Vec<ScoredKey>> {
         let copy = self.inner.copy_versions(&[set]).await?[0];
         self.searched.lock().unwrap().push((state.version, copy));
+        if let Some(partition) = &query.filter.partition {
+            let by_key = |mut points: Vec<Point>| {
+                points.sort_by_key(|p| p.key);
+                points
+            };
+            let direct = by_key(rows.partition_points(set, partition).await?);
+            let generic = by_key(read_set(rows, set, Some(partition)).await?);
+            let read = (partition.clone(), direct, generic);
+            self.partition_reads.lock().unwrap().push(read);
+        }
         self.inner.search(set, state, query, rows).await
     }
 
@@ -795,20 +833,7 @@ impl VectorIndex for LostFollows {
 /// memory sets (the embedded one scans a user's rows at each search) has
 /// nothing to leave behind: every message is found at once.
 pub async fn a_copy_left_behind_catches_up_without_a_search(backend: &impl Backend) {
-    let cell: Arc<Mutex<Option<Arc<LostFollows>>>> = Arc::default();
-    let keep = Arc::clone(&cell);
-    let store = backend
-        .open_wrapping(Box::new(move |inner| {
-            let watch = Arc::new(LostFollows {
-                inner,
-                losing: AtomicBool::new(false),
-                searched: Mutex::default(),
-            });
-            *keep.lock().unwrap() = Some(Arc::clone(&watch));
-            watch as Arc<dyn VectorIndex>
-        }))
-        .await;
-    let index = cell.lock().unwrap().take().expect("the index was wrapped");
+    let (store, index) = watched_store(backend).await;
     let world = World::create(store.as_ref(), "acme").await;
     let said = world
         .say(
@@ -890,98 +915,12 @@ pub async fn a_copy_left_behind_catches_up_without_a_search(backend: &impl Backe
     assert_ne!(behind, Some(rows_version), "it had been behind");
 }
 
-/// A vector index that, at each search keeping to a partition, reads the
-/// partition's points twice from the rows it is handed: by the store's own
-/// partition read, and by the port's generic one (every key's fields, then
-/// the vectors of the partition's keys).
-struct PartitionReads {
-    inner: Arc<dyn VectorIndex>,
-    read: Mutex<Vec<PartitionRead>>,
-}
-
-/// One search's partition, then its points read both ways, by key.
-type PartitionRead = (String, Vec<Point>, Vec<Point>);
-
-#[async_trait::async_trait]
-impl VectorIndex for PartitionReads {
-    fn name(&self) -> &'static str {
-        self.inner.name()
-    }
-
-    async fn copy_versions(&self, sets: &[VectorSet]) -> octopus_core::Result<Vec<Option<i64>>> {
-        self.inner.copy_versions(sets).await
-    }
-
-    async fn reconcile(
-        &self,
-        set: VectorSet,
-        state: SetState,
-        rows: &dyn VectorRows,
-    ) -> octopus_core::Result<bool> {
-        self.inner.reconcile(set, state, rows).await
-    }
-
-    async fn follow(
-        &self,
-        set: VectorSet,
-        before: SetState,
-        after: i64,
-        change: VectorChange,
-    ) -> octopus_core::Result<()> {
-        self.inner.follow(set, before, after, change).await
-    }
-
-    async fn search(
-        &self,
-        set: VectorSet,
-        state: SetState,
-        query: &Nearest,
-        rows: &dyn VectorRows,
-    ) -> octopus_core::Result<Vec<ScoredKey>> {
-        if let Some(partition) = &query.filter.partition {
-            let by_key = |mut points: Vec<Point>| {
-                points.sort_by_key(|p| p.key);
-                points
-            };
-            let direct = by_key(rows.partition_points(set, partition).await?);
-            let generic = by_key(read_set(rows, set, Some(partition)).await?);
-            self.read
-                .lock()
-                .unwrap()
-                .push((partition.clone(), direct, generic));
-        }
-        self.inner.search(set, state, query, rows).await
-    }
-
-    async fn erase(
-        &self,
-        set: VectorSet,
-        before: SetState,
-        after: i64,
-        change: VectorChange,
-    ) -> octopus_core::Result<bool> {
-        self.inner.erase(set, before, after, change).await
-    }
-}
-
 /// A store reads one user's memory vectors of an agent (what an index
 /// keeping no copy scans at each recall) exactly as the whole set read and
 /// filtered to that user: every one of them, with its vector and fields, and
 /// nobody else's, whichever other users, agents and tenants hold memories.
 pub async fn a_users_memory_vectors_are_read_apart_from_everyone_elses(backend: &impl Backend) {
-    let cell: Arc<Mutex<Option<Arc<PartitionReads>>>> = Arc::default();
-    let keep = Arc::clone(&cell);
-    let store = backend
-        .open_wrapping(Box::new(move |inner| {
-            let watch = Arc::new(PartitionReads {
-                inner,
-                read: Mutex::default(),
-            });
-            *keep.lock().unwrap() = Some(Arc::clone(&watch));
-            watch as Arc<dyn VectorIndex>
-        }))
-        .await;
-    let index = cell.lock().unwrap().take().expect("the index was wrapped");
+    let (store, index) = watched_store(backend).await;
     let acme = World::create(store.as_ref(), "acme").await;
     let globex = World::create(store.as_ref(), "globex").await;
     let sales = fixtures::agent(acme.tenant, "sales");
@@ -1022,7 +961,7 @@ pub async fn a_users_memory_vectors_are_read_apart_from_everyone_elses(backend: 
             .search_memory(acme.tenant, &query(&acme, user, direction(0, 0.0)))
             .await
             .unwrap();
-        let (partition, direct, generic) = index.read.lock().unwrap().pop().unwrap();
+        let (partition, direct, generic) = index.partition_reads.lock().unwrap().pop().unwrap();
         assert_eq!(partition, user);
         assert_eq!(direct, generic, "{user}'s points, read both ways");
         assert_eq!(direct.len(), expected, "{user}'s memories of this agent");

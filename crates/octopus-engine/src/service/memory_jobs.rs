@@ -99,12 +99,13 @@ impl Octopus {
                 tracing::warn!(%error, "cannot listen for other servers' memory work; polling only");
             }
             let mut since_release = 0;
+            let mut released_at = std::time::Instant::now();
             loop {
                 match octopus.run_memory_batch().await {
                     Ok(0) => {
                         if since_release >= crate::free_memory::BURST {
                             octopus.release_spare_memory().await;
-                            since_release = 0;
+                            (since_release, released_at) = (0, std::time::Instant::now());
                         }
                     }
                     Ok(done) => {
@@ -112,9 +113,9 @@ impl Octopus {
                         since_release += done;
                         // A backlog that never empties (steady load above
                         // what the model embeds) releases now and then too.
-                        if since_release >= crate::free_memory::STEADY {
+                        if released_at.elapsed() >= crate::free_memory::STEADY {
                             octopus.release_spare_memory().await;
-                            since_release = 0;
+                            (since_release, released_at) = (0, std::time::Instant::now());
                         }
                         continue;
                     }
