@@ -235,6 +235,11 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> Result<Connection> {
     };
     conn.pragma_update(None, "synchronous", synchronous)?;
     conn.pragma_update(None, "foreign_keys", true)?;
+    // Deleted content is overwritten with zeros as it is deleted, in the
+    // deleting transaction: a forgotten user's words leave the file then,
+    // without rewriting the whole file afterwards (VACUUM held the writer for
+    // as long as it copied the database, and built the copy in memory).
+    conn.pragma_update(None, "secure_delete", true)?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.pragma_update(None, "cache_size", CACHE_KIB)?;
     // Reads served from the OS page cache through a mapping instead of a
@@ -258,6 +263,7 @@ fn attach_search(conn: &Connection, search_path: &Path) -> Result<()> {
         [search_path.to_string_lossy()],
     )?;
     // Pragmas without a schema name apply to `main` only.
+    conn.pragma_update(Some("search"), "secure_delete", true)?;
     conn.pragma_update(Some("search"), "cache_size", CACHE_KIB)?;
     conn.pragma_update(Some("search"), "mmap_size", MMAP_BYTES)?;
     Ok(())

@@ -255,18 +255,16 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
 }
 
 impl SqliteStore {
-    /// Rewrites both database files without the space of deleted rows and
-    /// empties their write-ahead logs, so that deleted text is gone from the
-    /// disk and not only unreachable. Returns whether both checkpoints
-    /// completed; a reader in the middle of a long read can hold one back.
+    /// Empties both database files' write-ahead logs into the files, so that
+    /// the page versions holding deleted text go too: the deletions
+    /// themselves overwrote it in place (`secure_delete`, and the facts'
+    /// index's own `secure-delete`), and the message index merges its
+    /// segments. Returns whether both checkpoints completed; a reader in the
+    /// middle of a long read can hold one back.
     pub(crate) async fn compact(&self) -> Result<bool> {
         let main = self
             .db
-            .write(|conn| {
-                // Merging the facts' index drops the words of deleted entries.
-                conn.execute_batch("INSERT INTO fact_fts (fact_fts) VALUES ('optimize'); VACUUM")?;
-                crate::db::checkpoint(conn, "main")
-            })
+            .write(|conn| crate::db::checkpoint(conn, "main"))
             .await?;
         let search = self.indexer.compact().await?;
         Ok(main && search)

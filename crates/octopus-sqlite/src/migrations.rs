@@ -75,6 +75,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0015_memory_job_turns",
         sql: include_str!("../migrations/main/0015_memory_job_turns.sql"),
     },
+    Migration {
+        name: "main/0016_fact_fts_secure_delete",
+        sql: include_str!("../migrations/main/0016_fact_fts_secure_delete.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

@@ -115,14 +115,14 @@ impl Indexer {
         .await
     }
 
-    /// Merges the index's segments, which drops the terms of deleted entries,
-    /// then rewrites the file and empties its write-ahead log. Returns whether
-    /// the checkpoint completed.
+    /// Merges the index's segments, which drops the terms of deleted entries
+    /// (the pages they leave are zeroed: `secure_delete`), then empties the
+    /// file's write-ahead log into it. Returns whether the checkpoint
+    /// completed. It takes the indexer's lock, not the writer's: appends go
+    /// on meanwhile, searches wait for it.
     pub async fn compact(self: &Arc<Self>) -> Result<bool> {
         self.with_connection(|conn| {
-            conn.execute_batch(
-                "INSERT INTO search.message_fts (message_fts) VALUES ('optimize'); VACUUM search;",
-            )?;
+            conn.execute_batch("INSERT INTO search.message_fts (message_fts) VALUES ('optimize')")?;
             crate::db::checkpoint(conn, "search")
         })
         .await
