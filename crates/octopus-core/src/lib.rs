@@ -33,6 +33,7 @@ pub mod fusion;
 pub mod ids;
 pub mod job_turns;
 pub mod knowledge;
+pub mod memory_rows;
 pub mod message;
 pub mod page;
 pub mod pii;

@@ -246,10 +246,13 @@ impl MemoryVectorQuery {
             ..PointFilter::default()
         }
         .require(
-            "kind",
+            KIND_LABEL,
             self.kinds.iter().map(|k| k.as_str().to_owned()).collect(),
         )
-        .exclude("episode", hidden.iter().map(|e| e.to_string()).collect());
+        .exclude(
+            EPISODE_LABEL,
+            hidden.iter().map(|e| e.to_string()).collect(),
+        );
         Nearest {
             vector: self.vector.clone(),
             top_k: self.top_k as usize,
@@ -257,6 +260,11 @@ impl MemoryVectorQuery {
         }
     }
 }
+
+/// The label of a memory vector's kind, in its [`PointFields`].
+pub const KIND_LABEL: &str = "kind";
+/// The label of a memory vector's episode, in its [`PointFields`].
+pub const EPISODE_LABEL: &str = "episode";
 
 /// What a vector index keeps of a memory vector to filter on: its user as
 /// the partition (recall searches one user's memories), its kind and
@@ -272,8 +280,8 @@ pub fn memory_point_fields(
         at: Some(at),
         ..PointFields::default()
     }
-    .label("kind", kind.as_str())
-    .label("episode", episode.to_string())
+    .label(KIND_LABEL, kind.as_str())
+    .label(EPISODE_LABEL, episode.to_string())
 }
 
 /// A memory vector's own fields, as a store keeps them beside it: whose it

@@ -225,12 +225,30 @@ pub trait VectorRows: Send + Sync {
     /// finding copies left behind (`vector_lag`).
     async fn vector_states(&self) -> Result<Vec<(VectorSet, SetState)>>;
 
-    /// Every point of one partition of the set (a memory set's user), with
-    /// its vector and fields: what an index that keeps no copy of the set
-    /// scans for a search that keeps to the partition. A store answers it
-    /// from an index on the partition, reading only that partition's rows.
-    async fn partition_points(&self, set: VectorSet, partition: &str) -> Result<Vec<Point>> {
-        read_set(self, set, Some(partition)).await
+    /// The `query.top_k` points of one partition of the set (a memory set's
+    /// user, `query.filter.partition`) nearest the query that its filter
+    /// admits, best first, ties by key: what an index that keeps no copy of
+    /// the set answers a search that keeps to a partition with. A store
+    /// answers it from an index on the partition, scoring each row as it
+    /// reads it. Without a partition in the filter, nothing.
+    async fn nearest_in_partition(
+        &self,
+        set: VectorSet,
+        query: &Nearest,
+    ) -> Result<Vec<ScoredKey>> {
+        let Some(partition) = &query.filter.partition else {
+            return Ok(Vec::new());
+        };
+        let scored = read_set(self, set, Some(partition))
+            .await?
+            .into_iter()
+            .filter(|point| query.filter.admits(&point.fields))
+            .map(|point| ScoredKey {
+                key: point.key,
+                score: dot(&point.vector, &query.vector),
+            })
+            .collect();
+        Ok(crate::memory_rows::best(scored, query.top_k))
     }
 }
 
@@ -416,6 +434,32 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     sums.iter().sum::<f32>() + tail
 }
 
+/// The dot product of `query` with the vector [`vector_to_bytes`] wrote
+/// into `bytes`, read in place; `None` when the lengths differ.
+pub fn dot_with_bytes(bytes: &[u8], query: &[f32]) -> Option<f32> {
+    if bytes.len() != query.len() * 4 {
+        return None;
+    }
+    let mut sums = [0.0f32; 8];
+    let chunks = query.len() / 8 * 8;
+    for (b, q) in bytes[..chunks * 4]
+        .chunks_exact(32)
+        .zip(query[..chunks].chunks_exact(8))
+    {
+        for lane in 0..8 {
+            let at = lane * 4;
+            let value = f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+            sums[lane] += value * q[lane];
+        }
+    }
+    let tail: f32 = bytes[chunks * 4..]
+        .chunks_exact(4)
+        .zip(&query[chunks..])
+        .map(|(b, q)| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) * q)
+        .sum();
+    Some(sums.iter().sum::<f32>() + tail)
+}
+
 /// A vector as the SQL stores keep it in a blob: its values in order, each
 /// four little-endian bytes.
 pub fn vector_to_bytes(vector: &[f32]) -> Vec<u8> {
@@ -447,6 +491,12 @@ mod tests {
         assert_eq!(bytes.len(), 16);
         assert_eq!(vector_from_bytes(&bytes), Some(vector));
         assert_eq!(vector_from_bytes(&bytes[..15]), None);
+        let long: Vec<f32> = (0..19).map(|i| i as f32 * 0.25 - 2.0).collect();
+        let query: Vec<f32> = (0..19).map(|i| 1.0 - i as f32 * 0.1).collect();
+        let expected = dot(&long, &query);
+        let found = dot_with_bytes(&vector_to_bytes(&long), &query).unwrap();
+        assert!((found - expected).abs() < 1e-4, "{found} != {expected}");
+        assert_eq!(dot_with_bytes(&bytes, &query), None, "lengths differ");
     }
 
     fn fields() -> PointFields {

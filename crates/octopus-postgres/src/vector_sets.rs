@@ -10,10 +10,11 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use octopus_core::knowledge::ChunkMetadata;
 use octopus_core::knowledge::point_fields;
+use octopus_core::memory_rows::{MemoryRowFilter, best};
 use octopus_core::recall::{MemoryKind, memory_point_fields};
 pub(crate) use octopus_core::vectors::CommittedChange as Committed;
 use octopus_core::vectors::{
-    Point, PointFields, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
+    Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
 };
 use octopus_core::{AgentId, EpisodeId, TenantId};
 use octopus_sql::VectorTables;
@@ -286,35 +287,43 @@ impl VectorRows for PostgresStore {
         .await
     }
 
-    async fn partition_points(
+    async fn nearest_in_partition(
         &self,
         set: VectorSet,
-        partition: &str,
-    ) -> octopus_core::Result<Vec<Point>> {
+        nearest: &Nearest,
+    ) -> octopus_core::Result<Vec<ScoredKey>> {
+        let Some(user) = &nearest.filter.partition else {
+            return Ok(Vec::new());
+        };
         if set.kind == VectorKind::Knowledge {
             return Ok(Vec::new()); // chunks have no partition
         }
         domain(async {
-            let found = query(&format!(
-                "SELECT seq, {}, embedding FROM {} WHERE tenant_id = $1 AND agent_id = $2 AND user_id = $3",
-                MemoryTable::TABLES.field_columns,
-                MemoryTable::TABLES.rows
-            ))
+            // PostgreSQL scores each row (pgvector's negative inner
+            // product); only keys, fields and scores cross the wire.
+            let found = query(
+                "SELECT seq, kind, episode_id, at, (embedding <#> $4) AS negative_score
+                 FROM memory_vectors WHERE tenant_id = $1 AND agent_id = $2 AND user_id = $3",
+            )
             .bind(set.tenant.0)
             .bind(set.agent.0)
-            .bind(partition)
+            .bind(user)
+            .bind(PgVector(nearest.vector.clone()))
             .fetch_all(&self.pool)
             .await?;
-            found
-                .iter()
-                .map(|row| {
-                    Ok(Point {
+            let filter = MemoryRowFilter::new(&nearest.filter);
+            let mut scored = Vec::new();
+            for row in &found {
+                let episode = EpisodeId(row.try_get("episode_id")?);
+                if filter.admits(kind_at(row)?, episode, row.try_get("at")?) {
+                    let negative: f64 = row.try_get("negative_score")?;
+                    scored.push(ScoredKey {
                         key: key_of(row)?,
-                        vector: row.try_get::<PgVector, _>("embedding")?.0,
-                        fields: MemoryTable::fields_from_row(row)?,
-                    })
-                })
-                .collect()
+                        score: -negative as f32,
+                    });
+                }
+            }
+            Ok(best(scored, nearest.top_k))
         })
         .await
     }

@@ -10,10 +10,11 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use octopus_core::knowledge::{ChunkMetadata, point_fields};
+use octopus_core::memory_rows::{MemoryRowFilter, best};
 use octopus_core::recall::{MemoryKind, memory_point_fields};
 pub(crate) use octopus_core::vectors::CommittedChange as Committed;
 use octopus_core::vectors::{
-    Point, PointFields, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
+    Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
 };
 use octopus_core::{AgentId, EpisodeId, Result, TenantId};
 use octopus_sql::VectorTables;
@@ -199,38 +200,44 @@ impl VectorTable for MemoryTable {
 }
 
 impl MemoryTable {
-    /// One user's memory vectors in the set, by the (tenant, agent, user)
-    /// index.
-    fn user_points(
+    /// The nearest of one user's memory vectors in the set that the query's
+    /// filter admits, read by the (tenant, agent, user) index and each
+    /// judged and scored as it is read.
+    fn nearest_of_user(
         conn: &Connection,
-        tenant: TenantId,
-        agent: AgentId,
+        set: VectorSet,
         user: &str,
-    ) -> StoreResult<Vec<Point>> {
-        let sql = format!(
-            "SELECT seq, {}, embedding FROM memory_vectors
+        query: &Nearest,
+    ) -> StoreResult<Vec<ScoredKey>> {
+        let filter = MemoryRowFilter::new(&query.filter);
+        let mut stmt = conn.prepare_cached(
+            "SELECT seq, kind, episode_id, at, embedding FROM memory_vectors
              WHERE tenant_id = ?1 AND agent_id = ?2 AND user_id = ?3",
-            Self::TABLES.field_columns
-        );
-        let mut stmt = conn.prepare_cached(&sql)?;
+        )?;
         let mut rows = stmt.query(rusqlite::params![
-            tenant.0.as_bytes(),
-            agent.0.as_bytes(),
+            set.tenant.0.as_bytes(),
+            set.agent.0.as_bytes(),
             user
         ])?;
-        let mut points = Vec::new();
+        let mut scored = Vec::new();
         while let Some(row) = rows.next()? {
-            let seq: i64 = row.get("seq")?;
+            let episode = EpisodeId(rows::uuid(row, "episode_id")?);
+            let at = codec::instant(row.get("at")?)?;
+            if !filter.admits(kind_from_row(row)?, episode, at) {
+                continue;
+            }
             let rusqlite::types::ValueRef::Blob(bytes) = row.get_ref("embedding")? else {
                 return Err(corrupt("embedding", "not a blob"));
             };
-            points.push(Point {
+            let score = octopus_core::vectors::dot_with_bytes(bytes, &query.vector)
+                .ok_or_else(|| corrupt("embedding", "of another dimension than the query"))?;
+            let seq: i64 = row.get("seq")?;
+            scored.push(ScoredKey {
                 key: seq as u64,
-                vector: codec::embedding_from(bytes)?,
-                fields: Self::fields_from_row(row)?,
+                score,
             });
         }
-        Ok(points)
+        Ok(best(scored, query.top_k))
     }
 }
 
@@ -301,13 +308,20 @@ impl VectorRows for SqliteStore {
             .await
     }
 
-    async fn partition_points(&self, set: VectorSet, partition: &str) -> Result<Vec<Point>> {
+    async fn nearest_in_partition(
+        &self,
+        set: VectorSet,
+        query: &Nearest,
+    ) -> Result<Vec<ScoredKey>> {
+        let Some(user) = query.filter.partition.clone() else {
+            return Ok(Vec::new());
+        };
         if set.kind == VectorKind::Knowledge {
             return Ok(Vec::new()); // chunks have no partition
         }
-        let user = partition.to_owned();
+        let query = query.clone();
         self.db
-            .read(move |conn| MemoryTable::user_points(conn, set.tenant, set.agent, &user))
+            .read(move |conn| MemoryTable::nearest_of_user(conn, set, &user, &query))
             .await
     }
 

@@ -13,7 +13,7 @@ use octopus_core::recall::{
 };
 use octopus_core::store::Store;
 use octopus_core::vectors::{
-    Nearest, Point, ScoredKey, SetState, VectorChange, VectorIndex, VectorRows, VectorSet, read_set,
+    Nearest, ScoredKey, SetState, VectorChange, VectorIndex, VectorRows, VectorSet, read_set,
 };
 use octopus_core::{Timestamp, now};
 
@@ -725,9 +725,9 @@ pub async fn parked_jobs_wait_aside_until_released(backend: &impl Backend) {
 /// process killed between committing a change and telling the index would;
 /// it notes at each search whether its copy was already level with the
 /// rows; and at each search that keeps to a partition it reads the
-/// partition's points twice from the rows it is handed, by the store's own
-/// partition read and by the port's generic one (every key's fields, then
-/// the vectors of the partition's keys).
+/// partition's nearest points twice from the rows it is handed: by the
+/// store's own partition search, and by brute force over the set read
+/// whole (every key's fields, then the vectors of the partition's keys).
 struct Watched {
     inner: Arc<dyn VectorIndex>,
     losing: AtomicBool,
@@ -738,7 +738,7 @@ struct Watched {
 }
 
 /// One search's partition, then its points read both ways, by key.
-type PartitionRead = (String, Vec<Point>, Vec<Point>);
+type PartitionRead = (String, Vec<ScoredKey>, Vec<ScoredKey>);
 
 /// The store `backend` opens, with its vector index watched.
 async fn watched_store(backend: &impl Backend) -> (Arc<dyn Store>, Arc<Watched>) {
@@ -802,12 +802,17 @@ impl VectorIndex for Watched {
         let copy = self.inner.copy_versions(&[set]).await?[0];
         self.searched.lock().unwrap().push((state.version, copy));
         if let Some(partition) = &query.filter.partition {
-            let by_key = |mut points: Vec<Point>| {
-                points.sort_by_key(|p| p.key);
-                points
-            };
-            let direct = by_key(rows.partition_points(set, partition).await?);
-            let generic = by_key(read_set(rows, set, Some(partition)).await?);
+            let direct = rows.nearest_in_partition(set, query).await?;
+            let scored = read_set(rows, set, Some(partition))
+                .await?
+                .into_iter()
+                .filter(|p| query.filter.admits(&p.fields))
+                .map(|p| ScoredKey {
+                    key: p.key,
+                    score: octopus_core::vectors::dot(&p.vector, &query.vector),
+                })
+                .collect();
+            let generic = octopus_core::memory_rows::best(scored, query.top_k);
             let read = (partition.clone(), direct, generic);
             self.partition_reads.lock().unwrap().push(read);
         }
@@ -915,10 +920,10 @@ pub async fn a_copy_left_behind_catches_up_without_a_search(backend: &impl Backe
     assert_ne!(behind, Some(rows_version), "it had been behind");
 }
 
-/// A store reads one user's memory vectors of an agent (what an index
-/// keeping no copy scans at each recall) exactly as the whole set read and
-/// filtered to that user: every one of them, with its vector and fields, and
-/// nobody else's, whichever other users, agents and tenants hold memories.
+/// A store finds the nearest of one user's memory vectors of an agent (what
+/// an index keeping no copy asks at each recall) exactly as brute force over
+/// the whole set does: among hers alone, whichever other users, agents and
+/// tenants hold memories, with the filter's kinds and time window.
 pub async fn a_users_memory_vectors_are_read_apart_from_everyone_elses(backend: &impl Backend) {
     let (store, index) = watched_store(backend).await;
     let acme = World::create(store.as_ref(), "acme").await;
@@ -956,19 +961,42 @@ pub async fn a_users_memory_vectors_are_read_apart_from_everyone_elses(backend: 
     };
     assert_eq!(embed_all(store.as_ref(), axis).await, 7);
 
-    for (user, expected) in [("alice", 3), ("bob", 2), ("carol", 0)] {
-        store
-            .search_memory(acme.tenant, &query(&acme, user, direction(0, 0.0)))
-            .await
-            .unwrap();
+    // Alice said hers on day 1, Bob his on day 2: a window, then a kind.
+    let searches = [
+        ("alice", None, None, 3),
+        ("bob", None, None, 2),
+        ("carol", None, None, 0),
+        ("alice", None, Some(t(2)), 3),
+        ("bob", None, Some(t(2)), 0),
+        ("bob", Some(t(2)), None, 2),
+    ];
+    for (user, from, to, expected) in searches {
+        let mut recall = query(&acme, user, direction(0, 0.0));
+        (recall.from, recall.to) = (from, to);
+        store.search_memory(acme.tenant, &recall).await.unwrap();
         let (partition, direct, generic) = index.partition_reads.lock().unwrap().pop().unwrap();
         assert_eq!(partition, user);
-        assert_eq!(direct, generic, "{user}'s points, read both ways");
-        assert_eq!(direct.len(), expected, "{user}'s memories of this agent");
-        assert!(
-            direct
-                .iter()
-                .all(|p| p.fields.partition.as_deref() == Some(user))
+        assert_eq!(
+            direct.len(),
+            expected,
+            "{user}'s memories of this agent, {from:?}..{to:?}"
         );
+        let keys = |scored: &[ScoredKey]| scored.iter().map(|s| s.key).collect::<Vec<_>>();
+        assert_eq!(
+            keys(&direct),
+            keys(&generic),
+            "{user}'s nearest, found both ways"
+        );
+        for (d, g) in direct.iter().zip(&generic) {
+            assert!((d.score - g.score).abs() < 1e-4, "{d:?} scored as {g:?}");
+        }
     }
+    let mut summaries = query(&acme, "alice", direction(0, 0.0));
+    summaries.kinds = vec![MemoryKind::Summary];
+    store.search_memory(acme.tenant, &summaries).await.unwrap();
+    let (_, direct, generic) = index.partition_reads.lock().unwrap().pop().unwrap();
+    assert!(
+        direct.is_empty() && generic.is_empty(),
+        "she has no summary"
+    );
 }

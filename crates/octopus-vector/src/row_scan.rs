@@ -2,8 +2,8 @@
 //! embedded index answers searches of memory sets.
 //!
 //! A recall keeps to one user's memories: hundreds or thousands of vectors,
-//! which the store reads by an index on the user
-//! ([`VectorRows::partition_points`]). Holding every user's vectors in this
+//! which the store reads by an index on the user, scoring each as it reads
+//! it ([`VectorRows::nearest_in_partition`]). Holding every user's vectors in this
 //! process would spend memory in proportion to everything ever stored (a
 //! million messages are 1.5 GB of f32s), for a scan that takes about a
 //! millisecond from the database's pages. Read from the rows, the scan is
@@ -23,12 +23,12 @@ pub(crate) async fn search(
     query: &Nearest,
     rows: &dyn VectorRows,
 ) -> Result<Vec<ScoredKey>> {
-    let points = match &query.filter.partition {
-        Some(partition) => rows.partition_points(set, partition).await?,
-        // No search the engine makes of a memory set does this (each keeps
-        // to a user), but the port allows it.
-        None => read_set(rows, set, None).await?,
-    };
+    if query.filter.partition.is_some() {
+        return rows.nearest_in_partition(set, query).await;
+    }
+    // No search the engine makes of a memory set comes here (each keeps to
+    // a user), but the port allows it.
+    let points = read_set(rows, set, None).await?;
     let mut best = TopK::new(query.top_k);
     for point in points.iter().filter(|p| query.filter.admits(&p.fields)) {
         best.push(point.key, dot(&point.vector, &query.vector));
