@@ -181,6 +181,15 @@ impl Db {
         attach_search(&conn, &self.search_path)?;
         conn.pragma_update(None, "cache_size", READER_CACHE_KIB)?;
         conn.pragma_update(Some("search"), "cache_size", READER_CACHE_KIB)?;
+        // Searches read through a mapping, served from the OS page cache
+        // instead of a `pread` and a copy per page: most of a search's time
+        // on a large store otherwise (`octopus-bench context`). Only
+        // readers map the files: the writer and the indexer read little
+        // beyond their caches, and an idle server's readers are closed, so
+        // pages mapped for a burst of work leave its resident memory with
+        // them.
+        conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
+        conn.pragma_update(Some("search"), "mmap_size", MMAP_BYTES)?;
         Ok(conn)
     }
 
@@ -242,10 +251,6 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> Result<Connection> {
     conn.pragma_update(None, "secure_delete", true)?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.pragma_update(None, "cache_size", CACHE_KIB)?;
-    // Reads served from the OS page cache through a mapping instead of a
-    // `pread` and a copy per page: most of a search's time on a large store
-    // otherwise (`octopus-bench context`).
-    conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     conn.set_prepared_statement_cache_capacity(64);
     crate::fts_rank::register(&conn)?;
     Ok(conn)
@@ -265,7 +270,6 @@ fn attach_search(conn: &Connection, search_path: &Path) -> Result<()> {
     // Pragmas without a schema name apply to `main` only.
     conn.pragma_update(Some("search"), "secure_delete", true)?;
     conn.pragma_update(Some("search"), "cache_size", CACHE_KIB)?;
-    conn.pragma_update(Some("search"), "mmap_size", MMAP_BYTES)?;
     Ok(())
 }
 
