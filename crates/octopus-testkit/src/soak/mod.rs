@@ -67,8 +67,14 @@ pub async fn run(options: Options) -> Result<Report, String> {
     std::fs::create_dir_all(&options.work_dir).map_err(|e| e.to_string())?;
     let config = options.work_dir.join("octopus.toml");
     // No model is reachable: summaries stay extractive rather than waiting
-    // on one. Fixtures never go idle within the run.
-    std::fs::write(&config, "[llm]\nsummarise_episodes = false\n").map_err(|e| e.to_string())?;
+    // on one. Jobs the killed server had claimed come back when their lease
+    // ends: 15 s rather than the default 5 minutes, so that the queue
+    // resumes within the run (each batch is embedded in well under that).
+    std::fs::write(
+        &config,
+        "[llm]\nsummarise_episodes = false\n[worker]\njob_lease_secs = 15\n",
+    )
+    .map_err(|e| e.to_string())?;
     let data_dir = options.work_dir.join("data");
     let server = SoakServer::start(&options.server, &data_dir, Some(&config))
         .map_err(|e| format!("start {}: {e}", options.server.display()))?;
