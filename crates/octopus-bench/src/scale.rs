@@ -126,7 +126,11 @@ fn read_filled(dir: &Path, options: &Options) -> Option<Filled> {
 }
 
 fn config(dir: &Path, database: Option<&str>) -> AppConfig {
-    let mut config = AppConfig::in_dir(dir, EngineConfig::default());
+    let mut engine = EngineConfig::default();
+    // The fill queues a million messages' jobs before doing them all at once
+    // with cached vectors; a tenant's default quota stops at 200,000.
+    engine.quotas.max_queued_memory_jobs = u64::MAX;
+    let mut config = AppConfig::in_dir(dir, engine);
     if let Some(url) = database {
         config.storage.backend = StorageBackend::Postgres;
         config.storage.postgres.url = url.to_owned();

@@ -99,10 +99,17 @@ impl Api {
 
     /// Imports `import_messages` messages for `user`, in sessions of 20 a
     /// day apart; the status, or `None` when no answer came.
-    pub async fn import(&self, tenant: &SoakTenant, user: &str, options: &Options) -> Option<u16> {
-        let sessions: Vec<Value> = (0..options.import_messages.div_ceil(20))
+    /// Imports `count` messages for `user`, in sessions of 20.
+    pub async fn import(
+        &self,
+        tenant: &SoakTenant,
+        user: &str,
+        count: usize,
+        options: &Options,
+    ) -> Option<u16> {
+        let sessions: Vec<Value> = (0..count.div_ceil(20))
             .map(|s| {
-                let messages: Vec<Value> = (0..20.min(options.import_messages - s * 20))
+                let messages: Vec<Value> = (0..20.min(count - s * 20))
                     .map(|m| {
                         let n = s * 20 + m;
                         json!({

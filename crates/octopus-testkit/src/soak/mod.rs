@@ -31,6 +31,9 @@ pub use server::{ADMIN_KEY, Resident, SoakServer};
 pub use texts::everyday_texts;
 use wrk::{Kind, Load, Stream};
 
+/// The history of each user imported only to be forgotten.
+const FORGETTABLE_MESSAGES: usize = 100;
+
 /// What to run, and against which binary.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -109,6 +112,25 @@ pub async fn run(options: Options) -> Result<Report, String> {
     std::fs::write(&load.acks, "").map_err(|e| e.to_string())?;
     wrk::write_targets(&load.targets, &targets, &options.texts).map_err(|e| e.to_string())?;
 
+    // A user is forgotten twice as often as one is imported: the forgets
+    // between imports take users of their own, each with a short history
+    // imported now (never one the load appends for, whose acknowledged
+    // messages must all be found at the end).
+    let mut to_forget: Vec<(usize, String)> = Vec::new();
+    let forgets = options.duration.as_secs_f64() / options.forget_every.as_secs_f64();
+    let imports = options.duration.as_secs_f64() / options.import_every.as_secs_f64();
+    for n in 0..(forgets - imports).ceil().max(0.0) as usize {
+        let (tenant, user) = (n % tenants.len(), format!("forgettable-{n}"));
+        if api
+            .import(&tenants[tenant], &user, FORGETTABLE_MESSAGES, &options)
+            .await
+            != Some(201)
+        {
+            return Err(format!("import the history of {user} to forget later"));
+        }
+        to_forget.push((tenant, user));
+    }
+
     let started = Instant::now();
     let report = Arc::new(Mutex::new(Report::default()));
     let load = Arc::new(load);
@@ -173,7 +195,9 @@ pub async fn run(options: Options) -> Result<Report, String> {
             let tenant = imported.len() % tenants.len();
             let user = format!("imported-{}", imported.len());
             let began = started.elapsed();
-            let status = api.import(&tenants[tenant], &user, &options).await;
+            let status = api
+                .import(&tenants[tenant], &user, options.import_messages, &options)
+                .await;
             let event = Event {
                 what: "import",
                 began,
@@ -185,10 +209,17 @@ pub async fn run(options: Options) -> Result<Report, String> {
         }
         if now >= next_forget {
             next_forget += options.forget_every;
-            if let Some((tenant, user)) = imported.get(forgotten) {
-                forgotten += 1;
+            // The latest import not yet forgotten, or else a user of its own.
+            let next = match imported.get(forgotten) {
+                Some(user) => {
+                    forgotten += 1;
+                    Some(user.clone())
+                }
+                None => to_forget.pop(),
+            };
+            if let Some((tenant, user)) = next {
                 let began = started.elapsed();
-                let status = api.forget(&tenants[*tenant], user).await;
+                let status = api.forget(&tenants[tenant], &user).await;
                 let event = Event {
                     what: "forget",
                     began,
