@@ -540,6 +540,22 @@ async fn measure(
         after.own as f64 / 1048576.0,
         after.files as f64 / 1048576.0
     );
+    // Idle again: the appends' memory jobs done (the worker then lets go of
+    // spare memory), and nothing asked since.
+    let waited = Instant::now();
+    while crate::api::queued_jobs(&client.http, &client.url, ADMIN_KEY).await? > 0.0
+        && waited.elapsed() < Duration::from_secs(300)
+    {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let idle = server.resident();
+    println!(
+        "server idle after the load, its queue empty: {:.0} MiB resident ({:.0} MiB its own, {:.0} MiB of mapped files)",
+        idle.total as f64 / 1048576.0,
+        idle.own as f64 / 1048576.0,
+        idle.files as f64 / 1048576.0
+    );
     println!(
         "server pid {} (for a profiler: the run is over)",
         server.pid()
