@@ -472,13 +472,10 @@ async fn measure(
         questions: Arc::new(questions.to_vec()),
     };
     tokio::time::sleep(Duration::from_secs(5)).await;
-    let idle = server.resident();
     println!(
-        "\nserver idle over {} messages: {:.0} MiB resident ({:.0} MiB its own, {:.0} MiB of mapped files)",
+        "\nserver idle over {} messages: {}",
         filled.messages,
-        idle.total as f64 / 1048576.0,
-        idle.own as f64 / 1048576.0,
-        idle.files as f64 / 1048576.0
+        resident(&server)
     );
     // A warm-up: the first requests load the model and the caches.
     load(&client, 2, Duration::from_secs(5), |n| {
@@ -533,13 +530,7 @@ async fn measure(
     if let Some(t) = appends.get(&(Request::Append as u8)) {
         println!("{}", t.row("append, 1 client beside 8 recalling", 1));
     }
-    let after = server.resident();
-    println!(
-        "\nserver after the load: {:.0} MiB resident ({:.0} MiB its own, {:.0} MiB of mapped files)",
-        after.total as f64 / 1048576.0,
-        after.own as f64 / 1048576.0,
-        after.files as f64 / 1048576.0
-    );
+    println!("\nserver after the load: {}", resident(&server));
     // Idle again: the appends' memory jobs done (the worker then lets go of
     // spare memory), and nothing asked since.
     let waited = Instant::now();
@@ -549,16 +540,25 @@ async fn measure(
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     tokio::time::sleep(Duration::from_secs(5)).await;
-    let idle = server.resident();
     println!(
-        "server idle after the load, its queue empty: {:.0} MiB resident ({:.0} MiB its own, {:.0} MiB of mapped files)",
-        idle.total as f64 / 1048576.0,
-        idle.own as f64 / 1048576.0,
-        idle.files as f64 / 1048576.0
+        "server idle after the load, its queue empty: {}",
+        resident(&server)
     );
     println!(
         "server pid {} (for a profiler: the run is over)",
         server.pid()
     );
     Ok(())
+}
+
+/// The server's resident memory now, as the bench prints it.
+fn resident(server: &SoakServer) -> String {
+    let now = server.resident();
+    let mib = |bytes: u64| bytes as f64 / 1048576.0;
+    format!(
+        "{:.0} MiB resident ({:.0} MiB its own, {:.0} MiB of mapped files)",
+        mib(now.total),
+        mib(now.own),
+        mib(now.files)
+    )
 }
