@@ -252,7 +252,7 @@ async fn fill(
             .context("a stored turn that is not in the corpus")?;
         Ok(vectors.get(*at))
     };
-    setup::complete_memory_jobs(&store, &model, lookup, vectors.dimension, "context").await?;
+    setup::complete_memory_jobs(&store, &model, lookup, vectors.dimension, 1, "context").await?;
     Ok(Filled {
         chunks: options.chunks,
         episodes: options.episodes,

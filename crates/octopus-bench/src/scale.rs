@@ -225,6 +225,8 @@ async fn fill(
         &model,
         lookup,
         vectors.dimension,
+        // SQLite has one writer; PostgreSQL commits many jobs in one flush.
+        if database.is_some() { 16 } else { 1 },
         "scale",
     )
     .await?;

@@ -135,16 +135,18 @@ pub async fn serve_on_loopback(octopus: Octopus) -> anyhow::Result<String> {
 /// caller already has (`vector_of` a turn's text): each message its own,
 /// each closed episode a stand-in summary (its first two turns, and their
 /// mean vector). For benches that fill a store faster than the local model
-/// embeds. Returns how many jobs were done; `bench` names the progress lines.
+/// embeds. Jobs are completed `at_once` at a time: a server store commits
+/// each in its own transaction, and concurrent commits share the flush to
+/// disk. Returns how many jobs were done; `bench` names the progress lines.
 pub async fn complete_memory_jobs<'a>(
     store: &dyn octopus_core::store::MemoryStore,
     model: &str,
     vector_of: impl Fn(&str) -> anyhow::Result<&'a [f32]>,
     dimension: usize,
+    at_once: usize,
     bench: &str,
 ) -> anyhow::Result<usize> {
-    use octopus_core::episode::{EpisodeSummary, SummarySource};
-    use octopus_core::recall::{JobOutcome, MemoryWork, SummarisedEpisode, embedded_text};
+    use futures_util::{StreamExt, TryStreamExt};
     let started = std::time::Instant::now();
     let mut done = 0;
     loop {
@@ -158,55 +160,71 @@ pub async fn complete_memory_jobs<'a>(
         if jobs.is_empty() {
             return Ok(done);
         }
-        for job in &jobs {
-            let outcome = match &job.work {
-                MemoryWork::EmbedMessage(message) => JobOutcome::MessageEmbedded {
-                    message: message.id,
-                    vector: vector_of(&embedded_text(message, false))?.to_vec(),
-                },
-                MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
-                MemoryWork::SummariseEpisode(episode) => {
-                    let first: Vec<String> = episode
-                        .messages
-                        .iter()
-                        .take(2)
-                        .map(|m| embedded_text(m, false))
-                        .collect();
-                    let mut mean = vec![0.0f32; dimension];
-                    for text in &first {
-                        for (sum, x) in mean.iter_mut().zip(vector_of(text)?) {
-                            *sum += x;
-                        }
-                    }
-                    let norm = mean
-                        .iter()
-                        .map(|x| x * x)
-                        .sum::<f32>()
-                        .sqrt()
-                        .max(f32::EPSILON);
-                    mean.iter_mut().for_each(|x| *x /= norm);
-                    JobOutcome::EpisodeSummarised(SummarisedEpisode {
-                        episode: episode.episode.id,
-                        generated: Some(EpisodeSummary {
-                            summary: first.join(" "),
-                            key_facts: Vec::new(),
-                            embedding: None,
-                        }),
-                        source: SummarySource::Extractive,
-                        retry: None,
-                        vector: mean,
-                        facts: Vec::new(),
-                    })
-                }
-            };
-            store
-                .complete_memory_job(job, outcome, model, octopus_core::now())
-                .await?;
-        }
+        let outcomes = jobs
+            .iter()
+            .map(|job| Ok((job, stand_in_outcome(&job.work, &vector_of, dimension)?)))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        futures_util::stream::iter(outcomes)
+            .map(|(job, outcome)| {
+                store.complete_memory_job(job, outcome, model, octopus_core::now())
+            })
+            .buffer_unordered(at_once.max(1))
+            .try_collect::<Vec<bool>>()
+            .await?;
         done += jobs.len();
         eprintln!(
             "{bench}: {done} memory jobs done ({:.0} s)",
             started.elapsed().as_secs_f64()
         );
     }
+}
+
+/// What the worker would make of one job, from vectors already at hand.
+fn stand_in_outcome<'a>(
+    work: &octopus_core::recall::MemoryWork,
+    vector_of: &impl Fn(&str) -> anyhow::Result<&'a [f32]>,
+    dimension: usize,
+) -> anyhow::Result<octopus_core::recall::JobOutcome> {
+    use octopus_core::episode::{EpisodeSummary, SummarySource};
+    use octopus_core::recall::{JobOutcome, MemoryWork, SummarisedEpisode, embedded_text};
+    Ok(match work {
+        MemoryWork::EmbedMessage(message) => JobOutcome::MessageEmbedded {
+            message: message.id,
+            vector: vector_of(&embedded_text(message, false))?.to_vec(),
+        },
+        MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
+        MemoryWork::SummariseEpisode(episode) => {
+            let first: Vec<String> = episode
+                .messages
+                .iter()
+                .take(2)
+                .map(|m| embedded_text(m, false))
+                .collect();
+            let mut mean = vec![0.0f32; dimension];
+            for text in &first {
+                for (sum, x) in mean.iter_mut().zip(vector_of(text)?) {
+                    *sum += x;
+                }
+            }
+            let norm = mean
+                .iter()
+                .map(|x| x * x)
+                .sum::<f32>()
+                .sqrt()
+                .max(f32::EPSILON);
+            mean.iter_mut().for_each(|x| *x /= norm);
+            JobOutcome::EpisodeSummarised(SummarisedEpisode {
+                episode: episode.episode.id,
+                generated: Some(EpisodeSummary {
+                    summary: first.join(" "),
+                    key_facts: Vec::new(),
+                    embedding: None,
+                }),
+                source: SummarySource::Extractive,
+                retry: None,
+                vector: mean,
+                facts: Vec::new(),
+            })
+        }
+    })
 }

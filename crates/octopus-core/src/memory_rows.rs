@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use crate::recall::{EPISODE_LABEL, KIND_LABEL, MemoryKind};
-use crate::vectors::{PointFilter, ScoredKey};
+use crate::vectors::{Nearest, PointFilter, ScoredKey, VectorRows, VectorSet, nearest_by_reading};
 use crate::{EpisodeId, Timestamp};
 
 /// A [`PointFilter`] on memory vectors, in their rows' terms. Its partition
@@ -82,6 +82,30 @@ pub fn best(mut scored: Vec<ScoredKey>, top_k: usize) -> Vec<ScoredKey> {
     scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
     scored.truncate(top_k);
     scored
+}
+
+/// The `query.top_k` points of memory `set` nearest the query that its
+/// filter admits, best first, read from `rows` with no copy kept: how an
+/// index that holds no memory sets answers a search of one. One user's
+/// points when the filter keeps to one, scored where the store reads them
+/// (`VectorRows::nearest_in_partition`), else every point of the set.
+///
+/// A recall keeps to one user: hundreds or thousands of vectors, read by an
+/// index on the user. A copy of every user's vectors (in this process, or
+/// a pgvector table under one HNSW graph) grows with everything ever
+/// stored, must follow every change, and a graph over all users answers a
+/// search kept to one of them poorly.
+pub async fn search_rows(
+    set: VectorSet,
+    query: &Nearest,
+    rows: &dyn VectorRows,
+) -> crate::Result<Vec<ScoredKey>> {
+    if query.filter.partition.is_some() {
+        return rows.nearest_in_partition(set, query).await;
+    }
+    // No search the engine makes of a memory set comes here (each keeps to
+    // a user), but the port allows it.
+    nearest_by_reading(rows, set, None, query).await
 }
 
 #[cfg(test)]

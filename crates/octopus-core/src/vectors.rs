@@ -239,17 +239,29 @@ pub trait VectorRows: Send + Sync {
         let Some(partition) = &query.filter.partition else {
             return Ok(Vec::new());
         };
-        let scored = read_set(self, set, Some(partition))
-            .await?
-            .into_iter()
-            .filter(|point| query.filter.admits(&point.fields))
-            .map(|point| ScoredKey {
-                key: point.key,
-                score: dot(&point.vector, &query.vector),
-            })
-            .collect();
-        Ok(crate::memory_rows::best(scored, query.top_k))
+        nearest_by_reading(self, set, Some(partition), query).await
     }
+}
+
+/// The `query.top_k` points of `set` (of `partition` only, when given)
+/// nearest the query that its filter admits, best first, ties by key: each
+/// point read from `rows` whole and scored here.
+pub async fn nearest_by_reading<R: VectorRows + ?Sized>(
+    rows: &R,
+    set: VectorSet,
+    partition: Option<&str>,
+    query: &Nearest,
+) -> Result<Vec<ScoredKey>> {
+    let scored = read_set(rows, set, partition)
+        .await?
+        .into_iter()
+        .filter(|point| query.filter.admits(&point.fields))
+        .map(|point| ScoredKey {
+            key: point.key,
+            score: dot(&point.vector, &query.vector),
+        })
+        .collect();
+    Ok(crate::memory_rows::best(scored, query.top_k))
 }
 
 /// The points of `set` read from `rows` whole, their fields first and then

@@ -72,6 +72,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0007_memory_job_turns",
         include_str!("../migrations/0007_memory_job_turns.sql"),
     ),
+    (
+        "0008_memory_searched_from_rows",
+        include_str!("../migrations/0008_memory_searched_from_rows.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

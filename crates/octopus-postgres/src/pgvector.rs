@@ -1,7 +1,12 @@
 //! pgvector as an implementation of the vector port
 //! (`octopus_core::vectors::VectorIndex`): a copy of each vector set in
 //! `vector_points`, searched with pgvector's HNSW index (cosine), filtered and
-//! partitioned by indexed columns. `vector_sets` records the version of the
+//! partitioned by indexed columns. Knowledge sets only: a memory set is
+//! searched one user at a time, straight from `memory_vectors` by its index
+//! on the user (`octopus_core::memory_rows::search_rows`); a copy of every
+//! user's vectors under one HNSW graph followed each message at the cost of
+//! a graph insert, and a graph over all users finds few of one user's
+//! vectors among its `ef_search` candidates. `vector_sets` records the version of the
 //! rows each copy reflects: a follow applies a change only when the copy is
 //! at the change's starting version, and a search first reconciles a copy
 //! that is not at the rows' version.
@@ -17,8 +22,8 @@ use std::collections::{HashMap, HashSet};
 use async_trait::async_trait;
 use octopus_core::Result;
 use octopus_core::vectors::{
-    Nearest, Point, ScoredKey, SetState, VectorChange, VectorIndex, VectorRows, VectorSet,
-    key_difference, read_points,
+    Nearest, Point, ScoredKey, SetState, VectorChange, VectorIndex, VectorKind, VectorRows,
+    VectorSet, key_difference, read_points,
 };
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
@@ -29,6 +34,11 @@ use sqlx_postgres::{PgPool, Postgres};
 use crate::error::Error;
 use crate::rows::{Tx, int};
 use crate::vectors::{DEFAULT_EF_SEARCH, DimensionIndexes, PgVector, ef_search};
+
+/// Whether this index keeps a copy of `set` (see the module's note).
+fn holds(set: &VectorSet) -> bool {
+    set.kind == VectorKind::Knowledge
+}
 
 /// Attempts at applying a reconcile before searching a copy left behind.
 const RECONCILE_ATTEMPTS: usize = 3;
@@ -328,7 +338,7 @@ impl VectorIndex for PgvectorIndex {
             .iter()
             .map(|set| {
                 let key = (set.tenant.0, set.agent.0, set.kind.as_str().to_owned());
-                Some(versions.get(&key).copied().unwrap_or(0))
+                holds(set).then(|| versions.get(&key).copied().unwrap_or(0))
             })
             .collect())
     }
@@ -339,6 +349,9 @@ impl VectorIndex for PgvectorIndex {
         state: SetState,
         rows: &dyn VectorRows,
     ) -> Result<bool> {
+        if !holds(&set) {
+            return Ok(true);
+        }
         self.reconcile_copy(set, state, rows).await
     }
 
@@ -349,6 +362,9 @@ impl VectorIndex for PgvectorIndex {
         after: i64,
         change: VectorChange,
     ) -> Result<()> {
+        if !holds(&set) {
+            return Ok(());
+        }
         Ok(self.apply(set, before, after, change, false).await?)
     }
 
@@ -359,6 +375,9 @@ impl VectorIndex for PgvectorIndex {
         query_: &Nearest,
         rows: &dyn VectorRows,
     ) -> Result<Vec<ScoredKey>> {
+        if !holds(&set) {
+            return octopus_core::memory_rows::search_rows(set, query_, rows).await;
+        }
         let d = state.dimension;
         query_.check_dimension(d)?;
         // One round trip when the copy is in step: the search answers with
@@ -383,6 +402,9 @@ impl VectorIndex for PgvectorIndex {
         after: i64,
         change: VectorChange,
     ) -> Result<bool> {
+        if !holds(&set) {
+            return Ok(false);
+        }
         // Deleted rows are reclaimed by the VACUUM that forgetting a user
         // runs; no saved copy has to be dropped.
         self.apply(set, before, after, change, true).await?;

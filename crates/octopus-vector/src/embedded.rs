@@ -3,7 +3,8 @@
 //! ([`crate::derived`]): exact while small and an HNSW graph from
 //! `hnsw_threshold` vectors on, the graphs saved in a folder so that a
 //! restart does not rebuild them. Memory sets are not held at all: their
-//! searches keep to one user and scan that user's rows ([`crate::row_scan`]),
+//! searches keep to one user and scan that user's rows
+//! ([`octopus_core::memory_rows::search_rows`]),
 //! so the process's memory does not grow with the messages stored.
 //!
 //! Changing an index (inserting into a graph, reconciling) is CPU-bound and
@@ -174,7 +175,7 @@ impl VectorIndex for EmbeddedVectors {
         rows: &dyn VectorRows,
     ) -> Result<Vec<ScoredKey>> {
         if !holds(&set) {
-            return crate::row_scan::search(set, query, rows).await;
+            return octopus_core::memory_rows::search_rows(set, query, rows).await;
         }
         self.reconcile_if_behind(set, state, rows).await?;
         // On this thread: a search takes about a millisecond at most (a graph

@@ -15,7 +15,6 @@ mod exact;
 mod fields;
 mod hnsw;
 mod points;
-mod row_scan;
 mod top_k;
 
 pub use collection::{DEFAULT_HNSW_THRESHOLD, VectorIndex};

@@ -3,7 +3,8 @@
 //! The fields map is the record of what is held: a key is in it exactly
 //! when its vector is in the index. A search filters on the fields as it
 //! walks (a partition, labels, a time window); sets whose searches keep to
-//! one partition are not held here at all (`row_scan.rs`).
+//! one partition are not held here at all
+//! (`octopus_core::memory_rows::search_rows`).
 
 use std::collections::HashMap;
 

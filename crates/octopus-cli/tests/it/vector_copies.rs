@@ -1,7 +1,7 @@
 //! Vector copies catch up with their rows after a fault with no search made:
-//! `octopus serve` killed (`kill -9`) mid-import on PostgreSQL with pgvector
-//! and with Qdrant, and Qdrant killed under writers on two servers and
-//! started again. Each test compares the copy with the rows key by key.
+//! `octopus serve` killed (`kill -9`) mid-ingest on PostgreSQL with pgvector
+//! (which copies knowledge sets only) and mid-import with Qdrant, and Qdrant
+//! killed under writers on two servers and started again. Each test compares the copy with the rows key by key.
 //!
 //! A server killed between committing a change and telling the index
 //! leaves the copy behind, every later follow skipped. Rather than hope a
@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use octopus_core::vectors::VectorSet;
+use octopus_core::vectors::{VectorKind, VectorSet};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -87,16 +87,22 @@ async fn wait_until_drained(database: &str) {
     }
 }
 
-/// Polls until `copy` (read afresh each time) holds exactly the rows' keys,
-/// set by set; panics with the difference after [`CATCH_UP_WITHIN`].
-async fn wait_until_copy_equals_rows<F, Fut>(database: &str, copy: F) -> Duration
+/// Polls until `copy` (read afresh each time) holds exactly the rows' keys
+/// of the sets of `kinds`, set by set; panics with the difference after
+/// [`CATCH_UP_WITHIN`].
+async fn wait_until_copy_equals_rows<F, Fut>(
+    database: &str,
+    kinds: &[VectorKind],
+    copy: F,
+) -> Duration
 where
     F: Fn(Vec<VectorSet>) -> Fut,
     Fut: std::future::Future<Output = BTreeMap<VectorSet, Vec<u64>>>,
 {
     let started = Instant::now();
     loop {
-        let rows = octopus_postgres::testing::vector_row_keys(database).await;
+        let mut rows = octopus_postgres::testing::vector_row_keys(database).await;
+        rows.retain(|set, _| kinds.contains(&set.kind));
         let held = copy(rows.keys().copied().collect()).await;
         if held == rows {
             return started.elapsed();
@@ -202,38 +208,59 @@ fn ids(tenant: &str, agent: &str) -> (octopus_core::TenantId, octopus_core::Agen
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_pgvector_copy_catches_up_with_no_search_after_a_server_is_killed_mid_import() {
+async fn a_pgvector_copy_catches_up_with_no_search_after_a_server_is_killed_mid_ingest() {
     let database = octopus_postgres::testing::fresh_database().await;
     let dir = tempfile::tempdir().unwrap();
-    let killed = start(dir.path(), "killed", &database, CONFIG);
+    let killed = start(dir.path(), "killed", &database, API_ONLY);
     let survivor = start(dir.path(), "survivor", &database, CONFIG);
     let api = start(dir.path(), "api", &database, API_ONLY);
     let (tenant, key, agent) = api.tenant_with_agent("acme").await;
     let (tenant_id, agent_id) = ids(&tenant, &agent);
     ingest(&api, &key, &agent, "boat.md", "boat engine").await;
+    import(&api, &key, &agent, "dana", "the lighthouse restoration").await;
 
-    let memory = VectorSet::memory(tenant_id, agent_id);
+    // pgvector keeps knowledge only (a memory set is searched from its
+    // rows): the server killed is one ingesting documents, each a commit
+    // and then its follow, two at a time so that one is often between.
+    let knowledge = VectorSet::knowledge(tenant_id, agent_id);
+    let ingesting: Vec<_> = (0..2)
+        .map(|writer| {
+            let (client, url) = (killed.client(), killed.url.clone());
+            let (key, agent) = (key.clone(), agent.clone());
+            tokio::spawn(async move {
+                for n in 0.. {
+                    let text = format!(
+                        "# Manual {writer}-{n}\n\n## Part one\n\nHow part one of manual {n} works.\n\n## Part two\n\nHow part two fits."
+                    );
+                    let sent = client
+                        .post(format!("{url}/v1/agents/{agent}/knowledge/documents"))
+                        .bearer_auth(&key)
+                        .json(&json!({"source": format!("manual-{writer}-{n}.md"), "text": text}))
+                        .send()
+                        .await;
+                    if sent.is_err() {
+                        return; // killed
+                    }
+                }
+            })
+        })
+        .collect();
     let database_ = database.clone();
     kill_between_commit_and_follow(
         killed,
         &database,
-        memory,
+        knowledge,
         || async {
-            octopus_postgres::testing::vector_versions(&database_, memory)
+            octopus_postgres::testing::vector_versions(&database_, knowledge)
                 .await
                 .1
         },
-        |n| {
-            import(
-                &api,
-                &key,
-                &agent,
-                if n == 0 { "dana" } else { "erin" },
-                "the lighthouse restoration",
-            )
-        },
+        |_| async {},
     )
     .await;
+    for writer in ingesting {
+        writer.await.unwrap();
+    }
 
     // More writes through the server without a worker; none searches.
     import(&api, &key, &agent, "fay", "the choir rehearsal").await;
@@ -243,12 +270,22 @@ async fn a_pgvector_copy_catches_up_with_no_search_after_a_server_is_killed_mid_
 
     wait_until_drained(&database).await;
     let database_ = database.clone();
-    let took = wait_until_copy_equals_rows(&database, move |_| {
+    let took = wait_until_copy_equals_rows(&database, &[VectorKind::Knowledge], move |_| {
         let database = database_.clone();
         async move { octopus_postgres::testing::pgvector_copy_keys(&database).await }
     })
     .await;
     eprintln!("pgvector's copy equalled the rows {took:?} after the queue drained");
+    let copied = octopus_postgres::testing::pgvector_copy_keys(&database).await;
+    assert!(
+        copied.keys().all(|set| set.kind == VectorKind::Knowledge),
+        "pgvector holds no copy of a memory set"
+    );
+    let rows = octopus_postgres::testing::vector_row_keys(&database).await;
+    assert!(
+        rows.keys().any(|set| set.kind == VectorKind::Memory),
+        "the memory rows the copy leaves out exist"
+    );
     drop(survivor);
 }
 
@@ -323,20 +360,24 @@ async fn qdrant_copies_catch_up_with_no_search_after_a_server_and_then_qdrant_ar
     qdrant.resume();
 
     wait_until_drained(&database).await;
-    let took = wait_until_copy_equals_rows(&database, move |sets| {
-        let options = options.clone();
-        async move {
-            let vectors = QdrantVectors::connect(&options).await.unwrap();
-            let mut held = BTreeMap::new();
-            for set in sets {
-                let keys = vectors.stored_keys(set, 384).await.unwrap();
-                if !keys.is_empty() {
-                    held.insert(set, keys);
+    let took = wait_until_copy_equals_rows(
+        &database,
+        &[VectorKind::Memory, VectorKind::Knowledge],
+        move |sets| {
+            let options = options.clone();
+            async move {
+                let vectors = QdrantVectors::connect(&options).await.unwrap();
+                let mut held = BTreeMap::new();
+                for set in sets {
+                    let keys = vectors.stored_keys(set, 384).await.unwrap();
+                    if !keys.is_empty() {
+                        held.insert(set, keys);
+                    }
                 }
+                held
             }
-            held
-        }
-    })
+        },
+    )
     .await;
     eprintln!("Qdrant's copy equalled the rows {took:?} after the queue drained");
     drop(survivor);
