@@ -29,6 +29,11 @@ pub trait Embedder: Send + Sync {
     fn count_tokens(&self, _text: &str) -> Option<usize> {
         None
     }
+
+    /// Lets go of memory kept only to make the next calls faster (a local
+    /// model's working space, sized by the largest batch it ran), once a
+    /// burst of work is over. Nothing by default.
+    fn release_spare_memory(&self) {}
 }
 
 /// Why embedding failed, and whose fault it is.

@@ -9,6 +9,7 @@
 mod candle_forward;
 mod encoder;
 mod folder;
+mod mapped;
 mod pooling;
 
 use std::path::Path;
@@ -101,7 +102,7 @@ struct Files {
     name: String,
     folder: FolderConfig,
     config_text: String,
-    weights: Vec<u8>,
+    weights: Arc<mapped::MappedFile>,
     tokenizer: Tokenizer,
 }
 
@@ -115,7 +116,10 @@ impl Files {
         };
         let config_text = String::from_utf8(read("config.json")?)
             .map_err(|e| EmbedError::Model(format!("config.json: {e}")))?;
-        let weights = read("model.safetensors")?;
+        let weights = Arc::new(mapped::MappedFile::open(&folder::file(
+            dir,
+            "model.safetensors",
+        )?)?);
         let tokenizer_path = folder::file(dir, "tokenizer.json")?;
         let tokenizer = Tokenizer::from_file(&tokenizer_path)
             .map_err(|e| EmbedError::Model(format!("load {}: {e}", tokenizer_path.display())))?;
@@ -145,7 +149,10 @@ impl LocalEmbedder {
         let config: encoder::Config = serde_json::from_str(&files.config_text).map_err(|e| {
             EmbedError::Model(format!("parse {}: {e}", dir.join("config.json").display()))
         })?;
-        let encoder = Encoder::load(&config, &files.weights, batching.precision)?;
+        let mut encoder = Encoder::load(&config, files.weights.bytes(), batching.precision)?;
+        encoder.map_words(Arc::clone(&files.weights))?;
+        // The load read every page; the word rows come back as texts use them.
+        files.weights.release_pages();
         let dimension = encoder.hidden_size();
         if files.folder.max_seq_length > encoder.max_positions() {
             return Err(EmbedError::Model(format!(
@@ -166,7 +173,7 @@ impl LocalEmbedder {
             .map_err(|e| EmbedError::Model(format!("parse config.json: {e}")))?;
         let forward = {
             let pad_id = files.tokenizer.get_padding().map_or(0, |p| p.pad_id);
-            candle_forward::CandleForward::load(&files.config_text, &files.weights, pad_id)?
+            candle_forward::CandleForward::load(&files.config_text, files.weights.bytes(), pad_id)?
         };
         Self::build(
             files,
@@ -367,6 +374,14 @@ impl Embedder for LocalEmbedder {
             .encode(text, false)
             .ok()
             .map(|encoding| encoding.get_ids().len())
+    }
+
+    fn release_spare_memory(&self) {
+        match &self.inner.forward {
+            Forward::Encoder(encoder) => encoder.release_scratch(),
+            #[cfg(feature = "candle")]
+            Forward::Candle(_) => {}
+        }
     }
 
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {

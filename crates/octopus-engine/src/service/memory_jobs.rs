@@ -126,10 +126,14 @@ impl Octopus {
         })
     }
 
-    /// Empties the store's caches and hands freed heap back to the system.
+    /// Empties the store's caches and the embedder's working space, and
+    /// hands freed heap back to the system.
     async fn release_spare_memory(&self) {
         if let Err(error) = self.store.release_spare_memory().await {
             tracing::warn!(%error, "releasing the store's caches failed");
+        }
+        if let Some(embedder) = self.embedding.loaded.get() {
+            embedder.release_spare_memory();
         }
         crate::free_memory::release();
     }

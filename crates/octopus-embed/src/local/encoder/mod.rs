@@ -19,9 +19,12 @@ mod kernels;
 mod safetensors;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use octopus_core::embedding::EmbedError;
 use serde::Deserialize;
+
+use super::mapped::MappedFile;
 
 pub use kernels::Parallelism;
 use kernels::{Matrix, MatrixMut, matmul};
@@ -116,10 +119,17 @@ struct Layer {
 
 /// The word embeddings: a row per vocabulary entry, half of MiniLM's
 /// weights. In bf16 when the products are (23 MB less resident; the
-/// reference fixture's cosine stays above 0.9999).
+/// reference fixture's cosine stays above 0.9999); in f32, read from the
+/// mapped model file when it holds them as f32 (resident only as texts
+/// use their rows).
 enum WordTable {
     F32(Vec<f32>),
     Bf16(Vec<u16>),
+    /// Little-endian f32 rows from byte `start` of the file.
+    Mapped {
+        file: Arc<MappedFile>,
+        start: usize,
+    },
 }
 
 impl WordTable {
@@ -351,6 +361,27 @@ impl Encoder {
         })
     }
 
+    /// Reads the word embeddings from `file` (the model file this encoder
+    /// was loaded from) instead of the copy made at load, when the file
+    /// holds them as f32 and the encoder runs in f32. Returns whether it
+    /// does now.
+    pub fn map_words(&mut self, file: Arc<MappedFile>) -> Result<bool, EmbedError> {
+        if !matches!(self.words, WordTable::F32(_)) {
+            return Ok(false);
+        }
+        let shape = [self.vocabulary, self.hidden];
+        let name = "embeddings.word_embeddings.weight";
+        let start = match safetensors::f32_offset(file.bytes(), name, &shape)? {
+            Some(start) => start,
+            None => match safetensors::f32_offset(file.bytes(), &format!("bert.{name}"), &shape)? {
+                Some(start) => start,
+                None => return Ok(false),
+            },
+        };
+        self.words = WordTable::Mapped { file, start };
+        Ok(true)
+    }
+
     pub fn hidden_size(&self) -> usize {
         self.hidden
     }
@@ -380,6 +411,16 @@ impl Encoder {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(scratch);
         result
+    }
+
+    /// Drops the scratch spaces not in use (each some megabytes per
+    /// thousand tokens of the largest batch it ran); passes after it
+    /// allocate them again.
+    pub fn release_scratch(&self) {
+        self.scratch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
     }
 
     /// A scratch space from the pool, or a new one when all are in use.
@@ -507,6 +548,13 @@ impl Encoder {
                             .map(|&w| f32::from_bits(u32::from(w) << 16));
                         states.extend(word.zip(place).zip(kind).map(sum));
                     }
+                    WordTable::Mapped { file, start } => {
+                        let row = start + id * h * 4;
+                        let word = file.bytes()[row..row + h * 4]
+                            .chunks_exact(4)
+                            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                        states.extend(word.zip(place).zip(kind).map(sum));
+                    }
                 }
             }
         }
@@ -632,4 +680,84 @@ fn product(layer: &Dense, x: &[f32], out: &mut [f32], pairs: &mut Vec<u32>, thre
         Matrix::rows(&layer.weight, layer.inputs, layer.outputs),
         threads,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default model's encoder, its word table copied at load.
+    fn default_encoder(file: &MappedFile) -> Encoder {
+        let dir = crate::model_dir::default_model_dir();
+        let config: Config =
+            serde_json::from_slice(&std::fs::read(dir.join("config.json")).unwrap()).unwrap();
+        Encoder::load(&config, file.bytes(), Precision::F32).unwrap()
+    }
+
+    #[test]
+    fn word_rows_read_from_the_mapped_file_give_the_same_states_bit_for_bit() {
+        let dir = crate::model_dir::default_model_dir();
+        let file = Arc::new(MappedFile::open(&dir.join("model.safetensors")).unwrap());
+        let copied = default_encoder(&file);
+        let mut mapped = default_encoder(&file);
+        assert!(mapped.map_words(Arc::clone(&file)).unwrap());
+        assert!(matches!(mapped.words, WordTable::Mapped { .. }));
+        file.release_pages();
+        // The first and last rows of the vocabulary, and some between.
+        let last = u32::try_from(copied.vocabulary - 1).unwrap();
+        let ids = [101, 0, 7592, 2088, last, 102];
+        let types = [0; 6];
+        let batch = [Sequence {
+            ids: &ids,
+            types: &types,
+        }];
+        let states = |encoder: &Encoder| {
+            encoder
+                .forward(&batch, Parallelism::None, <[f32]>::to_vec)
+                .unwrap()
+        };
+        let (expected, found) = (states(&copied), states(&mapped));
+        assert_eq!(found.len(), ids.len() * copied.hidden);
+        assert!(
+            expected
+                .iter()
+                .zip(&found)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        );
+    }
+
+    #[test]
+    fn released_scratch_spaces_are_dropped_and_made_again_by_the_next_pass() {
+        let dir = crate::model_dir::default_model_dir();
+        let file = MappedFile::open(&dir.join("model.safetensors")).unwrap();
+        let encoder = default_encoder(&file);
+        let (ids, types) = ([101, 7592, 102], [0; 3]);
+        let batch = [Sequence {
+            ids: &ids,
+            types: &types,
+        }];
+        let pass = || {
+            encoder
+                .forward(&batch, Parallelism::None, <[f32]>::to_vec)
+                .unwrap()
+        };
+        let pooled = || encoder.scratch.lock().unwrap().len();
+        let first = pass();
+        assert_eq!(pooled(), 1);
+        encoder.release_scratch();
+        assert_eq!(pooled(), 0);
+        assert_eq!(pass(), first);
+        assert_eq!(pooled(), 1);
+    }
+
+    #[test]
+    fn a_word_table_the_file_does_not_hold_as_f32_stays_a_copy() {
+        let dir = crate::model_dir::default_model_dir();
+        let file = Arc::new(MappedFile::open(&dir.join("model.safetensors")).unwrap());
+        let mut encoder = default_encoder(&file);
+        // A file without the table where the encoder expects it.
+        encoder.vocabulary += 1;
+        assert!(!encoder.map_words(Arc::clone(&file)).unwrap());
+        assert!(matches!(encoder.words, WordTable::F32(_)));
+    }
 }

@@ -23,9 +23,8 @@ fn invalid(message: impl std::fmt::Display) -> EmbedError {
     EmbedError::Model(format!("model.safetensors: {message}"))
 }
 
-/// Every floating-point tensor in `bytes`, by name, as f32. Integer tensors
-/// (some folders store BERT's position ids) are skipped.
-pub fn read(bytes: &[u8]) -> Result<HashMap<String, Tensor>, EmbedError> {
+/// The header's entries by name, and where the data begins in `bytes`.
+fn header(bytes: &[u8]) -> Result<(HashMap<String, serde_json::Value>, usize), EmbedError> {
     let header_length = bytes
         .get(..8)
         .and_then(|b| <[u8; 8]>::try_from(b).ok())
@@ -36,14 +35,38 @@ pub fn read(bytes: &[u8]) -> Result<HashMap<String, Tensor>, EmbedError> {
         .and_then(|n| n.checked_add(8))
         .filter(|&end| end <= bytes.len())
         .ok_or_else(|| invalid("header length beyond the file"))?;
-    let header: HashMap<String, serde_json::Value> =
+    let mut entries: HashMap<String, serde_json::Value> =
         serde_json::from_slice(&bytes[8..data_start]).map_err(invalid)?;
+    entries.remove("__metadata__");
+    Ok((entries, data_start))
+}
+
+/// Where the f32 tensor `name` lies in `bytes` (little-endian, as the
+/// format stores it), when it is one of `shape`: the byte offset of its
+/// first value. `None` when it is absent, of another type or shape, or
+/// beyond the file.
+pub fn f32_offset(bytes: &[u8], name: &str, shape: &[usize]) -> Result<Option<usize>, EmbedError> {
+    let (mut entries, data_start) = header(bytes)?;
+    let Some(entry) = entries.remove(name) else {
+        return Ok(None);
+    };
+    let entry: Entry =
+        serde_json::from_value(entry).map_err(|e| invalid(format!("{name}: {e}")))?;
+    let [start, end] = entry.data_offsets;
+    let fits = entry.dtype == "F32"
+        && entry.shape == shape
+        && end.checked_sub(start) == Some(shape.iter().product::<usize>() * 4)
+        && data_start + end <= bytes.len();
+    Ok(fits.then_some(data_start + start))
+}
+
+/// Every floating-point tensor in `bytes`, by name, as f32. Integer tensors
+/// (some folders store BERT's position ids) are skipped.
+pub fn read(bytes: &[u8]) -> Result<HashMap<String, Tensor>, EmbedError> {
+    let (header, data_start) = header(bytes)?;
     let data = &bytes[data_start..];
     let mut tensors = HashMap::new();
     for (name, entry) in header {
-        if name == "__metadata__" {
-            continue;
-        }
         let entry: Entry =
             serde_json::from_value(entry).map_err(|e| invalid(format!("{name}: {e}")))?;
         let [start, end] = entry.data_offsets;
@@ -124,5 +147,26 @@ mod tests {
         assert!(error.contains("does not match"), "{error}");
         assert!(read(&[1, 0]).is_err());
         assert!(read(&[255; 16]).is_err());
+    }
+
+    #[test]
+    fn an_f32_tensor_is_located_only_with_its_type_and_shape() {
+        let mut data = vec![0u8; 4];
+        data.extend_from_slice(&2.5f32.to_le_bytes());
+        data.extend_from_slice(&(-1.0f32).to_le_bytes());
+        let header = r#"{"h":{"dtype":"F16","shape":[2],"data_offsets":[0,4]},
+            "w":{"dtype":"F32","shape":[1,2],"data_offsets":[4,12]}}"#;
+        let bytes = file(header, &data);
+        let at = f32_offset(&bytes, "w", &[1, 2]).unwrap().unwrap();
+        assert_eq!(bytes[at..at + 4], 2.5f32.to_le_bytes());
+        assert_eq!(bytes[at + 4..at + 8], (-1.0f32).to_le_bytes());
+        assert_eq!(f32_offset(&bytes, "w", &[2, 1]).unwrap(), None);
+        assert_eq!(f32_offset(&bytes, "h", &[2]).unwrap(), None);
+        assert_eq!(f32_offset(&bytes, "missing", &[1]).unwrap(), None);
+        let beyond = r#"{"w":{"dtype":"F32","shape":[1,2],"data_offsets":[8,16]}}"#;
+        assert_eq!(
+            f32_offset(&file(beyond, &data), "w", &[1, 2]).unwrap(),
+            None
+        );
     }
 }
