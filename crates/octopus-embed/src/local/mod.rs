@@ -378,7 +378,7 @@ impl Embedder for LocalEmbedder {
 
     fn release_spare_memory(&self) {
         match &self.inner.forward {
-            Forward::Encoder(encoder) => encoder.release_scratch(),
+            Forward::Encoder(encoder) => encoder.release_spare_memory(),
             #[cfg(feature = "candle")]
             Forward::Candle(_) => {}
         }

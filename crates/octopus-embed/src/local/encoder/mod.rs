@@ -414,13 +414,17 @@ impl Encoder {
     }
 
     /// Drops the scratch spaces not in use (each some megabytes per
-    /// thousand tokens of the largest batch it ran); passes after it
-    /// allocate them again.
-    pub fn release_scratch(&self) {
+    /// thousand tokens of the largest batch it ran), and the word rows read
+    /// from the mapped file so far (a burst of varied texts reads most of
+    /// the table); passes after it allocate and read them again.
+    pub fn release_spare_memory(&self) {
         self.scratch
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clear();
+        if let WordTable::Mapped { file, .. } = &self.words {
+            file.release_pages();
+        }
     }
 
     /// A scratch space from the pool, or a new one when all are in use.
@@ -727,10 +731,11 @@ mod tests {
     }
 
     #[test]
-    fn released_scratch_spaces_are_dropped_and_made_again_by_the_next_pass() {
+    fn spare_memory_released_is_made_and_read_again_by_the_next_pass() {
         let dir = crate::model_dir::default_model_dir();
-        let file = MappedFile::open(&dir.join("model.safetensors")).unwrap();
-        let encoder = default_encoder(&file);
+        let file = Arc::new(MappedFile::open(&dir.join("model.safetensors")).unwrap());
+        let mut encoder = default_encoder(&file);
+        assert!(encoder.map_words(Arc::clone(&file)).unwrap());
         let (ids, types) = ([101, 7592, 102], [0; 3]);
         let batch = [Sequence {
             ids: &ids,
@@ -744,7 +749,7 @@ mod tests {
         let pooled = || encoder.scratch.lock().unwrap().len();
         let first = pass();
         assert_eq!(pooled(), 1);
-        encoder.release_scratch();
+        encoder.release_spare_memory();
         assert_eq!(pooled(), 0);
         assert_eq!(pass(), first);
         assert_eq!(pooled(), 1);
