@@ -6,10 +6,10 @@
 //! on the user (`octopus_core::memory_rows::search_rows`); a copy of every
 //! user's vectors under one HNSW graph followed each message at the cost of
 //! a graph insert, and a graph over all users finds few of one user's
-//! vectors among its `ef_search` candidates. `vector_sets` records the version of the
-//! rows each copy reflects: a follow applies a change only when the copy is
-//! at the change's starting version, and a search first reconciles a copy
-//! that is not at the rows' version.
+//! vectors among its `ef_search` candidates. `vector_sets` records the
+//! version of the rows each copy reflects: a follow applies a change only
+//! when the copy is at the change's starting version, and a search first
+//! reconciles a copy that is not at the rows' version.
 //!
 //! The copy is shared by every server on the database, so one server's
 //! follow serves the others' searches. A reconcile reads the rows and the
