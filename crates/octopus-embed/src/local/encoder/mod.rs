@@ -370,16 +370,17 @@ impl Encoder {
             return Ok(false);
         }
         let shape = [self.vocabulary, self.hidden];
-        let name = "embeddings.word_embeddings.weight";
-        let start = match safetensors::f32_offset(file.bytes(), name, &shape)? {
-            Some(start) => start,
-            None => match safetensors::f32_offset(file.bytes(), &format!("bert.{name}"), &shape)? {
-                Some(start) => start,
-                None => return Ok(false),
-            },
-        };
-        self.words = WordTable::Mapped { file, start };
-        Ok(true)
+        // Where `Weights::take` found them: with or without the `bert.` prefix.
+        for name in [
+            "embeddings.word_embeddings.weight",
+            "bert.embeddings.word_embeddings.weight",
+        ] {
+            if let Some(start) = safetensors::f32_offset(file.bytes(), name, &shape)? {
+                self.words = WordTable::Mapped { file, start };
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     pub fn hidden_size(&self) -> usize {
