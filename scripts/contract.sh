@@ -97,9 +97,18 @@ run_groups() {
   echo "== contract: tenant routes" >&2
   run -H "Authorization: Bearer $key" --exclude-tag admin --exclude-operation-id take_turn \
     --exclude-operation-id chat_completion \
+    --exclude-operation-id search_messages --exclude-operation-id list_episodes \
+    --exclude-operation-id recall \
     --exclude-operation-id propose_procedure --exclude-operation-id import_dump \
     --exclude-operation-id create_procedure --exclude-operation-id update_procedure \
     --exclude-operation-id update_agent || status=1
+  # A time window's `from` must not be later than its `to`, which JSON Schema
+  # cannot state across two fields: a schema-valid window may rightly be a
+  # 422 naming `from`. Every other check holds.
+  echo "== contract: time windows" >&2
+  run -H "Authorization: Bearer $key" --include-operation-id search_messages \
+    --include-operation-id list_episodes --include-operation-id recall \
+    --exclude-checks positive_data_acceptance || status=1
   # An agent's patch is checked once merged with the stored agent (Azure's
   # endpoint and deployment may be stored or patched): a schema-valid patch
   # may rightly be a 422 naming the field. Every other check holds.

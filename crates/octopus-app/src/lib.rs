@@ -10,10 +10,12 @@
 #![forbid(unsafe_code)]
 
 mod backends;
+pub mod data_dir;
 pub mod settings;
 
 use octopus_engine::{EngineConfig, Octopus};
 
+pub use data_dir::DataDirLock;
 pub use settings::{StorageSettings, VectorSettings};
 
 /// What a process runs with: its backends, and the engine's own settings.
@@ -48,6 +50,13 @@ pub enum Error {
 
     #[error("open the store: {0}")]
     OpenStore(Box<dyn std::error::Error + Send + Sync>),
+
+    /// Another process holds the data directory ([`DataDirLock`]).
+    #[error("{} is in use by another Octopus process{}: one process holds a data directory at a time; stop it, or reach it through its server (octopus mcp --url, or the client commands)", dir.display(), pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default())]
+    DataDirInUse {
+        dir: std::path::PathBuf,
+        pid: Option<u32>,
+    },
 
     #[error(transparent)]
     Engine(#[from] octopus_engine::Error),

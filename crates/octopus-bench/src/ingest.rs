@@ -125,6 +125,7 @@ async fn postgres_store_api(
                         idle_timeout: chrono::Duration::hours(1),
                         now: now(),
                         work_class: octopus_core::recall::WorkClass::Live,
+                        follows: None,
                     };
                     let t = Instant::now();
                     store.append_messages(world.0, batch).await?;
@@ -206,6 +207,7 @@ async fn store_api(options: &Options, turns: &[String], detect: bool) -> anyhow:
             idle_timeout: chrono::Duration::hours(1),
             now: now(),
             work_class: octopus_core::recall::WorkClass::Live,
+            follows: None,
         };
         let t = Instant::now();
         store.append_messages(world.0, batch).await?;

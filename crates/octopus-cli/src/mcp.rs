@@ -35,7 +35,8 @@ pub async fn run(args: McpArgs) -> anyhow::Result<()> {
 async fn local(args: &McpArgs, key: &str) -> anyhow::Result<()> {
     let config = crate::serve::load(&args.local)?;
     crate::serve::init_logging(&config.log.filter);
-    let octopus = crate::serve::open(&config).await?;
+    let opened = crate::serve::open(&config).await?;
+    let octopus = opened.octopus.clone();
     crate::serve::start_workers(&octopus, &config);
     let options = McpOptions {
         allow_forget_user: config.server.mcp_allow_forget_user,

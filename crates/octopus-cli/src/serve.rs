@@ -5,6 +5,7 @@ use octopus_engine::Octopus;
 
 use crate::cli::ServerArgs;
 use crate::config::{Config, Overrides};
+use octopus_app::DataDirLock;
 use octopus_app::settings::StorageBackend;
 
 pub fn load(args: &ServerArgs) -> anyhow::Result<Config> {
@@ -36,17 +37,31 @@ pub fn init_logging(filter: &str) {
         .init();
 }
 
-pub async fn open(config: &Config) -> anyhow::Result<Octopus> {
-    let octopus = octopus_app::connect(&config.app()).await.with_context(|| {
-        match config.storage.backend {
-            StorageBackend::Sqlite => format!(
-                "open the data directory {}",
-                config.storage.data_dir.display()
-            ),
-            StorageBackend::Postgres => "open the PostgreSQL database".to_owned(),
-        }
-    })?;
-    Ok(octopus)
+/// The data opened by this process: the engine, and the data directory
+/// held while it lives (one process at a time).
+pub struct Opened {
+    pub octopus: Octopus,
+    _data_dir: Option<DataDirLock>,
+}
+
+pub async fn open(config: &Config) -> anyhow::Result<Opened> {
+    let app = config.app();
+    // Taken before anything in the directory is opened or migrated.
+    let data_dir = DataDirLock::for_config(&app)?;
+    let octopus =
+        octopus_app::connect(&app)
+            .await
+            .with_context(|| match config.storage.backend {
+                StorageBackend::Sqlite => format!(
+                    "open the data directory {}",
+                    config.storage.data_dir.display()
+                ),
+                StorageBackend::Postgres => "open the PostgreSQL database".to_owned(),
+            })?;
+    Ok(Opened {
+        octopus,
+        _data_dir: data_dir,
+    })
 }
 
 pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
@@ -58,7 +73,8 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("listen on {}", config.server.listen))?;
     let address = listener.local_addr()?;
-    let octopus = open(&config).await?;
+    let opened = open(&config).await?;
+    let octopus = &opened.octopus;
     if let Some(secret) = octopus
         .ensure_admin_key(config.admin_key.as_deref())
         .await?
@@ -71,8 +87,8 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     // Tests and scripts read this line to find a port chosen with :0.
     println!("Octopus listening on http://{address}");
     tracing::info!(%address, data_dir = %config.storage.data_dir.display(), "serving");
-    start_workers(&octopus, &config);
-    octopus_server::serve(listener, octopus, &config.server, shutdown_signal())
+    start_workers(octopus, &config);
+    octopus_server::serve(listener, octopus.clone(), &config.server, shutdown_signal())
         .await
         .context("serve HTTP")?;
     tracing::info!("stopped");

@@ -23,6 +23,42 @@ pub struct Placement {
     pub now: Timestamp,
     /// The class of the memory work the batch queues.
     pub work_class: WorkClass,
+    /// When set, the batch must follow exactly this state of the
+    /// conversation, or it is refused whole.
+    pub follows: Option<SeenTail>,
+}
+
+/// What a caller saw of a conversation when it decided what to append: the
+/// open episode and how many messages it held. A batch decided from that
+/// state (the answer to a pending tool call, or the call recorded as
+/// abandoned) is refused when anything was appended, closed or opened since,
+/// so that two requests deciding from one state cannot both be stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeenTail {
+    pub episode_id: EpisodeId,
+    pub message_count: u32,
+}
+
+impl SeenTail {
+    /// Whether the open episode found in the append's transaction is still
+    /// the one `expected` saw; `conversation_moved` when it is not.
+    pub fn check(expected: Option<SeenTail>, open: Option<&OpenEpisode>) -> Result<()> {
+        let Some(expected) = expected else {
+            return Ok(());
+        };
+        match open {
+            Some(open)
+                if open.id == expected.episode_id
+                    && open.message_count == expected.message_count =>
+            {
+                Ok(())
+            }
+            _ => Err(Error::conflict(
+                DomainCode::ConversationMoved,
+                "the conversation changed while this request was decided; send it again",
+            )),
+        }
+    }
 }
 
 impl Placement {
@@ -33,6 +69,7 @@ impl Placement {
             idle_timeout: batch.idle_timeout,
             now: batch.now,
             work_class: batch.work_class,
+            follows: batch.follows,
         }
     }
 
@@ -44,6 +81,7 @@ impl Placement {
             idle_timeout: chrono::Duration::MAX,
             now,
             work_class: WorkClass::Bulk,
+            follows: None,
         }
     }
 }
@@ -264,7 +302,42 @@ mod tests {
             idle_timeout: chrono::Duration::minutes(30),
             now: at,
             work_class: WorkClass::Live,
+            follows: None,
         }
+    }
+
+    #[test]
+    fn a_batch_that_must_follow_a_state_is_refused_once_anything_moved() {
+        let open = OpenEpisode {
+            message_count: 3,
+            ..OpenEpisode::started(EpisodeId::new(), now())
+        };
+        let seen = SeenTail {
+            episode_id: open.id,
+            message_count: 3,
+        };
+        assert!(
+            SeenTail::check(None, None).is_ok(),
+            "no expectation, no check"
+        );
+        assert!(SeenTail::check(Some(seen), Some(&open)).is_ok());
+        let moved = |open: Option<&OpenEpisode>| {
+            matches!(
+                SeenTail::check(Some(seen), open),
+                Err(Error::Conflict {
+                    code: DomainCode::ConversationMoved,
+                    ..
+                })
+            )
+        };
+        let appended = OpenEpisode {
+            message_count: 4,
+            ..open.clone()
+        };
+        let another = OpenEpisode::started(EpisodeId::new(), now());
+        assert!(moved(Some(&appended)), "a message was appended since");
+        assert!(moved(Some(&another)), "another episode opened since");
+        assert!(moved(None), "the episode closed since");
     }
 
     #[test]

@@ -26,6 +26,23 @@ pub const MAX_TOOL_NAME_CHARS: usize = 256;
 /// is its exact negation.
 pub const NOT_BLANK_PATTERN: &str = "[^\t\n\u{b}\u{c}\r \u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}\u{feff}]";
 
+/// The regular expression of a string without U+0000 (NUL), which no text
+/// a client sends may hold: PostgreSQL cannot store it in text, and no
+/// name, id or message needs it.
+pub const NO_NUL_PATTERN: &str = "^[^\\x00]*$";
+
+/// [`NO_NUL_PATTERN`] and [`NOT_BLANK_PATTERN`] at once: no NUL, and one
+/// character that is neither NUL nor white space.
+pub const NOT_BLANK_NO_NUL_PATTERN: &str = "^[^\\x00]*[^\\x00\t\n\u{b}\u{c}\r \u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}\u{feff}][^\\x00]*$";
+
+/// Refuses text holding U+0000 (see [`NO_NUL_PATTERN`]).
+pub fn check_no_nul(field: &str, value: &str) -> Result<()> {
+    match value.contains('\0') {
+        true => Err(Error::invalid(field, "must not contain U+0000 (NUL)")),
+        false => Ok(()),
+    }
+}
+
 /// Whether `value` holds only white space as ECMA-262's `\s` defines it (the
 /// definition the OpenAPI document's patterns use, so that the server and
 /// the document agree on every string).
@@ -45,9 +62,10 @@ pub fn is_blank(value: &str) -> bool {
     })
 }
 
-/// Refuses `value` unless it has at most `max` characters and, when `min` is
-/// 1 or more, is not blank.
+/// Refuses `value` unless it has at most `max` characters, holds no NUL
+/// and, when `min` is 1 or more, is not blank.
 pub fn check_chars(field: &str, value: &str, min: usize, max: usize) -> Result<()> {
+    check_no_nul(field, value)?;
     if min > 0 && is_blank(value) {
         return Err(Error::invalid(field, "must not be empty"));
     }
@@ -69,6 +87,21 @@ pub fn check_chars(field: &str, value: &str, min: usize, max: usize) -> Result<(
 /// [`check_chars`] for a value that may be absent.
 pub fn check_optional_chars(field: &str, value: Option<&str>, max: usize) -> Result<()> {
     value.map_or(Ok(()), |value| check_chars(field, value, 1, max))
+}
+
+/// Refuses a time window whose `from` is later than its `to`: it could hold
+/// nothing, and is more likely a mistake than a question.
+pub fn check_window(
+    from: Option<chrono::DateTime<chrono::Utc>>,
+    to: Option<chrono::DateTime<chrono::Utc>>,
+) -> Result<()> {
+    match (from, to) {
+        (Some(from), Some(to)) if from > to => Err(Error::invalid(
+            "from",
+            format!("must not be later than `to` ({to})"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Deserialises a struct from a JSON object only. serde's derive also takes an
@@ -117,6 +150,8 @@ mod tests {
         assert!(check_chars("f", "éééé", 1, 3).is_err());
         assert!(check_chars("f", "   ", 1, 3).is_err());
         assert!(check_optional_chars("f", None, 3).is_ok());
+        let error = check_chars("f", "a\0b", 0, 3).unwrap_err().to_string();
+        assert!(error.contains("NUL"), "{error}");
         let json = serde_json::json!({"k": "x".repeat(20)});
         assert!(check_json_bytes("f", &json, 32).is_ok());
         assert!(check_json_bytes("f", &json, 16).is_err());

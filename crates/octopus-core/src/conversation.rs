@@ -45,13 +45,8 @@ pub struct ConversationSpec {
 impl ConversationSpec {
     pub fn validate(&self) -> Result<()> {
         validate_user_id(&self.user_id)?;
-        if let Some(title) = &self.title
-            && title.chars().count() > MAX_TITLE_CHARS
-        {
-            return Err(Error::invalid(
-                "title",
-                format!("must be at most {MAX_TITLE_CHARS} characters"),
-            ));
+        if let Some(title) = &self.title {
+            crate::bounds::check_chars("title", title, 0, MAX_TITLE_CHARS)?;
         }
         crate::bounds::check_json_bytes(
             "metadata",
@@ -65,6 +60,7 @@ pub fn validate_user_id(user_id: &str) -> Result<()> {
     if user_id.is_empty() {
         return Err(Error::invalid("user_id", "must not be empty"));
     }
+    crate::bounds::check_no_nul("user_id", user_id)?;
     if user_id.chars().count() > MAX_USER_ID_CHARS {
         return Err(Error::invalid(
             "user_id",

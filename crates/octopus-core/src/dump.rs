@@ -535,6 +535,11 @@ impl IdMap {
         }
     }
 
+    /// Each id minted for the copy, with the dump's id it replaced.
+    pub fn minted(&self) -> impl Iterator<Item = (uuid::Uuid, uuid::Uuid)> + '_ {
+        self.ids.iter().map(|(old, new)| (*new, *old))
+    }
+
     /// The record with its ids replaced.
     pub fn remap(&mut self, record: DumpRecord) -> DumpRecord {
         match record {

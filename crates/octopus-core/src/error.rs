@@ -90,6 +90,9 @@ domain_codes! {
     TenantLimitReached,
     /// The conversation is deleted.
     ConversationDeleted,
+    /// A batch decided from one state of the conversation arrived after
+    /// another request had changed it.
+    ConversationMoved,
 }
 
 impl Error {

@@ -136,6 +136,33 @@ impl MessageContent {
         }
     }
 
+    /// Whether the content is only white space: text, or parts that are
+    /// all text (an image, a sound or a file says something).
+    pub fn says_nothing(&self) -> bool {
+        match self {
+            MessageContent::Text(text) => crate::bounds::is_blank(text),
+            MessageContent::Parts(parts) => parts.iter().all(|part| match part {
+                ContentPart::Text { text } => crate::bounds::is_blank(text),
+                _ => false,
+            }),
+        }
+    }
+
+    /// Refuses text holding NUL, naming the part that does.
+    fn check_text(&self) -> Result<()> {
+        match self {
+            MessageContent::Text(text) => crate::bounds::check_no_nul("content", text),
+            MessageContent::Parts(parts) => {
+                for (index, part) in parts.iter().enumerate() {
+                    if let ContentPart::Text { text } = part {
+                        crate::bounds::check_no_nul(&format!("content[{index}].text"), text)?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Bytes of every string the content carries (inline images and audio included).
     pub fn payload_bytes(&self) -> usize {
         match self {
@@ -448,6 +475,15 @@ impl NewMessage {
             self.tool_call_id.as_deref(),
             crate::bounds::MAX_TOOL_NAME_CHARS,
         )?;
+        if let Some(content) = &self.content {
+            content.check_text()?;
+            if self.role == Role::User && content.says_nothing() {
+                return Err(Error::invalid(
+                    "content",
+                    "must not be empty: a user's message says something",
+                ));
+            }
+        }
         if let Some(MessageContent::Parts(parts)) = &self.content {
             if parts.is_empty() {
                 return Err(Error::invalid(
@@ -707,6 +743,46 @@ mod tests {
         let message = parse(json!({"role": "user"})).unwrap();
         let error = message.validate(&MessageLimits::default()).unwrap_err();
         assert!(matches!(error, Error::Invalid { ref field, .. } if field == "content"));
+    }
+
+    #[test]
+    fn a_users_message_says_something_and_no_text_holds_nul() {
+        let field_of = |value: serde_json::Value| match parse(value)
+            .unwrap()
+            .validate(&MessageLimits::default())
+        {
+            Err(Error::Invalid { field, .. }) => Some(field),
+            _ => None,
+        };
+        assert_eq!(
+            field_of(json!({"role": "user", "content": " \n"})).as_deref(),
+            Some("content")
+        );
+        assert_eq!(
+            field_of(json!({"role": "user", "content": [{"type": "text", "text": ""}]})).as_deref(),
+            Some("content")
+        );
+        assert_eq!(
+            field_of(
+                json!({"role": "user", "content": [{"type": "text", "text": ""},
+                {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}]})
+            ),
+            None,
+            "an image says something"
+        );
+        assert_eq!(field_of(json!({"role": "assistant", "content": ""})), None);
+        assert_eq!(
+            field_of(json!({"role": "user", "content": "a\u{0}b"})).as_deref(),
+            Some("content")
+        );
+        assert_eq!(
+            field_of(
+                json!({"role": "assistant", "content": [{"type": "text", "text": "ok"},
+                {"type": "text", "text": "\u{0}"}]})
+            )
+            .as_deref(),
+            Some("content[1].text")
+        );
     }
 
     #[test]

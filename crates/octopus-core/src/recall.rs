@@ -462,6 +462,7 @@ impl RecallQuery {
     pub fn validate(&self) -> Result<()> {
         crate::conversation::validate_user_id(&self.user_id)?;
         crate::bounds::check_chars("query", &self.query, 1, crate::bounds::MAX_QUERY_CHARS)?;
+        crate::bounds::check_window(self.from, self.to)?;
         if self.top_k == 0 || self.top_k > MAX_RECALL_TOP_K {
             return Err(Error::invalid(
                 "top_k",

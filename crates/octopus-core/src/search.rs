@@ -25,6 +25,7 @@ pub struct MessageSearchQuery {
 impl MessageSearchQuery {
     pub fn validate(&self) -> Result<()> {
         crate::bounds::check_chars("q", &self.text, 1, crate::bounds::MAX_QUERY_CHARS)?;
+        crate::bounds::check_window(self.from, self.to)?;
         if self.limit == 0 || self.limit > MAX_SEARCH_LIMIT {
             return Err(Error::invalid(
                 "limit",

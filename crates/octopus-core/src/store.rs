@@ -153,6 +153,9 @@ pub struct AppendMessages {
     /// The class of the memory work the batch queues (embeddings, and the
     /// summary of an episode the batch closes).
     pub work_class: WorkClass,
+    /// The state of the conversation the batch was decided from, when it
+    /// must follow exactly that state (see [`crate::appending::SeenTail`]).
+    pub follows: Option<crate::appending::SeenTail>,
 }
 
 /// Messages and episodes.
@@ -160,8 +163,11 @@ pub struct AppendMessages {
 pub trait EpisodeStore: Send + Sync {
     /// Appends the batch to the conversation's open episode, opening one when none
     /// is open, in order; all of it or none of it is stored. Ordinals continue the
-    /// episode's. Fails with `NotFound` for an unknown conversation and `Gone`
-    /// (`conversation_deleted`) for a deleted one. Returns the stored messages.
+    /// episode's. Fails with `NotFound` for an unknown conversation, `Gone`
+    /// (`conversation_deleted`) for a deleted one, and `Conflict`
+    /// (`conversation_moved`) when `follows` is set and the open episode is no
+    /// longer the one it names with that many messages, decided in the
+    /// append's own transaction. Returns the stored messages.
     async fn append_messages(
         &self,
         tenant: TenantId,

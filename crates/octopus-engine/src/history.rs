@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use octopus_core::appending::SeenTail;
 use octopus_core::chat_history::History;
 use octopus_core::{ConversationId, EpisodeId, TenantId};
 
@@ -23,6 +24,16 @@ pub(crate) struct HistoryVersion {
     pub message_count: u32,
     /// Built from redacted text (the agent's `redact_pii`).
     pub redacted: bool,
+}
+
+impl HistoryVersion {
+    /// The state of the conversation this history was read from.
+    pub fn seen(self) -> SeenTail {
+        SeenTail {
+            episode_id: self.episode,
+            message_count: self.message_count,
+        }
+    }
 }
 
 struct Entry {

@@ -5,12 +5,18 @@
 
 #![forbid(unsafe_code)]
 
+mod body;
 pub mod destinations;
 mod retry;
 
 use std::time::Duration;
 
+pub use body::{error_text, read_at_most};
 pub use retry::{Failure, RetryPolicy, sanitise, send};
+
+/// Bytes of an error body read for the provider's message: error bodies
+/// are short, and the rest of a long one is not read.
+pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 
 /// Installs ring as the process's TLS crypto provider. The workspace builds
 /// reqwest with rustls but without a provider (aws-lc, the default one, is a

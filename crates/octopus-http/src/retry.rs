@@ -70,7 +70,7 @@ pub async fn send(
             Ok(response) => {
                 let status = response.status();
                 let retry_after = retry_after(response.headers());
-                let body = response.text().await.unwrap_or_default();
+                let body = crate::error_text(response, crate::MAX_ERROR_BODY_BYTES).await;
                 tracing::debug!(provider, status = status.as_u16(), body = %crate::excerpt(&body), "provider answered an error");
                 let message = if status.is_redirection() {
                     format!(

@@ -112,6 +112,7 @@ impl AnthropicChat {
                 Block::Other => {}
             }
         }
+        self.endpoint.budget().spend_reply(&reply)?;
         Ok(reply)
     }
 
@@ -124,7 +125,8 @@ impl AnthropicChat {
             .endpoint
             .post(&self.body(request, true), crate::error_message)
             .await?;
-        let mut events = Events::new(self.endpoint.provider, response);
+        let mut events = Events::new(&self.endpoint, response);
+        let mut budget = self.endpoint.budget();
         let mut reply = ChatReply::default();
         // Tool calls by content-block index: id, name, and input JSON in pieces.
         let mut calls: BTreeMap<u32, (String, String, String)> = BTreeMap::new();
@@ -143,15 +145,18 @@ impl AnthropicChat {
                     content_block,
                 } => {
                     if let Block::ToolUse { id, name, .. } = content_block {
+                        budget.spend(&name)?;
                         calls.insert(index, (id, name, String::new()));
                     }
                 }
                 StreamEvent::ContentBlockDelta { index, delta } => match delta {
                     BlockDelta::TextDelta { text } => {
+                        budget.spend(&text)?;
                         deltas(&text);
                         reply.text.push_str(&text);
                     }
                     BlockDelta::InputJsonDelta { partial_json } => {
+                        budget.spend(&partial_json)?;
                         if let Some(call) = calls.get_mut(&index) {
                             call.2.push_str(&partial_json);
                         }

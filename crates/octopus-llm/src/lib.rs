@@ -38,6 +38,10 @@ pub struct ClientOptions {
     /// Output tokens asked for when the agent sets none; Anthropic requires a
     /// number.
     pub default_max_output_tokens: u32,
+    /// The most of one reply read: its text and its tool calls' names and
+    /// arguments, counted as they arrive. Past it the call fails as the
+    /// provider's fault, and a stream has passed on no more than this.
+    pub max_reply_bytes: usize,
 }
 
 impl Default for ClientOptions {
@@ -51,6 +55,7 @@ impl Default for ClientOptions {
             read_timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
             default_max_output_tokens: 4096,
+            max_reply_bytes: 1024 * 1024,
         }
     }
 }
@@ -234,15 +239,42 @@ impl Endpoint {
             .map_err(|failure| self.failed(failure))
     }
 
-    /// Reads a whole response and parses it.
+    /// Reads a whole response and parses it. The body may be larger than
+    /// the reply it carries (JSON's quoting, the fields around the text), but
+    /// not without bound.
     pub(crate) async fn read<T: serde::de::DeserializeOwned>(
         &self,
         response: reqwest::Response,
     ) -> Result<T, ChatError> {
-        let bytes = response.bytes().await.map_err(|e| {
-            self.error(Fault::Provider, format!("reading the response failed: {e}"))
-        })?;
+        let limit = self.limits().whole_body;
+        let bytes = octopus_http::read_at_most(response, limit)
+            .await
+            .map_err(|e| self.error(Fault::Provider, format!("reading the response failed: {e}")))?
+            .ok_or_else(|| self.too_long())?;
         serde_json::from_slice(&bytes).map_err(|e| self.malformed(e))
+    }
+
+    /// What one reply from this endpoint may take.
+    pub(crate) fn limits(&self) -> ReplyLimits {
+        ReplyLimits::new(self.options.max_reply_bytes)
+    }
+
+    /// A budget for the reply about to be read.
+    pub(crate) fn budget(&self) -> ReplyBudget {
+        ReplyBudget {
+            left: self.options.max_reply_bytes,
+            error: self.too_long(),
+        }
+    }
+
+    fn too_long(&self) -> ChatError {
+        self.error(
+            Fault::Provider,
+            format!(
+                "the reply is longer than the {} bytes Octopus reads of one ([llm] max_reply_bytes)",
+                self.options.max_reply_bytes
+            ),
+        )
     }
 
     pub(crate) fn error(&self, fault: Fault, message: impl Into<String>) -> ChatError {
@@ -268,6 +300,74 @@ impl Endpoint {
             retry_after: failure.retry_after,
             ..ChatError::new(self.provider, fault, failure.message)
         }
+    }
+}
+
+/// How much of a provider's answer is read, derived from the most reply
+/// text one may carry.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReplyLimits {
+    /// A whole (not streamed) response body: twice the reply, for JSON's
+    /// escapes, and room for the fields around it.
+    pub whole_body: usize,
+    /// One line of a stream: an event carries a piece of the reply.
+    pub stream_line: usize,
+    /// All of a stream: its framing repeats for every piece (about fifty
+    /// times the text in OpenAI's chunks), so a stream may be much larger
+    /// than its reply, but it still ends.
+    pub stream_total: usize,
+}
+
+impl ReplyLimits {
+    const ROOM: usize = 64 * 1024;
+
+    fn new(max_reply_bytes: usize) -> Self {
+        Self {
+            whole_body: max_reply_bytes.saturating_mul(2).saturating_add(Self::ROOM),
+            stream_line: max_reply_bytes.saturating_mul(2).saturating_add(Self::ROOM),
+            stream_total: max_reply_bytes
+                .saturating_mul(64)
+                .saturating_add(Self::ROOM),
+        }
+    }
+}
+
+/// What is left of one reply's bytes ([`ClientOptions::max_reply_bytes`]).
+/// Each piece of text or tool call is spent before it is kept or streamed
+/// on, so a reply past the bound is never passed on whole.
+pub(crate) struct ReplyBudget {
+    left: usize,
+    error: ChatError,
+}
+
+impl ReplyBudget {
+    /// Takes `piece` out of the budget; the provider's fault when it does
+    /// not fit.
+    pub(crate) fn spend(&mut self, piece: &str) -> Result<(), ChatError> {
+        match self.left.checked_sub(piece.len()) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(self.error.clone()),
+        }
+    }
+
+    /// Spends a whole reply read at once: its text, and each tool call's
+    /// name and arguments.
+    pub(crate) fn spend_reply(
+        &mut self,
+        reply: &octopus_core::chat::ChatReply,
+    ) -> Result<(), ChatError> {
+        self.spend(&reply.text)?;
+        for call in &reply.tool_calls {
+            self.spend(&call.name)?;
+            match &call.arguments {
+                serde_json::Value::String(text) => self.spend(text)?,
+                other => self.spend(&other.to_string())?,
+            }
+        }
+        Ok(())
     }
 }
 

@@ -3,23 +3,30 @@
 
 use octopus_core::chat::{ChatError, Fault};
 
+use crate::{Endpoint, ReplyLimits};
+
 /// Lines of a body that arrives in chunks of any size. A line may be split
 /// across chunks, and a chunk may split a UTF-8 character: bytes are kept
-/// until their line ends.
+/// until their line ends. A line longer than the endpoint's limit, or a body
+/// longer than its limit, fails the stream: what is kept is bounded.
 pub(crate) struct Lines {
     response: reqwest::Response,
     pending: Vec<u8>,
     done: bool,
     provider: &'static str,
+    limits: ReplyLimits,
+    read: usize,
 }
 
 impl Lines {
-    pub(crate) fn new(provider: &'static str, response: reqwest::Response) -> Self {
+    pub(crate) fn new(endpoint: &Endpoint, response: reqwest::Response) -> Self {
         Self {
             response,
             pending: Vec::new(),
             done: false,
-            provider,
+            provider: endpoint.provider,
+            limits: endpoint.limits(),
+            read: 0,
         }
     }
 
@@ -42,7 +49,11 @@ impl Lines {
                 return self.text(rest).map(Some);
             }
             match self.response.chunk().await {
-                Ok(Some(chunk)) => self.pending.extend_from_slice(&chunk),
+                Ok(Some(chunk)) => {
+                    self.read += chunk.len();
+                    self.pending.extend_from_slice(&chunk);
+                    self.check_bounds()?;
+                }
                 Ok(None) => self.done = true,
                 Err(error) => {
                     let what = match error.is_timeout() {
@@ -53,6 +64,23 @@ impl Lines {
                 }
             }
         }
+    }
+
+    fn check_bounds(&self) -> Result<(), ChatError> {
+        let too_long = |what: &str, limit: usize| {
+            Err(ChatError::new(
+                self.provider,
+                Fault::Provider,
+                format!("{what} is longer than the {limit} bytes Octopus reads of one"),
+            ))
+        };
+        if self.read > self.limits.stream_total {
+            return too_long("the stream", self.limits.stream_total);
+        }
+        if self.pending.len() > self.limits.stream_line {
+            return too_long("a line of the stream", self.limits.stream_line);
+        }
+        Ok(())
     }
 
     fn text(&self, line: Vec<u8>) -> Result<String, ChatError> {
@@ -79,8 +107,8 @@ pub(crate) struct Event {
 pub(crate) struct Events(Lines);
 
 impl Events {
-    pub(crate) fn new(provider: &'static str, response: reqwest::Response) -> Self {
-        Self(Lines::new(provider, response))
+    pub(crate) fn new(endpoint: &Endpoint, response: reqwest::Response) -> Self {
+        Self(Lines::new(endpoint, response))
     }
 
     pub(crate) async fn next(&mut self) -> Result<Option<Event>, ChatError> {

@@ -13,8 +13,8 @@ use octopus_core::chat::{
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::Endpoint;
 use crate::lines::Lines;
+use crate::{Endpoint, ReplyBudget};
 
 pub const DEFAULT_BASE_URL: &str = "http://localhost:11434";
 
@@ -86,12 +86,13 @@ impl OllamaChat {
             .post(&self.body(request, stream), crate::error_message)
             .await?;
         let mut reply = ChatReply::default();
+        let mut budget = self.endpoint.budget();
         if !stream {
             let part: Part = self.endpoint.read(response).await?;
-            self.take(part, &mut reply, None);
+            self.take(part, &mut reply, &mut budget, None)?;
             return Ok(reply);
         }
-        let mut lines = Lines::new(self.endpoint.provider, response);
+        let mut lines = Lines::new(&self.endpoint, response);
         while let Some(line) = lines.next().await? {
             if line.trim().is_empty() {
                 continue;
@@ -102,7 +103,7 @@ impl OllamaChat {
                     .endpoint
                     .error(octopus_core::chat::Fault::Provider, error));
             }
-            if self.take(part, &mut reply, deltas) {
+            if self.take(part, &mut reply, &mut budget, deltas)? {
                 return Ok(reply);
             }
         }
@@ -112,12 +113,24 @@ impl OllamaChat {
         ))
     }
 
-    /// Adds one part of the answer to `reply`; true when it was the last.
-    fn take(&self, part: Part, reply: &mut ChatReply, deltas: Option<DeltaSink<'_>>) -> bool {
+    /// Adds one part of the answer to `reply`, spending its text and calls
+    /// from `budget`; true when it was the last.
+    fn take(
+        &self,
+        part: Part,
+        reply: &mut ChatReply,
+        budget: &mut ReplyBudget,
+        deltas: Option<DeltaSink<'_>>,
+    ) -> Result<bool, ChatError> {
         if let Some(model) = part.model {
             reply.model = model;
         }
         if let Some(message) = part.message {
+            budget.spend(&message.content)?;
+            for call in &message.tool_calls {
+                budget.spend(&call.function.name)?;
+                budget.spend(&call.function.arguments.to_string())?;
+            }
             if !message.content.is_empty() {
                 if let Some(deltas) = deltas {
                     deltas(&message.content);
@@ -140,7 +153,7 @@ impl OllamaChat {
                 output_tokens: part.eval_count.unwrap_or(0),
             };
         }
-        part.done
+        Ok(part.done)
     }
 }
 

@@ -103,13 +103,15 @@ impl OpenAiChat {
             .into_iter()
             .map(|call| tool_call(call.id, call.function.name, &call.function.arguments))
             .collect();
-        Ok(ChatReply {
+        let reply = ChatReply {
             text: choice.message.content.unwrap_or_default(),
             tool_calls,
             usage: completion.usage.map(Into::into).unwrap_or_default(),
             finish_reason: choice.finish_reason,
             model: completion.model,
-        })
+        };
+        self.endpoint.budget().spend_reply(&reply)?;
+        Ok(reply)
     }
 
     async fn streamed(
@@ -121,7 +123,8 @@ impl OpenAiChat {
             .endpoint
             .post(&self.body(request, true), crate::error_message)
             .await?;
-        let mut events = Events::new(self.endpoint.provider, response);
+        let mut events = Events::new(&self.endpoint, response);
+        let mut budget = self.endpoint.budget();
         let mut reply = ChatReply::default();
         // Tool calls arrive in pieces, keyed by their index.
         let mut calls: BTreeMap<u32, (String, String, String)> = BTreeMap::new();
@@ -144,6 +147,7 @@ impl OpenAiChat {
             }
             for choice in chunk.choices {
                 if let Some(text) = choice.delta.content.filter(|t| !t.is_empty()) {
+                    budget.spend(&text)?;
                     deltas(&text);
                     reply.text.push_str(&text);
                 }
@@ -153,8 +157,12 @@ impl OpenAiChat {
                         call.0 = id;
                     }
                     if let Some(function) = piece.function {
-                        call.1.push_str(function.name.as_deref().unwrap_or(""));
-                        call.2.push_str(function.arguments.as_deref().unwrap_or(""));
+                        let name = function.name.as_deref().unwrap_or("");
+                        let arguments = function.arguments.as_deref().unwrap_or("");
+                        budget.spend(name)?;
+                        budget.spend(arguments)?;
+                        call.1.push_str(name);
+                        call.2.push_str(arguments);
                     }
                 }
                 if choice.finish_reason.is_some() {

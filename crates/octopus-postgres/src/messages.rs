@@ -135,6 +135,7 @@ pub(crate) async fn append_in(
         get_conversation(&mut **tx, tenant, batch.conversation_id, Lock::ForUpdate).await?;
     appending::refuse_deleted(&conversation)?;
     let mut open = find_open_episode(tx, tenant, batch.conversation_id).await?;
+    appending::SeenTail::check(batch.follows, open.as_ref())?;
     let mut rows = MessageRows::default();
     let mut embed = Vec::new();
     let mut stored = Vec::with_capacity(records.len());

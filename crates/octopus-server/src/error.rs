@@ -79,6 +79,7 @@ error_codes! {
     ToolResultsMismatch = (CONFLICT, "tool_results_mismatch", "the tool results do not answer the pending tool calls exactly, once each"),
     TenantLimitReached = (CONFLICT, "tenant_limit_reached", "the tenant holds as much as its quota allows ([quotas]: procedures, or their trigger patterns' compiled size); remove some first"),
     ConversationDeleted = (GONE, "conversation_deleted", "the conversation is deleted"),
+    ConversationMoved = (CONFLICT, "conversation_moved", "another request changed the conversation while this one was decided (a tool call answered, say); send it again"),
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts"),
     UnsupportedMediaType = (UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "the body is not sent as JSON"),
     InvalidRequest = (UNPROCESSABLE_ENTITY, "invalid_request", "valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it"),
@@ -133,6 +134,7 @@ impl ErrorCode {
             DomainCode::ToolResultsMismatch => Self::ToolResultsMismatch,
             DomainCode::TenantLimitReached => Self::TenantLimitReached,
             DomainCode::ConversationDeleted => Self::ConversationDeleted,
+            DomainCode::ConversationMoved => Self::ConversationMoved,
         }
     }
 }

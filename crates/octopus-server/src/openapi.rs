@@ -17,7 +17,8 @@ use chrono::{DateTime, Datelike, Days, NaiveDate, Utc};
 use octopus_core::agent::{MAX_IDLE_TIMEOUT_SECS, MAX_SYSTEM_PROMPT_CHARS};
 use octopus_core::bounds::{
     MAX_CATEGORY_CHARS, MAX_MODEL_NAME_CHARS, MAX_QUERY_CHARS, MAX_SOURCE_CHARS,
-    MAX_TOOL_NAME_CHARS, MAX_URL_CHARS, NOT_BLANK_PATTERN,
+    MAX_TOOL_NAME_CHARS, MAX_URL_CHARS, NO_NUL_PATTERN, NOT_BLANK_NO_NUL_PATTERN,
+    NOT_BLANK_PATTERN,
 };
 use octopus_core::conversation::{MAX_IMPORT_SESSIONS, MAX_TITLE_CHARS, MAX_USER_ID_CHARS};
 use octopus_core::episode::{MAX_KEY_FACT_CHARS, MAX_KEY_FACTS, MAX_SUMMARY_CHARS};
@@ -156,6 +157,7 @@ fn route_errors(operation: &str) -> &'static [ErrorCode] {
             E::QuotaExceeded,
             E::NoPendingToolCalls,
             E::ToolResultsMismatch,
+            E::ConversationMoved,
             E::EmbeddingUnavailable,
             E::EmbeddingProviderFailed,
             E::EmbeddingProviderBusy,
@@ -172,6 +174,7 @@ fn route_errors(operation: &str) -> &'static [ErrorCode] {
             E::QuotaExceeded,
             E::NoPendingToolCalls,
             E::ToolResultsMismatch,
+            E::ConversationMoved,
             E::EmbeddingUnavailable,
             E::EmbeddingProviderFailed,
             E::EmbeddingProviderBusy,
@@ -321,12 +324,13 @@ fn declare_responses(responses: &mut Map<String, Value>, codes: &[ErrorCode]) {
     }
 }
 
-/// A string bound: length in characters, and not blank when required.
+/// A string bound: length in characters, no NUL, and not blank when
+/// required.
 fn text(min: usize, max: usize) -> Value {
-    let mut bound = json!({"maxLength": max});
+    let mut bound = json!({"maxLength": max, "pattern": NO_NUL_PATTERN});
     if min > 0 {
         bound["minLength"] = json!(min);
-        bound["pattern"] = json!(NOT_BLANK_PATTERN);
+        bound["pattern"] = json!(NOT_BLANK_NO_NUL_PATTERN);
     }
     bound
 }
@@ -386,12 +390,12 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
         (
             "ProcedureSpec",
             "description",
-            json!({"maxLength": procedure::MAX_PROCEDURE_DESCRIPTION_CHARS}),
+            text(0, procedure::MAX_PROCEDURE_DESCRIPTION_CHARS),
         ),
         (
             "ProcedureSpec",
             "trigger_pattern",
-            json!({"minLength": 1, "maxLength": procedure::MAX_TRIGGER_PATTERN_CHARS}),
+            text(1, procedure::MAX_TRIGGER_PATTERN_CHARS),
         ),
         (
             "ProcedureSpec",
@@ -406,12 +410,22 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
         (
             "ProcedureStep",
             "tool",
-            json!({"minLength": 1, "maxLength": procedure::MAX_STEP_TOOL_CHARS}),
+            text(1, procedure::MAX_STEP_TOOL_CHARS),
         ),
         (
             "TurnRequest",
             "tools",
             json!({"maxItems": octopus_engine::MAX_TOOLS}),
+        ),
+        (
+            "ChatCompletionRequest",
+            "tools",
+            json!({"maxItems": octopus_engine::MAX_TOOLS}),
+        ),
+        (
+            "ChatCompletionRequest",
+            "messages",
+            json!({"maxItems": crate::routes::openai::MAX_MESSAGES}),
         ),
         (
             "ToolSpec",
@@ -589,11 +603,42 @@ fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
                 "if": {"required": ["tool_call_id"], "properties": {"tool_call_id": {"type": "string"}}},
                 "then": {"properties": {"role": {"const": "tool"}}},
             },
+            {
+                "if": {"required": ["role"], "properties": {"role": {"const": "user"}}},
+                "then": {"properties": {"content": {"anyOf": [
+                    {"type": "null"},
+                    {"type": "string", "pattern": NOT_BLANK_PATTERN},
+                    {"type": "array", "contains": {"anyOf": [
+                        {"required": ["text"], "properties": {"text": {"pattern": NOT_BLANK_PATTERN}}},
+                        {"not": {"required": ["text"]}},
+                    ]}},
+                ]}}},
+            },
         ]}),
     );
     merge(
         &mut schemas["MessageContent"]["oneOf"][1],
         &json!({"minItems": 1}),
+    );
+    // No text holds NUL; a user's message says something (a non-blank
+    // text, or a part that is not text).
+    merge(
+        &mut schemas["MessageContent"]["oneOf"][0],
+        &json!({"pattern": NO_NUL_PATTERN}),
+    );
+    if let Some(parts) = schemas["ContentPart"]["oneOf"].as_array_mut() {
+        for part in parts {
+            if part.pointer("/properties/text").is_some() {
+                merge(
+                    &mut part["properties"]["text"],
+                    &json!({"pattern": NO_NUL_PATTERN}),
+                );
+            }
+        }
+    }
+    merge(
+        &mut schemas["ChatContent"]["oneOf"][1],
+        &json!({"maxItems": crate::routes::openai::MAX_CONTENT_PARTS}),
     );
     if let Some(parts) = schemas["ContentPart"]["oneOf"].as_array_mut() {
         for part in parts {
@@ -722,7 +767,8 @@ fn declare_parameter_bounds(doc: &mut Value) {
                     Some("q") => text(1, MAX_QUERY_CHARS),
                     // A user id may be blank, as where conversations name it.
                     Some("user_id") if parameter["in"] == "path" || export => {
-                        json!({"minLength": 1, "maxLength": MAX_USER_ID_CHARS})
+                        json!({"minLength": 1, "maxLength": MAX_USER_ID_CHARS,
+                               "pattern": NO_NUL_PATTERN})
                     }
                     _ => continue,
                 };
@@ -942,6 +988,36 @@ mod tests {
             assert_eq!(
                 pattern.is_match(text),
                 !octopus_core::bounds::is_blank(text),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_nul_patterns_agree_with_the_server() {
+        use octopus_core::bounds::{check_chars, check_no_nul};
+        let no_nul = regex::Regex::new(NO_NUL_PATTERN).unwrap();
+        let not_blank = regex::Regex::new(NOT_BLANK_NO_NUL_PATTERN).unwrap();
+        for text in [
+            "",
+            " ",
+            "a",
+            "a\0",
+            "\0",
+            "\0 x",
+            " x\n",
+            "\u{3000}",
+            "é\u{feff}b",
+            "\n\n",
+        ] {
+            assert_eq!(
+                no_nul.is_match(text),
+                check_no_nul("f", text).is_ok(),
+                "{text:?}"
+            );
+            assert_eq!(
+                not_blank.is_match(text),
+                check_chars("f", text, 1, 100).is_ok(),
                 "{text:?}"
             );
         }

@@ -94,6 +94,7 @@ pub(crate) fn append_in(
     appending::refuse_deleted(&conversation)?;
     let now = micros(batch.now);
     let mut open = find_open_episode(tx, tenant, batch.conversation_id)?;
+    appending::SeenTail::check(batch.follows, open.as_ref())?;
     let mut stored = Vec::with_capacity(encoded.len());
 
     let mut insert = tx.prepare_cached(INSERT)?;

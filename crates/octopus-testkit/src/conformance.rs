@@ -397,6 +397,80 @@ pub async fn failed_batch_writes_nothing(backend: &impl Backend) {
     );
 }
 
+pub async fn a_batch_that_must_follow_what_was_read_is_refused_once_the_conversation_moved(
+    backend: &impl Backend,
+) {
+    use octopus_core::appending::SeenTail;
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let first = world
+        .say(&*store, t(9, 0), &["hello", "my order is late"])
+        .await;
+    let read = SeenTail {
+        episode_id: first[0].episode_id,
+        message_count: 2,
+    };
+    let following = |text_: &str| {
+        let mut batch = batch(world.conversation, vec![text(Role::Tool, text_, t(9, 1))]);
+        batch.follows = Some(read);
+        batch
+    };
+    // Two batches decided from the same read: the first is stored, the
+    // second refused whole, in the append's own transaction.
+    let stored = store
+        .append_messages(world.tenant, following("the first answer"))
+        .await
+        .unwrap();
+    assert_eq!(stored[0].ordinal, 2);
+    match store
+        .append_messages(world.tenant, following("a second answer"))
+        .await
+    {
+        Err(Error::Conflict { code, .. }) => assert_eq!(code, DomainCode::ConversationMoved),
+        other => panic!("expected conversation_moved, got {other:?}"),
+    }
+    let episode = store
+        .get_episode_with_messages(world.tenant, read.episode_id)
+        .await
+        .unwrap();
+    assert_eq!(episode.messages.len(), 3, "nothing of the refused batch");
+    assert_eq!(episode.episode.message_count, 3);
+
+    // Once the episode is closed, a batch that followed it is refused too.
+    store
+        .close_episode(
+            world.tenant,
+            read.episode_id,
+            CloseEpisode {
+                reason: EndReason::UserClosed,
+                ended_at: None,
+                summary: None,
+            },
+            now(),
+        )
+        .await
+        .unwrap();
+    let after_close = SeenTail {
+        message_count: 3,
+        ..read
+    };
+    let mut late = batch(
+        world.conversation,
+        vec![text(Role::User, "still there?", t(9, 2))],
+    );
+    late.follows = Some(after_close);
+    assert!(matches!(
+        store.append_messages(world.tenant, late).await,
+        Err(Error::Conflict {
+            code: DomainCode::ConversationMoved,
+            ..
+        })
+    ));
+    // Without an expectation the append goes on as ever.
+    let next = world.say(&*store, t(9, 3), &["me again"]).await;
+    assert_ne!(next[0].episode_id, read.episode_id);
+}
+
 pub async fn deleted_conversation_takes_no_messages(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;

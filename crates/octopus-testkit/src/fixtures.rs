@@ -86,6 +86,7 @@ pub fn batch(conversation: ConversationId, messages: Vec<MessageRecord>) -> Appe
         idle_timeout: Duration::minutes(30),
         now: now(),
         work_class: WorkClass::Live,
+        follows: None,
     }
 }
 

@@ -57,6 +57,7 @@ macro_rules! store_conformance_tests {
             idle_episodes_are_swept_closed_once,
             an_import_is_all_or_nothing,
             failed_batch_writes_nothing,
+            a_batch_that_must_follow_what_was_read_is_refused_once_the_conversation_moved,
             deleted_conversation_takes_no_messages,
             restoring_a_live_episode_is_a_conflict,
             deleted_agents_are_not_found_and_free_their_name,

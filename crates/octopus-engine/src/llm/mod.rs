@@ -33,6 +33,11 @@ pub struct LlmSettings {
     /// Output tokens asked for when an agent sets no `max_output_tokens`
     /// (Anthropic requires a number).
     pub default_max_output_tokens: u32,
+    /// The most of one reply read from a model: its text and tool calls,
+    /// in bytes. Past it the turn fails as the provider's (502), having
+    /// streamed no more than this. At most `[limits] max_message_bytes`: a
+    /// longer reply could not be stored.
+    pub max_reply_bytes: usize,
     /// Ask agents' models for episode summaries and key facts. Off, every
     /// summary is extractive (a deployment with no model to call).
     pub summarise_episodes: bool,
@@ -63,6 +68,7 @@ impl Default for LlmSettings {
             max_retries: options.retry.max_retries,
             max_retry_wait_secs: options.retry.max_retry_wait.as_secs(),
             default_max_output_tokens: options.default_max_output_tokens,
+            max_reply_bytes: options.max_reply_bytes,
             summarise_episodes: true,
             summary_retry_secs: 30,
             allowed_base_urls: Vec::new(),
@@ -89,6 +95,7 @@ impl LlmSettings {
             read_timeout: Duration::from_secs(self.read_timeout_secs.max(1)),
             connect_timeout: Duration::from_secs(10),
             default_max_output_tokens: self.default_max_output_tokens.max(1),
+            max_reply_bytes: self.max_reply_bytes.max(1),
         }
     }
 }

@@ -73,8 +73,22 @@ impl Octopus {
             .as_object_mut()
             .and_then(|f| f.remove("is_active"));
         merge_patch::apply(&mut document["spec"], &spec_patch);
-        let spec: AgentSpec = serde_json::from_value(document["spec"].take())
-            .map_err(|e| DomainError::invalid("", e))?;
+        // A field the spec requires cannot be removed, and a value of the
+        // wrong shape is named by its path (`llm.provider`).
+        if let Some(required) = ["name", "llm"]
+            .iter()
+            .find(|f| fields.get(**f) == Some(&Value::Null))
+        {
+            return Err(
+                DomainError::invalid(*required, "is required and cannot be removed").into(),
+            );
+        }
+        let spec: AgentSpec =
+            serde_path_to_error::deserialize(document["spec"].take()).map_err(|error| {
+                let path = error.path().to_string();
+                let field = if path == "." { String::new() } else { path };
+                DomainError::invalid(field, error.into_inner())
+            })?;
         spec.validate()?;
         let is_active = match is_active {
             None => current.is_active,

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use octopus_core::agent::{Agent, MemoryConfig};
+use octopus_core::appending::SeenTail;
 use octopus_core::conversation::Conversation;
 use octopus_core::episode::EpisodeFilter;
 use octopus_core::episodic_snippets::passages;
@@ -67,13 +68,13 @@ impl Octopus {
             .conversation_active_agent(tenant, conversation.agent_id)
             .await?;
         // The history first: recall leaves out its episode. It is a cached read.
-        let (episode_id, history) = self.history(tenant, conversation_id, &agent.memory).await?;
+        let (seen, history) = self.history(tenant, conversation_id, &agent.memory).await?;
         self.assemble_context(
             tenant,
             &conversation,
             &agent,
             message,
-            episode_id,
+            seen.map(|tail| tail.episode_id),
             history.messages.clone(),
         )
         .await
@@ -223,14 +224,15 @@ impl Octopus {
         Ok(latest.filter(|e| e.is_open()))
     }
 
-    /// The open episode of a conversation and its last `limit` messages
-    /// as history (tool rounds whole), from the cache when it is current.
+    /// The open episode of a conversation, as the history was read from it,
+    /// and its last `limit` messages as history (tool rounds whole), from the
+    /// cache when it is current.
     pub(crate) async fn history(
         &self,
         tenant: TenantId,
         conversation: ConversationId,
         memory: &MemoryConfig,
-    ) -> Result<(Option<EpisodeId>, Arc<History>)> {
+    ) -> Result<(Option<SeenTail>, Arc<History>)> {
         let (limit, redact) = (memory.history_max_messages, memory.redact_pii);
         let Some(open) = self.open_episode(tenant, conversation).await? else {
             // The next message opens a new episode: no history yet.
@@ -243,7 +245,7 @@ impl Octopus {
             redacted: redact,
         };
         if let Some(cached) = self.history.get(key, version) {
-            return Ok((Some(open.id), cached));
+            return Ok((Some(version.seen()), cached));
         }
         let episode = self
             .store
@@ -260,7 +262,7 @@ impl Octopus {
             limit as usize,
         ));
         self.history.put(key, version, Arc::clone(&history));
-        Ok((Some(open.id), history))
+        Ok((Some(version.seen()), history))
     }
 }
 

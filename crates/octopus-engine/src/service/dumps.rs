@@ -177,6 +177,9 @@ impl Octopus {
             ImportInto::DumpTenant => None,
             ImportInto::Tenant(_) => Some(octopus_core::dump::IdMap::default()),
         };
+        // The line each record came from, by its number in the dump (the
+        // header's first), to name the line in the store's errors.
+        let mut lines = vec![reader.line];
         let fed = async {
             records
                 .send(Ok(DumpRecord::Header(header)))
@@ -185,11 +188,15 @@ impl Octopus {
             loop {
                 let record = match reader.next(&mut dump) {
                     Ok(Some(record)) => {
+                        lines.push(reader.line);
+                        let (line, kind) = (reader.line, record.kind());
                         let record = match ids.as_mut() {
                             Some(ids) => ids.remap(record),
                             None => record,
                         };
-                        self.prepare(record, &mut prepare).await
+                        self.prepare(record, &mut prepare)
+                            .await
+                            .map_err(|error| at_line(error, line, kind))
                     }
                     Ok(None) => return Ok::<(), ()>(()),
                     Err(error) => Err(error),
@@ -211,7 +218,8 @@ impl Octopus {
         drop(records);
         let counts = stored
             .await
-            .map_err(|e| Error::Config(format!("import task failed: {e}")))??;
+            .map_err(|e| Error::Config(format!("import task failed: {e}")))?
+            .map_err(|error| as_sent(error, &lines, ids.as_ref()))?;
         self.work_signal.poke();
         tracing::info!(tenant_id = %tenant, messages = counts.messages, "imported a dump");
         Ok(ImportReport {
@@ -342,6 +350,53 @@ impl Preparation {
         self.embedder = Some(embedder.clone());
         Ok(embedder)
     }
+}
+
+/// Places a record's error at its line of the dump.
+fn at_line(error: Error, line: u64, kind: &str) -> Error {
+    let at = |message: String| format!("line {line} ({kind}): {message}; nothing was imported");
+    match error {
+        Error::Domain(DomainError::Invalid { field, message }) => {
+            DomainError::invalid(field, at(message)).into()
+        }
+        Error::Domain(DomainError::Conflict { code, message }) => {
+            DomainError::conflict(code, at(message)).into()
+        }
+        other => other,
+    }
+}
+
+/// A store's error about a record, in the caller's terms: the line the
+/// record was on (the store counts records, and blank lines are skipped
+/// before it), and the ids the dump holds, not those minted for the copy.
+fn as_sent(
+    error: octopus_core::Error,
+    lines: &[u64],
+    ids: Option<&octopus_core::dump::IdMap>,
+) -> Error {
+    let rewrite = |message: String| {
+        let mut message = match message
+            .strip_prefix("record ")
+            .and_then(|rest| rest.split_once(' '))
+            .and_then(|(number, rest)| Some((number.parse::<usize>().ok()?, rest)))
+            .and_then(|(number, rest)| Some((*lines.get(number.checked_sub(1)?)?, rest)))
+        {
+            Some((line, rest)) => format!("line {line} {rest}"),
+            None => message,
+        };
+        if let Some(ids) = ids {
+            for (new, old) in ids.minted() {
+                message = message.replace(&new.to_string(), &old.to_string());
+            }
+        }
+        message
+    };
+    match error {
+        DomainError::Invalid { field, message } => DomainError::invalid(field, rewrite(message)),
+        DomainError::Conflict { code, message } => DomainError::conflict(code, rewrite(message)),
+        other => other,
+    }
+    .into()
 }
 
 /// Reads a dump's lines one record at a time, skipping blank lines.

@@ -1,4 +1,5 @@
 use octopus_core::DomainCode;
+use octopus_core::appending::SeenTail;
 use std::collections::BTreeSet;
 
 use chrono::Duration;
@@ -53,7 +54,7 @@ impl Octopus {
                 &agent.memory,
             )
             .await?;
-        self.append_records(tenant, conversation_id, &agent, records)
+        self.append_records(tenant, conversation_id, &agent, records, None)
             .await
     }
 
@@ -64,6 +65,7 @@ impl Octopus {
         conversation_id: ConversationId,
         agent: &octopus_core::agent::Agent,
         records: Vec<MessageRecord>,
+        follows: Option<SeenTail>,
     ) -> Result<Vec<Message>> {
         self.check_memory_quota(tenant, records.len() as u64)
             .await?;
@@ -74,6 +76,7 @@ impl Octopus {
             idle_timeout: Duration::try_seconds(idle).unwrap_or(Duration::MAX),
             now: now(),
             work_class: WorkClass::Live,
+            follows,
         };
         let stored = self.store.append_messages(tenant, batch).await?;
         self.quotas.queued_more(tenant, stored.len() as u64);
@@ -166,6 +169,7 @@ impl Octopus {
         tenant: TenantId,
         filter: &EpisodeFilter,
     ) -> Result<Vec<Episode>> {
+        octopus_core::bounds::check_window(filter.from, filter.to)?;
         self.check_agent(tenant, filter.agent_id).await?;
         if let Some(conversation) = filter.conversation_id {
             self.store.get_conversation(tenant, conversation).await?;

@@ -192,9 +192,12 @@ impl Octopus {
     /// Calls agents' models with `settings`, reading API keys through `env`.
     pub fn with_llm(
         mut self,
-        settings: crate::llm::LlmSettings,
+        mut settings: crate::llm::LlmSettings,
         env: crate::llm::EnvReader,
     ) -> Self {
+        // A reply longer than a message could not be stored: no more of one
+        // is read.
+        settings.max_reply_bytes = settings.max_reply_bytes.min(self.limits.max_message_bytes);
         self.chat = Arc::new(crate::llm::ChatModels::new(settings, env));
         self
     }

@@ -10,11 +10,14 @@
 //! nothing else is written, and the next turn works as usual.
 
 use octopus_core::DomainCode;
+use octopus_core::appending::SeenTail;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use octopus_core::agent::Agent;
-use octopus_core::chat::{ChatModel, ChatRequest, DeltaSink, ToolSpec, TurnReply, Usage};
+use octopus_core::chat::{
+    ChatError, ChatModel, ChatRequest, DeltaSink, Fault, ToolSpec, TurnReply, Usage,
+};
 use octopus_core::message::{Message, NewMessage, Role, ToolCallRecord};
 use octopus_core::recall::outgoing_text;
 use octopus_core::store::{MessageRecord, TokenAccounting};
@@ -95,55 +98,37 @@ impl Octopus {
             .conversation_active_agent(tenant, conversation.agent_id)
             .await?;
         let model = self.chat.for_agent(&agent, Purpose::Turn)?;
+        if input.message.is_some() != input.tool_results.is_empty() {
+            return Err(DomainError::invalid(
+                "message",
+                "send either `message` (a new turn) or `tool_results` (to continue one)",
+            )
+            .into());
+        }
+        if let Some(message) = &input.message {
+            octopus_core::bounds::check_chars(
+                "message",
+                message,
+                1,
+                self.limits.max_message_bytes,
+            )?;
+        }
         let started = std::time::Instant::now();
-        let context_elapsed;
-        let (memory, tail, stored) = match (input.message, input.tool_results.is_empty()) {
-            (Some(message), true) => {
-                octopus_core::bounds::check_chars(
-                    "message",
-                    &message,
-                    1,
-                    self.limits.max_message_bytes,
-                )?;
-                let (episode_id, history) =
-                    self.history(tenant, conversation_id, &agent.memory).await?;
-                let memory = self
-                    .assemble_context(
-                        tenant,
-                        &conversation,
-                        &agent,
-                        &message,
-                        episode_id,
-                        history.messages.clone(),
-                    )
-                    .await?;
-                context_elapsed = started.elapsed();
-                // Calls the caller never answered are recorded as abandoned
-                // before the new message, so that the episode pairs every
-                // call with a result and the model later sees what happened.
-                let mut new_messages: Vec<NewMessage> =
-                    history.pending.iter().map(abandoned).collect();
-                new_messages.push(NewMessage::text(Role::User, message));
-                let stored = self
-                    .append_turn_messages(tenant, conversation_id, &agent, new_messages, None)
-                    .await?;
-                (memory, Vec::new(), stored)
-            }
-            (None, false) => {
-                let round = self
-                    .tool_round(tenant, &conversation, &agent, input.tool_results)
-                    .await?;
-                context_elapsed = started.elapsed();
-                round
-            }
-            _ => {
-                return Err(DomainError::invalid(
-                    "message",
-                    "send either `message` (a new turn) or `tool_results` (to continue one)",
-                )
-                .into());
+        // What is stored is decided from the conversation as read; when
+        // another request changed it before the store wrote (answered the
+        // same tool call, say), the store refuses and the turn is decided
+        // again from what is there now.
+        let mut attempt = 1;
+        let (memory, tail, stored) = loop {
+            match self
+                .store_turn_input(tenant, &conversation, &agent, &input)
+                .await
+            {
+                Err(error) if is_moved(&error) && attempt < DECIDE_ATTEMPTS => attempt += 1,
+                outcome => break outcome?,
             }
         };
+        let context_elapsed = started.elapsed();
         let mut messages = memory.messages;
         messages.extend(tail);
         Ok(PreparedTurn {
@@ -162,6 +147,45 @@ impl Octopus {
         })
     }
 
+    /// Stores the user's message (with the calls it leaves unanswered
+    /// recorded as abandoned) or the tool results, and assembles the working
+    /// memory for the model call.
+    async fn store_turn_input(
+        &self,
+        tenant: TenantId,
+        conversation: &octopus_core::conversation::Conversation,
+        agent: &Agent,
+        input: &TurnInput,
+    ) -> Result<(super::WorkingMemory, Vec<ChatMessage>, Vec<Message>)> {
+        let Some(message) = &input.message else {
+            return self
+                .tool_round(tenant, conversation, agent, &input.tool_results)
+                .await;
+        };
+        let (seen, history) = self.history(tenant, conversation.id, &agent.memory).await?;
+        let memory = self
+            .assemble_context(
+                tenant,
+                conversation,
+                agent,
+                message,
+                seen.map(|tail| tail.episode_id),
+                history.messages.clone(),
+            )
+            .await?;
+        // Calls the caller never answered are recorded as abandoned before
+        // the new message, so that the episode pairs every call with a result
+        // and the model later sees what happened. Only while no one else
+        // answers them meanwhile: the batch must follow what was read.
+        let mut new_messages: Vec<NewMessage> = history.pending.iter().map(abandoned).collect();
+        let follows = seen.filter(|_| !new_messages.is_empty());
+        new_messages.push(NewMessage::text(Role::User, message.clone()));
+        let stored = self
+            .append_turn_messages(tenant, conversation.id, agent, new_messages, None, follows)
+            .await?;
+        Ok((memory, Vec::new(), stored))
+    }
+
     /// Stores the results of the model's pending tool calls and rebuilds the
     /// turn: the working memory for the turn's user message, then the calls
     /// and results since it.
@@ -170,7 +194,7 @@ impl Octopus {
         tenant: TenantId,
         conversation: &octopus_core::conversation::Conversation,
         agent: &Agent,
-        results: Vec<ToolResult>,
+        results: &[ToolResult],
     ) -> Result<(super::WorkingMemory, Vec<ChatMessage>, Vec<Message>)> {
         let no_pending = || {
             DomainError::conflict(
@@ -188,6 +212,10 @@ impl Octopus {
             .store
             .get_episode_with_messages(tenant, episode_id)
             .await?;
+        let read_at = SeenTail {
+            episode_id,
+            message_count: episode.episode.message_count,
+        };
         let messages = episode.messages;
         let user_at = messages
             .iter()
@@ -244,8 +272,17 @@ impl Octopus {
             ))
             .into());
         }
+        // Results must follow their calls directly: stored only while nothing
+        // else was appended since the read, so one request answers a call.
         let stored = self
-            .append_turn_messages(tenant, conversation.id, agent, new_messages, None)
+            .append_turn_messages(
+                tenant,
+                conversation.id,
+                agent,
+                new_messages,
+                None,
+                Some(read_at),
+            )
             .await?;
         let history = octopus_core::chat_history::history(
             &messages[..user_at],
@@ -282,6 +319,7 @@ impl Octopus {
         agent: &Agent,
         messages: Vec<NewMessage>,
         usage: Option<Usage>,
+        follows: Option<SeenTail>,
     ) -> Result<Vec<Message>> {
         let accounting = match usage {
             Some(usage) => TokenAccounting::Reported(usage),
@@ -302,7 +340,7 @@ impl Octopus {
                 ..record
             })
             .collect();
-        self.append_records(tenant, conversation, agent, records)
+        self.append_records(tenant, conversation, agent, records, follows)
             .await
     }
 }
@@ -348,8 +386,10 @@ impl PreparedTurn {
                 &self.agent,
                 vec![message],
                 Some(reply.usage),
+                None,
             )
-            .await?;
+            .await
+            .map_err(|error| self.unstorable_reply(error))?;
         let reply_message = stored.into_iter().next().ok_or_else(|| {
             DomainError::backend(std::io::Error::other("the reply was not stored"))
         })?;
@@ -369,12 +409,43 @@ impl PreparedTurn {
         })
     }
 
-    /// How long the working memory took to assemble (for a tool round, with
-    /// the storing of the results): the part of a turn that
-    /// `build_context` alone also does.
+    /// A reply the store refuses as invalid (too long once its redacted
+    /// copy is counted, say) is the provider's fault, not the caller's: the
+    /// caller sent nothing wrong.
+    fn unstorable_reply(&self, error: crate::Error) -> crate::Error {
+        match error {
+            crate::Error::Domain(DomainError::Invalid { field, message }) => {
+                tracing::warn!(provider = self.model.provider(), %field, %message, "turn's reply cannot be stored");
+                ChatError::new(
+                    self.model.provider(),
+                    Fault::Provider,
+                    format!("the reply cannot be stored: {field}: {message}"),
+                )
+                .into()
+            }
+            other => other,
+        }
+    }
+
+    /// How long the turn took to store its input and assemble the working
+    /// memory: the part of a turn before its model call.
     pub fn context_elapsed(&self) -> std::time::Duration {
         self.context_elapsed
     }
+}
+
+/// How many times a turn is decided before `conversation_moved` reaches its
+/// caller: each further try follows another request's change.
+const DECIDE_ATTEMPTS: usize = 4;
+
+fn is_moved(error: &crate::Error) -> bool {
+    matches!(
+        error,
+        crate::Error::Domain(DomainError::Conflict {
+            code: DomainCode::ConversationMoved,
+            ..
+        })
+    )
 }
 
 /// The result recorded for a call that a new message left unanswered.

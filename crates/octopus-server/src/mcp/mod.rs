@@ -12,6 +12,7 @@
 //! the REST API's code (`agent_not_found`, `invalid_request`, …) in their
 //! `data`.
 
+mod protocol;
 mod resources;
 mod tools;
 
@@ -198,7 +199,8 @@ pub(crate) fn router(state: AppState, options: McpOptions) -> Router<AppState> {
 
 /// Puts the caller's tenant in the request (as every route finds it,
 /// `TenantCaller`), then reads the body under the server's limits; a request
-/// without a tenant's key ends here, unread.
+/// without a tenant's key ends here, unread. A body that is not one
+/// JSON-RPC message gets JSON-RPC's error ([`protocol`]).
 async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
     let tenant = match TenantCaller::from_request_parts(&mut parts, &state).await {
@@ -210,8 +212,16 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
         Ok(bytes) => bytes,
         Err(error) => return error.into_response(),
     };
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    if parts.method == axum::http::Method::POST
+        && protocol::is_json(&parts.headers)
+        && let Err(refusal) = protocol::check(&bytes)
+    {
+        return refusal.into_response();
+    }
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    protocol::as_json_rpc(response).await
 }
 
 fn tenant_key_required() -> ApiError {

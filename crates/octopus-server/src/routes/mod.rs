@@ -8,7 +8,7 @@ mod dumps;
 mod episodes;
 mod health;
 pub(crate) mod knowledge;
-mod openai;
+pub(crate) mod openai;
 mod procedures;
 mod recall;
 mod search;

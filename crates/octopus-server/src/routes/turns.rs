@@ -4,6 +4,7 @@
 //! the reply comes as server-sent events.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -15,11 +16,12 @@ use octopus_core::chat::{ToolSpec, TurnReply};
 use octopus_engine::{ToolResult, TurnInput};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
 use utoipa::ToSchema;
 
 use crate::AppState;
 use crate::auth::TenantCaller;
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
 use crate::extract::{Json, Path};
 
 /// A new message, or the results of the tool calls the model made in this
@@ -86,36 +88,97 @@ pub(crate) async fn take_turn(
             .collect(),
         tools: body.tools,
     };
-    let prepared = state
-        .octopus
-        .prepare_turn(tenant, conversation, input)
-        .await?;
+    let octopus = state.octopus.clone();
     if !body.stream {
-        let reply = prepared.run(None).await?;
+        let reply = run_whole(async move {
+            octopus
+                .prepare_turn(tenant, conversation, input)
+                .await?
+                .run(None)
+                .await
+        })
+        .await?;
         return Ok(axum::Json(reply).into_response());
     }
-    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Event>();
-    tokio::spawn(async move {
-        let deltas = sender.clone();
-        let sink = move |text: &str| {
-            let _ = deltas.send(event("delta", &serde_json::json!({"text": text})));
-        };
-        let last = match prepared.run(Some(&sink)).await {
-            Ok(reply) => event("done", &reply),
-            Err(error) => {
-                let error = ApiError::from(error);
-                let mut body = serde_json::to_value(error.body()).unwrap_or_default();
-                body["status"] = error.status.as_u16().into();
-                event("error", &body)
-            }
-        };
-        let _ = sender.send(last);
-    });
+    let (ready, receiver) = stream_turn(
+        async move { octopus.prepare_turn(tenant, conversation, input).await },
+        |prepared, sender| async move {
+            let deltas = sender.clone();
+            let sink = move |text: &str| {
+                let _ = deltas.send(event("delta", &serde_json::json!({"text": text})));
+            };
+            let last = match prepared.run(Some(&sink)).await {
+                Ok(reply) => event("done", &reply),
+                Err(error) => {
+                    let error = ApiError::from(error);
+                    let mut body = serde_json::to_value(error.body()).unwrap_or_default();
+                    body["status"] = error.status.as_u16().into();
+                    event("error", &body)
+                }
+            };
+            let _ = sender.send(last);
+        },
+    );
+    ready.await?;
     // Comments every 15 s while the model thinks, so that no proxy between
     // here and the client takes the quiet stream for a dead one.
     Ok(Sse::new(Events(receiver))
         .keep_alive(KeepAlive::default())
         .into_response())
+}
+
+/// Takes a whole turn in a task of its own. A turn whose request has
+/// arrived runs to its end: a caller who leaves while the model thinks
+/// does not cancel it, and the reply is stored as when it waits (as a
+/// streamed turn's is), so that the conversation never holds a message
+/// the model was asked and whose answer was thrown away.
+pub(super) async fn run_whole<T: Send + 'static>(
+    turn: impl Future<Output = octopus_engine::Result<T>> + Send + 'static,
+) -> ApiResult<T> {
+    match tokio::spawn(turn).await {
+        Ok(outcome) => Ok(outcome?),
+        Err(error) => {
+            tracing::error!(%error, "turn's task failed");
+            Err(ApiError::from_code(ErrorCode::Internal, "the turn failed"))
+        }
+    }
+}
+
+/// Prepares a streamed turn and runs it, in a task of its own like
+/// [`run_whole`]: the first value resolves once the turn is prepared (an
+/// error then is the response's status), and `run` sends the stream's
+/// events on the sender; they go nowhere once the caller has left, and the
+/// turn still ends and stores its reply.
+pub(super) fn stream_turn<P, R>(
+    prepare: impl Future<Output = octopus_engine::Result<P>> + Send + 'static,
+    run: impl FnOnce(P, mpsc::UnboundedSender<Event>) -> R + Send + 'static,
+) -> (
+    impl Future<Output = ApiResult<()>>,
+    mpsc::UnboundedReceiver<Event>,
+)
+where
+    P: Send + 'static,
+    R: Future<Output = ()> + Send + 'static,
+{
+    let (sender, receiver) = mpsc::unbounded_channel::<Event>();
+    let (ready_sender, ready) = oneshot::channel::<ApiResult<()>>();
+    tokio::spawn(async move {
+        match prepare.await {
+            Ok(prepared) => {
+                let _ = ready_sender.send(Ok(()));
+                run(prepared, sender).await;
+            }
+            Err(error) => {
+                let _ = ready_sender.send(Err(error.into()));
+            }
+        }
+    });
+    let ready = async move {
+        ready
+            .await
+            .unwrap_or_else(|_| Err(ApiError::from_code(ErrorCode::Internal, "the turn failed")))
+    };
+    (ready, receiver)
 }
 
 /// One server-sent event.

@@ -198,6 +198,33 @@ impl TestServer {
         (server, fake, url)
     }
 
+    /// Two servers sharing one fresh PostgreSQL database, both calling the
+    /// same loopback chat provider: what a load balancer spreads a tenant's
+    /// requests over.
+    #[cfg(feature = "postgres-tests")]
+    pub async fn pair_on_postgres_with_fake_chat() -> (
+        [Self; 2],
+        std::sync::Arc<octopus_testkit::fake_chat::ChatProvider>,
+        String,
+    ) {
+        use octopus_testkit::fake_chat::{self, ChatProvider};
+        let fake = std::sync::Arc::new(ChatProvider::default());
+        let url = fake_chat::serve(std::sync::Arc::clone(&fake)).await;
+        let database = octopus_postgres::testing::fresh_database().await;
+        let one = || {
+            let (url, database) = (url.clone(), database.clone());
+            Self::with_backends(ServerSettings::default(), move |app| {
+                app.storage.backend = octopus_app::settings::StorageBackend::Postgres;
+                app.storage.postgres.url = database;
+                app.engine.llm.max_retries = 0;
+                app.engine.llm.allowed_base_urls = vec![url];
+            })
+        };
+        let first = one().await;
+        let second = one().await;
+        ([first, second], fake, url)
+    }
+
     /// A tenant with an API key; returns (tenant id, key).
     pub async fn tenant(&self, name: &str) -> (String, String) {
         let tenant = self

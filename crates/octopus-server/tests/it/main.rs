@@ -18,4 +18,5 @@ mod procedures;
 #[cfg(feature = "qdrant-fault-tests")]
 mod qdrant_outage;
 mod recall;
+mod tool_races;
 mod turns;

@@ -17,95 +17,27 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use octopus_core::chat::{ToolSpec, TurnReply};
+use octopus_core::chat::TurnReply;
 use octopus_core::{ConversationId, Error as DomainError};
 use octopus_engine::{ClientMessage, ClientRole, CompletionRequest};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
-use utoipa::ToSchema;
 
 use crate::AppState;
 use crate::auth::TenantCaller;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Json;
 
+mod request;
+
+use request::{ChatCompletionRequest, ChatContent, ChatRole};
+pub(crate) use request::{MAX_CONTENT_PARTS, MAX_MESSAGES};
+
 /// The header naming the user when the body's `user` does not.
 pub(crate) const USER_HEADER: &str = "x-octopus-user";
 /// The header naming the conversation to continue; every answer carries the
 /// conversation it used in it.
 pub(crate) const CONVERSATION_HEADER: &str = "x-octopus-conversation";
-
-/// A chat completion request in OpenAI's shape. Fields not listed are
-/// accepted and ignored.
-#[derive(Deserialize, ToSchema)]
-pub(crate) struct ChatCompletionRequest {
-    /// The agent: its name, or its id.
-    pub model: String,
-    /// The conversation as the client holds it; only its end is new.
-    pub messages: Vec<ChatMessage>,
-    /// The user; or send the `x-octopus-user` header.
-    pub user: Option<String>,
-    /// Tools the model may call.
-    #[serde(default)]
-    pub tools: Vec<ChatTool>,
-    /// Answer with `chat.completion.chunk` server-sent events, ending with
-    /// `data: [DONE]`.
-    #[serde(default)]
-    pub stream: bool,
-    pub stream_options: Option<StreamOptions>,
-}
-
-#[derive(Deserialize, ToSchema)]
-pub(crate) struct StreamOptions {
-    /// Send usage in a last chunk with no choices, as OpenAI does; otherwise
-    /// usage rides on the chunk with the finish reason.
-    #[serde(default)]
-    pub include_usage: bool,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum ChatRole {
-    System,
-    Developer,
-    User,
-    Assistant,
-    Tool,
-}
-
-/// One message of the client's list. An assistant's `tool_calls` are
-/// accepted and not read: Octopus stored them when the model made them.
-#[derive(Deserialize, ToSchema)]
-pub(crate) struct ChatMessage {
-    pub role: ChatRole,
-    pub content: Option<ChatContent>,
-    /// For a tool's result: the call it answers.
-    pub tool_call_id: Option<String>,
-}
-
-/// Text, or a list of parts of which only text parts are understood.
-#[derive(Deserialize, ToSchema)]
-#[serde(untagged)]
-pub(crate) enum ChatContent {
-    Text(String),
-    Parts(Vec<ChatContentPart>),
-}
-
-#[derive(Deserialize, ToSchema)]
-pub(crate) struct ChatContentPart {
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub text: Option<String>,
-}
-
-/// A tool, in OpenAI's shape.
-#[derive(Deserialize, ToSchema)]
-pub(crate) struct ChatTool {
-    /// Always `function`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub function: ToolSpec,
-}
 
 /// Complete a chat as the agent `model` names, with its memory: the new
 /// user message (or tool results) stored, the working memory assembled
@@ -129,17 +61,23 @@ pub(crate) async fn chat_completion(
 ) -> ApiResult<Response> {
     let request = completion_request(&headers, &body)?;
     let model = body.model.clone();
-    let prepared = state.octopus.prepare_completion(tenant, request).await?;
-    // An id's text is always a valid header value.
-    let conversation = HeaderValue::from_str(&prepared.conversation.to_string())
-        .unwrap_or_else(|_| HeaderValue::from_static(""));
-    let mut response = if body.stream {
+    let octopus = state.octopus.clone();
+    let (conversation, mut response) = if body.stream {
         let include_usage = body.stream_options.is_some_and(|o| o.include_usage);
-        stream(prepared.turn, model, include_usage)
+        stream(octopus, tenant, request, model, include_usage).await?
     } else {
-        let reply = prepared.turn.run(None).await?;
-        axum::Json(completion(&reply, &model)).into_response()
+        let (conversation, reply) = super::turns::run_whole(async move {
+            let prepared = octopus.prepare_completion(tenant, request).await?;
+            let reply = prepared.turn.run(None).await?;
+            Ok((prepared.conversation, reply))
+        })
+        .await?;
+        let response = axum::Json(completion(&reply, &model)).into_response();
+        (conversation, response)
     };
+    // An id's text is always a valid header value.
+    let conversation = HeaderValue::from_str(&conversation.to_string())
+        .unwrap_or_else(|_| HeaderValue::from_static(""));
     response
         .headers_mut()
         .insert(CONVERSATION_HEADER, conversation);
@@ -179,8 +117,9 @@ fn completion_request(
             })
         })
         .transpose()?;
-    let mut messages = Vec::with_capacity(body.messages.len());
-    for (index, message) in body.messages.iter().enumerate() {
+    let mut messages = Vec::with_capacity(body.messages.end.len());
+    for (index, message) in &body.messages.end {
+        let index = *index;
         let content = match &message.content {
             None => None,
             Some(ChatContent::Text(text)) => Some(text.clone()),
@@ -337,8 +276,13 @@ fn completion_id(reply: &TurnReply) -> String {
 /// text, then the tool calls, the finish reason with usage and the memory
 /// used, and `[DONE]`. A failure after the stream began comes as an `error`
 /// object, which OpenAI's clients raise.
-fn stream(turn: octopus_engine::PreparedTurn, model: String, include_usage: bool) -> Response {
-    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Event>();
+async fn stream(
+    octopus: octopus_engine::Octopus,
+    tenant: octopus_core::TenantId,
+    request: CompletionRequest,
+    model: String,
+    include_usage: bool,
+) -> ApiResult<(ConversationId, Response)> {
     // The id is not known before the reply is stored; one made now names
     // every chunk of this stream alike.
     let id = format!("chatcmpl-{}", uuid::Uuid::now_v7().simple());
@@ -356,46 +300,59 @@ fn stream(turn: octopus_engine::PreparedTurn, model: String, include_usage: bool
             chunk(json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]))
         }
     };
-    let _ = sender.send(data(&delta(
-        json!({"role": "assistant", "content": ""}),
-        None,
-    )));
-    tokio::spawn(async move {
-        let pieces = sender.clone();
-        let piece_delta = delta.clone();
-        let sink = move |text: &str| {
-            let _ = pieces.send(data(&piece_delta(json!({"content": text}), None)));
-        };
-        match turn.run(Some(&sink)).await {
-            Ok(reply) => {
-                if !reply.tool_calls.is_empty() {
-                    let calls = tool_calls(&reply, true);
-                    let _ = sender.send(data(&delta(json!({"tool_calls": calls}), None)));
+    let (conversation_sender, conversation) = tokio::sync::oneshot::channel();
+    let (ready, receiver) = super::turns::stream_turn(
+        async move {
+            let prepared = octopus.prepare_completion(tenant, request).await?;
+            let _ = conversation_sender.send(prepared.conversation);
+            Ok(prepared.turn)
+        },
+        move |turn: octopus_engine::PreparedTurn, sender| async move {
+            let _ = sender.send(data(&delta(
+                json!({"role": "assistant", "content": ""}),
+                None,
+            )));
+            let pieces = sender.clone();
+            let piece_delta = delta.clone();
+            let sink = move |text: &str| {
+                let _ = pieces.send(data(&piece_delta(json!({"content": text}), None)));
+            };
+            match turn.run(Some(&sink)).await {
+                Ok(reply) => {
+                    if !reply.tool_calls.is_empty() {
+                        let calls = tool_calls(&reply, true);
+                        let _ = sender.send(data(&delta(json!({"tool_calls": calls}), None)));
+                    }
+                    let mut last = delta(json!({}), Some(finish_reason(&reply)));
+                    last["octopus"] = extension(&reply);
+                    if include_usage {
+                        let _ = sender.send(data(&last));
+                        let mut usage_chunk = chunk(json!([]));
+                        usage_chunk["usage"] = usage(&reply);
+                        let _ = sender.send(data(&usage_chunk));
+                    } else {
+                        last["usage"] = usage(&reply);
+                        let _ = sender.send(data(&last));
+                    }
+                    let _ = sender.send(Event::default().data("[DONE]"));
                 }
-                let mut last = delta(json!({}), Some(finish_reason(&reply)));
-                last["octopus"] = extension(&reply);
-                if include_usage {
-                    let _ = sender.send(data(&last));
-                    let mut usage_chunk = chunk(json!([]));
-                    usage_chunk["usage"] = usage(&reply);
-                    let _ = sender.send(data(&usage_chunk));
-                } else {
-                    last["usage"] = usage(&reply);
-                    let _ = sender.send(data(&last));
+                Err(error) => {
+                    let error = ApiError::from(error);
+                    let mut body = serde_json::to_value(error.body()).unwrap_or_default();
+                    body["error"]["status"] = error.status.as_u16().into();
+                    let _ = sender.send(data(&body));
                 }
-                let _ = sender.send(Event::default().data("[DONE]"));
             }
-            Err(error) => {
-                let error = ApiError::from(error);
-                let mut body = serde_json::to_value(error.body()).unwrap_or_default();
-                body["error"]["status"] = error.status.as_u16().into();
-                let _ = sender.send(data(&body));
-            }
-        }
-    });
-    Sse::new(super::turns::Events(receiver))
+        },
+    );
+    ready.await?;
+    let conversation = conversation
+        .await
+        .map_err(|_| ApiError::from_code(crate::error::ErrorCode::Internal, "the turn failed"))?;
+    let response = Sse::new(super::turns::Events(receiver))
         .keep_alive(KeepAlive::default())
-        .into_response()
+        .into_response();
+    Ok((conversation, response))
 }
 
 /// One `data:` event.
