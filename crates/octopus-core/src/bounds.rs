@@ -89,6 +89,17 @@ pub fn check_optional_chars(field: &str, value: Option<&str>, max: usize) -> Res
     value.map_or(Ok(()), |value| check_chars(field, value, 1, max))
 }
 
+/// The text a search for `message` asks with: its first
+/// [`MAX_QUERY_CHARS`] characters. A message may be longer than a question
+/// (a pasted document, say); its opening is what the embedding model reads
+/// of it too.
+pub fn query_of(message: &str) -> &str {
+    match message.char_indices().nth(MAX_QUERY_CHARS) {
+        Some((cut, _)) => &message[..cut],
+        None => message,
+    }
+}
+
 /// Refuses a time window whose `from` is later than its `to`: it could hold
 /// nothing, and is more likely a mistake than a question.
 pub fn check_window(
@@ -133,6 +144,13 @@ pub fn check_json_bytes(field: &str, value: &impl serde::Serialize, max: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_is_the_opening_of_a_long_message() {
+        let long = "é".repeat(MAX_QUERY_CHARS + 5);
+        assert_eq!(query_of(&long).chars().count(), MAX_QUERY_CHARS);
+        assert_eq!(query_of("short"), "short");
+    }
 
     #[test]
     fn blank_is_ecma_white_space() {

@@ -176,6 +176,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        if let Some(name) = parts.uri.query().and_then(first_not_utf8) {
+            return Err(ApiError::from_code(
+                ErrorCode::InvalidQuery,
+                format!("query parameter `{name}` is not UTF-8 once percent-decoded"),
+            ));
+        }
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
             .map(|axum::extract::Query(value)| Query(value))
@@ -183,6 +189,51 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
                 ApiError::from_code(ErrorCode::InvalidQuery, rejection.body_text())
             })
     }
+}
+
+/// The name of the first parameter of a query string whose name or value
+/// is not UTF-8 once percent-decoded. The form decoder would put U+FFFD in
+/// their place and answer for other text than was sent; a path's bytes
+/// are held to UTF-8 the same way.
+fn first_not_utf8(query: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let valid = |text: &str| std::str::from_utf8(&percent_decode(text)).is_ok();
+        match valid(name) && valid(value) {
+            true => None,
+            false => Some(String::from_utf8_lossy(&percent_decode(name)).into_owned()),
+        }
+    })
+}
+
+/// `%XX` escapes decoded to their bytes (and `+` to a space); a `%` that
+/// starts no escape is kept, as the form decoder keeps it.
+fn percent_decode(text: &str) -> Vec<u8> {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let escape = match bytes[at] {
+            b'%' if at + 2 < bytes.len() => hex(bytes[at + 1]).zip(hex(bytes[at + 2])),
+            _ => None,
+        };
+        match (escape, bytes[at]) {
+            (Some((high, low)), _) => {
+                decoded.push(high * 16 + low);
+                at += 3;
+            }
+            (None, b'+') => {
+                decoded.push(b' ');
+                at += 1;
+            }
+            (None, byte) => {
+                decoded.push(byte);
+                at += 1;
+            }
+        }
+    }
+    decoded
 }
 
 /// Deserializes a JSON value, naming the path of a field of the wrong shape.
@@ -198,6 +249,20 @@ pub(crate) fn from_value<T: serde::de::DeserializeOwned>(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_query_parameter_that_is_not_utf8_once_decoded_is_named() {
+        use super::first_not_utf8;
+        assert_eq!(first_not_utf8("q=%FF%FE&limit=3").as_deref(), Some("q"));
+        assert_eq!(first_not_utf8("limit=3&q=caf%C3%A9+au+lait"), None);
+        assert_eq!(first_not_utf8("q=100%"), None, "a lone % is kept as it is");
+        assert_eq!(
+            first_not_utf8("q=%e9t%e9").as_deref(),
+            Some("q"),
+            "Latin-1 is not UTF-8"
+        );
+        assert_eq!(first_not_utf8("%FF=1").as_deref(), Some("\u{fffd}"));
+    }
+
     use super::*;
 
     #[test]

@@ -40,6 +40,7 @@ use tracing::Instrument;
 
 pub use error::{ApiError, ErrorCode};
 pub use metrics::Metrics;
+pub use routes::openai::MAX_MESSAGES as MAX_COMPLETION_MESSAGES;
 
 /// What the handlers share.
 #[derive(Clone)]

@@ -102,15 +102,18 @@ impl Octopus {
             false => std::borrow::Cow::Borrowed(message),
         };
         let message: &str = &redacted;
-        let vector = QueryVector::new(message);
+        // A message may be longer than a search takes (a pasted document):
+        // the searches ask with its opening.
+        let query = octopus_core::bounds::query_of(message);
+        let vector = QueryVector::new(query);
         let knowledge_query = KnowledgeQuery {
-            text: message.to_owned(),
+            text: query.to_owned(),
             top_k: Some(memory.knowledge_top_k),
             min_score: Some(memory.knowledge_min_score),
             mode: SearchMode::Hybrid,
             filter: ChunkFilter::default(),
         };
-        let mut recall_query = RecallQuery::new(conversation.user_id.clone(), message);
+        let mut recall_query = RecallQuery::new(conversation.user_id.clone(), query);
         recall_query.top_k = memory
             .episodic_top_k
             .clamp(1, octopus_core::recall::MAX_RECALL_TOP_K);

@@ -365,7 +365,9 @@ impl PreparedTurn {
             "model answered"
         );
         let octopus = &self.octopus;
-        let mut message = NewMessage::text(Role::Assistant, reply.text.clone());
+        // No stored text holds NUL (PostgreSQL cannot); a model that writes
+        // one gets the replacement character in its place.
+        let mut message = NewMessage::text(Role::Assistant, reply.text.replace('\0', "\u{fffd}"));
         if reply.text.is_empty() && !reply.tool_calls.is_empty() {
             message.content = None;
         }

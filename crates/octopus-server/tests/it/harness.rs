@@ -165,6 +165,27 @@ impl TestServer {
         .await
     }
 
+    /// [`call`](Self::call) with headers of the caller's.
+    pub async fn call_with_headers(
+        &self,
+        method: Method,
+        path: &str,
+        key: &str,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> Reply {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::AUTHORIZATION, format!("Bearer {key}"))
+            .header(header::CONTENT_TYPE, "application/json");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
+        self.send(request.body(body).unwrap()).await
+    }
+
     /// Sends and insists on `expected`, returning the body.
     pub async fn ok(
         &self,
@@ -187,12 +208,25 @@ impl TestServer {
         std::sync::Arc<octopus_testkit::fake_chat::ChatProvider>,
         String,
     ) {
+        Self::with_fake_chat_and(|_| {}).await
+    }
+
+    /// [`with_fake_chat`](Self::with_fake_chat), with the engine's settings
+    /// changed by `adjust`.
+    pub async fn with_fake_chat_and(
+        adjust: impl FnOnce(&mut EngineConfig),
+    ) -> (
+        Self,
+        std::sync::Arc<octopus_testkit::fake_chat::ChatProvider>,
+        String,
+    ) {
         use octopus_testkit::fake_chat::{self, ChatProvider};
         let fake = std::sync::Arc::new(ChatProvider::default());
         let url = fake_chat::serve(std::sync::Arc::clone(&fake)).await;
         let server = Self::with_engine(Default::default(), |engine| {
             engine.llm.max_retries = 0;
             engine.llm.allowed_base_urls = vec![url.clone()];
+            adjust(engine);
         })
         .await;
         (server, fake, url)

@@ -4,6 +4,7 @@
 
 mod bad_input;
 mod console;
+mod declared_limits;
 mod dumps;
 mod facts;
 mod flows;
@@ -18,5 +19,6 @@ mod procedures;
 #[cfg(feature = "qdrant-fault-tests")]
 mod qdrant_outage;
 mod recall;
+mod reply_bounds;
 mod tool_races;
 mod turns;

@@ -484,3 +484,72 @@ async fn a_second_tool_round_in_one_turn_is_answered_though_ollama_repeats_the_c
         "Order 1 shipped; order 2 is packed."
     );
 }
+
+/// Waits, up to a bound, until `done` holds.
+async fn eventually(mut done: impl AsyncFnMut() -> bool) {
+    for _ in 0..3000 {
+        if done().await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("not done within 30 s");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_whose_caller_leaves_while_the_model_thinks_still_stores_its_reply() {
+    let chat = start().await;
+    // Through both doors that answer a whole reply: the turn route, and the
+    // OpenAI-compatible one.
+    let requests = [
+        (
+            chat.path(),
+            json!({"message": "First question"}),
+            "First question",
+        ),
+        (
+            "/v1/chat/completions".to_owned(),
+            json!({"model": "support", "user": "dana",
+                   "messages": [{"role": "user", "content": "Second question"}]}),
+            "Second question",
+        ),
+    ];
+    for (round, (uri, body, question)) in requests.into_iter().enumerate() {
+        let gate = Arc::new(tokio::sync::Notify::new());
+        chat.fake.then(Answer::Held(Arc::clone(&gate)));
+        let called = chat.fake.received().len();
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(uri)
+            .header(header::AUTHORIZATION, format!("Bearer {}", chat.key))
+            .header(header::CONTENT_TYPE, "application/json")
+            .header("x-octopus-conversation", &chat.conversation)
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        let app = chat.server.app.clone();
+        let caller = tokio::spawn(async move { app.oneshot(request).await });
+        eventually(async || chat.fake.received().len() > called).await;
+        // The caller leaves while the model has the question; then the
+        // model answers.
+        caller.abort();
+        let _ = caller.await;
+        gate.notify_one();
+        let stored = 2 * (round + 1);
+        eventually(async || chat.messages().await.len() == stored).await;
+        let messages = chat.messages().await;
+        assert_eq!(messages[stored - 2]["content"], question);
+        assert_eq!(messages[stored - 1]["role"], "assistant");
+        assert_eq!(messages[stored - 1]["content"], format!("echo: {question}"));
+    }
+    // The next turn's model sees the exchanges, not two questions in a row.
+    take_turn(&chat, json!({"message": "Third"})).await;
+    let sent = chat.fake.last_body();
+    let roles: Vec<&str> = sent["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .filter(|role| *role != "system")
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
+}

@@ -31,7 +31,7 @@ use crate::extract::Json;
 mod request;
 
 use request::{ChatCompletionRequest, ChatContent, ChatRole};
-pub(crate) use request::{MAX_CONTENT_PARTS, MAX_MESSAGES};
+pub use request::{MAX_CONTENT_PARTS, MAX_MESSAGES};
 
 /// The header naming the user when the body's `user` does not.
 pub(crate) const USER_HEADER: &str = "x-octopus-user";

@@ -14,12 +14,12 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use utoipa::ToSchema;
 
 /// Most messages a completion's list may hold.
-pub(crate) const MAX_MESSAGES: usize = 100_000;
+pub const MAX_MESSAGES: usize = 100_000;
 /// Most tool results that may end the list (the results of one reply's
 /// calls).
 pub(crate) const MAX_TRAILING_TOOL_RESULTS: usize = 1024;
 /// Most parts one message's content may have.
-pub(crate) const MAX_CONTENT_PARTS: usize = 1024;
+pub const MAX_CONTENT_PARTS: usize = 1024;
 
 /// A chat completion request in OpenAI's shape. Fields not listed are
 /// accepted and ignored.

@@ -20,7 +20,10 @@
 //! `key_facts`, with a JSON summary of the conversation; when it asks for a
 //! `reusable procedure`, with one step per tool the conversation called.
 
+mod flood;
+
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -47,8 +50,13 @@ pub enum Answer {
     },
     /// No answer for this long, then the default one.
     Stall(Duration),
+    /// No answer until the test lets it go (`notify_one`), then the next one.
+    Held(Arc<tokio::sync::Notify>),
     /// A 200 whose body is not the API's format.
     Malformed,
+    /// A reply of this many bytes of text, whole or streamed as asked, made
+    /// as it is sent ([`ChatProvider::flood_sent`] counts what went out).
+    Flood { bytes: usize },
     /// A response with this status and body, as it is (not the provider's
     /// shape): an internal service that is no provider, or a redirect
     /// (`location` set).
@@ -92,6 +100,7 @@ pub struct ChatProvider {
     script: Mutex<VecDeque<Answer>>,
     received: Mutex<Vec<Received>>,
     usage: Mutex<Vec<(u64, u64)>>,
+    flood_sent: Arc<AtomicUsize>,
 }
 
 impl ChatProvider {
@@ -124,6 +133,11 @@ impl ChatProvider {
             .unwrap_or_default()
     }
 
+    /// Bytes of [`Answer::Flood`] bodies handed to the connection so far.
+    pub fn flood_sent(&self) -> usize {
+        self.flood_sent.load(Ordering::Relaxed)
+    }
+
     /// Usage `(input, output)` reported by every successful answer, in order.
     pub fn reported_usage(&self) -> Vec<(u64, u64)> {
         self.usage.lock().unwrap().clone()
@@ -143,6 +157,7 @@ impl ChatProvider {
             let scripted = self.script.lock().unwrap().pop_front();
             match scripted {
                 Some(Answer::Stall(wait)) => tokio::time::sleep(wait).await,
+                Some(Answer::Held(gate)) => gate.notified().await,
                 Some(answer) => return answer,
                 None => return default_answer(body, texts),
             }
@@ -351,8 +366,17 @@ async fn openai_answer(provider: &ChatProvider, body: Value) -> Response {
                 .into_response();
         }
         Answer::Malformed => return Json(json!({"object": "list", "data": []})).into_response(),
+        Answer::Flood { bytes } => {
+            let streamed = body["stream"] == json!(true);
+            return flood::flood(
+                flood::Wire::OpenAi,
+                streamed,
+                bytes,
+                provider.flood_sent.clone(),
+            );
+        }
         raw @ Answer::Raw { .. } => return raw_response(raw),
-        Answer::Stall(_) => unreachable!("stalls are waited out"),
+        Answer::Stall(_) | Answer::Held(_) => unreachable!("stalls are waited out"),
     };
     let (input, output) = provider.usage_of(&texts, &text, calls.len());
     let usage = json!({"prompt_tokens": input, "completion_tokens": output,
@@ -507,8 +531,17 @@ async fn anthropic(
             return sse(vec![(Some("message_start"), json!("not an event"))], false);
         }
         Answer::Malformed => return Json(json!({"type": "message"})).into_response(),
+        Answer::Flood { bytes } => {
+            let streamed = body["stream"] == json!(true);
+            return flood::flood(
+                flood::Wire::Anthropic,
+                streamed,
+                bytes,
+                provider.flood_sent.clone(),
+            );
+        }
         raw @ Answer::Raw { .. } => return raw_response(raw),
-        Answer::Stall(_) => unreachable!("stalls are waited out"),
+        Answer::Stall(_) | Answer::Held(_) => unreachable!("stalls are waited out"),
     };
     let (input, output) = provider.usage_of(&texts, &text, calls.len());
     let model = body["model"].as_str().unwrap_or_default().to_owned();
@@ -600,8 +633,16 @@ async fn ollama(
             return with_headers(response.into_response(), &headers);
         }
         Answer::Malformed => return "{\"model\": \"llama3.2\", \"message\": ".into_response(),
+        Answer::Flood { bytes } => {
+            return flood::flood(
+                flood::Wire::Ollama,
+                stream,
+                bytes,
+                provider.flood_sent.clone(),
+            );
+        }
         raw @ Answer::Raw { .. } => return raw_response(raw),
-        Answer::Stall(_) => unreachable!("stalls are waited out"),
+        Answer::Stall(_) | Answer::Held(_) => unreachable!("stalls are waited out"),
     };
     let (input, output) = provider.usage_of(&texts, &text, calls.len());
     let created = "2023-12-12T14:13:43.416799Z";
