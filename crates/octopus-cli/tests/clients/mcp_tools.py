@@ -16,6 +16,7 @@ Any failed expectation raises, and the exit status says so.
 import asyncio
 import os
 
+import mcp.types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -53,6 +54,18 @@ async def refused(call, code):
         assert error.error.data["code"] == code, error.error
         return error.error
     raise AssertionError(f"expected {code}, got {result}")
+
+
+async def invalid_params(client, method, params):
+    """A request of a known method whose params do not fit it is refused as
+    JSON-RPC's invalid params (-32602), not as an unknown method."""
+    try:
+        result = await client.session.send_request(types.Request(method=method, params=params), types.EmptyResult)
+    except MCPError as error:
+        assert error.error.code == -32602, (method, params, error.error)
+        assert method in error.error.message, error.error
+        return
+    raise AssertionError(f"expected invalid params for {method} {params}, got {result}")
 
 
 async def first_tenant():
@@ -95,6 +108,9 @@ async def first_tenant():
         assert "14 days" in document, document
 
         await refused(client.call_tool("recall", {"agent": "nobody", "user": USER, "query": "dog"}), "agent_not_found")
+        await invalid_params(client, "tools/call", {"arguments": {"agent": AGENT}})
+        await invalid_params(client, "tools/call", {"name": "recall", "arguments": "not an object"})
+        await invalid_params(client, "resources/read", {})
         await refused(client.call_tool("remember", {"agent": AGENT, "user": USER}), "invalid_request")
 
         if os.environ.get("OCTOPUS_EXPECT_FORGET") == "1":

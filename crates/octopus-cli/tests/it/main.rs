@@ -6,6 +6,7 @@ mod api_coverage;
 mod client_commands;
 #[cfg(feature = "client-tests")]
 mod clients;
+mod data_dir_lock;
 mod durability;
 mod fairness;
 mod forget;

@@ -110,6 +110,11 @@ impl Server {
         Server { child, url, http }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// SIGKILL: no shutdown code runs.
     pub fn kill_hard(mut self) {
         self.child.kill().unwrap();

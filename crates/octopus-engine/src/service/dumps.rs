@@ -375,15 +375,7 @@ fn as_sent(
     ids: Option<&octopus_core::dump::IdMap>,
 ) -> Error {
     let rewrite = |message: String| {
-        let mut message = match message
-            .strip_prefix("record ")
-            .and_then(|rest| rest.split_once(' '))
-            .and_then(|(number, rest)| Some((number.parse::<usize>().ok()?, rest)))
-            .and_then(|(number, rest)| Some((*lines.get(number.checked_sub(1)?)?, rest)))
-        {
-            Some((line, rest)) => format!("line {line} {rest}"),
-            None => message,
-        };
+        let mut message = records_as_lines(&message, lines);
         if let Some(ids) = ids {
             for (new, old) in ids.minted() {
                 message = message.replace(&new.to_string(), &old.to_string());
@@ -397,6 +389,29 @@ fn as_sent(
         other => other,
     }
     .into()
+}
+
+/// `message` with each `record N` (the store's count, from 1) written as
+/// the line that record was on.
+fn records_as_lines(message: &str, lines: &[u64]) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("record ") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "record ".len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let line = after[..digits]
+            .parse::<usize>()
+            .ok()
+            .and_then(|number| lines.get(number.checked_sub(1)?));
+        match line {
+            Some(line) => out.push_str(&format!("line {line}")),
+            None => out.push_str(&rest[at..at + "record ".len() + digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Reads a dump's lines one record at a time, skipping blank lines.
@@ -438,4 +453,23 @@ fn line(record: &DumpRecord) -> String {
     let mut line = serde_json::to_string(record).unwrap_or_default();
     line.push('\n');
     line
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn records_are_named_by_their_lines() {
+        let lines = [1, 3, 4, 9];
+        assert_eq!(
+            super::records_as_lines(
+                "record 4 (message): its id X is also record 2's; end record",
+                &lines
+            ),
+            "line 9 (message): its id X is also line 3's; end record"
+        );
+        assert_eq!(
+            super::records_as_lines("record 12 (agent)", &lines),
+            "record 12 (agent)"
+        );
+    }
 }

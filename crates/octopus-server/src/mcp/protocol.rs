@@ -1,21 +1,21 @@
 //! JSON-RPC's own errors on `/mcp`, where the MCP library would answer
 //! plain text or the wrong code: a body that is not JSON is a parse error
 //! (-32700), one that is not a single JSON-RPC message an invalid request
-//! (-32600; the protocol versions Octopus speaks have no batches), a known
-//! method whose params do not fit it invalid params (-32602, not -32601
-//! method not found), and the transport's refusals (405, 406, 415) come as
-//! JSON-RPC error objects too, with their HTTP status.
+//! (-32600; the protocol versions Octopus speaks have no batches), and the
+//! transport's refusals (405, 406, 415) come as JSON-RPC error objects too,
+//! with their HTTP status. On both transports, a known method whose params
+//! do not fit it is invalid params (-32602), not method not found (-32601).
 
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorCode, JsonRpcMessage,
-    ReadResourceRequestParams,
+    CallToolRequestParams, ClientJsonRpcMessage, ErrorCode, ReadResourceRequestParams,
 };
 use serde_json::{Value, json};
 
-/// Methods of the protocol whose params the library checks: a request of
+/// Methods of the protocol whose params the library reads: a request of
 /// one of them that it could not read had params that do not fit.
 const KNOWN_METHODS: &[&str] = &[
     "initialize",
@@ -47,8 +47,7 @@ pub(super) fn is_json(headers: &axum::http::HeaderMap) -> bool {
 }
 
 /// Checks a posted body as one JSON-RPC message before the library reads
-/// it; the error response when it is not one, or when a known method's
-/// params do not fit it.
+/// it; the error response when it is not one.
 pub(super) fn check(body: &[u8]) -> Result<(), Refusal> {
     let value: Value = serde_json::from_slice(body).map_err(|error| {
         error_response(
@@ -85,21 +84,29 @@ pub(super) fn check(body: &[u8]) -> Result<(), Refusal> {
         id @ (Value::String(_) | Value::Number(_)) => id.clone(),
         _ => Value::Null,
     };
-    let message: ClientJsonRpcMessage = serde_json::from_value(value.clone())
-        .map_err(|error| invalid(id.clone(), format!("Invalid Request: {error}")))?;
-    if let JsonRpcMessage::Request(request) = &message
-        && let ClientRequest::CustomRequest(custom) = &request.request
-        && KNOWN_METHODS.contains(&custom.method.as_str())
-    {
-        let why = params_error(&custom.method, &value["params"]);
-        return Err(error_response(
-            StatusCode::OK,
-            id,
-            ErrorCode::INVALID_PARAMS,
-            format!("Invalid params for {}: {why}", custom.method),
-        ));
-    }
+    serde_json::from_value::<ClientJsonRpcMessage>(value)
+        .map_err(|error| invalid(id, format!("Invalid Request: {error}")))?;
     Ok(())
+}
+
+/// The answer to a request the library could not read as any method it
+/// knows: invalid params when the method is one of the protocol's (its
+/// params did not fit it), method not found otherwise. Both transports
+/// answer through it.
+pub(super) fn unread_request(method: &str, params: Option<&Value>) -> ErrorData {
+    if KNOWN_METHODS.contains(&method) {
+        let why = params_error(method, params.unwrap_or(&Value::Null));
+        return ErrorData::new(
+            ErrorCode::INVALID_PARAMS,
+            format!("Invalid params for {method}: {why}"),
+            None,
+        );
+    }
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("Method not found: {method}"),
+        None,
+    )
 }
 
 /// What is wrong with `params` for `method`, in words.
@@ -199,19 +206,20 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn a_known_method_with_params_that_do_not_fit_is_invalid_params() {
-        for body in [
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#,
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"recall","arguments":[1]}}"#,
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call"}"#,
-            r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{}}"#,
+    #[test]
+    fn a_known_method_whose_params_do_not_fit_is_invalid_params() {
+        for (method, params) in [
+            ("tools/call", json!({})),
+            ("tools/call", json!({"name": "recall", "arguments": [1]})),
+            ("tools/call", Value::Null),
+            ("resources/read", json!({})),
         ] {
-            let (status, answer) = refused(body).await;
-            assert_eq!(status, StatusCode::OK, "{body}");
-            assert_eq!(answer["error"]["code"], -32602, "{body}: {answer}");
-            assert_eq!(answer["id"], 7, "the request's id is echoed");
+            let error = unread_request(method, Some(&params));
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{method} {params}");
+            assert!(error.message.contains(method), "{}", error.message);
         }
+        let error = unread_request("no/such/method", None);
+        assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
     }
 
     #[test]

@@ -484,8 +484,8 @@ async fn an_object_twice_in_one_dump_is_named_by_both_records() {
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
         let text = body["error"]["message"].as_str().unwrap();
         assert!(
-            text.contains(&format!("record {} (message)", message + 2))
-                && text.contains(&format!("also record {}'s", message + 1))
+            text.contains(&format!("line {} (message)", message + 2))
+                && text.contains(&format!("also line {}'s", message + 1))
                 && !text.contains("already holds"),
             "{text}"
         );

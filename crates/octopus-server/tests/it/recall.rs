@@ -238,13 +238,18 @@ async fn bad_imports_and_recalls_name_the_field_and_store_nothing() {
             reply.body
         );
     }
-    // A window that holds no time is asked validly, and holds nothing.
-    let empty_window = json!({"user_id": "sam", "query": "x", "from": "2026-05-01T00:00:00Z", "to": "2026-04-01T00:00:00Z"});
+    // A window that runs backwards is a mistake, named by its `from`.
+    let backwards = json!({"user_id": "sam", "query": "x", "from": "2026-05-01T00:00:00Z", "to": "2026-04-01T00:00:00Z"});
     let reply = server
-        .call(Method::POST, &recall, &key, Some(empty_window))
+        .call(Method::POST, &recall, &key, Some(backwards))
         .await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
-    assert_eq!(reply.body["items"], json!([]));
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.body["error"]["field"], "from");
     let reply = server
         .call(Method::POST, &recall, &key, Some(json!({"query": "x"})))
         .await;
