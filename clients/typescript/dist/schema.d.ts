@@ -1317,7 +1317,7 @@ export interface components {
             content: unknown;
         } | {
             tool_calls: unknown;
-        }) & unknown & unknown);
+        }) & unknown & unknown & unknown);
         ImportedSession: {
             /** @description In order; each with its original `timestamp`. */
             messages: components["schemas"]["ImportedMessage"][];
@@ -1690,7 +1690,7 @@ export interface components {
             content: unknown;
         } | {
             tool_calls: unknown;
-        }) & unknown & unknown);
+        }) & unknown & unknown & unknown);
         /**
          * @description What Octopus does with the PII it finds in the messages it stores.
          * @enum {string}
@@ -3934,7 +3934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `agent_deleted`: the conversation's agent was deleted; `agent_inactive`: the agent is deactivated; `no_pending_tool_calls`: tool results were sent, but no tool call of this turn waits for one; `tool_results_mismatch`: the tool results do not answer the pending tool calls exactly, once each */
+            /** @description `agent_deleted`: the conversation's agent was deleted; `agent_inactive`: the agent is deactivated; `conversation_moved`: another request changed the conversation while this one was decided (a tool call answered, say); send it again; `no_pending_tool_calls`: tool results were sent, but no tool call of this turn waits for one; `tool_results_mismatch`: the tool results do not answer the pending tool calls exactly, once each */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4868,7 +4868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `agent_deleted`: the conversation's agent was deleted; `agent_inactive`: the agent is deactivated; `no_pending_tool_calls`: tool results were sent, but no tool call of this turn waits for one; `tool_results_mismatch`: the tool results do not answer the pending tool calls exactly, once each */
+            /** @description `agent_deleted`: the conversation's agent was deleted; `agent_inactive`: the agent is deactivated; `conversation_moved`: another request changed the conversation while this one was decided (a tool call answered, say); send it again; `no_pending_tool_calls`: tool results were sent, but no tool call of this turn waits for one; `tool_results_mismatch`: the tool results do not answer the pending tool calls exactly, once each */
             409: {
                 headers: {
                     [name: string]: unknown;
