@@ -42,34 +42,7 @@ fn field(reply: &Reply) -> &str {
 async fn a_message_longer_than_a_query_is_taken_wherever_a_message_is() {
     let (server, _fake, url) = TestServer::with_fake_chat().await;
     let (_, key) = server.tenant("acme").await;
-    server
-        .ok(
-            Method::POST,
-            "/v1/agents",
-            &key,
-            Some(json!({"name": "support",
-                "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url}})),
-            StatusCode::CREATED,
-        )
-        .await;
-    let agent = server
-        .ok(Method::GET, "/v1/agents", &key, None, StatusCode::OK)
-        .await["items"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let conversation = server
-        .ok(
-            Method::POST,
-            "/v1/conversations",
-            &key,
-            Some(json!({"agent_id": agent, "user_id": "dana"})),
-            StatusCode::CREATED,
-        )
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (_, conversation) = server.chat_agent(&key, &url, json!({})).await;
     // Three times the longest search query, well within a message.
     let long = "the parcel from Lyon was late again. ".repeat(850);
     assert!(long.chars().count() > 3 * octopus_core::bounds::MAX_QUERY_CHARS);

@@ -259,6 +259,73 @@ impl TestServer {
         ([first, second], fake, url)
     }
 
+    /// An agent named `support` whose model is the loopback Ollama at
+    /// `url` (`memory` its memory settings), and a conversation of user
+    /// `dana` with it; returns their ids.
+    pub async fn chat_agent(&self, key: &str, url: &str, memory: Value) -> (String, String) {
+        let agent = self
+            .ok(
+                Method::POST,
+                "/v1/agents",
+                key,
+                Some(
+                    json!({"name": "support", "system_prompt": "Be brief.", "memory": memory,
+                    "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url}}),
+                ),
+                StatusCode::CREATED,
+            )
+            .await["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let conversation = self.conversation(key, &agent, "dana").await;
+        (agent, conversation)
+    }
+
+    /// A new conversation of `user` with `agent`; its id.
+    pub async fn conversation(&self, key: &str, agent: &str, user: &str) -> String {
+        self.ok(
+            Method::POST,
+            "/v1/conversations",
+            key,
+            Some(json!({"agent_id": agent, "user_id": user})),
+            StatusCode::CREATED,
+        )
+        .await["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    /// Every message of a conversation: its episodes oldest first, each in
+    /// order.
+    pub async fn conversation_messages(&self, key: &str, conversation: &str) -> Vec<Value> {
+        let episodes = self
+            .ok(
+                Method::GET,
+                &format!("/v1/episodes?conversation_id={conversation}"),
+                key,
+                None,
+                StatusCode::OK,
+            )
+            .await;
+        let mut messages = Vec::new();
+        for episode in episodes["items"].as_array().unwrap().iter().rev() {
+            let id = episode["id"].as_str().unwrap();
+            let episode = self
+                .ok(
+                    Method::GET,
+                    &format!("/v1/episodes/{id}"),
+                    key,
+                    None,
+                    StatusCode::OK,
+                )
+                .await;
+            messages.extend(episode["messages"].as_array().unwrap().iter().cloned());
+        }
+        messages
+    }
+
     /// A tenant with an API key; returns (tenant id, key).
     pub async fn tenant(&self, name: &str) -> (String, String) {
         let tenant = self

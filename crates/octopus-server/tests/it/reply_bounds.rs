@@ -30,31 +30,7 @@ struct Chat {
 async fn start(memory: Value, adjust: impl FnOnce(&mut octopus_engine::EngineConfig)) -> Chat {
     let (server, fake, url) = TestServer::with_fake_chat_and(adjust).await;
     let (_, key) = server.tenant("acme").await;
-    let agent = server
-        .ok(
-            Method::POST,
-            "/v1/agents",
-            &key,
-            Some(json!({"name": "support", "memory": memory,
-                "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url}})),
-            StatusCode::CREATED,
-        )
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let conversation = server
-        .ok(
-            Method::POST,
-            "/v1/conversations",
-            &key,
-            Some(json!({"agent_id": agent, "user_id": "dana"})),
-            StatusCode::CREATED,
-        )
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (_, conversation) = server.chat_agent(&key, &url, memory).await;
     Chat {
         server,
         fake,
@@ -65,29 +41,9 @@ async fn start(memory: Value, adjust: impl FnOnce(&mut octopus_engine::EngineCon
 
 impl Chat {
     async fn stored(&self) -> Vec<Value> {
-        let episodes = self
-            .server
-            .ok(
-                Method::GET,
-                &format!("/v1/episodes?conversation_id={}", self.conversation),
-                &self.key,
-                None,
-                StatusCode::OK,
-            )
-            .await;
-        let id = episodes["items"][0]["id"].as_str().unwrap().to_owned();
         self.server
-            .ok(
-                Method::GET,
-                &format!("/v1/episodes/{id}"),
-                &self.key,
-                None,
-                StatusCode::OK,
-            )
-            .await["messages"]
-            .as_array()
-            .unwrap()
-            .clone()
+            .conversation_messages(&self.key, &self.conversation)
+            .await
     }
 
     /// A streamed turn's events, `(name, data)`.

@@ -34,27 +34,19 @@ struct Place {
     servers: Vec<TestServer>,
     fake: Arc<ChatProvider>,
     key: String,
+    /// The agent's id.
     agent: String,
 }
 
 impl Place {
     async fn new(servers: Vec<TestServer>, fake: Arc<ChatProvider>, url: String) -> Self {
         let (_, key) = servers[0].tenant("acme").await;
-        servers[0]
-            .ok(
-                Method::POST,
-                "/v1/agents",
-                &key,
-                Some(json!({"name": "support", "system_prompt": "Be brief.",
-                    "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url}})),
-                StatusCode::CREATED,
-            )
-            .await;
+        let (agent, _) = servers[0].chat_agent(&key, &url, json!({})).await;
         Self {
             servers,
             fake,
             key,
-            agent: "support".into(),
+            agent,
         }
     }
 
@@ -63,19 +55,8 @@ impl Place {
     async fn pending_call(&self, trial: usize) -> (String, String) {
         let server = &self.servers[0];
         let conversation = server
-            .ok(
-                Method::POST,
-                "/v1/conversations",
-                &self.key,
-                Some(
-                    json!({"agent_id": self.agent_id().await, "user_id": format!("dana-{trial}")}),
-                ),
-                StatusCode::CREATED,
-            )
-            .await["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+            .conversation(&self.key, &self.agent, &format!("dana-{trial}"))
+            .await;
         self.fake.then(Answer::tool_call(
             "call_fake_1",
             "get_order_status",
@@ -97,13 +78,6 @@ impl Place {
         (conversation, call)
     }
 
-    async fn agent_id(&self) -> String {
-        let agents = self.servers[0]
-            .ok(Method::GET, "/v1/agents", &self.key, None, StatusCode::OK)
-            .await;
-        agents["items"][0]["id"].as_str().unwrap().to_owned()
-    }
-
     /// One racing request, sent to server `index % servers`.
     fn request(
         &self,
@@ -123,7 +97,7 @@ impl Place {
             ),
             Racer::CompletionResult => (
                 "/v1/chat/completions".to_owned(),
-                json!({"model": self.agent, "user": user,
+                json!({"model": "support", "user": user,
                     "messages": [
                         {"role": "user", "content": "Where is order 8821?"},
                         {"role": "assistant", "content": null, "tool_calls": [{"id": call,
@@ -155,31 +129,9 @@ impl Place {
     }
 
     async fn messages(&self, conversation: &str) -> Vec<Value> {
-        let server = &self.servers[0];
-        let episodes = server
-            .ok(
-                Method::GET,
-                &format!("/v1/episodes?conversation_id={conversation}"),
-                &self.key,
-                None,
-                StatusCode::OK,
-            )
-            .await;
-        let mut messages = Vec::new();
-        for episode in episodes["items"].as_array().unwrap().iter().rev() {
-            let id = episode["id"].as_str().unwrap();
-            let episode = server
-                .ok(
-                    Method::GET,
-                    &format!("/v1/episodes/{id}"),
-                    &self.key,
-                    None,
-                    StatusCode::OK,
-                )
-                .await;
-            messages.extend(episode["messages"].as_array().unwrap().iter().cloned());
-        }
-        messages
+        self.servers[0]
+            .conversation_messages(&self.key, conversation)
+            .await
     }
 
     /// Races `racers` in fresh conversations, trial after trial, and checks

@@ -23,31 +23,7 @@ struct Chat {
 async fn start() -> Chat {
     let (server, fake, url) = TestServer::with_fake_chat().await;
     let (_, key) = server.tenant("acme").await;
-    let agent = server
-        .ok(
-            Method::POST,
-            "/v1/agents",
-            &key,
-            Some(json!({"name": "support", "system_prompt": "Be brief.",
-                "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url}})),
-            StatusCode::CREATED,
-        )
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let conversation = server
-        .ok(
-            Method::POST,
-            "/v1/conversations",
-            &key,
-            Some(json!({"agent_id": agent, "user_id": "dana"})),
-            StatusCode::CREATED,
-        )
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (_, conversation) = server.chat_agent(&key, &url, json!({})).await;
     Chat {
         server,
         fake,
@@ -62,28 +38,9 @@ impl Chat {
     }
 
     async fn messages(&self) -> Vec<Value> {
-        let episodes = self
-            .server
-            .ok(
-                Method::GET,
-                &format!("/v1/episodes?conversation_id={}", self.conversation),
-                &self.key,
-                None,
-                StatusCode::OK,
-            )
-            .await;
-        let id = episodes["items"][0]["id"].as_str().unwrap().to_owned();
-        let episode = self
-            .server
-            .ok(
-                Method::GET,
-                &format!("/v1/episodes/{id}"),
-                &self.key,
-                None,
-                StatusCode::OK,
-            )
-            .await;
-        episode["messages"].as_array().unwrap().clone()
+        self.server
+            .conversation_messages(&self.key, &self.conversation)
+            .await
     }
 }
 
