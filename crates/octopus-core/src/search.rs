@@ -9,6 +9,11 @@ use crate::{AgentId, ConversationId, Error, Result};
 /// Most hits one search returns.
 pub const MAX_SEARCH_LIMIT: u32 = 200;
 
+/// Longest `q`, in characters. A search's words travel in its URL, and an
+/// HTTP server reads a request line of at most 64 KiB: 5,000 characters of
+/// four-byte UTF-8, percent-encoded, fit with room for the other parameters.
+pub const MAX_SEARCH_QUERY_CHARS: usize = 5_000;
+
 #[derive(Clone, Debug)]
 pub struct MessageSearchQuery {
     /// Free text; every word is searched for, and hits are ranked by BM25.
@@ -24,7 +29,7 @@ pub struct MessageSearchQuery {
 
 impl MessageSearchQuery {
     pub fn validate(&self) -> Result<()> {
-        crate::bounds::check_chars("q", &self.text, 1, crate::bounds::MAX_QUERY_CHARS)?;
+        crate::bounds::check_chars("q", &self.text, 1, MAX_SEARCH_QUERY_CHARS)?;
         crate::bounds::check_window(self.from, self.to)?;
         if self.limit == 0 || self.limit > MAX_SEARCH_LIMIT {
             return Err(Error::invalid(

@@ -764,7 +764,7 @@ fn declare_parameter_bounds(doc: &mut Value) {
                 let bound = match parameter["name"].as_str() {
                     Some("limit") if search => json!({"minimum": 1, "maximum": MAX_SEARCH_LIMIT}),
                     Some("limit") => json!({"minimum": 1, "maximum": Page::MAX_LIMIT}),
-                    Some("q") => text(1, MAX_QUERY_CHARS),
+                    Some("q") => text(1, octopus_core::search::MAX_SEARCH_QUERY_CHARS),
                     // A user id may be blank, as where conversations name it.
                     Some("user_id") if parameter["in"] == "path" || export => {
                         json!({"minLength": 1, "maxLength": MAX_USER_ID_CHARS,

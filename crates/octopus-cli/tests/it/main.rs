@@ -15,6 +15,7 @@ mod hostile_clients;
 mod our_clients;
 mod process;
 mod qdrant;
+mod query_strings;
 mod slow_clients;
 #[cfg(feature = "client-tests")]
 mod soak;
