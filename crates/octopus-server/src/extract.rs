@@ -62,8 +62,13 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     parse_json_as_written(bytes).or_else(|error| {
         // JSON (and JSON Schema) count `3.0` as the integer 3; serde does
-        // not. Only a body that failed is read again, with such numbers
-        // rewritten: the common case pays nothing.
+        // not. Only a body that failed for a float where an integer goes is
+        // read again, as a tree, with such numbers rewritten: the common
+        // case pays nothing, and a body refused for its size or shape is
+        // not built into a tree it would take many times its bytes to hold.
+        if !error.body().error.message.contains("floating point") {
+            return Err(error);
+        }
         let mut value: serde_json::Value = match serde_json::from_slice(bytes) {
             Ok(value) => value,
             Err(_) => return Err(error),
