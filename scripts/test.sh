@@ -60,6 +60,10 @@ cargo test --workspace --locked --features "$features" 2>&1 | tee "$log"
 cargo build --locked -p octopus-cli
 ./scripts/contract.sh "${CARGO_TARGET_DIR:-target}/debug/octopus" 40
 
+# The book: built, its links and words checked, its examples run in order
+# against a real server with `octopus` installed on the PATH.
+./scripts/docs.sh
+
 # One closing line for the whole run: cargo prints a result per test binary, and
 # the last of those (doc tests) is often empty.
 awk '/^test result:/ { passed += $4; failed += $6 } END { printf "tests: %d passed, %d failed\n", passed, failed }' "$log"

@@ -53,7 +53,8 @@ pub struct Options {
     /// sizes [default: a temporary folder, filled on every run].
     #[arg(long)]
     store: Option<PathBuf>,
-    #[arg(long, default_value = "../shared/data/locomo-dev")]
+    /// The LoCoMo dev split's folder: one JSON file per conversation.
+    #[arg(long, env = "OCTOPUS_LOCOMO_DIR")]
     data: PathBuf,
     #[arg(long, default_value = "Cargo.lock")]
     lockfile: PathBuf,

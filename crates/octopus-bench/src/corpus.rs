@@ -1,4 +1,4 @@
-//! Benchmark corpora: the LoCoMo turns in `../shared/data/locomo-dev`, and
+//! Benchmark corpora: the turns of the LoCoMo conversations, and
 //! sentences and READMEs from the documentation of the workspace's dependencies.
 
 use std::path::Path;

@@ -31,7 +31,8 @@ pub struct Options {
     /// Model folder [default: the model cache's all-MiniLM-L6-v2].
     #[arg(long)]
     model: Option<PathBuf>,
-    #[arg(long, default_value = "../shared/data/locomo-dev")]
+    /// The LoCoMo dev split's folder: one JSON file per conversation.
+    #[arg(long, env = "OCTOPUS_LOCOMO_DIR")]
     corpus: PathBuf,
 }
 

@@ -28,8 +28,8 @@ pub struct Options {
     /// Concurrent HTTP clients.
     #[arg(long, default_value_t = 8)]
     clients: usize,
-    /// Folder of LoCoMo conversations used as message text.
-    #[arg(long, default_value = "../shared/data/locomo-dev")]
+    /// Message text: the LoCoMo dev split's folder: one JSON file per conversation.
+    #[arg(long, env = "OCTOPUS_LOCOMO_DIR")]
     corpus: PathBuf,
     /// A PostgreSQL server (`scripts/postgres.sh url`): the same runs on a
     /// fresh database of it, beside SQLite's.

@@ -1,5 +1,7 @@
-//! The LoCoMo conversations in `../shared/data/locomo-dev` (format in its
-//! README), and the project's metric over them: evidence recall@k.
+//! The LoCoMo conversations (a folder of JSON files, one per conversation:
+//! its speakers, dated sessions of turns, and the questions with the ids of
+//! their evidence turns), and the project's metric over them: evidence
+//! recall@k.
 
 use std::path::Path;
 

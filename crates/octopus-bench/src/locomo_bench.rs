@@ -23,7 +23,8 @@ use crate::setup;
 
 #[derive(clap::Args)]
 pub struct Options {
-    #[arg(long, default_value = "../shared/data/locomo-dev")]
+    /// The LoCoMo dev split's folder: one JSON file per conversation.
+    #[arg(long, env = "OCTOPUS_LOCOMO_DIR")]
     data: PathBuf,
     /// What each turn is stored as.
     #[arg(long, value_enum, default_value_t = TurnText::Speaker)]

@@ -31,7 +31,8 @@ pub struct Options {
     /// --release -p octopus-cli` leaves it].
     #[arg(long)]
     server: Option<PathBuf>,
-    #[arg(long, default_value = "../shared/data/locomo-dev")]
+    /// The LoCoMo dev split's folder: one JSON file per conversation.
+    #[arg(long, env = "OCTOPUS_LOCOMO_DIR")]
     data: PathBuf,
     /// Seconds to wait once the worker is idle before the last reading.
     #[arg(long, default_value_t = 5)]

@@ -59,9 +59,10 @@ pub struct Options {
     server: Option<PathBuf>,
     #[arg(long, default_value = "Cargo.lock")]
     lockfile: PathBuf,
-    /// What clients ask: LoCoMo turns, when at hand; else corpus sentences.
-    #[arg(long, default_value = "../shared/data/locomo-dev")]
-    data: PathBuf,
+    /// What clients ask: the turns of the LoCoMo dev split in this folder
+    /// (one JSON file per conversation); else corpus sentences.
+    #[arg(long, env = "OCTOPUS_LOCOMO_DIR")]
+    data: Option<PathBuf>,
 }
 
 /// What a kept store holds.
@@ -91,7 +92,11 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         corpus::doc_sentences(&options.lockfile, corpus_size)
     })?;
     let vectors = cache::embeddings(&texts, &model_dir, &cache_dir)?;
-    let questions = corpus::chat_turns(&options.data).unwrap_or_else(|_| texts.clone());
+    let questions = options
+        .data
+        .as_deref()
+        .and_then(|data| corpus::chat_turns(data).ok())
+        .unwrap_or_else(|| texts.clone());
 
     let temporary = tempfile::tempdir()?;
     let dir = options

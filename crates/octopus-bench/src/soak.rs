@@ -47,10 +47,10 @@ pub struct Options {
     /// Seconds to wait, once the load stops, for the memory queue to drain.
     #[arg(long, default_value_t = 900)]
     drain_within: u64,
-    /// LoCoMo conversations whose turns are what users say; without them,
-    /// everyday sentences.
-    #[arg(long, default_value = "../shared/data/locomo-dev")]
-    data: PathBuf,
+    /// What users say: the turns of the LoCoMo dev split in this folder
+    /// (one JSON file per conversation); without it, everyday sentences.
+    #[arg(long, env = "OCTOPUS_LOCOMO_DIR")]
+    data: Option<PathBuf>,
     /// Where the chart and the samples go.
     #[arg(long, default_value = "soak-report")]
     out: PathBuf,
@@ -58,7 +58,11 @@ pub struct Options {
 
 pub fn run(options: Options) -> anyhow::Result<()> {
     let server = crate::setup::server_binary(options.server.as_deref())?;
-    let texts = crate::corpus::chat_turns(&options.data).unwrap_or_else(|_| soak::everyday_texts());
+    let texts = options
+        .data
+        .as_deref()
+        .and_then(|data| crate::corpus::chat_turns(data).ok())
+        .unwrap_or_else(soak::everyday_texts);
     let work = tempfile::tempdir()?;
     let duration = Duration::from_secs(options.seconds);
     let soak_options = SoakOptions {

@@ -23,7 +23,7 @@ pub async fn chat(args: ChatArgs) -> anyhow::Result<()> {
                     Method::POST,
                     "/v1/conversations",
                     &[],
-                    Some(json!({"agent_id": args.agent, "user_id": args.user})),
+                    Some(json!({"agent_id": client.agent_id(&args.agent).await?, "user_id": args.user})),
                 )
                 .await?;
             created["id"]

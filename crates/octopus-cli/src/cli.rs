@@ -16,6 +16,13 @@ pub struct Cli {
 pub enum Command {
     /// Serve the HTTP API.
     Serve(ServerArgs),
+    /// Get started against a running server: a tenant, an API key and an
+    /// agent (made when missing, with the admin key), printed as the
+    /// variables to export: `eval "$(octopus init)"`.
+    Init(InitArgs),
+    /// Remember what a user said: stored as the user's message in their
+    /// newest conversation with the agent (one is started when there is none).
+    Remember(RememberArgs),
     /// Create or upgrade the database schema, then exit.
     Migrate(ServerArgs),
     /// Tenants (admin key).
@@ -82,7 +89,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct ChatArgs {
     /// The agent to talk to.
-    #[arg(long)]
+    #[arg(long, env = "OCTOPUS_AGENT")]
     pub agent: String,
     /// Who is talking: the agent remembers each user apart.
     #[arg(long, default_value = "terminal")]
@@ -163,9 +170,74 @@ pub struct Remote {
     /// The server's base URL.
     #[arg(long, env = "OCTOPUS_URL", default_value = "http://127.0.0.1:7700")]
     pub url: String,
-    /// API key (a tenant's, or the admin key for tenants and keys).
+    /// A tenant's API key.
     #[arg(long, env = "OCTOPUS_API_KEY", hide_env_values = true)]
     pub api_key: Option<String>,
+}
+
+/// Where the server is, for the commands that need the admin key.
+#[derive(Debug, Args, Clone)]
+pub struct AdminRemote {
+    /// The server's base URL.
+    #[arg(long, env = "OCTOPUS_URL", default_value = "http://127.0.0.1:7700")]
+    pub url: String,
+    /// The admin key: the one the server was started with.
+    #[arg(
+        long,
+        alias = "api-key",
+        env = "OCTOPUS_ADMIN_KEY",
+        hide_env_values = true
+    )]
+    pub admin_key: Option<String>,
+}
+
+impl AdminRemote {
+    pub fn remote(&self) -> anyhow::Result<Remote> {
+        let Some(key) = &self.admin_key else {
+            anyhow::bail!(
+                "no admin key: set OCTOPUS_ADMIN_KEY to the key the server was started with, or pass --admin-key"
+            );
+        };
+        Ok(Remote {
+            url: self.url.clone(),
+            api_key: Some(key.clone()),
+        })
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The tenant: used when one of this name exists, else made.
+    #[arg(long, default_value = "default")]
+    pub tenant: String,
+    /// The agent: used when the tenant has one of this name, else made.
+    #[arg(long, default_value = "assistant")]
+    pub agent: String,
+    /// The new agent's model provider: openai, azure_openai, anthropic or ollama.
+    #[arg(long, default_value = "openai")]
+    pub provider: String,
+    /// The new agent's model.
+    #[arg(long, default_value = "gpt-4o-mini")]
+    pub model: String,
+    /// The new key's name.
+    #[arg(long, default_value = "init")]
+    pub key_name: String,
+    #[command(flatten)]
+    pub remote: AdminRemote,
+}
+
+#[derive(Debug, Args)]
+pub struct RememberArgs {
+    /// What the user said.
+    pub text: String,
+    /// Who said it.
+    #[arg(long)]
+    pub user: String,
+    /// The agent that remembers it (its id or name).
+    #[arg(long, env = "OCTOPUS_AGENT")]
+    pub agent: String,
+    #[command(flatten)]
+    pub remote: Remote,
 }
 
 #[derive(Debug, Subcommand)]
@@ -174,18 +246,18 @@ pub enum TenantCommand {
     Create {
         name: String,
         #[command(flatten)]
-        remote: Remote,
+        remote: AdminRemote,
     },
     /// List the tenants (admin key).
     List {
         #[command(flatten)]
-        remote: Remote,
+        remote: AdminRemote,
     },
     /// One tenant (admin key).
     Get {
         tenant_id: String,
         #[command(flatten)]
-        remote: Remote,
+        remote: AdminRemote,
     },
 }
 
@@ -197,20 +269,20 @@ pub enum KeyCommand {
         #[arg(long, default_value = "default")]
         name: String,
         #[command(flatten)]
-        remote: Remote,
+        remote: AdminRemote,
     },
     /// List a tenant's keys: names, prefixes, when made and revoked.
     List {
         tenant_id: String,
         #[command(flatten)]
-        remote: Remote,
+        remote: AdminRemote,
     },
     /// Revoke a key: it opens nothing from now on.
     Revoke {
         tenant_id: String,
         key_id: String,
         #[command(flatten)]
-        remote: Remote,
+        remote: AdminRemote,
     },
 }
 
@@ -281,7 +353,7 @@ pub enum AgentCommand {
 pub enum ConversationCommand {
     /// Start a conversation between an agent and a user.
     Create {
-        #[arg(long)]
+        #[arg(long, env = "OCTOPUS_AGENT")]
         agent: String,
         #[arg(long)]
         user: String,
@@ -505,7 +577,7 @@ pub enum UserCommand {
     /// The users who have a live conversation with an agent, by user id.
     List {
         /// The agent.
-        #[arg(long)]
+        #[arg(long, env = "OCTOPUS_AGENT")]
         agent: String,
         #[arg(long)]
         limit: Option<u32>,
@@ -529,7 +601,7 @@ pub enum UserCommand {
     Facts {
         user_id: String,
         /// The agent that learned them.
-        #[arg(long)]
+        #[arg(long, env = "OCTOPUS_AGENT")]
         agent: String,
         /// Replaced facts too.
         #[arg(long)]
@@ -554,7 +626,7 @@ pub enum SearchCommand {
 #[derive(Debug, Args)]
 pub struct KnowledgeSearchArgs {
     pub query: String,
-    #[arg(long)]
+    #[arg(long, env = "OCTOPUS_AGENT")]
     pub agent: String,
     /// hybrid, vector or keyword.
     #[arg(long, default_value = "hybrid")]
@@ -584,7 +656,7 @@ pub struct IngestArgs {
     /// Files, or folders searched recursively for .md, .markdown and .txt files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    #[arg(long)]
+    #[arg(long, env = "OCTOPUS_AGENT")]
     pub agent: String,
     /// Category stored with every chunk, e.g. policy, manual, faq.
     #[arg(long)]
@@ -615,7 +687,7 @@ pub struct SearchArgs {
 #[derive(Debug, Args)]
 pub struct RecallArgs {
     pub query: String,
-    #[arg(long)]
+    #[arg(long, env = "OCTOPUS_AGENT")]
     pub agent: String,
     #[arg(long)]
     pub user: String,
@@ -650,14 +722,14 @@ pub struct RecallArgs {
 pub enum KnowledgeCommand {
     /// The agent's knowledge collection: its model, dimension and chunk count.
     Show {
-        #[arg(long)]
+        #[arg(long, env = "OCTOPUS_AGENT")]
         agent: String,
         #[command(flatten)]
         remote: Remote,
     },
     /// The agent's documents, by source: category, chunks, when indexed.
     Documents {
-        #[arg(long)]
+        #[arg(long, env = "OCTOPUS_AGENT")]
         agent: String,
         #[command(flatten)]
         remote: Remote,
@@ -666,7 +738,7 @@ pub enum KnowledgeCommand {
     Document {
         /// The document's source, as it was ingested.
         source: String,
-        #[arg(long)]
+        #[arg(long, env = "OCTOPUS_AGENT")]
         agent: String,
         #[command(flatten)]
         remote: Remote,
@@ -674,7 +746,7 @@ pub enum KnowledgeCommand {
     /// Delete one chunk; its document's other chunks stay.
     DeleteChunk {
         chunk_id: String,
-        #[arg(long)]
+        #[arg(long, env = "OCTOPUS_AGENT")]
         agent: String,
         #[command(flatten)]
         remote: Remote,

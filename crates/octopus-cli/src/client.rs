@@ -140,6 +140,46 @@ impl Client {
     }
 }
 
+impl Client {
+    /// The id of the agent `agent` names: an id as it is, or else the
+    /// tenant's agent of that name.
+    pub async fn agent_id(&self, agent: &str) -> anyhow::Result<String> {
+        if is_id(agent) {
+            return Ok(agent.to_owned());
+        }
+        const PAGE: usize = 200;
+        for offset in (0..).step_by(PAGE) {
+            let params = [("limit", PAGE.to_string()), ("offset", offset.to_string())];
+            let page = self.send(Method::GET, "/v1/agents", &params, None).await?;
+            let agents = page["items"].as_array().cloned().unwrap_or_default();
+            if let Some(found) = agents.iter().find(|a| a["name"] == agent) {
+                return Ok(found["id"].as_str().unwrap_or_default().to_owned());
+            }
+            if agents.len() < PAGE {
+                break;
+            }
+        }
+        bail!("no agent named {agent:?} (`octopus agents list` shows the tenant's agents)")
+    }
+
+    /// [`Self::agent_id`] for an option that may be absent.
+    pub async fn maybe_agent_id(&self, agent: Option<String>) -> anyhow::Result<Option<String>> {
+        match agent {
+            Some(agent) => Ok(Some(self.agent_id(&agent).await?)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Whether `text` is written as an id (a UUID) rather than a name.
+fn is_id(text: &str) -> bool {
+    text.len() == 36
+        && text.char_indices().all(|(at, c)| match at {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
 /// Query pairs for the options that are set.
 pub fn query(pairs: &[(&'static str, Option<String>)]) -> Vec<(&'static str, String)> {
     pairs

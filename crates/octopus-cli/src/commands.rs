@@ -16,6 +16,8 @@ use crate::client::{Client, encode_path, query};
 pub async fn run(command: Command) -> anyhow::Result<()> {
     let answer = match command {
         Command::Export(args) => return crate::dumps::export(args).await,
+        Command::Init(args) => return crate::start::init(args).await,
+        Command::Remember(args) => crate::start::remember(args).await?,
         Command::Serve(_) | Command::Migrate(_) | Command::Chat(_) | Command::Mcp(_) => {
             unreachable!("handled by main")
         }
@@ -32,22 +34,24 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
             offset,
             remote,
         }) => {
+            let client = Client::new(&remote);
+            let agent = client.agent_id(&agent).await?;
             let path = format!("/v1/agents/{}/users", encode_path(&agent));
             let params = query(&[
                 ("limit", limit.map(|l| l.to_string())),
                 ("offset", offset.map(|o| o.to_string())),
             ]);
-            Client::new(&remote)
-                .send(Method::GET, &path, &params, None)
-                .await?
+            client.send(Method::GET, &path, &params, None).await?
         }
         Command::Users(UserCommand::Forget {
             user_id,
             agent,
             remote,
         }) => {
+            let client = Client::new(&remote);
+            let agent = client.maybe_agent_id(agent).await?;
             let path = format!("/v1/users/{}", encode_path(&user_id));
-            Client::new(&remote)
+            client
                 .send(Method::DELETE, &path, &query(&[("agent_id", agent)]), None)
                 .await?
         }
@@ -59,6 +63,8 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
             offset,
             remote,
         }) => {
+            let client = Client::new(&remote);
+            let agent = client.agent_id(&agent).await?;
             let path = format!(
                 "/v1/agents/{}/users/{}/facts",
                 encode_path(&agent),
@@ -72,9 +78,7 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
                 ("limit", limit.map(|l| l.to_string())),
                 ("offset", offset.map(|o| o.to_string())),
             ]);
-            Client::new(&remote)
-                .send(Method::GET, &path, &params, None)
-                .await?
+            client.send(Method::GET, &path, &params, None).await?
         }
         Command::Search(SearchCommand::Knowledge(args)) => {
             let mut body = json!({"query": args.query, "mode": args.mode});
@@ -93,10 +97,10 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
                     body[field] = value;
                 }
             }
-            let path = format!("/v1/agents/{}/knowledge/search", args.agent);
-            Client::new(&args.remote)
-                .send(Method::POST, &path, &[], Some(body))
-                .await?
+            let client = Client::new(&args.remote);
+            let agent = client.agent_id(&args.agent).await?;
+            let path = format!("/v1/agents/{}/knowledge/search", encode_path(&agent));
+            client.send(Method::POST, &path, &[], Some(body)).await?
         }
         Command::Ingest(args) => crate::ingest::run(args).await?,
         Command::Recall(args) => {
@@ -118,10 +122,10 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
             if let Some(include) = args.include_summaries {
                 body["include_summaries"] = Value::from(include);
             }
-            let path = format!("/v1/agents/{}/recall", args.agent);
-            Client::new(&args.remote)
-                .send(Method::POST, &path, &[], Some(body))
-                .await?
+            let client = Client::new(&args.remote);
+            let agent = client.agent_id(&args.agent).await?;
+            let path = format!("/v1/agents/{}/recall", encode_path(&agent));
+            client.send(Method::POST, &path, &[], Some(body)).await?
         }
         Command::Context(args) => {
             let path = format!("/v1/conversations/{}/context", args.conversation);
@@ -138,16 +142,17 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
         Command::Knowledge(command) => knowledge(command).await?,
         Command::Turn(args) => turn(args).await?,
         Command::Search(SearchCommand::Messages(args)) => {
+            let client = Client::new(&args.remote);
             let query = query(&[
                 ("q", Some(args.query)),
-                ("agent_id", args.agent),
+                ("agent_id", client.maybe_agent_id(args.agent).await?),
                 ("user_id", args.user),
                 ("conversation_id", args.conversation),
                 ("from", args.from),
                 ("to", args.to),
                 ("limit", Some(args.limit.to_string())),
             ]);
-            Client::new(&args.remote)
+            client
                 .send(Method::GET, "/v1/messages/search", &query, None)
                 .await?
         }
@@ -161,7 +166,7 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
 async fn tenants(command: TenantCommand) -> anyhow::Result<Value> {
     match command {
         TenantCommand::Create { name, remote } => {
-            Client::new(&remote)
+            Client::new(&remote.remote()?)
                 .send(
                     Method::POST,
                     "/v1/tenants",
@@ -171,13 +176,13 @@ async fn tenants(command: TenantCommand) -> anyhow::Result<Value> {
                 .await
         }
         TenantCommand::List { remote } => {
-            Client::new(&remote)
+            Client::new(&remote.remote()?)
                 .send(Method::GET, "/v1/tenants", &[], None)
                 .await
         }
         TenantCommand::Get { tenant_id, remote } => {
             let path = format!("/v1/tenants/{}", encode_path(&tenant_id));
-            Client::new(&remote)
+            Client::new(&remote.remote()?)
                 .send(Method::GET, &path, &[], None)
                 .await
         }
@@ -185,42 +190,32 @@ async fn tenants(command: TenantCommand) -> anyhow::Result<Value> {
 }
 
 async fn knowledge(command: KnowledgeCommand) -> anyhow::Result<Value> {
+    let (agent, remote) = match &command {
+        KnowledgeCommand::Show { agent, remote }
+        | KnowledgeCommand::Documents { agent, remote }
+        | KnowledgeCommand::Document { agent, remote, .. }
+        | KnowledgeCommand::DeleteChunk { agent, remote, .. } => (agent, remote),
+    };
+    let client = Client::new(remote);
+    let knowledge = format!(
+        "/v1/agents/{}/knowledge",
+        encode_path(&client.agent_id(agent).await?)
+    );
     match command {
-        KnowledgeCommand::Show { agent, remote } => {
-            let path = format!("/v1/agents/{}/knowledge", encode_path(&agent));
-            Client::new(&remote)
-                .send(Method::GET, &path, &[], None)
-                .await
+        KnowledgeCommand::Show { .. } => client.send(Method::GET, &knowledge, &[], None).await,
+        KnowledgeCommand::Documents { .. } => {
+            let path = format!("{knowledge}/documents");
+            client.send(Method::GET, &path, &[], None).await
         }
-        KnowledgeCommand::Documents { agent, remote } => {
-            let path = format!("/v1/agents/{}/knowledge/documents", encode_path(&agent));
-            Client::new(&remote)
-                .send(Method::GET, &path, &[], None)
-                .await
-        }
-        KnowledgeCommand::Document {
-            source,
-            agent,
-            remote,
-        } => {
-            let path = format!("/v1/agents/{}/knowledge/document", encode_path(&agent));
-            Client::new(&remote)
+        KnowledgeCommand::Document { source, .. } => {
+            let path = format!("{knowledge}/document");
+            client
                 .send(Method::GET, &path, &[("source", source)], None)
                 .await
         }
-        KnowledgeCommand::DeleteChunk {
-            chunk_id,
-            agent,
-            remote,
-        } => {
-            let path = format!(
-                "/v1/agents/{}/knowledge/chunks/{}",
-                encode_path(&agent),
-                encode_path(&chunk_id)
-            );
-            Client::new(&remote)
-                .send(Method::DELETE, &path, &[], None)
-                .await
+        KnowledgeCommand::DeleteChunk { chunk_id, .. } => {
+            let path = format!("{knowledge}/chunks/{}", encode_path(&chunk_id));
+            client.send(Method::DELETE, &path, &[], None).await
         }
     }
 }
@@ -266,12 +261,12 @@ async fn keys(command: KeyCommand) -> anyhow::Result<Value> {
             remote,
         } => {
             let path = format!("/v1/tenants/{tenant_id}/keys");
-            Client::new(&remote)
+            Client::new(&remote.remote()?)
                 .send(Method::POST, &path, &[], Some(json!({"name": name})))
                 .await
         }
         KeyCommand::List { tenant_id, remote } => {
-            Client::new(&remote)
+            Client::new(&remote.remote()?)
                 .send(
                     Method::GET,
                     &format!("/v1/tenants/{tenant_id}/keys"),
@@ -286,7 +281,7 @@ async fn keys(command: KeyCommand) -> anyhow::Result<Value> {
             remote,
         } => {
             let path = format!("/v1/tenants/{tenant_id}/keys/{key_id}");
-            Client::new(&remote)
+            Client::new(&remote.remote()?)
                 .send(Method::DELETE, &path, &[], None)
                 .await
         }
@@ -335,9 +330,9 @@ async fn agents(command: AgentCommand) -> anyhow::Result<Value> {
                 .await
         }
         AgentCommand::Get { agent_id, remote } => {
-            Client::new(&remote)
-                .send(Method::GET, &format!("/v1/agents/{agent_id}"), &[], None)
-                .await
+            let client = Client::new(&remote);
+            let path = format!("/v1/agents/{}", client.agent_id(&agent_id).await?);
+            client.send(Method::GET, &path, &[], None).await
         }
         AgentCommand::Update {
             agent_id,
@@ -345,19 +340,14 @@ async fn agents(command: AgentCommand) -> anyhow::Result<Value> {
             remote,
         } => {
             let patch: Value = serde_json::from_str(&patch).context("the patch must be JSON")?;
-            Client::new(&remote)
-                .send(
-                    Method::PATCH,
-                    &format!("/v1/agents/{agent_id}"),
-                    &[],
-                    Some(patch),
-                )
-                .await
+            let client = Client::new(&remote);
+            let path = format!("/v1/agents/{}", client.agent_id(&agent_id).await?);
+            client.send(Method::PATCH, &path, &[], Some(patch)).await
         }
         AgentCommand::Delete { agent_id, remote } => {
-            Client::new(&remote)
-                .send(Method::DELETE, &format!("/v1/agents/{agent_id}"), &[], None)
-                .await
+            let client = Client::new(&remote);
+            let path = format!("/v1/agents/{}", client.agent_id(&agent_id).await?);
+            client.send(Method::DELETE, &path, &[], None).await
         }
     }
 }
@@ -370,8 +360,10 @@ async fn conversations(command: ConversationCommand) -> anyhow::Result<Value> {
             title,
             remote,
         } => {
+            let client = Client::new(&remote);
+            let agent = client.agent_id(&agent).await?;
             let body = json!({"agent_id": agent, "user_id": user, "title": title});
-            Client::new(&remote)
+            client
                 .send(Method::POST, "/v1/conversations", &[], Some(body))
                 .await
         }
@@ -380,8 +372,10 @@ async fn conversations(command: ConversationCommand) -> anyhow::Result<Value> {
             user,
             remote,
         } => {
+            let client = Client::new(&remote);
+            let agent = client.maybe_agent_id(agent).await?;
             let query = query(&[("agent_id", agent), ("user_id", user)]);
-            Client::new(&remote)
+            client
                 .send(Method::GET, "/v1/conversations", &query, None)
                 .await
         }
@@ -445,8 +439,9 @@ async fn episodes(command: EpisodeCommand) -> anyhow::Result<Value> {
             archived,
             remote,
         } => {
+            let client = Client::new(&remote);
             let query = query(&[
-                ("agent_id", agent),
+                ("agent_id", client.maybe_agent_id(agent).await?),
                 ("user_id", user),
                 ("conversation_id", conversation),
                 ("from", from),
@@ -454,9 +449,7 @@ async fn episodes(command: EpisodeCommand) -> anyhow::Result<Value> {
                 ("deleted", deleted.then(|| "true".to_owned())),
                 ("archived", archived.then(|| "true".to_owned())),
             ]);
-            Client::new(&remote)
-                .send(Method::GET, "/v1/episodes", &query, None)
-                .await
+            client.send(Method::GET, "/v1/episodes", &query, None).await
         }
         EpisodeCommand::Get { episode_id, remote } => {
             Client::new(&remote)
@@ -561,10 +554,11 @@ async fn procedures(command: ProcedureCommand) -> anyhow::Result<Value> {
             remote,
         } => {
             let mut body = procedure_file(&file)?;
+            let client = Client::new(&remote);
             if let Some(agent) = agent {
-                body["agent_id"] = json!(agent);
+                body["agent_id"] = json!(client.agent_id(&agent).await?);
             }
-            Client::new(&remote)
+            client
                 .send(Method::POST, "/v1/procedures", &[], Some(body))
                 .await
         }
@@ -576,14 +570,15 @@ async fn procedures(command: ProcedureCommand) -> anyhow::Result<Value> {
             text,
             remote,
         } => {
+            let client = Client::new(&remote);
             let query = query(&[
-                ("agent_id", agent),
+                ("agent_id", client.maybe_agent_id(agent).await?),
                 ("shared", shared.then(|| "true".to_owned())),
                 ("active", active.map(|a| a.to_string())),
                 ("approved", approved.map(|a| a.to_string())),
                 ("text", text),
             ]);
-            Client::new(&remote)
+            client
                 .send(Method::GET, "/v1/procedures", &query, None)
                 .await
         }
@@ -720,11 +715,13 @@ async fn import(args: crate::cli::ImportArgs) -> anyhow::Result<Value> {
         "{} holds no list of sessions",
         args.file.display()
     );
+    let client = Client::new(&args.remote);
+    let agent = client.agent_id(&agent).await?;
     let mut body = json!({"agent_id": agent, "user_id": user, "sessions": sessions});
     if let Some(title) = args.title {
         body["title"] = Value::from(title);
     }
-    Client::new(&args.remote)
+    client
         .send(Method::POST, "/v1/conversations/import", &[], Some(body))
         .await
 }

@@ -26,7 +26,8 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Value> {
     );
 
     let client = Client::new(&args.remote);
-    let endpoint = format!("/v1/agents/{}/knowledge/documents", args.agent);
+    let agent = client.agent_id(&args.agent).await?;
+    let endpoint = format!("/v1/agents/{agent}/knowledge/documents");
     let mut progress = Progress::new(files.len());
     let (mut chunks, mut tokens) = (0u64, 0u64);
     for file in &files {

@@ -12,6 +12,7 @@ mod dumps;
 mod ingest;
 mod mcp;
 mod serve;
+mod start;
 
 use clap::Parser;
 

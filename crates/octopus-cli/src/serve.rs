@@ -1,5 +1,7 @@
 //! `octopus serve` and `octopus migrate`.
 
+use std::io::IsTerminal;
+
 use anyhow::Context;
 use octopus_engine::Octopus;
 
@@ -34,6 +36,8 @@ pub fn init_logging(filter: &str) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colour codes only where a person reads them, not in a log file.
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 }
 
@@ -86,6 +90,7 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     }
     // Tests and scripts read this line to find a port chosen with :0.
     println!("Octopus listening on http://{address}");
+    println!("The console: http://{address}/console");
     tracing::info!(%address, data_dir = %config.storage.data_dir.display(), "serving");
     start_workers(octopus, &config);
     octopus_server::serve(listener, octopus.clone(), &config.server, shutdown_signal())

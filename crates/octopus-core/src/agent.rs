@@ -1,5 +1,5 @@
-//! Agents: a system prompt, an LLM, and the settings of its memory (seed 002's
-//! `Octopus_Agents`, with `LLMConfigJson` and `MemoryConfigJson` typed).
+//! Agents: a system prompt, an LLM, and the settings of its memory, each a
+//! typed structure rather than free-form JSON.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -239,20 +239,20 @@ impl LlmConfig {
 pub struct MemoryConfig {
     /// Budget of the context assembled for one turn, in tokens. Default 8000.
     pub max_working_memory_tokens: u32,
-    /// Knowledge chunks retrieved per turn. Default 5 (seed 003); 0 puts
+    /// Knowledge chunks retrieved per turn. Default 5; 0 puts
     /// no knowledge in a context (a knowledge search that names no
     /// `top_k` then takes 5).
     pub knowledge_top_k: u32,
     /// Knowledge chunks scoring below this (cosine) are dropped. Default 0.3.
-    /// The seed's 0.7 suits models whose scores run high; with all-MiniLM-L6-v2
-    /// a correct paraphrase scores around 0.4 (see the README walk-through).
+    /// 0.7 would suit models whose scores run high; with all-MiniLM-L6-v2 a
+    /// correct paraphrase scores around 0.4.
     pub knowledge_min_score: f64,
     /// Most memories of past conversations recalled per turn, best first.
     /// How many reach the context is decided by `episodic_max_tokens`.
     /// Default 45; 0 recalls none.
     pub episodic_top_k: u32,
     /// Most tokens the snippets of past conversations may take in a turn's
-    /// context (seed 004 budgets 2–6 KB for them). Default 2000.
+    /// context. Default 2000 (about 8 KB of text).
     pub episodic_max_tokens: u32,
     /// Turns either side of each recalled turn of a few words shown with it,
     /// so that "Wow, where was that?" comes with what it answers (a longer

@@ -16,7 +16,8 @@ pub struct ChunkingOptions {
 }
 
 impl Default for ChunkingOptions {
-    /// Seed 003: chunks of up to 500 tokens, here with 50 tokens of overlap.
+    /// Chunks of up to 500 tokens with 50 tokens of overlap: large enough to
+    /// hold a section's point, small enough for the embedding model's window.
     fn default() -> Self {
         Self {
             max_tokens: 500,

@@ -7,7 +7,8 @@ use serde_json::{Map, Value};
 
 use crate::{AgentId, ConversationId, Error, Result, TenantId};
 
-/// Longest user id accepted (seed 002: `NVARCHAR(256)`).
+/// Longest user id accepted: room for an e-mail address or an external
+/// system's key, not for a document.
 pub const MAX_USER_ID_CHARS: usize = 256;
 /// Longest conversation title, in characters.
 pub const MAX_TITLE_CHARS: usize = 500;

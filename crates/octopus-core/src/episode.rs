@@ -1,5 +1,5 @@
-//! Episodes: one session of a conversation, from its first message to its close
-//! (seeds 001 and 002), with its summary and usage totals.
+//! Episodes: one session of a conversation, from its first message to its close,
+//! with its summary and usage totals.
 
 use std::fmt;
 use std::str::FromStr;
@@ -223,7 +223,8 @@ pub struct EpisodeSummary {
     pub embedding: Option<Vec<f32>>,
 }
 
-/// Longest summary accepted (seed 001: `nvarchar(2000)`), in characters.
+/// Longest summary accepted, in characters: ten times a generated summary's
+/// budget, so a caller's own summary has room.
 pub const MAX_SUMMARY_CHARS: usize = 2000;
 /// Most key facts of one episode.
 pub const MAX_KEY_FACTS: usize = 100;

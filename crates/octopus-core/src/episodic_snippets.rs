@@ -19,8 +19,8 @@ use crate::working_memory::Retrieved;
 /// A turn of at most this many words ("Wow, where was that?", "Yes, the
 /// blue one") is about the turns around it, so they are shown with it. A
 /// longer one is shown alone: on the LoCoMo dev split, at the default
-/// budget, evidence in context rose on every conversation (README, "Issue
-/// 35"), as the tokens of neighbours went to more recalled turns.
+/// budget, evidence in context rose on every conversation (the book's recall
+/// benchmark), as the tokens of neighbours went to more recalled turns.
 const FEW_WORDS: usize = 8;
 
 /// A run of consecutive turns of one episode, as it is being built.

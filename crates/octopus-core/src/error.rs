@@ -1,3 +1,6 @@
+//! The domain's errors: what went wrong, in terms every door can answer with
+//! a status and a stable code.
+
 use std::fmt;
 
 /// What can go wrong in the domain and its stores.

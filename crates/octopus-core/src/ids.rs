@@ -1,5 +1,5 @@
 //! Typed identifiers. All are UUIDs; those Octopus mints are UUIDv7, so they sort by
-//! creation time (the role `NEWSEQUENTIALID()` plays in the seeds' SQL Server schema).
+//! creation time, and rows inserted in order land together in an index.
 
 use std::fmt;
 use std::str::FromStr;

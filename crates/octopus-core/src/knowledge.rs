@@ -1,5 +1,5 @@
 //! Semantic memory: an agent's knowledge, as chunks of text with embeddings,
-//! hard-isolated per agent and tenant (seed 003).
+//! hard-isolated per agent and tenant: no search reaches another's.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -10,7 +10,7 @@ use crate::vectors::{
 };
 use crate::{AgentId, Error, Result, TenantId};
 
-/// The seed's collection name for an agent's knowledge: `agent_{agentId}_{tenantId}`.
+/// The name of an agent's knowledge collection: `agent_{agentId}_{tenantId}`.
 pub fn collection_name(agent: AgentId, tenant: TenantId) -> String {
     format!("agent_{agent}_{tenant}")
 }
@@ -27,7 +27,7 @@ pub struct Collection {
     pub created_at: DateTime<Utc>,
 }
 
-/// Where a chunk came from (seed 003's `MemoryMetadata`).
+/// Where a chunk came from: its document, section and category.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ChunkMetadata {
     /// The source document's name, e.g. a file path.

@@ -1,6 +1,6 @@
 //! Messages: one turn of a conversation, in the OpenAI chat-message shape, with the
-//! per-turn fields of seed 000 (tool-call records, token count, PII flag, embedding
-//! reference).
+//! per-turn fields memory needs (tool-call records, token count, PII flag,
+//! embedding reference).
 
 use std::fmt;
 use std::str::FromStr;
@@ -218,10 +218,9 @@ impl<'de> Deserialize<'de> for MessageContent {
     }
 }
 
-/// A tool or function call: the request the model made and the result it got back
-/// (seed 000's ToolCalls record).
+/// A tool or function call: the request the model made and the result it got back.
 ///
-/// Accepted in this shape (snake_case, or the seed's camelCase), and also in the
+/// Accepted in this shape (snake_case, or camelCase), and also in the
 /// OpenAI assistant shape `{"id", "type": "function", "function": {"name", "arguments"}}`,
 /// which is converted to this one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]

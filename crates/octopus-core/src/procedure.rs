@@ -1,5 +1,5 @@
 //! Procedures: named step-by-step instructions an agent follows when a trigger
-//! matches (seed 002's `Octopus_Procedures`), the third kind of memory.
+//! matches, the third kind of memory.
 //!
 //! A procedure belongs to one agent, or (without `agent_id`) to every agent of
 //! its tenant. Each change is a new version, kept: a version waits for

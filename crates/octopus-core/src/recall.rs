@@ -10,14 +10,17 @@ use crate::message::{ContentPart, Message, MessageContent, Role};
 use crate::vectors::{Nearest, PointFields, PointFilter};
 use crate::{AgentId, ConversationId, EpisodeId, Error, MessageId, Result, TenantId};
 
-/// Episodes with at most this many messages get no generated summary (seed 001).
+/// Episodes with at most this many messages get no generated summary: a
+/// question and its answer say no more summarised than as they are.
 pub const MIN_SUMMARISED_MESSAGES: u32 = 2;
 
-/// Token budget of a generated summary (DESIGN.md §2: "at most ~200 tokens").
+/// Token budget of a generated summary: short enough that several fit in a
+/// turn's context beside the turns they summarise.
 pub const SUMMARY_TOKENS: u32 = 200;
 
 /// Whether a message is queued for embedding: user and assistant turns with
-/// text. System injections and tool results are skipped (seed 000); the
+/// text. System injections and tool results are skipped (they are the
+/// system's and the tools' words, not the conversation's); the
 /// agent's `min_embedding_tokens` then skips very short turns when the job runs.
 pub fn worth_embedding(role: Role, content: Option<&MessageContent>) -> bool {
     // On the append path: decided without building the text.

@@ -15,9 +15,9 @@ use crate::recall::MessagePosition;
 use crate::{EpisodeId, MessageId};
 
 /// How recall weighs its evidence (`[recall]` in the configuration). The
-/// defaults were chosen on the whole LoCoMo dev split (issue 4); the bench's
-/// `locomo --cv` reports what leave-one-conversation-out cross-validation
-/// chooses instead, and the figures that choice earns (README, "Benchmarks").
+/// defaults are what leave-one-conversation-out cross-validation on the
+/// LoCoMo dev split chose (the bench's `locomo --cv`, which prints every
+/// fold; the book's recall benchmark has the figures).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RankingWeights {

@@ -1,5 +1,6 @@
-//! Working memory: the context of one turn, assembled in the order of
-//! DESIGN.md §3 and pruned to the agent's token budget. Pure: the retrieval
+//! Working memory: the context of one turn (system prompt, procedures, facts,
+//! knowledge, past conversations, history, the message), assembled in that
+//! order and pruned to the agent's token budget. Pure: the retrieval
 //! happens before, in the engine; nothing here is stored.
 //!
 //! Order: system prompt (left out when empty); procedures; the user's

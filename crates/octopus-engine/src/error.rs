@@ -1,3 +1,6 @@
+//! The engine's error: a domain error, or a failure of the store, a provider
+//! or the configuration underneath it.
+
 /// What an engine operation can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -1,5 +1,5 @@
-//! The in-process cache of recent conversations' history (seed 004's
-//! `ConversationHistoryCache`), bounded in memory.
+//! The in-process cache of recent conversations' history, so that a turn
+//! does not read its history from the store each time; bounded in memory.
 //!
 //! It is an optimisation only. Every turn reads the conversation's open
 //! episode (one indexed row) and uses the cached messages only when the

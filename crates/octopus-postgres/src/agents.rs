@@ -1,3 +1,5 @@
+//! The agent port on PostgreSQL.
+
 use async_trait::async_trait;
 use octopus_core::DomainCode;
 use octopus_core::agent::Agent;

@@ -1,3 +1,5 @@
+//! The conversation port on PostgreSQL, and the users listed per agent.
+
 use async_trait::async_trait;
 use octopus_core::appending::Closing;
 use octopus_core::conversation::{Conversation, ConversationFilter, UserSummary};

@@ -1,3 +1,6 @@
+//! The episode port on PostgreSQL: appends, closes, imports, sweeps and
+//! reads of episodes and their messages.
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use octopus_core::appending::{Closing, Placement};
@@ -146,6 +149,14 @@ impl EpisodeStore for PostgresStore {
             let mut tx = self.pool.begin().await?;
             crate::conversations::insert_conversation(&mut *tx, conversation).await?;
             let imported = import_sessions(&mut tx, tenant, conversation.id, sessions, now).await?;
+            // Appending marked it active now; a past conversation was last
+            // active when its messages say.
+            query("UPDATE conversations SET updated_at = $3 WHERE id = $1 AND tenant_id = $2")
+                .bind(conversation.id.0)
+                .bind(tenant.0)
+                .bind(conversation.updated_at)
+                .execute(&mut *tx)
+                .await?;
             tx.commit().await?;
             Ok(imported)
         })

@@ -1,3 +1,5 @@
+//! The PostgreSQL store's errors, and how they become domain errors.
+
 /// Failures inside the PostgreSQL backend. They reach callers as
 /// [`octopus_core::Error::Backend`], except the outcomes the trait contract
 /// names (not found, conflicts), which are mapped where they happen.

@@ -1,3 +1,5 @@
+//! The tenant and API key port on PostgreSQL.
+
 use async_trait::async_trait;
 use octopus_core::store::{Page, TenantStore};
 use octopus_core::tenant::{ApiKey, KeyHash, Tenant};

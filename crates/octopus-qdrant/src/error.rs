@@ -1,3 +1,5 @@
+//! Qdrant's failures, as the vector port reports them: unavailable, or refused.
+
 use qdrant_client::QdrantError;
 
 #[derive(Debug, thiserror::Error)]

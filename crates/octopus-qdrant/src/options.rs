@@ -12,7 +12,8 @@ pub enum QdrantLayout {
     /// reads only its own. Qdrant's multitenancy guidance; the default.
     #[default]
     Shared,
-    /// One Qdrant collection per set, named as seed 003 says:
+    /// One Qdrant collection per set, named as the API names an agent's
+    /// collection:
     /// `agent_{agent}_{tenant}` for knowledge, with `_memory` appended for
     /// memories.
     PerSet,

@@ -612,12 +612,32 @@ function contextPicture(built) {
     table(["Block", "Items", "Tokens"], trace.blocks.map((b) => [h("span", {}, h("span", { class: `swatch ${b.block}` }), b.block), b.items, b.tokens])),
     h("h2", {}, "Left out"),
     trace.pruned.length
-      ? h("div", { id: "pruned" }, table(["Block", "What", "Tokens", "Why"], trace.pruned.map((p) => [p.block, p.block === "history" ? `message ${p.id} of the history` : p.id, p.tokens, pruneReason(p.reason)])))
+      ? h("div", { id: "pruned" }, table(["Block", "What", "Tokens", "Why"], prunedGroups(trace.pruned).map((g) => [g.block, prunedWhat(g), g.tokens, pruneReason(g.reason)])))
       : empty("Nothing: everything fit."),
     trace.vector_search_unavailable ? h("p", { class: "error" }, `Search by meaning was unavailable: ${trace.vector_search_unavailable}`) : null,
     retrieved.map(([title, rows]) => h("div", {}, h("h2", {}, title), table(["What", "Text", "Score"], rows))),
     h("details", {}, h("summary", {}, `The ${built.messages.length} messages sent`),
       built.messages.map((m) => h("div", { class: `message ${m.role}` }, h("div", { class: "meta" }, m.role), h("div", {}, contentText(m.content))))));
+}
+
+// What was left out, one row per block and reason: a long history pruned
+// message by message is one row, not one per message.
+function prunedGroups(pruned) {
+  const groups = new Map();
+  for (const p of pruned) {
+    const key = `${p.block} ${p.reason}`;
+    const group = groups.get(key) ?? { block: p.block, reason: p.reason, ids: [], tokens: 0 };
+    group.ids.push(p.id);
+    group.tokens += p.tokens;
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
+function prunedWhat(group) {
+  const n = group.ids.length;
+  if (group.block === "history") return n === 1 ? `message ${group.ids[0]} of the history` : `${n} messages of the history`;
+  return n === 1 ? group.ids[0] : `${n} items`;
 }
 
 function pruneReason(reason) {

@@ -24,6 +24,8 @@ const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
 
 pub(crate) fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
+        // A browser sent to the server's address finds the console.
+        .route("/", get(|| async { Redirect::temporary("/console") }))
         .route(
             "/console",
             get(|| async { asset(PAGE, "text/html; charset=utf-8") }),

@@ -168,7 +168,10 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T>
             .map_err(|rejection: PathRejection| {
                 ApiError::from_code(
                     ErrorCode::InvalidId,
-                    format!("invalid path parameter: {}", rejection.body_text()),
+                    format!(
+                        "invalid path parameter: {} (ids are UUIDs, as each object's `id` says: a name is not an id; list the objects to find it)",
+                        rejection.body_text()
+                    ),
                 )
             })
     }

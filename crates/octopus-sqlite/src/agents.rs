@@ -1,3 +1,5 @@
+//! The agent port on SQLite.
+
 use async_trait::async_trait;
 use octopus_core::DomainCode;
 use octopus_core::agent::Agent;

@@ -1,3 +1,6 @@
+//! The episode port on SQLite: appends, closes, imports, sweeps and reads of
+//! episodes and their messages.
+
 use async_trait::async_trait;
 use octopus_core::appending::{Closing, Placement};
 use octopus_core::episode::{
@@ -167,6 +170,16 @@ impl EpisodeStore for SqliteStore {
                         crate::closing::close(&tx, tenant, episode, &Closing::imported(last, now))?;
                         episodes.push(episode);
                     }
+                    // Appending marked it active now; a past conversation was
+                    // last active when its messages say.
+                    tx.execute(
+                        "UPDATE conversations SET updated_at = ?3 WHERE id = ?1 AND tenant_id = ?2",
+                        params![
+                            conversation.id.0.as_bytes(),
+                            tenant.0.as_bytes(),
+                            micros(conversation.updated_at)
+                        ],
+                    )?;
                     tx.commit()?;
                     Ok((episodes, count))
                 },

@@ -1,3 +1,5 @@
+//! The SQLite store's errors, and how they become domain errors.
+
 use std::path::PathBuf;
 
 /// Failures inside the SQLite backend. They reach callers as

@@ -32,13 +32,14 @@ const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
 /// The IDF of a phrase found in `containing` of `documents` documents, as
-/// FTS5's `bm25()` computes it (never below a millionth, so that a word in
-/// most documents still counts a little).
+/// Lucene computes it and the PostgreSQL store too: `ln(1 + (N - n + 0.5) /
+/// (n + 0.5))`, about 0.7 for a word in half the documents and never zero.
+/// (FTS5's own, without the `1 +`, is zero for a word in half of them and
+/// is then held at a millionth: a search of a few messages scored 1e-6.)
 pub(crate) fn idf(documents: u64, containing: u64) -> f64 {
     let n = documents as f64;
     let df = containing as f64;
-    let idf = ((n - df + 0.5) / (df + 0.5)).ln();
-    if idf <= 0.0 { 1e-6 } else { idf }
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
 /// Registers `octopus_length` and `octopus_bm25` on `conn`.

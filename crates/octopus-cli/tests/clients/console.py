@@ -258,6 +258,11 @@ def walk_as_the_tenant(console: Console, world: dict) -> None:
     assert max(per_token) - min(per_token) < 0.2 * max(per_token), named
     pruned = console.text("#pruned")
     assert "history" in pruned and "oldest history" in pruned, pruned
+    # One row per block and reason, however many items each left out.
+    rows = [[cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td")]
+            for row in console.find("#pruned").find_elements(By.CSS_SELECTOR, "tbody tr")]
+    assert len({(row[0], row[3]) for row in rows}) == len(rows), rows
+    assert any(row[1].endswith("messages of the history") for row in rows), rows
     heading = console.text("#context-result h2")
     used, budget = int(heading.split()[0]), int(heading.split()[2])
     assert used <= budget == 256, heading

@@ -481,6 +481,9 @@ fn octopus_text(server: &Server, key: &str, args: &[&str]) -> String {
         .args(args)
         .env("OCTOPUS_URL", &server.url)
         .env("OCTOPUS_API_KEY", key)
+        // The admin commands read the admin key where the server's is set.
+        .env("OCTOPUS_ADMIN_KEY", key)
+        .env_remove("OCTOPUS_AGENT")
         .output()
         .unwrap();
     assert!(
@@ -557,13 +560,135 @@ async fn octopus_export_and_import_move_a_tenant_to_another_server() {
         |server: &Server, key: &str| octopus(server, key, &["episodes", "list", "--user", "alice"]);
     assert_eq!(listed(&second, moved), listed(&first, &key));
 
-    // Again: every id is taken, and the command says so and fails.
+    // Restored again: every id is taken, and the command says so and fails.
     let output = Command::new(env!("CARGO_BIN_EXE_octopus"))
         .args(["import", file.to_str().unwrap()])
         .env("OCTOPUS_URL", &second.url)
-        .env("OCTOPUS_API_KEY", moved)
+        .env("OCTOPUS_API_KEY", ADMIN_KEY)
         .output()
         .unwrap();
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("import_conflict"));
+}
+
+/// `octopus` run with exactly these variables of its own (and no key or
+/// agent inherited from the test's environment).
+fn octopus_with(server: &Server, env: &[(&str, &str)], args: &[&str]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_octopus"));
+    command.args(args).env("OCTOPUS_URL", &server.url);
+    for name in ["OCTOPUS_API_KEY", "OCTOPUS_ADMIN_KEY", "OCTOPUS_AGENT"] {
+        command.env_remove(name);
+    }
+    command.envs(env.iter().copied()).output().unwrap()
+}
+
+/// The `export NAME=value` lines of `octopus init`, as pairs.
+fn exports(output: &std::process::Output) -> Vec<(String, String)> {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(|line| {
+            let (name, value) = line
+                .strip_prefix("export ")
+                .unwrap()
+                .split_once('=')
+                .unwrap();
+            (name.to_owned(), value.to_owned())
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn init_gives_a_key_and_an_agent_that_remember_and_recall_take_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+
+    let refused = octopus_with(&server, &[], &["init"]);
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("OCTOPUS_ADMIN_KEY"), "{said}");
+
+    let first = exports(&octopus_with(
+        &server,
+        &[("OCTOPUS_ADMIN_KEY", ADMIN_KEY)],
+        &["init"],
+    ));
+    let names: Vec<&str> = first.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["OCTOPUS_URL", "OCTOPUS_API_KEY", "OCTOPUS_AGENT"]);
+    assert_eq!(first[0].1, server.url);
+    assert_eq!(first[2].1, "assistant");
+    let key = first[1].1.as_str();
+
+    // Run again: the same tenant and agent, found by name; a new key.
+    let again = octopus_with(&server, &[("OCTOPUS_ADMIN_KEY", ADMIN_KEY)], &["init"]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("found"));
+    let second = exports(&again);
+    assert_ne!(second[1].1, key);
+    let tenants = octopus(&server, ADMIN_KEY, &["tenants", "list"]);
+    assert_eq!(tenants["items"].as_array().unwrap().len(), 1);
+    let agents = octopus(&server, key, &["agents", "list"]);
+    assert_eq!(agents["items"].as_array().unwrap().len(), 1);
+
+    let env = [("OCTOPUS_API_KEY", key), ("OCTOPUS_AGENT", "assistant")];
+    let stored = octopus_with(
+        &server,
+        &env,
+        &["remember", "--user", "alice", "I keep bees on the roof"],
+    );
+    assert!(
+        stored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&stored.stderr)
+    );
+    let stored: Value = serde_json::from_slice(&stored.stdout).unwrap();
+    assert_eq!(stored["role"], "user");
+    let again = octopus_with(
+        &server,
+        &env,
+        &["remember", "--user", "alice", "The bees swarmed in May"],
+    );
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(
+        again["conversation_id"], stored["conversation_id"],
+        "the newest conversation is reused"
+    );
+
+    let recalled = octopus_with(&server, &env, &["recall", "--user", "alice", "bees roof"]);
+    let recalled: Value = serde_json::from_slice(&recalled.stdout).unwrap();
+    assert_eq!(
+        recalled["items"][0]["window"]["message"]["content"],
+        "I keep bees on the roof"
+    );
+
+    // A name where an id goes: the command line finds it; the API says a name is not an id.
+    let shown = octopus(&server, key, &["agents", "get", "assistant"]);
+    assert_eq!(shown["name"], "assistant");
+    let unknown = octopus_with(
+        &server,
+        &[("OCTOPUS_API_KEY", key)],
+        &["agents", "get", "nobody"],
+    );
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no agent named \"nobody\""));
+    let answer = reqwest::Client::new()
+        .get(format!("{}/v1/agents/assistant", server.url))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 400);
+    let body: Value = answer.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "invalid_id");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("a name is not an id"),
+        "{body}"
+    );
 }

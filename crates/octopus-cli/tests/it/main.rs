@@ -16,6 +16,7 @@ mod our_clients;
 mod process;
 mod qdrant;
 mod query_strings;
+mod reference_pages;
 mod slow_clients;
 #[cfg(feature = "client-tests")]
 mod soak;

@@ -1,3 +1,6 @@
+//! Agents: created, listed, read, changed by merge patch, paused and deleted,
+//! each change checked against what its provider needs.
+
 use octopus_core::agent::{Agent, AgentSpec};
 use octopus_core::store::Page;
 use octopus_core::{AgentId, Error as DomainError, TenantId, now};

@@ -1,4 +1,4 @@
-//! Working memory for one turn (DESIGN.md §3): retrieval for every block at
+//! Working memory for one turn: retrieval for every block at
 //! once, then assembly and pruning to the agent's budget, counted with the
 //! agent's model's tokenizer. Nothing here is stored.
 

@@ -1,3 +1,6 @@
+//! Conversations: started, listed, read and deleted; and imports of past
+//! conversations, one closed episode per session.
+
 use octopus_core::conversation::{
     Conversation, ConversationFilter, ConversationImport, ConversationSpec, UserSummary,
 };
@@ -130,7 +133,14 @@ impl Octopus {
         let incoming: usize = sessions.iter().map(|records| records.len() + 1).sum();
         self.check_memory_quota(tenant, incoming as u64).await?;
         // One transaction: a failure anywhere leaves nothing of the import.
-        let conversation = self.new_conversation(tenant, import.spec()).await?;
+        let mut conversation = self.new_conversation(tenant, import.spec()).await?;
+        // A past conversation began and was last active when its messages
+        // say, not when it was imported.
+        let times = sessions.iter().flatten().map(|record| record.timestamp);
+        if let (Some(first), Some(last)) = (times.clone().min(), times.max()) {
+            conversation.created_at = first;
+            conversation.updated_at = last;
+        }
         let (episodes, messages) = self
             .store
             .import_conversation(tenant, &conversation, sessions, now())

@@ -53,6 +53,10 @@ pub struct NewIds {
     pub agents: std::collections::BTreeMap<AgentId, AgentId>,
     pub conversations:
         std::collections::BTreeMap<octopus_core::ConversationId, octopus_core::ConversationId>,
+    /// Agents renamed because the tenant had one of that name: old to new.
+    pub agent_names: std::collections::BTreeMap<String, String>,
+    /// Shared procedures renamed for the same reason.
+    pub procedure_names: std::collections::BTreeMap<String, String>,
 }
 
 impl Octopus {
@@ -173,9 +177,12 @@ impl Octopus {
             store.import_records(tenant, Box::new(iter), now()).await
         });
         let mut prepare = Preparation::default();
-        let mut ids = match into {
-            ImportInto::DumpTenant => None,
-            ImportInto::Tenant(_) => Some(octopus_core::dump::IdMap::default()),
+        let (mut ids, mut names) = match into {
+            ImportInto::DumpTenant => (None, None),
+            ImportInto::Tenant(tenant) => (
+                Some(octopus_core::dump::IdMap::default()),
+                Some(super::import_names::ImportNames::of(self, tenant).await?),
+            ),
         };
         // The line each record came from, by its number in the dump (the
         // header's first), to name the line in the store's errors.
@@ -190,9 +197,9 @@ impl Octopus {
                     Ok(Some(record)) => {
                         lines.push(reader.line);
                         let (line, kind) = (reader.line, record.kind());
-                        let record = match ids.as_mut() {
-                            Some(ids) => ids.remap(record),
-                            None => record,
+                        let record = match (ids.as_mut(), names.as_mut()) {
+                            (Some(ids), Some(names)) => names.rename(ids.remap(record)),
+                            _ => record,
                         };
                         self.prepare(record, &mut prepare)
                             .await
@@ -228,9 +235,11 @@ impl Octopus {
                 vectors_embedded_again: prepare.embedded_again,
                 ..counts
             },
-            new_ids: ids.map(|ids| NewIds {
+            new_ids: ids.zip(names).map(|(ids, names)| NewIds {
                 agents: ids.agents,
                 conversations: ids.conversations,
+                agent_names: names.renamed_agents,
+                procedure_names: names.renamed_procedures,
             }),
         })
     }

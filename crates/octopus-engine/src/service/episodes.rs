@@ -1,3 +1,6 @@
+//! Messages and episodes: appends (which open and continue episodes), reads,
+//! closes, summaries, soft delete, restore and purge, and message search.
+
 use octopus_core::DomainCode;
 use octopus_core::appending::SeenTail;
 use std::collections::BTreeSet;

@@ -84,7 +84,7 @@ impl Octopus {
             .await?;
 
         // Chunks must fit the model's input, or their tails would be invisible to
-        // the vector: cap the seed's 500 tokens at the model's window.
+        // the vector: cap the default 500 tokens at the model's window.
         let mut options = ChunkingOptions::default();
         if let Some(window) = embedder.max_input_tokens() {
             options.max_tokens = options

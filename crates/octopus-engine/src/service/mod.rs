@@ -8,6 +8,7 @@ mod dumps;
 mod episodes;
 mod erasure;
 mod facts;
+mod import_names;
 mod knowledge;
 mod memory_jobs;
 mod procedures;

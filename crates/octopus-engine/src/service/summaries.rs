@@ -1,4 +1,4 @@
-//! Episode summaries by the agent's model (seed 001): at close, an episode of
+//! Episode summaries by the agent's model: at close, an episode of
 //! more than two messages gets a summary of about 200 tokens and key facts
 //! from the agent's `summary_model` (or its model). The memory worker asks
 //! for them, never a request; while no model can write one (no key, the

@@ -1,3 +1,5 @@
+//! Tenants and their API keys, and the admin key: what a bearer key opens.
+
 use octopus_core::store::Page;
 use octopus_core::tenant::{ApiKey, Tenant, validate_name};
 use octopus_core::{ApiKeyId, TenantId, now};

@@ -1,3 +1,5 @@
+//! Routes of agents: `/v1/agents`.
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use octopus_core::AgentId;

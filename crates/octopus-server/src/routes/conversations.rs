@@ -1,3 +1,5 @@
+//! Routes of conversations, their messages and imports: `/v1/conversations`.
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use octopus_core::conversation::{

@@ -50,10 +50,16 @@ pub(crate) struct NewIds {
     #[schema(value_type = BTreeMap<String, String>)]
     pub conversations:
         std::collections::BTreeMap<octopus_core::ConversationId, octopus_core::ConversationId>,
+    /// Agents the copy renamed because the tenant had one of the name
+    /// already ("support" becomes "support (copy)"): old name to new.
+    pub agent_names: std::collections::BTreeMap<String, String>,
+    /// Shared procedures renamed for the same reason: old name to new.
+    pub procedure_names: std::collections::BTreeMap<String, String>,
 }
 
-/// Export the caller's tenant as a dump: JSON Lines, streamed. See the
-/// README for the records. A dump cut short has no `end` record, and an
+/// Export the caller's tenant as a dump: JSON Lines, streamed: a header,
+/// the tenant, agents, procedures, knowledge chunks, conversations with their
+/// episodes and messages, and an `end` record counting the lines. A dump cut short has no `end` record, and an
 /// import refuses it.
 #[utoipa::path(get, path = "/v1/export", tag = "dumps", security(("bearer" = [])), params(ExportParams),
     responses((status = 200, description = "the dump", content_type = "application/x-ndjson", body = String),
@@ -108,7 +114,8 @@ impl futures_core::Stream for Lines {
 /// created when it does not exist, with its ids: objects that exist
 /// already are a conflict. With a tenant's key it goes into that tenant as
 /// a copy, every object with a new id (`new_ids` maps the agents' and
-/// conversations'); a name taken in the tenant is a conflict.
+/// conversations'); an agent or shared procedure whose name the tenant has
+/// already is renamed, and `new_ids` says to what.
 #[utoipa::path(post, path = "/v1/import", tag = "dumps", security(("bearer" = [])),
     request_body(content = String, content_type = "application/x-ndjson", description = "a dump"),
     responses((status = 200, body = DumpImported), (status = 409, body = ErrorBody),
@@ -132,6 +139,8 @@ pub(crate) async fn import_dump(
         new_ids: report.new_ids.map(|ids| NewIds {
             agents: ids.agents,
             conversations: ids.conversations,
+            agent_names: ids.agent_names,
+            procedure_names: ids.procedure_names,
         }),
     }))
 }

@@ -1,3 +1,5 @@
+//! Routes of episodes: read, list, close, summarise, delete, restore, purge.
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};

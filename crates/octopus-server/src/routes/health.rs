@@ -1,3 +1,5 @@
+//! Health probes without a key: `/healthz` (the process) and `/readyz` (the store).
+
 use axum::Json;
 use axum::extract::State;
 use axum::http::{StatusCode, header};

@@ -1,3 +1,5 @@
+//! Routes of an agent's knowledge: documents, chunks, the collection, search.
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};

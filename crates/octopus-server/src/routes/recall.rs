@@ -1,3 +1,5 @@
+//! The recall route: what an agent remembers of a user.
+
 use axum::extract::State;
 use octopus_core::AgentId;
 use octopus_core::recall::{RecallHit, RecallQuery};

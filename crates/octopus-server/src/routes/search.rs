@@ -1,3 +1,5 @@
+//! Full-text search over a tenant's messages: `/v1/messages/search`.
+
 use axum::extract::State;
 use chrono::{DateTime, Utc};
 use octopus_core::search::{MessageHit, MessageSearchQuery};

@@ -1,3 +1,5 @@
+//! Routes of tenants and their API keys (the admin key).
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use octopus_core::tenant::{ApiKey, Tenant};

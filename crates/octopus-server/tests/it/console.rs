@@ -60,3 +60,11 @@ async fn the_console_is_served_without_a_key_under_a_strict_policy() {
             + get(&server, "/console/console.css").await.2.len()
     );
 }
+
+#[tokio::test]
+async fn a_browser_sent_to_the_servers_address_finds_the_console() {
+    let server = TestServer::start().await;
+    let (status, headers, _) = get(&server, "/").await;
+    assert_eq!(status, StatusCode::TEMPORARY_REDIRECT);
+    assert_eq!(headers[header::LOCATION], "/console");
+}

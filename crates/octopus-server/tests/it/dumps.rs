@@ -187,8 +187,8 @@ async fn a_round_trip_into_an_empty_server_gives_the_same_answers() {
     assert_eq!(after, before);
     assert_eq!(records(&export(&second, &s.tenant).await), records(&dump));
 
-    // The same dump again: every id exists, so nothing of it is stored.
-    let (status, refused) = import(&second, &key, &dump).await;
+    // The same dump restored again: every id exists, so nothing of it is stored.
+    let (status, refused) = import(&second, ADMIN_KEY, &dump).await;
     assert_eq!(status, StatusCode::CONFLICT, "{refused}");
     assert_eq!(refused["error"]["code"], "import_conflict");
     assert_eq!(answers(&second, &key, &s).await, before);
@@ -491,4 +491,57 @@ async fn an_object_twice_in_one_dump_is_named_by_both_records() {
         );
     }
     assert_eq!(tenants(&empty).await, 1, "only {tenant}, made before");
+}
+
+/// A tenant may import a copy of its own dump: the names it holds already
+/// (an agent's, a shared procedure's) do not block the copy, which takes
+/// "name (copy)" and says so; a second copy takes "name (copy 2)".
+#[tokio::test]
+async fn a_copy_into_the_tenant_it_came_from_renames_what_is_taken() {
+    let server = TestServer::start().await;
+    let s = seed(&server, "acme").await;
+    server
+        .ok(
+            Method::POST,
+            "/v1/procedures",
+            &s.key,
+            Some(json!({"name": "refunds", "trigger_pattern": "(?i)refund",
+                        "steps": [{"instruction": "Check the order."}]})),
+            StatusCode::CREATED,
+        )
+        .await;
+    let dump = export(&server, &s.tenant).await;
+
+    for (round, copy) in [(1, "support (copy)"), (2, "support (copy 2)")] {
+        let (status, report) = import(&server, &s.key, &dump).await;
+        assert_eq!(status, StatusCode::OK, "round {round}: {report}");
+        assert_eq!(report["new_ids"]["agent_names"], json!({"support": copy}));
+        let procedure = copy.replace("support", "refunds");
+        assert_eq!(
+            report["new_ids"]["procedure_names"],
+            json!({"refunds": procedure})
+        );
+        let new_agent = report["new_ids"]["agents"][&s.agent].as_str().unwrap();
+        let agent = server
+            .ok(
+                Method::GET,
+                &format!("/v1/agents/{new_agent}"),
+                &s.key,
+                None,
+                StatusCode::OK,
+            )
+            .await;
+        assert_eq!(agent["name"], copy);
+    }
+    let agents = server
+        .ok(Method::GET, "/v1/agents", &s.key, None, StatusCode::OK)
+        .await;
+    let mut names: Vec<&str> = agents["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["support", "support (copy 2)", "support (copy)"]);
 }

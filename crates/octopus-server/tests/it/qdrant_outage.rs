@@ -143,12 +143,18 @@ async fn while_qdrant_is_down_searches_answer_503_and_context_falls_back_to_word
         assert!(std::time::Instant::now() < deadline, "{:?}", reply.body);
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     };
-    let first = &recalled["items"][0];
-    assert_eq!(
-        first["window"]["message"]["content"],
-        "My left knee hurts when I go downhill"
-    );
-    assert!(first["vector_score"].as_f64().unwrap() > 0.3, "{first}");
+    // Both of sam's turns answer the question (the knee, the descents); which
+    // ranks first is the fusion's business. What matters here is that the
+    // meaning search is back: the knee is found by its vector again.
+    let knee = recalled["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| {
+            item["window"]["message"]["content"] == "My left knee hurts when I go downhill"
+        })
+        .unwrap_or_else(|| panic!("{recalled}"));
+    assert!(knee["vector_score"].as_f64().unwrap() > 0.3, "{knee}");
     let context = next_turn(&server, key, &conversation).await;
     assert!(
         context["trace"].get("vector_search_unavailable").is_none(),

@@ -53,6 +53,29 @@ async fn imported_sessions_become_episodes_and_are_recalled() {
     assert_eq!(second["started_at"], "2026-03-09T19:00:00Z");
     assert_eq!(second["ended_at"], "2026-03-09T19:02:00Z");
     assert_eq!(second["messages"].as_array().unwrap().len(), 3);
+    // The conversation began and was last active when its messages say.
+    let conversation = report["conversation"]["id"].as_str().unwrap();
+    let conversation = server
+        .ok(
+            Method::GET,
+            &format!("/v1/conversations/{conversation}"),
+            &key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(conversation["created_at"], "2026-03-02T19:00:00Z");
+    assert_eq!(conversation["updated_at"], "2026-03-09T19:02:00Z");
+    let users = server
+        .ok(
+            Method::GET,
+            &format!("/v1/agents/{agent}/users"),
+            &key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(users["items"][0]["last_active_at"], "2026-03-09T19:02:00Z");
 
     server.octopus.run_memory_jobs().await.unwrap();
     let recalled = server

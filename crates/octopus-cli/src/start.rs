@@ -1,0 +1,140 @@
+//! The shortest way in: `octopus init` sets up a tenant, a key and an agent,
+//! and `octopus remember` stores what a user said without naming a
+//! conversation.
+
+use anyhow::Context;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::cli::{InitArgs, RememberArgs, Remote};
+use crate::client::{Client, encode_path};
+
+/// Prints the variables to export, as shell lines; what was made or found
+/// goes in comments, so that `eval "$(octopus init)"` takes the output whole.
+pub async fn init(args: InitArgs) -> anyhow::Result<()> {
+    let admin = Client::new(&args.remote.remote()?);
+    let tenants = admin.send(Method::GET, "/v1/tenants", &[], None).await?;
+    let (tenant, tenant_was) = match named(&tenants, &args.tenant) {
+        Some(tenant) => (tenant, "found"),
+        None => {
+            let body = json!({"name": args.tenant});
+            let made = admin
+                .send(Method::POST, "/v1/tenants", &[], Some(body))
+                .await?;
+            (made, "made")
+        }
+    };
+    let tenant_id = id_of(&tenant)?;
+    let keys = format!("/v1/tenants/{}/keys", encode_path(&tenant_id));
+    let minted = admin
+        .send(
+            Method::POST,
+            &keys,
+            &[],
+            Some(json!({"name": args.key_name})),
+        )
+        .await?;
+    let key = minted["key"]
+        .as_str()
+        .context("the server returned no key")?
+        .to_owned();
+
+    let client = Client::new(&Remote {
+        url: args.remote.url.clone(),
+        api_key: Some(key.clone()),
+    });
+    let agent_was = match client.agent_id(&args.agent).await {
+        Ok(_) => "found",
+        Err(_) => {
+            let body = json!({
+                "name": args.agent,
+                "llm": {"provider": args.provider, "model": args.model},
+            });
+            client
+                .send(Method::POST, "/v1/agents", &[], Some(body))
+                .await?;
+            "made"
+        }
+    };
+    println!(
+        "# tenant {:?} {tenant_was} ({tenant_id}), agent {:?} {agent_was}, key {:?} made (its secret is shown only now)",
+        args.tenant, args.agent, args.key_name
+    );
+    println!("export OCTOPUS_URL={}", shell_quoted(&args.remote.url));
+    println!("export OCTOPUS_API_KEY={}", shell_quoted(&key));
+    println!("export OCTOPUS_AGENT={}", shell_quoted(&args.agent));
+    Ok(())
+}
+
+/// Appends the text as the user's message to their newest conversation with
+/// the agent, or to a new one; answers the stored message.
+pub async fn remember(args: RememberArgs) -> anyhow::Result<Value> {
+    let client = Client::new(&args.remote);
+    let agent = client.agent_id(&args.agent).await?;
+    let params = [
+        ("agent_id", agent.clone()),
+        ("user_id", args.user.clone()),
+        ("limit", "1".to_owned()),
+    ];
+    let newest = client
+        .send(Method::GET, "/v1/conversations", &params, None)
+        .await?;
+    let conversation = match newest["items"].get(0) {
+        Some(conversation) => id_of(conversation)?,
+        None => {
+            let body = json!({"agent_id": agent, "user_id": args.user});
+            let made = client
+                .send(Method::POST, "/v1/conversations", &[], Some(body))
+                .await?;
+            id_of(&made)?
+        }
+    };
+    let path = format!("/v1/conversations/{}/messages", encode_path(&conversation));
+    let body = json!({"role": "user", "content": args.text});
+    let stored = client.send(Method::POST, &path, &[], Some(body)).await?;
+    Ok(stored["messages"].get(0).cloned().unwrap_or(stored))
+}
+
+fn named(list: &Value, name: &str) -> Option<Value> {
+    list["items"]
+        .as_array()?
+        .iter()
+        .find(|item| item["name"] == name)
+        .cloned()
+}
+
+fn id_of(object: &Value) -> anyhow::Result<String> {
+    object["id"]
+        .as_str()
+        .map(str::to_owned)
+        .context("the server's answer has no id")
+}
+
+/// `text` as one word for a POSIX shell.
+fn shell_quoted(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.:/@%+=,".contains(c))
+    {
+        return text.to_owned();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_quoted;
+
+    #[test]
+    fn values_are_quoted_for_the_shell_only_when_they_need_it() {
+        assert_eq!(shell_quoted("oct_abc123"), "oct_abc123");
+        assert_eq!(
+            shell_quoted("http://127.0.0.1:7700"),
+            "http://127.0.0.1:7700"
+        );
+        assert_eq!(shell_quoted("my agent"), "'my agent'");
+        assert_eq!(shell_quoted("it's"), r"'it'\''s'");
+        assert_eq!(shell_quoted(""), "''");
+    }
+}
