@@ -536,8 +536,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Export the caller's tenant as a dump: JSON Lines, streamed. See the
-         *     README for the records. A dump cut short has no `end` record, and an
+         * Export the caller's tenant as a dump: JSON Lines, streamed: a header,
+         *     the tenant, agents, procedures, knowledge chunks, conversations with their
+         *     episodes and messages, and an `end` record counting the lines. A dump cut short has no `end` record, and an
          *     import refuses it.
          */
         get: operations["export_dump"];
@@ -564,7 +565,8 @@ export interface paths {
          *     created when it does not exist, with its ids: objects that exist
          *     already are a conflict. With a tenant's key it goes into that tenant as
          *     a copy, every object with a new id (`new_ids` maps the agents' and
-         *     conversations'); a name taken in the tenant is a conflict.
+         *     conversations'); an agent or shared procedure whose name the tenant has
+         *     already is renamed, and `new_ids` says to what.
          */
         post: operations["import_dump"];
         delete?: never;
@@ -961,7 +963,7 @@ export interface components {
             /** Format: uuid */
             id: string;
         };
-        /** @description Where a chunk came from (seed 003's `MemoryMetadata`). */
+        /** @description Where a chunk came from: its document, section and category. */
         ChunkMetadata: {
             /** @description e.g. "policy", "manual", "faq". */
             category?: string | null;
@@ -1487,7 +1489,7 @@ export interface components {
             episode_idle_timeout_secs: number;
             /**
              * @description Most tokens the snippets of past conversations may take in a turn's
-             *     context (seed 004 budgets 2–6 KB for them). Default 2000.
+             *     context. Default 2000 (about 8 KB of text).
              * @default 2000
              */
             episodic_max_tokens: number;
@@ -1513,13 +1515,13 @@ export interface components {
             /**
              * Format: double
              * @description Knowledge chunks scoring below this (cosine) are dropped. Default 0.3.
-             *     The seed's 0.7 suits models whose scores run high; with all-MiniLM-L6-v2
-             *     a correct paraphrase scores around 0.4 (see the README walk-through).
+             *     0.7 would suit models whose scores run high; with all-MiniLM-L6-v2 a
+             *     correct paraphrase scores around 0.4.
              * @default 0.3
              */
             knowledge_min_score: number;
             /**
-             * @description Knowledge chunks retrieved per turn. Default 5 (seed 003); 0 puts
+             * @description Knowledge chunks retrieved per turn. Default 5; 0 puts
              *     no knowledge in a context (a knowledge search that names no
              *     `top_k` then takes 5).
              * @default 5
@@ -1660,10 +1662,21 @@ export interface components {
         };
         /** @description Ids in the dump, and what they became. */
         NewIds: {
+            /**
+             * @description Agents the copy renamed because the tenant had one of the name
+             *     already ("support" becomes "support (copy)"): old name to new.
+             */
+            agent_names: {
+                [key: string]: string;
+            };
             agents: {
                 [key: string]: string;
             };
             conversations: {
+                [key: string]: string;
+            };
+            /** @description Shared procedures renamed for the same reason: old name to new. */
+            procedure_names: {
                 [key: string]: string;
             };
         };
@@ -1953,10 +1966,9 @@ export interface components {
             name: string;
         };
         /**
-         * @description A tool or function call: the request the model made and the result it got back
-         *     (seed 000's ToolCalls record).
+         * @description A tool or function call: the request the model made and the result it got back.
          *
-         *     Accepted in this shape (snake_case, or the seed's camelCase), and also in the
+         *     Accepted in this shape (snake_case, or camelCase), and also in the
          *     OpenAI assistant shape `{"id", "type": "function", "function": {"name", "arguments"}}`,
          *     which is converted to this one.
          */
@@ -2586,7 +2598,7 @@ export interface operations {
                         episode_idle_timeout_secs?: number | null;
                         /**
                          * @description Most tokens the snippets of past conversations may take in a turn's
-                         *     context (seed 004 budgets 2–6 KB for them). Default 2000.
+                         *     context. Default 2000 (about 8 KB of text).
                          * @default 2000
                          */
                         episodic_max_tokens?: number | null;
@@ -2612,13 +2624,13 @@ export interface operations {
                         /**
                          * Format: double
                          * @description Knowledge chunks scoring below this (cosine) are dropped. Default 0.3.
-                         *     The seed's 0.7 suits models whose scores run high; with all-MiniLM-L6-v2
-                         *     a correct paraphrase scores around 0.4 (see the README walk-through).
+                         *     0.7 would suit models whose scores run high; with all-MiniLM-L6-v2 a
+                         *     correct paraphrase scores around 0.4.
                          * @default 0.3
                          */
                         knowledge_min_score?: number | null;
                         /**
-                         * @description Knowledge chunks retrieved per turn. Default 5 (seed 003); 0 puts
+                         * @description Knowledge chunks retrieved per turn. Default 5; 0 puts
                          *     no knowledge in a context (a knowledge search that names no
                          *     `top_k` then takes 5).
                          * @default 5
@@ -2737,7 +2749,7 @@ export interface operations {
                         episode_idle_timeout_secs?: number | null;
                         /**
                          * @description Most tokens the snippets of past conversations may take in a turn's
-                         *     context (seed 004 budgets 2–6 KB for them). Default 2000.
+                         *     context. Default 2000 (about 8 KB of text).
                          * @default 2000
                          */
                         episodic_max_tokens?: number | null;
@@ -2763,13 +2775,13 @@ export interface operations {
                         /**
                          * Format: double
                          * @description Knowledge chunks scoring below this (cosine) are dropped. Default 0.3.
-                         *     The seed's 0.7 suits models whose scores run high; with all-MiniLM-L6-v2
-                         *     a correct paraphrase scores around 0.4 (see the README walk-through).
+                         *     0.7 would suit models whose scores run high; with all-MiniLM-L6-v2 a
+                         *     correct paraphrase scores around 0.4.
                          * @default 0.3
                          */
                         knowledge_min_score?: number | null;
                         /**
-                         * @description Knowledge chunks retrieved per turn. Default 5 (seed 003); 0 puts
+                         * @description Knowledge chunks retrieved per turn. Default 5; 0 puts
                          *     no knowledge in a context (a knowledge search that names no
                          *     `top_k` then takes 5).
                          * @default 5

@@ -513,8 +513,16 @@ class MemoryKind(Enum):
 
 
 class NewIds(BaseModel):
+    agent_names: dict[str, str] = Field(
+        ...,
+        description='Agents the copy renamed because the tenant had one of the name\nalready ("support" becomes "support (copy)"): old name to new.',
+    )
     agents: dict[str, str]
     conversations: dict[str, str]
+    procedure_names: dict[str, str] = Field(
+        ...,
+        description='Shared procedures renamed for the same reason: old name to new.',
+    )
 
 
 class NewMessage1(BaseModel):
@@ -1173,7 +1181,7 @@ class MemoryConfig(BaseModel):
     )
     episodic_max_tokens: int | None = Field(
         2000,
-        description="Most tokens the snippets of past conversations may take in a turn's\ncontext (seed 004 budgets 2–6 KB for them). Default 2000.",
+        description="Most tokens the snippets of past conversations may take in a turn's\ncontext. Default 2000 (about 8 KB of text).",
     )
     episodic_neighbours: int | None = Field(
         1,
@@ -1189,11 +1197,11 @@ class MemoryConfig(BaseModel):
     )
     knowledge_min_score: float | None = Field(
         0.3,
-        description="Knowledge chunks scoring below this (cosine) are dropped. Default 0.3.\nThe seed's 0.7 suits models whose scores run high; with all-MiniLM-L6-v2\na correct paraphrase scores around 0.4 (see the README walk-through).",
+        description='Knowledge chunks scoring below this (cosine) are dropped. Default 0.3.\n0.7 would suit models whose scores run high; with all-MiniLM-L6-v2 a\ncorrect paraphrase scores around 0.4.',
     )
     knowledge_top_k: int | None = Field(
         5,
-        description='Knowledge chunks retrieved per turn. Default 5 (seed 003); 0 puts\nno knowledge in a context (a knowledge search that names no\n`top_k` then takes 5).',
+        description='Knowledge chunks retrieved per turn. Default 5; 0 puts\nno knowledge in a context (a knowledge search that names no\n`top_k` then takes 5).',
     )
     learn_procedures: bool | None = Field(
         False,
