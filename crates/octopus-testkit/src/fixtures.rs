@@ -143,3 +143,19 @@ pub fn search(text: &str) -> octopus_core::search::MessageSearchQuery {
         limit: 20,
     }
 }
+
+/// A time on the day the conformance rules are set (14 March 2026).
+pub fn at(hour: u32, minute: u32) -> octopus_core::Timestamp {
+    use chrono::TimeZone;
+    chrono::Utc
+        .with_ymd_and_hms(2026, 3, 14, hour, minute, 0)
+        .unwrap()
+}
+
+/// Panics unless the outcome is a not-found error.
+pub fn assert_not_found<T: std::fmt::Debug>(outcome: octopus_core::Result<T>) {
+    match outcome {
+        Err(octopus_core::Error::NotFound { .. }) => {}
+        other => panic!("expected NotFound, got {other:?}"),
+    }
+}

@@ -2,7 +2,10 @@
 //!
 //! A backend's integration tests call [`store_conformance_tests!`] with an
 //! expression that builds a [`Backend`]; the macro expands to one `#[tokio::test]`
-//! per contract rule in [`conformance`], so a failure names the rule broken.
+//! per rule of the storage contract, so a failure names the rule broken. The
+//! rules are grouped by area: [`tenants`], [`appends`], [`episodes`],
+//! [`message_search`], [`knowledge`], [`memory`], [`facts`], [`lifecycle`],
+//! [`procedures`].
 //! A vector index (an implementation of `octopus_core::vectors::VectorIndex`)
 //! calls [`vector_conformance_tests!`] likewise, with the rules in [`vectors`].
 //! [`soak`] drives the real server under load with faults, for a test and a
@@ -11,7 +14,8 @@
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
-pub mod conformance;
+pub mod appends;
+pub mod episodes;
 pub mod facts;
 pub mod fake_chat;
 pub mod fake_providers;
@@ -19,8 +23,10 @@ pub mod fixtures;
 pub mod knowledge;
 pub mod lifecycle;
 pub mod memory;
+pub mod message_search;
 pub mod procedures;
 pub mod soak;
+pub mod tenants;
 pub mod vectors;
 
 use std::sync::Arc;
@@ -48,9 +54,14 @@ pub trait Backend: Send + Sync {
 #[macro_export]
 macro_rules! store_conformance_tests {
     ($backend:expr) => {
-        $crate::store_conformance_tests!(@each $backend;
+        $crate::store_conformance_tests!(@in tenants, $backend;
             tenants_and_api_keys,
             agents_are_tenant_scoped_and_names_unique,
+            deleted_agents_are_not_found_and_free_their_name,
+            foreign_tenant_sees_nothing,
+            users_are_listed_per_agent_with_their_live_conversations
+        );
+        $crate::store_conformance_tests!(@in appends, $backend;
             append_opens_an_episode_and_continues_it,
             idle_gap_closes_the_episode_and_opens_another,
             closed_episode_is_followed_by_a_new_one,
@@ -59,21 +70,22 @@ macro_rules! store_conformance_tests {
             failed_batch_writes_nothing,
             a_batch_that_must_follow_what_was_read_is_refused_once_the_conversation_moved,
             deleted_conversation_takes_no_messages,
-            restoring_a_live_episode_is_a_conflict,
-            deleted_agents_are_not_found_and_free_their_name,
             an_episode_cannot_end_before_its_last_message,
+            concurrent_appends_keep_ordinals_dense
+        );
+        $crate::store_conformance_tests!(@in episodes, $backend;
+            restoring_a_live_episode_is_a_conflict,
             every_field_survives_reopening,
             soft_delete_restore_and_purge,
             purge_requires_soft_delete,
+            episodes_list_with_filters
+        );
+        $crate::store_conformance_tests!(@in message_search, $backend;
             search_ranks_by_bm25_and_filters,
             search_weighs_rare_words_above_common_ones,
-            search_sees_every_acknowledged_message,
-            episodes_list_with_filters,
-            concurrent_appends_keep_ordinals_dense,
-            foreign_tenant_sees_nothing,
-            users_are_listed_per_agent_with_their_live_conversations
+            search_sees_every_acknowledged_message
         );
-        $crate::store_conformance_tests!(@knowledge $backend;
+        $crate::store_conformance_tests!(@in knowledge, $backend;
             collections_are_created_once_per_agent,
             search_returns_the_nearest_chunks_first,
             filters_narrow_the_search,
@@ -88,7 +100,7 @@ macro_rules! store_conformance_tests {
             keyword_scores_follow_the_collections_changes,
             documents_are_listed_by_source_and_read_in_order
         );
-        $crate::store_conformance_tests!(@memory $backend;
+        $crate::store_conformance_tests!(@in memory, $backend;
             appends_and_closes_queue_work_durably,
             claimed_jobs_are_leased_and_retried,
             embedded_messages_are_found_by_vector,
@@ -103,76 +115,31 @@ macro_rules! store_conformance_tests {
             a_copy_left_behind_catches_up_without_a_search,
             a_users_memory_vectors_are_read_apart_from_everyone_elses
         );
-        $crate::store_conformance_tests!(@facts $backend;
+        $crate::store_conformance_tests!(@in facts, $backend;
             a_replaced_fact_is_kept_with_the_period_it_held,
             an_episodes_facts_are_learned_once,
             facts_are_found_by_their_words_within_their_user,
             facts_leave_with_their_episode_and_their_user,
             a_dump_carries_facts_and_their_vectors_are_made_again
         );
-        $crate::store_conformance_tests!(@lifecycle $backend;
+        $crate::store_conformance_tests!(@in lifecycle, $backend;
             expired_episodes_are_archived_once_and_leave_recall,
             forgetting_a_user_removes_all_of_theirs_and_nothing_else,
             an_interrupted_forget_is_finished_by_the_next_and_at_start,
             a_dump_moves_a_tenant_into_an_empty_store_whole_or_not_at_all
         );
-        $crate::store_conformance_tests!(@procedures $backend;
+        $crate::store_conformance_tests!(@in procedures, $backend;
             procedures_serve_only_approved_versions_and_keep_every_version,
             shared_procedures_reach_every_agent_of_their_tenant_and_no_other,
             names_are_unique_among_active_procedures_of_one_scope
         );
     };
-    (@procedures $backend:expr; $($rule:ident),* $(,)?) => {
+    (@in $area:ident, $backend:expr; $($rule:ident),* $(,)?) => {
         $(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $rule() {
                 let backend = $backend;
-                $crate::procedures::$rule(&backend).await;
-            }
-        )*
-    };
-    (@facts $backend:expr; $($rule:ident),* $(,)?) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $rule() {
-                let backend = $backend;
-                $crate::facts::$rule(&backend).await;
-            }
-        )*
-    };
-    (@lifecycle $backend:expr; $($rule:ident),* $(,)?) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $rule() {
-                let backend = $backend;
-                $crate::lifecycle::$rule(&backend).await;
-            }
-        )*
-    };
-    (@memory $backend:expr; $($rule:ident),* $(,)?) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $rule() {
-                let backend = $backend;
-                $crate::memory::$rule(&backend).await;
-            }
-        )*
-    };
-    (@knowledge $backend:expr; $($rule:ident),* $(,)?) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $rule() {
-                let backend = $backend;
-                $crate::knowledge::$rule(&backend).await;
-            }
-        )*
-    };
-    (@each $backend:expr; $($rule:ident),* $(,)?) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $rule() {
-                let backend = $backend;
-                $crate::conformance::$rule(&backend).await;
+                $crate::$area::$rule(&backend).await;
             }
         )*
     };

@@ -1,19 +1,7 @@
-//! The OpenAPI document, made from the code so that it cannot promise what the
-//! server does not do:
-//!
-//! - the routes, their parameters and bodies come from the handlers
-//!   (`utoipa_axum::routes!`);
-//! - every error a route can answer is declared from the table of error codes
-//!   ([`ErrorCode`]): what every route shares (authentication, malformed ids,
-//!   bodies and queries) by the route's shape, and its own (conflicts, quotas,
-//!   the embedder) from [`route_errors`];
-//! - every limit the server enforces is stated on its field, from the same
-//!   constants and settings the validation reads ([`declare_bounds`]).
-//!
-//! Timestamps are bounded relative to now, so the document is made per
-//! request; it takes well under a millisecond.
+//! The limits the server enforces, stated on each field of the document from
+//! the same constants and settings the validation reads.
 
-use chrono::{DateTime, Datelike, Days, NaiveDate, Utc};
+use chrono::{DateTime, Days, Utc};
 use octopus_core::agent::{MAX_IDLE_TIMEOUT_SECS, MAX_SYSTEM_PROMPT_CHARS};
 use octopus_core::bounds::{
     MAX_CATEGORY_CHARS, MAX_MODEL_NAME_CHARS, MAX_QUERY_CHARS, MAX_SOURCE_CHARS,
@@ -30,299 +18,15 @@ use octopus_core::search::MAX_SEARCH_LIMIT;
 use octopus_core::store::Page;
 use octopus_core::tenant::MAX_NAME_CHARS;
 use octopus_engine::Limits;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::error::ErrorCode;
+use super::instants::instant_pattern;
 
 /// Days kept between a timestamp window's edge and the dates the document
 /// admits: time zones move a date by up to a day, and a client may hold the
 /// document for a while. The server accepts a little more than the document
 /// says, never less.
 const EDGE_DAYS: u64 = 2;
-
-/// The whole document, as of `now`.
-pub(crate) fn document(limits: &Limits, now: DateTime<Utc>) -> Value {
-    let mut doc =
-        serde_json::to_value(crate::routes::router().into_openapi()).unwrap_or_else(|_| json!({}));
-    share_list_items(&mut doc);
-    declare_bounds(&mut doc, limits, now);
-    declare_errors(&mut doc);
-    doc
-}
-
-/// Points each list (`Items_Agent`, ...) at its item's own schema: utoipa
-/// writes a copy of the item into every list, and a generated client would
-/// then have two types for one thing (an `Agent`, and the anonymous item of
-/// a list of agents).
-fn share_list_items(doc: &mut Value) {
-    let Some(schemas) = doc
-        .pointer_mut("/components/schemas")
-        .and_then(Value::as_object_mut)
-    else {
-        return;
-    };
-    let lists: Vec<String> = schemas
-        .keys()
-        .filter(|name| name.starts_with("Items_"))
-        .cloned()
-        .collect();
-    for list in lists {
-        let item = list["Items_".len()..].to_owned();
-        let reference = json!({ "$ref": format!("#/components/schemas/{item}") });
-        let Some(inline) = schemas[&list].pointer_mut("/properties/items/items") else {
-            continue;
-        };
-        let copy = std::mem::replace(inline, reference);
-        // An item no route names by itself is known only from its lists.
-        schemas.entry(item).or_insert(copy);
-    }
-}
-
-/// The errors particular to one route, by its operation id.
-fn route_errors(operation: &str) -> &'static [ErrorCode] {
-    use ErrorCode as E;
-    const EMBEDDING: [ErrorCode; 3] = [
-        E::EmbeddingUnavailable,
-        E::EmbeddingProviderFailed,
-        E::EmbeddingProviderBusy,
-    ];
-    match operation {
-        "create_agent" | "update_agent" => &[E::AgentNameTaken],
-        "create_conversation" => &[E::AgentInactive],
-        "import_conversation" => &[E::AgentInactive, E::QuotaExceeded, E::SpeakerNotFound],
-        "append_messages" => &[
-            E::AgentInactive,
-            E::AgentDeleted,
-            E::ConversationDeleted,
-            E::QuotaExceeded,
-            E::SpeakerNotFound,
-        ],
-        "build_context" => &[
-            E::AgentInactive,
-            E::AgentDeleted,
-            E::EmbeddingUnavailable,
-            E::EmbeddingProviderFailed,
-            E::EmbeddingProviderBusy,
-        ],
-        "ingest_document" => &[
-            E::AgentInactive,
-            E::QuotaExceeded,
-            E::CollectionMismatch,
-            E::EmbeddingUnavailable,
-            E::EmbeddingProviderFailed,
-            E::EmbeddingProviderBusy,
-        ],
-        "search_knowledge" | "recall" => &EMBEDDING,
-        "create_procedure" => &[
-            E::ProcedureNameTaken,
-            E::TenantLimitReached,
-            E::EmbeddingUnavailable,
-            E::EmbeddingProviderFailed,
-            E::EmbeddingProviderBusy,
-        ],
-        "update_procedure" => &[
-            E::ProcedureNameTaken,
-            E::TenantLimitReached,
-            E::EmbeddingUnavailable,
-            E::EmbeddingProviderFailed,
-            E::EmbeddingProviderBusy,
-        ],
-        "approve_procedure" => &[
-            E::NoPendingVersion,
-            E::ProcedureNameTaken,
-            E::TenantLimitReached,
-        ],
-        "reject_procedure" => &[E::NoPendingVersion, E::ProcedureNameTaken],
-        "rollback_procedure" => &[
-            E::ProcedureVersionNotFound,
-            E::VersionNotApproved,
-            E::ProcedureNameTaken,
-            E::TenantLimitReached,
-        ],
-        "propose_procedure" => &[
-            E::NoToolCalls,
-            E::TenantLimitReached,
-            E::AgentNotFound,
-            E::EmbeddingUnavailable,
-            E::EmbeddingProviderFailed,
-            E::EmbeddingProviderBusy,
-            E::LlmProviderFailed,
-            E::LlmProviderBusy,
-            E::LlmNotConfigured,
-        ],
-        "take_turn" => &[
-            E::AgentInactive,
-            E::AgentDeleted,
-            E::ConversationDeleted,
-            E::QuotaExceeded,
-            E::NoPendingToolCalls,
-            E::ToolResultsMismatch,
-            E::ConversationMoved,
-            E::EmbeddingUnavailable,
-            E::EmbeddingProviderFailed,
-            E::EmbeddingProviderBusy,
-            E::LlmProviderFailed,
-            E::LlmProviderBusy,
-            E::LlmNotConfigured,
-        ],
-        "chat_completion" => &[
-            E::AgentNotFound,
-            E::ConversationNotFound,
-            E::AgentInactive,
-            E::AgentDeleted,
-            E::ConversationDeleted,
-            E::QuotaExceeded,
-            E::NoPendingToolCalls,
-            E::ToolResultsMismatch,
-            E::ConversationMoved,
-            E::EmbeddingUnavailable,
-            E::EmbeddingProviderFailed,
-            E::EmbeddingProviderBusy,
-            E::LlmProviderFailed,
-            E::LlmProviderBusy,
-            E::LlmNotConfigured,
-        ],
-        "delete_chunk" => &[E::ChunkNotFound, E::CollectionNotFound],
-        "read_document" => &[E::DocumentNotFound],
-        "close_episode" => &[E::EpisodeClosed],
-        "restore_episode" => &[E::EpisodeLive],
-        "purge_episode" => &[E::EpisodeNotDeleted],
-        "import_dump" => &[
-            E::ImportConflict,
-            E::ProcedureNameTaken,
-            E::CollectionMismatch,
-            E::EmbeddingUnavailable,
-            E::EmbeddingProviderFailed,
-            E::EmbeddingProviderBusy,
-        ],
-        "metrics" => &[E::Unavailable],
-        _ => &[],
-    }
-}
-
-/// What a parameter or body field naming an object can answer when there is
-/// no such object (for this tenant).
-fn not_found_by_name(name: &str) -> Option<ErrorCode> {
-    Some(match name {
-        "agent_id" => ErrorCode::AgentNotFound,
-        "conversation_id" => ErrorCode::ConversationNotFound,
-        "episode_id" => ErrorCode::EpisodeNotFound,
-        "tenant_id" => ErrorCode::TenantNotFound,
-        "key_id" => ErrorCode::ApiKeyNotFound,
-        "procedure_id" => ErrorCode::ProcedureNotFound,
-        _ => return None,
-    })
-}
-
-/// Declares, on every operation, each error status it can answer, with the
-/// codes behind it.
-fn declare_errors(doc: &mut Value) {
-    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
-        return;
-    };
-    for operations in paths.values_mut() {
-        let Some(operations) = operations.as_object_mut() else {
-            continue;
-        };
-        for operation in operations.values_mut() {
-            let codes = operation_errors(operation);
-            let responses = operation
-                .as_object_mut()
-                .and_then(|o| o.get_mut("responses"))
-                .and_then(Value::as_object_mut);
-            if let Some(responses) = responses {
-                declare_responses(responses, &codes);
-            }
-        }
-    }
-}
-
-fn operation_errors(operation: &Value) -> Vec<ErrorCode> {
-    use ErrorCode as E;
-    let mut codes = Vec::new();
-    let secured = operation.get("security").is_some();
-    if secured {
-        let admin = operation["tags"]
-            .as_array()
-            .is_some_and(|tags| tags.iter().any(|tag| tag == "admin"));
-        codes.extend([
-            E::Unauthenticated,
-            if admin {
-                E::AdminOnly
-            } else {
-                E::TenantKeyRequired
-            },
-            E::Internal,
-            // The database (or another server the store needs) out of reach.
-            E::Unavailable,
-        ]);
-    }
-    let parameters = operation["parameters"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    for parameter in &parameters {
-        let name = parameter["name"].as_str().unwrap_or_default();
-        match parameter["in"].as_str() {
-            Some("path") => codes.push(E::InvalidId),
-            Some("query") => codes.extend([E::InvalidQuery, E::InvalidRequest]),
-            _ => {}
-        }
-        codes.extend(not_found_by_name(name));
-    }
-    if operation.get("requestBody").is_some() {
-        codes.extend([
-            E::MalformedJson,
-            E::UnreadableBody,
-            E::BodyTooLarge,
-            E::UnsupportedMediaType,
-            E::InvalidRequest,
-            E::RequestTimeout,
-            E::ServerBusy,
-        ]);
-        // Bodies name agents (a conversation's, a message's speaker).
-        codes.push(E::AgentNotFound);
-    }
-    let id = operation["operationId"].as_str().unwrap_or_default();
-    codes.extend_from_slice(route_errors(id));
-    codes.sort_by_key(|code| (code.status().as_u16(), code.as_str()));
-    codes.dedup();
-    codes
-}
-
-fn declare_responses(responses: &mut Map<String, Value>, codes: &[ErrorCode]) {
-    let mut by_status: Vec<(u16, Vec<ErrorCode>)> = Vec::new();
-    for &code in codes {
-        let status = code.status().as_u16();
-        match by_status.last_mut() {
-            Some((last, group)) if *last == status => group.push(code),
-            _ => by_status.push((status, vec![code])),
-        }
-    }
-    for (status, group) in by_status {
-        let description = group
-            .iter()
-            .map(|code| format!("`{}`: {}", code.as_str(), code.meaning()))
-            .collect::<Vec<_>>()
-            .join("; ");
-        let mut response = json!({
-            "description": description,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
-        });
-        if group.iter().any(|code| {
-            matches!(
-                code,
-                ErrorCode::QuotaExceeded | ErrorCode::EmbeddingProviderBusy | ErrorCode::ServerBusy
-            )
-        }) {
-            response["headers"] = json!({"retry-after": {
-                "description": "Seconds to wait before trying again.",
-                "schema": {"type": "integer", "minimum": 1},
-            }});
-        }
-        responses.insert(status.to_string(), response);
-    }
-}
 
 /// A string bound: length in characters, no NUL, and not blank when
 /// required.
@@ -340,7 +44,7 @@ fn range(minimum: f64, maximum: f64) -> Value {
 }
 
 /// States on each field the limit its validation enforces.
-fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
+pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc>) {
     let live = instant_pattern(
         live_earliest(limits, now).date_naive() + Days::new(EDGE_DAYS),
         now.date_naive() - Days::new(EDGE_DAYS),
@@ -891,87 +595,9 @@ fn live_earliest(limits: &Limits, now: DateTime<Utc>) -> DateTime<Utc> {
     .max(DateTime::UNIX_EPOCH)
 }
 
-/// An ECMA-262 pattern for RFC 3339 date-times whose date lies in
-/// `first..=last` (none when the range is empty).
-fn instant_pattern(first: NaiveDate, last: NaiveDate) -> String {
-    // Digits as [0-9]: `\d` is Unicode's digits in Python's and Rust's engines.
-    const TIME: &str = r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$";
-    if first > last {
-        return "^$.".to_owned(); // matches nothing
-    }
-    let mut dates = Vec::new();
-    // Whole years between the edges' years.
-    let years: Vec<String> = (first.year() + 1..last.year())
-        .map(|year| format!("{year:04}"))
-        .collect();
-    if !years.is_empty() {
-        dates.push(format!(
-            "({})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])",
-            years.join("|")
-        ));
-    }
-    // Each month the edges' years contribute, with its days.
-    let mut month = NaiveDate::from_ymd_opt(first.year(), first.month(), 1).unwrap_or(first);
-    while month <= last {
-        let whole_year_between = month.year() > first.year() && month.year() < last.year();
-        if !whole_year_between {
-            let next = month
-                .checked_add_months(chrono::Months::new(1))
-                .unwrap_or(last);
-            let month_last = next.pred_opt().unwrap_or(next);
-            let from = first.max(month).day();
-            let to = last.min(month_last).day();
-            let days: Vec<String> = (from..=to).map(|day| format!("{day:02}")).collect();
-            dates.push(format!(
-                "{:04}-{:02}-({})",
-                month.year(),
-                month.month(),
-                days.join("|")
-            ));
-        }
-        month = match month.checked_add_months(chrono::Months::new(1)) {
-            Some(next) => next,
-            None => break,
-        };
-    }
-    format!("^({}){TIME}", dates.join("|"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn date(y: i32, m: u32, d: u32) -> NaiveDate {
-        NaiveDate::from_ymd_opt(y, m, d).unwrap()
-    }
-
-    fn admits(first: NaiveDate, last: NaiveDate, day: NaiveDate) -> bool {
-        let pattern = regex::Regex::new(&instant_pattern(first, last)).unwrap();
-        pattern.is_match(&format!("{day}T12:30:00Z"))
-    }
-
-    #[test]
-    fn the_instant_pattern_admits_exactly_the_dates_of_its_range() {
-        let (first, last) = (date(2024, 11, 28), date(2026, 2, 3));
-        assert!(admits(first, last, date(2024, 11, 28)));
-        assert!(!admits(first, last, date(2024, 11, 27)));
-        assert!(
-            admits(first, last, date(2025, 7, 31)),
-            "a whole year between"
-        );
-        assert!(admits(first, last, date(2026, 1, 31)));
-        assert!(admits(first, last, date(2026, 2, 3)));
-        assert!(!admits(first, last, date(2026, 2, 4)));
-        assert!(!admits(first, last, date(2027, 1, 1)));
-        assert!(
-            !admits(last, first, date(2025, 7, 31)),
-            "an empty range admits nothing"
-        );
-        let pattern = regex::Regex::new(&instant_pattern(first, last)).unwrap();
-        assert!(pattern.is_match("2025-07-31T23:59:59.123456+02:00"));
-        assert!(!pattern.is_match("2025-07-31 23:59:59Z"));
-        assert!(!pattern.is_match("2025-07-31T24:00:00Z"));
-    }
 
     #[test]
     fn the_not_blank_pattern_agrees_with_the_server() {
@@ -1048,33 +674,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn every_secured_route_declares_401_and_bodies_declare_400_413_415_422() {
-        let doc = document(&Limits::default(), Utc::now());
-        for (path, operations) in doc["paths"].as_object().unwrap() {
-            for (method, operation) in operations.as_object().unwrap() {
-                let responses = &operation["responses"];
-                if operation.get("security").is_some() {
-                    assert!(responses.get("401").is_some(), "{method} {path}");
-                    assert!(responses.get("500").is_some(), "{method} {path}");
-                }
-                if operation.get("requestBody").is_some() {
-                    for status in ["400", "408", "413", "415", "422"] {
-                        assert!(responses.get(status).is_some(), "{method} {path} {status}");
-                    }
-                }
-            }
-        }
-        let append =
-            &doc["paths"]["/v1/conversations/{conversation_id}/messages"]["post"]["responses"];
-        assert!(append["429"]["headers"]["retry-after"].is_object());
-        assert!(
-            append["410"]["description"]
-                .as_str()
-                .unwrap()
-                .contains("conversation_deleted")
-        );
     }
 }
