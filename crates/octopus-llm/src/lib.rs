@@ -8,7 +8,7 @@
 //!
 //! Each sends a request whole or streamed (server-sent events; Ollama's
 //! newline-delimited JSON), with tools, and reads the provider's usage.
-//! Requests go through [`octopus_http::send`], the retries the embedders use.
+//! Requests go through [`octopus_provider_http::send`], the retries the embedders use.
 //! [`for_agent`] builds the model an agent's settings name, with the API key
 //! its caller chose (the engine decides which key may go where); keys are
 //! never stored or echoed.
@@ -31,7 +31,7 @@ use octopus_core::chat::{ChatError, ChatModel, Fault, Sampling};
 pub struct ClientOptions {
     /// Retries on 429, 5xx and timeouts, and the deadline of one attempt
     /// (until the first byte of a streamed answer; all of a whole one).
-    pub retry: octopus_http::RetryPolicy,
+    pub retry: octopus_provider_http::RetryPolicy,
     /// A stream that sends nothing for this long has failed.
     pub read_timeout: Duration,
     pub connect_timeout: Duration,
@@ -47,7 +47,7 @@ pub struct ClientOptions {
 impl Default for ClientOptions {
     fn default() -> Self {
         Self {
-            retry: octopus_http::RetryPolicy {
+            retry: octopus_provider_http::RetryPolicy {
                 max_retries: 2,
                 max_retry_wait: Duration::from_secs(20),
                 timeout: Duration::from_secs(120),
@@ -63,7 +63,7 @@ impl Default for ClientOptions {
 impl ClientOptions {
     /// The HTTP client these options describe; share one for all models.
     pub fn http_client(&self) -> Result<reqwest::Client, String> {
-        octopus_http::client(self.connect_timeout, self.read_timeout)
+        octopus_provider_http::client(self.connect_timeout, self.read_timeout)
     }
 }
 
@@ -234,7 +234,7 @@ impl Endpoint {
             }
             request
         };
-        octopus_http::send(self.provider, &self.options.retry, build, error_message)
+        octopus_provider_http::send(self.provider, &self.options.retry, build, error_message)
             .await
             .map_err(|failure| self.failed(failure))
     }
@@ -247,7 +247,7 @@ impl Endpoint {
         response: reqwest::Response,
     ) -> Result<T, ChatError> {
         let limit = self.limits().whole_body;
-        let bytes = octopus_http::read_at_most(response, limit)
+        let bytes = octopus_provider_http::read_at_most(response, limit)
             .await
             .map_err(|e| self.error(Fault::Provider, format!("reading the response failed: {e}")))?
             .ok_or_else(|| self.too_long())?;
@@ -288,7 +288,7 @@ impl Endpoint {
         )
     }
 
-    fn failed(&self, failure: octopus_http::Failure) -> ChatError {
+    fn failed(&self, failure: octopus_provider_http::Failure) -> ChatError {
         let fault = match failure.status {
             _ if failure.destination_refused => Fault::Configuration,
             Some(401 | 403 | 404) => Fault::Configuration,

@@ -52,14 +52,14 @@ impl HttpEmbedderOptions {
     }
 }
 
-pub use octopus_http::install_tls_provider;
+pub use octopus_provider_http::install_tls_provider;
 
 /// An HTTP client for `options`: a read that waits longer than the request's
 /// timeout gives up (each request's deadline is set when it is sent).
 fn client(
     options: &HttpEmbedderOptions,
 ) -> Result<reqwest::Client, octopus_core::embedding::EmbedError> {
-    octopus_http::client(
+    octopus_provider_http::client(
         Duration::from_secs(10).min(options.timeout),
         options.timeout,
     )

@@ -1,5 +1,5 @@
 //! Sending one embedding request through the retries every provider client
-//! shares ([`octopus_http::send`]), read whole.
+//! shares ([`octopus_provider_http::send`]), read whole.
 
 use octopus_core::embedding::EmbedError;
 
@@ -12,7 +12,7 @@ pub async fn send(
     build: impl Fn() -> reqwest::RequestBuilder,
     error_message: fn(&str) -> Option<String>,
 ) -> Result<bytes::Bytes, EmbedError> {
-    let policy = octopus_http::RetryPolicy {
+    let policy = octopus_provider_http::RetryPolicy {
         max_retries: options.max_retries,
         max_retry_wait: options.max_retry_wait,
         timeout: options.timeout,
@@ -22,7 +22,7 @@ pub async fn send(
         message,
         retry_after,
     };
-    let response = octopus_http::send(provider, &policy, build, error_message)
+    let response = octopus_provider_http::send(provider, &policy, build, error_message)
         .await
         .map_err(|failure| failed(failure.message, failure.retry_after))?;
     response

@@ -12,7 +12,7 @@
 //!   operator bound to the agent's tenant (`[llm.tenant_keys]`), or none;
 //!   and unless `other_base_urls = "any"`, it must be a public address
 //!   (checked after resolution, by the client that connects:
-//!   `octopus_http::destinations`).
+//!   `octopus_provider_http::destinations`).
 //!
 //! A key bound to tenants is theirs alone: another tenant naming it is
 //! refused, wherever its agent points.
@@ -208,7 +208,7 @@ impl ModelAccess {
             )),
             OtherBaseUrls::Any => Ok(Destination::TenantChosen { public_only: false }),
             OtherBaseUrls::Public => {
-                octopus_http::destinations::check_literal(url)
+                octopus_provider_http::destinations::check_literal(url)
                     .map_err(|refused| format!("llm.base_url: {refused}"))?;
                 Ok(Destination::TenantChosen { public_only: true })
             }

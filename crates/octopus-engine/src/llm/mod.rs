@@ -87,7 +87,7 @@ impl LlmSettings {
 
     fn client_options(&self) -> ClientOptions {
         ClientOptions {
-            retry: octopus_http::RetryPolicy {
+            retry: octopus_provider_http::RetryPolicy {
                 max_retries: self.max_retries,
                 max_retry_wait: Duration::from_secs(self.max_retry_wait_secs),
                 timeout: Duration::from_secs(self.timeout_secs.max(1)),
@@ -220,7 +220,7 @@ impl ChatModels {
         );
         let (cell, build): (_, BuildClient) = if public_only {
             (&self.public_only_client, |options| {
-                octopus_http::destinations::public_only_client(
+                octopus_provider_http::destinations::public_only_client(
                     options.connect_timeout,
                     options.read_timeout,
                 )

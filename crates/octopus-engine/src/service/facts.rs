@@ -184,7 +184,7 @@ impl Octopus {
         };
         match model.chat(&request, None).await {
             Ok(reply) => read_changes(&reply.text, known, new).unwrap_or_else(|| {
-                tracing::warn!(answer = %octopus_http::excerpt(&reply.text),
+                tracing::warn!(answer = %octopus_provider_http::excerpt(&reply.text),
                     "the model's fact decisions hold no JSON; the new facts are added");
                 every_one_added()
             }),

@@ -467,7 +467,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON procedure asked for: {}",
                     model.model(),
-                    octopus_http::excerpt(&reply.text)
+                    octopus_provider_http::excerpt(&reply.text)
                 ),
             )
         })?;

@@ -47,7 +47,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON summary asked for: {}",
                     model.model(),
-                    octopus_http::excerpt(&reply.text)
+                    octopus_provider_http::excerpt(&reply.text)
                 ),
             )
         })

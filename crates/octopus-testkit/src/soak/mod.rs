@@ -66,7 +66,7 @@ pub struct Options {
 /// Runs the soak. Fails on a broken setup (the server does not start, wrk
 /// is missing); what the server does under the load is in the report.
 pub async fn run(options: Options) -> Result<Report, String> {
-    octopus_http::install_tls_provider();
+    octopus_provider_http::install_tls_provider();
     std::fs::create_dir_all(&options.work_dir).map_err(|e| e.to_string())?;
     let config = options.work_dir.join("octopus.toml");
     // No model is reachable: summaries stay extractive rather than waiting
