@@ -145,10 +145,16 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     runtime.block_on(async {
         let dir = tempfile::tempdir()?;
         let mut config = AppConfig::in_dir(dir.path(), EngineConfig::default());
-        config.engine.embedding.model_dir = options.model_dir.clone();
-        config.engine.embedding.precision =
-            serde_json::from_value(serde_json::Value::String(options.precision.clone()))
-                .map_err(|e| anyhow::anyhow!("--precision: {e}"))?;
+        config.engine.embedding = octopus_engine::EmbeddingSettings::Local(
+            octopus_engine::LocalEmbedding {
+                model_dir: options.model_dir.clone(),
+                precision: serde_json::from_value(serde_json::Value::String(
+                    options.precision.clone(),
+                ))
+                .map_err(|e| anyhow::anyhow!("--precision: {e}"))?,
+                ..octopus_engine::LocalEmbedding::default()
+            },
+        );
         // No model to call here: summaries are extractive, as on a server
         // without one (recall is measured over turns, without summaries).
         config.engine.llm.summarise_episodes = false;
@@ -158,7 +164,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         }
         // Every latency includes the question's embedding: no query vector
         // is reused between modes.
-        config.engine.embedding.query_cache_entries = 0;
+        config.engine.embedding.set_query_cache_entries(0);
         if let Some(url) = &options.qdrant {
             config.vectors.backend = Some(VectorBackend::Qdrant);
             config.vectors.qdrant.url = url.clone();

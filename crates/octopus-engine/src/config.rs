@@ -1,7 +1,5 @@
 //! The engine's settings.
 
-use std::path::PathBuf;
-
 use octopus_core::message::MessageLimits;
 use serde::{Deserialize, Serialize};
 
@@ -50,91 +48,9 @@ impl Default for WorkerSettings {
     }
 }
 
-/// Which model embeds text.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct EmbeddingSettings {
-    pub provider: EmbeddingProvider,
-    /// `local`: a folder with `model.safetensors`, `tokenizer.json` and
-    /// `config.json` (and the sentence-transformers configs); the cached
-    /// all-MiniLM-L6-v2 when absent.
-    pub model_dir: Option<PathBuf>,
-    /// HTTP providers: the endpoint, in full (for Azure, the deployment's
-    /// `…/embeddings?api-version=…`).
-    pub url: Option<String>,
-    /// HTTP providers: the model name sent with each request.
-    pub model: Option<String>,
-    /// HTTP providers: the length of the model's vectors.
-    pub dimension: Option<usize>,
-    /// HTTP providers: the environment variable holding the API key, so the key
-    /// itself never sits in a config file.
-    pub api_key_env: Option<String>,
-    /// HTTP providers: most texts in one request.
-    pub batch_size: usize,
-    /// HTTP providers: retries after a 429, a 5xx or a lost connection.
-    pub max_retries: u32,
-    /// Vectors of this many recent query texts kept, so that a text asked
-    /// again is not embedded again; 0 keeps none.
-    pub query_cache_entries: usize,
-    /// `local`: the number format of the model's dense layers.
-    pub precision: EmbeddingPrecision,
-}
-
-/// The number format the local model's dense layers compute in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EmbeddingPrecision {
-    /// bf16 where the CPU multiplies it (AVX-512 BF16), f32 elsewhere.
-    #[default]
-    Auto,
-    /// f32 always: the reference's vectors to within rounding.
-    F32,
-    /// bf16 always: the server refuses to start on a CPU without it.
-    Bf16,
-}
-
-impl Default for EmbeddingSettings {
-    fn default() -> Self {
-        Self {
-            provider: EmbeddingProvider::Local,
-            model_dir: None,
-            url: None,
-            model: None,
-            dimension: None,
-            api_key_env: None,
-            batch_size: 64,
-            max_retries: 3,
-            query_cache_entries: 1024,
-            precision: EmbeddingPrecision::default(),
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EmbeddingProvider {
-    /// In-process, on CPU: nothing leaves the machine.
-    #[default]
-    Local,
-    /// OpenAI's `/v1/embeddings`, or any server that speaks it.
-    Openai,
-    /// Azure OpenAI: the same format, an `api-key` header.
-    AzureOpenai,
-    /// Ollama's `/api/embed`.
-    Ollama,
-}
-
-impl EmbeddingProvider {
-    /// The name the configuration file uses.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Local => "local",
-            Self::Openai => "openai",
-            Self::AzureOpenai => "azure_openai",
-            Self::Ollama => "ollama",
-        }
-    }
-}
+pub use crate::embedding_settings::{
+    EmbeddingPrecision, EmbeddingSettings, HttpEmbedding, LocalEmbedding,
+};
 
 /// Bounds on what one request may ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

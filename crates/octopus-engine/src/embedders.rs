@@ -5,41 +5,47 @@ use std::sync::Arc;
 use octopus_core::embedding::{EmbedError, Embedder};
 use octopus_embed::http::{HttpEmbedderOptions, OllamaEmbedder, OpenAiAuth, OpenAiEmbedder};
 
-use crate::config::{EmbeddingProvider, EmbeddingSettings};
+use crate::config::{EmbeddingSettings, HttpEmbedding, LocalEmbedding};
 
 /// Checks what can be checked without loading a model or calling a provider,
 /// so that a broken configuration stops the server at start, not at the first
-/// ingest.
+/// ingest. (What is missing is refused when the file is read.)
 pub fn check(config: &EmbeddingSettings) -> Result<(), String> {
-    if config.provider == EmbeddingProvider::Local {
-        return local_model_built();
+    match config {
+        EmbeddingSettings::Local(_) => local_model_built(),
+        EmbeddingSettings::Openai(http) | EmbeddingSettings::Ollama(http) => {
+            http_options(http)?;
+            api_key(http).map(|_| ())
+        }
+        EmbeddingSettings::AzureOpenai(http) => {
+            http_options(http)?;
+            azure_key(http).map(|_| ())
+        }
     }
-    http_options(config).map(|_| ())?;
-    api_key(config).map(|_| ())
 }
 
 /// Builds the embedder. Loading the local model reads ~90 MB and takes a
 /// moment: call from a blocking thread.
 pub fn build(config: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, EmbedError> {
-    let options = || http_options(config).map_err(EmbedError::Model);
-    let key = || api_key(config).map_err(EmbedError::Model);
-    Ok(match config.provider {
-        EmbeddingProvider::Local => local(config)?,
-        EmbeddingProvider::Openai => Arc::new(OpenAiEmbedder::new(
-            options()?,
-            key()?.map_or(OpenAiAuth::None, OpenAiAuth::Bearer),
+    let options = |http| http_options(http).map_err(EmbedError::Model);
+    Ok(match config {
+        EmbeddingSettings::Local(local_settings) => local(local_settings)?,
+        EmbeddingSettings::Openai(http) => Arc::new(OpenAiEmbedder::new(
+            options(http)?,
+            api_key(http)
+                .map_err(EmbedError::Model)?
+                .map_or(OpenAiAuth::None, OpenAiAuth::Bearer),
         )?),
-        EmbeddingProvider::AzureOpenai => {
-            let key = key()?
-                .ok_or_else(|| EmbedError::Model("azure_openai needs `api_key_env`".into()))?;
-            Arc::new(OpenAiEmbedder::new(options()?, OpenAiAuth::ApiKey(key))?)
-        }
-        EmbeddingProvider::Ollama => Arc::new(OllamaEmbedder::new(options()?)?),
+        EmbeddingSettings::AzureOpenai(http) => Arc::new(OpenAiEmbedder::new(
+            options(http)?,
+            OpenAiAuth::ApiKey(azure_key(http).map_err(EmbedError::Model)?),
+        )?),
+        EmbeddingSettings::Ollama(http) => Arc::new(OllamaEmbedder::new(options(http)?)?),
     })
 }
 
 #[cfg(feature = "local-embeddings")]
-fn local(config: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, EmbedError> {
+fn local(config: &LocalEmbedding) -> Result<Arc<dyn Embedder>, EmbedError> {
     let dir = config
         .model_dir
         .clone()
@@ -59,7 +65,7 @@ fn local(config: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, EmbedError> {
 }
 
 #[cfg(not(feature = "local-embeddings"))]
-fn local(_: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, EmbedError> {
+fn local(_: &LocalEmbedding) -> Result<Arc<dyn Embedder>, EmbedError> {
     Err(EmbedError::Model(LOCAL_MISSING.into()))
 }
 
@@ -73,27 +79,25 @@ fn local_model_built() -> Result<(), String> {
     Ok(())
 }
 
-fn http_options(config: &EmbeddingSettings) -> Result<HttpEmbedderOptions, String> {
-    let provider = config.provider.as_str();
-    let missing = |field: &str| format!("embedding provider {provider} needs `embedding.{field}`");
-    let url = config.url.clone().ok_or_else(|| missing("url"))?;
+fn http_options(config: &HttpEmbedding) -> Result<HttpEmbedderOptions, String> {
+    let url = &config.url;
     if !url.starts_with("http://") && !url.starts_with("https://") {
         return Err(format!(
             "`embedding.url` must start with http:// or https://, not {url:?}"
         ));
     }
-    let model = config.model.clone().ok_or_else(|| missing("model"))?;
-    let dimension = config
-        .dimension
-        .filter(|d| *d > 0)
-        .ok_or_else(|| missing("dimension"))?;
-    let mut options = HttpEmbedderOptions::new(url, model, dimension);
+    if config.dimension == 0 {
+        return Err(
+            "`embedding.dimension` must be the length of the model's vectors, not 0".into(),
+        );
+    }
+    let mut options = HttpEmbedderOptions::new(url.clone(), config.model.clone(), config.dimension);
     options.batch_size = config.batch_size.max(1);
     options.max_retries = config.max_retries;
     Ok(options)
 }
 
-fn api_key(config: &EmbeddingSettings) -> Result<Option<String>, String> {
+fn api_key(config: &HttpEmbedding) -> Result<Option<String>, String> {
     let Some(name) = &config.api_key_env else {
         return Ok(None);
     };
@@ -105,40 +109,42 @@ fn api_key(config: &EmbeddingSettings) -> Result<Option<String>, String> {
     }
 }
 
+/// Azure OpenAI takes no request without a key.
+fn azure_key(config: &HttpEmbedding) -> Result<String, String> {
+    api_key(config)?
+        .ok_or_else(|| "embedding provider azure_openai needs `embedding.api_key_env`".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn an_http_provider_without_its_settings_is_refused_at_start() {
-        let mut config = EmbeddingSettings {
-            provider: EmbeddingProvider::Openai,
-            ..EmbeddingSettings::default()
-        };
-        assert_eq!(
-            check(&config).unwrap_err(),
-            "embedding provider openai needs `embedding.url`"
+    fn an_http_provider_with_unusable_settings_is_refused_at_start() {
+        let mut http = HttpEmbedding::new(
+            "api.openai.com/v1/embeddings",
+            "text-embedding-3-small",
+            1536,
         );
-        config.url = Some("api.openai.com/v1/embeddings".into());
-        assert!(check(&config).unwrap_err().contains("must start with http"));
-        config.url = Some("https://api.openai.com/v1/embeddings".into());
-        config.model = Some("text-embedding-3-small".into());
+        let openai = |http: &HttpEmbedding| check(&EmbeddingSettings::Openai(http.clone()));
+        assert!(openai(&http).unwrap_err().contains("must start with http"));
+        http.url = "https://api.openai.com/v1/embeddings".into();
+        assert_eq!(openai(&http), Ok(()));
+        http.dimension = 0;
+        assert!(openai(&http).unwrap_err().contains("`embedding.dimension`"));
+        http.dimension = 1536;
+        http.api_key_env = Some("OCTOPUS_TEST_UNSET_VARIABLE".into());
         assert!(
-            check(&config)
-                .unwrap_err()
-                .contains("`embedding.dimension`")
-        );
-        config.dimension = Some(1536);
-        assert_eq!(check(&config), Ok(()));
-        config.api_key_env = Some("OCTOPUS_TEST_UNSET_VARIABLE".into());
-        assert!(
-            check(&config)
+            openai(&http)
                 .unwrap_err()
                 .contains("OCTOPUS_TEST_UNSET_VARIABLE")
         );
+        http.api_key_env = None;
+        let azure = check(&EmbeddingSettings::AzureOpenai(http)).unwrap_err();
+        assert!(azure.contains("`embedding.api_key_env`"), "{azure}");
         let local = check(&EmbeddingSettings::default());
         if cfg!(feature = "local-embeddings") {
-            assert_eq!(local, Ok(()), "local needs nothing");
+            assert_eq!(local, Ok(()));
         } else {
             assert!(local.unwrap_err().contains("local-embeddings"));
         }

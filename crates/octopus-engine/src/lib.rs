@@ -11,6 +11,7 @@
 mod cache;
 pub mod config;
 mod embedders;
+mod embedding_settings;
 mod embedding_stats;
 mod error;
 pub mod free_memory;
@@ -24,7 +25,7 @@ pub mod quotas;
 mod service;
 pub mod token_counting;
 
-pub use config::{EmbeddingProvider, EmbeddingSettings, EngineConfig, Limits};
+pub use config::{EmbeddingSettings, EngineConfig, HttpEmbedding, Limits, LocalEmbedding};
 pub use embedding_stats::{EmbeddingPurpose, EmbeddingStats};
 pub use error::{Error, Result};
 pub use job_stats::MemoryJobStats;

@@ -154,7 +154,7 @@ impl Octopus {
         );
         octopus.job_lease = Duration::from_secs(config.worker.job_lease_secs.max(1));
         octopus.recall_weights = config.recall;
-        octopus.query_vectors = query_vectors(config.embedding.query_cache_entries);
+        octopus.query_vectors = query_vectors(config.embedding.query_cache_entries());
         octopus
     }
 
@@ -185,7 +185,7 @@ impl Octopus {
             pattern_sizes: Arc::new(TtlCache::new(Duration::from_secs(3600), 100_000)),
             recall_weights: RankingWeights::default(),
             query_vectors: query_vectors(
-                crate::config::EmbeddingSettings::default().query_cache_entries,
+                crate::config::EmbeddingSettings::default().query_cache_entries(),
             ),
         }
     }

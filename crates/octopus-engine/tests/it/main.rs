@@ -30,13 +30,11 @@ fn fixture_limits() -> octopus_engine::Limits {
 
 /// Embeddings from the fake Ollama server at `url` (`fake_providers::serve`).
 fn fake_ollama_embedding(url: &str) -> octopus_engine::EmbeddingSettings {
-    octopus_engine::EmbeddingSettings {
-        provider: octopus_engine::EmbeddingProvider::Ollama,
-        url: Some(format!("{url}/api/embed")),
-        model: Some("nomic-embed-text".into()),
-        dimension: Some(octopus_testkit::fake_providers::DIMENSION),
-        ..octopus_engine::EmbeddingSettings::default()
-    }
+    octopus_engine::EmbeddingSettings::Ollama(octopus_engine::HttpEmbedding::new(
+        format!("{url}/api/embed"),
+        "nomic-embed-text",
+        octopus_testkit::fake_providers::DIMENSION,
+    ))
 }
 
 /// Where a test's data lives: SQLite files in a temporary directory, or a

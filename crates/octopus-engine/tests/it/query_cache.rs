@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use octopus_core::recall::RecallQuery;
-use octopus_engine::config::EmbeddingSettings;
 use octopus_engine::{EngineConfig, Octopus};
 use octopus_testkit::fake_providers::{self, Provider};
 use serde_json::json;
@@ -21,14 +20,13 @@ async fn engine(entries: usize) -> (Octopus, Arc<Provider>, tempfile::TempDir) {
     let provider = Arc::new(Provider::default());
     let url = fake_providers::serve(Arc::clone(&provider)).await;
     let dir = tempfile::tempdir().unwrap();
+    let mut embedding = crate::fake_ollama_embedding(&url);
+    embedding.set_query_cache_entries(entries);
     let octopus = crate::open_in(
         dir.path(),
         EngineConfig {
             limits: crate::fixture_limits(),
-            embedding: EmbeddingSettings {
-                query_cache_entries: entries,
-                ..crate::fake_ollama_embedding(&url)
-            },
+            embedding,
             ..EngineConfig::default()
         },
     )

@@ -322,13 +322,12 @@ async fn vectors_of_another_model_are_embedded_again_on_import() {
     let provider = std::sync::Arc::new(octopus_testkit::fake_providers::Provider::default());
     let url = octopus_testkit::fake_providers::serve(provider.clone()).await;
     let second = TestServer::with_engine(Default::default(), |engine| {
-        engine.embedding = octopus_engine::config::EmbeddingSettings {
-            provider: octopus_engine::config::EmbeddingProvider::Ollama,
-            url: Some(format!("{url}/api/embed")),
-            model: Some("nomic-embed-text".into()),
-            dimension: Some(octopus_testkit::fake_providers::DIMENSION),
-            ..Default::default()
-        };
+        engine.embedding =
+            octopus_engine::EmbeddingSettings::Ollama(octopus_engine::HttpEmbedding::new(
+                format!("{url}/api/embed"),
+                "nomic-embed-text",
+                octopus_testkit::fake_providers::DIMENSION,
+            ));
     })
     .await;
     let (status, report) = import(&second, ADMIN_KEY, &dump).await;

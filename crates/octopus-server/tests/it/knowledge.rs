@@ -347,19 +347,17 @@ async fn hits_first_chunk_id(server: &TestServer, key: &str, base: &str) -> Stri
 
 #[tokio::test]
 async fn a_configured_http_provider_embeds_and_its_refusal_stores_nothing() {
-    use octopus_engine::{EmbeddingProvider, EmbeddingSettings};
+    use octopus_engine::{EmbeddingSettings, HttpEmbedding};
     use octopus_testkit::fake_providers::{DIMENSION, Provider, serve};
 
     let provider = std::sync::Arc::new(Provider::default());
     let url = serve(std::sync::Arc::clone(&provider)).await;
     let server = TestServer::with_engine(Default::default(), |engine| {
-        engine.embedding = EmbeddingSettings {
-            provider: EmbeddingProvider::Ollama,
-            url: Some(format!("{url}/api/embed")),
-            model: Some("nomic-embed-text".into()),
-            dimension: Some(DIMENSION),
-            ..EmbeddingSettings::default()
-        };
+        engine.embedding = EmbeddingSettings::Ollama(HttpEmbedding::new(
+            format!("{url}/api/embed"),
+            "nomic-embed-text",
+            DIMENSION,
+        ));
     })
     .await;
     let seeded = seed(&server, "acme").await;
