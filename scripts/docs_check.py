@@ -2,7 +2,8 @@
 """Checks the documentation the way a reader meets it.
 
     docs_check.py links             every relative link and anchor resolves
-    docs_check.py words             no text a user reads tells how it was developed
+    docs_check.py words             no text a user reads tells how it was developed,
+                                    and every source file says its job
     docs_check.py run WORKDIR       runs the book's runnable blocks, in order, and
                                     compares each shown output with what came out
 
@@ -35,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "docs" / "src"
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", re.M | re.S)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+REPOSITORY_PATH = re.compile(r"(?<![\w/.-])((?:crates|scripts|clients|config|docs)/[\w./*{}<>-]+)")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$", re.M)
 
 
@@ -90,6 +92,11 @@ def check_links():
                     problems.append(f"{where}: no heading with anchor #{anchor}")
             if document.is_relative_to(BOOK) and not resolved.is_relative_to(BOOK):
                 problems.append(f"{where}: leaves the book (link to the repository's file by its URL instead)")
+        # A file of the repository named in the text exists.
+        for named in REPOSITORY_PATH.findall(document.read_text()):
+            named = named.rstrip(".,;:)")
+            if not any(c in named for c in "*{<") and not (ROOT / named).exists():
+                problems.append(f"{document.relative_to(ROOT)}: names {named}, which does not exist")
     return problems
 
 
@@ -121,6 +128,16 @@ def check_words():
                 found = pattern.search(line)
                 if found:
                     problems.append(f"{path.relative_to(ROOT)}:{number}: {what}: {found.group(0)!r}")
+    return problems
+
+
+def check_module_docs():
+    """Every source file opens with a `//!` line saying its job."""
+    problems = []
+    for path in sorted((ROOT / "crates").glob("*/src/**/*.rs")):
+        first = path.read_text().split("\n", 1)[0]
+        if not first.startswith("//!"):
+            problems.append(f"{path.relative_to(ROOT)}: opens without a //! line saying its job")
     return problems
 
 
@@ -278,7 +295,7 @@ def main():
     if command == "links":
         problems = check_links()
     elif command == "words":
-        problems = check_words()
+        problems = check_words() + check_module_docs()
     elif command == "run" and len(sys.argv) == 3:
         problems = run(sys.argv[2])
     else:

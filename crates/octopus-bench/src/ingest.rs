@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use octopus_app::AppConfig;
 use octopus_app::settings::StorageBackend;
+use octopus_core::appending::AppendMessages;
 use octopus_core::message::Role;
-use octopus_core::store::{AppendMessages, EpisodeStore, Store};
+use octopus_core::store::{EpisodeStore, Store};
 use octopus_core::{TenantId, now};
 use octopus_engine::{EngineConfig, Octopus};
 use serde_json::{Value, json};
@@ -124,7 +125,7 @@ async fn postgres_store_api(
                         messages,
                         idle_timeout: chrono::Duration::hours(1),
                         now: now(),
-                        work_class: octopus_core::recall::WorkClass::Live,
+                        work_class: octopus_core::memory_jobs::WorkClass::Live,
                         follows: None,
                     };
                     let t = Instant::now();
@@ -172,7 +173,7 @@ async fn store_api(options: &Options, turns: &[String], detect: bool) -> anyhow:
     let started = Instant::now();
     let mut latencies = Vec::with_capacity(batches);
     for b in 0..batches {
-        let mut messages: Vec<octopus_core::store::MessageRecord> = (0..100)
+        let mut messages: Vec<octopus_core::appending::MessageRecord> = (0..100)
             .map(|i| {
                 let n = b * 100 + i;
                 setup::text_message(
@@ -206,7 +207,7 @@ async fn store_api(options: &Options, turns: &[String], detect: bool) -> anyhow:
             messages,
             idle_timeout: chrono::Duration::hours(1),
             now: now(),
-            work_class: octopus_core::recall::WorkClass::Live,
+            work_class: octopus_core::memory_jobs::WorkClass::Live,
             follows: None,
         };
         let t = Instant::now();

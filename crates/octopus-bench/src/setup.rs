@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, Utc};
 use octopus_core::agent::Agent;
+use octopus_core::appending::MessageRecord;
 use octopus_core::message::{MessageContent, Role};
-use octopus_core::store::MessageRecord;
 use octopus_core::{MessageId, TenantId};
 use octopus_engine::Octopus;
 use serde_json::json;
@@ -181,12 +181,13 @@ pub async fn complete_memory_jobs<'a>(
 
 /// What the worker would make of one job, from vectors already at hand.
 fn stand_in_outcome<'a>(
-    work: &octopus_core::recall::MemoryWork,
+    work: &octopus_core::memory_jobs::MemoryWork,
     vector_of: &impl Fn(&str) -> anyhow::Result<&'a [f32]>,
     dimension: usize,
-) -> anyhow::Result<octopus_core::recall::JobOutcome> {
+) -> anyhow::Result<octopus_core::memory_jobs::JobOutcome> {
+    use octopus_core::embedded_text::embedded_text;
     use octopus_core::episode::{EpisodeSummary, SummarySource};
-    use octopus_core::recall::{JobOutcome, MemoryWork, SummarisedEpisode, embedded_text};
+    use octopus_core::memory_jobs::{JobOutcome, MemoryWork, SummarisedEpisode};
     Ok(match work {
         MemoryWork::EmbedMessage(message) => JobOutcome::MessageEmbedded {
             message: message.id,

@@ -1,54 +1,52 @@
-//! The domain of Octopus and the ports its storage backends implement.
+//! The domain of Octopus and the ports its backends implement. This crate
+//! does no input or output; it is what every other crate agrees on.
 //!
-//! This crate does no IO. It holds:
-//! - the entities of the four memories and their tenancy ([`tenant`], [`agent`],
-//!   [`conversation`], [`episode`], [`message`], [`procedure`]), with the validation
-//!   rules that every entry point shares;
-//! - the storage ports ([`store`]): narrow async traits whose doc comments are the
-//!   contract every backend must honour (the conformance suite in `octopus-testkit`
-//!   checks it);
-//! - small pure helpers: token estimates ([`tokens`]), key hashing inputs.
+//! Its modules, by folder:
+//! - `entities/`: what Octopus stores ([`tenant`], [`agent`], [`conversation`],
+//!   [`episode`], [`message`], [`knowledge`], [`procedure`], [`fact`]), their
+//!   ids and pages, the [`bounds`] of free-form input, and the [`dump`];
+//! - `ports/`: the traits storage ([`store`]), vector indexes ([`vectors`]),
+//!   embedders ([`embedding`]) and chat models ([`chat`]) implement; their doc
+//!   comments are the contract, and the conformance suite in
+//!   `octopus-testkit` holds every backend to it;
+//! - `store_rules/`: the decisions stores make in their own transactions,
+//!   written once ([`appending`], [`memory_jobs`] and the fair claims of
+//!   [`job_turns`], [`memory_vectors`] and [`memory_rows`], [`search`],
+//!   [`vector_lag`], [`forget`]);
+//! - `retrieval/`: what is embedded ([`embedded_text`]), [`chunking`],
+//!   [`summary`], [`tokens`], and [`recall`] with its ranking
+//!   ([`fusion`], [`recall_ranking`], [`speakers`], [`dates_named`]);
+//! - `context/`: working memory ([`working_memory`], [`chat_history`],
+//!   [`episodic_snippets`]);
+//! - [`pii`]: finding and redacting personal data.
 //!
-//! Every store method that touches tenant data takes a [`TenantId`]: isolation is
-//! part of each signature, not a filter a caller may forget.
+//! The folders are for reading: each module is reached from the crate's root
+//! (`octopus_core::agent`). Every store method that touches tenant data takes
+//! a [`TenantId`]: isolation is part of each signature, not a filter a caller
+//! may forget.
 
 #![forbid(unsafe_code)]
 
-pub mod agent;
-pub mod appending;
-pub mod bounds;
-pub mod chat;
-pub mod chat_history;
-pub mod chunking;
-pub mod conversation;
-pub mod dates_named;
-pub mod dump;
-pub mod embedding;
-pub mod episode;
-pub mod episodic_snippets;
 mod error;
-pub mod fact;
-pub mod forget;
-pub mod fusion;
-pub mod ids;
-pub mod job_turns;
-pub mod knowledge;
-pub mod memory_rows;
-pub mod message;
-pub mod page;
 pub mod pii;
-pub mod procedure;
-pub mod recall;
-pub mod recall_ranking;
-pub mod search;
-pub mod speakers;
-pub mod store;
-pub mod summary;
-pub mod tenant;
-pub mod tokens;
-pub mod vector_lag;
-pub mod vectors;
-pub mod working_memory;
+
+mod entities;
+pub use entities::{
+    agent, bounds, conversation, dump, episode, fact, ids, knowledge, message, page, procedure,
+    tenant,
+};
+mod ports;
+pub use ports::{chat, embedding, store, vectors};
+mod store_rules;
+pub use store_rules::{
+    appending, forget, job_turns, memory_jobs, memory_rows, memory_vectors, search, vector_lag,
+};
+mod retrieval;
+pub use retrieval::{
+    chunking, dates_named, embedded_text, fusion, recall, recall_ranking, speakers, summary, tokens,
+};
+mod context;
+pub use context::{chat_history, episodic_snippets, working_memory};
 
 pub use error::{DomainCode, Error, Result};
 pub use ids::{

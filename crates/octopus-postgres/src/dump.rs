@@ -9,8 +9,8 @@ use octopus_core::dump::{
 };
 use octopus_core::episode::Episode;
 use octopus_core::knowledge::{Chunk, ChunkMetadata};
+use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::Message;
-use octopus_core::recall::WorkClass;
 use octopus_core::store::DumpStore;
 use octopus_core::{AgentId, EpisodeId, Error as DomainError, Result, TenantId, Timestamp};
 use sqlx_core::executor::Executor;
@@ -351,7 +351,8 @@ async fn store_record(
                 None => episode_agent(tx, tenant, message.episode_id).await?,
             };
             insert_message(tx, tenant, message.clone(), now).await?;
-            if octopus_core::recall::worth_embedding(message.role, message.content.as_ref()) {
+            if octopus_core::embedded_text::worth_embedding(message.role, message.content.as_ref())
+            {
                 crate::jobs::queue_messages(
                     tx,
                     tenant,

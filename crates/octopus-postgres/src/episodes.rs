@@ -3,14 +3,16 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use octopus_core::appending::{AppendMessages, MessageRecord};
 use octopus_core::appending::{Closing, Placement};
 use octopus_core::episode::{
     CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages, Restore,
     SummarySource,
 };
+use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::Message;
-use octopus_core::recall::{Adjacent, MessagePosition, MessageWindow, WorkClass};
-use octopus_core::store::{AppendMessages, EpisodeStore, MessageRecord};
+use octopus_core::recall::{Adjacent, MessagePosition, MessageWindow};
+use octopus_core::store::EpisodeStore;
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, Result, TenantId,
     Timestamp,

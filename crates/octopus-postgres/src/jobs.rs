@@ -3,7 +3,7 @@
 //! server to claim (`memory.rs`).
 
 use chrono::{DateTime, Utc};
-use octopus_core::recall::WorkClass;
+use octopus_core::memory_jobs::WorkClass;
 use octopus_core::{AgentId, EpisodeId, TenantId};
 use sqlx_core::query::query;
 use uuid::Uuid;

@@ -15,10 +15,10 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
-use octopus_core::recall::{
-    Followup, JobOutcome, MemoryJob, MemoryQueue, MemoryVectorFields, MemoryVectorHit,
-    MemoryVectorQuery, MemoryWork, SummarisedEpisode, Unpark,
+use octopus_core::memory_jobs::{
+    Followup, JobOutcome, MemoryJob, MemoryQueue, MemoryWork, SummarisedEpisode, Unpark,
 };
+use octopus_core::memory_vectors::{MemoryVectorFields, MemoryVectorHit, MemoryVectorQuery};
 use octopus_core::store::MemoryStore;
 use octopus_core::vectors::{Point, VectorChange, VectorSet};
 use octopus_core::{

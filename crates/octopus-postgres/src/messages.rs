@@ -5,11 +5,11 @@
 //! more than writing a row.
 
 use chrono::{DateTime, Utc};
+use octopus_core::appending::MessageRecord;
 use octopus_core::appending::{self, OpenEpisode, Placement};
 use octopus_core::chat::Usage;
 use octopus_core::conversation::Conversation;
 use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
-use octopus_core::store::MessageRecord;
 use octopus_core::{AgentId, ConversationId, EpisodeId, MessageId, TenantId};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
@@ -151,7 +151,7 @@ pub(crate) async fn append_in(
             }
         };
         let episode = open.insert(episode);
-        if octopus_core::recall::worth_embedding(r.role, r.content.as_ref()) {
+        if octopus_core::embedded_text::worth_embedding(r.role, r.content.as_ref()) {
             embed.push(r.id.0);
         }
         let message = episode.add(r, batch);

@@ -10,9 +10,11 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use octopus_core::knowledge::ChunkMetadata;
 use octopus_core::knowledge::point_fields;
-use octopus_core::memory_rows::{MemoryRowFilter, best};
-use octopus_core::recall::{MemoryKind, memory_point_fields};
+use octopus_core::memory_rows::MemoryRowFilter;
+use octopus_core::memory_vectors::memory_point_fields;
+use octopus_core::recall::MemoryKind;
 pub(crate) use octopus_core::vectors::CommittedChange as Committed;
+use octopus_core::vectors::best;
 use octopus_core::vectors::{
     Nearest, PointFields, ScoredKey, SetState, VectorChange, VectorKind, VectorRows, VectorSet,
 };

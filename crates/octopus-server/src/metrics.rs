@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use octopus_core::recall::MemoryQueue;
+use octopus_core::memory_jobs::MemoryQueue;
 use octopus_engine::{EmbeddingStats, MemoryJobStats};
 
 /// Upper bounds of the latency histogram's buckets, in seconds.

@@ -9,8 +9,8 @@ use octopus_core::dump::{
 };
 use octopus_core::episode::Episode;
 use octopus_core::knowledge::Chunk;
+use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::Message;
-use octopus_core::recall::WorkClass;
 use octopus_core::store::DumpStore;
 use octopus_core::{AgentId, EpisodeId, Result, TenantId, Timestamp};
 use rusqlite::{Connection, Transaction, params};
@@ -315,7 +315,8 @@ fn store_record(
                 None => episode_agent(tx, tenant, message.episode_id)?,
             };
             insert_message(tx, tenant, &message, now)?;
-            if octopus_core::recall::worth_embedding(message.role, message.content.as_ref()) {
+            if octopus_core::embedded_text::worth_embedding(message.role, message.content.as_ref())
+            {
                 crate::jobs::queue_message(tx, tenant, agent, message.id, now, WorkClass::Bulk)?;
             }
         }

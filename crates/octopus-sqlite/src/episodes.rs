@@ -2,14 +2,15 @@
 //! episodes and their messages.
 
 use async_trait::async_trait;
+use octopus_core::appending::{AppendMessages, MessageRecord};
 use octopus_core::appending::{Closing, Placement};
 use octopus_core::episode::{
     CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages, Restore,
 };
+use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::Message;
-use octopus_core::recall::WorkClass;
 use octopus_core::recall::{Adjacent, MessagePosition, MessageWindow};
-use octopus_core::store::{AppendMessages, EpisodeStore, MessageRecord};
+use octopus_core::store::EpisodeStore;
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, Result, TenantId,
     Timestamp,

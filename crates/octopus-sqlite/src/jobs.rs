@@ -2,7 +2,7 @@
 //! an import queues in its own transaction, for the memory worker to claim
 //! ([`MemoryStore`](octopus_core::store::MemoryStore) in `memory.rs`).
 
-use octopus_core::recall::WorkClass;
+use octopus_core::memory_jobs::WorkClass;
 use octopus_core::{AgentId, EpisodeId, MessageId, TenantId};
 use rusqlite::{Connection, params};
 

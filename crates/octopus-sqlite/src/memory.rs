@@ -9,11 +9,12 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
-use octopus_core::message::Message;
-use octopus_core::recall::{
-    Followup, JobOutcome, MemoryJob, MemoryKind, MemoryQueue, MemoryVectorFields, MemoryVectorHit,
-    MemoryVectorQuery, MemoryWork, SummarisedEpisode, Unpark,
+use octopus_core::memory_jobs::{
+    Followup, JobOutcome, MemoryJob, MemoryQueue, MemoryWork, SummarisedEpisode, Unpark,
 };
+use octopus_core::memory_vectors::{MemoryVectorFields, MemoryVectorHit, MemoryVectorQuery};
+use octopus_core::message::Message;
+use octopus_core::recall::MemoryKind;
 use octopus_core::store::MemoryStore;
 use octopus_core::vectors::{Point, SetState, VectorChange, VectorSet};
 use octopus_core::{

@@ -1,9 +1,9 @@
 //! Appending messages, and reading them back.
 
+use octopus_core::appending::MessageRecord;
 use octopus_core::appending::{self, OpenEpisode, Placement};
 use octopus_core::chat::Usage;
 use octopus_core::message::{Message, MessageContent, Role, ToolCallRecord};
-use octopus_core::store::MessageRecord;
 use octopus_core::{AgentId, ConversationId, EpisodeId, MessageId, TenantId, Timestamp};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
@@ -59,7 +59,7 @@ pub(crate) struct EncodedMessage {
 
 pub(crate) fn encode(record: MessageRecord) -> EncodedMessage {
     EncodedMessage {
-        embed: octopus_core::recall::worth_embedding(record.role, record.content.as_ref()),
+        embed: octopus_core::embedded_text::worth_embedding(record.role, record.content.as_ref()),
         content: record.content.as_ref().map(codec::encode_json),
         tool_calls: (!record.tool_calls.is_empty()).then(|| codec::encode_json(&record.tool_calls)),
         redacted: record

@@ -174,7 +174,7 @@ pub async fn idle_episodes_are_swept_closed_once(backend: &impl Backend) {
         .await
         .unwrap();
     assert!(jobs.iter().any(|job| matches!(&job.work,
-        octopus_core::recall::MemoryWork::SummariseEpisode(e) if e.episode.id == quiet[0].episode_id)));
+        octopus_core::memory_jobs::MemoryWork::SummariseEpisode(e) if e.episode.id == quiet[0].episode_id)));
     // The next message opens a new episode.
     let next = acme.say(&*store, fixtures::at(9, 2), &["back"]).await;
     assert_ne!(next[0].episode_id, quiet[0].episode_id);

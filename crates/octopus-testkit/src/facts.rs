@@ -10,8 +10,9 @@ use octopus_core::dump::{DumpEnd, DumpHeader, DumpRecord};
 use octopus_core::episode::{CloseEpisode, EndReason, EpisodeSummary, SummarySource};
 use octopus_core::fact::{Fact, FactFilter, FactSearchQuery, NewFact};
 use octopus_core::forget::ForgetUser;
+use octopus_core::memory_jobs::{JobOutcome, MemoryWork, SummarisedEpisode};
 use octopus_core::message::Message;
-use octopus_core::recall::{JobOutcome, MemoryKind, MemoryWork, SummarisedEpisode};
+use octopus_core::recall::MemoryKind;
 use octopus_core::store::{Page, Store};
 use octopus_core::{EpisodeId, FactId, Timestamp, now};
 
@@ -77,7 +78,10 @@ async fn close_learning(store: &dyn Store, world: &World, said: &[Message], fact
 
 /// Claims jobs until the summary job of `episode` comes; the others are
 /// left to their lease.
-async fn summary_job(store: &dyn Store, episode: EpisodeId) -> octopus_core::recall::MemoryJob {
+async fn summary_job(
+    store: &dyn Store,
+    episode: EpisodeId,
+) -> octopus_core::memory_jobs::MemoryJob {
     let jobs = store.claim_memory_jobs(100, now(), LEASE).await.unwrap();
     jobs.into_iter()
         .find(|job| matches!(&job.work, MemoryWork::SummariseEpisode(e) if e.episode.id == episode))

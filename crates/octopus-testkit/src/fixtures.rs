@@ -2,10 +2,11 @@
 
 use chrono::Duration;
 use octopus_core::agent::{Agent, LlmConfig, LlmProvider, MemoryConfig};
+use octopus_core::appending::{AppendMessages, MessageRecord};
 use octopus_core::conversation::Conversation;
+use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::{MessageContent, Role};
-use octopus_core::recall::WorkClass;
-use octopus_core::store::{AppendMessages, MessageRecord, Store};
+use octopus_core::store::Store;
 use octopus_core::tenant::Tenant;
 use octopus_core::{AgentId, ConversationId, MessageId, TenantId, Timestamp, now};
 

@@ -11,9 +11,9 @@ use octopus_core::episode::{
     CloseEpisode, EndReason, EpisodeFilter, EpisodeSummary, SummarySource,
 };
 use octopus_core::forget::{ForgetUser, FullTextCounts, QueueCounts, RelationalCounts};
+use octopus_core::memory_jobs::{JobOutcome, MemoryWork, SummarisedEpisode};
 use octopus_core::message::Role;
 use octopus_core::procedure::Decision;
-use octopus_core::recall::{JobOutcome, MemoryWork, SummarisedEpisode};
 use octopus_core::store::Store;
 use octopus_core::{EpisodeId, Error, ProcedureId, TenantId, Timestamp, now};
 

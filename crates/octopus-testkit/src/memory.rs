@@ -6,11 +6,10 @@ use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
 use octopus_core::episode::{CloseEpisode, EndReason, EpisodeSummary};
+use octopus_core::memory_jobs::{JobOutcome, MemoryJob, MemoryWork, SummarisedEpisode};
+use octopus_core::memory_vectors::{MemoryVectorHit, MemoryVectorQuery};
 use octopus_core::message::{Message, Role};
-use octopus_core::recall::{
-    JobOutcome, MemoryJob, MemoryKind, MemoryVectorHit, MemoryVectorQuery, MemoryWork,
-    SummarisedEpisode,
-};
+use octopus_core::recall::MemoryKind;
 use octopus_core::store::Store;
 use octopus_core::vectors::{
     Nearest, ScoredKey, SetState, VectorChange, VectorIndex, VectorRows, VectorSet, read_set,
@@ -522,7 +521,7 @@ pub async fn message_positions_name_the_turns_next_to_each_message(backend: &imp
 }
 
 pub async fn claims_put_live_work_first_and_take_tenants_in_turn(backend: &impl Backend) {
-    use octopus_core::recall::WorkClass;
+    use octopus_core::memory_jobs::WorkClass;
     let store = backend.open().await;
     let bulky = World::create(store.as_ref(), "bulky").await;
     let quiet = World::create(store.as_ref(), "quiet").await;
@@ -625,7 +624,7 @@ pub async fn successive_claims_go_round_every_tenant(backend: &impl Backend) {
 /// afresh, when the agent's settings change or a server configured
 /// otherwise starts, and not by a server configured the same.
 pub async fn parked_jobs_wait_aside_until_released(backend: &impl Backend) {
-    use octopus_core::recall::{Followup, Unpark};
+    use octopus_core::memory_jobs::{Followup, Unpark};
     let (store, world, said) =
         acme_saying(backend, &["We talked about the trip to Kyoto in April"]).await;
     let episode = said[0].episode_id;
@@ -812,7 +811,7 @@ impl VectorIndex for Watched {
                     score: octopus_core::vectors::dot(&p.vector, &query.vector),
                 })
                 .collect();
-            let generic = octopus_core::memory_rows::best(scored, query.top_k);
+            let generic = octopus_core::vectors::best(scored, query.top_k);
             let read = (partition.clone(), direct, generic);
             self.partition_reads.lock().unwrap().push(read);
         }

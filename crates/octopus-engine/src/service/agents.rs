@@ -114,7 +114,7 @@ impl Octopus {
         self.caches.agents.remove(&(tenant, id));
         if llm_changed {
             // Summaries parked for want of a usable model may work now.
-            let which = octopus_core::recall::Unpark::Agent(tenant, id);
+            let which = octopus_core::memory_jobs::Unpark::Agent(tenant, id);
             if self.store.unpark_memory_jobs(&which, now()).await? > 0 {
                 self.work_signal.poke();
             }

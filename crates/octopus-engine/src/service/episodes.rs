@@ -6,13 +6,13 @@ use octopus_core::appending::SeenTail;
 use std::collections::BTreeSet;
 
 use chrono::Duration;
+use octopus_core::appending::{AppendMessages, MessageRecord};
 use octopus_core::episode::{
     CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages,
 };
+use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::{Message, NewMessage};
-use octopus_core::recall::WorkClass;
 use octopus_core::search::{MessageHit, MessageSearchQuery, search_terms};
-use octopus_core::store::{AppendMessages, MessageRecord};
 use octopus_core::{
     ConversationId, EpisodeId, Error as DomainError, MessageId, TenantId, Timestamp, now,
     to_stored_precision,

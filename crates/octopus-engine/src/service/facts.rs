@@ -17,8 +17,9 @@ use octopus_core::fact::{
     Fact, FactChange, FactFilter, MAX_FACTS_PER_CLOSE, MAX_RELATED_FACTS, NewFact,
     RECONCILE_INSTRUCTIONS, read_changes, reconcile_message, sources_by_words,
 };
+use octopus_core::memory_vectors::MemoryVectorQuery;
 use octopus_core::message::Role;
-use octopus_core::recall::{MemoryKind, MemoryVectorQuery};
+use octopus_core::recall::MemoryKind;
 use octopus_core::working_memory::ChatMessage;
 use octopus_core::{AgentId, FactId, TenantId};
 use octopus_llm::Purpose;

@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use octopus_core::agent::Agent;
 use octopus_core::chat::Fault;
+use octopus_core::embedded_text::{embedded_text, worth_embedding};
 use octopus_core::embedding::EmbedError;
 use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages, SummarySource};
-use octopus_core::message::Role;
-use octopus_core::recall::{
-    Followup, JobOutcome, MIN_SUMMARISED_MESSAGES, MemoryJob, MemoryWork, SUMMARY_TOKENS,
-    SummarisedEpisode, Unpark, embedded_text, worth_embedding,
+use octopus_core::memory_jobs::{
+    Followup, JobOutcome, MemoryJob, MemoryWork, SummarisedEpisode, Unpark,
 };
+use octopus_core::message::Role;
+use octopus_core::summary::{MIN_SUMMARISED_MESSAGES, SUMMARY_TOKENS};
 use octopus_core::summary::{Turn, extractive_summary};
 use octopus_core::{TenantId, now};
 use tokio::sync::Notify;

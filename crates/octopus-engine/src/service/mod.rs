@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use octopus_core::agent::Agent;
 use octopus_core::embedding::{EmbedError, Embedder};
-use octopus_core::recall::MemoryQueue;
+use octopus_core::memory_jobs::MemoryQueue;
 use octopus_core::{AgentId, ConversationId, TenantId};
 
 use octopus_core::store::Store;

@@ -13,10 +13,10 @@ use octopus_core::dates_named::dates_named;
 use octopus_core::episode::Episode;
 use octopus_core::fact::{Fact, FactHit, FactSearchQuery};
 use octopus_core::fusion::ScoredList;
+use octopus_core::memory_vectors::{MemoryVectorHit, MemoryVectorQuery};
 use octopus_core::message::Message;
 use octopus_core::recall::{
-    MemoryKind, MemoryVectorHit, MemoryVectorQuery, MessagePosition, MessageWindow, RecallHit,
-    RecallMode, RecallQuery,
+    MemoryKind, MessagePosition, MessageWindow, RecallHit, RecallMode, RecallQuery,
 };
 use octopus_core::recall_ranking::{Memory, rank_in_context};
 use octopus_core::search::{MAX_SEARCH_LIMIT, MessageHit, MessageSearchQuery, topic_terms};

@@ -9,7 +9,7 @@ use octopus_core::agent::Agent;
 use octopus_core::chat::{ChatError, ChatRequest, Fault};
 use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages, MAX_KEY_FACT_CHARS};
 use octopus_core::message::Role;
-use octopus_core::recall::SUMMARY_TOKENS;
+use octopus_core::summary::SUMMARY_TOKENS;
 use octopus_core::tokens::TokenCounter;
 use octopus_core::working_memory::ChatMessage;
 use octopus_llm::Purpose;

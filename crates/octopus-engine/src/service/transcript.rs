@@ -3,9 +3,9 @@
 //! arguments, and each tool result shortened, so that what a tool said (an
 //! order "shipped with FedEx") reaches the summary too.
 
+use octopus_core::embedded_text::outgoing_text;
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::message::Role;
-use octopus_core::recall::outgoing_text;
 use serde_json::Value;
 
 /// The transcript, redacted where the agent's `redact_pii` says so.

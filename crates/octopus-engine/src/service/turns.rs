@@ -15,12 +15,12 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use octopus_core::agent::Agent;
+use octopus_core::appending::{MessageRecord, TokenAccounting};
 use octopus_core::chat::{
     ChatError, ChatModel, ChatRequest, DeltaSink, Fault, ToolSpec, TurnReply, Usage,
 };
+use octopus_core::embedded_text::outgoing_text;
 use octopus_core::message::{Message, NewMessage, Role, ToolCallRecord};
-use octopus_core::recall::outgoing_text;
-use octopus_core::store::{MessageRecord, TokenAccounting};
 use octopus_core::working_memory::{ChatMessage, ContextTrace};
 use octopus_core::{ConversationId, Error as DomainError, TenantId};
 use octopus_llm::Purpose;

@@ -147,7 +147,7 @@ async fn remember(
     user: &str,
     numbers: std::ops::Range<u64>,
 ) -> std::collections::HashMap<octopus_core::MessageId, u64> {
-    use octopus_core::recall::{JobOutcome, MemoryWork};
+    use octopus_core::memory_jobs::{JobOutcome, MemoryWork};
     use octopus_testkit::fixtures::{batch, conversation, text};
 
     let spoken = conversation(world.tenant, world.agent, user);
@@ -189,7 +189,8 @@ async fn remember(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_users_memories_are_searched_whole_inside_a_large_graph() {
-    use octopus_core::recall::{MemoryKind, MemoryVectorQuery};
+    use octopus_core::memory_vectors::MemoryVectorQuery;
+    use octopus_core::recall::MemoryKind;
 
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path());

@@ -13,19 +13,19 @@ use async_trait::async_trait;
 pub use crate::page::Page;
 
 use crate::agent::Agent;
+use crate::appending::{AppendMessages, MessageRecord};
 use crate::conversation::{Conversation, ConversationFilter, UserSummary};
 use crate::episode::{CloseEpisode, Episode, EpisodeFilter, EpisodeSummary, EpisodeWithMessages};
 use crate::knowledge::{
     Chunk, ChunkHit, Collection, DocumentSummary, KeywordQuery, NewChunk, VectorQuery,
 };
-use crate::message::{Message, MessageContent, Role, ToolCallRecord};
+use crate::memory_jobs::{JobOutcome, MemoryJob, MemoryQueue};
+use crate::memory_vectors::{MemoryVectorHit, MemoryVectorQuery};
+use crate::message::Message;
 use crate::procedure::{
     Decision, NewVersion, Procedure, ProcedureFilter, ProcedureVersion, ServingProcedure,
 };
-use crate::recall::{
-    JobOutcome, MemoryJob, MemoryQueue, MemoryVectorHit, MemoryVectorQuery, MessagePosition,
-    MessageWindow, WorkClass,
-};
+use crate::recall::{MessagePosition, MessageWindow};
 use crate::search::{MessageHit, MessageSearchQuery};
 use crate::tenant::{ApiKey, KeyHash, Tenant};
 use crate::{
@@ -102,60 +102,6 @@ pub trait ConversationStore: Send + Sync {
         agent: AgentId,
         page: Page,
     ) -> Result<Vec<UserSummary>>;
-}
-
-/// A message ready to store: validated, with its id, token count and timestamp
-/// decided.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MessageRecord {
-    pub id: MessageId,
-    pub role: Role,
-    pub content: Option<MessageContent>,
-    pub name: Option<String>,
-    pub tool_call_id: Option<String>,
-    pub tool_calls: Vec<ToolCallRecord>,
-    pub token_count: u32,
-    pub timestamp: Timestamp,
-    pub agent_id: Option<AgentId>,
-    pub contains_pii: bool,
-    pub redacted_content: Option<String>,
-    /// How the message adds to its episode's token totals.
-    pub accounting: TokenAccounting,
-}
-
-/// How a stored message adds to its episode's input and output token totals.
-/// A turn's messages are counted by the provider's usage, so that an
-/// episode's totals are what its model calls were billed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TokenAccounting {
-    /// Its token count: as output for an assistant, as input otherwise (the
-    /// messages a caller records itself).
-    #[default]
-    ByRole,
-    /// Part of the prompt of a model call that Octopus makes (a turn's user
-    /// message, a tool's result): counted in that call's reported usage.
-    InModelCall,
-    /// A model's reply: adds the usage its provider reported for the call.
-    Reported(crate::chat::Usage),
-}
-
-/// A batch of messages for one conversation.
-#[derive(Clone, Debug)]
-pub struct AppendMessages {
-    pub conversation_id: ConversationId,
-    pub messages: Vec<MessageRecord>,
-    /// A message whose timestamp is later than the open episode's last message by
-    /// more than this closes that episode (`timeout`, ended at its last message)
-    /// and opens a new one.
-    pub idle_timeout: chrono::Duration,
-    /// The time of the append: `created_at` of rows written.
-    pub now: Timestamp,
-    /// The class of the memory work the batch queues (embeddings, and the
-    /// summary of an episode the batch closes).
-    pub work_class: WorkClass,
-    /// The state of the conversation the batch was decided from, when it
-    /// must follow exactly that state (see [`crate::appending::SeenTail`]).
-    pub follows: Option<crate::appending::SeenTail>,
 }
 
 /// Messages and episodes.
@@ -366,13 +312,13 @@ pub trait KnowledgeStore: Send + Sync {
 /// tenant.
 ///
 /// Work is queued in the same transaction as its cause: appending a message
-/// worth embedding ([`crate::recall::worth_embedding`]), closing an episode, or
+/// worth embedding ([`crate::embedded_text::worth_embedding`]), closing an episode, or
 /// setting its summary. So a crash or restart loses none of it.
 #[async_trait]
 pub trait MemoryStore: Send + Sync {
     /// Up to `limit` due jobs, each leased to the caller until `now + lease`:
     /// no other claim returns it before then. Fair: when any live job is due,
-    /// only live jobs are claimed ([`WorkClass`]); within the class, tenants
+    /// only live jobs are claimed ([`WorkClass`](crate::memory_jobs::WorkClass)); within the class, tenants
     /// take turns (each tenant's oldest job, then each one's second oldest, …),
     /// so one tenant's backlog never delays another's first job by more than
     /// one claim. Jobs whose message or episode is gone are dropped, not
@@ -427,11 +373,11 @@ pub trait MemoryStore: Send + Sync {
         let _ = wake;
         Ok(())
     }
-    /// Releases parked jobs ([`crate::recall::Followup::Park`]) to be claimed
+    /// Releases parked jobs ([`crate::memory_jobs::Followup::Park`]) to be claimed
     /// from `now`, their attempts counted afresh. Returns how many.
     async fn unpark_memory_jobs(
         &self,
-        which: &crate::recall::Unpark,
+        which: &crate::memory_jobs::Unpark,
         now: Timestamp,
     ) -> Result<u64>;
     /// Jobs not yet done, leased or not; parked ones not counted.

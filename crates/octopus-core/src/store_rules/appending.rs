@@ -7,10 +7,64 @@
 use crate::chat::Usage;
 use crate::conversation::Conversation;
 use crate::episode::{CloseEpisode, EndReason, Episode};
+use crate::memory_jobs::WorkClass;
 use crate::message::Message;
-use crate::recall::WorkClass;
-use crate::store::{MessageRecord, TokenAccounting};
-use crate::{ConversationId, DomainCode, EpisodeId, Error, Result, Timestamp};
+use crate::message::{MessageContent, Role, ToolCallRecord};
+use crate::{AgentId, ConversationId, DomainCode, EpisodeId, Error, MessageId, Result, Timestamp};
+
+/// A message ready to store: validated, with its id, token count and timestamp
+/// decided.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageRecord {
+    pub id: MessageId,
+    pub role: Role,
+    pub content: Option<MessageContent>,
+    pub name: Option<String>,
+    pub tool_call_id: Option<String>,
+    pub tool_calls: Vec<ToolCallRecord>,
+    pub token_count: u32,
+    pub timestamp: Timestamp,
+    pub agent_id: Option<AgentId>,
+    pub contains_pii: bool,
+    pub redacted_content: Option<String>,
+    /// How the message adds to its episode's token totals.
+    pub accounting: TokenAccounting,
+}
+
+/// How a stored message adds to its episode's input and output token totals.
+/// A turn's messages are counted by the provider's usage, so that an
+/// episode's totals are what its model calls were billed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TokenAccounting {
+    /// Its token count: as output for an assistant, as input otherwise (the
+    /// messages a caller records itself).
+    #[default]
+    ByRole,
+    /// Part of the prompt of a model call that Octopus makes (a turn's user
+    /// message, a tool's result): counted in that call's reported usage.
+    InModelCall,
+    /// A model's reply: adds the usage its provider reported for the call.
+    Reported(crate::chat::Usage),
+}
+
+/// A batch of messages for one conversation.
+#[derive(Clone, Debug)]
+pub struct AppendMessages {
+    pub conversation_id: ConversationId,
+    pub messages: Vec<MessageRecord>,
+    /// A message whose timestamp is later than the open episode's last message by
+    /// more than this closes that episode (`timeout`, ended at its last message)
+    /// and opens a new one.
+    pub idle_timeout: chrono::Duration,
+    /// The time of the append: `created_at` of rows written.
+    pub now: Timestamp,
+    /// The class of the memory work the batch queues (embeddings, and the
+    /// summary of an episode the batch closes).
+    pub work_class: WorkClass,
+    /// The state of the conversation the batch was decided from, when it
+    /// must follow exactly that state (see [`SeenTail`]).
+    pub follows: Option<SeenTail>,
+}
 
 /// Where a batch goes, what its episodes' rules are, and the clock it is
 /// stamped with.
@@ -63,7 +117,7 @@ impl SeenTail {
 
 impl Placement {
     /// Where `batch` goes.
-    pub fn of(batch: &crate::store::AppendMessages) -> Self {
+    pub fn of(batch: &AppendMessages) -> Self {
         Self {
             conversation_id: batch.conversation_id,
             idle_timeout: batch.idle_timeout,

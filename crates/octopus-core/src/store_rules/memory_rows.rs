@@ -5,7 +5,8 @@
 
 use std::collections::HashSet;
 
-use crate::recall::{EPISODE_LABEL, KIND_LABEL, MemoryKind};
+use crate::memory_vectors::{EPISODE_LABEL, KIND_LABEL};
+use crate::recall::MemoryKind;
 use crate::vectors::{Nearest, PointFilter, ScoredKey, VectorRows, VectorSet, nearest_by_reading};
 use crate::{EpisodeId, Timestamp};
 
@@ -76,14 +77,6 @@ impl MemoryRowFilter {
     }
 }
 
-/// The `top_k` best of scored keys, best first; ties by key, as every
-/// index orders them.
-pub fn best(mut scored: Vec<ScoredKey>, top_k: usize) -> Vec<ScoredKey> {
-    scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
-    scored.truncate(top_k);
-    scored
-}
-
 /// The `query.top_k` points of memory `set` nearest the query that its
 /// filter admits, best first, read from `rows` with no copy kept: how an
 /// index that holds no memory sets answers a search of one. One user's
@@ -111,7 +104,7 @@ pub async fn search_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::memory_point_fields;
+    use crate::memory_vectors::memory_point_fields;
 
     #[test]
     fn a_row_is_admitted_exactly_when_its_fields_would_be() {

@@ -12,8 +12,9 @@
 use std::collections::{BTreeMap, HashSet};
 
 use crate::EpisodeId;
+use crate::embedded_text::outgoing_text;
 use crate::message::Message;
-use crate::recall::{MemoryKind, RecallHit, outgoing_text};
+use crate::recall::{MemoryKind, RecallHit};
 use crate::working_memory::Retrieved;
 
 /// A turn of at most this many words ("Wow, where was that?", "Yes, the

@@ -261,7 +261,15 @@ pub async fn nearest_by_reading<R: VectorRows + ?Sized>(
             score: dot(&point.vector, &query.vector),
         })
         .collect();
-    Ok(crate::memory_rows::best(scored, query.top_k))
+    Ok(best(scored, query.top_k))
+}
+
+/// The `top_k` best of scored keys, best first; ties by key, as every
+/// index orders them.
+pub fn best(mut scored: Vec<ScoredKey>, top_k: usize) -> Vec<ScoredKey> {
+    scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
+    scored.truncate(top_k);
+    scored
 }
 
 /// The points of `set` read from `rows` whole, their fields first and then

@@ -11,8 +11,8 @@
 
 use std::collections::HashSet;
 
+use crate::embedded_text::outgoing_text;
 use crate::message::{Message, Role, ToolCallRecord};
-use crate::recall::outgoing_text;
 use crate::working_memory::ChatMessage;
 
 /// A tool result longer than this many characters reaches history cut

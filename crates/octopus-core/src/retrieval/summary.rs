@@ -13,6 +13,14 @@ use crate::message::Role;
 use crate::search::is_stop_word;
 use crate::tokens::TokenCounter;
 
+/// Episodes with at most this many messages get no generated summary: a
+/// question and its answer say no more summarised than as they are.
+pub const MIN_SUMMARISED_MESSAGES: u32 = 2;
+
+/// Token budget of a generated summary: short enough that several fit in a
+/// turn's context beside the turns they summarise.
+pub const SUMMARY_TOKENS: u32 = 200;
+
 /// One turn of the episode, as the summariser reads it.
 pub struct Turn<'a> {
     pub role: Role,

@@ -1,0 +1,14 @@
+//! Finding what to remember: what is embedded, how documents are chunked
+//! and episodes summarised, token counts, and recall: its query, how the
+//! retrievers' lists are fused and ranked in context, whom and when a
+//! question names.
+
+pub mod chunking;
+pub mod dates_named;
+pub mod embedded_text;
+pub mod fusion;
+pub mod recall;
+pub mod recall_ranking;
+pub mod speakers;
+pub mod summary;
+pub mod tokens;
