@@ -29,7 +29,7 @@ python3 scripts/docs_check.py links
 python3 scripts/docs_check.py words
 # `octopus` as a user has it: installed from this checkout onto the PATH
 # (a debug build, which the tests have built already).
-./scripts/install.sh --debug --root "$work/installed" --target-dir "${CARGO_TARGET_DIR:-target}"
+./scripts/install.sh --debug --root "$work/installed"
 # The blocks' Python is a virtualenv of their own that sees the pinned
 # official clients (openai, mcp) and can install the repository's client.
 python3 -m venv "$work/venv"

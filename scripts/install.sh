@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prerequisites.sh
 ensure_prerequisites
-# With CARGO_TARGET_DIR set, cargo install builds there, so a build already
-# made is reused.
-cargo install --locked --quiet --path crates/octopus-cli --force "$@"
+# Built where the checkout's other builds go (cargo install would otherwise
+# build from nothing in a folder of its own every time).
+cargo install --locked --quiet --path crates/octopus-cli --force \
+  --target-dir "${CARGO_TARGET_DIR:-$PWD/target}" "$@"
