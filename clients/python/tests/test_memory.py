@@ -166,6 +166,60 @@ def test_forgetting_a_user_and_moving_a_dump(octopus: Octopus, agent_spec: dict,
         assert [u.user_id for u in copy.list_users(copied_agent.id)] == ["alice", "bob"]
 
 
+def with_a_fact(dump: str, text: str) -> str:
+    """The dump with one fact more, about the user of its first episode: how
+    a fact the model learned travels between servers."""
+    import json
+
+    lines = [json.loads(line) for line in dump.splitlines() if line]
+    episode = next(record for record in lines if record["type"] == "episode")
+    end = lines.pop()
+    lines.append({
+        "type": "fact", "id": str(uuid.uuid4()), "tenant_id": lines[0]["tenant_id"],
+        "agent_id": episode["agent_id"], "user_id": episode["user_id"], "episode_id": episode["id"],
+        "message_ids": [], "text": text, "valid_from": episode["started_at"], "valid_to": None,
+        "superseded_by": None, "created_at": episode["started_at"],
+    })
+    lines.append({**end, "records": end["records"] + 1})
+    return "\n".join(json.dumps(line) for line in lines)
+
+
+def test_a_fact_is_corrected_and_deleted_with_its_history(octopus: Octopus, agent_spec: dict, admin: Octopus) -> None:
+    agent = octopus.create_agent(agent_spec)
+    conversation = octopus.create_conversation({"agent_id": agent.id, "user_id": "dana"})
+    octopus.append_messages(conversation.id, {"role": "user", "content": "I live in Lyon."})
+    dump = with_a_fact(octopus.export_dump(), "Dana lives in Lyon")
+    tenant = admin.create_tenant({"name": f"facts-{uuid.uuid4().hex[:8]}"})
+    key = admin.create_api_key(tenant.id, {"name": "support-desk"}).key
+    with Octopus(octopus.base_url, api_key=key) as desk:
+        desk.import_dump(dump)
+        copied = desk.list_agents()[0]
+        [lyon] = desk.list_facts(copied.id, "dana")
+        assert desk.get_fact(lyon.id).text == "Dana lives in Lyon"
+
+        paris = desk.correct_fact(lyon.id, {"text": "Dana lives in Paris", "reason": "she moved"})
+        assert (paris.text, paris.source.value, paris.changed_by) == ("Dana lives in Paris", "manual", "support-desk")
+        assert [f.text for f in desk.list_facts(copied.id, "dana")] == ["Dana lives in Paris"]
+        with pytest.raises(OctopusError) as replaced:
+            desk.correct_fact(lyon.id, {"text": "Dana lives in Nice"})
+        assert (replaced.value.status, replaced.value.code) == (409, "fact_replaced")
+        with pytest.raises(OctopusError) as blank:
+            desk.correct_fact(paris.id, {"text": ""})
+        assert (blank.value.status, blank.value.field) == (422, "text")
+
+        history = desk.fact_history(paris.id)
+        assert [(e.action.value, e.text, e.changed_by) for e in history] == [
+            ("imported", "Dana lives in Lyon", "model"),
+            ("corrected", "Dana lives in Paris", "support-desk"),
+        ]
+        receipt = desk.delete_fact(paris.id, reason="asked")
+        assert (receipt.versions, receipt.compacted) == (2, True)
+        assert desk.list_facts(copied.id, "dana", include_replaced=True) == []
+        assert [(e.action.value, e.text) for e in desk.fact_history(lyon.id)] == [
+            ("imported", None), ("corrected", None), ("deleted", None),
+        ]
+
+
 def test_the_async_client_does_the_same(url: str, tenant_key: str, agent_spec: dict) -> None:
     async def scenario() -> None:
         async with AsyncOctopus(url, api_key=tenant_key) as octopus:

@@ -96,6 +96,14 @@ export declare class Octopus {
     forgetUser(userId: string, query?: {
         agent_id?: Id;
     }): Promise<Schemas["ForgetReceipt"]>;
+    getFact(factId: Id): Promise<Schemas["Fact"]>;
+    /** Correct a fact that holds: the answer is the new version, which replaces it; the old one is kept in its history. */
+    correctFact(factId: Id, edit: Schemas["FactEdit"]): Promise<Schemas["Fact"]>;
+    /** Delete a fact, every version of it, from every store. Cannot be undone. */
+    deleteFact(factId: Id, query?: {
+        reason?: string;
+    }): Promise<Schemas["FactDeletionReceipt"]>;
+    factHistory(factId: Id): Promise<Schemas["FactHistoryEntry"][]>;
     listConversations(query?: {
         agent_id?: Id;
         user_id?: string;

@@ -134,6 +134,21 @@ export class Octopus {
     forgetUser(userId, query = {}) {
         return this.json("DELETE", `/v1/users/${segment(userId)}`, { query });
     }
+    // Facts, one at a time
+    getFact(factId) {
+        return this.json("GET", `/v1/facts/${segment(factId)}`);
+    }
+    /** Correct a fact that holds: the answer is the new version, which replaces it; the old one is kept in its history. */
+    correctFact(factId, edit) {
+        return this.json("PATCH", `/v1/facts/${segment(factId)}`, { body: edit });
+    }
+    /** Delete a fact, every version of it, from every store. Cannot be undone. */
+    deleteFact(factId, query = {}) {
+        return this.json("DELETE", `/v1/facts/${segment(factId)}`, { query });
+    }
+    factHistory(factId) {
+        return this.items(`/v1/facts/${segment(factId)}/history`);
+    }
     // Conversations, messages and turns
     listConversations(query = {}) {
         return this.items("/v1/conversations", query);

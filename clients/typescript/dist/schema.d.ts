@@ -550,6 +550,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/facts/{fact_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A fact, by the id of any of its versions: current or replaced. */
+        get: operations["get_fact"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a fact, given any of its versions: every version's words leave
+         *     the rows, the full-text index, the memory vectors and the vector index,
+         *     and the stores' files are compacted, as forgetting a user does. Its
+         *     history keeps that it was deleted, by whom and when, and none of its
+         *     words. Cannot be undone.
+         */
+        delete: operations["delete_fact"];
+        options?: never;
+        head?: never;
+        /**
+         * Correct a fact that holds: the answer is a new version (a new id,
+         *     `source: manual`, `changed_by` the key's name) that replaces it from
+         *     `valid_from`; the corrected version is kept with the period it held, as
+         *     the model's replacements are. Recall finds the new words by keyword at
+         *     once and by meaning once the memory worker has embedded them.
+         */
+        patch: operations["correct_fact"];
+        trace?: never;
+    };
+    "/v1/facts/{fact_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fact's history, by the id of any of its versions, oldest first: each
+         *     version learned, corrected or imported (its words, who, when, why), and
+         *     its deletion. Kept after a deletion, without the words.
+         */
+        get: operations["fact_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/import": {
         parameters: {
             query?: never;
@@ -1213,6 +1265,11 @@ export interface components {
         /** @description A fact about a user, as stored. */
         Fact: {
             agent_id: components["schemas"]["AgentId"];
+            /**
+             * @description Who wrote this version: `model` for a learned one, else the name of
+             *     the API key that made the change.
+             */
+            changed_by?: string;
             /** Format: date-time */
             created_at: string;
             /** @description The episode it was learned in. */
@@ -1220,6 +1277,8 @@ export interface components {
             id: components["schemas"]["FactId"];
             /** @description The messages it was learned from. */
             message_ids: components["schemas"]["MessageId"][];
+            /** @description Whether the model learned it or a person wrote it. */
+            source?: components["schemas"]["FactSource"];
             superseded_by?: components["schemas"]["FactId"] | null;
             tenant_id: components["schemas"]["TenantId"];
             text: string;
@@ -1236,11 +1295,58 @@ export interface components {
             valid_to?: string | null;
         };
         /**
+         * @description What happened to a fact.
+         * @enum {string}
+         */
+        FactAction: "learned" | "corrected" | "imported" | "deleted";
+        /** @description What deleting a fact removed. */
+        FactDeletionReceipt: {
+            /** @description The stores rewrote their files, so no removed word is left on disk. */
+            compacted: boolean;
+            /** @description The fact's first version: its history is read by any version's id. */
+            fact_id: components["schemas"]["FactId"];
+            /** @description Their memory vectors removed, in the store and its vector index. */
+            vectors: number;
+            /** @description Its versions removed, the current one and those it replaced. */
+            versions: number;
+        };
+        /** @description What a person writes to correct a fact. */
+        FactEdit: {
+            /** @description Why, up to 500 characters; kept in the fact's history. */
+            reason?: string | null;
+            /** @description The fact as it should read, 1 to 2,000 characters. */
+            text: string;
+            /**
+             * Format: date-time
+             * @description Since when the corrected words hold; now when absent.
+             */
+            valid_from?: string | null;
+        };
+        /** @description One change in a fact's history, oldest first. */
+        FactHistoryEntry: {
+            action: components["schemas"]["FactAction"];
+            /** Format: date-time */
+            at: string;
+            /** @description `model`, or the name of the API key that made the change. */
+            changed_by: string;
+            /** @description The version the change wrote (for a deletion, the version that held). */
+            fact_id: components["schemas"]["FactId"];
+            /** @description Why, when the person said; absent once the fact was deleted. */
+            reason?: string | null;
+            /** @description The version's words; absent once the fact was deleted. */
+            text?: string | null;
+        };
+        /**
          * Format: uuid
          * @description A fact learned about a user: a memory item of its own, with the period
          *     it held true.
          */
         FactId: string;
+        /**
+         * @description Where a fact's words came from.
+         * @enum {string}
+         */
+        FactSource: "learned" | "manual";
         /**
          * @description Whose fault a failed call is, which decides what a caller can do about it.
          * @enum {string}
@@ -1367,6 +1473,10 @@ export interface components {
         /** @description A list of items. */
         Items_Fact: {
             items: components["schemas"]["Fact"][];
+        };
+        /** @description A list of items. */
+        Items_FactHistoryEntry: {
+            items: components["schemas"]["FactHistoryEntry"][];
         };
         /** @description A list of items. */
         Items_KnowledgeHit: {
@@ -1891,6 +2001,8 @@ export interface components {
         RelationalCounts: {
             conversations: number;
             episodes: number;
+            /** @description Entries of those facts' histories, deleted facts' included. */
+            fact_history?: number;
             /** @description Facts learned about the user, current and replaced. */
             facts?: number;
             key_facts: number;
@@ -5767,6 +5879,369 @@ export interface operations {
             };
             /** @description `invalid_request`: valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_fact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fact_id: components["schemas"]["FactId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fact"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `fact_not_found`: no such fact for this tenant (or its episode is deleted or archived) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_fact: {
+        parameters: {
+            query?: {
+                /** @description Why, up to 500 characters; kept in the fact's history. */
+                reason?: string;
+            };
+            header?: never;
+            path: {
+                fact_id: components["schemas"]["FactId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FactDeletionReceipt"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id; `invalid_query`: a query parameter is unknown or of the wrong type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `fact_not_found`: no such fact for this tenant (or its episode is deleted or archived) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_request`: valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    correct_fact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fact_id: components["schemas"]["FactId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FactEdit"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fact"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id; `malformed_json`: the body is not valid JSON; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `agent_not_found`: no such agent for this tenant; `fact_not_found`: no such fact for this tenant (or its episode is deleted or archived) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `request_timeout`: the request body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `fact_replaced`: the fact was replaced by a newer version; correct the version that holds (its `superseded_by` chain ends there) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `body_too_large`: the request body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_request`: valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `server_busy`: the server is receiving as many request bodies as it holds at once; retry after `retry-after`; `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    fact_history: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fact_id: components["schemas"]["FactId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Items_FactHistoryEntry"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `fact_not_found`: no such fact for this tenant (or its episode is deleted or archived) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -206,6 +206,26 @@ export class Octopus {
     return this.json("DELETE", `/v1/users/${segment(userId)}`, { query });
   }
 
+  // Facts, one at a time
+
+  getFact(factId: Id): Promise<Schemas["Fact"]> {
+    return this.json("GET", `/v1/facts/${segment(factId)}`);
+  }
+
+  /** Correct a fact that holds: the answer is the new version, which replaces it; the old one is kept in its history. */
+  correctFact(factId: Id, edit: Schemas["FactEdit"]): Promise<Schemas["Fact"]> {
+    return this.json("PATCH", `/v1/facts/${segment(factId)}`, { body: edit });
+  }
+
+  /** Delete a fact, every version of it, from every store. Cannot be undone. */
+  deleteFact(factId: Id, query: { reason?: string } = {}): Promise<Schemas["FactDeletionReceipt"]> {
+    return this.json("DELETE", `/v1/facts/${segment(factId)}`, { query });
+  }
+
+  factHistory(factId: Id): Promise<Schemas["FactHistoryEntry"][]> {
+    return this.items(`/v1/facts/${segment(factId)}/history`);
+  }
+
   // Conversations, messages and turns
 
   listConversations(

@@ -154,3 +154,41 @@ test("forgetting a user, and moving a dump", async () => {
   const [copied] = await copy.listAgents();
   assert.deepEqual((await copy.listUsers(copied.id)).map((u) => u.user_id), ["alice", "bob"]);
 });
+
+test("a fact is corrected and deleted, with its history", async () => {
+  const octopus = await newTenant();
+  const agent = await octopus.createAgent(agentSpec());
+  const conversation = await octopus.createConversation({ agent_id: agent.id, user_id: "dana" });
+  await octopus.appendMessages(conversation.id, { role: "user", content: "I live in Lyon." });
+  // The dump with a fact about dana, as a fact the model learned travels.
+  const lines = (await octopus.exportDump()).split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  const episode = lines.find((record) => record.type === "episode");
+  const end = lines.pop();
+  lines.push({
+    type: "fact", id: randomUUID(), tenant_id: lines[0].tenant_id, agent_id: episode.agent_id,
+    user_id: "dana", episode_id: episode.id, message_ids: [], text: "Dana lives in Lyon",
+    valid_from: episode.started_at, valid_to: null, superseded_by: null, created_at: episode.started_at,
+  }, { ...end, records: end.records + 1 });
+
+  const tenant = await admin().createTenant({ name: `facts-${randomUUID().slice(0, 8)}` });
+  const { key } = await admin().createApiKey(tenant.id, { name: "support-desk" });
+  const desk = new Octopus({ baseUrl: url(), apiKey: key });
+  await desk.importDump(lines.map((line) => JSON.stringify(line)).join("\n"));
+  const [copied] = await desk.listAgents();
+  const [lyon] = await desk.listFacts(copied.id, "dana");
+  assert.equal((await desk.getFact(lyon.id)).text, "Dana lives in Lyon");
+
+  const paris = await desk.correctFact(lyon.id, { text: "Dana lives in Paris", reason: "she moved" });
+  assert.deepEqual([paris.text, paris.source, paris.changed_by], ["Dana lives in Paris", "manual", "support-desk"]);
+  await assert.rejects(desk.correctFact(lyon.id, { text: "Dana lives in Nice" }), (error) =>
+    error instanceof OctopusError && error.status === 409 && error.code === "fact_replaced");
+  assert.deepEqual(
+    (await desk.factHistory(paris.id)).map((e) => [e.action, e.text, e.changed_by]),
+    [["imported", "Dana lives in Lyon", "model"], ["corrected", "Dana lives in Paris", "support-desk"]],
+  );
+  const receipt = await desk.deleteFact(paris.id, { reason: "asked" });
+  assert.equal(receipt.versions, 2);
+  assert.deepEqual(await desk.listFacts(copied.id, "dana", { include_replaced: true }), []);
+  assert.deepEqual((await desk.factHistory(lyon.id)).map((e) => [e.action, e.text]),
+    [["imported", null], ["corrected", null], ["deleted", null]]);
+});

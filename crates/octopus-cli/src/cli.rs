@@ -50,6 +50,9 @@ pub enum Command {
     /// The users of a tenant.
     #[command(subcommand)]
     Users(UserCommand),
+    /// One fact about a user: read, correct or delete it, and its history.
+    #[command(subcommand)]
+    Facts(FactCommand),
     /// Search messages (full text) or an agent's knowledge (meaning and words).
     #[command(subcommand)]
     Search(SearchCommand),
@@ -610,6 +613,48 @@ pub enum UserCommand {
         limit: Option<u32>,
         #[arg(long)]
         offset: Option<u32>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FactCommand {
+    /// A fact, by the id of any of its versions.
+    Show {
+        fact_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Correct a fact that holds: prints the new version, which replaces
+    /// it; the old one is kept in its history.
+    Correct {
+        fact_id: String,
+        /// The fact as it should read.
+        text: String,
+        /// Since when the corrected words hold (RFC 3339); now by default.
+        #[arg(long)]
+        valid_from: Option<String>,
+        /// Why; kept in the fact's history.
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Delete a fact, every version of it, from every store, and print the
+    /// receipt. Cannot be undone.
+    Delete {
+        fact_id: String,
+        /// Why; kept in the fact's history.
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// A fact's history, oldest first: each version, who wrote it, when and
+    /// why, and its deletion.
+    History {
+        fact_id: String,
         #[command(flatten)]
         remote: Remote,
     },

@@ -8,8 +8,9 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::cli::{
-    AgentCommand, Command, ConversationCommand, EpisodeCommand, KeyCommand, KnowledgeCommand,
-    MessageCommand, ProcedureCommand, SearchCommand, TenantCommand, TurnArgs, UserCommand,
+    AgentCommand, Command, ConversationCommand, EpisodeCommand, FactCommand, KeyCommand,
+    KnowledgeCommand, MessageCommand, ProcedureCommand, SearchCommand, TenantCommand, TurnArgs,
+    UserCommand,
 };
 use crate::client::{Client, encode_path, query};
 
@@ -80,6 +81,7 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
             ]);
             client.send(Method::GET, &path, &params, None).await?
         }
+        Command::Facts(command) => facts(command).await?,
         Command::Search(SearchCommand::Knowledge(args)) => {
             let mut body = json!({"query": args.query, "mode": args.mode});
             for (field, value) in [
@@ -724,4 +726,57 @@ async fn import(args: crate::cli::ImportArgs) -> anyhow::Result<Value> {
     client
         .send(Method::POST, "/v1/conversations/import", &[], Some(body))
         .await
+}
+
+async fn facts(command: FactCommand) -> anyhow::Result<Value> {
+    let path = |id: &str| format!("/v1/facts/{}", encode_path(id));
+    Ok(match command {
+        FactCommand::Show { fact_id, remote } => {
+            Client::new(&remote)
+                .send(Method::GET, &path(&fact_id), &[], None)
+                .await?
+        }
+        FactCommand::Correct {
+            fact_id,
+            text,
+            valid_from,
+            reason,
+            remote,
+        } => {
+            let mut body = json!({"text": text});
+            if let Some(valid_from) = valid_from {
+                body["valid_from"] = valid_from.into();
+            }
+            if let Some(reason) = reason {
+                body["reason"] = reason.into();
+            }
+            Client::new(&remote)
+                .send(Method::PATCH, &path(&fact_id), &[], Some(body))
+                .await?
+        }
+        FactCommand::Delete {
+            fact_id,
+            reason,
+            remote,
+        } => {
+            Client::new(&remote)
+                .send(
+                    Method::DELETE,
+                    &path(&fact_id),
+                    &query(&[("reason", reason)]),
+                    None,
+                )
+                .await?
+        }
+        FactCommand::History { fact_id, remote } => {
+            Client::new(&remote)
+                .send(
+                    Method::GET,
+                    &format!("{}/history", path(&fact_id)),
+                    &[],
+                    None,
+                )
+                .await?
+        }
+    })
 }

@@ -96,6 +96,9 @@ domain_codes! {
     /// A batch decided from one state of the conversation arrived after
     /// another request had changed it.
     ConversationMoved,
+    /// The fact was replaced by a newer version: only the version that
+    /// holds can be corrected.
+    FactReplaced,
 }
 
 impl Error {

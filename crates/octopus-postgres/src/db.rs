@@ -76,6 +76,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0008_memory_searched_from_rows",
         include_str!("../migrations/0008_memory_searched_from_rows.sql"),
     ),
+    (
+        "0009_fact_history",
+        include_str!("../migrations/0009_fact_history.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

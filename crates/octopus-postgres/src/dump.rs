@@ -376,7 +376,8 @@ async fn store_record(
             fact.tenant_id = tenant;
             fact.agent_id = AgentId(owner.try_get("agent_id")?);
             fact.user_id = owner.try_get("user_id")?;
-            crate::facts::insert_fact(tx, &fact).await?;
+            crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Imported, None)
+                .await?;
             crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk).await?;
         }
     }

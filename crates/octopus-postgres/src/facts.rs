@@ -10,8 +10,11 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use octopus_core::fact::{Fact, FactFilter, FactHit, FactSearchQuery};
-use octopus_core::store::FactStore;
+use octopus_core::fact::{
+    Fact, FactAction, FactCorrection, FactDeletion, FactDeletionReceipt, FactFilter,
+    FactHistoryEntry, FactHit, FactSearchQuery, FactSource,
+};
+use octopus_core::store::{FactStore, UserErasure};
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, Result, TenantId};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
@@ -32,7 +35,7 @@ use octopus_sql::columns::FACTS as COLUMNS;
 const IN_USE: &str =
     "JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL";
 
-fn fact_from_row(row: &PgRow) -> StoreResult<Fact> {
+pub(crate) fn fact_from_row(row: &PgRow) -> StoreResult<Fact> {
     let message_ids: Vec<Uuid> = row.try_get("message_ids")?;
     Ok(Fact {
         id: FactId(row.try_get("id")?),
@@ -46,16 +49,37 @@ fn fact_from_row(row: &PgRow) -> StoreResult<Fact> {
         valid_to: row.try_get("valid_to")?,
         superseded_by: row.try_get::<Option<Uuid>, _>("superseded_by")?.map(FactId),
         created_at: row.try_get("created_at")?,
+        source: {
+            let source: String = row.try_get("source")?;
+            FactSource::parse(&source)
+                .ok_or_else(|| crate::error::corrupt("fact source", source))?
+        },
+        changed_by: row.try_get("changed_by")?,
     })
 }
 
-/// Stores `fact`.
-pub(crate) async fn insert_fact(tx: &mut Tx<'_>, fact: &Fact) -> StoreResult<()> {
+/// Stores `fact` and the change in its history. A version that a stored
+/// one points to as its replacement (`supersede` runs first) joins that
+/// one's lineage; any other starts its own.
+pub(crate) async fn insert_fact(
+    tx: &mut Tx<'_>,
+    fact: &Fact,
+    action: FactAction,
+    reason: Option<&str>,
+) -> StoreResult<()> {
     let message_ids: Vec<Uuid> = fact.message_ids.iter().map(|m| m.0).collect();
+    let lineage: Uuid = sqlx_core::query_scalar::query_scalar(
+        "SELECT coalesce((SELECT lineage_id FROM facts WHERE tenant_id = $1 AND superseded_by = $2), $2)",
+    )
+    .bind(fact.tenant_id.0)
+    .bind(fact.id.0)
+    .fetch_one(&mut **tx)
+    .await?;
     query(
         "INSERT INTO facts (id, tenant_id, agent_id, user_id, episode_id, message_ids, text,
-                            valid_from, valid_to, superseded_by, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                            valid_from, valid_to, superseded_by, created_at, source, changed_by,
+                            lineage_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     )
     .bind(fact.id.0)
     .bind(fact.tenant_id.0)
@@ -68,9 +92,19 @@ pub(crate) async fn insert_fact(tx: &mut Tx<'_>, fact: &Fact) -> StoreResult<()>
     .bind(fact.valid_to)
     .bind(fact.superseded_by.map(|f| f.0))
     .bind(fact.created_at)
+    .bind(fact.source.as_str())
+    .bind(&fact.changed_by)
+    .bind(lineage)
     .execute(&mut **tx)
     .await?;
-    Ok(())
+    crate::fact_changes::record_history(
+        tx,
+        fact,
+        lineage,
+        (action, &fact.changed_by, reason),
+        fact.created_at,
+    )
+    .await
 }
 
 /// Marks `old` replaced by `fact` from its `valid_from`, if it still holds
@@ -106,6 +140,11 @@ pub(crate) async fn delete_episode_facts(
     .bind(episode.0)
     .execute(&mut **tx)
     .await?;
+    query("DELETE FROM fact_history WHERE tenant_id = $1 AND episode_id = $2")
+        .bind(tenant.0)
+        .bind(episode.0)
+        .execute(&mut **tx)
+        .await?;
     Ok(
         query("DELETE FROM facts WHERE tenant_id = $1 AND episode_id = $2")
             .bind(tenant.0)
@@ -279,5 +318,35 @@ impl FactStore for PostgresStore {
                 .collect()
         })
         .await
+    }
+
+    async fn correct_fact(&self, tenant: TenantId, correction: &FactCorrection) -> Result<Fact> {
+        correction.validate()?;
+        domain(self.store_correction(tenant, correction)).await
+    }
+
+    async fn delete_fact(
+        &self,
+        tenant: TenantId,
+        deletion: &FactDeletion,
+    ) -> Result<FactDeletionReceipt> {
+        deletion.validate()?;
+        self.finish_erasures().await?;
+        domain(async {
+            let (mut receipt, pending, record) = self.remove_fact(tenant, deletion).await?;
+            self.erase_vectors(tenant, &pending).await?;
+            self.vacuum().await?;
+            receipt.compacted = true;
+            query("DELETE FROM pending_erasures WHERE id = $1")
+                .bind(record)
+                .execute(&self.pool)
+                .await?;
+            Ok(receipt)
+        })
+        .await
+    }
+
+    async fn fact_history(&self, tenant: TenantId, id: FactId) -> Result<Vec<FactHistoryEntry>> {
+        domain(self.read_history(tenant, id)).await
     }
 }

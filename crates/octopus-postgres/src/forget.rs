@@ -23,7 +23,7 @@ use crate::error::Result as StoreResult;
 use crate::vector_sets::{MemoryTable, key_of, record_change};
 use crate::{PostgresStore, domain};
 
-const TABLES: &str = "messages, facts, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, vector_points, pending_erasures";
+const TABLES: &str = "messages, facts, fact_history, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, vector_points, pending_erasures";
 
 #[async_trait]
 impl UserErasure for PostgresStore {
@@ -82,7 +82,11 @@ impl PostgresStore {
     /// VACUUM, so that the index's copies go with the rows: see
     /// `VectorIndex::erase`); returns the saved graphs dropped. Repeating it
     /// is harmless.
-    async fn erase_vectors(&self, tenant: TenantId, pending: &PendingErasure) -> StoreResult<u64> {
+    pub(crate) async fn erase_vectors(
+        &self,
+        tenant: TenantId,
+        pending: &PendingErasure,
+    ) -> StoreResult<u64> {
         let mut graphs = 0;
         for set in &pending.sets {
             let (set, before, after, change) = set.erase_arguments(tenant);
@@ -190,6 +194,15 @@ impl PostgresStore {
         .execute(&mut *tx)
         .await?
         .rows_affected();
+        receipt.relational.fact_history = query(
+            "DELETE FROM fact_history WHERE tenant_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR agent_id = $3)",
+        )
+        .bind(tenant.0)
+        .bind(&who.user_id)
+        .bind(agent)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
         receipt.relational.facts =
             query("DELETE FROM facts WHERE tenant_id = $1 AND episode_id = ANY($2)")
                 .bind(tenant.0)
@@ -218,17 +231,6 @@ impl PostgresStore {
                 .entry(row.try_get("agent_id")?)
                 .or_default()
                 .push(key_of(row)?);
-        }
-        let mut sets = Vec::with_capacity(per_collection.len());
-        for (agent, removed) in per_collection {
-            let set = VectorSet::memory(tenant, AgentId(agent));
-            let change = VectorChange {
-                removed,
-                added: Vec::new(),
-            };
-            if let Some(c) = record_change::<MemoryTable>(&mut tx, set, change).await? {
-                sets.push(ErasedSet::new(c.set, c.before, c.after, c.change.removed));
-            }
         }
 
         let messages = query(
@@ -262,18 +264,41 @@ impl PostgresStore {
         .await?;
         receipt.relational.conversations = conversations.len() as u64;
         receipt.conversation_ids = conversations.into_iter().map(ConversationId).collect();
-        let pending = PendingErasure {
-            message_seqs: Vec::new(),
-            sets,
-        };
-        let record: i64 = query_scalar(
-            "INSERT INTO pending_erasures (tenant_id, work) VALUES ($1, $2) RETURNING id",
-        )
-        .bind(tenant.0)
-        .bind(sqlx_core::types::Json(&pending))
-        .fetch_one(&mut *tx)
-        .await?;
+        let (pending, record) = record_pending_erasure(&mut tx, tenant, per_collection).await?;
         tx.commit().await?;
         Ok((receipt, pending, record))
     }
+}
+
+/// Records, in `tx`, the removal of memory vectors from their collections
+/// (by agent: the keys removed): each collection's version moves on, and
+/// the erasure left to do, for the index, is written down. Returns it and
+/// its record's id.
+pub(crate) async fn record_pending_erasure(
+    tx: &mut crate::rows::Tx<'_>,
+    tenant: TenantId,
+    per_collection: HashMap<Uuid, Vec<u64>>,
+) -> StoreResult<(PendingErasure, i64)> {
+    let mut sets = Vec::with_capacity(per_collection.len());
+    for (agent, removed) in per_collection {
+        let set = VectorSet::memory(tenant, AgentId(agent));
+        let change = VectorChange {
+            removed,
+            added: Vec::new(),
+        };
+        if let Some(c) = record_change::<MemoryTable>(tx, set, change).await? {
+            sets.push(ErasedSet::new(c.set, c.before, c.after, c.change.removed));
+        }
+    }
+    let pending = PendingErasure {
+        message_seqs: Vec::new(),
+        sets,
+    };
+    let record: i64 =
+        query_scalar("INSERT INTO pending_erasures (tenant_id, work) VALUES ($1, $2) RETURNING id")
+            .bind(tenant.0)
+            .bind(sqlx_core::types::Json(&pending))
+            .fetch_one(&mut **tx)
+            .await?;
+    Ok((pending, record))
 }

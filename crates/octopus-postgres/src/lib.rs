@@ -27,6 +27,7 @@ mod db;
 mod dump;
 mod episodes;
 mod error;
+mod fact_changes;
 mod facts;
 mod forget;
 mod jobs;

@@ -388,7 +388,7 @@ async fn store_summary(
         if let Some(old) = new.replaces {
             crate::facts::supersede(tx, &fact, old).await?;
         }
-        crate::facts::insert_fact(tx, &fact).await?;
+        crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Learned, None).await?;
         let fields = MemoryVectorFields::fact(&fact);
         let (added, _) = replace_vector(tx, key, fields, new.vector, now).await?;
         change.removed.extend(added.removed);

@@ -473,9 +473,50 @@ async function user(agentId, userId) {
         : empty("No live conversations.")),
     h("section", { id: "facts" }, h("h2", {}, "What the agent learned"),
       facts.length
-        ? h("ul", {}, facts.map((f) => h("li", {}, f.text, " ", h("span", { class: "muted" }, `since ${when(f.valid_from)}`))))
+        ? h("ul", { class: "facts" }, facts.map((f) => factItem(f, render)))
         : empty("No key facts yet: they are learned when an episode closes.")),
     forget);
+}
+
+/** One fact that holds, with what a person can do to it: correct it (a new
+ * version), delete it (every version, from every store) or read its history. */
+function factItem(fact, changed) {
+  const item = h("li", { dataset: { fact: fact.id } });
+  const details = h("div", { class: "fact-details" });
+  const edit = form([
+    field("Corrected text", h("input", { name: "text", required: true, value: fact.text, maxlength: 2000 })),
+    field("Why (kept in its history)", h("input", { name: "reason", maxlength: 500 })),
+  ], "Save correction", async ({ text, reason }) => {
+    await api.patch(`/v1/facts/${enc(fact.id)}`, { text, reason: reason || undefined });
+    say("Fact corrected; the old version is kept in its history.");
+    await changed();
+  }, { class: "fact-edit" });
+  const confirmDelete = button("Yes, delete this fact for good", async () => {
+    const receipt = await api.delete(`/v1/facts/${enc(fact.id)}`);
+    say(`Fact deleted: ${receipt.versions} versions, ${receipt.vectors} vectors.`);
+    await changed();
+  }, { class: "danger fact-delete-confirm", hidden: true });
+  item.append(
+    h("span", { class: "fact-text" }, fact.text), " ",
+    h("span", { class: "muted" }, `since ${when(fact.valid_from)}`,
+      fact.source === "manual" ? `, written by ${fact.changed_by}` : ""),
+    h("div", { class: "row" },
+      button("Correct…", () => details.replaceChildren(edit), { class: "secondary fact-correct" }),
+      button("History", async () => details.replaceChildren(await factHistory(fact.id)), { class: "secondary fact-history" }),
+      button("Delete…", () => {
+        confirmDelete.hidden = false;
+        confirmDelete.focus();
+      }, { class: "secondary fact-delete" }),
+      confirmDelete),
+    details);
+  return item;
+}
+
+async function factHistory(id) {
+  const entries = await api.items(`/v1/facts/${enc(id)}/history`);
+  return table(["When", "What", "Text", "By", "Why"], entries.map((e) => [
+    when(e.at), e.action, e.text ?? "—", e.changed_by, e.reason ?? "—",
+  ]));
 }
 
 function receiptTable(receipt) {

@@ -79,10 +79,19 @@ impl FromRequestParts<AppState> for AnyCaller {
 }
 
 /// A caller holding a tenant's key, with the key's name: what records say
-/// wrote or approved a procedure version.
+/// wrote or approved a procedure version, or changed a fact.
+#[derive(Clone, Debug)]
 pub struct TenantAuthor {
     pub tenant: TenantId,
     pub key_name: Option<String>,
+}
+
+impl TenantAuthor {
+    /// The name a change is recorded under: the key's (absent only when it
+    /// was revoked as the request ran).
+    pub fn name(&self) -> &str {
+        self.key_name.as_deref().unwrap_or("a revoked key")
+    }
 }
 
 impl FromRequestParts<AppState> for TenantAuthor {

@@ -60,6 +60,7 @@ error_codes! {
     DocumentNotFound = (NOT_FOUND, "document_not_found", "the agent's knowledge has no document of that source"),
     ProcedureNotFound = (NOT_FOUND, "procedure_not_found", "no such procedure for this tenant"),
     ProcedureVersionNotFound = (NOT_FOUND, "procedure_version_not_found", "the procedure has no such version"),
+    FactNotFound = (NOT_FOUND, "fact_not_found", "no such fact for this tenant (or its episode is deleted or archived)"),
     MethodNotAllowed = (METHOD_NOT_ALLOWED, "method_not_allowed", "the route does not take that method"),
     RequestTimeout = (REQUEST_TIMEOUT, "request_timeout", "the request body did not arrive in time"),
     AgentInactive = (CONFLICT, "agent_inactive", "the agent is deactivated"),
@@ -80,6 +81,7 @@ error_codes! {
     TenantLimitReached = (CONFLICT, "tenant_limit_reached", "the tenant holds as much as its quota allows ([quotas]: procedures, or their trigger patterns' compiled size); remove some first"),
     ConversationDeleted = (GONE, "conversation_deleted", "the conversation is deleted"),
     ConversationMoved = (CONFLICT, "conversation_moved", "another request changed the conversation while this one was decided (a tool call answered, say); send it again"),
+    FactReplaced = (CONFLICT, "fact_replaced", "the fact was replaced by a newer version; correct the version that holds (its `superseded_by` chain ends there)"),
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts"),
     UnsupportedMediaType = (UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "the body is not sent as JSON"),
     InvalidRequest = (UNPROCESSABLE_ENTITY, "invalid_request", "valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it"),
@@ -110,6 +112,7 @@ impl ErrorCode {
             "document" => Self::DocumentNotFound,
             "procedure" => Self::ProcedureNotFound,
             "procedure_version" => Self::ProcedureVersionNotFound,
+            "fact" => Self::FactNotFound,
             _ => Self::RouteNotFound,
         }
     }
@@ -135,6 +138,7 @@ impl ErrorCode {
             DomainCode::TenantLimitReached => Self::TenantLimitReached,
             DomainCode::ConversationDeleted => Self::ConversationDeleted,
             DomainCode::ConversationMoved => Self::ConversationMoved,
+            DomainCode::FactReplaced => Self::FactReplaced,
         }
     }
 }

@@ -75,9 +75,9 @@ pub struct ServerSettings {
     pub body_read_timeout_secs: u64,
     /// Seconds a connection with no request in progress stays open.
     pub keep_alive_timeout_secs: u64,
-    /// Offer MCP clients the `forget_user` tool, which erases everything
-    /// about a user and cannot be undone (a tenant's key may always do it
-    /// over REST, `DELETE /v1/users/{id}`; a model should not by default).
+    /// Offer MCP clients the tools that erase or rewrite memory:
+    /// `forget_user`, `update_memory` and `delete_memory` (a tenant's key
+    /// may always do these over REST; a model should not by default).
     pub mcp_allow_forget_user: bool,
 }
 

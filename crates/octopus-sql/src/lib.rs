@@ -25,7 +25,8 @@ pub mod columns {
 
     /// Read from `facts f`.
     pub const FACTS: &str = "f.id, f.tenant_id, f.agent_id, f.user_id, f.episode_id, f.message_ids, \
-                             f.text, f.valid_from, f.valid_to, f.superseded_by, f.created_at";
+                             f.text, f.valid_from, f.valid_to, f.superseded_by, f.created_at, f.source, \
+                             f.changed_by";
 
     /// With the newest version awaiting a decision, if any.
     pub const PROCEDURES: &str =

@@ -326,7 +326,7 @@ fn store_record(
             fact.tenant_id = tenant;
             fact.agent_id = agent;
             fact.user_id = user;
-            crate::facts::insert_fact(tx, &fact)?;
+            crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Imported, None)?;
             crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk)?;
         }
     }

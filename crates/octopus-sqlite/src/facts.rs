@@ -7,8 +7,11 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use octopus_core::fact::{Fact, FactFilter, FactHit, FactSearchQuery};
-use octopus_core::store::FactStore;
+use octopus_core::fact::{
+    Fact, FactAction, FactCorrection, FactDeletion, FactDeletionReceipt, FactFilter,
+    FactHistoryEntry, FactHit, FactSearchQuery, FactSource,
+};
+use octopus_core::store::{FactStore, UserErasure};
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, Result, TenantId};
 use rusqlite::types::Value;
 use rusqlite::{Connection, params};
@@ -26,7 +29,7 @@ use octopus_sql::columns::FACTS as COLUMNS;
 const IN_USE: &str =
     "JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL";
 
-fn fact_from_row(row: &rusqlite::Row<'_>) -> StoreResult<Fact> {
+pub(crate) fn fact_from_row(row: &rusqlite::Row<'_>) -> StoreResult<Fact> {
     let message_ids: String = row.get("message_ids")?;
     let message_ids: Vec<MessageId> =
         serde_json::from_str(&message_ids).map_err(|e| corrupt("fact message ids", e))?;
@@ -42,6 +45,11 @@ fn fact_from_row(row: &rusqlite::Row<'_>) -> StoreResult<Fact> {
         valid_to: rows::opt_time(row, "valid_to")?,
         superseded_by: rows::opt_uuid(row, "superseded_by")?.map(FactId),
         created_at: rows::time(row, "created_at")?,
+        source: {
+            let source: String = row.get("source")?;
+            FactSource::parse(&source).ok_or_else(|| corrupt("fact source", source))?
+        },
+        changed_by: row.get("changed_by")?,
     })
 }
 
@@ -54,16 +62,32 @@ fn fact_scope(tenant: TenantId, agent: AgentId, user: &str) -> String {
     )
 }
 
-/// Stores `fact` (its full-text entry written by the trigger); returns its
-/// row's `seq`.
-pub(crate) fn insert_fact(tx: &Connection, fact: &Fact) -> StoreResult<i64> {
+/// Stores `fact` (its full-text entry written by the trigger) and the
+/// change in its history; returns its row's `seq`. A version that a stored
+/// one points to as its replacement (`supersede` runs first) joins that
+/// one's lineage; any other starts its own.
+pub(crate) fn insert_fact(
+    tx: &Connection,
+    fact: &Fact,
+    action: FactAction,
+    reason: Option<&str>,
+) -> StoreResult<i64> {
     let message_ids =
         serde_json::to_string(&fact.message_ids).map_err(|e| corrupt("fact message ids", e))?;
-    Ok(tx
+    let lineage: Vec<u8> = tx
+        .prepare_cached(
+            "SELECT coalesce((SELECT lineage_id FROM facts WHERE tenant_id = ?1 AND superseded_by = ?2), ?2)",
+        )?
+        .query_row(
+            [fact.tenant_id.0.as_bytes(), fact.id.0.as_bytes()],
+            |r| r.get(0),
+        )?;
+    let seq = tx
         .prepare_cached(
             "INSERT INTO facts (id, tenant_id, agent_id, user_id, episode_id, message_ids, text,
-                                valid_from, valid_to, superseded_by, created_at, scope)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING seq",
+                                valid_from, valid_to, superseded_by, created_at, scope,
+                                source, changed_by, lineage_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING seq",
         )?
         .query_row(
             params![
@@ -79,9 +103,52 @@ pub(crate) fn insert_fact(tx: &Connection, fact: &Fact) -> StoreResult<i64> {
                 fact.superseded_by.map(|f| *f.0.as_bytes()),
                 micros(fact.created_at),
                 fact_scope(fact.tenant_id, fact.agent_id, &fact.user_id),
+                fact.source.as_str(),
+                fact.changed_by,
+                lineage,
             ],
             |r| r.get(0),
-        )?)
+        )?;
+    record_history(
+        tx,
+        fact,
+        &lineage,
+        action,
+        &fact.changed_by,
+        reason,
+        fact.created_at,
+    )?;
+    Ok(seq)
+}
+
+/// Appends a change to the history of the fact `version` belongs to.
+fn record_history(
+    tx: &Connection,
+    version: &Fact,
+    lineage: &[u8],
+    action: FactAction,
+    changed_by: &str,
+    reason: Option<&str>,
+    at: chrono::DateTime<chrono::Utc>,
+) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO fact_history (tenant_id, agent_id, user_id, episode_id, lineage_id, fact_id,
+                                   action, changed_by, reason, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        version.tenant_id.0.as_bytes(),
+        version.agent_id.0.as_bytes(),
+        version.user_id,
+        version.episode_id.0.as_bytes(),
+        lineage,
+        version.id.0.as_bytes(),
+        action.as_str(),
+        changed_by,
+        reason,
+        micros(at),
+    ])?;
+    Ok(())
 }
 
 /// Marks `old` replaced by `new` from `at`, if it still holds and is the
@@ -115,10 +182,19 @@ pub(crate) fn delete_episode_facts(
          WHERE tenant_id = ?1 AND superseded_by IN (SELECT id FROM facts WHERE tenant_id = ?1 AND episode_id = ?2)",
         [tenant.0.as_bytes(), episode.0.as_bytes()],
     )?;
+    tx.execute(
+        "DELETE FROM fact_history WHERE tenant_id = ?1 AND episode_id = ?2",
+        [tenant.0.as_bytes(), episode.0.as_bytes()],
+    )?;
     Ok(tx.execute(
         "DELETE FROM facts WHERE tenant_id = ?1 AND episode_id = ?2",
         [tenant.0.as_bytes(), episode.0.as_bytes()],
     )?)
+}
+
+/// One fact by id, of an episode in use (as reads see it).
+pub(crate) fn in_use(conn: &Connection, tenant: TenantId, id: FactId) -> StoreResult<Option<Fact>> {
+    Ok(by_ids(conn, tenant, &[id])?.pop())
 }
 
 /// One stored fact by id, whatever its episode's state; `None` once gone.
@@ -268,5 +344,46 @@ impl FactStore for SqliteStore {
     ) -> Result<Vec<FactHit>> {
         let query = query.clone();
         self.db.read(move |conn| search(conn, tenant, &query)).await
+    }
+
+    async fn correct_fact(&self, tenant: TenantId, correction: &FactCorrection) -> Result<Fact> {
+        correction.validate()?;
+        let correction = correction.clone();
+        self.db
+            .write(move |conn| crate::fact_changes::correct(conn, tenant, &correction))
+            .await
+    }
+
+    async fn delete_fact(
+        &self,
+        tenant: TenantId,
+        deletion: &FactDeletion,
+    ) -> Result<FactDeletionReceipt> {
+        deletion.validate()?;
+        self.finish_erasures().await?;
+        let deletion = deletion.clone();
+        let crate::fact_changes::Removed {
+            mut receipt,
+            pending,
+            record,
+        } = self
+            .db
+            .write(move |conn| crate::fact_changes::remove(conn, tenant, &deletion))
+            .await?;
+        self.erase_derived(tenant, &pending).await?;
+        receipt.compacted = self.compact().await?;
+        self.db
+            .write(move |conn| {
+                conn.execute("DELETE FROM pending_erasures WHERE id = ?1", [record])?;
+                Ok(())
+            })
+            .await?;
+        Ok(receipt)
+    }
+
+    async fn fact_history(&self, tenant: TenantId, id: FactId) -> Result<Vec<FactHistoryEntry>> {
+        self.db
+            .read(move |conn| crate::fact_changes::history(conn, tenant, id))
+            .await
     }
 }

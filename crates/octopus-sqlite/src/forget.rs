@@ -105,7 +105,7 @@ impl SqliteStore {
     /// Erases what `pending` names from the derived stores: full-text
     /// entries, then vectors. Returns the entries removed and the saved
     /// graphs dropped. Repeating it is harmless.
-    async fn erase_derived(
+    pub(crate) async fn erase_derived(
         &self,
         tenant: TenantId,
         pending: &PendingErasure,
@@ -171,6 +171,10 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
         ),
         scope,
     )? as u64;
+    receipt.relational.fact_history = tx.execute(
+        "DELETE FROM fact_history WHERE tenant_id = ?1 AND user_id = ?2 AND (?3 IS NULL OR agent_id = ?3)",
+        scope,
+    )? as u64;
     // Their full-text entries go with them (a trigger), compacted below.
     receipt.relational.facts = tx.execute(
         &format!("DELETE FROM facts WHERE tenant_id = ?1 AND episode_id IN ({EPISODES})"),
@@ -193,24 +197,6 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
             _ => receipt.vectors.message_vectors += 1,
         }
         per_collection.entry(agent).or_default().push(key);
-    }
-    let mut sets = Vec::with_capacity(per_collection.len());
-    for (agent, removed) in per_collection {
-        let agent = AgentId(codec::uuid_from(&agent)?);
-        let before = MemoryTable::state(&tx, tenant, agent)?
-            .ok_or_else(|| crate::error::corrupt("memory collection", "vectors without one"))?;
-        let change = VectorChange {
-            removed,
-            added: Vec::new(),
-        };
-        let set = VectorSet::memory(tenant, agent);
-        let Committed {
-            set,
-            before,
-            after,
-            change,
-        } = record_change::<MemoryTable>(&tx, set, before, change)?;
-        sets.push(ErasedSet::new(set, before, after, change.removed));
     }
 
     let message_seqs: Vec<i64> = rows::collect(
@@ -235,17 +221,7 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
     )?;
     receipt.relational.conversations = conversations.len() as u64;
     receipt.conversation_ids = conversations.into_iter().map(ConversationId).collect();
-    let pending = PendingErasure { message_seqs, sets };
-    tx.execute(
-        "INSERT INTO pending_erasures (tenant_id, work, created_at) VALUES (?1, ?2, ?3)",
-        params![
-            tenant.0.as_bytes(),
-            serde_json::to_string(&pending)
-                .map_err(|e| crate::error::corrupt("pending erasure", e))?,
-            codec::micros(chrono::Utc::now())
-        ],
-    )?;
-    let record = tx.last_insert_rowid();
+    let (pending, record) = record_pending_erasure(&tx, tenant, per_collection, message_seqs)?;
     tx.commit()?;
     Ok(Removed {
         receipt,
@@ -269,4 +245,46 @@ impl SqliteStore {
         let search = self.indexer.compact().await?;
         Ok(main && search)
     }
+}
+
+/// Records, in `tx`, the removal of memory vectors from their collections
+/// (by agent id bytes: the keys removed) and of full-text entries (by
+/// message `seq`): each collection's version moves on, and the erasure left
+/// to do, for the derived stores, is written down. Returns it and its
+/// record's id.
+pub(crate) fn record_pending_erasure(
+    tx: &rusqlite::Transaction<'_>,
+    tenant: TenantId,
+    per_collection: HashMap<Vec<u8>, Vec<u64>>,
+    message_seqs: Vec<i64>,
+) -> StoreResult<(PendingErasure, i64)> {
+    let mut sets = Vec::with_capacity(per_collection.len());
+    for (agent, removed) in per_collection {
+        let agent = AgentId(codec::uuid_from(&agent)?);
+        let before = MemoryTable::state(tx, tenant, agent)?
+            .ok_or_else(|| crate::error::corrupt("memory collection", "vectors without one"))?;
+        let change = VectorChange {
+            removed,
+            added: Vec::new(),
+        };
+        let set = VectorSet::memory(tenant, agent);
+        let Committed {
+            set,
+            before,
+            after,
+            change,
+        } = record_change::<MemoryTable>(tx, set, before, change)?;
+        sets.push(ErasedSet::new(set, before, after, change.removed));
+    }
+    let pending = PendingErasure { message_seqs, sets };
+    tx.execute(
+        "INSERT INTO pending_erasures (tenant_id, work, created_at) VALUES (?1, ?2, ?3)",
+        params![
+            tenant.0.as_bytes(),
+            serde_json::to_string(&pending)
+                .map_err(|e| crate::error::corrupt("pending erasure", e))?,
+            codec::micros(chrono::Utc::now())
+        ],
+    )?;
+    Ok((pending, tx.last_insert_rowid()))
 }

@@ -22,6 +22,7 @@ mod db;
 mod dump;
 mod episodes;
 mod error;
+mod fact_changes;
 mod facts;
 mod forget;
 mod fts_rank;

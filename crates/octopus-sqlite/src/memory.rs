@@ -363,7 +363,7 @@ fn store_summary(
         if let Some(old) = new.replaces {
             crate::facts::supersede(tx, &fact, old)?;
         }
-        crate::facts::insert_fact(tx, &fact)?;
+        crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Learned, None)?;
         let fields = MemoryVectorFields::fact(&fact);
         let (added, _) = replace_vector(tx, key, fields, new.vector, now)?;
         change.removed.extend(added.removed);

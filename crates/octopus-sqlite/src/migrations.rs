@@ -79,6 +79,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0016_fact_fts_secure_delete",
         sql: include_str!("../migrations/main/0016_fact_fts_secure_delete.sql"),
     },
+    Migration {
+        name: "main/0017_fact_history",
+        sql: include_str!("../migrations/main/0017_fact_history.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

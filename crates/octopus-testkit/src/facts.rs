@@ -88,7 +88,7 @@ async fn summary_job(
         .expect("closing queues the summary job")
 }
 
-fn filter(world: &World, user: &str, include_replaced: bool) -> FactFilter {
+pub(crate) fn filter(world: &World, user: &str, include_replaced: bool) -> FactFilter {
     FactFilter {
         agent_id: world.agent,
         user_id: user.into(),
@@ -97,7 +97,7 @@ fn filter(world: &World, user: &str, include_replaced: bool) -> FactFilter {
     }
 }
 
-fn words(world: &World, user: &str, text: &str) -> FactSearchQuery {
+pub(crate) fn words(world: &World, user: &str, text: &str) -> FactSearchQuery {
     FactSearchQuery {
         agent_id: world.agent,
         user_id: user.into(),
@@ -106,14 +106,14 @@ fn words(world: &World, user: &str, text: &str) -> FactSearchQuery {
     }
 }
 
-fn texts(facts: &[Fact]) -> Vec<&str> {
+pub(crate) fn texts(facts: &[Fact]) -> Vec<&str> {
     facts.iter().map(|f| f.text.as_str()).collect()
 }
 
 /// Alice says where she lives on day 1 (episode one), that she moved on
 /// day 5 and likes tea (episode two): two closes, the second replacing the
 /// first's fact. Returns the two episodes' messages.
-async fn alice_moves(store: &dyn Store, world: &World) -> (Vec<Message>, Vec<Message>) {
+pub(crate) async fn alice_moves(store: &dyn Store, world: &World) -> (Vec<Message>, Vec<Message>) {
     let first = world.say(store, t(1), &["I live in Lyon"]).await;
     let lyon = new_fact("Alice lives in Lyon", &first[0], 0, None);
     let lyon_id = lyon.id;

@@ -4,7 +4,7 @@
 //! expression that builds a [`Backend`]; the macro expands to one `#[tokio::test]`
 //! per rule of the storage contract, so a failure names the rule broken. The
 //! rules are grouped by area: [`tenants`], [`appends`], [`episodes`],
-//! [`message_search`], [`knowledge`], [`memory`], [`facts`], [`lifecycle`],
+//! [`message_search`], [`knowledge`], [`memory`], [`facts`], [`fact_changes`], [`lifecycle`],
 //! [`procedures`].
 //! A vector index (an implementation of `octopus_core::vectors::VectorIndex`)
 //! calls [`vector_conformance_tests!`] likewise, with the rules in [`vectors`].
@@ -16,6 +16,7 @@
 
 pub mod appends;
 pub mod episodes;
+pub mod fact_changes;
 pub mod facts;
 pub mod fake_chat;
 pub mod fake_providers;
@@ -121,6 +122,13 @@ macro_rules! store_conformance_tests {
             facts_are_found_by_their_words_within_their_user,
             facts_leave_with_their_episode_and_their_user,
             a_dump_carries_facts_and_their_vectors_are_made_again
+        );
+        $crate::store_conformance_tests!(@in fact_changes, $backend;
+            a_correction_is_a_new_version_that_keeps_the_old_one,
+            another_tenants_fact_is_not_found_for_any_change,
+            a_deleted_fact_leaves_every_store_and_its_history_keeps_no_word,
+            an_interrupted_fact_deletion_is_finished_later,
+            a_facts_history_goes_with_its_episode_and_its_user
         );
         $crate::store_conformance_tests!(@in lifecycle, $backend;
             expired_episodes_are_archived_once_and_leave_recall,

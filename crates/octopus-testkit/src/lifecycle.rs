@@ -384,6 +384,7 @@ pub async fn forgetting_a_user_removes_all_of_theirs_and_nothing_else(backend: &
                 summaries: 1,
                 key_facts: 2,
                 facts: 0,
+                fact_history: 0,
                 learned_procedures: 0,
             },
             FullTextCounts { entries: 4 },
@@ -701,10 +702,10 @@ async fn assert_not_there(store: &dyn Store, world: &World) {
 
 /// A vector index that records each erasure and can fail the next ones, as
 /// a crash between a forget's transaction and its erasure would leave it.
-struct ErasureWatch {
+pub(crate) struct ErasureWatch {
     inner: Arc<dyn octopus_core::vectors::VectorIndex>,
     fail: std::sync::atomic::AtomicBool,
-    erased: Mutex<Vec<u64>>,
+    pub(crate) erased: Mutex<Vec<u64>>,
 }
 
 #[async_trait::async_trait]
@@ -775,7 +776,10 @@ impl octopus_core::vectors::VectorIndex for ErasureWatch {
 }
 
 /// Opens `backend` with its index watched; failing erasures when `fail`.
-async fn watched(backend: &impl Backend, fail: bool) -> (Arc<dyn Store>, Arc<ErasureWatch>) {
+pub(crate) async fn watched(
+    backend: &impl Backend,
+    fail: bool,
+) -> (Arc<dyn Store>, Arc<ErasureWatch>) {
     let cell: Arc<Mutex<Option<Arc<ErasureWatch>>>> = Arc::default();
     let keep = Arc::clone(&cell);
     let store = backend

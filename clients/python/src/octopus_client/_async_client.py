@@ -168,6 +168,27 @@ class AsyncOctopus:
         response = await self._send("DELETE", f"/v1/users/{segment(user_id)}", params=query_of(agent_id=agent_id))
         return models.ForgetReceipt.model_validate(response.json())
 
+    # Facts, one at a time
+
+    async def get_fact(self, fact_id: Id) -> models.Fact:
+        return await self._get(f"/v1/facts/{segment(fact_id)}", models.Fact)
+
+    async def correct_fact(self, fact_id: Id, body: Mapping[str, Any]) -> models.Fact:
+        """Correct a fact that holds (``{"text", "reason"?, "valid_from"?}``):
+        returns the new version, which replaces it; the old version is kept in
+        the fact's history."""
+        response = await self._send("PATCH", f"/v1/facts/{segment(fact_id)}", json_body=dict(body))
+        return models.Fact.model_validate(response.json())
+
+    async def delete_fact(self, fact_id: Id, *, reason: str | None = None) -> models.FactDeletionReceipt:
+        """Delete a fact, every version of it, from every store. Cannot be undone."""
+        response = await self._send("DELETE", f"/v1/facts/{segment(fact_id)}", params=query_of(reason=reason))
+        return models.FactDeletionReceipt.model_validate(response.json())
+
+    async def fact_history(self, fact_id: Id) -> list[models.FactHistoryEntry]:
+        path = f"/v1/facts/{segment(fact_id)}/history"
+        return (await self._get(path, models.ItemsFactHistoryEntry)).items
+
     # Conversations, messages and turns
 
     async def list_conversations(

@@ -168,6 +168,27 @@ class Octopus:
         response = self._send("DELETE", f"/v1/users/{segment(user_id)}", params=query_of(agent_id=agent_id))
         return models.ForgetReceipt.model_validate(response.json())
 
+    # Facts, one at a time
+
+    def get_fact(self, fact_id: Id) -> models.Fact:
+        return self._get(f"/v1/facts/{segment(fact_id)}", models.Fact)
+
+    def correct_fact(self, fact_id: Id, body: Mapping[str, Any]) -> models.Fact:
+        """Correct a fact that holds (``{"text", "reason"?, "valid_from"?}``):
+        returns the new version, which replaces it; the old version is kept in
+        the fact's history."""
+        response = self._send("PATCH", f"/v1/facts/{segment(fact_id)}", json_body=dict(body))
+        return models.Fact.model_validate(response.json())
+
+    def delete_fact(self, fact_id: Id, *, reason: str | None = None) -> models.FactDeletionReceipt:
+        """Delete a fact, every version of it, from every store. Cannot be undone."""
+        response = self._send("DELETE", f"/v1/facts/{segment(fact_id)}", params=query_of(reason=reason))
+        return models.FactDeletionReceipt.model_validate(response.json())
+
+    def fact_history(self, fact_id: Id) -> list[models.FactHistoryEntry]:
+        path = f"/v1/facts/{segment(fact_id)}/history"
+        return (self._get(path, models.ItemsFactHistoryEntry)).items
+
     # Conversations, messages and turns
 
     def list_conversations(

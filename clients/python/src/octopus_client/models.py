@@ -161,6 +161,33 @@ class EpisodeSummaryRequest(BaseModel):
     summary: str
 
 
+class FactAction(Enum):
+    learned = 'learned'
+    corrected = 'corrected'
+    imported = 'imported'
+    deleted = 'deleted'
+
+
+class FactEdit(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    reason: str | None = Field(
+        None, description="Why, up to 500 characters; kept in the fact's history."
+    )
+    text: str = Field(
+        ..., description='The fact as it should read, 1 to 2,000 characters.'
+    )
+    valid_from: AwareDatetime | None = Field(
+        None, description='Since when the corrected words hold; now when absent.'
+    )
+
+
+class FactSource(Enum):
+    learned = 'learned'
+    manual = 'manual'
+
+
 class Fault(Enum):
     configuration = 'configuration'
     request = 'request'
@@ -634,6 +661,9 @@ class RecallQuery(BaseModel):
 class RelationalCounts(BaseModel):
     conversations: int
     episodes: int
+    fact_history: int | None = Field(
+        None, description="Entries of those facts' histories, deleted facts' included."
+    )
     facts: int | None = Field(
         None, description='Facts learned about the user, current and replaced.'
     )
@@ -1027,6 +1057,10 @@ class Fact(BaseModel):
     agent_id: UUID = Field(
         ..., description='An agent: a configured assistant with its own memory.'
     )
+    changed_by: str | None = Field(
+        None,
+        description='Who wrote this version: `model` for a learned one, else the name of\nthe API key that made the change.',
+    )
     created_at: AwareDatetime
     episode_id: UUID = Field(..., description='The episode it was learned in.')
     id: UUID = Field(
@@ -1035,6 +1069,9 @@ class Fact(BaseModel):
     )
     message_ids: list[UUID] = Field(
         ..., description='The messages it was learned from.'
+    )
+    source: FactSource | None = Field(
+        None, description='Whether the model learned it or a person wrote it.'
     )
     superseded_by: UUID | None = None
     tenant_id: UUID = Field(
@@ -1048,6 +1085,42 @@ class Fact(BaseModel):
     )
     valid_to: AwareDatetime | None = Field(
         None, description='When a newer fact replaced it; absent while it holds.'
+    )
+
+
+class FactDeletionReceipt(BaseModel):
+    compacted: bool = Field(
+        ...,
+        description='The stores rewrote their files, so no removed word is left on disk.',
+    )
+    fact_id: UUID = Field(
+        ...,
+        description="The fact's first version: its history is read by any version's id.",
+    )
+    vectors: int = Field(
+        ...,
+        description='Their memory vectors removed, in the store and its vector index.',
+    )
+    versions: int = Field(
+        ..., description='Its versions removed, the current one and those it replaced.'
+    )
+
+
+class FactHistoryEntry(BaseModel):
+    action: FactAction
+    at: AwareDatetime
+    changed_by: str = Field(
+        ..., description='`model`, or the name of the API key that made the change.'
+    )
+    fact_id: UUID = Field(
+        ...,
+        description='The version the change wrote (for a deletion, the version that held).',
+    )
+    reason: str | None = Field(
+        None, description='Why, when the person said; absent once the fact was deleted.'
+    )
+    text: str | None = Field(
+        None, description="The version's words; absent once the fact was deleted."
     )
 
 
@@ -1098,6 +1171,10 @@ class ItemsEpisode(BaseModel):
 
 class ItemsFact(BaseModel):
     items: list[Fact]
+
+
+class ItemsFactHistoryEntry(BaseModel):
+    items: list[FactHistoryEntry]
 
 
 class ItemsUserSummary(BaseModel):

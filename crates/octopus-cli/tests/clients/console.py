@@ -1,6 +1,6 @@
 """The web console in Debian's chromium, driven by selenium: sign in with the
 keyboard, walk every page, change an agent, approve a procedure and roll it
-back, run a context, export, forget a user; then another tenant's key, which
+back, run a context, correct and delete a fact, export, forget a user; then another tenant's key, which
 sees none of it; then the admin key, with the tenants and the metrics; and
 every page again at a phone's width. A screenshot of each page goes to
 OCTOPUS_TEST_ARTIFACTS.
@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -78,6 +79,9 @@ def seed() -> dict:
     api(key, "POST", f"/v1/agents/{agent['id']}/knowledge/documents", {
         "source": "shipping.md", "text": "Parcels ship from Porto every Monday.",
     })
+    # A fact the model learned about alice, brought in the way one travels:
+    # a dump holding it alone, imported with the admin key into its tenant.
+    seed_fact(key, first, "Alice prefers email over phone calls")
     procedure = api(key, "POST", "/v1/procedures", {
         "agent_id": agent["id"], "name": "refund", "trigger_pattern": "(?i)refund",
         "steps": [{"instruction": "Ask for the order number"}, {"instruction": "Check the return arrived"}],
@@ -91,6 +95,26 @@ def seed() -> dict:
             "procedure": procedure, "other_key": other_key}
 
 
+def seed_fact(key: str, episode: dict, text: str) -> None:
+    import json
+    import uuid
+
+    dump = http.get("/v1/export", headers={"authorization": f"Bearer {key}"}).text
+    tenant = json.loads(dump.splitlines()[0])["tenant_id"]
+    at = episode["started_at"]
+    lines = [
+        {"type": "header", "format": "octopus-dump", "version": 1, "exported_at": at,
+         "tenant_id": tenant, "user_id": None},
+        {"type": "fact", "id": str(uuid.uuid4()), "tenant_id": tenant, "agent_id": episode["agent_id"],
+         "user_id": episode["user_id"], "episode_id": episode["id"], "message_ids": [], "text": text,
+         "valid_from": at, "valid_to": None, "superseded_by": None, "created_at": at},
+        {"type": "end", "records": 2},
+    ]
+    response = http.post("/v1/import", content="\n".join(json.dumps(line) for line in lines),
+                         headers={"authorization": f"Bearer {ADMIN_KEY}", "content-type": "application/x-ndjson"})
+    assert response.is_success, response.text
+
+
 def browser() -> webdriver.Chrome:
     options = Options()
     options.binary_location = "/usr/bin/chromium"
@@ -102,7 +126,8 @@ def browser() -> webdriver.Chrome:
 class Console:
     def __init__(self, driver: webdriver.Chrome) -> None:
         self.driver = driver
-        self.wait = WebDriverWait(driver, 20)
+        # A page drawn again while waited on leaves stale elements: look again.
+        self.wait = WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,))
         self.shots = 0
 
     def go(self, route: str, heading: str) -> None:
@@ -277,7 +302,30 @@ def walk_as_the_tenant(console: Console, world: dict) -> None:
     assert records == len([line for line in dump.splitlines() if line]), records
     console.screenshot("export")
 
+    # A fact corrected, its history read, then deleted, from alice's page.
     console.go(f"#/agents/{agent['id']}/users/alice", "alice, with support")
+    assert console.text("#facts .fact-text") == "Alice prefers email over phone calls"
+    console.click("#facts .fact-correct")
+    corrected = console.find("#facts .fact-edit input[name=text]")
+    corrected.clear()
+    corrected.send_keys("Alice prefers text messages")
+    console.find("#facts .fact-edit input[name=reason]").send_keys("she said so on the phone")
+    console.click("#facts .fact-edit button[type=submit]")
+    console.wait.until(lambda _: console.text("#facts .fact-text") == "Alice prefers text messages")
+    console.click("#facts .fact-history")
+    console.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#facts .fact-details tbody tr")))
+    rows = [[cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td")]
+            for row in console.find("#facts .fact-details").find_elements(By.CSS_SELECTOR, "tbody tr")]
+    assert [(row[1], row[2], row[3]) for row in rows] == [
+        ("imported", "Alice prefers email over phone calls", "model"),
+        ("corrected", "Alice prefers text messages", "seed"),
+    ], rows
+    console.screenshot("fact-history")
+    console.click("#facts .fact-delete")
+    console.click("#facts .fact-delete-confirm")
+    console.wait.until(lambda _: not console.driver.find_elements(By.CSS_SELECTOR, "#facts .fact-text"))
+    assert api(key, "GET", f"/v1/agents/{agent['id']}/users/alice/facts", include_replaced="true")["items"] == []
+
     console.click("#forget-start")
     console.screenshot("forget-confirm")
     console.click("#forget-confirm")

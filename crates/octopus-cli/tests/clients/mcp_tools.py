@@ -9,12 +9,19 @@ sets the environment:
   OCTOPUS_DATA_DIR   the data directory `octopus mcp` opens (local)
   OCTOPUS_API_KEY    the tenant's key; OCTOPUS_OTHER_KEY another tenant's
   OCTOPUS_TEST_USER  the user the calls are about
-  OCTOPUS_EXPECT_FORGET  1 when the server offers forget_user
+  OCTOPUS_EXPECT_FORGET  1 when the server offers forget_user (and with it
+                     update_memory and delete_memory)
+  OCTOPUS_ADMIN_KEY  the admin key, to bring in a fact the tools change
 Any failed expectation raises, and the exit status says so.
 """
 
 import asyncio
+import json
 import os
+import re
+import uuid
+
+import httpx
 
 import mcp.types as types
 from mcp import Client, StdioServerParameters
@@ -73,7 +80,7 @@ async def first_tenant():
         names = {tool.name for tool in (await client.list_tools()).tools}
         expected = {"remember", "recall", "search_knowledge", "get_context", "list_procedures", "add_document"}
         if os.environ.get("OCTOPUS_EXPECT_FORGET") == "1":
-            expected.add("forget_user")
+            expected |= {"forget_user", "update_memory", "delete_memory"}
         assert names == expected, names
         for tool in (await client.list_tools()).tools:
             assert tool.description and tool.input_schema["type"] == "object", tool
@@ -119,12 +126,61 @@ async def first_tenant():
             assert "Forgot" in forgot, forgot
             after = text(await client.call_tool("recall", {"agent": AGENT, "user": USER + "-leaving", "query": "passport number"}))
             assert "X1234567" not in after, after
-        return [r.uri for r in episodes + documents]
+            fact = await correct_and_delete_a_fact(client, stored)
+        else:
+            fact = None
+        return [r.uri for r in episodes + documents], fact
 
 
-async def second_tenant(uris):
+def learned_fact(episode: str, text: str) -> str:
+    """A fact about USER with `text`, of `episode`, brought in as a learned
+    fact travels: a dump holding it alone, imported with the admin key."""
+    url, key = os.environ["OCTOPUS_URL"], os.environ["OCTOPUS_API_KEY"]
+    header = httpx.get(f"{url}/v1/export", headers={"authorization": f"Bearer {key}"}).text.splitlines()[0]
+    tenant = json.loads(header)["tenant_id"]
+    agents = httpx.get(f"{url}/v1/agents", headers={"authorization": f"Bearer {key}"}).json()["items"]
+    agent = next(a["id"] for a in agents if a["name"] == AGENT)
+    fact, at = str(uuid.uuid4()), "2026-01-01T00:00:00Z"
+    lines = [
+        {"type": "header", "format": "octopus-dump", "version": 1, "exported_at": at, "tenant_id": tenant, "user_id": None},
+        {"type": "fact", "id": fact, "tenant_id": tenant, "agent_id": agent, "user_id": USER, "episode_id": episode,
+         "message_ids": [], "text": text, "valid_from": at, "valid_to": None, "superseded_by": None, "created_at": at},
+        {"type": "end", "records": 2},
+    ]
+    response = httpx.post(f"{url}/v1/import", content="\n".join(json.dumps(line) for line in lines),
+                          headers={"authorization": f"Bearer {os.environ['OCTOPUS_ADMIN_KEY']}",
+                                   "content-type": "application/x-ndjson"})
+    assert response.is_success, response.text
+    return fact
+
+
+async def correct_and_delete_a_fact(client, remembered: str) -> str:
+    """The model corrects a fact recall showed it, then deletes it."""
+    episode = re.search(r"\(episode ([0-9a-f-]+)\)", remembered).group(1)
+    fact = learned_fact(episode, "Biscuit is a beagle")
+    recalled = text(await client.call_tool("recall", {"agent": AGENT, "user": USER, "query": "what breed is Biscuit"}))
+    assert f"fact {fact}: Biscuit is a beagle" in recalled, recalled
+    corrected = text(await client.call_tool("update_memory", {
+        "fact_id": fact, "text": "Biscuit is a basset hound", "reason": "the user said so"}))
+    assert "Biscuit is a basset hound" in corrected, corrected
+    recalled = text(await client.call_tool("recall", {"agent": AGENT, "user": USER, "query": "Biscuit basset hound"}))
+    assert "Biscuit is a basset hound" in recalled, recalled
+    await refused(client.call_tool("update_memory", {"fact_id": fact, "text": "a poodle"}), "fact_replaced")
+    await refused(client.call_tool("update_memory", {"fact_id": "not-an-id", "text": "a poodle"}), "invalid_request")
+    deleted = text(await client.call_tool("delete_memory", {"fact_id": fact}))
+    assert "Deleted fact" in deleted and '"versions":2' in deleted, deleted
+    recalled = text(await client.call_tool("recall", {"agent": AGENT, "user": USER, "query": "Biscuit basset hound beagle"}))
+    assert "basset" not in recalled and "beagle" not in recalled, recalled
+    await refused(client.call_tool("delete_memory", {"fact_id": fact}), "fact_not_found")
+    return fact
+
+
+async def second_tenant(uris, fact):
     """Another tenant's key: none of the first's data, by name or by id."""
     async with connect(os.environ["OCTOPUS_OTHER_KEY"]) as client:
+        if fact:
+            await refused(client.call_tool("update_memory", {"fact_id": fact, "text": "intruder"}), "fact_not_found")
+            await refused(client.call_tool("delete_memory", {"fact_id": fact}), "fact_not_found")
         resources = (await client.list_resources()).resources
         assert resources == [], resources
         for uri in uris:
@@ -138,9 +194,9 @@ async def second_tenant(uris):
 
 
 async def main():
-    uris = await first_tenant()
+    uris, fact = await first_tenant()
     if os.environ.get("OCTOPUS_OTHER_KEY"):
-        await second_tenant(uris)
+        await second_tenant(uris, fact)
     print("ok")
 
 

@@ -142,6 +142,10 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "/v1/agents/{agent_id}/users/{user_id}/facts",
         "users facts",
     ),
+    ("get", "/v1/facts/{fact_id}", "facts show"),
+    ("patch", "/v1/facts/{fact_id}", "facts correct"),
+    ("delete", "/v1/facts/{fact_id}", "facts delete"),
+    ("get", "/v1/facts/{fact_id}/history", "facts history"),
 ];
 
 /// Operations with no command, and why.

@@ -223,6 +223,7 @@ async fn the_official_mcp_client_reaches_memory_over_http_and_through_octopus_mc
                 ("OCTOPUS_OTHER_KEY", &other_key),
                 ("OCTOPUS_TEST_USER", user),
                 ("OCTOPUS_EXPECT_FORGET", "1"),
+                ("OCTOPUS_ADMIN_KEY", crate::process::ADMIN_KEY),
             ],
         );
         assert_eq!(printed.trim(), "ok", "{mode}");

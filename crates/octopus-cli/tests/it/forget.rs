@@ -14,7 +14,7 @@ use crate::process::{ADMIN_KEY, Server};
 const MARKER: &str = "quokkaberry47xz";
 
 /// The files of `dir`, recursively, that contain `needle`.
-fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
+pub(crate) fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_owned()];
     while let Some(dir) = pending.pop() {
@@ -37,7 +37,7 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
 }
 
 /// Waits until the tenant has no memory work queued.
-async fn memory_work_done(server: &Server, tenant: &str) {
+pub(crate) async fn memory_work_done(server: &Server, tenant: &str) {
     let started = Instant::now();
     loop {
         let text = server
@@ -232,7 +232,7 @@ async fn a_forgotten_user_leaves_no_trace_in_the_data_directory() {
     assert_eq!(
         receipt["relational"],
         json!({"conversations": 1, "episodes": 2, "messages": 4, "summaries": summaries,
-               "key_facts": key_facts, "facts": 0, "learned_procedures": 0}),
+               "key_facts": key_facts, "facts": 0, "fact_history": 0, "learned_procedures": 0}),
         "{receipt}"
     );
     assert_eq!(receipt["full_text"]["entries"], 4, "{receipt}");

@@ -8,6 +8,7 @@ mod client_commands;
 mod clients;
 mod data_dir_lock;
 mod durability;
+mod fact_erasure;
 mod fairness;
 mod forget;
 mod hostile_clients;

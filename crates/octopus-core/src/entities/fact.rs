@@ -36,6 +36,48 @@ pub struct Fact {
     /// The fact that replaced it.
     pub superseded_by: Option<FactId>,
     pub created_at: DateTime<Utc>,
+    /// Whether the model learned it or a person wrote it.
+    #[serde(default)]
+    pub source: FactSource,
+    /// Who wrote this version: `model` for a learned one, else the name of
+    /// the API key that made the change.
+    #[serde(default = "by_model")]
+    pub changed_by: String,
+}
+
+fn by_model() -> String {
+    MODEL.to_owned()
+}
+
+/// The name changes made by the agent's model are recorded under.
+pub const MODEL: &str = "model";
+
+/// Where a fact's words came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FactSource {
+    /// The agent's model learned it from a conversation.
+    #[default]
+    Learned,
+    /// A person wrote it (a correction, or a fact added by hand).
+    Manual,
+}
+
+impl FactSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FactSource::Learned => "learned",
+            FactSource::Manual => "manual",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "learned" => Some(FactSource::Learned),
+            "manual" => Some(FactSource::Manual),
+            _ => None,
+        }
+    }
 }
 
 impl Fact {
@@ -82,6 +124,8 @@ impl NewFact {
             valid_to: None,
             superseded_by: None,
             created_at: now,
+            source: FactSource::Learned,
+            changed_by: MODEL.to_owned(),
         }
     }
 }
@@ -111,6 +155,167 @@ pub struct FactHit {
     pub fact: Fact,
     /// BM25 over the user's facts, higher is better.
     pub score: f64,
+}
+
+/// Most characters of a fact's text a person may write.
+pub const MAX_FACT_CHARS: usize = 2_000;
+
+/// Most characters of the reason given for a change.
+pub const MAX_REASON_CHARS: usize = 500;
+
+/// What a person writes to correct a fact.
+#[derive(Clone, Debug, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FactEdit {
+    /// The fact as it should read, 1 to 2,000 characters.
+    pub text: String,
+    /// Since when the corrected words hold; now when absent.
+    #[serde(default)]
+    pub valid_from: Option<DateTime<Utc>>,
+    /// Why, up to 500 characters; kept in the fact's history.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A person's correction of a fact that holds: a new version with `text`,
+/// which replaces it from `valid_from`. The corrected version is kept with
+/// the period it held, as a replaced fact is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactCorrection {
+    /// The version corrected; it must still hold.
+    pub fact_id: FactId,
+    /// The new version's id.
+    pub new_id: FactId,
+    pub text: String,
+    pub valid_from: DateTime<Utc>,
+    pub changed_by: String,
+    pub reason: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+impl FactCorrection {
+    /// Checks what a person wrote: text and reason within bounds, not blank.
+    pub fn validate(&self) -> crate::Result<()> {
+        check_text("text", &self.text, MAX_FACT_CHARS)?;
+        if let Some(reason) = &self.reason {
+            check_text("reason", reason, MAX_REASON_CHARS)?;
+        }
+        Ok(())
+    }
+
+    /// The new version, as stored: the corrected one's owner and episode,
+    /// written by a person, from no message.
+    pub fn version_of(&self, corrected: &Fact) -> Fact {
+        Fact {
+            id: self.new_id,
+            message_ids: Vec::new(),
+            text: self.text.clone(),
+            valid_from: self.valid_from,
+            valid_to: None,
+            superseded_by: None,
+            created_at: self.at,
+            source: FactSource::Manual,
+            changed_by: self.changed_by.clone(),
+            ..corrected.clone()
+        }
+    }
+}
+
+/// A person's removal of a fact: every version of it, from every store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactDeletion {
+    /// Any version of the fact.
+    pub fact_id: FactId,
+    pub changed_by: String,
+    pub reason: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+impl FactDeletion {
+    pub fn validate(&self) -> crate::Result<()> {
+        if let Some(reason) = &self.reason {
+            check_text("reason", reason, MAX_REASON_CHARS)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_text(field: &str, text: &str, most: usize) -> crate::Result<()> {
+    if text.trim().is_empty() {
+        return Err(crate::Error::invalid(field, "must not be empty"));
+    }
+    let chars = text.chars().count();
+    if chars > most {
+        return Err(crate::Error::invalid(
+            field,
+            format!("is {chars} characters; at most {most}"),
+        ));
+    }
+    Ok(())
+}
+
+/// What deleting a fact removed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct FactDeletionReceipt {
+    /// The fact's first version: its history is read by any version's id.
+    pub fact_id: FactId,
+    /// Its versions removed, the current one and those it replaced.
+    pub versions: u64,
+    /// Their memory vectors removed, in the store and its vector index.
+    pub vectors: u64,
+    /// The stores rewrote their files, so no removed word is left on disk.
+    pub compacted: bool,
+}
+
+/// What happened to a fact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FactAction {
+    /// The model learned this version (a new fact, or one replacing an
+    /// older version when what it says changed).
+    Learned,
+    /// A person corrected the fact: this version replaced the one before.
+    Corrected,
+    /// The version came in with an import.
+    Imported,
+    /// A person deleted the fact: every version's words are gone.
+    Deleted,
+}
+
+impl FactAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FactAction::Learned => "learned",
+            FactAction::Corrected => "corrected",
+            FactAction::Imported => "imported",
+            FactAction::Deleted => "deleted",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "learned" => Some(FactAction::Learned),
+            "corrected" => Some(FactAction::Corrected),
+            "imported" => Some(FactAction::Imported),
+            "deleted" => Some(FactAction::Deleted),
+            _ => None,
+        }
+    }
+}
+
+/// One change in a fact's history, oldest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct FactHistoryEntry {
+    /// The version the change wrote (for a deletion, the version that held).
+    pub fact_id: FactId,
+    pub action: FactAction,
+    /// The version's words; absent once the fact was deleted.
+    pub text: Option<String>,
+    /// `model`, or the name of the API key that made the change.
+    pub changed_by: String,
+    /// Why, when the person said; absent once the fact was deleted.
+    pub reason: Option<String>,
+    pub at: DateTime<Utc>,
 }
 
 /// Most facts one close adds (the summary's key facts are capped below it).
@@ -280,6 +485,8 @@ mod tests {
             valid_to: None,
             superseded_by: None,
             created_at: at,
+            source: FactSource::Learned,
+            changed_by: MODEL.to_owned(),
         }
     }
 

@@ -424,6 +424,43 @@ pub trait FactStore: Send + Sync {
         tenant: TenantId,
         query: &crate::fact::FactSearchQuery,
     ) -> Result<Vec<crate::fact::FactHit>>;
+
+    /// Stores a person's correction of a fact that holds, in one
+    /// transaction: the new version (its vector queued for the memory
+    /// worker; until then keywords find it), the corrected one closed at the
+    /// new one's `valid_from` and pointed at it, and the change in the
+    /// fact's history. Returns the new version. A fact not found (another
+    /// tenant's, or of a deleted or archived episode) is `NotFound`; one
+    /// replaced already is a `FactReplaced` conflict, and nothing changes.
+    async fn correct_fact(
+        &self,
+        tenant: TenantId,
+        correction: &crate::fact::FactCorrection,
+    ) -> Result<crate::fact::Fact>;
+
+    /// Deletes a fact, given any of its versions: every version's row,
+    /// full-text entry and memory vector, with its queued work, in one
+    /// transaction that records the deletion in the history (by whom and
+    /// when, none of its words, which leave the history's older entries
+    /// too); then the vector index and the files, as forgetting a user does
+    /// and resumable the same way (see [`UserErasure`]). `NotFound` as for
+    /// a correction.
+    async fn delete_fact(
+        &self,
+        tenant: TenantId,
+        deletion: &crate::fact::FactDeletion,
+    ) -> Result<crate::fact::FactDeletionReceipt>;
+
+    /// A fact's history, given any of its versions' ids, oldest change
+    /// first: each version learned, corrected or imported, and a deletion.
+    /// Kept after the fact is deleted (without its words); gone when its
+    /// episode is purged or its user forgotten. `NotFound` when the id was
+    /// never a fact of this tenant.
+    async fn fact_history(
+        &self,
+        tenant: TenantId,
+        id: crate::FactId,
+    ) -> Result<Vec<crate::fact::FactHistoryEntry>>;
 }
 
 /// Erasure: removing everything about one user.

@@ -48,6 +48,9 @@ pub struct RelationalCounts {
     /// Facts learned about the user, current and replaced.
     #[serde(default)]
     pub facts: u64,
+    /// Entries of those facts' histories, deleted facts' included.
+    #[serde(default)]
+    pub fact_history: u64,
     /// Procedures learned from the user's episodes, with all their versions.
     pub learned_procedures: u64,
 }

@@ -14,14 +14,15 @@ use octopus_core::agent::Agent;
 use octopus_core::chat::{ChatError, ChatRequest, Fault};
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::fact::{
-    Fact, FactChange, FactFilter, MAX_FACTS_PER_CLOSE, MAX_RELATED_FACTS, NewFact,
-    RECONCILE_INSTRUCTIONS, read_changes, reconcile_message, sources_by_words,
+    Fact, FactChange, FactCorrection, FactDeletion, FactDeletionReceipt, FactEdit, FactFilter,
+    FactHistoryEntry, MAX_FACTS_PER_CLOSE, MAX_RELATED_FACTS, NewFact, RECONCILE_INSTRUCTIONS,
+    read_changes, reconcile_message, sources_by_words,
 };
 use octopus_core::memory_vectors::MemoryVectorQuery;
 use octopus_core::message::Role;
 use octopus_core::recall::MemoryKind;
 use octopus_core::working_memory::ChatMessage;
-use octopus_core::{AgentId, FactId, TenantId};
+use octopus_core::{AgentId, FactId, TenantId, now};
 use octopus_llm::Purpose;
 
 use super::Octopus;
@@ -36,6 +37,72 @@ impl Octopus {
         self.cached_agent(tenant, filter.agent_id).await?;
         octopus_core::conversation::validate_user_id(&filter.user_id)?;
         Ok(self.store.list_facts(tenant, filter).await?)
+    }
+
+    /// One fact, by id: any version, current or replaced.
+    pub async fn get_fact(&self, tenant: TenantId, id: FactId) -> Result<Fact> {
+        self.store
+            .get_facts(tenant, &[id])
+            .await?
+            .pop()
+            .ok_or_else(|| octopus_core::Error::not_found(FactId::KIND, id).into())
+    }
+
+    /// A person's correction of a fact that holds: a new version, written
+    /// by `changed_by` (an API key's name), from `valid_from` (now when
+    /// absent). Its vector follows from the memory worker; keywords find it
+    /// at once.
+    pub async fn correct_fact(
+        &self,
+        tenant: TenantId,
+        id: FactId,
+        edit: FactEdit,
+        changed_by: &str,
+    ) -> Result<Fact> {
+        let at = now();
+        let correction = FactCorrection {
+            fact_id: id,
+            new_id: FactId::new(),
+            text: edit.text,
+            valid_from: edit.valid_from.unwrap_or(at),
+            changed_by: changed_by.to_owned(),
+            reason: edit.reason,
+            at,
+        };
+        correction.validate()?;
+        let fact = self.store.correct_fact(tenant, &correction).await?;
+        self.work_signal.poke();
+        tracing::info!(tenant_id = %tenant, fact_id = %fact.id, corrected = %id, "corrected a fact");
+        Ok(fact)
+    }
+
+    /// Deletes a fact, every version of it, from every store.
+    pub async fn delete_fact(
+        &self,
+        tenant: TenantId,
+        id: FactId,
+        reason: Option<String>,
+        changed_by: &str,
+    ) -> Result<FactDeletionReceipt> {
+        let deletion = FactDeletion {
+            fact_id: id,
+            changed_by: changed_by.to_owned(),
+            reason,
+            at: now(),
+        };
+        deletion.validate()?;
+        let receipt = self.store.delete_fact(tenant, &deletion).await?;
+        tracing::info!(tenant_id = %tenant, fact_id = %receipt.fact_id, versions = receipt.versions, "deleted a fact");
+        Ok(receipt)
+    }
+
+    /// A fact's history, by any of its versions' ids.
+    pub async fn fact_history(
+        &self,
+        tenant: TenantId,
+        id: FactId,
+    ) -> Result<Vec<FactHistoryEntry>> {
+        Ok(self.store.fact_history(tenant, id).await?)
     }
 
     /// The facts a model's summary of `episode` names (`key_facts`), as new

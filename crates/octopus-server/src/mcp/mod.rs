@@ -38,7 +38,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use axum::extract::FromRequestParts;
 
 use crate::AppState;
-use crate::auth::TenantCaller;
+use crate::auth::TenantAuthor;
 use crate::error::{ApiError, ErrorCode};
 
 /// What an operator allows the tools to do beyond reading and adding.
@@ -54,7 +54,7 @@ pub struct McpOptions {
 #[derive(Clone)]
 pub struct MemoryServer {
     octopus: Octopus,
-    tenant: Option<TenantId>,
+    caller: Option<TenantAuthor>,
     options: McpOptions,
 }
 
@@ -66,26 +66,34 @@ impl MemoryServer {
         options: McpOptions,
     ) -> Result<Self, ApiError> {
         match octopus.authenticate(key).await? {
-            Caller::Tenant(tenant) => Ok(Self {
-                octopus,
-                tenant: Some(tenant),
-                options,
-            }),
+            Caller::Tenant(tenant) => {
+                let key_name = octopus.key_name(tenant, key).await?;
+                Ok(Self {
+                    octopus,
+                    caller: Some(TenantAuthor { tenant, key_name }),
+                    options,
+                })
+            }
             Caller::Admin => Err(tenant_key_required()),
         }
     }
 
-    /// The caller's tenant: this server's, or the one `/mcp`'s
-    /// authentication put in the request.
-    fn tenant(&self, context: &RequestContext<RoleServer>) -> Result<TenantId, ErrorData> {
-        self.tenant
+    /// The caller: this server's, or the one `/mcp`'s authentication put in
+    /// the request.
+    fn caller(&self, context: &RequestContext<RoleServer>) -> Result<TenantAuthor, ErrorData> {
+        self.caller
+            .clone()
             .or_else(|| {
                 context
                     .extensions
                     .get::<axum::http::request::Parts>()
-                    .and_then(|parts| parts.extensions.get::<TenantId>().copied())
+                    .and_then(|parts| parts.extensions.get::<TenantAuthor>().cloned())
             })
             .ok_or_else(|| to_mcp_error(ApiError::from(EngineError::Unauthenticated)))
+    }
+
+    fn tenant(&self, context: &RequestContext<RoleServer>) -> Result<TenantId, ErrorData> {
+        Ok(self.caller(context)?.tenant)
     }
 }
 
@@ -119,8 +127,8 @@ impl ServerHandler for MemoryServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let tenant = self.tenant(&context)?;
-        tools::call(&self.octopus, tenant, self.options, request)
+        let caller = self.caller(&context)?;
+        tools::call(&self.octopus, &caller, self.options, request)
             .await
             .map(Into::into)
     }
@@ -196,7 +204,7 @@ pub(crate) fn router(state: AppState, options: McpOptions) -> Router<AppState> {
         move || {
             Ok(MemoryServer {
                 octopus: octopus.clone(),
-                tenant: None,
+                caller: None,
                 options,
             })
         },
@@ -208,17 +216,17 @@ pub(crate) fn router(state: AppState, options: McpOptions) -> Router<AppState> {
         .layer(middleware::from_fn_with_state(state, authenticate))
 }
 
-/// Puts the caller's tenant in the request (as every route finds it,
-/// `TenantCaller`), then reads the body under the server's limits; a request
+/// Puts the caller (its tenant, and its key's name for the changes it
+/// makes) in the request, then reads the body under the server's limits; a request
 /// without a tenant's key ends here, unread. A body that is not one
 /// JSON-RPC message gets JSON-RPC's error ([`protocol`]).
 async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
-    let tenant = match TenantCaller::from_request_parts(&mut parts, &state).await {
-        Ok(TenantCaller(tenant)) => tenant,
+    let caller = match TenantAuthor::from_request_parts(&mut parts, &state).await {
+        Ok(caller) => caller,
         Err(error) => return error.into_response(),
     };
-    parts.extensions.insert(tenant);
+    parts.extensions.insert(caller);
     let bytes = match crate::request_body::read(Request::from_parts(parts.clone(), body)).await {
         Ok(bytes) => bytes,
         Err(error) => return error.into_response(),

@@ -5,13 +5,14 @@
 use std::fmt::Write as _;
 
 use octopus_core::chunking::Format;
+use octopus_core::fact::FactEdit;
 use octopus_core::forget::ForgetUser;
 use octopus_core::knowledge::{ChunkFilter, SearchMode};
 use octopus_core::message::NewMessage;
 use octopus_core::page::Page;
 use octopus_core::procedure::ProcedureFilter;
 use octopus_core::recall::{MemoryKind, RecallQuery};
-use octopus_core::{Error as DomainError, TenantId};
+use octopus_core::{Error as DomainError, FactId, TenantId};
 use octopus_engine::{IngestDocument, KnowledgeQuery, Octopus};
 use rmcp::ErrorData;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool, ToolAnnotations};
@@ -21,6 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::{McpOptions, engine_error};
+use crate::auth::TenantAuthor;
 use crate::routes::knowledge::is_markdown;
 
 /// Who said a remembered message.
@@ -118,8 +120,29 @@ struct ForgetUserArgs {
     agent: Option<String>,
 }
 
-/// The tools offered: every one, `forget_user` only where the operator
-/// allows it.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct UpdateMemoryArgs {
+    /// The fact's id, as `recall` shows it.
+    fact_id: String,
+    /// The fact as it should read.
+    text: String,
+    /// Why it changed; kept in the fact's history.
+    reason: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DeleteMemoryArgs {
+    /// The fact's id, as `recall` shows it.
+    fact_id: String,
+    /// Why; kept in the fact's history.
+    reason: Option<String>,
+}
+
+/// The tools offered: every one; those that erase or rewrite memory
+/// (`forget_user`, `update_memory`, `delete_memory`) only where the
+/// operator allows it.
 pub(super) fn list(options: McpOptions) -> Vec<Tool> {
     let read_only = || ToolAnnotations::new().read_only(true);
     let mut tools = vec![
@@ -170,6 +193,18 @@ pub(super) fn list(options: McpOptions) -> Vec<Tool> {
              Cannot be undone.",
             ToolAnnotations::new().read_only(false).destructive(true),
         ));
+        tools.push(tool::<UpdateMemoryArgs>(
+            "update_memory",
+            "Correct a fact remembered about a user (its id as recall shows it): the corrected words \
+             replace it from now on, and the old version is kept in its history.",
+            ToolAnnotations::new().read_only(false).destructive(false),
+        ));
+        tools.push(tool::<DeleteMemoryArgs>(
+            "delete_memory",
+            "Delete a fact remembered about a user (its id as recall shows it), every version of it, \
+             from every store. Cannot be undone.",
+            ToolAnnotations::new().read_only(false).destructive(true),
+        ));
     }
     tools
 }
@@ -184,13 +219,14 @@ fn tool<T: JsonSchema + 'static>(
         .with_annotations(annotations)
 }
 
-/// Runs the tool `request` names for `tenant`.
+/// Runs the tool `request` names for `caller`.
 pub(super) async fn call(
     octopus: &Octopus,
-    tenant: TenantId,
+    caller: &TenantAuthor,
     options: McpOptions,
     request: CallToolRequestParams,
 ) -> Result<CallToolResult, ErrorData> {
+    let tenant = caller.tenant;
     let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
     let text = match request.name.as_ref() {
         "remember" => remember(octopus, tenant, parse(arguments)?).await,
@@ -201,6 +237,12 @@ pub(super) async fn call(
         "add_document" => add_document(octopus, tenant, parse(arguments)?).await,
         "forget_user" if options.allow_forget_user => {
             forget_user(octopus, tenant, parse(arguments)?).await
+        }
+        "update_memory" if options.allow_forget_user => {
+            update_memory(octopus, caller, parse(arguments)?).await
+        }
+        "delete_memory" if options.allow_forget_user => {
+            delete_memory(octopus, caller, parse(arguments)?).await
         }
         other => {
             return Err(ErrorData::invalid_params(
@@ -277,10 +319,10 @@ async fn recall(octopus: &Octopus, tenant: TenantId, args: RecallArgs) -> ToolRe
                 "summary of the conversation: {}",
                 hit.summary.as_deref().unwrap_or("")
             ),
-            MemoryKind::Fact => format!(
-                "fact: {}",
-                hit.fact.as_ref().map(|f| f.text.as_str()).unwrap_or("")
-            ),
+            MemoryKind::Fact => match &hit.fact {
+                Some(fact) => format!("fact {}: {}", fact.id, fact.text),
+                None => "fact".to_owned(),
+            },
         };
         let _ = writeln!(
             text,
@@ -452,4 +494,48 @@ async fn forget_user(octopus: &Octopus, tenant: TenantId, args: ForgetUserArgs) 
         receipt.conversation_ids.len(),
         serde_json::to_string(&receipt).unwrap_or_default()
     ))
+}
+
+async fn update_memory(
+    octopus: &Octopus,
+    caller: &TenantAuthor,
+    args: UpdateMemoryArgs,
+) -> ToolResult {
+    let edit = FactEdit {
+        text: args.text,
+        valid_from: None,
+        reason: args.reason,
+    };
+    let id = fact_id(&args.fact_id)?;
+    let fact = octopus
+        .correct_fact(caller.tenant, id, edit, caller.name())
+        .await?;
+    Ok(format!(
+        "Corrected fact {} of {}: it now reads \"{}\" (fact {}); the old version is kept in its history.",
+        args.fact_id, fact.user_id, fact.text, fact.id
+    ))
+}
+
+async fn delete_memory(
+    octopus: &Octopus,
+    caller: &TenantAuthor,
+    args: DeleteMemoryArgs,
+) -> ToolResult {
+    let id = fact_id(&args.fact_id)?;
+    let receipt = octopus
+        .delete_fact(caller.tenant, id, args.reason, caller.name())
+        .await?;
+    Ok(format!(
+        "Deleted fact {}: {} versions and {} vectors removed. Receipt: {}",
+        args.fact_id,
+        receipt.versions,
+        receipt.vectors,
+        serde_json::to_string(&receipt).unwrap_or_default()
+    ))
+}
+
+fn fact_id(text: &str) -> Result<FactId, octopus_engine::Error> {
+    text.parse().map_err(|_| {
+        DomainError::invalid("arguments.fact_id", "is not a fact's id (a UUID)").into()
+    })
 }

@@ -141,6 +141,7 @@ const ROUTE_ERRORS: &[(&[&str], &[ErrorCode])] = &[
     ),
     (&["read_document"], &[E::DocumentNotFound]),
     (&["close_episode"], &[E::EpisodeClosed]),
+    (&["correct_fact"], &[E::FactReplaced]),
     (&["restore_episode"], &[E::EpisodeLive]),
     (&["purge_episode"], &[E::EpisodeNotDeleted]),
     (
@@ -175,6 +176,7 @@ fn not_found_by_name(name: &str) -> Option<ErrorCode> {
         "tenant_id" => ErrorCode::TenantNotFound,
         "key_id" => ErrorCode::ApiKeyNotFound,
         "procedure_id" => ErrorCode::ProcedureNotFound,
+        "fact_id" => ErrorCode::FactNotFound,
         _ => return None,
     })
 }

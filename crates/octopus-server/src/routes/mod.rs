@@ -6,6 +6,7 @@ mod agents;
 mod conversations;
 mod dumps;
 mod episodes;
+mod facts;
 mod health;
 pub(crate) mod knowledge;
 pub(crate) mod openai;
@@ -122,6 +123,12 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(users::forget_user))
         .routes(routes!(users::list_users))
         .routes(routes!(users::list_facts))
+        .routes(routes!(
+            facts::get_fact,
+            facts::correct_fact,
+            facts::delete_fact
+        ))
+        .routes(routes!(facts::fact_history))
         .routes(routes!(dumps::export_dump))
         .routes(routes!(dumps::export_tenant_dump))
         .routes(routes!(dumps::import_dump))

@@ -376,6 +376,8 @@ pub struct Seeded {
     pub message: String,
     /// An approved procedure of the agent.
     pub procedure: String,
+    /// A fact about alice, of the episode.
+    pub fact: String,
 }
 
 pub async fn seed(server: &TestServer, name: &str) -> Seeded {
@@ -430,18 +432,57 @@ pub async fn seed(server: &TestServer, name: &str) -> Seeded {
             StatusCode::OK,
         )
         .await;
+    let episode = appended["messages"][0]["episode_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let fact = seed_fact(
+        server,
+        &tenant,
+        &episode,
+        &format!("{name} secret roadmap fact"),
+    )
+    .await;
     Seeded {
+        fact,
         procedure,
         key,
         tenant,
         agent,
         conversation,
-        episode: appended["messages"][0]["episode_id"]
-            .as_str()
-            .unwrap()
-            .to_owned(),
+        episode,
         message: appended["messages"][0]["id"].as_str().unwrap().to_owned(),
     }
+}
+
+/// A fact about the episode's user with `text`, brought in the way a
+/// model's would be kept: a dump holding it alone, imported with the admin
+/// key into the episode's tenant. Returns its id.
+pub async fn seed_fact(server: &TestServer, tenant: &str, episode: &str, text: &str) -> String {
+    let id = uuid::Uuid::now_v7().to_string();
+    let at = "2026-01-01T00:00:00Z";
+    let dump = [
+        json!({"type": "header", "format": "octopus-dump", "version": 1, "exported_at": at,
+               "tenant_id": tenant, "user_id": null}),
+        json!({"type": "fact", "id": id, "tenant_id": tenant,
+               "agent_id": "00000000-0000-7000-8000-000000000000", "user_id": "alice",
+               "episode_id": episode, "message_ids": [], "text": text, "valid_from": at,
+               "valid_to": null, "superseded_by": null, "created_at": at}),
+        json!({"type": "end", "records": 2}),
+    ]
+    .map(|line| line.to_string())
+    .join("\n");
+    let reply = server
+        .raw_as(
+            Method::POST,
+            "/v1/import",
+            Some(ADMIN_KEY),
+            "application/x-ndjson",
+            Some(dump.into_bytes()),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    id
 }
 
 pub fn agent_body(name: &str) -> Value {

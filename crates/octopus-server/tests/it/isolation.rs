@@ -34,6 +34,7 @@ fn body_for(operation: &str, victim: &Seeded) -> Value {
         }
         "update_procedure" => json!({"name": "pwned", "is_active": false}),
         "rollback_procedure" => json!({"version": 1}),
+        "correct_fact" => json!({"text": "pwned"}),
         "recall" => json!({"user_id": "alice", "query": "victim secret roadmap"}),
         "import_conversation" => json!({
             "agent_id": victim.agent, "user_id": "alice",
@@ -64,6 +65,7 @@ fn id_for(parameter: &str, victim: &Seeded) -> String {
         "key_id" => victim.message.clone(), // any id of B's: a key id is never exposed to A
         "chunk_id" => victim.message.clone(), // likewise: B's agent is refused first
         "procedure_id" => victim.procedure.clone(),
+        "fact_id" => victim.fact.clone(),
         // Not an object id: each tenant has its own users of that name.
         "user_id" => "alice".to_owned(),
         other => panic!("path parameter `{other}` is new: map it to one of the victim's ids"),
@@ -81,6 +83,7 @@ fn assert_reveals_nothing(reply: &Value, victim: &Seeded, sent: &str, context: &
         &victim.message,
         &victim.tenant,
         &victim.procedure,
+        &victim.fact,
     ];
     for secret in secrets
         .into_iter()
@@ -336,6 +339,51 @@ async fn foreign_key_reaches_nothing(server: TestServer) {
         .await;
     assert_eq!(everything["items"].as_array().unwrap().len(), 1);
     assert!(!everything.to_string().contains("pwned"));
+    let history = server
+        .ok(
+            Method::GET,
+            &format!("/v1/facts/{}/history", victim.fact),
+            &victim.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    let entries = history["items"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{history}");
+    assert_eq!(entries[0]["text"], "victim secret roadmap fact");
+
+    // Another tenant's fact answers exactly as one that never was.
+    let never = uuid::Uuid::now_v7().to_string();
+    for (method, tail, body) in [
+        (Method::GET, "", None),
+        (Method::PATCH, "", Some(json!({"text": "pwned"}))),
+        (Method::DELETE, "", None),
+        (Method::GET, "/history", None),
+    ] {
+        let answer =
+            |id: &str, reply: Reply| (reply.status, reply.body.to_string().replace(id, "ID"));
+        let theirs = server
+            .call(
+                method.clone(),
+                &format!("/v1/facts/{}{tail}", victim.fact),
+                &intruder.key,
+                body.clone(),
+            )
+            .await;
+        let nobodys = server
+            .call(
+                method.clone(),
+                &format!("/v1/facts/{never}{tail}"),
+                &intruder.key,
+                body,
+            )
+            .await;
+        assert_eq!(
+            answer(&victim.fact, theirs),
+            answer(&never, nobodys),
+            "{method} /v1/facts/{{id}}{tail}"
+        );
+    }
 }
 
 /// Valid arguments for each MCP tool, naming the victim's agent.
@@ -351,6 +399,8 @@ fn mcp_arguments_for(tool: &str, victim: &Seeded) -> Value {
         "list_procedures" => json!({"agent": agent}),
         "add_document" => json!({"agent": agent, "source": "pwned.md", "text": "pwned"}),
         "forget_user" => json!({"agent": agent, "user": "alice"}),
+        "update_memory" => json!({"fact_id": victim.fact, "text": "pwned"}),
+        "delete_memory" => json!({"fact_id": victim.fact}),
         other => panic!("MCP tool `{other}` is new: add its arguments to the isolation walk"),
     }
 }

@@ -6,6 +6,7 @@ mod bad_input;
 mod console;
 mod declared_limits;
 mod dumps;
+mod fact_changes;
 mod facts;
 mod flows;
 mod harness;

@@ -1,0 +1,270 @@
+//! A person's changes to one fact over HTTP: a correction is in the next
+//! context and recall at once, a deletion leaves them at once, the history
+//! says who did what, and bad input changes nothing.
+
+use axum::http::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::harness::{Seeded, TestServer, seed, seed_fact};
+
+const LYON: &str = "Alice lives in Lyon near the old river port";
+const MARSEILLE: &str = "Alice lives in Marseille by the sea";
+
+async fn context(server: &TestServer, world: &Seeded) -> String {
+    let context = server
+        .ok(
+            Method::POST,
+            &format!("/v1/conversations/{}/context", world.conversation),
+            &world.key,
+            Some(json!({"message": "Where should we meet?"})),
+            StatusCode::OK,
+        )
+        .await;
+    context["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .filter(|text| text.starts_with("[Known Facts About the User]"))
+        .collect()
+}
+
+async fn recalled_facts(
+    server: &TestServer,
+    world: &Seeded,
+    query: &str,
+    mode: &str,
+) -> Vec<String> {
+    let recalled = server
+        .ok(
+            Method::POST,
+            &format!("/v1/agents/{}/recall", world.agent),
+            &world.key,
+            Some(json!({"user_id": "alice", "query": query, "mode": mode})),
+            StatusCode::OK,
+        )
+        .await;
+    recalled["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|hit| hit["kind"] == "fact")
+        .map(|hit| hit["fact"]["text"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn history(server: &TestServer, world: &Seeded, id: &str) -> Vec<Value> {
+    server
+        .ok(
+            Method::GET,
+            &format!("/v1/facts/{id}/history"),
+            &world.key,
+            None,
+            StatusCode::OK,
+        )
+        .await["items"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrected_fact_is_used_at_once_and_a_deleted_one_is_gone_at_once() {
+    corrected_then_deleted(TestServer::start().await).await;
+}
+
+#[cfg(feature = "postgres-tests")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_corrected_fact_is_used_at_once_and_a_deleted_one_is_gone_at_once() {
+    corrected_then_deleted(TestServer::on_postgres().await).await;
+}
+
+#[cfg(feature = "qdrant-tests")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_qdrant_a_corrected_fact_is_used_at_once_and_a_deleted_one_is_gone_at_once() {
+    corrected_then_deleted(TestServer::on_qdrant().await).await;
+}
+
+async fn corrected_then_deleted(server: TestServer) {
+    let world = seed(&server, "acme").await;
+    let lyon = seed_fact(&server, &world.tenant, &world.episode, LYON).await;
+    server.octopus.run_memory_jobs().await.unwrap();
+    assert!(context(&server, &world).await.contains(LYON));
+    let path = format!("/v1/facts/{lyon}");
+
+    // Bad input is refused by name, and changes nothing.
+    for (body, field) in [
+        (json!({"text": " "}), "text"),
+        (json!({"text": "x".repeat(2001)}), "text"),
+        (
+            json!({"text": MARSEILLE, "reason": "r".repeat(501)}),
+            "reason",
+        ),
+        (json!({"text": MARSEILLE, "colour": "blue"}), "colour"),
+        (json!({"reason": "moved"}), "text"),
+    ] {
+        let reply = server
+            .call(Method::PATCH, &path, &world.key, Some(body.clone()))
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{body}: {}",
+            reply.body
+        );
+        assert!(
+            reply.body.to_string().contains(field),
+            "{body}: {}",
+            reply.body
+        );
+    }
+    let long_reason = format!("{path}?reason={}", "r".repeat(501));
+    let reply = server
+        .call(Method::DELETE, &long_reason, &world.key, None)
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.body
+    );
+    let reply = server
+        .call(
+            Method::PATCH,
+            &format!("/v1/facts/{}", uuid::Uuid::now_v7()),
+            &world.key,
+            Some(json!({"text": MARSEILLE})),
+        )
+        .await;
+    assert_eq!(
+        (reply.status, reply.code()),
+        (StatusCode::NOT_FOUND, "fact_not_found")
+    );
+    assert_eq!(history(&server, &world, &lyon).await.len(), 1);
+
+    // A correction: the next context says it, and recall finds its words.
+    let corrected = server
+        .ok(
+            Method::PATCH,
+            &path,
+            &world.key,
+            Some(json!({"text": MARSEILLE, "reason": "she moved in May"})),
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(
+        (
+            &corrected["source"],
+            &corrected["changed_by"],
+            &corrected["text"]
+        ),
+        (&json!("manual"), &json!("test"), &json!(MARSEILLE)),
+        "written by the key named `test`"
+    );
+    let marseille = corrected["id"].as_str().unwrap().to_owned();
+    assert_ne!(marseille, lyon);
+    let shown = context(&server, &world).await;
+    assert!(
+        shown.contains(MARSEILLE) && !shown.contains("Lyon"),
+        "{shown}"
+    );
+    assert_eq!(
+        recalled_facts(&server, &world, "Marseille", "keyword").await,
+        [MARSEILLE]
+    );
+    server.octopus.run_memory_jobs().await.unwrap();
+    assert!(
+        recalled_facts(
+            &server,
+            &world,
+            "Where does Alice live by the sea?",
+            "vector"
+        )
+        .await
+        .contains(&MARSEILLE.to_owned()),
+        "embedded by the memory worker"
+    );
+    let again = server
+        .call(
+            Method::PATCH,
+            &path,
+            &world.key,
+            Some(json!({"text": "Nice"})),
+        )
+        .await;
+    assert_eq!(
+        (again.status, again.code()),
+        (StatusCode::CONFLICT, "fact_replaced")
+    );
+    let entries = history(&server, &world, &marseille).await;
+    let seen: Vec<(&str, &str, &str)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap(),
+                e["text"].as_str().unwrap(),
+                e["changed_by"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("imported", LYON, "model"),
+            ("corrected", MARSEILLE, "test")
+        ]
+    );
+
+    // A deletion: gone from context, recall and reads at once.
+    let receipt = server
+        .ok(
+            Method::DELETE,
+            &format!("/v1/facts/{marseille}?reason=asked"),
+            &world.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(
+        (
+            &receipt["versions"],
+            &receipt["vectors"],
+            &receipt["compacted"]
+        ),
+        (&json!(2), &json!(2), &json!(true)),
+        "{receipt}"
+    );
+    assert_eq!(
+        receipt["fact_id"],
+        json!(lyon),
+        "named by its first version"
+    );
+    let shown = context(&server, &world).await;
+    assert!(
+        !shown.contains("Marseille") && !shown.contains("Lyon"),
+        "{shown}"
+    );
+    for (query, mode) in [
+        ("Marseille", "keyword"),
+        ("Lyon", "keyword"),
+        ("Where does Alice live by the sea?", "vector"),
+    ] {
+        let found = recalled_facts(&server, &world, query, mode).await;
+        assert!(
+            found.iter().all(|text| text != MARSEILLE && text != LYON),
+            "{query}: {found:?}"
+        );
+    }
+    for id in [&lyon, &marseille] {
+        let reply = server
+            .call(Method::GET, &format!("/v1/facts/{id}"), &world.key, None)
+            .await;
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.body);
+    }
+    let entries = history(&server, &world, &lyon).await;
+    assert_eq!(entries.len(), 3);
+    assert!(entries.iter().all(|e| e["text"].is_null()), "{entries:?}");
+    assert_eq!(entries[2]["action"], "deleted");
+    assert_eq!(entries[2]["reason"], "asked");
+    assert!(entries[1]["reason"].is_null(), "the earlier reasons go too");
+}
