@@ -1618,6 +1618,14 @@ export interface components {
              */
             episodic_top_k: number;
             /**
+             * @description What this agent's model should remember about users, and never
+             *     remember, in the owner's words (up to 2,000 characters): added to
+             *     the instructions with which the model writes an episode's key facts,
+             *     which become the user's facts. None by default.
+             * @default null
+             */
+            fact_instructions: string | null;
+            /**
              * @description Most recent messages of the current episode kept as history. Default 20.
              * @default 20
              */
@@ -2729,6 +2737,14 @@ export interface operations {
                          */
                         episodic_top_k?: number | null;
                         /**
+                         * @description What this agent's model should remember about users, and never
+                         *     remember, in the owner's words (up to 2,000 characters): added to
+                         *     the instructions with which the model writes an episode's key facts,
+                         *     which become the user's facts. None by default.
+                         * @default null
+                         */
+                        fact_instructions?: string | null;
+                        /**
                          * @description Most recent messages of the current episode kept as history. Default 20.
                          * @default 20
                          */
@@ -2879,6 +2895,14 @@ export interface operations {
                          * @default 45
                          */
                         episodic_top_k?: number | null;
+                        /**
+                         * @description What this agent's model should remember about users, and never
+                         *     remember, in the owner's words (up to 2,000 characters): added to
+                         *     the instructions with which the model writes an episode's key facts,
+                         *     which become the user's facts. None by default.
+                         * @default null
+                         */
+                        fact_instructions?: string | null;
                         /**
                          * @description Most recent messages of the current episode kept as history. Default 20.
                          * @default 20

@@ -1268,6 +1268,10 @@ class MemoryConfig(BaseModel):
         45,
         description='Most memories of past conversations recalled per turn, best first.\nHow many reach the context is decided by `episodic_max_tokens`.\nDefault 45; 0 recalls none.',
     )
+    fact_instructions: str | None = Field(
+        None,
+        description="What this agent's model should remember about users, and never\nremember, in the owner's words (up to 2,000 characters): added to\nthe instructions with which the model writes an episode's key facts,\nwhich become the user's facts. None by default.",
+    )
     history_max_messages: int | None = Field(
         20,
         description='Most recent messages of the current episode kept as history. Default 20.',

@@ -301,7 +301,16 @@ pub struct MemoryConfig {
     /// When an episode that called tools closes, ask the agent's model to
     /// propose a procedure from it (stored pending approval). Default false.
     pub learn_procedures: bool,
+    /// What this agent's model should remember about users, and never
+    /// remember, in the owner's words (up to 2,000 characters): added to
+    /// the instructions with which the model writes an episode's key facts,
+    /// which become the user's facts. None by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fact_instructions: Option<String>,
 }
+
+/// Most characters of an agent's `fact_instructions`.
+pub const MAX_FACT_INSTRUCTIONS_CHARS: usize = 2_000;
 
 impl Default for MemoryConfig {
     fn default() -> Self {
@@ -326,6 +335,7 @@ impl Default for MemoryConfig {
             pii_detection: crate::pii::PiiDetection::Redact,
             pii_storage: crate::pii::PiiStorage::Original,
             pii_region: "US".to_owned(),
+            fact_instructions: None,
         }
     }
 }
@@ -392,6 +402,11 @@ impl MemoryConfig {
                 format!("must be 1 to {MAX_IDLE_TIMEOUT_SECS} seconds"),
             ));
         }
+        crate::bounds::check_optional_chars(
+            "fact_instructions",
+            self.fact_instructions.as_deref(),
+            MAX_FACT_INSTRUCTIONS_CHARS,
+        )?;
         if self.retention_days == Some(0) {
             return Err(Error::invalid(
                 "retention_days",

@@ -15,6 +15,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::bounds::{check_chars, check_optional_chars};
 use crate::ids::{AgentId, EpisodeId, FactId, MessageId, TenantId};
 
 /// A fact about a user, as stored.
@@ -196,11 +197,8 @@ pub struct FactCorrection {
 impl FactCorrection {
     /// Checks what a person wrote: text and reason within bounds, not blank.
     pub fn validate(&self) -> crate::Result<()> {
-        check_text("text", &self.text, MAX_FACT_CHARS)?;
-        if let Some(reason) = &self.reason {
-            check_text("reason", reason, MAX_REASON_CHARS)?;
-        }
-        Ok(())
+        check_chars("text", &self.text, 1, MAX_FACT_CHARS)?;
+        check_optional_chars("reason", self.reason.as_deref(), MAX_REASON_CHARS)
     }
 
     /// The new version, as stored: the corrected one's owner and episode,
@@ -233,25 +231,8 @@ pub struct FactDeletion {
 
 impl FactDeletion {
     pub fn validate(&self) -> crate::Result<()> {
-        if let Some(reason) = &self.reason {
-            check_text("reason", reason, MAX_REASON_CHARS)?;
-        }
-        Ok(())
+        check_optional_chars("reason", self.reason.as_deref(), MAX_REASON_CHARS)
     }
-}
-
-fn check_text(field: &str, text: &str, most: usize) -> crate::Result<()> {
-    if text.trim().is_empty() {
-        return Err(crate::Error::invalid(field, "must not be empty"));
-    }
-    let chars = text.chars().count();
-    if chars > most {
-        return Err(crate::Error::invalid(
-            field,
-            format!("is {chars} characters; at most {most}"),
-        ));
-    }
-    Ok(())
 }
 
 /// What deleting a fact removed.

@@ -38,7 +38,11 @@ impl Octopus {
         episode: &EpisodeWithMessages,
     ) -> Result<EpisodeSummary, ChatError> {
         let model = self.chat.for_agent(agent, Purpose::Summary)?;
-        let request = summary_request(episode, agent.memory.redact_pii);
+        let request = summary_request(
+            episode,
+            agent.memory.redact_pii,
+            agent.memory.fact_instructions.as_deref(),
+        );
         let reply = model.chat(&request, None).await?;
         parse_summary(&reply.text, self.tokens.as_ref()).ok_or_else(|| {
             ChatError::new(
@@ -54,9 +58,14 @@ impl Octopus {
     }
 }
 
-/// The instructions, then the transcript with its tool calls (redacted
-/// where the agent says so), its latest part when it is long.
-fn summary_request(episode: &EpisodeWithMessages, redact: bool) -> ChatRequest {
+/// The instructions (with the agent's own on what to remember), then the
+/// transcript with its tool calls (redacted where the agent says so), its
+/// latest part when it is long.
+fn summary_request(
+    episode: &EpisodeWithMessages,
+    redact: bool,
+    fact_instructions: Option<&str>,
+) -> ChatRequest {
     let transcript = super::transcript::transcript(episode, redact);
     let skip = transcript
         .chars()
@@ -65,10 +74,22 @@ fn summary_request(episode: &EpisodeWithMessages, redact: bool) -> ChatRequest {
     let transcript: String = transcript.chars().skip(skip).collect();
     ChatRequest {
         messages: vec![
-            ChatMessage::new(Role::System, INSTRUCTIONS),
+            ChatMessage::new(Role::System, instructions(fact_instructions)),
             ChatMessage::new(Role::User, format!("Conversation:\n{transcript}")),
         ],
         tools: Vec::new(),
+    }
+}
+
+/// The summary's instructions, and the agent owner's on what its key facts
+/// keep and leave out, which take precedence where they disagree.
+fn instructions(fact_instructions: Option<&str>) -> String {
+    match fact_instructions {
+        Some(own) => format!(
+            "{INSTRUCTIONS}\n\nThe assistant's owner says what to keep as key facts and what never \
+             to keep; follow it over the guidance above:\n{own}"
+        ),
+        None => INSTRUCTIONS.to_owned(),
     }
 }
 

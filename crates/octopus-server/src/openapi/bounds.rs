@@ -2,7 +2,9 @@
 //! the same constants and settings the validation reads.
 
 use chrono::{DateTime, Days, Utc};
-use octopus_core::agent::{MAX_IDLE_TIMEOUT_SECS, MAX_SYSTEM_PROMPT_CHARS};
+use octopus_core::agent::{
+    MAX_FACT_INSTRUCTIONS_CHARS, MAX_IDLE_TIMEOUT_SECS, MAX_SYSTEM_PROMPT_CHARS,
+};
 use octopus_core::bounds::{
     MAX_CATEGORY_CHARS, MAX_MODEL_NAME_CHARS, MAX_QUERY_CHARS, MAX_SOURCE_CHARS,
     MAX_TOOL_NAME_CHARS, MAX_URL_CHARS, NO_NUL_PATTERN, NOT_BLANK_NO_NUL_PATTERN,
@@ -10,6 +12,7 @@ use octopus_core::bounds::{
 };
 use octopus_core::conversation::{MAX_IMPORT_SESSIONS, MAX_TITLE_CHARS, MAX_USER_ID_CHARS};
 use octopus_core::episode::{MAX_KEY_FACT_CHARS, MAX_KEY_FACTS, MAX_SUMMARY_CHARS};
+use octopus_core::fact::{MAX_FACT_CHARS, MAX_REASON_CHARS};
 use octopus_core::knowledge::MAX_TOP_K;
 use octopus_core::message::MAX_PARTICIPANT_NAME_CHARS;
 use octopus_core::procedure;
@@ -242,6 +245,13 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
         ),
         (
             "MemoryConfig",
+            "fact_instructions",
+            text(1, MAX_FACT_INSTRUCTIONS_CHARS),
+        ),
+        ("FactEdit", "text", text(1, MAX_FACT_CHARS)),
+        ("FactEdit", "reason", text(1, MAX_REASON_CHARS)),
+        (
+            "MemoryConfig",
             "pii_region",
             json!({"enum": octopus_core::pii::PhoneRegion::codes()}),
         ),
@@ -469,6 +479,7 @@ fn declare_parameter_bounds(doc: &mut Value) {
                     Some("limit") if search => json!({"minimum": 1, "maximum": MAX_SEARCH_LIMIT}),
                     Some("limit") => json!({"minimum": 1, "maximum": Page::MAX_LIMIT}),
                     Some("q") => text(1, octopus_core::search::MAX_SEARCH_QUERY_CHARS),
+                    Some("reason") => text(1, MAX_REASON_CHARS),
                     // A user id may be blank, as where conversations name it.
                     Some("user_id") if parameter["in"] == "path" || export => {
                         json!({"minLength": 1, "maxLength": MAX_USER_ID_CHARS,

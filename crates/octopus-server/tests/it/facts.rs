@@ -319,3 +319,117 @@ async fn without_a_model_no_facts_are_learned() {
         .await;
     assert_eq!(refused.status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agents_own_instructions_on_what_to_remember_reach_the_model() {
+    let fake = Arc::new(ChatProvider::default());
+    let url = fake_chat::serve(Arc::clone(&fake)).await;
+    let server = TestServer::with_engine(Default::default(), |engine| {
+        engine.llm.max_retries = 0;
+        engine.llm.allowed_base_urls = vec![url.clone()];
+    })
+    .await;
+    let (_, key) = server.tenant("acme").await;
+    let instructions = "Keep the user's dietary needs. Never keep anything about their health.";
+    let agent = server
+        .ok(
+            Method::POST,
+            "/v1/agents",
+            &key,
+            Some(json!({"name": "concierge",
+                "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url},
+                "memory": {"fact_instructions": instructions}})),
+            StatusCode::CREATED,
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Refused by name when blank or too long; the agent keeps its own.
+    let path = format!("/v1/agents/{agent}");
+    for bad in [json!(" "), json!("x".repeat(2001))] {
+        let reply = server
+            .call(
+                Method::PATCH,
+                &path,
+                &key,
+                Some(json!({"memory": {"fact_instructions": bad}})),
+            )
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            reply.body
+        );
+        assert!(
+            reply.body["error"]["field"]
+                .as_str()
+                .unwrap()
+                .ends_with("fact_instructions"),
+            "{}",
+            reply.body
+        );
+    }
+    let stored = server
+        .ok(Method::GET, &path, &key, None, StatusCode::OK)
+        .await;
+    assert_eq!(stored["memory"]["fact_instructions"], instructions);
+
+    fake.then(Answer::text(
+        json!({"summary": "Dana is vegetarian.", "key_facts": ["Dana is vegetarian"]}).to_string(),
+    ));
+    import(
+        &server,
+        &key,
+        &agent,
+        "2024-02-01",
+        [
+            "I'm vegetarian, and my knee hurts",
+            "Noted.",
+            "Any dinner ideas?",
+        ],
+    )
+    .await;
+    server.octopus.run_memory_jobs().await.unwrap();
+    let asked = fake.received();
+    assert_eq!(asked.len(), 1, "the summary");
+    let system = asked[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        system.starts_with("You write the long-term memory") && system.ends_with(instructions),
+        "{system}"
+    );
+
+    // An agent without its own asks with the instructions alone.
+    server
+        .ok(
+            Method::PATCH,
+            &path,
+            &key,
+            Some(json!({"memory": {"fact_instructions": null}})),
+            StatusCode::OK,
+        )
+        .await;
+    fake.then(Answer::text(
+        json!({"summary": "Dana asked about dinner.", "key_facts": []}).to_string(),
+    ));
+    import(
+        &server,
+        &key,
+        &agent,
+        "2024-03-01",
+        ["What about lunch?", "Try the salad.", "Thanks!"],
+    )
+    .await;
+    server.octopus.run_memory_jobs().await.unwrap();
+    let asked = fake.received();
+    let system = asked.last().unwrap().body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(!system.contains("owner"), "{system}");
+}
