@@ -568,6 +568,12 @@ fn declare_bodies(doc: &mut Value) {
 
 /// Lets a property also be `null`.
 fn nullable(property: &mut Value) {
+    // A list of the values it may take must name null too.
+    if let Some(values) = property.get_mut("enum").and_then(Value::as_array_mut)
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
     match property.get_mut("type") {
         Some(Value::String(kind)) => {
             let kind = kind.clone();
@@ -609,6 +615,43 @@ fn live_earliest(limits: &Limits, now: DateTime<Utc>) -> DateTime<Utc> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether `schema` admits JSON null by its `type`, `enum` and `oneOf`.
+    fn admits_null(schema: &Value) -> bool {
+        let by_type = match &schema["type"] {
+            Value::String(kind) => kind == "null",
+            Value::Array(kinds) => kinds.iter().any(|k| k == "null"),
+            _ => true,
+        };
+        let by_enum = schema["enum"]
+            .as_array()
+            .is_none_or(|values| values.contains(&Value::Null));
+        let by_one_of = schema["oneOf"]
+            .as_array()
+            .is_none_or(|choices| choices.iter().any(admits_null));
+        by_type && by_enum && by_one_of
+    }
+
+    #[test]
+    fn an_agent_patch_may_reset_every_memory_setting_with_null() {
+        let mut doc = json!({"components": {"schemas": {
+            "LlmConfig": {"type": "object"},
+            "AgentSpec": {"properties": {"name": {"type": "string"}}},
+            "ProcedureSpec": {"properties": {}},
+            "MemoryConfig": {"type": "object", "properties": {
+                "pii_region": {"type": "string", "enum": ["US", "GB"]},
+                "knowledge_top_k": {"type": "integer"},
+                "pii_detection": {"$ref": "#/components/schemas/PiiDetection"},
+            }},
+        }}});
+        declare_bodies(&mut doc);
+        let memory = &doc["paths"]["/v1/agents/{agent_id}"]["patch"]["requestBody"]["content"]["application/json"]
+            ["schema"]["properties"]["memory"]["properties"];
+        for (name, schema) in memory.as_object().unwrap() {
+            assert!(admits_null(schema), "{name}: {schema}");
+        }
+        assert_eq!(memory["pii_region"]["enum"], json!(["US", "GB", null]));
+    }
 
     #[test]
     fn the_not_blank_pattern_agrees_with_the_server() {
