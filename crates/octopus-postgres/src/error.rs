@@ -95,3 +95,26 @@ pub(crate) fn unique_conflict<T>(
         other => Ok(other?),
     }
 }
+
+/// Runs `work` again when PostgreSQL rolled it back to break a deadlock. A
+/// memory worker completing a summary locks its job, its episode, then
+/// facts; forgetting a user locks their episodes, then jobs; a person's
+/// change to a fact locks the facts first. When two meet, one is rolled
+/// back, and an erasure or a person's change must not be the one lost.
+pub(crate) async fn retrying<T, Work, Fut>(mut work: Work) -> Result<T>
+where
+    Work: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut attempt = 0;
+    loop {
+        match work().await {
+            Err(error) if error.is_transient_conflict() && attempt < 5 => {
+                attempt += 1;
+                tracing::warn!(%error, attempt, "an erasure or a change met another transaction; again");
+                tokio::time::sleep(std::time::Duration::from_millis(20 << attempt)).await;
+            }
+            done => return done,
+        }
+    }
+}

@@ -322,7 +322,10 @@ impl FactStore for PostgresStore {
 
     async fn correct_fact(&self, tenant: TenantId, correction: &FactCorrection) -> Result<Fact> {
         correction.validate()?;
-        domain(self.store_correction(tenant, correction)).await
+        domain(crate::error::retrying(|| {
+            self.store_correction(tenant, correction)
+        }))
+        .await
     }
 
     async fn delete_fact(
@@ -333,7 +336,8 @@ impl FactStore for PostgresStore {
         deletion.validate()?;
         self.finish_erasures().await?;
         domain(async {
-            let (mut receipt, pending, record) = self.remove_fact(tenant, deletion).await?;
+            let (mut receipt, pending, record) =
+                crate::error::retrying(|| self.remove_fact(tenant, deletion)).await?;
             self.erase_vectors(tenant, &pending).await?;
             self.vacuum().await?;
             receipt.compacted = true;

@@ -30,7 +30,8 @@ impl UserErasure for PostgresStore {
     async fn forget_user(&self, tenant: TenantId, who: &ForgetUser) -> Result<ForgetReceipt> {
         self.finish_erasures().await?;
         domain(async {
-            let (mut receipt, pending, record) = self.remove_rows_retrying(tenant, who).await?;
+            let (mut receipt, pending, record) =
+                crate::error::retrying(|| self.remove_rows(tenant, who)).await?;
             receipt.vectors.graphs_rebuilt = self.erase_vectors(tenant, &pending).await?;
             self.vacuum().await?;
             receipt.compacted = true;
@@ -114,29 +115,6 @@ impl PostgresStore {
 }
 
 impl PostgresStore {
-    /// [`Self::remove_rows`], run again when PostgreSQL rolled it back to
-    /// break a deadlock. A memory worker completing a summary locks its job,
-    /// then its episode; forgetting locks the user's episodes, then their
-    /// jobs; when the two meet, one is rolled back, and the erasure must not
-    /// be the one that is lost.
-    async fn remove_rows_retrying(
-        &self,
-        tenant: TenantId,
-        who: &ForgetUser,
-    ) -> StoreResult<(ForgetReceipt, PendingErasure, i64)> {
-        let mut attempt = 0;
-        loop {
-            match self.remove_rows(tenant, who).await {
-                Err(error) if error.is_transient_conflict() && attempt < 5 => {
-                    attempt += 1;
-                    tracing::warn!(%error, attempt, "forgetting a user met another transaction; again");
-                    tokio::time::sleep(std::time::Duration::from_millis(20 << attempt)).await;
-                }
-                done => return done,
-            }
-        }
-    }
-
     /// Removes the rows and records what is left; the receipt, the record's
     /// work and its id.
     async fn remove_rows(
