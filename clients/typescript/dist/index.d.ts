@@ -89,6 +89,7 @@ export declare class Octopus {
     }): Promise<Schemas["UserSummary"][]>;
     listFacts(agentId: Id, userId: string, query?: {
         include_replaced?: boolean;
+        category?: string;
         limit?: number;
         offset?: number;
     }): Promise<Schemas["Fact"][]>;

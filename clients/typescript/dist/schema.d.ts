@@ -1266,6 +1266,11 @@ export interface components {
         Fact: {
             agent_id: components["schemas"]["AgentId"];
             /**
+             * @description The category the agent's model filed it under, one of the agent's
+             *     `memory.fact_categories`; absent when the agent names none.
+             */
+            category?: string | null;
+            /**
              * @description Who wrote this version: `model` for a learned one, else the name of
              *     the API key that made the change.
              */
@@ -1617,6 +1622,15 @@ export interface components {
              * @default 45
              */
             episodic_top_k: number;
+            /**
+             * @description The categories the model files each learned fact under, one per
+             *     fact (say `preference`, `profile`, `plan`): up to 20 names of
+             *     lower-case letters, digits, `_` and `-`, each up to 40 characters.
+             *     Facts are listed and recalled by category. None by default: facts
+             *     carry no category.
+             * @default []
+             */
+            fact_categories: string[];
             /**
              * @description What this agent's model should remember about users, and never
              *     remember, in the owner's words (up to 2,000 characters): added to
@@ -1972,6 +1986,11 @@ export interface components {
         RecallMode: "hybrid" | "vector" | "keyword";
         /** @description A recall query: what an agent remembers of one user. */
         RecallQuery: {
+            /**
+             * @description Only facts filed under this category (one of the agent's
+             *     `memory.fact_categories`); messages and summaries as ever.
+             */
+            fact_category?: string | null;
             /**
              * Format: date-time
              * @description Bounds on when the remembered message was said: `from` inclusive, `to`
@@ -2737,6 +2756,15 @@ export interface operations {
                          */
                         episodic_top_k?: number | null;
                         /**
+                         * @description The categories the model files each learned fact under, one per
+                         *     fact (say `preference`, `profile`, `plan`): up to 20 names of
+                         *     lower-case letters, digits, `_` and `-`, each up to 40 characters.
+                         *     Facts are listed and recalled by category. None by default: facts
+                         *     carry no category.
+                         * @default []
+                         */
+                        fact_categories?: string[] | null;
+                        /**
                          * @description What this agent's model should remember about users, and never
                          *     remember, in the owner's words (up to 2,000 characters): added to
                          *     the instructions with which the model writes an episode's key facts,
@@ -2895,6 +2923,15 @@ export interface operations {
                          * @default 45
                          */
                         episodic_top_k?: number | null;
+                        /**
+                         * @description The categories the model files each learned fact under, one per
+                         *     fact (say `preference`, `profile`, `plan`): up to 20 names of
+                         *     lower-case letters, digits, `_` and `-`, each up to 40 characters.
+                         *     Facts are listed and recalled by category. None by default: facts
+                         *     carry no category.
+                         * @default []
+                         */
+                        fact_categories?: string[] | null;
                         /**
                          * @description What this agent's model should remember about users, and never
                          *     remember, in the owner's words (up to 2,000 characters): added to
@@ -3922,6 +3959,11 @@ export interface operations {
             query?: {
                 /** @description Replaced facts too, each with the period it held. Default false. */
                 include_replaced?: boolean;
+                /**
+                 * @description Only facts filed under this category (one of the agent's
+                 *     `memory.fact_categories`).
+                 */
+                category?: string;
                 /** @description 1 to 1000; default 50. */
                 limit?: number;
                 /** @description Default 0. */

@@ -609,6 +609,9 @@ pub enum UserCommand {
         /// Replaced facts too.
         #[arg(long)]
         include_replaced: bool,
+        /// Only facts filed under this category.
+        #[arg(long)]
+        category: Option<String>,
         #[arg(long)]
         limit: Option<u32>,
         #[arg(long)]

@@ -60,6 +60,7 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
             user_id,
             agent,
             include_replaced,
+            category,
             limit,
             offset,
             remote,
@@ -76,6 +77,7 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
                     "include_replaced",
                     include_replaced.then(|| "true".to_owned()),
                 ),
+                ("category", category),
                 ("limit", limit.map(|l| l.to_string())),
                 ("offset", offset.map(|o| o.to_string())),
             ]);

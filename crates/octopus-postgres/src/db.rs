@@ -80,6 +80,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0009_fact_history",
         include_str!("../migrations/0009_fact_history.sql"),
     ),
+    (
+        "0010_fact_categories",
+        include_str!("../migrations/0010_fact_categories.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

@@ -55,6 +55,7 @@ pub(crate) fn fact_from_row(row: &PgRow) -> StoreResult<Fact> {
                 .ok_or_else(|| crate::error::corrupt("fact source", source))?
         },
         changed_by: row.try_get("changed_by")?,
+        category: row.try_get("category")?,
     })
 }
 
@@ -78,8 +79,8 @@ pub(crate) async fn insert_fact(
     query(
         "INSERT INTO facts (id, tenant_id, agent_id, user_id, episode_id, message_ids, text,
                             valid_from, valid_to, superseded_by, created_at, source, changed_by,
-                            lineage_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                            lineage_id, category)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
     )
     .bind(fact.id.0)
     .bind(fact.tenant_id.0)
@@ -95,6 +96,7 @@ pub(crate) async fn insert_fact(
     .bind(fact.source.as_str())
     .bind(&fact.changed_by)
     .bind(lineage)
+    .bind(&fact.category)
     .execute(&mut **tx)
     .await?;
     crate::fact_changes::record_history(
@@ -236,6 +238,7 @@ impl FactStore for PostgresStore {
             query(&format!(
                 "SELECT {COLUMNS} FROM facts f {IN_USE}
                  WHERE f.tenant_id = $1 AND f.agent_id = $2 AND f.user_id = $3 {current}
+                   AND ($6::text IS NULL OR f.category = $6)
                  ORDER BY f.valid_from DESC, f.seq DESC LIMIT $4 OFFSET $5"
             ))
             .bind(tenant.0)
@@ -243,6 +246,7 @@ impl FactStore for PostgresStore {
             .bind(&filter.user_id)
             .bind(i64::from(filter.page.limit))
             .bind(i64::from(filter.page.offset))
+            .bind(&filter.category)
             .fetch_all(&self.pool)
             .await?
             .iter()

@@ -498,7 +498,7 @@ function factItem(fact, changed) {
   }, { class: "danger fact-delete-confirm", hidden: true });
   item.append(
     h("span", { class: "fact-text" }, fact.text), " ",
-    h("span", { class: "muted" }, `since ${when(fact.valid_from)}`,
+    h("span", { class: "muted" }, fact.category ? `${fact.category} · ` : "", `since ${when(fact.valid_from)}`,
       fact.source === "manual" ? `, written by ${fact.changed_by}` : ""),
     h("div", { class: "row" },
       button("Correct…", () => details.replaceChildren(edit), { class: "secondary fact-correct" }),

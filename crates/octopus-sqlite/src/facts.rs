@@ -50,6 +50,7 @@ pub(crate) fn fact_from_row(row: &rusqlite::Row<'_>) -> StoreResult<Fact> {
             FactSource::parse(&source).ok_or_else(|| corrupt("fact source", source))?
         },
         changed_by: row.get("changed_by")?,
+        category: row.get("category")?,
     })
 }
 
@@ -86,8 +87,9 @@ pub(crate) fn insert_fact(
         .prepare_cached(
             "INSERT INTO facts (id, tenant_id, agent_id, user_id, episode_id, message_ids, text,
                                 valid_from, valid_to, superseded_by, created_at, scope,
-                                source, changed_by, lineage_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING seq",
+                                source, changed_by, lineage_id, category)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+             RETURNING seq",
         )?
         .query_row(
             params![
@@ -106,6 +108,7 @@ pub(crate) fn insert_fact(
                 fact.source.as_str(),
                 fact.changed_by,
                 lineage,
+                fact.category,
             ],
             |r| r.get(0),
         )?;
@@ -239,6 +242,7 @@ fn list(conn: &Connection, tenant: TenantId, filter: &FactFilter) -> StoreResult
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM facts f {IN_USE}
          WHERE f.tenant_id = ?1 AND f.agent_id = ?2 AND f.user_id = ?3 {current}
+           AND (?6 IS NULL OR f.category = ?6)
          ORDER BY f.valid_from DESC, f.seq DESC LIMIT ?4 OFFSET ?5"
     ))?;
     rows::collect(
@@ -248,7 +252,8 @@ fn list(conn: &Connection, tenant: TenantId, filter: &FactFilter) -> StoreResult
             filter.agent_id.0.as_bytes(),
             filter.user_id,
             filter.page.limit,
-            filter.page.offset
+            filter.page.offset,
+            filter.category,
         ],
         fact_from_row,
     )

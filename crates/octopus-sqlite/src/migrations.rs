@@ -83,6 +83,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0017_fact_history",
         sql: include_str!("../migrations/main/0017_fact_history.sql"),
     },
+    Migration {
+        name: "main/0018_fact_categories",
+        sql: include_str!("../migrations/main/0018_fact_categories.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

@@ -36,6 +36,7 @@ fn new_fact(text: &str, from: &Message, axis: usize, replaces: Option<FactId>) -
         valid_from: from.timestamp,
         replaces,
         vector: direction(axis, 0.0),
+        category: None,
     }
 }
 
@@ -93,6 +94,7 @@ pub(crate) fn filter(world: &World, user: &str, include_replaced: bool) -> FactF
         agent_id: world.agent,
         user_id: user.into(),
         include_replaced,
+        category: None,
         page: Page::default(),
     }
 }
@@ -529,4 +531,47 @@ pub async fn a_dump_carries_facts_and_their_vectors_are_made_again(backend: &imp
         .unwrap();
     assert_eq!(hits.len(), 3);
     assert_eq!(hits[0].fact_id, Some(before[1].id));
+}
+
+pub async fn facts_carry_their_category_and_are_listed_by_it(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let said = world
+        .say(&*store, t(1), &["I eat no meat", "I fly to Oslo in May"])
+        .await;
+    let filed = |text: &str, from: &Message, axis: usize, category: Option<&str>| NewFact {
+        category: category.map(str::to_owned),
+        ..new_fact(text, from, axis, None)
+    };
+    close_learning(
+        &*store,
+        &world,
+        &said,
+        vec![
+            filed("Alice is vegetarian", &said[0], 0, Some("diet")),
+            filed("Alice flies to Oslo in May", &said[1], 1, Some("travel")),
+            filed("Alice speaks quickly", &said[1], 2, None),
+        ],
+    )
+    .await;
+    let mut by_category = filter(&world, "alice", false);
+    by_category.category = Some("diet".into());
+    let diet = store.list_facts(world.tenant, &by_category).await.unwrap();
+    assert_eq!(texts(&diet), ["Alice is vegetarian"]);
+    assert_eq!(diet[0].category.as_deref(), Some("diet"));
+    by_category.category = Some("work".into());
+    assert!(
+        store
+            .list_facts(world.tenant, &by_category)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let all = store
+        .list_facts(world.tenant, &filter(&world, "alice", false))
+        .await
+        .unwrap();
+    let mut categories: Vec<Option<&str>> = all.iter().map(|f| f.category.as_deref()).collect();
+    categories.sort();
+    assert_eq!(categories, [None, Some("diet"), Some("travel")]);
 }

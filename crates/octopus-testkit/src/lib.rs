@@ -121,7 +121,8 @@ macro_rules! store_conformance_tests {
             an_episodes_facts_are_learned_once,
             facts_are_found_by_their_words_within_their_user,
             facts_leave_with_their_episode_and_their_user,
-            a_dump_carries_facts_and_their_vectors_are_made_again
+            a_dump_carries_facts_and_their_vectors_are_made_again,
+            facts_carry_their_category_and_are_listed_by_it
         );
         $crate::store_conformance_tests!(@in fact_changes, $backend;
             a_correction_is_a_new_version_that_keeps_the_old_one,

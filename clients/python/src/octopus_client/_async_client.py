@@ -156,11 +156,14 @@ class AsyncOctopus:
         user_id: str,
         *,
         include_replaced: bool | None = None,
+        category: str | None = None,
         limit: int | None = None,
         offset: int | None = None,
     ) -> list[models.Fact]:
         path = f"/v1/agents/{segment(agent_id)}/users/{segment(user_id)}/facts"
-        page = await self._get(path, models.ItemsFact, include_replaced=include_replaced, limit=limit, offset=offset)
+        page = await self._get(
+            path, models.ItemsFact, include_replaced=include_replaced, category=category, limit=limit, offset=offset
+        )
         return page.items
 
     async def forget_user(self, user_id: str, *, agent_id: Id | None = None) -> models.ForgetReceipt:

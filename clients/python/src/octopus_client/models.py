@@ -628,6 +628,10 @@ class RecallQuery(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
+    fact_category: str | None = Field(
+        None,
+        description="Only facts filed under this category (one of the agent's\n`memory.fact_categories`); messages and summaries as ever.",
+    )
     from_: AwareDatetime | None = Field(
         None,
         alias='from',
@@ -1057,6 +1061,10 @@ class Fact(BaseModel):
     agent_id: UUID = Field(
         ..., description='An agent: a configured assistant with its own memory.'
     )
+    category: str | None = Field(
+        None,
+        description="The category the agent's model filed it under, one of the agent's\n`memory.fact_categories`; absent when the agent names none.",
+    )
     changed_by: str | None = Field(
         None,
         description='Who wrote this version: `model` for a learned one, else the name of\nthe API key that made the change.',
@@ -1267,6 +1275,10 @@ class MemoryConfig(BaseModel):
     episodic_top_k: int | None = Field(
         45,
         description='Most memories of past conversations recalled per turn, best first.\nHow many reach the context is decided by `episodic_max_tokens`.\nDefault 45; 0 recalls none.',
+    )
+    fact_categories: list[str] | None = Field(
+        [],
+        description='The categories the model files each learned fact under, one per\nfact (say `preference`, `profile`, `plan`): up to 20 names of\nlower-case letters, digits, `_` and `-`, each up to 40 characters.\nFacts are listed and recalled by category. None by default: facts\ncarry no category.',
     )
     fact_instructions: str | None = Field(
         None,

@@ -307,6 +307,27 @@ pub struct MemoryConfig {
     /// which become the user's facts. None by default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fact_instructions: Option<String>,
+    /// The categories the model files each learned fact under, one per
+    /// fact (say `preference`, `profile`, `plan`): up to 20 names of
+    /// lower-case letters, digits, `_` and `-`, each up to 40 characters.
+    /// Facts are listed and recalled by category. None by default: facts
+    /// carry no category.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fact_categories: Vec<String>,
+}
+
+/// Most categories an agent files facts under.
+pub const MAX_FACT_CATEGORIES: usize = 20;
+/// Most characters of a fact category's name.
+pub const MAX_FACT_CATEGORY_CHARS: usize = 40;
+
+/// Whether `name` may name a fact category: 1 to 40 lower-case letters,
+/// digits, `_` and `-`.
+pub fn is_fact_category(name: &str) -> bool {
+    (1..=MAX_FACT_CATEGORY_CHARS).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
 }
 
 /// Most characters of an agent's `fact_instructions`.
@@ -336,6 +357,7 @@ impl Default for MemoryConfig {
             pii_storage: crate::pii::PiiStorage::Original,
             pii_region: "US".to_owned(),
             fact_instructions: None,
+            fact_categories: Vec::new(),
         }
     }
 }
@@ -407,6 +429,28 @@ impl MemoryConfig {
             self.fact_instructions.as_deref(),
             MAX_FACT_INSTRUCTIONS_CHARS,
         )?;
+        if self.fact_categories.len() > MAX_FACT_CATEGORIES {
+            return Err(Error::invalid(
+                "fact_categories",
+                format!("must be at most {MAX_FACT_CATEGORIES} names"),
+            ));
+        }
+        for (i, name) in self.fact_categories.iter().enumerate() {
+            if !is_fact_category(name) {
+                return Err(Error::invalid(
+                    format!("fact_categories[{i}]"),
+                    format!(
+                        "must be 1 to {MAX_FACT_CATEGORY_CHARS} lower-case letters, digits, _ or -"
+                    ),
+                ));
+            }
+            if self.fact_categories[..i].contains(name) {
+                return Err(Error::invalid(
+                    format!("fact_categories[{i}]"),
+                    format!("names {name} twice"),
+                ));
+            }
+        }
         if self.retention_days == Some(0) {
             return Err(Error::invalid(
                 "retention_days",

@@ -44,6 +44,10 @@ pub struct Fact {
     /// the API key that made the change.
     #[serde(default = "by_model")]
     pub changed_by: String,
+    /// The category the agent's model filed it under, one of the agent's
+    /// `memory.fact_categories`; absent when the agent names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
 }
 
 fn by_model() -> String {
@@ -101,6 +105,8 @@ pub struct NewFact {
     /// (by a close that finished first) is left as it is.
     pub replaces: Option<FactId>,
     pub vector: Vec<f32>,
+    /// One of the agent's `memory.fact_categories`, when it names any.
+    pub category: Option<String>,
 }
 
 impl NewFact {
@@ -127,6 +133,7 @@ impl NewFact {
             created_at: now,
             source: FactSource::Learned,
             changed_by: MODEL.to_owned(),
+            category: self.category.clone(),
         }
     }
 }
@@ -138,6 +145,8 @@ pub struct FactFilter {
     pub user_id: String,
     /// Replaced facts too, not only those that hold.
     pub include_replaced: bool,
+    /// Only facts filed under this category.
+    pub category: Option<String>,
     pub page: crate::page::Page,
 }
 
@@ -468,6 +477,7 @@ mod tests {
             created_at: at,
             source: FactSource::Learned,
             changed_by: MODEL.to_owned(),
+            category: None,
         }
     }
 

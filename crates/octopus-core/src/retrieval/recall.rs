@@ -115,6 +115,10 @@ pub struct RecallQuery {
     /// those replaced since too (each says when it held).
     #[serde(default = "yes")]
     pub include_facts: bool,
+    /// Only facts filed under this category (one of the agent's
+    /// `memory.fact_categories`); messages and summaries as ever.
+    #[serde(default)]
+    pub fact_category: Option<String>,
 }
 
 fn default_top_k() -> u32 {
@@ -139,6 +143,7 @@ impl RecallQuery {
             mode: RecallMode::Hybrid,
             include_summaries: true,
             include_facts: true,
+            fact_category: None,
         }
     }
 
@@ -146,6 +151,11 @@ impl RecallQuery {
         crate::conversation::validate_user_id(&self.user_id)?;
         crate::bounds::check_chars("query", &self.query, 1, crate::bounds::MAX_QUERY_CHARS)?;
         crate::bounds::check_window(self.from, self.to)?;
+        crate::bounds::check_optional_chars(
+            "fact_category",
+            self.fact_category.as_deref(),
+            crate::agent::MAX_FACT_CATEGORY_CHARS,
+        )?;
         if self.top_k == 0 || self.top_k > MAX_RECALL_TOP_K {
             return Err(Error::invalid(
                 "top_k",

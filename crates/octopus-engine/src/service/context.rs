@@ -126,6 +126,7 @@ impl Octopus {
             agent_id: agent.id,
             user_id: conversation.user_id.clone(),
             include_replaced: false,
+            category: None,
             page: Page {
                 limit: memory.max_context_facts,
                 offset: 0,

@@ -36,6 +36,11 @@ impl Octopus {
     pub async fn list_facts(&self, tenant: TenantId, filter: &FactFilter) -> Result<Vec<Fact>> {
         self.cached_agent(tenant, filter.agent_id).await?;
         octopus_core::conversation::validate_user_id(&filter.user_id)?;
+        octopus_core::bounds::check_optional_chars(
+            "category",
+            filter.category.as_deref(),
+            octopus_core::agent::MAX_FACT_CATEGORY_CHARS,
+        )?;
         Ok(self.store.list_facts(tenant, filter).await?)
     }
 
@@ -105,14 +110,17 @@ impl Octopus {
         Ok(self.store.fact_history(tenant, id).await?)
     }
 
-    /// The facts a model's summary of `episode` names (`key_facts`), as new
-    /// facts with their vectors: those the model says are known already
-    /// left out, those that replace a known fact naming it.
+    /// The facts a model's summary of `episode` names (`key_facts`, filed
+    /// under `categories` in the same order), as new facts with their
+    /// vectors: those the model says are known already left out, those that
+    /// replace a known fact naming it. A category the agent does not name is
+    /// dropped.
     pub(crate) async fn learn_facts(
         &self,
         agent: &Agent,
         episode: &EpisodeWithMessages,
         key_facts: &[String],
+        categories: &[Option<String>],
     ) -> std::result::Result<Vec<NewFact>, ChatError> {
         let texts: Vec<String> = key_facts
             .iter()
@@ -145,10 +153,18 @@ impl Octopus {
                 .collect(),
             false => self.reconcile(agent, &known, &texts).await,
         };
+        let category = |index: usize| {
+            categories
+                .get(index)
+                .cloned()
+                .flatten()
+                .filter(|c| agent.memory.fact_categories.contains(c))
+        };
         Ok(changes
             .into_iter()
             .zip(vectors)
-            .filter_map(|(change, vector)| {
+            .enumerate()
+            .filter_map(|(index, (change, vector))| {
                 let (text, replaces) = match change {
                     FactChange::Add { text } => (text, None),
                     FactChange::Replace { text, replaces } => (text, Some(replaces)),
@@ -171,6 +187,7 @@ impl Octopus {
                     valid_from,
                     replaces,
                     vector,
+                    category: category(index),
                 })
             })
             .collect())

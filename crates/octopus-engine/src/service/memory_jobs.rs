@@ -389,13 +389,14 @@ impl Octopus {
                 let (octopus, work) = (self.clone(), work.clone());
                 asked.spawn(async move {
                     let (agent, episode) = *work;
-                    let summary = match octopus.summarise_with_model(&agent, &episode).await {
-                        Ok(summary) => summary,
+                    let answer = match octopus.summarise_with_model(&agent, &episode).await {
+                        Ok(answer) => answer,
                         Err(error) => return (index, Err(error)),
                     };
                     // Its key facts become the user's facts.
+                    let summary = answer.summary;
                     let learned = octopus
-                        .learn_facts(&agent, &episode, &summary.key_facts)
+                        .learn_facts(&agent, &episode, &summary.key_facts, &answer.categories)
                         .await;
                     (index, learned.map(|facts| (summary, facts)))
                 });

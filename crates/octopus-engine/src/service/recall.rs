@@ -149,6 +149,9 @@ impl Octopus {
             weigh_recency(&mut ranked, &evidence, half_life);
         }
         self.put_the_named_first(tenant, &mut ranked, query).await?;
+        if let Some(category) = &query.fact_category {
+            self.keep_facts_of(tenant, category, &mut ranked).await?;
+        }
         ranked.truncate(query.top_k as usize);
         self.read_hits(tenant, ranked, evidence, query.neighbours)
             .await
@@ -217,6 +220,35 @@ impl Octopus {
         for i in 1..ranked.len() {
             ranked[i].1 = ranked[i].1.min(ranked[i - 1].1);
         }
+        Ok(())
+    }
+
+    /// Leaves out the facts not filed under `category`.
+    async fn keep_facts_of(
+        &self,
+        tenant: TenantId,
+        category: &str,
+        ranked: &mut Vec<(Memory, f64)>,
+    ) -> Result<()> {
+        let ids: Vec<FactId> = ranked
+            .iter()
+            .filter_map(|(memory, _)| match memory {
+                Memory::Fact(id, _) => Some(*id),
+                _ => None,
+            })
+            .collect();
+        let filed: std::collections::HashSet<FactId> = self
+            .store
+            .get_facts(tenant, &ids)
+            .await?
+            .into_iter()
+            .filter(|fact| fact.category.as_deref() == Some(category))
+            .map(|fact| fact.id)
+            .collect();
+        ranked.retain(|(memory, _)| match memory {
+            Memory::Fact(id, _) => filed.contains(id),
+            _ => true,
+        });
         Ok(())
     }
 

@@ -31,18 +31,16 @@ self-contained facts worth remembering in later conversations (the user's prefer
 dates, numbers, commitments), each under 20 words; an empty list when there are none.";
 
 impl Octopus {
-    /// Asks the agent's summary model for a summary and key facts.
+    /// Asks the agent's summary model for a summary and key facts, with
+    /// each key fact's category (in the order of `key_facts`) when the agent
+    /// files facts under categories.
     pub(crate) async fn summarise_with_model(
         &self,
         agent: &Agent,
         episode: &EpisodeWithMessages,
-    ) -> Result<EpisodeSummary, ChatError> {
+    ) -> Result<ModelSummary, ChatError> {
         let model = self.chat.for_agent(agent, Purpose::Summary)?;
-        let request = summary_request(
-            episode,
-            agent.memory.redact_pii,
-            agent.memory.fact_instructions.as_deref(),
-        );
+        let request = summary_request(episode, agent);
         let reply = model.chat(&request, None).await?;
         parse_summary(&reply.text, self.tokens.as_ref()).ok_or_else(|| {
             ChatError::new(
@@ -58,15 +56,11 @@ impl Octopus {
     }
 }
 
-/// The instructions (with the agent's own on what to remember), then the
-/// transcript with its tool calls (redacted where the agent says so), its
-/// latest part when it is long.
-fn summary_request(
-    episode: &EpisodeWithMessages,
-    redact: bool,
-    fact_instructions: Option<&str>,
-) -> ChatRequest {
-    let transcript = super::transcript::transcript(episode, redact);
+/// The instructions (with the agent's own on what to remember, and its
+/// categories), then the transcript with its tool calls (redacted where the
+/// agent says so), its latest part when it is long.
+fn summary_request(episode: &EpisodeWithMessages, agent: &Agent) -> ChatRequest {
+    let transcript = super::transcript::transcript(episode, agent.memory.redact_pii);
     let skip = transcript
         .chars()
         .count()
@@ -74,23 +68,45 @@ fn summary_request(
     let transcript: String = transcript.chars().skip(skip).collect();
     ChatRequest {
         messages: vec![
-            ChatMessage::new(Role::System, instructions(fact_instructions)),
+            ChatMessage::new(
+                Role::System,
+                instructions(
+                    agent.memory.fact_instructions.as_deref(),
+                    &agent.memory.fact_categories,
+                ),
+            ),
             ChatMessage::new(Role::User, format!("Conversation:\n{transcript}")),
         ],
         tools: Vec::new(),
     }
 }
 
-/// The summary's instructions, and the agent owner's on what its key facts
-/// keep and leave out, which take precedence where they disagree.
-fn instructions(fact_instructions: Option<&str>) -> String {
-    match fact_instructions {
-        Some(own) => format!(
-            "{INSTRUCTIONS}\n\nThe assistant's owner says what to keep as key facts and what never \
-             to keep; follow it over the guidance above:\n{own}"
-        ),
-        None => INSTRUCTIONS.to_owned(),
+/// The summary's instructions; the agent owner's on what its key facts
+/// keep and leave out, which take precedence where they disagree; and the
+/// categories each key fact is filed under, when the agent names any.
+fn instructions(fact_instructions: Option<&str>, categories: &[String]) -> String {
+    let mut text = INSTRUCTIONS.to_owned();
+    if !categories.is_empty() {
+        text.push_str(&format!(
+            "\n\nWrite each key fact as {{\"text\": \"...\", \"category\": \"...\"}}, its category \
+             the one of these that fits it best: {}.",
+            categories.join(", ")
+        ));
     }
+    if let Some(own) = fact_instructions {
+        text.push_str(&format!(
+            "\n\nThe assistant's owner says what to keep as key facts and what never \
+             to keep; follow it over the guidance above:\n{own}"
+        ));
+    }
+    text
+}
+
+/// A model's summary, with the category it gave each key fact (in the
+/// order of `key_facts`; `None` where it gave none).
+pub(crate) struct ModelSummary {
+    pub summary: EpisodeSummary,
+    pub categories: Vec<Option<String>>,
 }
 
 #[derive(Deserialize)]
@@ -102,8 +118,9 @@ struct Answer {
 
 /// The JSON object in a model's answer (which may wrap it in prose or a code
 /// fence), held to the summary's bounds: about 200 tokens, at most
-/// [`MAX_MODEL_KEY_FACTS`] facts of bounded length. `None` when there is none.
-pub(crate) fn parse_summary(text: &str, tokens: &dyn TokenCounter) -> Option<EpisodeSummary> {
+/// [`MAX_MODEL_KEY_FACTS`] facts of bounded length, each a string or a
+/// `{"text", "category"}` object. `None` when there is none.
+pub(crate) fn parse_summary(text: &str, tokens: &dyn TokenCounter) -> Option<ModelSummary> {
     let start = text.find('{')?;
     let end = text.rfind('}')?;
     let answer: Answer = serde_json::from_str(text.get(start..=end)?).ok()?;
@@ -111,18 +128,33 @@ pub(crate) fn parse_summary(text: &str, tokens: &dyn TokenCounter) -> Option<Epi
     if summary.is_empty() {
         return None;
     }
-    let key_facts = answer
+    let (key_facts, categories) = answer
         .key_facts
         .into_iter()
-        .filter_map(|fact| fact.as_str().map(|f| f.trim().to_owned()))
-        .filter(|fact| !fact.is_empty())
-        .map(|fact| fact.chars().take(MAX_KEY_FACT_CHARS).collect())
+        .filter_map(|fact| {
+            let (text, category) = match &fact {
+                serde_json::Value::String(text) => (text.as_str(), None),
+                serde_json::Value::Object(fields) => (
+                    fields.get("text")?.as_str()?,
+                    fields
+                        .get("category")
+                        .and_then(|c| c.as_str())
+                        .map(|c| c.trim().to_lowercase()),
+                ),
+                _ => return None,
+            };
+            let text = text.trim();
+            (!text.is_empty()).then(|| (text.chars().take(MAX_KEY_FACT_CHARS).collect(), category))
+        })
         .take(MAX_MODEL_KEY_FACTS)
-        .collect();
-    Some(EpisodeSummary {
-        summary,
-        key_facts,
-        embedding: None,
+        .unzip();
+    Some(ModelSummary {
+        summary: EpisodeSummary {
+            summary,
+            key_facts,
+            embedding: None,
+        },
+        categories,
     })
 }
 
@@ -150,7 +182,9 @@ mod tests {
     fn the_json_is_found_in_a_fenced_answer_and_held_to_its_bounds() {
         let answer = "Here you go:\n```json\n{\"summary\": \"Dana asked about a refund.\", \
                       \"key_facts\": [\"Dana's order is 1182\", \"\", 7, \"She prefers email\"]}\n```";
-        let summary = parse_summary(answer, &ApproximateTokenCounter).unwrap();
+        let summary = parse_summary(answer, &ApproximateTokenCounter)
+            .unwrap()
+            .summary;
         assert_eq!(summary.summary, "Dana asked about a refund.");
         assert_eq!(
             summary.key_facts,
@@ -159,8 +193,37 @@ mod tests {
         assert!(parse_summary("I cannot do that.", &ApproximateTokenCounter).is_none());
         assert!(parse_summary("{\"summary\": \"  \"}", &ApproximateTokenCounter).is_none());
         let long = format!("{{\"summary\": \"{}\"}}", "word ".repeat(2000));
-        let clipped = parse_summary(&long, &ApproximateTokenCounter).unwrap();
+        let clipped = parse_summary(&long, &ApproximateTokenCounter)
+            .unwrap()
+            .summary;
         assert!(ApproximateTokenCounter.count(&clipped.summary) <= SUMMARY_TOKENS);
         assert!(clipped.summary.len() > 100);
+    }
+
+    #[test]
+    fn key_facts_may_come_with_their_category() {
+        let answer = r#"{"summary": "Dana ordered.", "key_facts": [
+            {"text": "Dana is vegetarian", "category": "Preference"},
+            "Dana's order is 1182", {"category": "plan"}, {"text": "Dana flies on Monday"}]}"#;
+        let parsed = parse_summary(answer, &ApproximateTokenCounter).unwrap();
+        assert_eq!(
+            parsed.summary.key_facts,
+            [
+                "Dana is vegetarian",
+                "Dana's order is 1182",
+                "Dana flies on Monday"
+            ]
+        );
+        assert_eq!(
+            parsed.categories,
+            [Some("preference".to_owned()), None, None],
+            "a category as given, in lower case; a fact without text is no fact"
+        );
+        let asked = instructions(None, &["preference".into(), "plan".into()]);
+        assert!(
+            asked.ends_with("fits it best: preference, plan."),
+            "{asked}"
+        );
+        assert_eq!(instructions(None, &[]), INSTRUCTIONS);
     }
 }

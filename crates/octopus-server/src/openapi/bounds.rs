@@ -3,7 +3,8 @@
 
 use chrono::{DateTime, Days, Utc};
 use octopus_core::agent::{
-    MAX_FACT_INSTRUCTIONS_CHARS, MAX_IDLE_TIMEOUT_SECS, MAX_SYSTEM_PROMPT_CHARS,
+    MAX_FACT_CATEGORIES, MAX_FACT_CATEGORY_CHARS, MAX_FACT_INSTRUCTIONS_CHARS,
+    MAX_IDLE_TIMEOUT_SECS, MAX_SYSTEM_PROMPT_CHARS,
 };
 use octopus_core::bounds::{
     MAX_CATEGORY_CHARS, MAX_MODEL_NAME_CHARS, MAX_QUERY_CHARS, MAX_SOURCE_CHARS,
@@ -248,6 +249,19 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
             "fact_instructions",
             text(1, MAX_FACT_INSTRUCTIONS_CHARS),
         ),
+        (
+            "MemoryConfig",
+            "fact_categories",
+            json!({"maxItems": MAX_FACT_CATEGORIES, "uniqueItems": true, "items": {
+                "type": "string",
+                "pattern": format!("^[a-z0-9_-]{{1,{MAX_FACT_CATEGORY_CHARS}}}$"),
+            }}),
+        ),
+        (
+            "RecallQuery",
+            "fact_category",
+            text(1, MAX_FACT_CATEGORY_CHARS),
+        ),
         ("FactEdit", "text", text(1, MAX_FACT_CHARS)),
         ("FactEdit", "reason", text(1, MAX_REASON_CHARS)),
         (
@@ -480,6 +494,9 @@ fn declare_parameter_bounds(doc: &mut Value) {
                     Some("limit") => json!({"minimum": 1, "maximum": Page::MAX_LIMIT}),
                     Some("q") => text(1, octopus_core::search::MAX_SEARCH_QUERY_CHARS),
                     Some("reason") => text(1, MAX_REASON_CHARS),
+                    Some("category") if path.ends_with("/facts") => {
+                        text(1, MAX_FACT_CATEGORY_CHARS)
+                    }
                     // A user id may be blank, as where conversations name it.
                     Some("user_id") if parameter["in"] == "path" || export => {
                         json!({"minLength": 1, "maxLength": MAX_USER_ID_CHARS,

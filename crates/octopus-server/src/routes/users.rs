@@ -69,6 +69,9 @@ pub(crate) struct FactParams {
     /// Replaced facts too, each with the period it held. Default false.
     #[serde(default)]
     pub include_replaced: bool,
+    /// Only facts filed under this category (one of the agent's
+    /// `memory.fact_categories`).
+    pub category: Option<String>,
     /// 1 to 1000; default 50.
     pub limit: Option<u32>,
     /// Default 0.
@@ -95,6 +98,7 @@ pub(crate) async fn list_facts(
         agent_id,
         user_id,
         include_replaced: params.include_replaced,
+        category: params.category,
         page: page(params.limit, params.offset)?,
     };
     Ok(axum::Json(Items {

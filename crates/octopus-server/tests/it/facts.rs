@@ -433,3 +433,147 @@ async fn an_agents_own_instructions_on_what_to_remember_reach_the_model() {
         .to_owned();
     assert!(!system.contains("owner"), "{system}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn facts_are_filed_under_the_agents_categories_and_found_by_them() {
+    let fake = Arc::new(ChatProvider::default());
+    let url = fake_chat::serve(Arc::clone(&fake)).await;
+    let server = TestServer::with_engine(Default::default(), |engine| {
+        engine.llm.max_retries = 0;
+        engine.llm.allowed_base_urls = vec![url.clone()];
+    })
+    .await;
+    let (_, key) = server.tenant("acme").await;
+
+    // Names the model could not be held to are refused by their place.
+    for (categories, field) in [
+        (json!(["diet", "Travel Plans"]), "memory.fact_categories[1]"),
+        (json!(["diet", "diet"]), "memory.fact_categories[1]"),
+        (
+            json!((0..21).map(|i| format!("c{i}")).collect::<Vec<_>>()),
+            "memory.fact_categories",
+        ),
+    ] {
+        let reply = server
+            .call(
+                Method::POST,
+                "/v1/agents",
+                &key,
+                Some(json!({"name": "concierge", "llm": {"provider": "ollama", "model": "m", "base_url": url},
+                    "memory": {"fact_categories": categories}})),
+            )
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            reply.body
+        );
+        assert_eq!(reply.body["error"]["field"], field, "{}", reply.body);
+    }
+    let agents = server
+        .ok(Method::GET, "/v1/agents", &key, None, StatusCode::OK)
+        .await;
+    assert!(
+        agents["items"].as_array().unwrap().is_empty(),
+        "nothing stored"
+    );
+
+    let agent = server
+        .ok(
+            Method::POST,
+            "/v1/agents",
+            &key,
+            Some(json!({"name": "concierge",
+                "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url},
+                "memory": {"fact_categories": ["diet", "travel"]}})),
+            StatusCode::CREATED,
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    fake.then(Answer::text(
+        json!({"summary": "Dana plans a trip.", "key_facts": [
+            {"text": "Dana is vegetarian", "category": "diet"},
+            {"text": "Dana flies to Oslo in May", "category": "Travel"},
+            {"text": "Dana likes rain", "category": "weather"}]})
+        .to_string(),
+    ));
+    import(
+        &server,
+        &key,
+        &agent,
+        "2024-04-01",
+        [
+            "I'm vegetarian and I fly to Oslo in May",
+            "Noted.",
+            "I like rain, too",
+        ],
+    )
+    .await;
+    server.octopus.run_memory_jobs().await.unwrap();
+    let asked = fake.received();
+    let system = asked[0].body["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.ends_with("the one of these that fits it best: diet, travel."),
+        "{system}"
+    );
+
+    let filed: Vec<(String, Value)> = facts(&server, &key, &agent, false)
+        .await
+        .iter()
+        .map(|f| {
+            (
+                f["text"].as_str().unwrap().to_owned(),
+                f["category"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(filed.len(), 3, "{filed:?}");
+    for (text, category) in [
+        ("Dana is vegetarian", json!("diet")),
+        ("Dana flies to Oslo in May", json!("travel")),
+        ("Dana likes rain", Value::Null),
+    ] {
+        assert!(
+            filed.contains(&(text.to_owned(), category.clone())),
+            "{text} under {category}: {filed:?}"
+        );
+    }
+    let diet = server
+        .ok(
+            Method::GET,
+            &format!("/v1/agents/{agent}/users/dana/facts?category=diet"),
+            &key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(
+        texts(diet["items"].as_array().unwrap()),
+        ["Dana is vegetarian"]
+    );
+
+    // Recall keeps the facts of the category asked for, and the turns.
+    let recalled = server
+        .ok(
+            Method::POST,
+            &format!("/v1/agents/{agent}/recall"),
+            &key,
+            Some(
+                json!({"user_id": "dana", "query": "Dana vegetarian Oslo rain",
+                "fact_category": "travel", "top_k": 20}),
+            ),
+            StatusCode::OK,
+        )
+        .await;
+    let hits = recalled["items"].as_array().unwrap();
+    let facts_found: Vec<&str> = hits
+        .iter()
+        .filter(|h| h["kind"] == "fact")
+        .map(|h| h["fact"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(facts_found, ["Dana flies to Oslo in May"], "{recalled}");
+    assert!(hits.iter().any(|h| h["kind"] == "message"), "{recalled}");
+}
