@@ -53,12 +53,9 @@ async fn facts(server: &TestServer, key: &str, agent: &str, all: bool) -> Vec<Va
         .clone()
 }
 
-fn texts(facts: &[Value]) -> Vec<&str> {
-    facts.iter().map(|f| f["text"].as_str().unwrap()).collect()
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
+/// A loopback model whose answers the test scripts, its URL, and a server
+/// that may call it and does not retry it.
+async fn with_a_scripted_model() -> (Arc<ChatProvider>, String, TestServer) {
     let fake = Arc::new(ChatProvider::default());
     let url = fake_chat::serve(Arc::clone(&fake)).await;
     let server = TestServer::with_engine(Default::default(), |engine| {
@@ -66,6 +63,16 @@ async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
         engine.llm.allowed_base_urls = vec![url.clone()];
     })
     .await;
+    (fake, url, server)
+}
+
+fn texts(facts: &[Value]) -> Vec<&str> {
+    facts.iter().map(|f| f["text"].as_str().unwrap()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
+    let (fake, url, server) = with_a_scripted_model().await;
     let (_, key) = server.tenant("acme").await;
     let agent = server
         .ok(
@@ -322,13 +329,7 @@ async fn without_a_model_no_facts_are_learned() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agents_own_instructions_on_what_to_remember_reach_the_model() {
-    let fake = Arc::new(ChatProvider::default());
-    let url = fake_chat::serve(Arc::clone(&fake)).await;
-    let server = TestServer::with_engine(Default::default(), |engine| {
-        engine.llm.max_retries = 0;
-        engine.llm.allowed_base_urls = vec![url.clone()];
-    })
-    .await;
+    let (fake, url, server) = with_a_scripted_model().await;
     let (_, key) = server.tenant("acme").await;
     let instructions = "Keep the user's dietary needs. Never keep anything about their health.";
     let agent = server
@@ -436,13 +437,7 @@ async fn an_agents_own_instructions_on_what_to_remember_reach_the_model() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn facts_are_filed_under_the_agents_categories_and_found_by_them() {
-    let fake = Arc::new(ChatProvider::default());
-    let url = fake_chat::serve(Arc::clone(&fake)).await;
-    let server = TestServer::with_engine(Default::default(), |engine| {
-        engine.llm.max_retries = 0;
-        engine.llm.allowed_base_urls = vec![url.clone()];
-    })
-    .await;
+    let (fake, url, server) = with_a_scripted_model().await;
     let (_, key) = server.tenant("acme").await;
 
     // Names the model could not be held to are refused by their place.
