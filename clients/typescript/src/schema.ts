@@ -1592,6 +1592,13 @@ export interface components {
         /** @description How an agent's memory behaves. Every field has a default, so `{}` is valid. */
         MemoryConfig: {
             /**
+             * @description The categories whose facts a turn's context shows in its facts block
+             *     (names of `fact_categories`; another matches no fact); every fact
+             *     when empty (the default).
+             * @default []
+             */
+            context_fact_categories: string[];
+            /**
              * @description Embed messages for recall by meaning. Default true.
              * @default true
              */
@@ -2725,6 +2732,13 @@ export interface operations {
                     /** @description How an agent's memory behaves. Every field has a default, so `{}` is valid. */
                     memory?: {
                         /**
+                         * @description The categories whose facts a turn's context shows in its facts block
+                         *     (names of `fact_categories`; another matches no fact); every fact
+                         *     when empty (the default).
+                         * @default []
+                         */
+                        context_fact_categories?: string[] | null;
+                        /**
                          * @description Embed messages for recall by meaning. Default true.
                          * @default true
                          */
@@ -2892,6 +2906,13 @@ export interface operations {
                     };
                     /** @description How an agent's memory behaves. Every field has a default, so `{}` is valid. */
                     memory?: {
+                        /**
+                         * @description The categories whose facts a turn's context shows in its facts block
+                         *     (names of `fact_categories`; another matches no fact); every fact
+                         *     when empty (the default).
+                         * @default []
+                         */
+                        context_fact_categories?: string[] | null;
                         /**
                          * @description Embed messages for recall by meaning. Default true.
                          * @default true

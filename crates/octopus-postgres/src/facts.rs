@@ -238,7 +238,7 @@ impl FactStore for PostgresStore {
             query(&format!(
                 "SELECT {COLUMNS} FROM facts f {IN_USE}
                  WHERE f.tenant_id = $1 AND f.agent_id = $2 AND f.user_id = $3 {current}
-                   AND ($6::text IS NULL OR f.category = $6)
+                   AND (cardinality($6::text[]) = 0 OR f.category = ANY($6))
                  ORDER BY f.valid_from DESC, f.seq DESC LIMIT $4 OFFSET $5"
             ))
             .bind(tenant.0)
@@ -246,7 +246,7 @@ impl FactStore for PostgresStore {
             .bind(&filter.user_id)
             .bind(i64::from(filter.page.limit))
             .bind(i64::from(filter.page.offset))
-            .bind(&filter.category)
+            .bind(&filter.categories)
             .fetch_all(&self.pool)
             .await?
             .iter()

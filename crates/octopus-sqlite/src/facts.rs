@@ -242,7 +242,7 @@ fn list(conn: &Connection, tenant: TenantId, filter: &FactFilter) -> StoreResult
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM facts f {IN_USE}
          WHERE f.tenant_id = ?1 AND f.agent_id = ?2 AND f.user_id = ?3 {current}
-           AND (?6 IS NULL OR f.category = ?6)
+           AND (?6 IS NULL OR f.category IN (SELECT value FROM json_each(?6)))
          ORDER BY f.valid_from DESC, f.seq DESC LIMIT ?4 OFFSET ?5"
     ))?;
     rows::collect(
@@ -253,7 +253,8 @@ fn list(conn: &Connection, tenant: TenantId, filter: &FactFilter) -> StoreResult
             filter.user_id,
             filter.page.limit,
             filter.page.offset,
-            filter.category,
+            (!filter.categories.is_empty())
+                .then(|| serde_json::to_string(&filter.categories).unwrap_or_default()),
         ],
         fact_from_row,
     )

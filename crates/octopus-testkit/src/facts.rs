@@ -94,7 +94,7 @@ pub(crate) fn filter(world: &World, user: &str, include_replaced: bool) -> FactF
         agent_id: world.agent,
         user_id: user.into(),
         include_replaced,
-        category: None,
+        categories: Vec::new(),
         page: Page::default(),
     }
 }
@@ -555,11 +555,20 @@ pub async fn facts_carry_their_category_and_are_listed_by_it(backend: &impl Back
     )
     .await;
     let mut by_category = filter(&world, "alice", false);
-    by_category.category = Some("diet".into());
+    by_category.categories = vec!["diet".into()];
     let diet = store.list_facts(world.tenant, &by_category).await.unwrap();
     assert_eq!(texts(&diet), ["Alice is vegetarian"]);
     assert_eq!(diet[0].category.as_deref(), Some("diet"));
-    by_category.category = Some("work".into());
+    by_category.categories = vec!["travel".into(), "diet".into()];
+    assert_eq!(
+        store
+            .list_facts(world.tenant, &by_category)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    by_category.categories = vec!["work".into()];
     assert!(
         store
             .list_facts(world.tenant, &by_category)

@@ -1257,6 +1257,10 @@ class MemoryConfig(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
+    context_fact_categories: list[str] | None = Field(
+        [],
+        description="The categories whose facts a turn's context shows in its facts block\n(names of `fact_categories`; another matches no fact); every fact\nwhen empty (the default).",
+    )
     embed_messages: bool | None = Field(
         True, description='Embed messages for recall by meaning. Default true.'
     )

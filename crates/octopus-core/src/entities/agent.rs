@@ -314,12 +314,45 @@ pub struct MemoryConfig {
     /// carry no category.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fact_categories: Vec<String>,
+    /// The categories whose facts a turn's context shows in its facts block
+    /// (names of `fact_categories`; another matches no fact); every fact
+    /// when empty (the default).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context_fact_categories: Vec<String>,
 }
 
 /// Most categories an agent files facts under.
 pub const MAX_FACT_CATEGORIES: usize = 20;
 /// Most characters of a fact category's name.
 pub const MAX_FACT_CATEGORY_CHARS: usize = 40;
+
+/// Refuses a list of category names longer than the most an agent may
+/// have, holding a name that cannot be one, or naming one twice.
+fn check_category_names(field: &str, names: &[String]) -> Result<()> {
+    if names.len() > MAX_FACT_CATEGORIES {
+        return Err(Error::invalid(
+            field,
+            format!("must be at most {MAX_FACT_CATEGORIES} names"),
+        ));
+    }
+    for (i, name) in names.iter().enumerate() {
+        if !is_fact_category(name) {
+            return Err(Error::invalid(
+                format!("{field}[{i}]"),
+                format!(
+                    "must be 1 to {MAX_FACT_CATEGORY_CHARS} lower-case letters, digits, _ or -"
+                ),
+            ));
+        }
+        if names[..i].contains(name) {
+            return Err(Error::invalid(
+                format!("{field}[{i}]"),
+                format!("names {name} twice"),
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// Whether `name` may name a fact category: 1 to 40 lower-case letters,
 /// digits, `_` and `-`.
@@ -358,6 +391,7 @@ impl Default for MemoryConfig {
             pii_region: "US".to_owned(),
             fact_instructions: None,
             fact_categories: Vec::new(),
+            context_fact_categories: Vec::new(),
         }
     }
 }
@@ -429,28 +463,8 @@ impl MemoryConfig {
             self.fact_instructions.as_deref(),
             MAX_FACT_INSTRUCTIONS_CHARS,
         )?;
-        if self.fact_categories.len() > MAX_FACT_CATEGORIES {
-            return Err(Error::invalid(
-                "fact_categories",
-                format!("must be at most {MAX_FACT_CATEGORIES} names"),
-            ));
-        }
-        for (i, name) in self.fact_categories.iter().enumerate() {
-            if !is_fact_category(name) {
-                return Err(Error::invalid(
-                    format!("fact_categories[{i}]"),
-                    format!(
-                        "must be 1 to {MAX_FACT_CATEGORY_CHARS} lower-case letters, digits, _ or -"
-                    ),
-                ));
-            }
-            if self.fact_categories[..i].contains(name) {
-                return Err(Error::invalid(
-                    format!("fact_categories[{i}]"),
-                    format!("names {name} twice"),
-                ));
-            }
-        }
+        check_category_names("fact_categories", &self.fact_categories)?;
+        check_category_names("context_fact_categories", &self.context_fact_categories)?;
         if self.retention_days == Some(0) {
             return Err(Error::invalid(
                 "retention_days",

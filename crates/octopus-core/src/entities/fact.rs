@@ -145,8 +145,8 @@ pub struct FactFilter {
     pub user_id: String,
     /// Replaced facts too, not only those that hold.
     pub include_replaced: bool,
-    /// Only facts filed under this category.
-    pub category: Option<String>,
+    /// Only facts filed under one of these categories; every fact when empty.
+    pub categories: Vec<String>,
     pub page: crate::page::Page,
 }
 

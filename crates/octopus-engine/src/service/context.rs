@@ -126,7 +126,7 @@ impl Octopus {
             agent_id: agent.id,
             user_id: conversation.user_id.clone(),
             include_replaced: false,
-            category: None,
+            categories: memory.context_fact_categories.clone(),
             page: Page {
                 limit: memory.max_context_facts,
                 offset: 0,

@@ -36,11 +36,14 @@ impl Octopus {
     pub async fn list_facts(&self, tenant: TenantId, filter: &FactFilter) -> Result<Vec<Fact>> {
         self.cached_agent(tenant, filter.agent_id).await?;
         octopus_core::conversation::validate_user_id(&filter.user_id)?;
-        octopus_core::bounds::check_optional_chars(
-            "category",
-            filter.category.as_deref(),
-            octopus_core::agent::MAX_FACT_CATEGORY_CHARS,
-        )?;
+        for category in &filter.categories {
+            octopus_core::bounds::check_chars(
+                "category",
+                category,
+                1,
+                octopus_core::agent::MAX_FACT_CATEGORY_CHARS,
+            )?;
+        }
         Ok(self.store.list_facts(tenant, filter).await?)
     }
 

@@ -258,6 +258,14 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
             }}),
         ),
         (
+            "MemoryConfig",
+            "context_fact_categories",
+            json!({"maxItems": MAX_FACT_CATEGORIES, "uniqueItems": true, "items": {
+                "type": "string",
+                "pattern": format!("^[a-z0-9_-]{{1,{MAX_FACT_CATEGORY_CHARS}}}$"),
+            }}),
+        ),
+        (
             "RecallQuery",
             "fact_category",
             text(1, MAX_FACT_CATEGORY_CHARS),

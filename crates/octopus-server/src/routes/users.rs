@@ -98,7 +98,7 @@ pub(crate) async fn list_facts(
         agent_id,
         user_id,
         include_replaced: params.include_replaced,
-        category: params.category,
+        categories: params.category.into_iter().collect(),
         page: page(params.limit, params.offset)?,
     };
     Ok(axum::Json(Items {

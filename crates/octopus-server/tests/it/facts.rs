@@ -571,4 +571,61 @@ async fn facts_are_filed_under_the_agents_categories_and_found_by_them() {
         .collect();
     assert_eq!(facts_found, ["Dana flies to Oslo in May"], "{recalled}");
     assert!(hits.iter().any(|h| h["kind"] == "message"), "{recalled}");
+
+    // A context shows the categories the agent puts in it, or every fact.
+    let conversation = server
+        .ok(
+            Method::POST,
+            "/v1/conversations",
+            &key,
+            Some(json!({"agent_id": agent, "user_id": "dana"})),
+            StatusCode::CREATED,
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let facts_block = |context: &Value| -> String {
+        context["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| m["content"].as_str())
+            .filter(|text| text.starts_with("[Known Facts About the User]"))
+            .collect()
+    };
+    let context_path = format!("/v1/conversations/{conversation}/context");
+    let ask = json!({"message": "Where should we eat?"});
+    let every = server
+        .ok(
+            Method::POST,
+            &context_path,
+            &key,
+            Some(ask.clone()),
+            StatusCode::OK,
+        )
+        .await;
+    assert!(
+        ["vegetarian", "Oslo", "rain"]
+            .iter()
+            .all(|w| facts_block(&every).contains(w)),
+        "{every}"
+    );
+    server
+        .ok(
+            Method::PATCH,
+            &format!("/v1/agents/{agent}"),
+            &key,
+            Some(json!({"memory": {"context_fact_categories": ["diet"]}})),
+            StatusCode::OK,
+        )
+        .await;
+    let diet = server
+        .ok(Method::POST, &context_path, &key, Some(ask), StatusCode::OK)
+        .await;
+    let block = facts_block(&diet);
+    assert!(
+        block.contains("vegetarian") && !block.contains("Oslo") && !block.contains("rain"),
+        "{block}"
+    );
 }
