@@ -153,12 +153,16 @@ impl PostgresStore {
             .bind(&ids)
             .execute(&mut *tx)
             .await?;
+        // Found through their episodes' index, as a purge finds them.
+        let episodes: Vec<Uuid> = versions.iter().map(|f| f.episode_id.0).collect();
         let vectors = query(
-            "DELETE FROM memory_vectors WHERE tenant_id = $1 AND fact_id = ANY($2)
+            "DELETE FROM memory_vectors
+             WHERE episode_id = ANY($3) AND kind = 'fact' AND tenant_id = $1 AND fact_id = ANY($2)
              RETURNING agent_id, seq",
         )
         .bind(tenant.0)
         .bind(&ids)
+        .bind(&episodes)
         .fetch_all(&mut *tx)
         .await?;
         let mut per_collection: HashMap<Uuid, Vec<u64>> = HashMap::new();

@@ -96,22 +96,27 @@ pub(crate) fn remove(
     for fact in &versions {
         drop_key_fact(&tx, tenant, fact)?;
     }
-    let ids: Vec<[u8; 16]> = versions.iter().map(|f| *f.id.0.as_bytes()).collect();
-    for id in &ids {
+    for fact in &versions {
         tx.execute(
             "DELETE FROM memory_jobs WHERE tenant_id = ?1 AND target = ?2",
-            params![tenant.0.as_bytes(), id],
+            params![tenant.0.as_bytes(), fact.id.0.as_bytes()],
         )?;
     }
     let mut removed_keys: HashMap<Vec<u8>, Vec<u64>> = HashMap::new();
     let mut vectors = 0;
-    for id in &ids {
+    for fact in &versions {
+        // Found through their episode's index, as a purge finds them.
         let keys: Vec<(Vec<u8>, u64)> = rows::collect(
             &mut *tx.prepare_cached(
-                "DELETE FROM memory_vectors WHERE tenant_id = ?1 AND fact_id = ?2
+                "DELETE FROM memory_vectors
+                 WHERE episode_id = ?1 AND kind = 'fact' AND fact_id = ?2 AND tenant_id = ?3
                  RETURNING agent_id, seq",
             )?,
-            params![tenant.0.as_bytes(), id],
+            params![
+                fact.episode_id.0.as_bytes(),
+                fact.id.0.as_bytes(),
+                tenant.0.as_bytes()
+            ],
             |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.unsigned_abs())),
         )?;
         for (agent, key) in keys {
