@@ -131,6 +131,9 @@ fn query_vectors(entries: usize) -> Option<Arc<QueryVectors>> {
 /// What every append would otherwise read from the store before writing.
 struct Caches {
     key_tenants: TtlCache<KeyHash, TenantId>,
+    /// The name of a live key, which records of a person's changes carry
+    /// (every MCP request over HTTP asks for it).
+    key_names: TtlCache<KeyHash, String>,
     agents: TtlCache<(TenantId, AgentId), Agent>,
     /// A conversation's agent never changes, so this one is never stale.
     conversation_agents: TtlCache<(TenantId, ConversationId), AgentId>,
@@ -161,6 +164,7 @@ impl Octopus {
     pub fn with_store(store: Arc<dyn Store>, limits: Limits) -> Self {
         let caches = Caches {
             key_tenants: TtlCache::new(CACHE_TTL, CACHE_CAPACITY),
+            key_names: TtlCache::new(CACHE_TTL, CACHE_CAPACITY),
             agents: TtlCache::new(CACHE_TTL, CACHE_CAPACITY),
             conversation_agents: TtlCache::new(CACHE_TTL, CACHE_CAPACITY),
         };
@@ -265,6 +269,27 @@ impl Octopus {
             }
             None => Err(Error::Unauthenticated),
         }
+    }
+
+    /// The name of the tenant's live key whose secret this is, for the
+    /// record of who wrote or approved a procedure version or changed a
+    /// fact; from the cache when it was read in the last few seconds.
+    pub async fn key_name(&self, tenant: TenantId, secret: &str) -> Result<Option<String>> {
+        let hash = keys::hash(secret);
+        if let Some(name) = self.caches.key_names.get(&hash) {
+            return Ok(Some(name));
+        }
+        let name = self
+            .store
+            .list_api_keys(tenant)
+            .await?
+            .into_iter()
+            .find(|key| keys::same_hash(&key.hash, &hash) && key.revoked_at.is_none())
+            .map(|key| key.name);
+        if let Some(name) = &name {
+            self.caches.key_names.insert(hash, name.clone());
+        }
+        Ok(name)
     }
 
     /// An agent, from the cache when it was read in the last few seconds.

@@ -172,17 +172,6 @@ impl Octopus {
         Ok(self.store.procedure_versions(tenant, id).await?)
     }
 
-    /// The name of the tenant key whose secret this is, for the record of
-    /// who wrote or approved a version.
-    pub async fn key_name(&self, tenant: TenantId, secret: &str) -> Result<Option<String>> {
-        let hash = crate::keys::hash(secret);
-        let keys = self.store.list_api_keys(tenant).await?;
-        Ok(keys
-            .into_iter()
-            .find(|key| crate::keys::same_hash(&key.hash, &hash))
-            .map(|key| key.name))
-    }
-
     /// Refuses one more procedure past the tenant's quota on them.
     async fn ensure_room_for_a_procedure(&self, tenant: TenantId) -> Result<()> {
         let quota = self.quotas.quotas().procedures(tenant);

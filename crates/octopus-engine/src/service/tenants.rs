@@ -56,6 +56,7 @@ impl Octopus {
         self.store.revoke_api_key(tenant, key, now()).await?;
         // The cache is keyed by hash, which the key id does not give: drop it all.
         self.caches.key_tenants.clear();
+        self.caches.key_names.clear();
         tracing::info!(tenant_id = %tenant, key_id = %key, "revoked API key");
         Ok(())
     }
