@@ -1210,8 +1210,14 @@ export interface components {
              * @description Set when the episode closes.
              */
             ended_at?: string | null;
+            /**
+             * @description How many of its messages (the first ones, by ordinal) facts have
+             *     been learned from: during the session every
+             *     `memory.learn_every_messages` user messages, and at close.
+             */
+            facts_learned_through?: number;
             id: components["schemas"]["EpisodeId"];
-            /** @description Facts worth remembering, extracted at close. */
+            /** @description Facts worth remembering, named by the summary written at close. */
             key_facts: string[];
             /**
              * Format: date-time
@@ -1667,13 +1673,22 @@ export interface components {
              */
             knowledge_top_k: number;
             /**
+             * @description Facts are learned from an open episode every this many user
+             *     messages (from those since the last learning), besides at its close,
+             *     so that what a user says is known for the rest of the session.
+             *     Default 10; 0 learns at close only. Asks the agent's summary model,
+             *     so it needs the server's `[llm] summarise_episodes`.
+             * @default 10
+             */
+            learn_every_messages: number;
+            /**
              * @description When an episode that called tools closes, ask the agent's model to
              *     propose a procedure from it (stored pending approval). Default false.
              * @default false
              */
             learn_procedures: boolean;
             /**
-             * @description Most of the user's current facts (learned at closes by the agent's
+             * @description Most of the user's current facts (learned by the agent's
              *     model) put in a turn's context, in their own block, the newest first.
              *     Default 20; 0 puts none.
              * @default 20
@@ -2807,13 +2822,22 @@ export interface operations {
                          */
                         knowledge_top_k?: number | null;
                         /**
+                         * @description Facts are learned from an open episode every this many user
+                         *     messages (from those since the last learning), besides at its close,
+                         *     so that what a user says is known for the rest of the session.
+                         *     Default 10; 0 learns at close only. Asks the agent's summary model,
+                         *     so it needs the server's `[llm] summarise_episodes`.
+                         * @default 10
+                         */
+                        learn_every_messages?: number | null;
+                        /**
                          * @description When an episode that called tools closes, ask the agent's model to
                          *     propose a procedure from it (stored pending approval). Default false.
                          * @default false
                          */
                         learn_procedures?: boolean | null;
                         /**
-                         * @description Most of the user's current facts (learned at closes by the agent's
+                         * @description Most of the user's current facts (learned by the agent's
                          *     model) put in a turn's context, in their own block, the newest first.
                          *     Default 20; 0 puts none.
                          * @default 20
@@ -2982,13 +3006,22 @@ export interface operations {
                          */
                         knowledge_top_k?: number | null;
                         /**
+                         * @description Facts are learned from an open episode every this many user
+                         *     messages (from those since the last learning), besides at its close,
+                         *     so that what a user says is known for the rest of the session.
+                         *     Default 10; 0 learns at close only. Asks the agent's summary model,
+                         *     so it needs the server's `[llm] summarise_episodes`.
+                         * @default 10
+                         */
+                        learn_every_messages?: number | null;
+                        /**
                          * @description When an episode that called tools closes, ask the agent's model to
                          *     propose a procedure from it (stored pending approval). Default false.
                          * @default false
                          */
                         learn_procedures?: boolean | null;
                         /**
-                         * @description Most of the user's current facts (learned at closes by the agent's
+                         * @description Most of the user's current facts (learned by the agent's
                          *     model) put in a turn's context, in their own block, the newest first.
                          *     Default 20; 0 puts none.
                          * @default 20

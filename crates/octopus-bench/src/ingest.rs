@@ -127,6 +127,7 @@ async fn postgres_store_api(
                         now: now(),
                         work_class: octopus_core::memory_jobs::WorkClass::Live,
                         follows: None,
+                        learn_every: 0,
                     };
                     let t = Instant::now();
                     store.append_messages(world.0, batch).await?;
@@ -209,6 +210,7 @@ async fn store_api(options: &Options, turns: &[String], detect: bool) -> anyhow:
             now: now(),
             work_class: octopus_core::memory_jobs::WorkClass::Live,
             follows: None,
+            learn_every: 0,
         };
         let t = Instant::now();
         store.append_messages(world.0, batch).await?;

@@ -193,7 +193,7 @@ fn stand_in_outcome<'a>(
             message: message.id,
             vector: vector_of(&embedded_text(message, false))?.to_vec(),
         },
-        MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
+        MemoryWork::EmbedFact(_) | MemoryWork::LearnFacts(_) => JobOutcome::Skipped,
         MemoryWork::SummariseEpisode(episode) => {
             let first: Vec<String> = episode
                 .messages

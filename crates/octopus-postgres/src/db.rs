@@ -84,6 +84,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0010_fact_categories",
         include_str!("../migrations/0010_fact_categories.sql"),
     ),
+    (
+        "0011_learning_during_sessions",
+        include_str!("../migrations/0011_learning_during_sessions.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

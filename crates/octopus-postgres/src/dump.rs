@@ -379,6 +379,17 @@ async fn store_record(
             crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Imported, None)
                 .await?;
             crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk).await?;
+            // A dump written before facts were learned during sessions says
+            // nothing of how far its episodes were learned from: whole, once
+            // they have facts.
+            query(
+                "UPDATE episodes SET facts_learned_through = message_count
+                 WHERE id = $1 AND tenant_id = $2 AND facts_learned_through = 0",
+            )
+            .bind(fact.episode_id.0)
+            .bind(tenant.0)
+            .execute(&mut **tx)
+            .await?;
         }
     }
     Ok(())
@@ -424,8 +435,9 @@ async fn insert_episode(tx: &mut Tx<'_>, tenant: TenantId, e: &Episode) -> Store
     query(
         "INSERT INTO episodes (id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason,
                                summary, summary_source, key_facts, message_count, total_input_tokens,
-                               total_output_tokens, last_message_at, deleted_at, archived_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::json, $12, $13, $14, $15, $16, $17, $18, $19)",
+                               total_output_tokens, last_message_at, deleted_at, archived_at, created_at, updated_at,
+                               facts_learned_through)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::json, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
     )
     .bind(e.id.0)
     .bind(tenant.0)
@@ -446,6 +458,7 @@ async fn insert_episode(tx: &mut Tx<'_>, tenant: TenantId, e: &Episode) -> Store
     .bind(e.archived_at)
     .bind(e.created_at)
     .bind(e.updated_at)
+    .bind(int(e.facts_learned_through.min(e.message_count)))
     .execute(&mut **tx)
     .await?;
     Ok(())

@@ -593,6 +593,7 @@ pub(crate) fn episode_from_row(row: &PgRow) -> Result<Episode, Error> {
         key_facts: json_at(row, "key_facts", "key facts")?,
         summary_embedding: embedding.map(|bytes| embedding_from(&bytes)).transpose()?,
         message_count: u32_at(row, "message_count")?,
+        facts_learned_through: u32_at(row, "facts_learned_through")?,
         total_input_tokens: u64_at(row, "total_input_tokens")?,
         total_output_tokens: u64_at(row, "total_output_tokens")?,
         last_message_at: row.try_get("last_message_at")?,

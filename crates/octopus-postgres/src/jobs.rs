@@ -13,6 +13,7 @@ use crate::rows::Tx;
 
 pub(crate) const EMBED_MESSAGE: &str = "embed_message";
 pub(crate) const SUMMARISE_EPISODE: &str = "summarise_episode";
+pub(crate) const LEARN_FACTS: &str = "learn_facts";
 pub(crate) const EMBED_FACT: &str = "embed_fact";
 
 /// Queues the embedding of a fact stored without its vector (from a dump).
@@ -81,13 +82,35 @@ pub(crate) async fn queue_summary(
     now: DateTime<Utc>,
     class: WorkClass,
 ) -> StoreResult<()> {
+    queue_episode_work(tx, tenant, episode, SUMMARISE_EPISODE, now, class).await
+}
+
+/// Queues the learning of facts from an open episode's latest messages.
+pub(crate) async fn queue_learning(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    episode: EpisodeId,
+    now: DateTime<Utc>,
+    class: WorkClass,
+) -> StoreResult<()> {
+    queue_episode_work(tx, tenant, episode, LEARN_FACTS, now, class).await
+}
+
+async fn queue_episode_work(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    episode: EpisodeId,
+    kind: &str,
+    now: DateTime<Utc>,
+    class: WorkClass,
+) -> StoreResult<()> {
     query(
         "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
          SELECT tenant_id, agent_id, $3, id, $4, $5 FROM episodes WHERE id = $1 AND tenant_id = $2",
     )
     .bind(episode.0)
     .bind(tenant.0)
-    .bind(SUMMARISE_EPISODE)
+    .bind(kind)
     .bind(now)
     .bind(class_column(class))
     .execute(&mut **tx)

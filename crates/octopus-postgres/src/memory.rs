@@ -16,7 +16,8 @@ use chrono::{DateTime, Utc};
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
 use octopus_core::memory_jobs::{
-    Followup, JobOutcome, MemoryJob, MemoryQueue, MemoryWork, SummarisedEpisode, Unpark,
+    Followup, JobOutcome, LearnedFacts, MemoryJob, MemoryQueue, MemoryWork, SummarisedEpisode,
+    Unpark,
 };
 use octopus_core::memory_vectors::{MemoryVectorFields, MemoryVectorHit, MemoryVectorQuery};
 use octopus_core::store::MemoryStore;
@@ -32,7 +33,7 @@ use sqlx_postgres::Postgres;
 use uuid::Uuid;
 
 use crate::error::{Result as StoreResult, corrupt};
-use crate::jobs::{EMBED_FACT, EMBED_MESSAGE, SUMMARISE_EPISODE};
+use crate::jobs::{EMBED_FACT, EMBED_MESSAGE, LEARN_FACTS, SUMMARISE_EPISODE};
 use crate::messages::{self, COLUMNS as MESSAGE_COLUMNS, message_from_row};
 use crate::rows::{Tx, int, u32_at, u64_at};
 use crate::vector_sets::{MemoryTable, key_of, kind_at, owned_by, record_change};
@@ -197,6 +198,9 @@ impl PostgresStore {
             JobOutcome::FactEmbedded { fact, vector } => {
                 embed_fact(&mut tx, key, fact, vector, model, now).await?
             }
+            JobOutcome::FactsLearned(learned) => {
+                store_learned(&mut tx, key, learned, model, now).await?
+            }
         };
         let Some(change) = change else {
             // Its message, episode or fact is gone: nothing to store.
@@ -341,7 +345,7 @@ async fn store_summary(
     model: &str,
     now: DateTime<Utc>,
 ) -> StoreResult<Option<VectorChange>> {
-    let (tenant, agent) = key;
+    let tenant = key.0;
     let episode = summarised.episode;
     let Some((user_id, last_message_at)) = episode_user(tx, tenant, episode).await? else {
         return Ok(None);
@@ -371,20 +375,84 @@ async fn store_summary(
         .await?;
     let fields = MemoryVectorFields::summary(episode, user_id.clone(), last_message_at);
     let (mut change, _) = replace_vector(tx, key, fields, summarised.vector, now).await?;
-    let learned_before: bool = query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM facts WHERE tenant_id = $1 AND episode_id = $2)",
+    // A close learns from the messages no learning during the session
+    // read; with none left, its key facts are known already.
+    let learned_now = query(
+        "UPDATE episodes SET facts_learned_through = message_count
+         WHERE id = $1 AND tenant_id = $2 AND facts_learned_through < message_count",
     )
-    .bind(tenant.0)
     .bind(episode.0)
-    .fetch_one(&mut **tx)
-    .await?;
-    if learned_before {
+    .bind(tenant.0)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    if learned_now == 0 {
         return Ok(Some(change));
     }
-    for new in summarised.facts {
-        let dimension = u32::try_from(change.added[0].vector.len()).unwrap_or(u32::MAX);
-        check_dimension("fact embedding", &new.vector, dimension)?;
-        let fact = new.learned_in(tenant, agent, &user_id, episode, now);
+    let added = insert_learned(tx, key, (&user_id, episode), summarised.facts, now).await?;
+    change.removed.extend(added.removed);
+    change.added.extend(added.added);
+    Ok(Some(change))
+}
+
+/// Facts learned from a window of an open episode's messages, stored if no
+/// other job learned from that window meanwhile: `from` is still the
+/// episode's `facts_learned_through`. When it is not, the job is tried again
+/// (`Conflict`) and learns from where the other left off.
+async fn store_learned(
+    tx: &mut Tx<'_>,
+    key: (TenantId, AgentId),
+    learned: LearnedFacts,
+    model: &str,
+    now: DateTime<Utc>,
+) -> StoreResult<Option<VectorChange>> {
+    let tenant = key.0;
+    let Some((user_id, _)) = episode_user(tx, tenant, learned.episode).await? else {
+        return Ok(None);
+    };
+    let moved = query(
+        "UPDATE episodes SET facts_learned_through = $4
+         WHERE id = $1 AND tenant_id = $2 AND facts_learned_through = $3",
+    )
+    .bind(learned.episode.0)
+    .bind(tenant.0)
+    .bind(int(learned.from))
+    .bind(int(learned.through))
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    if moved == 0 {
+        return Err(DomainError::conflict(
+            DomainCode::ConversationMoved,
+            "facts were learned from these messages meanwhile; learning again from there",
+        )
+        .into());
+    }
+    let Some(first) = learned.facts.first() else {
+        return Ok(None);
+    };
+    checked_collection(tx, key, &first.vector, model, now).await?;
+    let change = insert_learned(tx, key, (&user_id, learned.episode), learned.facts, now).await?;
+    Ok(Some(change))
+}
+
+/// Stores facts learned from an episode with their vectors, each closing
+/// the known fact it replaces.
+async fn insert_learned(
+    tx: &mut Tx<'_>,
+    key: (TenantId, AgentId),
+    (user_id, episode): (&str, EpisodeId),
+    facts: Vec<octopus_core::fact::NewFact>,
+    now: DateTime<Utc>,
+) -> StoreResult<VectorChange> {
+    let (tenant, agent) = key;
+    let mut change = VectorChange::default();
+    let mut dimension = None;
+    for new in facts {
+        let expected =
+            *dimension.get_or_insert(u32::try_from(new.vector.len()).unwrap_or(u32::MAX));
+        check_dimension("fact embedding", &new.vector, expected)?;
+        let fact = new.learned_in(tenant, agent, user_id, episode, now);
         if let Some(old) = new.replaces {
             crate::facts::supersede(tx, &fact, old).await?;
         }
@@ -394,7 +462,7 @@ async fn store_summary(
         change.removed.extend(added.removed);
         change.added.extend(added.added);
     }
-    Ok(Some(change))
+    Ok(change)
 }
 
 /// A stored fact's vector.
@@ -452,6 +520,9 @@ impl MemoryStore for PostgresStore {
                     EMBED_FACT => crate::facts::any_fact(&mut *tx, tenant, FactId(target))
                         .await?
                         .map(MemoryWork::EmbedFact),
+                    LEARN_FACTS => job_episode(&mut tx, tenant, EpisodeId(target))
+                        .await?
+                        .map(MemoryWork::LearnFacts),
                     other => return Err(corrupt("memory job kind", other)),
                 };
                 match work {

@@ -168,7 +168,11 @@ pub(crate) async fn append_in(
         batch.work_class,
     )
     .await?;
-    if let Some(episode) = &open {
+    if let Some(episode) = &mut open {
+        if episode.learning_due(batch) {
+            crate::jobs::queue_learning(tx, tenant, episode.id, batch.now, batch.work_class)
+                .await?;
+        }
         save_counters(tx, tenant, episode, batch.now).await?;
     }
     query("UPDATE conversations SET updated_at = $3 WHERE id = $1 AND tenant_id = $2")
@@ -186,8 +190,9 @@ async fn find_open_episode(
     conversation: ConversationId,
 ) -> Result<Option<OpenEpisode>> {
     let row = query(
-        "SELECT id, message_count, last_message_at, total_input_tokens, total_output_tokens FROM episodes
-         WHERE conversation_id = $1 AND tenant_id = $2 AND ended_at IS NULL
+        "SELECT id, message_count, last_message_at, total_input_tokens, total_output_tokens,
+                unlearned_user_messages
+         FROM episodes WHERE conversation_id = $1 AND tenant_id = $2 AND ended_at IS NULL
          FOR UPDATE",
     )
     .bind(conversation.0)
@@ -201,6 +206,7 @@ async fn find_open_episode(
             last_message_at: row.try_get("last_message_at")?,
             input_tokens: row.try_get("total_input_tokens")?,
             output_tokens: row.try_get("total_output_tokens")?,
+            unlearned_user_messages: u32_at(&row, "unlearned_user_messages")?,
         })
     })
     .transpose()
@@ -239,7 +245,7 @@ async fn save_counters(
 ) -> Result<()> {
     query(
         "UPDATE episodes SET message_count = $3, last_message_at = $4, total_input_tokens = $5,
-                             total_output_tokens = $6, updated_at = $7
+                             total_output_tokens = $6, updated_at = $7, unlearned_user_messages = $8
          WHERE id = $1 AND tenant_id = $2",
     )
     .bind(episode.id.0)
@@ -249,6 +255,7 @@ async fn save_counters(
     .bind(episode.input_tokens)
     .bind(episode.output_tokens)
     .bind(now)
+    .bind(int(episode.unlearned_user_messages))
     .execute(&mut **tx)
     .await?;
     Ok(())

@@ -20,7 +20,7 @@ pub mod columns {
         "id, tenant_id, agent_id, user_id, title, metadata, created_at, updated_at, deleted_at";
 
     pub const EPISODES: &str = "id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason, summary,
-    summary_source, key_facts, summary_embedding, message_count, total_input_tokens, total_output_tokens, last_message_at,
+    summary_source, key_facts, summary_embedding, message_count, facts_learned_through, total_input_tokens, total_output_tokens, last_message_at,
     deleted_at, archived_at, created_at, updated_at";
 
     /// Read from `facts f`.

@@ -328,6 +328,14 @@ fn store_record(
             fact.user_id = user;
             crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Imported, None)?;
             crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk)?;
+            // A dump written before facts were learned during sessions says
+            // nothing of how far its episodes were learned from: whole, once
+            // they have facts.
+            tx.prepare_cached(
+                "UPDATE episodes SET facts_learned_through = message_count
+                 WHERE id = ?1 AND tenant_id = ?2 AND facts_learned_through = 0",
+            )?
+            .execute([fact.episode_id.0.as_bytes(), tenant.0.as_bytes()])?;
         }
     }
     Ok(())
@@ -390,8 +398,9 @@ fn insert_episode(tx: &Connection, tenant: TenantId, e: &Episode) -> StoreResult
     tx.prepare_cached(
         "INSERT INTO episodes (id, tenant_id, conversation_id, agent_id, user_id, started_at, ended_at, end_reason,
                                summary, summary_source, key_facts, message_count, total_input_tokens,
-                               total_output_tokens, last_message_at, deleted_at, archived_at, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                               total_output_tokens, last_message_at, deleted_at, archived_at, created_at, updated_at,
+                               facts_learned_through)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     )?
     .execute(params![
         e.id.0.as_bytes(),
@@ -413,6 +422,7 @@ fn insert_episode(tx: &Connection, tenant: TenantId, e: &Episode) -> StoreResult
         e.archived_at.map(micros),
         micros(e.created_at),
         micros(e.updated_at),
+        e.facts_learned_through.min(e.message_count),
     ])?;
     // The episode must belong to the conversation it names, in this tenant.
     let matches: bool = tx.query_row(

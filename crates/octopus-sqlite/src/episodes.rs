@@ -616,6 +616,7 @@ pub(crate) fn episode_from_row(row: &rusqlite::Row<'_>) -> Result<Episode, Error
             .map(|bytes| codec::embedding_from(&bytes))
             .transpose()?,
         message_count: row.get("message_count")?,
+        facts_learned_through: row.get("facts_learned_through")?,
         total_input_tokens: rows::count(row, "total_input_tokens")?,
         total_output_tokens: rows::count(row, "total_output_tokens")?,
         last_message_at: rows::time(row, "last_message_at")?,

@@ -11,6 +11,7 @@ use crate::error::Result as StoreResult;
 pub(crate) const EMBED_MESSAGE: &str = "embed_message";
 pub(crate) const SUMMARISE_EPISODE: &str = "summarise_episode";
 pub(crate) const EMBED_FACT: &str = "embed_fact";
+pub(crate) const LEARN_FACTS: &str = "learn_facts";
 
 /// Queues the embedding of a fact (one stored without its vector: from a
 /// dump), in the caller's transaction.
@@ -75,6 +76,29 @@ pub(crate) fn queue_summary(
     now: i64,
     class: WorkClass,
 ) -> StoreResult<()> {
+    queue_episode_work(tx, tenant, episode, SUMMARISE_EPISODE, now, class)
+}
+
+/// Queues the learning of facts from an open episode's latest messages, in
+/// the caller's transaction.
+pub(crate) fn queue_learning(
+    tx: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+    now: i64,
+    class: WorkClass,
+) -> StoreResult<()> {
+    queue_episode_work(tx, tenant, episode, LEARN_FACTS, now, class)
+}
+
+fn queue_episode_work(
+    tx: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+    kind: &str,
+    now: i64,
+    class: WorkClass,
+) -> StoreResult<()> {
     tx.prepare_cached(
         "INSERT INTO memory_jobs (tenant_id, agent_id, kind, target, created_at, class)
          SELECT tenant_id, agent_id, ?3, id, ?4, ?5 FROM episodes WHERE id = ?1 AND tenant_id = ?2",
@@ -82,7 +106,7 @@ pub(crate) fn queue_summary(
     .execute(params![
         episode.0.as_bytes(),
         tenant.0.as_bytes(),
-        SUMMARISE_EPISODE,
+        kind,
         now,
         class_column(class)
     ])?;

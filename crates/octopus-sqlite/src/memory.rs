@@ -10,7 +10,8 @@ use async_trait::async_trait;
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::knowledge::check_dimension;
 use octopus_core::memory_jobs::{
-    Followup, JobOutcome, MemoryJob, MemoryQueue, MemoryWork, SummarisedEpisode, Unpark,
+    Followup, JobOutcome, LearnedFacts, MemoryJob, MemoryQueue, MemoryWork, SummarisedEpisode,
+    Unpark,
 };
 use octopus_core::memory_vectors::{MemoryVectorFields, MemoryVectorHit, MemoryVectorQuery};
 use octopus_core::message::Message;
@@ -26,7 +27,7 @@ use uuid::Uuid;
 use crate::SqliteStore;
 use crate::codec::{self, micros};
 use crate::error::{Result as StoreResult, corrupt};
-use crate::jobs::{EMBED_FACT, EMBED_MESSAGE, SUMMARISE_EPISODE};
+use crate::jobs::{EMBED_FACT, EMBED_MESSAGE, LEARN_FACTS, SUMMARISE_EPISODE};
 use crate::messages::{self, columns, message_from_row};
 use crate::rows;
 use crate::vector_sets::{Committed, VectorTable, record_change};
@@ -261,6 +262,7 @@ fn complete(
         JobOutcome::FactEmbedded { fact, vector } => {
             embed_fact(&tx, job, fact, vector, model, now)?
         }
+        JobOutcome::FactsLearned(learned) => store_learned(&tx, job, learned, model, now)?,
     };
     let Some((state, change)) = stored else {
         // Its message, episode or fact is gone: nothing to store.
@@ -349,27 +351,90 @@ fn store_summary(
     let fields =
         MemoryVectorFields::summary(episode, user_id.clone(), codec::instant(last_message_at)?);
     let (mut change, _) = replace_vector(tx, key, fields, summarised.vector, now)?;
-    let learned_before: bool = tx
+    // A close learns from the messages no learning during the session
+    // read; with none left, its key facts are known already.
+    let learned_now = tx
         .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM facts WHERE tenant_id = ?1 AND episode_id = ?2)",
+            "UPDATE episodes SET facts_learned_through = message_count
+             WHERE id = ?1 AND tenant_id = ?2 AND facts_learned_through < message_count",
         )?
-        .query_row([tenant.0.as_bytes(), episode.0.as_bytes()], |r| r.get(0))?;
-    if learned_before {
+        .execute([episode.0.as_bytes(), tenant.0.as_bytes()])?;
+    if learned_now == 0 || summarised.facts.is_empty() {
         return Ok(Some((state, change)));
     }
-    for new in summarised.facts {
+    let owner = (job.agent, user_id.as_str(), episode);
+    let added = insert_learned(tx, tenant, owner, &state, summarised.facts, now)?;
+    change.removed.extend(added.removed);
+    change.added.extend(added.added);
+    Ok(Some((state, change)))
+}
+
+/// Facts learned from a window of an open episode's messages, stored if no
+/// other job learned from that window meanwhile: `from` is still the
+/// episode's `facts_learned_through`. When it is not, the job is tried again
+/// (`Conflict`) and learns from where the other left off.
+fn store_learned(
+    tx: &Transaction<'_>,
+    job: &MemoryJobKey,
+    learned: LearnedFacts,
+    model: &str,
+    now: i64,
+) -> StoreResult<Stored> {
+    let tenant = job.tenant;
+    let Some((user_id, _)) = episode_user(tx, tenant, learned.episode)? else {
+        return Ok(None);
+    };
+    let moved = tx
+        .prepare_cached(
+            "UPDATE episodes SET facts_learned_through = ?4
+             WHERE id = ?1 AND tenant_id = ?2 AND facts_learned_through = ?3",
+        )?
+        .execute(params![
+            learned.episode.0.as_bytes(),
+            tenant.0.as_bytes(),
+            learned.from,
+            learned.through
+        ])?;
+    if moved == 0 {
+        return Err(DomainError::conflict(
+            DomainCode::ConversationMoved,
+            "facts were learned from these messages meanwhile; learning again from there",
+        )
+        .into());
+    }
+    let Some(dimension) = learned.facts.first().map(|f| f.vector.len()) else {
+        return Ok(None);
+    };
+    let state = ensure_collection(tx, (tenant, job.agent), dimension, model, now)?;
+    let owner = (job.agent, user_id.as_str(), learned.episode);
+    let change = insert_learned(tx, tenant, owner, &state, learned.facts, now)?;
+    Ok(Some((state, change)))
+}
+
+/// Stores facts learned from an episode with their vectors, each closing
+/// the known fact it replaces.
+fn insert_learned(
+    tx: &Transaction<'_>,
+    tenant: TenantId,
+    (agent, user_id, episode): (AgentId, &str, EpisodeId),
+    state: &SetState,
+    facts: Vec<octopus_core::fact::NewFact>,
+    now: i64,
+) -> StoreResult<VectorChange> {
+    let mut change = VectorChange::default();
+    for new in facts {
         check_dimension("fact embedding", &new.vector, state.dimension)?;
-        let fact = new.learned_in(tenant, job.agent, &user_id, episode, codec::instant(now)?);
+        let fact = new.learned_in(tenant, agent, user_id, episode, codec::instant(now)?);
         if let Some(old) = new.replaces {
             crate::facts::supersede(tx, &fact, old)?;
         }
         crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Learned, None)?;
         let fields = MemoryVectorFields::fact(&fact);
-        let (added, _) = replace_vector(tx, key, fields, new.vector, now)?;
+        let (added, _) = replace_vector(tx, (tenant, agent), fields, new.vector, now)?;
         change.removed.extend(added.removed);
         change.added.extend(added.added);
     }
-    Ok(Some((state, change)))
+    Ok(change)
 }
 
 /// A stored fact's vector.
@@ -458,6 +523,8 @@ impl MemoryStore for SqliteStore {
                             .map(MemoryWork::SummariseEpisode),
                         EMBED_FACT => crate::facts::any_fact(&tx, row.tenant, FactId(row.target))?
                             .map(MemoryWork::EmbedFact),
+                        LEARN_FACTS => job_episode(&tx, row.tenant, EpisodeId(row.target))?
+                            .map(MemoryWork::LearnFacts),
                         other => return Err(corrupt("memory job kind", other)),
                     };
                     match work {

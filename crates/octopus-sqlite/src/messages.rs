@@ -144,7 +144,10 @@ pub(crate) fn append_in(
         stored.push(m);
     }
     drop(insert);
-    if let Some(episode) = &open {
+    if let Some(episode) = &mut open {
+        if episode.learning_due(batch) {
+            crate::jobs::queue_learning(tx, tenant, episode.id, now, batch.work_class)?;
+        }
         save_counters(tx, tenant, episode, now)?;
     }
     tx.execute(
@@ -161,21 +164,24 @@ fn find_open_episode(
 ) -> Result<Option<OpenEpisode>> {
     let row = tx
         .prepare_cached(
-            "SELECT id, message_count, last_message_at, total_input_tokens, total_output_tokens FROM episodes
-             WHERE conversation_id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
+            "SELECT id, message_count, last_message_at, total_input_tokens, total_output_tokens,
+                    unlearned_user_messages
+             FROM episodes WHERE conversation_id = ?1 AND tenant_id = ?2 AND ended_at IS NULL",
         )?
         .query_row([conversation.0.as_bytes(), tenant.0.as_bytes()], |row| {
-            Ok((row.get::<_, Vec<u8>>(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+            let counts = (row.get(1)?, row.get(3)?, row.get(4)?, row.get(5)?);
+            Ok((row.get::<_, Vec<u8>>(0)?, row.get::<_, i64>(2)?, counts))
         })
         .optional()?;
     row.map(
-        |(id, message_count, last_message_at, input_tokens, output_tokens)| {
+        |(id, last_message_at, (message_count, input_tokens, output_tokens, unlearned))| {
             Ok(OpenEpisode {
                 id: EpisodeId(codec::uuid_from(&id)?),
                 message_count,
                 last_message_at: codec::instant(last_message_at)?,
                 input_tokens,
                 output_tokens,
+                unlearned_user_messages: unlearned,
             })
         },
     )
@@ -215,7 +221,7 @@ fn save_counters(
 ) -> Result<()> {
     tx.prepare_cached(
         "UPDATE episodes SET message_count = ?3, last_message_at = ?4, total_input_tokens = ?5,
-                             total_output_tokens = ?6, updated_at = ?7
+                             total_output_tokens = ?6, updated_at = ?7, unlearned_user_messages = ?8
          WHERE id = ?1 AND tenant_id = ?2",
     )?
     .execute(params![
@@ -225,7 +231,8 @@ fn save_counters(
         micros(episode.last_message_at),
         episode.input_tokens,
         episode.output_tokens,
-        now
+        now,
+        episode.unlearned_user_messages
     ])?;
     Ok(())
 }

@@ -87,6 +87,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0018_fact_categories",
         sql: include_str!("../migrations/main/0018_fact_categories.sql"),
     },
+    Migration {
+        name: "main/0019_learning_during_sessions",
+        sql: include_str!("../migrations/main/0019_learning_during_sessions.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

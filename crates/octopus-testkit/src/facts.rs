@@ -584,3 +584,189 @@ pub async fn facts_carry_their_category_and_are_listed_by_it(backend: &impl Back
     categories.sort();
     assert_eq!(categories, [None, Some("diet"), Some("travel")]);
 }
+
+/// The learning jobs claimed now, of `episode`.
+async fn learning_jobs(
+    store: &dyn Store,
+    episode: EpisodeId,
+) -> Vec<octopus_core::memory_jobs::MemoryJob> {
+    let jobs = store.claim_memory_jobs(100, now(), LEASE).await.unwrap();
+    jobs.into_iter()
+        .filter(|job| matches!(&job.work, MemoryWork::LearnFacts(e) if e.episode.id == episode))
+        .collect()
+}
+
+/// Alice's facts, and how many messages of `episode` they were learned from.
+async fn learned_so_far(
+    store: &dyn Store,
+    world: &World,
+    episode: EpisodeId,
+) -> (Vec<String>, u32) {
+    let facts = store
+        .list_facts(world.tenant, &filter(world, "alice", true))
+        .await
+        .unwrap();
+    let episode = store.get_episode(world.tenant, episode).await.unwrap();
+    (
+        facts.into_iter().map(|f| f.text).collect(),
+        episode.facts_learned_through,
+    )
+}
+
+/// Appends `records` with a learning due every two user messages.
+async fn say_learning(
+    store: &dyn Store,
+    world: &World,
+    records: Vec<octopus_core::appending::MessageRecord>,
+) -> Vec<Message> {
+    let mut batch = fixtures::batch(world.conversation, records);
+    batch.learn_every = 2;
+    store.append_messages(world.tenant, batch).await.unwrap()
+}
+
+pub async fn facts_are_learned_during_a_session_once_per_window(backend: &impl Backend) {
+    use octopus_core::memory_jobs::LearnedFacts;
+    use octopus_core::message::Role;
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let user = |text: &str| fixtures::text(Role::User, text, t(1));
+    let first = say_learning(
+        &*store,
+        &world,
+        vec![
+            user("I am vegetarian"),
+            fixtures::text(Role::Assistant, "Noted, no meat.", t(1)),
+        ],
+    )
+    .await;
+    let episode = first[0].episode_id;
+    assert!(
+        learning_jobs(&*store, episode).await.is_empty(),
+        "one user message of two"
+    );
+    let second = say_learning(&*store, &world, vec![user("I live in Lyon")]).await;
+    let jobs = learning_jobs(&*store, episode).await;
+    assert_eq!(jobs.len(), 1, "the second user message queues one learning");
+    let MemoryWork::LearnFacts(window) = &jobs[0].work else {
+        unreachable!()
+    };
+    assert_eq!(window.episode.facts_learned_through, 0);
+    assert_eq!(window.messages.len(), 3);
+    let learned = |from, through, facts| {
+        JobOutcome::FactsLearned(LearnedFacts {
+            episode,
+            from,
+            through,
+            facts,
+        })
+    };
+    let vegetarian = || vec![new_fact("Alice is vegetarian", &first[0], 0, None)];
+    assert!(
+        store
+            .complete_memory_job(&jobs[0], learned(0, 3, vegetarian()), MODEL, now())
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        learned_so_far(&*store, &world, episode).await,
+        (vec!["Alice is vegetarian".to_owned()], 3)
+    );
+    // Searchable at once: a related fact for the next decision.
+    let hits = store
+        .search_facts(world.tenant, &words(&world, "alice", "vegetarian"))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+
+    // Two more user messages queue the next window. A job that read the
+    // old window (from 0) is refused whole, and nothing is stored twice;
+    // from where the last learning ended, it is stored.
+    say_learning(
+        &*store,
+        &world,
+        vec![user("My sister is Eve"), user("She lives in Oslo")],
+    )
+    .await;
+    let jobs = learning_jobs(&*store, episode).await;
+    assert_eq!(jobs.len(), 1);
+    let stale = store
+        .complete_memory_job(&jobs[0], learned(0, 5, vegetarian()), MODEL, now())
+        .await;
+    assert!(
+        matches!(stale, Err(octopus_core::Error::Conflict { .. })),
+        "{stale:?}"
+    );
+    assert_eq!(
+        learned_so_far(&*store, &world, episode).await,
+        (vec!["Alice is vegetarian".to_owned()], 3)
+    );
+    let eve = vec![new_fact(
+        "Alice's sister Eve lives in Oslo",
+        &second[0],
+        1,
+        None,
+    )];
+    assert!(
+        store
+            .complete_memory_job(&jobs[0], learned(3, 5, eve), MODEL, now())
+            .await
+            .unwrap()
+    );
+    let (texts, through) = learned_so_far(&*store, &world, episode).await;
+    assert_eq!(through, 5);
+    assert_eq!(texts.len(), 2, "{texts:?}");
+
+    // Every message was learned from: the close's key facts add nothing.
+    close_learning(&*store, &world, &first, vegetarian()).await;
+    let (texts, through) = learned_so_far(&*store, &world, episode).await;
+    assert_eq!((texts.len(), through), (2, 5), "{texts:?}");
+    let closed = store.get_episode(world.tenant, episode).await.unwrap();
+    assert_eq!(
+        closed.summary.as_deref(),
+        Some("talked"),
+        "the summary is stored"
+    );
+}
+
+pub async fn a_close_learns_from_what_came_after_the_last_learning(backend: &impl Backend) {
+    use octopus_core::message::Role;
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let user = |text: &str| fixtures::text(Role::User, text, t(1));
+    let said = say_learning(
+        &*store,
+        &world,
+        vec![user("I am vegetarian"), user("I live in Lyon")],
+    )
+    .await;
+    let episode = said[0].episode_id;
+    let jobs = learning_jobs(&*store, episode).await;
+    let outcome = JobOutcome::FactsLearned(octopus_core::memory_jobs::LearnedFacts {
+        episode,
+        from: 0,
+        through: 2,
+        facts: vec![new_fact("Alice is vegetarian", &said[0], 0, None)],
+    });
+    store
+        .complete_memory_job(&jobs[0], outcome, MODEL, now())
+        .await
+        .unwrap();
+    let more = say_learning(&*store, &world, vec![user("I drink green tea")]).await;
+    close_learning(
+        &*store,
+        &world,
+        &said,
+        vec![new_fact("Alice likes green tea", &more[0], 2, None)],
+    )
+    .await;
+    let all = store
+        .list_facts(world.tenant, &filter(&world, "alice", true))
+        .await
+        .unwrap();
+    assert_eq!(
+        texts(&all),
+        ["Alice likes green tea", "Alice is vegetarian"]
+    );
+    let closed = store.get_episode(world.tenant, episode).await.unwrap();
+    assert_eq!(closed.facts_learned_through, 3);
+}

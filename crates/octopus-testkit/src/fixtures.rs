@@ -88,6 +88,7 @@ pub fn batch(conversation: ConversationId, messages: Vec<MessageRecord>) -> Appe
         now: now(),
         work_class: WorkClass::Live,
         follows: None,
+        learn_every: 0,
     }
 }
 

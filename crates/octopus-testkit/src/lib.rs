@@ -122,7 +122,9 @@ macro_rules! store_conformance_tests {
             facts_are_found_by_their_words_within_their_user,
             facts_leave_with_their_episode_and_their_user,
             a_dump_carries_facts_and_their_vectors_are_made_again,
-            facts_carry_their_category_and_are_listed_by_it
+            facts_carry_their_category_and_are_listed_by_it,
+            facts_are_learned_during_a_session_once_per_window,
+            a_close_learns_from_what_came_after_the_last_learning
         );
         $crate::store_conformance_tests!(@in fact_changes, $backend;
             a_correction_is_a_new_version_that_keeps_the_old_one,

@@ -213,6 +213,7 @@ async fn work_off_the_queue(store: &dyn Store) {
                 fact: fact.id,
                 vector: direction(2, 0.0),
             },
+            MemoryWork::LearnFacts(_) => JobOutcome::Skipped,
         };
         store
             .complete_memory_job(job, outcome, "test-model", now())

@@ -50,7 +50,9 @@ pub async fn embed_all(store: &dyn Store, axis_of: impl Fn(&Message) -> usize) -
                 message: message.id,
                 vector: direction(axis_of(message), 0.0),
             },
-            MemoryWork::SummariseEpisode(_) | MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
+            MemoryWork::SummariseEpisode(_)
+            | MemoryWork::EmbedFact(_)
+            | MemoryWork::LearnFacts(_) => JobOutcome::Skipped,
         };
         store
             .complete_memory_job(job, outcome, MODEL, now())
@@ -76,7 +78,9 @@ fn message_targets(jobs: &[MemoryJob]) -> Vec<String> {
     jobs.iter()
         .filter_map(|job| match &job.work {
             MemoryWork::EmbedMessage(m) => m.content.as_ref().map(|c| c.text()),
-            MemoryWork::SummariseEpisode(_) | MemoryWork::EmbedFact(_) => None,
+            MemoryWork::SummariseEpisode(_)
+            | MemoryWork::EmbedFact(_)
+            | MemoryWork::LearnFacts(_) => None,
         })
         .collect()
 }
@@ -130,7 +134,9 @@ pub async fn appends_and_closes_queue_work_durably(backend: &impl Backend) {
         .iter()
         .filter_map(|job| match &job.work {
             MemoryWork::SummariseEpisode(e) => Some(e),
-            MemoryWork::EmbedMessage(_) | MemoryWork::EmbedFact(_) => None,
+            MemoryWork::EmbedMessage(_) | MemoryWork::EmbedFact(_) | MemoryWork::LearnFacts(_) => {
+                None
+            }
         })
         .collect();
     assert_eq!(summarise.len(), 1);
@@ -660,7 +666,9 @@ pub async fn parked_jobs_wait_aside_until_released(backend: &impl Backend) {
                         facts: Vec::new(),
                     })
                 }
-                MemoryWork::EmbedMessage(_) | MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
+                MemoryWork::EmbedMessage(_)
+                | MemoryWork::EmbedFact(_)
+                | MemoryWork::LearnFacts(_) => JobOutcome::Skipped,
             };
             assert!(
                 store

@@ -1015,12 +1015,17 @@ class Episode(BaseModel):
     ended_at: AwareDatetime | None = Field(
         None, description='Set when the episode closes.'
     )
+    facts_learned_through: int | None = Field(
+        None,
+        description='How many of its messages (the first ones, by ordinal) facts have\nbeen learned from: during the session every\n`memory.learn_every_messages` user messages, and at close.',
+    )
     id: UUID = Field(
         ...,
         description='An episode: one session of a conversation, from its first message to its close.',
     )
     key_facts: list[str] = Field(
-        ..., description='Facts worth remembering, extracted at close.'
+        ...,
+        description='Facts worth remembering, named by the summary written at close.',
     )
     last_message_at: AwareDatetime = Field(
         ..., description='The timestamp of its latest message.'
@@ -1300,13 +1305,17 @@ class MemoryConfig(BaseModel):
         5,
         description='Knowledge chunks retrieved per turn. Default 5; 0 puts\nno knowledge in a context (a knowledge search that names no\n`top_k` then takes 5).',
     )
+    learn_every_messages: int | None = Field(
+        10,
+        description="Facts are learned from an open episode every this many user\nmessages (from those since the last learning), besides at its close,\nso that what a user says is known for the rest of the session.\nDefault 10; 0 learns at close only. Asks the agent's summary model,\nso it needs the server's `[llm] summarise_episodes`.",
+    )
     learn_procedures: bool | None = Field(
         False,
         description="When an episode that called tools closes, ask the agent's model to\npropose a procedure from it (stored pending approval). Default false.",
     )
     max_context_facts: int | None = Field(
         20,
-        description="Most of the user's current facts (learned at closes by the agent's\nmodel) put in a turn's context, in their own block, the newest first.\nDefault 20; 0 puts none.",
+        description="Most of the user's current facts (learned by the agent's\nmodel) put in a turn's context, in their own block, the newest first.\nDefault 20; 0 puts none.",
     )
     max_working_memory_tokens: int | None = Field(
         8000,

@@ -260,7 +260,7 @@ pub struct MemoryConfig {
     pub episodic_neighbours: u32,
     /// Most recent messages of the current episode kept as history. Default 20.
     pub history_max_messages: u32,
-    /// Most of the user's current facts (learned at closes by the agent's
+    /// Most of the user's current facts (learned by the agent's
     /// model) put in a turn's context, in their own block, the newest first.
     /// Default 20; 0 puts none.
     pub max_context_facts: u32,
@@ -301,6 +301,12 @@ pub struct MemoryConfig {
     /// When an episode that called tools closes, ask the agent's model to
     /// propose a procedure from it (stored pending approval). Default false.
     pub learn_procedures: bool,
+    /// Facts are learned from an open episode every this many user
+    /// messages (from those since the last learning), besides at its close,
+    /// so that what a user says is known for the rest of the session.
+    /// Default 10; 0 learns at close only. Asks the agent's summary model,
+    /// so it needs the server's `[llm] summarise_episodes`.
+    pub learn_every_messages: u32,
     /// What this agent's model should remember about users, and never
     /// remember, in the owner's words (up to 2,000 characters): added to
     /// the instructions with which the model writes an episode's key facts,
@@ -363,6 +369,10 @@ pub fn is_fact_category(name: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
 }
 
+/// The longest wait, in user messages, between two learnings of an open
+/// episode's facts.
+pub const MAX_LEARN_EVERY_MESSAGES: u32 = 1_000;
+
 /// Most characters of an agent's `fact_instructions`.
 pub const MAX_FACT_INSTRUCTIONS_CHARS: usize = 2_000;
 
@@ -386,6 +396,7 @@ impl Default for MemoryConfig {
             procedures_top_k: 3,
             procedure_min_score: 0.45,
             learn_procedures: false,
+            learn_every_messages: 10,
             pii_detection: crate::pii::PiiDetection::Redact,
             pii_storage: crate::pii::PiiStorage::Original,
             pii_region: "US".to_owned(),
@@ -436,6 +447,12 @@ impl MemoryConfig {
         }
         if self.max_context_facts > 100 {
             return Err(Error::invalid("max_context_facts", "must be at most 100"));
+        }
+        if self.learn_every_messages > MAX_LEARN_EVERY_MESSAGES {
+            return Err(Error::invalid(
+                "learn_every_messages",
+                format!("must be at most {MAX_LEARN_EVERY_MESSAGES}"),
+            ));
         }
         if self.procedures_top_k > 20 {
             return Err(Error::invalid("procedures_top_k", "must be at most 20"));

@@ -28,12 +28,17 @@ pub struct Episode {
     /// Who wrote the summary: the caller, the agent's model, or the
     /// extractive summariser (which a model's summary replaces when it comes).
     pub summary_source: Option<SummarySource>,
-    /// Facts worth remembering, extracted at close.
+    /// Facts worth remembering, named by the summary written at close.
     pub key_facts: Vec<String>,
     /// The embedding of the summary, for recall by meaning. Not sent over HTTP.
     #[serde(skip)]
     pub summary_embedding: Option<Vec<f32>>,
     pub message_count: u32,
+    /// How many of its messages (the first ones, by ordinal) facts have
+    /// been learned from: during the session every
+    /// `memory.learn_every_messages` user messages, and at close.
+    #[serde(default)]
+    pub facts_learned_through: u32,
     /// Tokens of the messages the model read (user, system, tool).
     pub total_input_tokens: u64,
     /// Tokens of the messages the model wrote (assistant).

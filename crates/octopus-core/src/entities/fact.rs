@@ -1,11 +1,12 @@
-//! Facts: what the agent's model learned about a user when an episode
-//! closed, kept as memory items of their own. Each fact says where it came
+//! Facts: what the agent's model learned about a user during a session or
+//! when an episode closed, or a person wrote, kept as memory items of their
+//! own. Each fact says where it came
 //! from (its episode and messages) and when it held: from `valid_from` (the
 //! time of the messages it was learned from, not of the close) until a newer
 //! fact replaced it (`superseded_by`, `valid_to`). A replaced fact is kept,
 //! so that "where did she live in 2023?" still finds the old address.
 //!
-//! When a close brings new facts, the model is also shown the user's current
+//! When a learning brings new facts, the model is also shown the user's current
 //! facts that look related, and says for each new fact whether it is new
 //! (`add`), replaces one of them (`update`), or says nothing new (`none`), as
 //! the leading memory systems do. This module holds the pure part: the
@@ -92,8 +93,8 @@ impl Fact {
     }
 }
 
-/// A fact learned at a close, ready to store with its vector. Its tenant,
-/// agent, user and episode are the closed episode's.
+/// A fact learned from an episode, ready to store with its vector. Its
+/// tenant, agent, user and episode are the episode's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewFact {
     pub id: FactId,

@@ -64,6 +64,9 @@ pub struct AppendMessages {
     /// The state of the conversation the batch was decided from, when it
     /// must follow exactly that state (see [`SeenTail`]).
     pub follows: Option<SeenTail>,
+    /// Queue the learning of the open episode's facts each time it has had
+    /// this many user messages since the last learning was queued; 0 never.
+    pub learn_every: u32,
 }
 
 /// Where a batch goes, what its episodes' rules are, and the clock it is
@@ -80,6 +83,8 @@ pub struct Placement {
     /// When set, the batch must follow exactly this state of the
     /// conversation, or it is refused whole.
     pub follows: Option<SeenTail>,
+    /// User messages between two learnings of the open episode's facts; 0 never.
+    pub learn_every: u32,
 }
 
 /// What a caller saw of a conversation when it decided what to append: the
@@ -124,6 +129,7 @@ impl Placement {
             now: batch.now,
             work_class: batch.work_class,
             follows: batch.follows,
+            learn_every: batch.learn_every,
         }
     }
 
@@ -136,6 +142,7 @@ impl Placement {
             now,
             work_class: WorkClass::Bulk,
             follows: None,
+            learn_every: 0,
         }
     }
 }
@@ -162,6 +169,8 @@ pub struct OpenEpisode {
     pub last_message_at: Timestamp,
     pub input_tokens: i64,
     pub output_tokens: i64,
+    /// User messages since the last learning of its facts was queued.
+    pub unlearned_user_messages: u32,
 }
 
 impl OpenEpisode {
@@ -173,7 +182,20 @@ impl OpenEpisode {
             last_message_at: at,
             input_tokens: 0,
             output_tokens: 0,
+            unlearned_user_messages: 0,
         }
+    }
+
+    /// Whether the batch just counted in calls for learning this episode's
+    /// facts (`learn_every` user messages since the last learning was
+    /// queued); the count starts again when it does. The store queues the
+    /// learning in the append's transaction, so it is queued once.
+    pub fn learning_due(&mut self, batch: &Placement) -> bool {
+        let due = batch.learn_every > 0 && self.unlearned_user_messages >= batch.learn_every;
+        if due {
+            self.unlearned_user_messages = 0;
+        }
+        due
     }
 
     /// Whether a message at `at` still belongs to this episode: it came no
@@ -215,6 +237,9 @@ impl OpenEpisode {
             }
         }
         self.last_message_at = self.last_message_at.max(record.timestamp);
+        if record.role == Role::User {
+            self.unlearned_user_messages += 1;
+        }
         let ordinal = self.message_count;
         self.message_count += 1;
         Message {
@@ -357,7 +382,42 @@ mod tests {
             now: at,
             work_class: WorkClass::Live,
             follows: None,
+            learn_every: 0,
         }
+    }
+
+    #[test]
+    fn learning_is_due_every_so_many_user_messages_and_counts_again_from_there() {
+        let placement = Placement {
+            learn_every: 2,
+            ..batch(now())
+        };
+        let mut episode = OpenEpisode::started(EpisodeId::new(), now());
+        for role in [Role::User, Role::Assistant, Role::Tool] {
+            episode.add(record(role, 3, now(), TokenAccounting::ByRole), &placement);
+        }
+        assert!(!episode.learning_due(&placement), "one user message of two");
+        episode.add(
+            record(Role::User, 3, now(), TokenAccounting::ByRole),
+            &placement,
+        );
+        assert!(episode.learning_due(&placement));
+        assert_eq!(episode.unlearned_user_messages, 0, "counted again");
+        assert!(!episode.learning_due(&placement), "queued once");
+        episode.add(
+            record(Role::User, 3, now(), TokenAccounting::ByRole),
+            &placement,
+        );
+        episode.add(
+            record(Role::User, 3, now(), TokenAccounting::ByRole),
+            &placement,
+        );
+        let off = Placement {
+            learn_every: 0,
+            ..placement
+        };
+        assert!(!episode.learning_due(&off), "0 learns at close only");
+        assert!(episode.learning_due(&placement));
     }
 
     #[test]

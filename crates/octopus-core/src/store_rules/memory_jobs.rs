@@ -74,8 +74,25 @@ pub enum MemoryWork {
     /// Summarise a closed episode when it has no summary, and embed the
     /// summary; with a model's summary, learn its key facts as facts.
     SummariseEpisode(EpisodeWithMessages),
-    /// Embed a stored fact (one imported from a dump).
+    /// Embed a stored fact (one imported from a dump or corrected).
     EmbedFact(crate::fact::Fact),
+    /// Learn facts from the messages of an open episode since its last
+    /// learning (after `facts_learned_through`).
+    LearnFacts(EpisodeWithMessages),
+}
+
+/// What a learning job learned from a window of an episode's messages.
+#[derive(Clone, Debug)]
+pub struct LearnedFacts {
+    pub episode: EpisodeId,
+    /// The episode's `facts_learned_through` the window started after: the
+    /// facts are stored only if it is still that, so that a window is
+    /// learned once however often its job runs.
+    pub from: u32,
+    /// How many of its messages have now been learned from.
+    pub through: u32,
+    /// The new facts, with their vectors (and the known facts they replace).
+    pub facts: Vec<crate::fact::NewFact>,
 }
 
 /// What a summary job made of its episode.
@@ -110,6 +127,7 @@ pub enum JobOutcome {
         fact: crate::FactId,
         vector: Vec<f32>,
     },
+    FactsLearned(LearnedFacts),
     /// Nothing to embed (too short, or no summary to make).
     Skipped,
 }

@@ -80,6 +80,11 @@ impl Octopus {
             now: now(),
             work_class: WorkClass::Live,
             follows,
+            // Learning asks the agent's model, as a summary does.
+            learn_every: match self.chat.summarise_episodes() {
+                true => agent.memory.learn_every_messages,
+                false => 0,
+            },
         };
         let stored = self.store.append_messages(tenant, batch).await?;
         self.quotas.queued_more(tenant, stored.len() as u64);

@@ -1,5 +1,6 @@
-//! Facts learned at a close (see [`octopus_core::fact`]): the key facts of a
-//! model's summary become facts of the user, each decided against the
+//! Facts learned from an episode (see [`octopus_core::fact`]): the key facts
+//! of a model's summary, or the facts a learning during the session found
+//! ([`super::learning`]), become facts of the user, each decided against the
 //! user's current facts that look related, and the facts a user has, read
 //! for the API and for a turn's context.
 //!

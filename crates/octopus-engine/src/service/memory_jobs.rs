@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use octopus_core::agent::Agent;
-use octopus_core::chat::Fault;
+use octopus_core::chat::{ChatError, Fault};
 use octopus_core::embedded_text::{embedded_text, worth_embedding};
 use octopus_core::embedding::EmbedError;
 use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages, SummarySource};
@@ -68,6 +68,14 @@ enum Plan {
     /// A summary the agent's model is to write: asked for all of a batch's
     /// episodes at once, before embedding.
     ByModel(Box<(Agent, EpisodeWithMessages)>),
+    /// Facts the agent's model is to learn from the messages of an open
+    /// episode not learned from yet, asked with the batch's summaries.
+    LearnByModel(Box<(Agent, EpisodeWithMessages)>),
+    /// Facts learned, with their vectors.
+    Learned(octopus_core::memory_jobs::LearnedFacts),
+    /// No model could learn them now: asked again after a backoff, or left
+    /// to the episode's close after [`MAX_MODEL_SUMMARY_ATTEMPTS`].
+    LearnLater(ChatError),
 }
 
 impl Octopus {
@@ -223,7 +231,11 @@ impl Octopus {
         let texts: Vec<String> = plans
             .iter()
             .filter_map(|plan| match plan {
-                Plan::Skip | Plan::ByModel(_) => None,
+                Plan::Skip
+                | Plan::ByModel(_)
+                | Plan::LearnByModel(_)
+                | Plan::Learned(_)
+                | Plan::LearnLater(_) => None,
                 Plan::Message(text) | Plan::Fact(text) | Plan::Summary { text, .. } => {
                     Some(text.clone())
                 }
@@ -252,6 +264,24 @@ impl Octopus {
             );
             let outcome = match (plan, &job.work) {
                 (Plan::Skip, _) => JobOutcome::Skipped,
+                (Plan::Learned(learned), MemoryWork::LearnFacts(_)) => {
+                    JobOutcome::FactsLearned(learned)
+                }
+                (Plan::LearnLater(error), MemoryWork::LearnFacts(_)) => {
+                    if error.fault != Fault::Configuration
+                        && job.attempts + 1 < MAX_MODEL_SUMMARY_ATTEMPTS
+                    {
+                        let wait = self.model_backoff(job.attempts);
+                        tracing::warn!(job = job.id, retry_in_secs = wait.as_secs(), %error,
+                            "facts not learned yet; asking again later");
+                        self.store
+                            .retry_memory_job(job, &error.to_string(), after(wait))
+                            .await?;
+                        continue;
+                    }
+                    tracing::info!(job = job.id, %error, "facts not learned now; the close learns them");
+                    JobOutcome::Skipped
+                }
                 // `embed_counted` returned one vector per text, so each
                 // planned job has its own.
                 (Plan::Message(_), MemoryWork::EmbedMessage(message)) => match vectors.next() {
@@ -341,6 +371,12 @@ impl Octopus {
                     false => Plan::Skip,
                 }
             }
+            MemoryWork::LearnFacts(episode) => match super::learning::unlearned(episode) {
+                Some(window) if self.chat.summarise_episodes() => {
+                    Plan::LearnByModel(Box::new((agent.clone(), window)))
+                }
+                _ => Plan::Skip,
+            },
             MemoryWork::EmbedFact(fact) => match memory.redact_pii {
                 true => Plan::Fact(octopus_core::pii::egress(&fact.text).into_owned()),
                 false => Plan::Fact(fact.text.clone()),
@@ -384,7 +420,15 @@ impl Octopus {
     /// later (up to [`MAX_MODEL_SUMMARY_ATTEMPTS`] times).
     async fn summarise_by_model(&self, jobs: &[MemoryJob], plans: Vec<Plan>) -> Vec<Plan> {
         let mut asked = tokio::task::JoinSet::new();
+        let mut learning = tokio::task::JoinSet::new();
         for (index, plan) in plans.iter().enumerate() {
+            if let Plan::LearnByModel(work) = plan {
+                let (octopus, work) = (self.clone(), work.clone());
+                learning.spawn(async move {
+                    let (agent, window) = *work;
+                    (index, octopus.learn_from_window(&agent, &window).await)
+                });
+            }
             if let Plan::ByModel(work) = plan {
                 let (octopus, work) = (self.clone(), work.clone());
                 asked.spawn(async move {
@@ -408,10 +452,27 @@ impl Octopus {
                 answers.insert(index, answer);
             }
         }
+        let mut learned = std::collections::HashMap::new();
+        while let Some(joined) = learning.join_next().await {
+            if let Ok((index, answer)) = joined {
+                learned.insert(index, answer);
+            }
+        }
         plans
             .into_iter()
             .enumerate()
             .map(|(index, plan)| {
+                if let Plan::LearnByModel(_) = plan {
+                    return match learned.remove(&index) {
+                        Some(Ok(facts)) => Plan::Learned(facts),
+                        Some(Err(error)) => Plan::LearnLater(error),
+                        None => Plan::LearnLater(ChatError::new(
+                            "worker",
+                            Fault::Provider,
+                            "the learning task failed",
+                        )),
+                    };
+                }
                 let Plan::ByModel(work) = plan else {
                     return plan;
                 };
@@ -456,10 +517,7 @@ impl Octopus {
             })
         } else {
             (job.attempts + 1 < MAX_MODEL_SUMMARY_ATTEMPTS).then(|| {
-                let base = self.chat.summary_retry_base();
-                let wait = base
-                    .saturating_mul(1u32 << job.attempts.min(16))
-                    .min(MAX_MODEL_SUMMARY_BACKOFF);
+                let wait = self.model_backoff(job.attempts);
                 tracing::warn!(job = job.id, episode = %episode.episode.id, retry_in_secs = wait.as_secs(), %reason,
                     "no model summary yet; an extractive one stands in");
                 Followup::RetryAt(after(wait), reason)
@@ -489,6 +547,15 @@ impl Octopus {
                 None => Plan::Skip,
             },
         }
+    }
+
+    /// The wait before asking a model again for a summary or facts it could
+    /// not write: doubling from the configured base.
+    fn model_backoff(&self, attempts: u32) -> Duration {
+        self.chat
+            .summary_retry_base()
+            .saturating_mul(1u32 << attempts.min(16))
+            .min(MAX_MODEL_SUMMARY_BACKOFF)
     }
 
     /// An extractive summary of an episode long enough to have one.

@@ -10,6 +10,7 @@ mod erasure;
 mod facts;
 mod import_names;
 mod knowledge;
+mod learning;
 mod memory_jobs;
 mod procedures;
 mod recall;

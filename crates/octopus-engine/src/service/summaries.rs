@@ -60,17 +60,13 @@ impl Octopus {
 /// categories), then the transcript with its tool calls (redacted where the
 /// agent says so), its latest part when it is long.
 fn summary_request(episode: &EpisodeWithMessages, agent: &Agent) -> ChatRequest {
-    let transcript = super::transcript::transcript(episode, agent.memory.redact_pii);
-    let skip = transcript
-        .chars()
-        .count()
-        .saturating_sub(MAX_TRANSCRIPT_CHARS);
-    let transcript: String = transcript.chars().skip(skip).collect();
+    let transcript = latest_transcript(episode, agent);
     ChatRequest {
         messages: vec![
             ChatMessage::new(
                 Role::System,
-                instructions(
+                guided(
+                    INSTRUCTIONS,
                     agent.memory.fact_instructions.as_deref(),
                     &agent.memory.fact_categories,
                 ),
@@ -81,21 +77,32 @@ fn summary_request(episode: &EpisodeWithMessages, agent: &Agent) -> ChatRequest 
     }
 }
 
-/// The summary's instructions; the agent owner's on what its key facts
-/// keep and leave out, which take precedence where they disagree; and the
-/// categories each key fact is filed under, when the agent names any.
-fn instructions(fact_instructions: Option<&str>, categories: &[String]) -> String {
-    let mut text = INSTRUCTIONS.to_owned();
+/// The transcript of `episode` with its tool calls (redacted where the
+/// agent says so), its latest part when it is long.
+pub(crate) fn latest_transcript(episode: &EpisodeWithMessages, agent: &Agent) -> String {
+    let transcript = super::transcript::transcript(episode, agent.memory.redact_pii);
+    let skip = transcript
+        .chars()
+        .count()
+        .saturating_sub(MAX_TRANSCRIPT_CHARS);
+    transcript.chars().skip(skip).collect()
+}
+
+/// Instructions that ask for facts (`base`), with the categories each fact
+/// is filed under, when the agent names any, and the agent owner's own on
+/// what to keep and leave out, which take precedence where they disagree.
+pub(crate) fn guided(base: &str, fact_instructions: Option<&str>, categories: &[String]) -> String {
+    let mut text = base.to_owned();
     if !categories.is_empty() {
         text.push_str(&format!(
-            "\n\nWrite each key fact as {{\"text\": \"...\", \"category\": \"...\"}}, its category \
+            "\n\nWrite each fact as {{\"text\": \"...\", \"category\": \"...\"}}, its category \
              the one of these that fits it best: {}.",
             categories.join(", ")
         ));
     }
     if let Some(own) = fact_instructions {
         text.push_str(&format!(
-            "\n\nThe assistant's owner says what to keep as key facts and what never \
+            "\n\nThe assistant's owner says what to keep as facts and what never \
              to keep; follow it over the guidance above:\n{own}"
         ));
     }
@@ -128,8 +135,26 @@ pub(crate) fn parse_summary(text: &str, tokens: &dyn TokenCounter) -> Option<Mod
     if summary.is_empty() {
         return None;
     }
-    let (key_facts, categories) = answer
-        .key_facts
+    let (key_facts, categories) = read_facts(answer.key_facts, MAX_MODEL_KEY_FACTS);
+    Some(ModelSummary {
+        summary: EpisodeSummary {
+            summary,
+            key_facts,
+            embedding: None,
+        },
+        categories,
+    })
+}
+
+/// The facts of a model's answer, each a string or a `{"text", "category"}`
+/// object, with their categories (in lower case; `None` where it gave none):
+/// at most `most`, each of bounded length, the empty and the unreadable left
+/// out.
+pub(crate) fn read_facts(
+    values: Vec<serde_json::Value>,
+    most: usize,
+) -> (Vec<String>, Vec<Option<String>>) {
+    values
         .into_iter()
         .filter_map(|fact| {
             let (text, category) = match &fact {
@@ -146,16 +171,8 @@ pub(crate) fn parse_summary(text: &str, tokens: &dyn TokenCounter) -> Option<Mod
             let text = text.trim();
             (!text.is_empty()).then(|| (text.chars().take(MAX_KEY_FACT_CHARS).collect(), category))
         })
-        .take(MAX_MODEL_KEY_FACTS)
-        .unzip();
-    Some(ModelSummary {
-        summary: EpisodeSummary {
-            summary,
-            key_facts,
-            embedding: None,
-        },
-        categories,
-    })
+        .take(most)
+        .unzip()
 }
 
 /// `text` cut at a word boundary to at most `limit` tokens.
@@ -219,11 +236,11 @@ mod tests {
             [Some("preference".to_owned()), None, None],
             "a category as given, in lower case; a fact without text is no fact"
         );
-        let asked = instructions(None, &["preference".into(), "plan".into()]);
+        let asked = guided(INSTRUCTIONS, None, &["preference".into(), "plan".into()]);
         assert!(
             asked.ends_with("fits it best: preference, plan."),
             "{asked}"
         );
-        assert_eq!(instructions(None, &[]), INSTRUCTIONS);
+        assert_eq!(guided(INSTRUCTIONS, None, &[]), INSTRUCTIONS);
     }
 }

@@ -155,6 +155,11 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
         ),
         ("MemoryConfig", "procedures_top_k", json!({"maximum": 20})),
         ("MemoryConfig", "max_context_facts", json!({"maximum": 100})),
+        (
+            "MemoryConfig",
+            "learn_every_messages",
+            json!({"maximum": octopus_core::agent::MAX_LEARN_EVERY_MESSAGES}),
+        ),
         ("MemoryConfig", "procedure_min_score", range(-1.0, 1.0)),
         (
             "MemoryConfig",

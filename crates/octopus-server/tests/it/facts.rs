@@ -629,3 +629,121 @@ async fn facts_are_filed_under_the_agents_categories_and_found_by_them() {
         "{block}"
     );
 }
+
+/// Takes a turn of `conversation`; its reply.
+async fn turn(server: &TestServer, key: &str, conversation: &str, message: &str) -> Value {
+    server
+        .ok(
+            Method::POST,
+            &format!("/v1/conversations/{conversation}/turns"),
+            key,
+            Some(json!({"message": message})),
+            StatusCode::OK,
+        )
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fact_said_mid_session_is_in_the_next_turns_context_and_learned_once() {
+    let (server, fake, url) = TestServer::with_fake_chat().await;
+    let (_, key) = server.tenant("acme").await;
+    let memory = json!({"learn_every_messages": 2, "fact_categories": ["diet", "travel"]});
+    let (agent, conversation) = server.chat_agent(&key, &url, memory).await;
+
+    turn(&server, &key, &conversation, "I'm vegetarian, by the way.").await;
+    server.octopus.run_memory_jobs().await.unwrap();
+    assert_eq!(
+        fake.received().len(),
+        1,
+        "one user message: nothing to learn yet"
+    );
+    turn(&server, &key, &conversation, "What should I cook tonight?").await;
+    fake.then(Answer::text(
+        json!({"facts": [{"text": "Dana is vegetarian", "category": "diet"}]}).to_string(),
+    ));
+    server.octopus.run_memory_jobs().await.unwrap();
+    let asked = fake.received();
+    assert_eq!(asked.len(), 3, "two turns, then one learning");
+    let learning = asked[2].body["messages"].to_string();
+    assert!(
+        learning.contains("Read the latest messages")
+            && learning.contains("fits it best: diet, travel.")
+            && learning.contains("I'm vegetarian, by the way.")
+            && learning.contains("What should I cook tonight?"),
+        "{learning}"
+    );
+    let path = format!("/v1/agents/{agent}/users/dana/facts");
+    let learned = server
+        .ok(Method::GET, &path, &key, None, StatusCode::OK)
+        .await;
+    let learned = learned["items"].as_array().unwrap();
+    assert_eq!(texts(learned), ["Dana is vegetarian"]);
+    assert_eq!(learned[0]["category"], "diet");
+    assert_eq!(learned[0]["source"], "learned");
+
+    // The next turn, in the same session, knows it.
+    turn(&server, &key, &conversation, "And for dessert?").await;
+    let context = fake.last_body()["messages"].to_string();
+    assert!(context.contains("Dana is vegetarian"), "{context}");
+
+    // Running the queue again asks nothing: the window was learned.
+    server.octopus.run_memory_jobs().await.unwrap();
+    assert_eq!(fake.received().len(), 4);
+
+    // The close learns from what came after, decided against what is known:
+    // the model says it is known already.
+    let episode = server
+        .conversation_messages(&key, &conversation)
+        .await
+        .last()
+        .unwrap()["episode_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let read = server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes/{episode}"),
+            &key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(read["facts_learned_through"], 4, "{read}");
+    server
+        .ok(
+            Method::POST,
+            &format!("/v1/episodes/{episode}/close"),
+            &key,
+            Some(json!({"end_reason": "user_closed"})),
+            StatusCode::OK,
+        )
+        .await;
+    fake.then(Answer::text(
+        json!({"summary": "Dana, a vegetarian, asked for dinner and dessert ideas.",
+               "key_facts": [{"text": "Dana is vegetarian", "category": "diet"}]})
+        .to_string(),
+    ))
+    .then(Answer::text(
+        json!({"facts": [{"new": 1, "action": "none", "same_as": 1}]}).to_string(),
+    ));
+    server.octopus.run_memory_jobs().await.unwrap();
+    assert_eq!(fake.received().len(), 6, "the summary, then the decision");
+    let after = server
+        .ok(Method::GET, &path, &key, None, StatusCode::OK)
+        .await;
+    assert_eq!(
+        texts(after["items"].as_array().unwrap()),
+        ["Dana is vegetarian"]
+    );
+    let read = server
+        .ok(
+            Method::GET,
+            &format!("/v1/episodes/{episode}"),
+            &key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(read["facts_learned_through"], 6);
+}

@@ -177,7 +177,9 @@ async fn remember(
                     message: m.id,
                     vector: vector(numbered[&m.id]),
                 },
-                MemoryWork::SummariseEpisode(_) | MemoryWork::EmbedFact(_) => JobOutcome::Skipped,
+                MemoryWork::SummariseEpisode(_)
+                | MemoryWork::EmbedFact(_)
+                | MemoryWork::LearnFacts(_) => JobOutcome::Skipped,
             };
             store
                 .complete_memory_job(job, outcome, "test-model", at)
