@@ -22,6 +22,9 @@ type Key = (TenantId, ConversationId);
 pub(crate) struct HistoryVersion {
     pub episode: EpisodeId,
     pub message_count: u32,
+    /// The episode's `updated_at`: an erased message changes it, and not
+    /// the count.
+    pub updated_at: octopus_core::Timestamp,
     /// Built from redacted text (the agent's `redact_pii`).
     pub redacted: bool,
 }
@@ -170,6 +173,7 @@ mod tests {
         let version = HistoryVersion {
             episode: EpisodeId::new(),
             message_count: 3,
+            updated_at: octopus_core::now(),
             redacted: false,
         };
         let keys: Vec<Key> = (0..5)

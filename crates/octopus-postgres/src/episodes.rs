@@ -12,7 +12,7 @@ use octopus_core::episode::{
 use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::Message;
 use octopus_core::recall::{Adjacent, MessagePosition, MessageWindow};
-use octopus_core::store::EpisodeStore;
+use octopus_core::store::{EpisodeStore, UserErasure};
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, Result, TenantId,
     Timestamp,
@@ -46,6 +46,28 @@ impl EpisodeStore for PostgresStore {
             let stored = messages::append_in(&mut tx, tenant, &placement, batch.messages).await?;
             tx.commit().await?;
             Ok(stored)
+        })
+        .await
+    }
+
+    async fn erase_message(
+        &self,
+        tenant: TenantId,
+        erasure: &octopus_core::message::MessageErasure,
+    ) -> Result<octopus_core::message::MessageErasureReceipt> {
+        erasure.validate()?;
+        self.finish_erasures().await?;
+        domain(async {
+            let (mut receipt, pending, record) =
+                crate::error::retrying(|| self.remove_message(tenant, erasure)).await?;
+            self.erase_vectors(tenant, &pending).await?;
+            self.vacuum().await?;
+            receipt.compacted = true;
+            query("DELETE FROM pending_erasures WHERE id = $1")
+                .bind(record)
+                .execute(&self.pool)
+                .await?;
+            Ok(receipt)
         })
         .await
     }

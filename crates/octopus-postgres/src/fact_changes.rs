@@ -113,94 +113,20 @@ impl PostgresStore {
     ) -> StoreResult<(FactDeletionReceipt, PendingErasure, i64)> {
         let mut tx = self.pool.begin().await?;
         let (named, lineage) = fact_in_use(&mut tx, tenant, deletion.fact_id).await?;
-        let versions: Vec<Fact> = query(&format!(
-            "SELECT {} FROM facts f WHERE f.tenant_id = $1 AND f.lineage_id = $2
-             ORDER BY f.seq FOR UPDATE",
-            octopus_sql::columns::FACTS
-        ))
-        .bind(tenant.0)
-        .bind(lineage)
-        .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(crate::facts::fact_from_row)
-        .collect::<StoreResult<_>>()?;
-        // The history's deletion names the version that held then.
-        let held = versions
-            .iter()
-            .find(|fact| fact.is_current())
-            .cloned()
-            .unwrap_or(named);
-        let ids: Vec<Uuid> = versions.iter().map(|f| f.id.0).collect();
-
-        // The episode's key facts are the model's words for what it
-        // learned: a learned version's words leave them too.
-        for fact in &versions {
-            query(
-                "UPDATE episodes SET key_facts = (
-                     SELECT coalesce(json_agg(said), '[]'::json)
-                     FROM json_array_elements_text(key_facts) AS said WHERE said <> $3)
-                 WHERE id = $1 AND tenant_id = $2 AND key_facts IS NOT NULL",
-            )
-            .bind(fact.episode_id.0)
-            .bind(tenant.0)
-            .bind(&fact.text)
-            .execute(&mut *tx)
-            .await?;
-        }
-        query("DELETE FROM memory_jobs WHERE tenant_id = $1 AND target = ANY($2)")
-            .bind(tenant.0)
-            .bind(&ids)
-            .execute(&mut *tx)
-            .await?;
-        // Found through their episodes' index, as a purge finds them.
-        let episodes: Vec<Uuid> = versions.iter().map(|f| f.episode_id.0).collect();
-        let vectors = query(
-            "DELETE FROM memory_vectors
-             WHERE episode_id = ANY($3) AND kind = 'fact' AND tenant_id = $1 AND fact_id = ANY($2)
-             RETURNING agent_id, seq",
+        let mut per_collection = RemovedKeys::new();
+        let receipt = remove_lineage(
+            &mut tx,
+            tenant,
+            (named, lineage),
+            deletion,
+            &mut per_collection,
         )
-        .bind(tenant.0)
-        .bind(&ids)
-        .bind(&episodes)
-        .fetch_all(&mut *tx)
         .await?;
-        let mut per_collection: HashMap<Uuid, Vec<u64>> = HashMap::new();
-        for row in &vectors {
-            per_collection
-                .entry(row.try_get("agent_id")?)
-                .or_default()
-                .push(key_of(row)?);
-        }
-        let count = query("DELETE FROM facts WHERE tenant_id = $1 AND lineage_id = $2")
-            .bind(tenant.0)
-            .bind(lineage)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        query("UPDATE fact_history SET reason = NULL WHERE tenant_id = $1 AND lineage_id = $2")
-            .bind(tenant.0)
-            .bind(lineage)
-            .execute(&mut *tx)
-            .await?;
-        let change = (
-            FactAction::Deleted,
-            deletion.changed_by.as_str(),
-            deletion.reason.as_deref(),
-        );
-        record_history(&mut tx, &held, lineage, change, deletion.at).await?;
         let (pending, record) =
             crate::forget::record_pending_erasure(&mut tx, tenant, per_collection).await?;
         tx.commit().await?;
-        let receipt = FactDeletionReceipt {
-            fact_id: FactId(lineage),
-            versions: count,
-            vectors: vectors.len() as u64,
-            compacted: false,
-        };
         Ok((receipt, pending, record))
     }
-
     /// A fact's history by any version's id; see `FactStore::fact_history`.
     pub(crate) async fn read_history(
         &self,
@@ -243,4 +169,99 @@ impl PostgresStore {
             })
             .collect()
     }
+}
+
+/// Vector keys removed, per agent (`memory_vectors.agent_id`).
+pub(crate) type RemovedKeys = HashMap<Uuid, Vec<u64>>;
+
+/// Removes every version of the fact `named` (of `lineage`) in `tx`,
+/// adding the vector keys it removed to `per_collection`.
+pub(crate) async fn remove_lineage(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    (named, lineage): (Fact, Uuid),
+    deletion: &FactDeletion,
+    per_collection: &mut RemovedKeys,
+) -> StoreResult<FactDeletionReceipt> {
+    let versions: Vec<Fact> = query(&format!(
+        "SELECT {} FROM facts f WHERE f.tenant_id = $1 AND f.lineage_id = $2
+             ORDER BY f.seq FOR UPDATE",
+        octopus_sql::columns::FACTS
+    ))
+    .bind(tenant.0)
+    .bind(lineage)
+    .fetch_all(&mut **tx)
+    .await?
+    .iter()
+    .map(crate::facts::fact_from_row)
+    .collect::<StoreResult<_>>()?;
+    // The history's deletion names the version that held then.
+    let held = versions
+        .iter()
+        .find(|fact| fact.is_current())
+        .cloned()
+        .unwrap_or(named);
+    let ids: Vec<Uuid> = versions.iter().map(|f| f.id.0).collect();
+
+    // The episode's key facts are the model's words for what it
+    // learned: a learned version's words leave them too.
+    for fact in &versions {
+        query(
+            "UPDATE episodes SET key_facts = (
+                     SELECT coalesce(json_agg(said), '[]'::json)
+                     FROM json_array_elements_text(key_facts) AS said WHERE said <> $3)
+                 WHERE id = $1 AND tenant_id = $2 AND key_facts IS NOT NULL",
+        )
+        .bind(fact.episode_id.0)
+        .bind(tenant.0)
+        .bind(&fact.text)
+        .execute(&mut **tx)
+        .await?;
+    }
+    query("DELETE FROM memory_jobs WHERE tenant_id = $1 AND target = ANY($2)")
+        .bind(tenant.0)
+        .bind(&ids)
+        .execute(&mut **tx)
+        .await?;
+    // Found through their episodes' index, as a purge finds them.
+    let episodes: Vec<Uuid> = versions.iter().map(|f| f.episode_id.0).collect();
+    let vectors = query(
+        "DELETE FROM memory_vectors
+             WHERE episode_id = ANY($3) AND kind = 'fact' AND tenant_id = $1 AND fact_id = ANY($2)
+             RETURNING agent_id, seq",
+    )
+    .bind(tenant.0)
+    .bind(&ids)
+    .bind(&episodes)
+    .fetch_all(&mut **tx)
+    .await?;
+    for row in &vectors {
+        per_collection
+            .entry(row.try_get("agent_id")?)
+            .or_default()
+            .push(key_of(row)?);
+    }
+    let count = query("DELETE FROM facts WHERE tenant_id = $1 AND lineage_id = $2")
+        .bind(tenant.0)
+        .bind(lineage)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+    query("UPDATE fact_history SET reason = NULL WHERE tenant_id = $1 AND lineage_id = $2")
+        .bind(tenant.0)
+        .bind(lineage)
+        .execute(&mut **tx)
+        .await?;
+    let change = (
+        FactAction::Deleted,
+        deletion.changed_by.as_str(),
+        deletion.reason.as_deref(),
+    );
+    record_history(tx, &held, lineage, change, deletion.at).await?;
+    Ok(FactDeletionReceipt {
+        fact_id: FactId(lineage),
+        versions: count,
+        vectors: vectors.len() as u64,
+        compacted: false,
+    })
 }

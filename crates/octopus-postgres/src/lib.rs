@@ -33,6 +33,7 @@ mod forget;
 mod jobs;
 mod knowledge;
 mod memory;
+mod message_erasure;
 mod messages;
 mod pgvector;
 mod procedures;

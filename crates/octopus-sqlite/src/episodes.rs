@@ -10,7 +10,7 @@ use octopus_core::episode::{
 use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::Message;
 use octopus_core::recall::{Adjacent, MessagePosition, MessageWindow};
-use octopus_core::store::EpisodeStore;
+use octopus_core::store::{EpisodeStore, UserErasure};
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, Result, TenantId,
     Timestamp,
@@ -46,6 +46,33 @@ impl EpisodeStore for SqliteStore {
             .await?;
         self.indexer.wake();
         Ok(stored)
+    }
+
+    async fn erase_message(
+        &self,
+        tenant: TenantId,
+        erasure: &octopus_core::message::MessageErasure,
+    ) -> Result<octopus_core::message::MessageErasureReceipt> {
+        erasure.validate()?;
+        self.finish_erasures().await?;
+        let erasure = erasure.clone();
+        let crate::message_erasure::Removed {
+            mut receipt,
+            pending,
+            record,
+        } = self
+            .db
+            .write(move |conn| crate::message_erasure::remove(conn, tenant, &erasure))
+            .await?;
+        self.erase_derived(tenant, &pending).await?;
+        receipt.compacted = self.compact().await?;
+        self.db
+            .write(move |conn| {
+                conn.execute("DELETE FROM pending_erasures WHERE id = ?1", [record])?;
+                Ok(())
+            })
+            .await?;
+        Ok(receipt)
     }
 
     async fn get_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode> {

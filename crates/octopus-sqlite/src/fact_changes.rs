@@ -70,6 +70,30 @@ pub(crate) fn remove(
 ) -> StoreResult<Removed> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let named = fact_in_use(&tx, tenant, deletion.fact_id)?;
+    let mut removed_keys = HashMap::new();
+    let receipt = remove_lineage(&tx, tenant, named, deletion, &mut removed_keys)?;
+    let (pending, record) =
+        crate::forget::record_pending_erasure(&tx, tenant, removed_keys, Vec::new())?;
+    tx.commit()?;
+    Ok(Removed {
+        receipt,
+        pending,
+        record,
+    })
+}
+
+/// Vector keys removed, per agent (`memory_vectors.agent_id`).
+pub(crate) type RemovedKeys = HashMap<Vec<u8>, Vec<u64>>;
+
+/// Removes every version of `named`'s fact in `tx`, adding the vector keys
+/// it removed to `removed_keys`.
+pub(crate) fn remove_lineage(
+    tx: &Connection,
+    tenant: TenantId,
+    named: Fact,
+    deletion: &FactDeletion,
+    removed_keys: &mut RemovedKeys,
+) -> StoreResult<FactDeletionReceipt> {
     let lineage: Vec<u8> = tx.query_row(
         "SELECT lineage_id FROM facts WHERE id = ?1",
         [named.id.0.as_bytes()],
@@ -94,7 +118,7 @@ pub(crate) fn remove(
     // The episode's key facts are the model's words for what it learned:
     // a learned version's words leave them too.
     for fact in &versions {
-        drop_key_fact(&tx, tenant, fact)?;
+        drop_key_fact(tx, tenant, fact)?;
     }
     for fact in &versions {
         tx.execute(
@@ -102,7 +126,6 @@ pub(crate) fn remove(
             params![tenant.0.as_bytes(), fact.id.0.as_bytes()],
         )?;
     }
-    let mut removed_keys: HashMap<Vec<u8>, Vec<u64>> = HashMap::new();
     let mut vectors = 0;
     for fact in &versions {
         // Found through their episode's index, as a purge finds them.
@@ -149,18 +172,11 @@ pub(crate) fn remove(
         deletion.reason,
         micros(deletion.at),
     ])?;
-    let (pending, record) =
-        crate::forget::record_pending_erasure(&tx, tenant, removed_keys, Vec::new())?;
-    tx.commit()?;
-    Ok(Removed {
-        receipt: FactDeletionReceipt {
-            fact_id: FactId(codec::uuid_from(&lineage)?),
-            versions: count as u64,
-            vectors,
-            compacted: false,
-        },
-        pending,
-        record,
+    Ok(FactDeletionReceipt {
+        fact_id: FactId(codec::uuid_from(&lineage)?),
+        versions: count as u64,
+        vectors,
+        compacted: false,
     })
 }
 

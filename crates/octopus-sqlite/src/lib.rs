@@ -29,6 +29,7 @@ mod fts_rank;
 mod jobs;
 mod knowledge;
 mod memory;
+mod message_erasure;
 mod messages;
 mod migrations;
 mod procedures;

@@ -24,6 +24,7 @@ pub mod fixtures;
 pub mod knowledge;
 pub mod lifecycle;
 pub mod memory;
+pub mod message_erasure;
 pub mod message_search;
 pub mod procedures;
 pub mod soak;
@@ -132,6 +133,10 @@ macro_rules! store_conformance_tests {
             a_deleted_fact_leaves_every_store_and_its_history_keeps_no_word,
             an_interrupted_fact_deletion_is_finished_later,
             a_facts_history_goes_with_its_episode_and_its_user
+        );
+        $crate::store_conformance_tests!(@in message_erasure, $backend;
+            an_erased_message_leaves_every_store_with_the_facts_learned_from_it,
+            an_interrupted_message_erasure_is_finished_later
         );
         $crate::store_conformance_tests!(@in lifecycle, $backend;
             expired_episodes_are_archived_once_and_leave_recall,

@@ -824,3 +824,42 @@ mod tests {
         }
     }
 }
+
+/// A person's erasure of one message: its words gone from every store, the
+/// facts learned from it deleted, and its episode's summary written again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageErasure {
+    pub message_id: MessageId,
+    /// The name of the API key that asked: the facts' histories keep it.
+    pub changed_by: String,
+    pub reason: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+impl MessageErasure {
+    pub fn validate(&self) -> Result<()> {
+        crate::bounds::check_optional_chars(
+            "reason",
+            self.reason.as_deref(),
+            crate::fact::MAX_REASON_CHARS,
+        )
+    }
+}
+
+/// What erasing a message removed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct MessageErasureReceipt {
+    pub message_id: MessageId,
+    pub episode_id: EpisodeId,
+    /// Facts learned from the message, deleted with every version of them.
+    pub facts_deleted: u64,
+    /// Memory vectors removed: the message's, its facts', its episode's
+    /// summary's.
+    pub vectors: u64,
+    /// The episode's summary (and key facts) was dropped: a closed episode's
+    /// is written again from the messages left, by the agent's model when
+    /// one answers, or extractively.
+    pub summary_dropped: bool,
+    /// The stores rewrote their files, so no removed word is left on disk.
+    pub compacted: bool,
+}

@@ -120,6 +120,20 @@ pub trait EpisodeStore: Send + Sync {
         batch: AppendMessages,
     ) -> Result<Vec<Message>>;
 
+    /// Erases one message of a live episode: its row and full-text entry,
+    /// its vector, queued work on it, the facts citing it (every version,
+    /// as `FactStore::delete_fact` deletes one, with `changed_by` in their
+    /// histories), and its episode's summary, key facts and summary vector.
+    /// A closed episode's summary is queued again, and facts are learned
+    /// again from the messages left when any were deleted. Resumable as
+    /// forgetting a user is. `NotFound` for a message of no live episode of
+    /// the tenant.
+    async fn erase_message(
+        &self,
+        tenant: TenantId,
+        erasure: &crate::message::MessageErasure,
+    ) -> Result<crate::message::MessageErasureReceipt>;
+
     /// A live (not soft-deleted) episode.
     async fn get_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode>;
     /// A live episode with its messages in order.

@@ -246,6 +246,7 @@ impl Octopus {
         let version = HistoryVersion {
             episode: open.id,
             message_count: open.message_count,
+            updated_at: open.updated_at,
             redacted: redact,
         };
         if let Some(cached) = self.history.get(key, version) {
@@ -258,6 +259,7 @@ impl Octopus {
         let version = HistoryVersion {
             episode: open.id,
             message_count: episode.episode.message_count,
+            updated_at: episode.episode.updated_at,
             redacted: redact,
         };
         let history = Arc::new(octopus_core::chat_history::history(

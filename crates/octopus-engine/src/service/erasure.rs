@@ -1,8 +1,10 @@
-//! Forgetting a user, across every store and this server's caches.
+//! Forgetting a user, and erasing one message, across every store and this
+//! server's caches.
 
-use octopus_core::TenantId;
 use octopus_core::conversation::validate_user_id;
 use octopus_core::forget::{ForgetReceipt, ForgetUser};
+use octopus_core::message::{MessageErasure, MessageErasureReceipt};
+use octopus_core::{MessageId, TenantId, now};
 
 use super::Octopus;
 use crate::Result;
@@ -25,6 +27,32 @@ impl Octopus {
                 .conversation_agents
                 .remove(&(tenant, conversation));
         }
+        Ok(receipt)
+    }
+
+    /// Erases one message from every store, with the facts learned from it
+    /// (recorded as deleted by `changed_by`); its episode's summary is
+    /// written again. Every server's history cache sees the episode changed
+    /// (`updated_at`) on its next turn.
+    pub async fn erase_message(
+        &self,
+        tenant: TenantId,
+        id: MessageId,
+        reason: Option<String>,
+        changed_by: &str,
+    ) -> Result<MessageErasureReceipt> {
+        let erasure = MessageErasure {
+            message_id: id,
+            changed_by: changed_by.to_owned(),
+            reason,
+            at: now(),
+        };
+        erasure.validate()?;
+        let receipt = self.store.erase_message(tenant, &erasure).await?;
+        // Its episode's summary may be queued again.
+        self.work_signal.poke();
+        tracing::info!(tenant_id = %tenant, message_id = %id, episode_id = %receipt.episode_id,
+            facts = receipt.facts_deleted, "erased a message");
         Ok(receipt)
     }
 }

@@ -177,6 +177,7 @@ fn not_found_by_name(name: &str) -> Option<ErrorCode> {
         "key_id" => ErrorCode::ApiKeyNotFound,
         "procedure_id" => ErrorCode::ProcedureNotFound,
         "fact_id" => ErrorCode::FactNotFound,
+        "message_id" => ErrorCode::MessageNotFound,
         _ => return None,
     })
 }

@@ -9,6 +9,7 @@ mod episodes;
 mod facts;
 mod health;
 pub(crate) mod knowledge;
+mod messages;
 pub(crate) mod openai;
 mod procedures;
 mod recall;
@@ -111,6 +112,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(episodes::restore_episode))
         .routes(routes!(episodes::purge_episode))
         .routes(routes!(search::search_messages))
+        .routes(routes!(messages::erase_message))
         .routes(routes!(
             knowledge::ingest_document,
             knowledge::list_documents

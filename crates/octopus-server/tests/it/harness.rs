@@ -459,6 +459,17 @@ pub async fn seed(server: &TestServer, name: &str) -> Seeded {
 /// model's would be kept: a dump holding it alone, imported with the admin
 /// key into the episode's tenant. Returns its id.
 pub async fn seed_fact(server: &TestServer, tenant: &str, episode: &str, text: &str) -> String {
+    seed_fact_from(server, tenant, episode, &[], text).await
+}
+
+/// [`seed_fact`], the fact learned from `messages`.
+pub async fn seed_fact_from(
+    server: &TestServer,
+    tenant: &str,
+    episode: &str,
+    messages: &[&str],
+    text: &str,
+) -> String {
     let id = uuid::Uuid::now_v7().to_string();
     let at = "2026-01-01T00:00:00Z";
     let dump = [
@@ -466,7 +477,7 @@ pub async fn seed_fact(server: &TestServer, tenant: &str, episode: &str, text: &
                "tenant_id": tenant, "user_id": null}),
         json!({"type": "fact", "id": id, "tenant_id": tenant,
                "agent_id": "00000000-0000-7000-8000-000000000000", "user_id": "alice",
-               "episode_id": episode, "message_ids": [], "text": text, "valid_from": at,
+               "episode_id": episode, "message_ids": messages, "text": text, "valid_from": at,
                "valid_to": null, "superseded_by": null, "created_at": at}),
         json!({"type": "end", "records": 2}),
     ]

@@ -66,6 +66,7 @@ fn id_for(parameter: &str, victim: &Seeded) -> String {
         "chunk_id" => victim.message.clone(), // likewise: B's agent is refused first
         "procedure_id" => victim.procedure.clone(),
         "fact_id" => victim.fact.clone(),
+        "message_id" => victim.message.clone(),
         // Not an object id: each tenant has its own users of that name.
         "user_id" => "alice".to_owned(),
         other => panic!("path parameter `{other}` is new: map it to one of the victim's ids"),
@@ -146,11 +147,18 @@ async fn foreign_key_reaches_nothing(server: TestServer) {
                 .cloned()
                 .unwrap_or_default();
             let mut concrete = path.clone();
+            // The same path with ids nobody has: B's must answer as these do.
+            let mut nobodys = path.clone();
             let mut names_victim = false;
             for param in params.iter().filter(|p| p["in"] == "path") {
                 let param_name = param["name"].as_str().unwrap();
                 concrete =
                     concrete.replace(&format!("{{{param_name}}}"), &id_for(param_name, &victim));
+                let unknown = match param_name {
+                    "user_id" => "alice".to_owned(),
+                    _ => uuid::Uuid::now_v7().to_string(),
+                };
+                nobodys = nobodys.replace(&format!("{{{param_name}}}"), &unknown);
                 // The caller's own user of that name: the call succeeds and
                 // touches nothing of B's (checked after the walk).
                 names_victim |= param_name != "user_id";
@@ -232,6 +240,27 @@ async fn foreign_key_reaches_nothing(server: TestServer) {
                     "{context}: {}",
                     reply.body
                 );
+                if names_victim && !matches!(body, Some(Value::String(_))) {
+                    let query = if base_query.is_empty() {
+                        String::new()
+                    } else {
+                        format!("?{base_query}")
+                    };
+                    let missing = server
+                        .call(
+                            method.clone(),
+                            &format!("{nobodys}{query}"),
+                            &intruder.key,
+                            body.clone(),
+                        )
+                        .await;
+                    assert_eq!(
+                        (missing.status, missing.code()),
+                        (reply.status, reply.code()),
+                        "{context}: B's ids answer as ids nobody has: {}",
+                        missing.body
+                    );
+                }
             } else {
                 assert!(reply.status.is_success(), "{context}: {}", reply.body);
             }

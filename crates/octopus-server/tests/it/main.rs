@@ -12,6 +12,7 @@ mod flows;
 mod harness;
 mod isolation;
 mod knowledge;
+mod message_erasure;
 mod openai;
 mod pii;
 #[cfg(feature = "postgres-tests")]
