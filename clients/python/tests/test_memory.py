@@ -220,6 +220,22 @@ def test_a_fact_is_corrected_and_deleted_with_its_history(octopus: Octopus, agen
         ]
 
 
+def test_a_message_is_erased(octopus: Octopus, agent_spec: dict) -> None:
+    agent = octopus.create_agent(agent_spec)
+    conversation = octopus.create_conversation({"agent_id": agent.id, "user_id": "erin"})
+    said = octopus.append_messages(conversation.id, {"messages": [
+        {"role": "user", "content": "My locker code is 4471."},
+        {"role": "user", "content": "I like tea."},
+    ]}).messages
+    receipt = octopus.erase_message(said[0].id, reason="she asked")
+    assert (receipt.message_id, receipt.facts_deleted, receipt.compacted) == (said[0].id, 0, True)
+    episode = octopus.get_episode(said[0].episode_id)
+    assert [text_of(m) for m in episode.messages] == ["I like tea."]
+    with pytest.raises(OctopusError) as gone:
+        octopus.erase_message(said[0].id)
+    assert (gone.value.status, gone.value.code) == (404, "message_not_found")
+
+
 def test_the_async_client_does_the_same(url: str, tenant_key: str, agent_spec: dict) -> None:
     async def scenario() -> None:
         async with AsyncOctopus(url, api_key=tenant_key) as octopus:

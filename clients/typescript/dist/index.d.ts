@@ -119,6 +119,10 @@ export declare class Octopus {
     deleteConversation(conversationId: Id): Promise<void>;
     /** Store messages (`{messages: [...]}`, or one message) in the conversation. */
     appendMessages(conversationId: Id, body: Schemas["AppendMessagesRequest"] | Schemas["NewMessage"]): Promise<Schemas["AppendedMessages"]>;
+    /** Erase one message from every store, with the facts learned from it. Cannot be undone. */
+    eraseMessage(messageId: Id, query?: {
+        reason?: string;
+    }): Promise<Schemas["MessageErasureReceipt"]>;
     /** The working memory for the user's next message: what the model would see, and why. */
     buildContext(conversationId: Id, body: Schemas["ContextRequest"]): Promise<Schemas["ContextResponse"]>;
     /** One turn: the message goes to the agent's model with its working memory. */

@@ -170,6 +170,10 @@ export class Octopus {
     appendMessages(conversationId, body) {
         return this.json("POST", `/v1/conversations/${segment(conversationId)}/messages`, { body });
     }
+    /** Erase one message from every store, with the facts learned from it. Cannot be undone. */
+    eraseMessage(messageId, query = {}) {
+        return this.json("DELETE", `/v1/messages/${segment(messageId)}`, { query });
+    }
     /** The working memory for the user's next message: what the model would see, and why. */
     buildContext(conversationId, body) {
         return this.json("POST", `/v1/conversations/${segment(conversationId)}/context`, { body });

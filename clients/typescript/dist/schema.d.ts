@@ -647,6 +647,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase one message: its row, full-text entry and vector leave every
+         *     store, and the stores' files are compacted, as forgetting a user does.
+         *     The facts learned from it are deleted with every version (their
+         *     histories say by whom); its episode's summary and key facts are
+         *     dropped, written again for a closed episode (by the agent's model, or
+         *     extractively), and the facts are learned again from the messages left.
+         *     Cannot be undone.
+         */
+        delete: operations["erase_message"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -1791,6 +1816,26 @@ export interface components {
          *     files) exactly as the OpenAI chat-completions API takes it.
          */
         MessageContent: string | components["schemas"]["ContentPart"][];
+        /** @description What erasing a message removed. */
+        MessageErasureReceipt: {
+            /** @description The stores rewrote their files, so no removed word is left on disk. */
+            compacted: boolean;
+            episode_id: components["schemas"]["EpisodeId"];
+            /** @description Facts learned from the message, deleted with every version of them. */
+            facts_deleted: number;
+            message_id: components["schemas"]["MessageId"];
+            /**
+             * @description The episode's summary (and key facts) was dropped: a closed episode's
+             *     is written again from the messages left, by the agent's model when
+             *     one answers, or extractively.
+             */
+            summary_dropped: boolean;
+            /**
+             * @description Memory vectors removed: the message's, its facts', its episode's
+             *     summary's.
+             */
+            vectors: number;
+        };
         MessageHit: {
             agent_id: components["schemas"]["AgentId"];
             message: components["schemas"]["Message"];
@@ -6580,6 +6625,96 @@ export interface operations {
                 };
             };
             /** @description `agent_not_found`: no such agent for this tenant; `conversation_not_found`: no such conversation for this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_request`: valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    erase_message: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Why, up to 500 characters; kept in the histories of the facts
+                 *     deleted with it.
+                 */
+                reason?: string;
+            };
+            header?: never;
+            path: {
+                message_id: components["schemas"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErasureReceipt"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id; `invalid_query`: a query parameter is unknown or of the wrong type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `message_not_found`: no such message for this tenant (or its episode is deleted) */
             404: {
                 headers: {
                     [name: string]: unknown;

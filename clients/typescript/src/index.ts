@@ -259,6 +259,11 @@ export class Octopus {
     return this.json("POST", `/v1/conversations/${segment(conversationId)}/messages`, { body });
   }
 
+  /** Erase one message from every store, with the facts learned from it. Cannot be undone. */
+  eraseMessage(messageId: Id, query: { reason?: string } = {}): Promise<Schemas["MessageErasureReceipt"]> {
+    return this.json("DELETE", `/v1/messages/${segment(messageId)}`, { query });
+  }
+
   /** The working memory for the user's next message: what the model would see, and why. */
   buildContext(conversationId: Id, body: Schemas["ContextRequest"]): Promise<Schemas["ContextResponse"]> {
     return this.json("POST", `/v1/conversations/${segment(conversationId)}/context`, { body });

@@ -192,3 +192,21 @@ test("a fact is corrected and deleted, with its history", async () => {
   assert.deepEqual((await desk.factHistory(lyon.id)).map((e) => [e.action, e.text]),
     [["imported", null], ["corrected", null], ["deleted", null]]);
 });
+
+test("a message is erased", async () => {
+  const octopus = await newTenant();
+  const agent = await octopus.createAgent(agentSpec());
+  const conversation = await octopus.createConversation({ agent_id: agent.id, user_id: "erin" });
+  const { messages } = await octopus.appendMessages(conversation.id, {
+    messages: [
+      { role: "user", content: "My locker code is 4471." },
+      { role: "user", content: "I like tea." },
+    ],
+  });
+  const receipt = await octopus.eraseMessage(messages[0].id, { reason: "she asked" });
+  assert.deepEqual([receipt.message_id, receipt.facts_deleted, receipt.compacted], [messages[0].id, 0, true]);
+  const episode = await octopus.getEpisode(messages[0].episode_id);
+  assert.deepEqual(episode.messages.map(textOf), ["I like tea."]);
+  await assert.rejects(octopus.eraseMessage(messages[0].id), (error) =>
+    error instanceof OctopusError && error.status === 404 && error.code === "message_not_found");
+});

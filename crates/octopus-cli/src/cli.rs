@@ -403,6 +403,17 @@ pub enum MessageCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// Erase one message from every store, with the facts learned from it,
+    /// and print the receipt; its episode's summary is written again.
+    /// Cannot be undone.
+    Erase {
+        message_id: String,
+        /// Why; kept in the histories of the facts deleted with it.
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        remote: Remote,
+    },
 }
 
 #[derive(Debug, Subcommand)]

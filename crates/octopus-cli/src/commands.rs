@@ -413,13 +413,25 @@ async fn conversations(command: ConversationCommand) -> anyhow::Result<Value> {
 }
 
 async fn messages(command: MessageCommand) -> anyhow::Result<Value> {
-    let MessageCommand::Append {
-        conversation_id,
-        role,
-        content,
-        file,
-        remote,
-    } = command;
+    let (conversation_id, role, content, file, remote) = match command {
+        MessageCommand::Append {
+            conversation_id,
+            role,
+            content,
+            file,
+            remote,
+        } => (conversation_id, role, content, file, remote),
+        MessageCommand::Erase {
+            message_id,
+            reason,
+            remote,
+        } => {
+            let path = format!("/v1/messages/{}", encode_path(&message_id));
+            return Client::new(&remote)
+                .send(Method::DELETE, &path, &query(&[("reason", reason)]), None)
+                .await;
+        }
+    };
     let body = match (role, content, file) {
         (Some(role), Some(content), None) => json!({"role": role, "content": content}),
         (None, None, Some(path)) => read_json(&path, "the batch")?,

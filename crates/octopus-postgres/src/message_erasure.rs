@@ -3,7 +3,7 @@
 //! summary, in one transaction that records what is left (the vector
 //! index), finished as forgetting a user is (`forget.rs`).
 
-use octopus_core::fact::FactDeletion;
+use octopus_core::fact::{Fact, FactAction};
 use octopus_core::forget::PendingErasure;
 use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::{MessageErasure, MessageErasureReceipt};
@@ -15,8 +15,87 @@ use uuid::Uuid;
 
 use crate::PostgresStore;
 use crate::error::Result as StoreResult;
-use crate::fact_changes::{RemovedKeys, remove_lineage};
+use crate::fact_changes::{RemovedKeys, record_history};
+use crate::rows::Tx;
 use crate::vector_sets::key_of;
+
+/// Removes one version of a fact, learned from the erased message: its row
+/// (and `tsvector`), vector and queued work, and its words in its episode's
+/// key facts. The version it replaced takes its place in the lineage:
+/// replaced when and by what it was, or current. Its history records the
+/// deletion, with the key's name and no word of it. Returns the vectors
+/// removed.
+async fn splice_out(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    fact: &Fact,
+    erasure: &MessageErasure,
+    per_collection: &mut RemovedKeys,
+) -> StoreResult<u64> {
+    query(
+        "UPDATE episodes SET key_facts = (
+             SELECT coalesce(json_agg(said), '[]'::json)
+             FROM json_array_elements_text(key_facts) AS said WHERE said <> $3)
+         WHERE id = $1 AND tenant_id = $2 AND key_facts IS NOT NULL",
+    )
+    .bind(fact.episode_id.0)
+    .bind(tenant.0)
+    .bind(&fact.text)
+    .execute(&mut **tx)
+    .await?;
+    query("DELETE FROM memory_jobs WHERE tenant_id = $1 AND target = $2")
+        .bind(tenant.0)
+        .bind(fact.id.0)
+        .execute(&mut **tx)
+        .await?;
+    let removed = query(
+        "DELETE FROM memory_vectors
+         WHERE episode_id = $1 AND kind = 'fact' AND fact_id = $2 AND tenant_id = $3
+         RETURNING agent_id, seq",
+    )
+    .bind(fact.episode_id.0)
+    .bind(fact.id.0)
+    .bind(tenant.0)
+    .fetch_all(&mut **tx)
+    .await?;
+    for row in &removed {
+        per_collection
+            .entry(row.try_get("agent_id")?)
+            .or_default()
+            .push(key_of(row)?);
+    }
+    query(
+        "UPDATE facts SET valid_to = $3, superseded_by = $4 WHERE tenant_id = $1 AND superseded_by = $2",
+    )
+    .bind(tenant.0)
+    .bind(fact.id.0)
+    .bind(fact.valid_to)
+    .bind(fact.superseded_by.map(|id| id.0))
+    .execute(&mut **tx)
+    .await?;
+    let lineage: Uuid =
+        query_scalar("DELETE FROM facts WHERE id = $1 AND tenant_id = $2 RETURNING lineage_id")
+            .bind(fact.id.0)
+            .bind(tenant.0)
+            .fetch_one(&mut **tx)
+            .await?;
+    query("UPDATE fact_history SET reason = NULL WHERE tenant_id = $1 AND fact_id = $2")
+        .bind(tenant.0)
+        .bind(fact.id.0)
+        .execute(&mut **tx)
+        .await?;
+    let reason = match &erasure.reason {
+        Some(reason) => format!("the message it came from was erased: {reason}"),
+        None => "the message it came from was erased".to_owned(),
+    };
+    let change = (
+        FactAction::Deleted,
+        erasure.changed_by.as_str(),
+        Some(reason.as_str()),
+    );
+    record_history(tx, fact, lineage, change, erasure.at).await?;
+    Ok(removed.len() as u64)
+}
 
 impl PostgresStore {
     /// Removes the message and what was made of it in one transaction and
@@ -43,47 +122,18 @@ impl PostgresStore {
         let closed: bool = located.try_get("closed")?;
         let mut per_collection = RemovedKeys::new();
 
-        // The facts learned from it, each with every version, as a person's
-        // deletion removes them.
-        let reason = Some(match &erasure.reason {
-            Some(reason) => format!("a message it came from was erased: {reason}"),
-            None => "a message it came from was erased".to_owned(),
-        });
-        let citing: Vec<_> = crate::facts::episode_facts(&mut *tx, tenant, episode)
+        // The versions of facts learned from it leave; each one's
+        // predecessor holds for as long as it did, as if it had never been
+        // learned.
+        let citing: Vec<Fact> = crate::facts::episode_facts(&mut *tx, tenant, episode)
             .await?
             .into_iter()
             .filter(|fact| fact.message_ids.contains(&id))
             .collect();
-        let mut facts_deleted = 0;
+        let facts_deleted = citing.len() as u64;
         let mut vectors = 0;
-        for fact in citing {
-            // Gone already with another version of its lineage.
-            let lineage: Option<Uuid> = query_scalar(
-                "SELECT lineage_id FROM facts WHERE id = $1 AND tenant_id = $2 FOR UPDATE",
-            )
-            .bind(fact.id.0)
-            .bind(tenant.0)
-            .fetch_optional(&mut *tx)
-            .await?;
-            let Some(lineage) = lineage else {
-                continue;
-            };
-            let deletion = FactDeletion {
-                fact_id: fact.id,
-                changed_by: erasure.changed_by.clone(),
-                reason: reason.clone(),
-                at: erasure.at,
-            };
-            let receipt = remove_lineage(
-                &mut tx,
-                tenant,
-                (fact, lineage),
-                &deletion,
-                &mut per_collection,
-            )
-            .await?;
-            facts_deleted += 1;
-            vectors += receipt.vectors;
+        for fact in &citing {
+            vectors += splice_out(&mut tx, tenant, fact, erasure, &mut per_collection).await?;
         }
 
         // Its vector and its episode's summary vector, found through the

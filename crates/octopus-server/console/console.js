@@ -557,8 +557,9 @@ function contentText(content) {
 
 async function episode(id) {
   const e = await api.get(`/v1/episodes/${enc(id)}`);
-  const messages = e.messages.map((m) => h("div", { class: `message ${m.role}` },
-    h("div", { class: "meta" }, `${m.role}${m.name ? ` (${m.name})` : ""} · ${when(m.timestamp)} · ${m.token_count} tokens`),
+  const messages = e.messages.map((m) => h("div", { class: `message ${m.role}`, dataset: { message: m.id } },
+    h("div", { class: "meta" }, `${m.role}${m.name ? ` (${m.name})` : ""} · ${when(m.timestamp)} · ${m.token_count} tokens `,
+      eraseButtons(m.id)),
     contentText(m.content) ? h("div", { class: "text" }, contentText(m.content)) : null,
     m.tool_call_id ? h("div", { class: "meta" }, `answers tool call ${m.tool_call_id}`) : null,
     (m.tool_calls ?? []).map((call) => h("div", { class: "tool-call" },
@@ -572,6 +573,22 @@ async function episode(id) {
       e.summary ? h("p", {}, e.summary) : empty(e.ended_at ? "Not summarised yet." : "The episode is open: it is summarised when it closes."),
       (e.key_facts ?? []).length ? h("div", {}, h("h2", {}, "Key facts"), h("ul", { id: "key-facts" }, e.key_facts.map((f) => h("li", {}, f)))) : null),
     h("section", { id: "messages" }, h("h2", {}, `Messages (${e.messages.length})`), messages));
+}
+
+/** Erasing a message, after a second click: its words leave every store,
+ * with the facts learned from it; the episode's summary is written again. */
+function eraseButtons(id) {
+  const confirm = button("Yes, erase it for good", async () => {
+    const receipt = await api.delete(`/v1/messages/${enc(id)}`);
+    say(`Message erased, with ${receipt.facts_deleted} facts learned from it.`);
+    await render();
+  }, { class: "danger message-erase-confirm", hidden: true });
+  return h("span", {},
+    button("Erase…", () => {
+      confirm.hidden = false;
+      confirm.focus();
+    }, { class: "secondary message-erase" }),
+    " ", confirm);
 }
 
 async function knowledge(agentId) {

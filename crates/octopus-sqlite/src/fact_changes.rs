@@ -181,7 +181,7 @@ pub(crate) fn remove_lineage(
 }
 
 /// Takes a learned fact's words out of its episode's key facts.
-fn drop_key_fact(tx: &Connection, tenant: TenantId, fact: &Fact) -> StoreResult<()> {
+pub(crate) fn drop_key_fact(tx: &Connection, tenant: TenantId, fact: &Fact) -> StoreResult<()> {
     let key_facts: Option<String> = tx
         .query_row(
             "SELECT key_facts FROM episodes WHERE id = ?1 AND tenant_id = ?2",

@@ -3,7 +3,7 @@
 //! records what is left (its full-text entry, the vector index), finished as
 //! forgetting a user is (`forget.rs`).
 
-use octopus_core::fact::FactDeletion;
+use octopus_core::fact::Fact;
 use octopus_core::forget::PendingErasure;
 use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::{MessageErasure, MessageErasureReceipt};
@@ -51,6 +51,86 @@ fn locate(tx: &Connection, tenant: TenantId, id: MessageId) -> StoreResult<Locat
     .ok_or_else(|| DomainError::not_found(MessageId::KIND, id).into())
 }
 
+/// Removes one version of a fact, learned from the erased message: its row
+/// (and full-text entry), vector and queued work, and its words in its
+/// episode's key facts. The version it replaced takes its place in the
+/// lineage: replaced when and by what it was, or current. Its history
+/// records the deletion, with the key's name and no word of it. Returns the
+/// vectors removed.
+fn splice_out(
+    tx: &Connection,
+    tenant: TenantId,
+    fact: &Fact,
+    erasure: &MessageErasure,
+    removed_keys: &mut RemovedKeys,
+) -> StoreResult<u64> {
+    crate::fact_changes::drop_key_fact(tx, tenant, fact)?;
+    tx.execute(
+        "DELETE FROM memory_jobs WHERE tenant_id = ?1 AND target = ?2",
+        params![tenant.0.as_bytes(), fact.id.0.as_bytes()],
+    )?;
+    let keys: Vec<(Vec<u8>, u64)> = rows::collect(
+        &mut *tx.prepare_cached(
+            "DELETE FROM memory_vectors
+             WHERE episode_id = ?1 AND kind = 'fact' AND fact_id = ?2 AND tenant_id = ?3
+             RETURNING agent_id, seq",
+        )?,
+        params![
+            fact.episode_id.0.as_bytes(),
+            fact.id.0.as_bytes(),
+            tenant.0.as_bytes()
+        ],
+        |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.unsigned_abs())),
+    )?;
+    let vectors = keys.len() as u64;
+    for (agent, key) in keys {
+        removed_keys.entry(agent).or_default().push(key);
+    }
+    tx.execute(
+        "UPDATE facts SET valid_to = ?3, superseded_by = ?4 WHERE tenant_id = ?1 AND superseded_by = ?2",
+        params![
+            tenant.0.as_bytes(),
+            fact.id.0.as_bytes(),
+            fact.valid_to.map(micros),
+            fact.superseded_by.map(|id| *id.0.as_bytes())
+        ],
+    )?;
+    let lineage: Vec<u8> = tx.query_row(
+        "SELECT lineage_id FROM facts WHERE id = ?1 AND tenant_id = ?2",
+        params![fact.id.0.as_bytes(), tenant.0.as_bytes()],
+        |r| r.get(0),
+    )?;
+    tx.execute(
+        "DELETE FROM facts WHERE id = ?1 AND tenant_id = ?2",
+        params![fact.id.0.as_bytes(), tenant.0.as_bytes()],
+    )?;
+    tx.execute(
+        "UPDATE fact_history SET reason = NULL WHERE tenant_id = ?1 AND fact_id = ?2",
+        params![tenant.0.as_bytes(), fact.id.0.as_bytes()],
+    )?;
+    let reason = match &erasure.reason {
+        Some(reason) => format!("the message it came from was erased: {reason}"),
+        None => "the message it came from was erased".to_owned(),
+    };
+    tx.prepare_cached(
+        "INSERT INTO fact_history (tenant_id, agent_id, user_id, episode_id, lineage_id, fact_id,
+                                   action, changed_by, reason, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'deleted', ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        tenant.0.as_bytes(),
+        fact.agent_id.0.as_bytes(),
+        fact.user_id,
+        fact.episode_id.0.as_bytes(),
+        lineage,
+        fact.id.0.as_bytes(),
+        erasure.changed_by,
+        reason,
+        micros(erasure.at),
+    ])?;
+    Ok(vectors)
+}
+
 /// Removes the message and what was made of it; see
 /// `EpisodeStore::erase_message`.
 pub(crate) fn remove(
@@ -67,37 +147,16 @@ pub(crate) fn remove(
     } = locate(&tx, tenant, id)?;
     let mut removed_keys = RemovedKeys::new();
 
-    // The facts learned from it, each with every version, as a person's
-    // deletion removes them.
-    let deletion = |fact_id| FactDeletion {
-        fact_id,
-        changed_by: erasure.changed_by.clone(),
-        reason: Some(match &erasure.reason {
-            Some(reason) => format!("a message it came from was erased: {reason}"),
-            None => "a message it came from was erased".to_owned(),
-        }),
-        at: erasure.at,
-    };
-    let citing: Vec<_> = crate::facts::episode_facts(&tx, tenant, episode)?
+    // The versions of facts learned from it leave; each one's predecessor
+    // holds for as long as it did, as if it had never been learned.
+    let citing: Vec<Fact> = crate::facts::episode_facts(&tx, tenant, episode)?
         .into_iter()
         .filter(|fact| fact.message_ids.contains(&id))
         .collect();
-    let mut facts_deleted = 0;
+    let facts_deleted = citing.len() as u64;
     let mut vectors = 0;
-    for fact in citing {
-        // Gone already with another version of its lineage.
-        let Some(fact) = crate::facts::any_fact(&tx, tenant, fact.id)? else {
-            continue;
-        };
-        let receipt = crate::fact_changes::remove_lineage(
-            &tx,
-            tenant,
-            fact.clone(),
-            &deletion(fact.id),
-            &mut removed_keys,
-        )?;
-        facts_deleted += 1;
-        vectors += receipt.vectors;
+    for fact in &citing {
+        vectors += splice_out(&tx, tenant, fact, erasure, &mut removed_keys)?;
     }
 
     // Its vector and its episode's summary vector, found through the

@@ -1,8 +1,9 @@
 //! The contract of erasing one message: its words leave every store (the
-//! row, the full-text index, its vector), the facts learned from it go with
-//! every version, its episode's summary is dropped and written again, and
-//! another tenant's message answers as a missing one; an erasure stopped
-//! after its rows' transaction is finished later.
+//! row, the full-text index, its vector), the versions of facts learned from
+//! it go (the version each replaced holds again), its episode's summary is
+//! dropped and written again, and another tenant's message answers as a
+//! missing one; an erasure stopped after its rows' transaction is finished
+//! later.
 
 use std::time::Duration;
 
@@ -92,13 +93,10 @@ pub async fn an_erased_message_leaves_every_store_with_the_facts_learned_from_it
         (receipt.message_id, receipt.episode_id),
         (paris.id, episode)
     );
-    assert_eq!(
-        receipt.facts_deleted, 1,
-        "Paris, with Lyon, the version it replaced"
-    );
+    assert_eq!(receipt.facts_deleted, 1, "Paris, learned from it");
     assert!(receipt.summary_dropped && receipt.compacted);
-    // Paris's and Lyon's facts, the message's own, the episode's summary.
-    assert_eq!(receipt.vectors, 4);
+    // Paris's fact, the message's own, the episode's summary.
+    assert_eq!(receipt.vectors, 3);
 
     // The row and its full-text entry.
     let left = store
@@ -124,18 +122,26 @@ pub async fn an_erased_message_leaves_every_store_with_the_facts_learned_from_it
         hits.iter().all(|hit| hit.message_id != Some(paris.id)),
         "{hits:?}"
     );
+    // Lyon, which Paris replaced, holds again: as if Paris was never said.
     let facts = store
         .list_facts(world.tenant, &filter(&world, "alice", true))
         .await
         .unwrap();
-    assert_eq!(texts(&facts), ["Alice likes green tea"]);
-    for word in ["Paris", "Lyon"] {
-        let hits = store
-            .search_facts(world.tenant, &words(&world, "alice", word))
-            .await
-            .unwrap();
-        assert!(hits.is_empty(), "{word}: {hits:?}");
-    }
+    assert_eq!(
+        texts(&facts),
+        ["Alice likes green tea", "Alice lives in Lyon"]
+    );
+    assert!(facts.iter().all(|f| f.is_current() && f.valid_to.is_none()));
+    let paris_words = store
+        .search_facts(world.tenant, &words(&world, "alice", "Paris"))
+        .await
+        .unwrap();
+    assert!(paris_words.is_empty(), "{paris_words:?}");
+    let lyon_words = store
+        .search_facts(world.tenant, &words(&world, "alice", "Lyon"))
+        .await
+        .unwrap();
+    assert_eq!(lyon_words.len(), 1);
 
     // The summary may have held its words: dropped, and asked for again;
     // the facts are learned again from the messages left.
@@ -155,14 +161,25 @@ pub async fn an_erased_message_leaves_every_store_with_the_facts_learned_from_it
         "{jobs:?}"
     );
 
-    // The fact's history says who erased what it came from, and nothing
-    // of its words.
+    // The fact's history says who erased what it came from, and keeps no
+    // word of the version erased.
     let deleted = store.fact_history(world.tenant, paris_fact).await.unwrap();
     let last = deleted.last().unwrap();
     assert_eq!(last.action, FactAction::Deleted);
     assert_eq!(last.changed_by, "privacy-desk");
     assert!(last.text.is_none());
-    assert!(deleted.iter().all(|entry| entry.text.is_none()));
+    assert!(
+        last.reason
+            .as_deref()
+            .unwrap()
+            .ends_with("erased: she asked")
+    );
+    let texts: Vec<Option<&str>> = deleted.iter().map(|e| e.text.as_deref()).collect();
+    assert_eq!(
+        texts,
+        [Some("Alice lives in Lyon"), None, None],
+        "Lyon's learning, Paris's (no word left), Paris's deletion"
+    );
 
     // Gone is gone.
     let again = store
@@ -199,6 +216,14 @@ pub async fn an_interrupted_message_erasure_is_finished_later(backend: &impl Bac
         watch.erased.lock().unwrap().len(),
         3,
         "the message's, its fact's and the summary's vectors"
+    );
+    let facts = store
+        .list_facts(world.tenant, &filter(&world, "alice", true))
+        .await
+        .unwrap();
+    assert_eq!(
+        texts(&facts),
+        ["Alice lives in Paris", "Alice lives in Lyon"]
     );
     assert_eq!(store.finish_erasures().await.unwrap(), 0, "none left");
 }

@@ -238,6 +238,11 @@ class AsyncOctopus:
         path = f"/v1/conversations/{segment(conversation_id)}/messages"
         return await self._post(path, body, models.AppendedMessages)
 
+    async def erase_message(self, message_id: Id, *, reason: str | None = None) -> models.MessageErasureReceipt:
+        """Erase one message from every store, with the facts learned from it. Cannot be undone."""
+        response = await self._send("DELETE", f"/v1/messages/{segment(message_id)}", params=query_of(reason=reason))
+        return models.MessageErasureReceipt.model_validate(response.json())
+
     async def build_context(
         self, conversation_id: Id, body: models.ContextRequest | Mapping[str, Any]
     ) -> models.ContextResponse:

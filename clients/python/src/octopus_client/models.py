@@ -1359,6 +1359,30 @@ class MemoryConfig(BaseModel):
     )
 
 
+class MessageErasureReceipt(BaseModel):
+    compacted: bool = Field(
+        ...,
+        description='The stores rewrote their files, so no removed word is left on disk.',
+    )
+    episode_id: UUID = Field(
+        ...,
+        description='An episode: one session of a conversation, from its first message to its close.',
+    )
+    facts_deleted: int = Field(
+        ...,
+        description='Facts learned from the message, deleted with every version of them.',
+    )
+    message_id: UUID = Field(..., description='One message of an episode.')
+    summary_dropped: bool = Field(
+        ...,
+        description="The episode's summary (and key facts) was dropped: a closed episode's\nis written again from the messages left, by the agent's model when\none answers, or extractively.",
+    )
+    vectors: int = Field(
+        ...,
+        description="Memory vectors removed: the message's, its facts', its episode's\nsummary's.",
+    )
+
+
 class NewMessage3(BaseModel):
     model_config = ConfigDict(
         extra='forbid',

@@ -1,6 +1,7 @@
 """The web console in Debian's chromium, driven by selenium: sign in with the
 keyboard, walk every page, change an agent, approve a procedure and roll it
-back, run a context, correct and delete a fact, export, forget a user; then another tenant's key, which
+back, run a context, erase a message, correct and delete a fact, export,
+forget a user; then another tenant's key, which
 sees none of it; then the admin key, with the tenants and the metrics; and
 every page again at a phone's width. A screenshot of each page goes to
 OCTOPUS_TEST_ARTIFACTS.
@@ -228,6 +229,15 @@ def walk_as_the_tenant(console: Console, world: dict) -> None:
     assert "calls order_status (call_1)" in messages and '"order": "4417"' in messages, messages
     assert "answers tool call call_1" in messages and "shipped; arrives Friday" in messages
     console.screenshot("episode")
+    # The first message erased: gone from the page and the store, and the
+    # summary that may hold its words with it.
+    console.click("#messages .message.user .message-erase")
+    console.click("#messages .message.user .message-erase-confirm")
+    console.wait.until(lambda _: "Where is my order" not in console.text("#messages"))
+    assert console.text("#messages h2") == "Messages (3)"
+    assert "Alice asked about order 4417" not in console.text("#summary")
+    left = api(key, "GET", f"/v1/episodes/{world['episode']['id']}")["messages"]
+    assert [m["role"] for m in left] == ["assistant", "tool", "assistant"], left
 
     console.go(f"#/agents/{agent['id']}/knowledge", "Knowledge of support")
     assert "refunds.md" in console.text("#documents") and "shipping.md" in console.text("#documents")
@@ -331,8 +341,8 @@ def walk_as_the_tenant(console: Console, world: dict) -> None:
     console.click("#forget-confirm")
     console.wait.until(EC.presence_of_element_located((By.ID, "receipt")))
     receipt = console.text("#receipt")
-    # The 4 messages of the first episode and the 20 of the second.
-    assert "relational messages 24" in receipt, receipt
+    # The 3 messages left of the first episode and the 20 of the second.
+    assert "relational messages 23" in receipt, receipt
     assert api(key, "GET", f"/v1/agents/{agent['id']}/users")["items"] == []
     console.screenshot("forgotten")
     console.sign_out()
