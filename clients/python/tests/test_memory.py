@@ -212,6 +212,12 @@ def test_a_fact_is_corrected_and_deleted_with_its_history(octopus: Octopus, agen
             ("imported", "Dana lives in Lyon", "model"),
             ("corrected", "Dana lives in Paris", "support-desk"),
         ]
+        added = desk.add_fact(copied.id, "dana", {"text": "Dana is allergic to peanuts", "reason": "she called"})
+        assert (added.source.value, added.episode_id, added.changed_by) == ("manual", None, "support-desk")
+        with pytest.raises(OctopusError) as unknown:
+            desk.add_fact(copied.id, "dana", {"text": "Dana runs", "category": "sports"})
+        assert (unknown.value.status, unknown.value.field) == (422, "category")
+        assert desk.delete_fact(added.id).versions == 1
         receipt = desk.delete_fact(paris.id, reason="asked")
         assert (receipt.versions, receipt.compacted) == (2, True)
         assert desk.list_facts(copied.id, "dana", include_replaced=True) == []

@@ -93,6 +93,8 @@ export declare class Octopus {
         limit?: number;
         offset?: number;
     }): Promise<Schemas["Fact"][]>;
+    /** Add a fact about a user by hand (`source: manual`, of no conversation). */
+    addFact(agentId: Id, userId: string, body: Schemas["NewFactSpec"]): Promise<Schemas["Fact"]>;
     /** Erase everything about a user (or what they said to one agent). Cannot be undone. */
     forgetUser(userId: string, query?: {
         agent_id?: Id;

@@ -130,6 +130,10 @@ export class Octopus {
     listFacts(agentId, userId, query = {}) {
         return this.items(`/v1/agents/${segment(agentId)}/users/${segment(userId)}/facts`, query);
     }
+    /** Add a fact about a user by hand (`source: manual`, of no conversation). */
+    addFact(agentId, userId, body) {
+        return this.json("POST", `/v1/agents/${segment(agentId)}/users/${segment(userId)}/facts`, { body });
+    }
     /** Erase everything about a user (or what they said to one agent). Cannot be undone. */
     forgetUser(userId, query = {}) {
         return this.json("DELETE", `/v1/users/${segment(userId)}`, { query });

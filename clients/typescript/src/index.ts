@@ -201,6 +201,11 @@ export class Octopus {
     return this.items(`/v1/agents/${segment(agentId)}/users/${segment(userId)}/facts`, query);
   }
 
+  /** Add a fact about a user by hand (`source: manual`, of no conversation). */
+  addFact(agentId: Id, userId: string, body: Schemas["NewFactSpec"]): Promise<Schemas["Fact"]> {
+    return this.json("POST", `/v1/agents/${segment(agentId)}/users/${segment(userId)}/facts`, { body });
+  }
+
   /** Erase everything about a user (or what they said to one agent). Cannot be undone. */
   forgetUser(userId: string, query: { agent_id?: Id } = {}): Promise<Schemas["ForgetReceipt"]> {
     return this.json("DELETE", `/v1/users/${segment(userId)}`, { query });

@@ -240,12 +240,18 @@ export interface paths {
          * The facts the agent learned about a user: each with the episode and
          *     messages it came from, when it became true (`valid_from`) and, once a
          *     newer fact replaced it, until when (`valid_to`, `superseded_by`). Facts
-         *     are learned when an episode closes and the agent's model summarises it;
-         *     the newest first.
+         *     are learned during a session and when an episode closes, by the agent's
+         *     model, or added by a person; the newest first.
          */
         get: operations["list_facts"];
         put?: never;
-        post?: never;
+        /**
+         * Add a fact about a user by hand: of no episode or message,
+         *     `source: manual`, `changed_by` the key's name. It is in the next context
+         *     and found by its words at once, and by meaning once the memory worker
+         *     embedded it; it is corrected, deleted and forgotten as a learned fact is.
+         */
+        post: operations["add_fact"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1308,8 +1314,7 @@ export interface components {
             changed_by?: string;
             /** Format: date-time */
             created_at: string;
-            /** @description The episode it was learned in. */
-            episode_id: components["schemas"]["EpisodeId"];
+            episode_id?: components["schemas"]["EpisodeId"] | null;
             id: components["schemas"]["FactId"];
             /** @description The messages it was learned from. */
             message_ids: components["schemas"]["MessageId"][];
@@ -1334,7 +1339,7 @@ export interface components {
          * @description What happened to a fact.
          * @enum {string}
          */
-        FactAction: "learned" | "corrected" | "imported" | "deleted";
+        FactAction: "learned" | "added" | "corrected" | "imported" | "deleted";
         /** @description What deleting a fact removed. */
         FactDeletionReceipt: {
             /** @description The stores rewrote their files, so no removed word is left on disk. */
@@ -1859,6 +1864,20 @@ export interface components {
             before: components["schemas"]["Message"][];
             message: components["schemas"]["Message"];
         };
+        /** @description What a person writes to add a fact about a user by hand. */
+        NewFactSpec: {
+            /** @description One of the agent's `memory.fact_categories`; none when absent. */
+            category?: string | null;
+            /** @description Why, up to 500 characters; kept in the fact's history. */
+            reason?: string | null;
+            /** @description The fact, 1 to 2,000 characters. */
+            text: string;
+            /**
+             * Format: date-time
+             * @description Since when it holds; now when absent.
+             */
+            valid_from?: string | null;
+        };
         /** @description Ids in the dump, and what they became. */
         NewIds: {
             /**
@@ -2021,8 +2040,8 @@ export interface components {
         RecallHit: {
             /** Format: date-time */
             at: string;
-            conversation_id: components["schemas"]["ConversationId"];
-            episode_id: components["schemas"]["EpisodeId"];
+            conversation_id?: components["schemas"]["ConversationId"] | null;
+            episode_id?: components["schemas"]["EpisodeId"] | null;
             fact?: components["schemas"]["Fact"] | null;
             /**
              * Format: double
@@ -4142,6 +4161,124 @@ export interface operations {
             /** @description `unavailable`: the store or a configured part is unavailable */
             503: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    add_fact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: components["schemas"]["AgentId"];
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewFactSpec"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fact"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id; `malformed_json`: the body is not valid JSON; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `agent_not_found`: no such agent for this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `request_timeout`: the request body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `body_too_large`: the request body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_request`: valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `server_busy`: the server is receiving as many request bodies as it holds at once; retry after `retry-after`; `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -186,6 +186,11 @@ test("a fact is corrected and deleted, with its history", async () => {
     (await desk.factHistory(paris.id)).map((e) => [e.action, e.text, e.changed_by]),
     [["imported", "Dana lives in Lyon", "model"], ["corrected", "Dana lives in Paris", "support-desk"]],
   );
+  const added = await desk.addFact(copied.id, "dana", { text: "Dana is allergic to peanuts" });
+  assert.deepEqual([added.source, added.episode_id], ["manual", null]);
+  await assert.rejects(desk.addFact(copied.id, "dana", { text: " " }), (error) =>
+    error instanceof OctopusError && error.status === 422 && error.field === "text");
+  assert.equal((await desk.deleteFact(added.id)).versions, 1);
   const receipt = await desk.deleteFact(paris.id, { reason: "asked" });
   assert.equal(receipt.versions, 2);
   assert.deepEqual(await desk.listFacts(copied.id, "dana", { include_replaced: true }), []);

@@ -634,6 +634,26 @@ pub enum UserCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum FactCommand {
+    /// Add a fact about a user by hand (of no conversation), and print it.
+    Add {
+        user_id: String,
+        /// The fact.
+        text: String,
+        /// The agent that is to know it.
+        #[arg(long, env = "OCTOPUS_AGENT")]
+        agent: String,
+        /// One of the agent's fact categories.
+        #[arg(long)]
+        category: Option<String>,
+        /// Since when it holds (RFC 3339); now by default.
+        #[arg(long)]
+        valid_from: Option<String>,
+        /// Why; kept in the fact's history.
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        remote: Remote,
+    },
     /// A fact, by the id of any of its versions.
     Show {
         fact_id: String,

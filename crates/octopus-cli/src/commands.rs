@@ -745,6 +745,34 @@ async fn import(args: crate::cli::ImportArgs) -> anyhow::Result<Value> {
 async fn facts(command: FactCommand) -> anyhow::Result<Value> {
     let path = |id: &str| format!("/v1/facts/{}", encode_path(id));
     Ok(match command {
+        FactCommand::Add {
+            user_id,
+            text,
+            agent,
+            category,
+            valid_from,
+            reason,
+            remote,
+        } => {
+            let client = Client::new(&remote);
+            let agent = client.agent_id(&agent).await?;
+            let mut body = json!({"text": text});
+            for (field, value) in [
+                ("category", category),
+                ("valid_from", valid_from),
+                ("reason", reason),
+            ] {
+                if let Some(value) = value {
+                    body[field] = value.into();
+                }
+            }
+            let path = format!(
+                "/v1/agents/{}/users/{}/facts",
+                encode_path(&agent),
+                encode_path(&user_id)
+            );
+            client.send(Method::POST, &path, &[], Some(body)).await?
+        }
         FactCommand::Show { fact_id, remote } => {
             Client::new(&remote)
                 .send(Method::GET, &path(&fact_id), &[], None)

@@ -88,6 +88,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0011_learning_during_sessions",
         include_str!("../migrations/0011_learning_during_sessions.sql"),
     ),
+    (
+        "0012_manual_facts",
+        include_str!("../migrations/0012_manual_facts.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

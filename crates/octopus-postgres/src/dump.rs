@@ -208,6 +208,21 @@ async fn export(
             }
         }
     }
+    // Facts a person added, of no episode, after every agent they name.
+    let added = query(&format!(
+        "SELECT {} FROM facts f WHERE f.tenant_id = $1 AND f.episode_id IS NULL
+           AND f.agent_id IN ({AGENTS}) AND ($2::text IS NULL OR f.user_id = $2)
+         ORDER BY f.seq",
+        octopus_sql::columns::FACTS
+    ))
+    .bind(tenant.0)
+    .bind(user)
+    .fetch_all(&mut **tx)
+    .await?;
+    for row in &added {
+        out.send(DumpRecord::Fact(crate::facts::fact_from_row(row)?))
+            .await?;
+    }
     Ok(())
 }
 
@@ -365,31 +380,43 @@ async fn store_record(
             }
         }
         DumpRecord::Fact(mut fact) => {
-            // Its owner is its episode's, which must be this tenant's.
-            let owner =
-                query("SELECT agent_id, user_id FROM episodes WHERE id = $1 AND tenant_id = $2")
-                    .bind(fact.episode_id.0)
+            fact.tenant_id = tenant;
+            match fact.episode_id {
+                // Its owner is its episode's, which must be this tenant's.
+                Some(episode) => {
+                    let owner = query(
+                        "SELECT agent_id, user_id FROM episodes WHERE id = $1 AND tenant_id = $2",
+                    )
+                    .bind(episode.0)
                     .bind(tenant.0)
                     .fetch_optional(&mut **tx)
                     .await?;
-            let owner = owner.ok_or_else(|| Unresolved::FactEpisode(fact.episode_id).error())?;
-            fact.tenant_id = tenant;
-            fact.agent_id = AgentId(owner.try_get("agent_id")?);
-            fact.user_id = owner.try_get("user_id")?;
+                    let owner = owner.ok_or_else(|| Unresolved::FactEpisode(episode).error())?;
+                    fact.agent_id = AgentId(owner.try_get("agent_id")?);
+                    fact.user_id = owner.try_get("user_id")?;
+                }
+                // One a person added: its agent must be this tenant's.
+                None => {
+                    octopus_core::conversation::validate_user_id(&fact.user_id)?;
+                    require_agent(tx, tenant, fact.agent_id).await?;
+                }
+            }
             crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Imported, None)
                 .await?;
             crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk).await?;
             // A dump written before facts were learned during sessions says
             // nothing of how far its episodes were learned from: whole, once
             // they have facts.
-            query(
-                "UPDATE episodes SET facts_learned_through = message_count
-                 WHERE id = $1 AND tenant_id = $2 AND facts_learned_through = 0",
-            )
-            .bind(fact.episode_id.0)
-            .bind(tenant.0)
-            .execute(&mut **tx)
-            .await?;
+            if let Some(episode) = fact.episode_id {
+                query(
+                    "UPDATE episodes SET facts_learned_through = message_count
+                     WHERE id = $1 AND tenant_id = $2 AND facts_learned_through = 0",
+                )
+                .bind(episode.0)
+                .bind(tenant.0)
+                .execute(&mut **tx)
+                .await?;
+            }
         }
     }
     Ok(())

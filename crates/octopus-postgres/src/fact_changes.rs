@@ -40,7 +40,7 @@ pub(crate) async fn record_history(
     .bind(version.tenant_id.0)
     .bind(version.agent_id.0)
     .bind(&version.user_id)
-    .bind(version.episode_id.0)
+    .bind(version.episode_id.map(|e| e.0))
     .bind(lineage)
     .bind(version.id.0)
     .bind(action.as_str())
@@ -56,10 +56,11 @@ pub(crate) async fn record_history(
 /// `NotFound` otherwise.
 async fn fact_in_use(tx: &mut Tx<'_>, tenant: TenantId, id: FactId) -> StoreResult<(Fact, Uuid)> {
     let row = query(&format!(
-        "SELECT {}, f.lineage_id FROM facts f
-         JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL
-         WHERE f.tenant_id = $1 AND f.id = $2 FOR UPDATE OF f",
-        octopus_sql::columns::FACTS
+        "SELECT {}, f.lineage_id FROM facts f {}
+         WHERE f.tenant_id = $1 AND f.id = $2 AND {} FOR UPDATE OF f",
+        octopus_sql::columns::FACTS,
+        crate::facts::IN_USE,
+        crate::facts::IN_USE_WHERE,
     ))
     .bind(tenant.0)
     .bind(id.0)
@@ -212,7 +213,7 @@ pub(crate) async fn remove_lineage(
                      FROM json_array_elements_text(key_facts) AS said WHERE said <> $3)
                  WHERE id = $1 AND tenant_id = $2 AND key_facts IS NOT NULL",
         )
-        .bind(fact.episode_id.0)
+        .bind(fact.episode_id.map(|e| e.0))
         .bind(tenant.0)
         .bind(&fact.text)
         .execute(&mut **tx)
@@ -224,7 +225,7 @@ pub(crate) async fn remove_lineage(
         .execute(&mut **tx)
         .await?;
     // Found through their episodes' index, as a purge finds them.
-    let episodes: Vec<Uuid> = versions.iter().map(|f| f.episode_id.0).collect();
+    let episodes: Vec<Uuid> = versions.iter().map(|f| f.vector_episode().0).collect();
     let vectors = query(
         "DELETE FROM memory_vectors
              WHERE episode_id = ANY($3) AND kind = 'fact' AND tenant_id = $1 AND fact_id = ANY($2)

@@ -30,10 +30,12 @@ use crate::{PostgresStore, domain};
 /// The columns a [`Fact`] is read from, of `facts` aliased `f`.
 use octopus_sql::columns::FACTS as COLUMNS;
 
-/// Facts of episodes in use only: a deleted or archived episode's facts
-/// leave every read, as its messages do.
-const IN_USE: &str =
-    "JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL";
+/// Facts in use only: a deleted or archived episode's facts leave every
+/// read, as its messages do; a fact a person added has no episode. The
+/// join, then the condition for the query's `WHERE`.
+pub(crate) const IN_USE: &str = "LEFT JOIN episodes e ON e.id = f.episode_id";
+pub(crate) const IN_USE_WHERE: &str =
+    "(f.episode_id IS NULL OR (e.deleted_at IS NULL AND e.archived_at IS NULL))";
 
 pub(crate) fn fact_from_row(row: &PgRow) -> StoreResult<Fact> {
     let message_ids: Vec<Uuid> = row.try_get("message_ids")?;
@@ -42,7 +44,7 @@ pub(crate) fn fact_from_row(row: &PgRow) -> StoreResult<Fact> {
         tenant_id: TenantId(row.try_get("tenant_id")?),
         agent_id: AgentId(row.try_get("agent_id")?),
         user_id: row.try_get("user_id")?,
-        episode_id: EpisodeId(row.try_get("episode_id")?),
+        episode_id: row.try_get::<Option<Uuid>, _>("episode_id")?.map(EpisodeId),
         message_ids: message_ids.into_iter().map(MessageId).collect(),
         text: row.try_get("text")?,
         valid_from: row.try_get("valid_from")?,
@@ -86,7 +88,7 @@ pub(crate) async fn insert_fact(
     .bind(fact.tenant_id.0)
     .bind(fact.agent_id.0)
     .bind(&fact.user_id)
-    .bind(fact.episode_id.0)
+    .bind(fact.episode_id.map(|e| e.0))
     .bind(message_ids)
     .bind(&fact.text)
     .bind(fact.valid_from)
@@ -210,8 +212,8 @@ impl PostgresStore {
         let scope = "f.tenant_id = $1 AND f.agent_id = $2 AND f.user_id = $3";
         let rows = query(&format!(
             "SELECT (SELECT count(*) FROM facts f {IN_USE}
-                     WHERE {scope} AND f.search @@ to_tsquery('english', w.word)) AS containing,
-                    (SELECT count(*) FROM facts f {IN_USE} WHERE {scope}) AS total
+                     WHERE {scope} AND {IN_USE_WHERE} AND f.search @@ to_tsquery('english', w.word)) AS containing,
+                    (SELECT count(*) FROM facts f {IN_USE} WHERE {scope} AND {IN_USE_WHERE}) AS total
              FROM unnest($4::text[]) WITH ORDINALITY AS w(word, position) ORDER BY w.position"
         ))
         .bind(tenant.0)
@@ -238,6 +240,7 @@ impl FactStore for PostgresStore {
             query(&format!(
                 "SELECT {COLUMNS} FROM facts f {IN_USE}
                  WHERE f.tenant_id = $1 AND f.agent_id = $2 AND f.user_id = $3 {current}
+                   AND {IN_USE_WHERE}
                    AND (cardinality($6::text[]) = 0 OR f.category = ANY($6))
                  ORDER BY f.valid_from DESC, f.seq DESC LIMIT $4 OFFSET $5"
             ))
@@ -263,7 +266,8 @@ impl FactStore for PostgresStore {
             }
             let wanted: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
             let found = query(&format!(
-                "SELECT {COLUMNS} FROM facts f {IN_USE} WHERE f.tenant_id = $1 AND f.id = ANY($2)"
+                "SELECT {COLUMNS} FROM facts f {IN_USE}
+                 WHERE f.tenant_id = $1 AND f.id = ANY($2) AND {IN_USE_WHERE}"
             ))
             .bind(tenant.0)
             .bind(wanted)
@@ -302,7 +306,7 @@ impl FactStore for PostgresStore {
             sql.push(") AS rank FROM to_tsquery('english', ")
                 .push_bind(crate::search::any_word(&query_.text))
                 .push(format!(
-                    ") q, facts f {IN_USE} WHERE f.search @@ q AND f.tenant_id = "
+                    ") q, facts f {IN_USE} WHERE {IN_USE_WHERE} AND f.search @@ q AND f.tenant_id = "
                 ))
                 .push_bind(tenant.0)
                 .push(" AND f.agent_id = ")
@@ -329,6 +333,36 @@ impl FactStore for PostgresStore {
         domain(crate::error::retrying(|| {
             self.store_correction(tenant, correction)
         }))
+        .await
+    }
+
+    async fn add_fact(
+        &self,
+        tenant: TenantId,
+        addition: &octopus_core::fact::FactAddition,
+    ) -> Result<Fact> {
+        addition.validate()?;
+        let mut fact = addition.fact.clone();
+        fact.tenant_id = tenant;
+        domain(async {
+            let mut tx = self.pool.begin().await?;
+            insert_fact(
+                &mut tx,
+                &fact,
+                FactAction::Added,
+                addition.reason.as_deref(),
+            )
+            .await?;
+            crate::jobs::queue_fact(
+                &mut tx,
+                &fact,
+                fact.created_at,
+                octopus_core::memory_jobs::WorkClass::Live,
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(fact)
+        })
         .await
     }
 

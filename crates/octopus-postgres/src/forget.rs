@@ -161,6 +161,18 @@ impl PostgresStore {
         }
         receipt.relational.learned_procedures = removed;
 
+        // Facts a person added have no episode; each files its vector under
+        // its own id.
+        let added: Vec<Uuid> = query_scalar(
+            "SELECT id FROM facts WHERE tenant_id = $1 AND user_id = $2
+                                    AND ($3::uuid IS NULL OR agent_id = $3) AND episode_id IS NULL",
+        )
+        .bind(tenant.0)
+        .bind(&who.user_id)
+        .bind(agent)
+        .fetch_all(&mut *tx)
+        .await?;
+        let vector_groups: Vec<Uuid> = episodes.iter().chain(&added).copied().collect();
         receipt.queue.jobs = query(
             "DELETE FROM memory_jobs WHERE tenant_id = $1 AND (
                  target = ANY($2)
@@ -168,7 +180,7 @@ impl PostgresStore {
                  OR target IN (SELECT id FROM facts WHERE tenant_id = $1 AND episode_id = ANY($2)))",
         )
         .bind(tenant.0)
-        .bind(&episodes)
+        .bind(&vector_groups)
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -181,20 +193,22 @@ impl PostgresStore {
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        receipt.relational.facts =
-            query("DELETE FROM facts WHERE tenant_id = $1 AND episode_id = ANY($2)")
-                .bind(tenant.0)
-                .bind(&episodes)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
+        receipt.relational.facts = query(
+            "DELETE FROM facts WHERE tenant_id = $1 AND (episode_id = ANY($2) OR id = ANY($3))",
+        )
+        .bind(tenant.0)
+        .bind(&episodes)
+        .bind(&added)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
 
         let vectors = query(
             "DELETE FROM memory_vectors WHERE tenant_id = $1 AND episode_id = ANY($2)
              RETURNING agent_id, kind, seq",
         )
         .bind(tenant.0)
-        .bind(&episodes)
+        .bind(&vector_groups)
         .fetch_all(&mut *tx)
         .await?;
         let mut per_collection: HashMap<Uuid, Vec<u64>> = HashMap::new();

@@ -38,7 +38,7 @@ async fn splice_out(
              FROM json_array_elements_text(key_facts) AS said WHERE said <> $3)
          WHERE id = $1 AND tenant_id = $2 AND key_facts IS NOT NULL",
     )
-    .bind(fact.episode_id.0)
+    .bind(fact.episode_id.map(|e| e.0))
     .bind(tenant.0)
     .bind(&fact.text)
     .execute(&mut **tx)
@@ -53,7 +53,7 @@ async fn splice_out(
          WHERE episode_id = $1 AND kind = 'fact' AND fact_id = $2 AND tenant_id = $3
          RETURNING agent_id, seq",
     )
-    .bind(fact.episode_id.0)
+    .bind(fact.vector_episode().0)
     .bind(fact.id.0)
     .bind(tenant.0)
     .fetch_all(&mut **tx)

@@ -471,11 +471,30 @@ async function user(agentId, userId) {
           when(c.updated_at),
         ]))
         : empty("No live conversations.")),
-    h("section", { id: "facts" }, h("h2", {}, "What the agent learned"),
+    h("section", { id: "facts" }, h("h2", {}, "What the agent knows"),
       facts.length
         ? h("ul", { class: "facts" }, facts.map((f) => factItem(f, render)))
-        : empty("No key facts yet: they are learned when an episode closes.")),
+        : empty("No facts yet: they are learned as the user talks, or added below."),
+      addFactForm(agentId, userId, a.memory.fact_categories ?? [])),
     forget);
+}
+
+/** A fact a person adds by hand, of no conversation. */
+function addFactForm(agentId, userId, categories) {
+  const category = categories.length
+    ? field("Category", h("select", { name: "category" }, h("option", { value: "" }, "none"),
+      categories.map((c) => h("option", { value: c }, c))))
+    : null;
+  return form([
+    field("A fact to add", h("input", { name: "text", required: true, maxlength: 2000 })),
+    category,
+    field("Why (kept in its history)", h("input", { name: "reason", maxlength: 500 })),
+  ], "Add fact", async ({ text, category, reason }) => {
+    await api.post(`/v1/agents/${enc(agentId)}/users/${enc(userId)}/facts`,
+      { text, category: category || undefined, reason: reason || undefined });
+    say("Fact added.");
+    await render();
+  }, { class: "fact-add", id: "fact-add" });
 }
 
 /** One fact that holds, with what a person can do to it: correct it (a new

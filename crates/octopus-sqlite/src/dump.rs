@@ -156,6 +156,20 @@ fn export(
             }
         }
     }
+    // Facts a person added, of no episode, after every agent they name.
+    let added = rows::collect(
+        &mut tx.prepare(&format!(
+            "SELECT {} FROM facts f WHERE f.tenant_id = ?1 AND f.episode_id IS NULL
+               AND f.agent_id IN ({AGENTS}) AND (?2 IS NULL OR f.user_id = ?2)
+             ORDER BY f.seq",
+            octopus_sql::columns::FACTS
+        ))?,
+        scope,
+        crate::facts::fact_from_row,
+    )?;
+    for fact in added {
+        out.send(DumpRecord::Fact(fact))?;
+    }
     Ok(())
 }
 
@@ -321,21 +335,35 @@ fn store_record(
             }
         }
         DumpRecord::Fact(mut fact) => {
-            // Its owner is its episode's, which must be this tenant's.
-            let (agent, user) = episode_owner(tx, tenant, fact.episode_id)?;
             fact.tenant_id = tenant;
-            fact.agent_id = agent;
-            fact.user_id = user;
+            match fact.episode_id {
+                // Its owner is its episode's, which must be this tenant's.
+                Some(episode) => {
+                    (fact.agent_id, fact.user_id) = episode_owner(tx, tenant, episode)?;
+                }
+                // One a person added: its agent must be this tenant's.
+                None => {
+                    octopus_core::conversation::validate_user_id(&fact.user_id)?;
+                    let known: bool = tx.query_row(
+                        "SELECT EXISTS (SELECT 1 FROM agents WHERE id = ?1 AND tenant_id = ?2)",
+                        [fact.agent_id.0.as_bytes(), tenant.0.as_bytes()],
+                        |r| r.get(0),
+                    )?;
+                    Unresolved::Agent(fact.agent_id).unless(known)?;
+                }
+            }
             crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Imported, None)?;
             crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk)?;
             // A dump written before facts were learned during sessions says
             // nothing of how far its episodes were learned from: whole, once
             // they have facts.
-            tx.prepare_cached(
-                "UPDATE episodes SET facts_learned_through = message_count
-                 WHERE id = ?1 AND tenant_id = ?2 AND facts_learned_through = 0",
-            )?
-            .execute([fact.episode_id.0.as_bytes(), tenant.0.as_bytes()])?;
+            if let Some(episode) = fact.episode_id {
+                tx.prepare_cached(
+                    "UPDATE episodes SET facts_learned_through = message_count
+                     WHERE id = ?1 AND tenant_id = ?2 AND facts_learned_through = 0",
+                )?
+                .execute([episode.0.as_bytes(), tenant.0.as_bytes()])?;
+            }
         }
     }
     Ok(())

@@ -136,7 +136,7 @@ pub(crate) fn remove_lineage(
                  RETURNING agent_id, seq",
             )?,
             params![
-                fact.episode_id.0.as_bytes(),
+                fact.vector_episode().0.as_bytes(),
                 fact.id.0.as_bytes(),
                 tenant.0.as_bytes()
             ],
@@ -165,7 +165,7 @@ pub(crate) fn remove_lineage(
         tenant.0.as_bytes(),
         held.agent_id.0.as_bytes(),
         held.user_id,
-        held.episode_id.0.as_bytes(),
+        held.episode_id.map(|e| *e.0.as_bytes()),
         lineage,
         held.id.0.as_bytes(),
         deletion.changed_by,
@@ -182,10 +182,13 @@ pub(crate) fn remove_lineage(
 
 /// Takes a learned fact's words out of its episode's key facts.
 pub(crate) fn drop_key_fact(tx: &Connection, tenant: TenantId, fact: &Fact) -> StoreResult<()> {
+    let Some(episode) = fact.episode_id else {
+        return Ok(());
+    };
     let key_facts: Option<String> = tx
         .query_row(
             "SELECT key_facts FROM episodes WHERE id = ?1 AND tenant_id = ?2",
-            [fact.episode_id.0.as_bytes(), tenant.0.as_bytes()],
+            [episode.0.as_bytes(), tenant.0.as_bytes()],
             |r| r.get(0),
         )
         .map_err(crate::error::Error::from)?;
@@ -199,7 +202,7 @@ pub(crate) fn drop_key_fact(tx: &Connection, tenant: TenantId, fact: &Fact) -> S
         tx.execute(
             "UPDATE episodes SET key_facts = ?3 WHERE id = ?1 AND tenant_id = ?2",
             params![
-                fact.episode_id.0.as_bytes(),
+                episode.0.as_bytes(),
                 tenant.0.as_bytes(),
                 serde_json::to_string(&kept).map_err(|e| corrupt("episode key facts", e))?
             ],

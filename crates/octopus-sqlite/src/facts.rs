@@ -24,10 +24,12 @@ use crate::rows::{self, Filters};
 /// The columns a [`Fact`] is read from, of `facts` aliased `f`.
 use octopus_sql::columns::FACTS as COLUMNS;
 
-/// Facts of episodes in use only: a deleted or archived episode's facts
-/// leave every read, as its messages do.
-const IN_USE: &str =
-    "JOIN episodes e ON e.id = f.episode_id AND e.deleted_at IS NULL AND e.archived_at IS NULL";
+/// Facts in use only: a deleted or archived episode's facts leave every
+/// read, as its messages do; a fact a person added has no episode. The
+/// join, then the condition for the query's `WHERE`.
+const IN_USE: &str = "LEFT JOIN episodes e ON e.id = f.episode_id";
+const IN_USE_WHERE: &str =
+    "(f.episode_id IS NULL OR (e.deleted_at IS NULL AND e.archived_at IS NULL))";
 
 pub(crate) fn fact_from_row(row: &rusqlite::Row<'_>) -> StoreResult<Fact> {
     let message_ids: String = row.get("message_ids")?;
@@ -38,7 +40,7 @@ pub(crate) fn fact_from_row(row: &rusqlite::Row<'_>) -> StoreResult<Fact> {
         tenant_id: TenantId(rows::uuid(row, "tenant_id")?),
         agent_id: AgentId(rows::uuid(row, "agent_id")?),
         user_id: row.get("user_id")?,
-        episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
+        episode_id: rows::opt_uuid(row, "episode_id")?.map(EpisodeId),
         message_ids,
         text: row.get("text")?,
         valid_from: rows::time(row, "valid_from")?,
@@ -97,7 +99,7 @@ pub(crate) fn insert_fact(
                 fact.tenant_id.0.as_bytes(),
                 fact.agent_id.0.as_bytes(),
                 fact.user_id,
-                fact.episode_id.0.as_bytes(),
+                fact.episode_id.map(|e| *e.0.as_bytes()),
                 message_ids,
                 fact.text,
                 micros(fact.valid_from),
@@ -143,7 +145,7 @@ fn record_history(
         version.tenant_id.0.as_bytes(),
         version.agent_id.0.as_bytes(),
         version.user_id,
-        version.episode_id.0.as_bytes(),
+        version.episode_id.map(|e| *e.0.as_bytes()),
         lineage,
         version.id.0.as_bytes(),
         action.as_str(),
@@ -242,6 +244,7 @@ fn list(conn: &Connection, tenant: TenantId, filter: &FactFilter) -> StoreResult
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM facts f {IN_USE}
          WHERE f.tenant_id = ?1 AND f.agent_id = ?2 AND f.user_id = ?3 {current}
+           AND {IN_USE_WHERE}
            AND (?6 IS NULL OR f.category IN (SELECT value FROM json_each(?6)))
          ORDER BY f.valid_from DESC, f.seq DESC LIMIT ?4 OFFSET ?5"
     ))?;
@@ -271,7 +274,7 @@ fn by_ids(conn: &Connection, tenant: TenantId, ids: &[FactId]) -> StoreResult<Ve
         .map(|id| filters.bind(rows::blob(&id.0)))
         .collect();
     let sql = format!(
-        "SELECT {COLUMNS} FROM facts f {IN_USE} {} AND f.id IN ({})",
+        "SELECT {COLUMNS} FROM facts f {IN_USE} {} AND {IN_USE_WHERE} AND f.id IN ({})",
         filters.where_sql(),
         placeholders.join(", ")
     );
@@ -316,7 +319,7 @@ fn search(
              SELECT rowid AS seq, {rank} AS rank FROM fact_fts WHERE fact_fts MATCH {matching}
          )
          SELECT {COLUMNS}, ranked.rank AS rank FROM ranked JOIN facts f ON f.seq = ranked.seq {IN_USE}
-         {} ORDER BY ranked.rank DESC, f.seq LIMIT {limit}",
+         {} AND {IN_USE_WHERE} ORDER BY ranked.rank DESC, f.seq LIMIT {limit}",
         filters.where_sql()
     );
     rows::collect(
@@ -357,6 +360,32 @@ impl FactStore for SqliteStore {
         let correction = correction.clone();
         self.db
             .write(move |conn| crate::fact_changes::correct(conn, tenant, &correction))
+            .await
+    }
+
+    async fn add_fact(
+        &self,
+        tenant: TenantId,
+        addition: &octopus_core::fact::FactAddition,
+    ) -> Result<Fact> {
+        addition.validate()?;
+        let mut addition = addition.clone();
+        addition.fact.tenant_id = tenant;
+        self.db
+            .write(move |conn| {
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                let fact = &addition.fact;
+                insert_fact(&tx, fact, FactAction::Added, addition.reason.as_deref())?;
+                crate::jobs::queue_fact(
+                    &tx,
+                    fact,
+                    micros(fact.created_at),
+                    octopus_core::memory_jobs::WorkClass::Live,
+                )?;
+                tx.commit()?;
+                Ok(addition.fact)
+            })
             .await
     }
 

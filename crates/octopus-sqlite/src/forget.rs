@@ -22,6 +22,9 @@ use octopus_core::vectors::{VectorChange, VectorSet};
 
 /// The user's episodes; `?1` tenant, `?2` user, `?3` agent or NULL.
 const EPISODES: &str = "SELECT id FROM episodes WHERE tenant_id = ?1 AND user_id = ?2 AND (?3 IS NULL OR agent_id = ?3)";
+/// The user's facts, learned or added by hand.
+const FACTS: &str =
+    "SELECT id FROM facts WHERE tenant_id = ?1 AND user_id = ?2 AND (?3 IS NULL OR agent_id = ?3)";
 
 /// What the relational transaction removed, and the record of what is left.
 struct Removed {
@@ -167,7 +170,7 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
             "DELETE FROM memory_jobs WHERE tenant_id = ?1 AND (
                  target IN ({EPISODES})
                  OR target IN (SELECT id FROM messages WHERE tenant_id = ?1 AND episode_id IN ({EPISODES}))
-                 OR target IN (SELECT id FROM facts WHERE tenant_id = ?1 AND episode_id IN ({EPISODES})))"
+                 OR target IN ({FACTS}))"
         ),
         scope,
     )? as u64;
@@ -175,15 +178,11 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
         "DELETE FROM fact_history WHERE tenant_id = ?1 AND user_id = ?2 AND (?3 IS NULL OR agent_id = ?3)",
         scope,
     )? as u64;
-    // Their full-text entries go with them (a trigger), compacted below.
-    receipt.relational.facts = tx.execute(
-        &format!("DELETE FROM facts WHERE tenant_id = ?1 AND episode_id IN ({EPISODES})"),
-        scope,
-    )? as u64;
-
     let vectors: Vec<(Vec<u8>, String, u64)> = rows::collect(
         &mut tx.prepare(&format!(
-            "DELETE FROM memory_vectors WHERE tenant_id = ?1 AND episode_id IN ({EPISODES})
+            // A fact added by hand files its vector under its own id.
+            "DELETE FROM memory_vectors
+             WHERE tenant_id = ?1 AND (episode_id IN ({EPISODES}) OR episode_id IN ({FACTS}))
              RETURNING agent_id, kind, seq"
         ))?,
         scope,
@@ -198,6 +197,9 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
         }
         per_collection.entry(agent).or_default().push(key);
     }
+    // Their full-text entries go with them (a trigger), compacted below.
+    receipt.relational.facts =
+        tx.execute(&format!("DELETE FROM facts WHERE id IN ({FACTS})"), scope)? as u64;
 
     let message_seqs: Vec<i64> = rows::collect(
         &mut tx.prepare(&format!(

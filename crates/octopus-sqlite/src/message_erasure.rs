@@ -76,7 +76,7 @@ fn splice_out(
              RETURNING agent_id, seq",
         )?,
         params![
-            fact.episode_id.0.as_bytes(),
+            fact.vector_episode().0.as_bytes(),
             fact.id.0.as_bytes(),
             tenant.0.as_bytes()
         ],
@@ -121,7 +121,7 @@ fn splice_out(
         tenant.0.as_bytes(),
         fact.agent_id.0.as_bytes(),
         fact.user_id,
-        fact.episode_id.0.as_bytes(),
+        fact.episode_id.map(|e| *e.0.as_bytes()),
         lineage,
         fact.id.0.as_bytes(),
         erasure.changed_by,

@@ -91,6 +91,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0019_learning_during_sessions",
         sql: include_str!("../migrations/main/0019_learning_during_sessions.sql"),
     },
+    Migration {
+        name: "main/0020_manual_facts",
+        sql: include_str!("../migrations/main/0020_manual_facts.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

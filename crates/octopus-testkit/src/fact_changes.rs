@@ -362,3 +362,164 @@ pub async fn a_facts_history_goes_with_its_episode_and_its_user(backend: &impl B
     let error = store.fact_history(world.tenant, tea.id).await.unwrap_err();
     assert!(is_not_found(&error), "{error:?}");
 }
+
+/// A fact a person added about `user`, with `text`.
+fn addition(world: &World, user: &str, text: &str) -> octopus_core::fact::FactAddition {
+    let at = now();
+    octopus_core::fact::FactAddition {
+        fact: Fact {
+            id: FactId::new(),
+            tenant_id: world.tenant,
+            agent_id: world.agent,
+            user_id: user.into(),
+            episode_id: None,
+            message_ids: Vec::new(),
+            text: text.into(),
+            valid_from: at,
+            valid_to: None,
+            superseded_by: None,
+            created_at: at,
+            source: FactSource::Manual,
+            changed_by: "support-desk".into(),
+            category: None,
+        },
+        reason: Some("she told us on the phone".into()),
+    }
+}
+
+pub async fn a_fact_added_by_hand_lives_as_a_learned_one_and_leaves_with_its_user(
+    backend: &impl Backend,
+) {
+    use octopus_core::memory_jobs::JobOutcome;
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let added = store
+        .add_fact(
+            world.tenant,
+            &addition(&world, "alice", "Alice is allergic to peanuts"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(added.episode_id, None);
+    assert_eq!(
+        texts(&current(&*store, &world).await),
+        ["Alice is allergic to peanuts"]
+    );
+    let hits = store
+        .search_facts(world.tenant, &words(&world, "alice", "peanuts"))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1, "found by its words at once");
+    let history = store.fact_history(world.tenant, added.id).await.unwrap();
+    assert_eq!(
+        history
+            .iter()
+            .map(|e| (e.action, e.changed_by.as_str(), e.reason.as_deref()))
+            .collect::<Vec<_>>(),
+        [(
+            FactAction::Added,
+            "support-desk",
+            Some("she told us on the phone")
+        )]
+    );
+    // Found by meaning once the memory worker embedded it.
+    let jobs = store.claim_memory_jobs(100, now(), LEASE).await.unwrap();
+    let job = jobs
+        .iter()
+        .find(|job| matches!(&job.work, MemoryWork::EmbedFact(f) if f.id == added.id))
+        .expect("its embedding is queued");
+    let embedded = JobOutcome::FactEmbedded {
+        fact: added.id,
+        vector: direction(3, 0.0),
+    };
+    store
+        .complete_memory_job(job, embedded, "test-model", now())
+        .await
+        .unwrap();
+    let mut near = crate::memory::query(&world, "alice", direction(3, 0.0));
+    near.kinds = vec![MemoryKind::Fact];
+    let found = store.search_memory(world.tenant, &near).await.unwrap();
+    assert_eq!(
+        found.iter().map(|hit| hit.fact_id).collect::<Vec<_>>(),
+        [Some(added.id)]
+    );
+    // Corrected: the new version has no episode either.
+    let fixed = store
+        .correct_fact(
+            world.tenant,
+            &correction(added.id, "Alice is allergic to peanuts and cashews"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(fixed.episode_id, None);
+
+    // Forgotten with its user: rows, words and vector.
+    store
+        .add_fact(world.tenant, &addition(&world, "bob", "Bob is left-handed"))
+        .await
+        .unwrap();
+    store
+        .forget_user(
+            world.tenant,
+            &ForgetUser {
+                user_id: "alice".into(),
+                agent_id: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert!(every_version(&*store, &world).await.is_empty());
+    assert!(
+        store
+            .search_memory(world.tenant, &near)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let gone = store
+        .fact_history(world.tenant, added.id)
+        .await
+        .unwrap_err();
+    assert!(is_not_found(&gone), "{gone:?}");
+    let bob = store
+        .list_facts(world.tenant, &filter(&world, "bob", false))
+        .await
+        .unwrap();
+    assert_eq!(texts(&bob), ["Bob is left-handed"], "another user's stays");
+}
+
+pub async fn a_fact_added_by_hand_is_deleted_from_every_store(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let added = store
+        .add_fact(
+            world.tenant,
+            &addition(&world, "alice", "Alice speaks Basque"),
+        )
+        .await
+        .unwrap();
+    let other = World::create(&*store, "globex").await;
+    let refused = store
+        .delete_fact(other.tenant, &deletion(added.id))
+        .await
+        .unwrap_err();
+    assert!(is_not_found(&refused), "{refused:?}");
+    let receipt = store
+        .delete_fact(world.tenant, &deletion(added.id))
+        .await
+        .unwrap();
+    assert_eq!(receipt.versions, 1);
+    assert!(every_version(&*store, &world).await.is_empty());
+    let hits = store
+        .search_facts(world.tenant, &words(&world, "alice", "Basque"))
+        .await
+        .unwrap();
+    assert!(hits.is_empty());
+    let jobs = store.claim_memory_jobs(100, now(), LEASE).await.unwrap();
+    assert!(
+        !jobs
+            .iter()
+            .any(|job| matches!(&job.work, MemoryWork::EmbedFact(f) if f.id == added.id)),
+        "its queued embedding went with it"
+    );
+}

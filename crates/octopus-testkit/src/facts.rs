@@ -169,7 +169,7 @@ pub async fn a_replaced_fact_is_kept_with_the_period_it_held(backend: &impl Back
             paris.message_ids.clone(),
             paris.user_id.as_str()
         ),
-        (second[0].episode_id, vec![second[0].id], "alice")
+        (Some(second[0].episode_id), vec![second[0].id], "alice")
     );
     assert_eq!((paris.valid_to, paris.superseded_by), (None, None));
 
@@ -469,7 +469,7 @@ pub async fn a_dump_carries_facts_and_their_vectors_are_made_again(backend: &imp
     for fact in &facts {
         let episode_at = records
             .iter()
-            .position(|r| matches!(r, DumpRecord::Episode(e) if e.id == fact.episode_id))
+            .position(|r| matches!(r, DumpRecord::Episode(e) if Some(e.id) == fact.episode_id))
             .unwrap();
         let fact_at = records
             .iter()

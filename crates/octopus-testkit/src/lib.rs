@@ -132,7 +132,9 @@ macro_rules! store_conformance_tests {
             another_tenants_fact_is_not_found_for_any_change,
             a_deleted_fact_leaves_every_store_and_its_history_keeps_no_word,
             an_interrupted_fact_deletion_is_finished_later,
-            a_facts_history_goes_with_its_episode_and_its_user
+            a_facts_history_goes_with_its_episode_and_its_user,
+            a_fact_added_by_hand_lives_as_a_learned_one_and_leaves_with_its_user,
+            a_fact_added_by_hand_is_deleted_from_every_store
         );
         $crate::store_conformance_tests!(@in message_erasure, $backend;
             an_erased_message_leaves_every_store_with_the_facts_learned_from_it,

@@ -166,6 +166,13 @@ class Octopus:
         )
         return page.items
 
+    def add_fact(
+        self, agent_id: Id, user_id: str, body: models.NewFactSpec | Mapping[str, Any]
+    ) -> models.Fact:
+        """Add a fact about a user by hand (``source: manual``, of no conversation)."""
+        path = f"/v1/agents/{segment(agent_id)}/users/{segment(user_id)}/facts"
+        return self._post(path, body, models.Fact)
+
     def forget_user(self, user_id: str, *, agent_id: Id | None = None) -> models.ForgetReceipt:
         """Erase everything about a user (or what they said to one agent). Cannot be undone."""
         response = self._send("DELETE", f"/v1/users/{segment(user_id)}", params=query_of(agent_id=agent_id))

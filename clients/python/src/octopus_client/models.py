@@ -163,6 +163,7 @@ class EpisodeSummaryRequest(BaseModel):
 
 class FactAction(Enum):
     learned = 'learned'
+    added = 'added'
     corrected = 'corrected'
     imported = 'imported'
     deleted = 'deleted'
@@ -537,6 +538,23 @@ class MemoryKind(Enum):
     message = 'message'
     summary = 'summary'
     fact = 'fact'
+
+
+class NewFactSpec(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    category: str | None = Field(
+        None,
+        description="One of the agent's `memory.fact_categories`; none when absent.",
+    )
+    reason: str | None = Field(
+        None, description="Why, up to 500 characters; kept in the fact's history."
+    )
+    text: str = Field(..., description='The fact, 1 to 2,000 characters.')
+    valid_from: AwareDatetime | None = Field(
+        None, description='Since when it holds; now when absent.'
+    )
 
 
 class NewIds(BaseModel):
@@ -1075,7 +1093,7 @@ class Fact(BaseModel):
         description='Who wrote this version: `model` for a learned one, else the name of\nthe API key that made the change.',
     )
     created_at: AwareDatetime
-    episode_id: UUID = Field(..., description='The episode it was learned in.')
+    episode_id: UUID | None = None
     id: UUID = Field(
         ...,
         description='A fact learned about a user: a memory item of its own, with the period\nit held true.',
@@ -1743,14 +1761,8 @@ class MessageWindow(BaseModel):
 
 class RecallHit(BaseModel):
     at: AwareDatetime
-    conversation_id: UUID = Field(
-        ...,
-        description='A conversation: the long-lived thread between one user and one agent.',
-    )
-    episode_id: UUID = Field(
-        ...,
-        description='An episode: one session of a conversation, from its first message to its close.',
-    )
+    conversation_id: UUID | None = None
+    episode_id: UUID | None = None
     fact: Fact | None = None
     keyword_score: float | None = Field(
         None, description='BM25, when the full-text search found it.'

@@ -1,6 +1,6 @@
 """The web console in Debian's chromium, driven by selenium: sign in with the
 keyboard, walk every page, change an agent, approve a procedure and roll it
-back, run a context, erase a message, correct and delete a fact, export,
+back, run a context, erase a message, correct, delete and add a fact, export,
 forget a user; then another tenant's key, which
 sees none of it; then the admin key, with the tenants and the metrics; and
 every page again at a phone's width. A screenshot of each page goes to
@@ -335,6 +335,13 @@ def walk_as_the_tenant(console: Console, world: dict) -> None:
     console.click("#facts .fact-delete-confirm")
     console.wait.until(lambda _: not console.driver.find_elements(By.CSS_SELECTOR, "#facts .fact-text"))
     assert api(key, "GET", f"/v1/agents/{agent['id']}/users/alice/facts", include_replaced="true")["items"] == []
+    # A fact a person adds by hand.
+    console.find("#fact-add input[name=text]").send_keys("Alice prefers morning calls")
+    console.find("#fact-add input[name=reason]").send_keys("she said so")
+    console.click("#fact-add button[type=submit]")
+    console.wait.until(lambda _: console.text("#facts .fact-text") == "Alice prefers morning calls")
+    [added] = api(key, "GET", f"/v1/agents/{agent['id']}/users/alice/facts")["items"]
+    assert (added["source"], added["episode_id"], added["changed_by"]) == ("manual", None, "seed"), added
 
     console.click("#forget-start")
     console.screenshot("forget-confirm")

@@ -145,6 +145,12 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ("get", "/v1/facts/{fact_id}", "facts show"),
     ("patch", "/v1/facts/{fact_id}", "facts correct"),
     ("delete", "/v1/facts/{fact_id}", "facts delete"),
+    (
+        "post",
+        "/v1/agents/{agent_id}/users/{user_id}/facts",
+        "facts add",
+    ),
+    ("delete", "/v1/messages/{message_id}", "messages erase"),
     ("get", "/v1/facts/{fact_id}/history", "facts history"),
 ];
 

@@ -232,3 +232,63 @@ async fn a_fact_deletion_killed_at_any_point_is_finished_at_restart_and_by_a_ret
     }
     eprintln!("where each kill landed: {phases:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fact_added_from_the_command_line_is_used_then_leaves_no_word() {
+    const ADDED: &str = "wobblethorp38jn";
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data);
+    let (tenant, key, agent) = server.tenant_with_agent("acme").await;
+    let added = octopus(
+        &server,
+        &key,
+        &[
+            "facts",
+            "add",
+            "alice",
+            &format!("Alice's locker is {ADDED}"),
+            "--agent",
+            &agent,
+            "--reason",
+            "she told the desk",
+        ],
+    );
+    assert_eq!(
+        (&added["source"], &added["changed_by"], &added["episode_id"]),
+        (&json!("manual"), &json!("k"), &Value::Null),
+        "{added}"
+    );
+    memory_work_done(&server, &tenant).await;
+    let recalled = server
+        .call(
+            &key,
+            Method::POST,
+            &format!("/v1/agents/{agent}/recall"),
+            Some(json!({"user_id": "alice", "query": "Where is Alice's locker?"})),
+        )
+        .await;
+    let hit = recalled["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|hit| hit["kind"] == "fact")
+        .unwrap_or_else(|| panic!("{recalled}"));
+    assert!(
+        hit["episode_id"].is_null() && hit["vector_score"].is_number(),
+        "{hit}"
+    );
+    assert!(!files_containing(&data, ADDED).is_empty());
+
+    let receipt = octopus(
+        &server,
+        &key,
+        &["facts", "delete", added["id"].as_str().unwrap()],
+    );
+    assert_eq!(
+        (&receipt["versions"], &receipt["vectors"]),
+        (&json!(1), &json!(1)),
+        "{receipt}"
+    );
+    no_file_holds(&data, &[ADDED], "after the deletion");
+}

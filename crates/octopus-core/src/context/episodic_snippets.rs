@@ -59,6 +59,7 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
         let date = hit.at.format("%Y-%m-%d");
         match (hit.kind, hit.window, hit.summary, hit.fact) {
             (MemoryKind::Fact, _, _, Some(fact)) => {
+                let episode = fact.vector_episode();
                 let text = match redact {
                     true => crate::pii::egress(&fact.text).into_owned(),
                     false => fact.text,
@@ -72,7 +73,7 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                 };
                 built.push(Passage {
                     id: fact.id.to_string(),
-                    episode: hit.episode_id,
+                    episode,
                     score: hit.score,
                     label,
                     lines: BTreeMap::from([(0, text)]),
@@ -80,6 +81,9 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                 });
             }
             (MemoryKind::Summary, _, Some(summary), _) => {
+                let Some(episode) = hit.episode_id else {
+                    continue;
+                };
                 let text = match redact {
                     true => crate::pii::egress(&summary).into_owned(),
                     false => summary,
@@ -96,8 +100,8 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                 }
                 shown.extend(keys);
                 built.push(Passage {
-                    id: hit.episode_id.to_string(),
-                    episode: hit.episode_id,
+                    id: episode.to_string(),
+                    episode,
                     score: hit.score,
                     label: format!("{date}, summary"),
                     lines: BTreeMap::from([(0, text)]),
@@ -124,13 +128,13 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                 let last = turns.last().map_or(0, |m| m.ordinal);
                 let at = built
                     .iter()
-                    .position(|p| p.touches(hit.episode_id, first, last));
+                    .position(|p| p.touches(window.message.episode_id, first, last));
                 let passage = match at {
                     Some(i) => &mut built[i],
                     None => {
                         built.push(Passage {
                             id: window.message.id.to_string(),
-                            episode: hit.episode_id,
+                            episode: window.message.episode_id,
                             score: hit.score,
                             label: date.to_string(),
                             lines: BTreeMap::new(),
@@ -243,8 +247,8 @@ mod tests {
             score,
             vector_score: None,
             keyword_score: None,
-            episode_id: message.episode_id,
-            conversation_id: message.conversation_id,
+            episode_id: Some(message.episode_id),
+            conversation_id: Some(message.conversation_id),
             at: message.timestamp,
             window: Some(MessageWindow {
                 before: turns[at.saturating_sub(1)..at].to_vec(),
@@ -263,8 +267,8 @@ mod tests {
             score,
             vector_score: None,
             keyword_score: None,
-            episode_id: turns[0].episode_id,
-            conversation_id: turns[0].conversation_id,
+            episode_id: Some(turns[0].episode_id),
+            conversation_id: Some(turns[0].conversation_id),
             at: turns.last().expect("a turn").timestamp,
             window: None,
             fact: None,

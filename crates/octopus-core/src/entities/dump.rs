@@ -585,7 +585,7 @@ impl IdMap {
             DumpRecord::Fact(mut fact) => {
                 fact.id = crate::FactId(self.id(fact.id.0));
                 fact.agent_id = self.agent(fact.agent_id);
-                fact.episode_id = EpisodeId(self.id(fact.episode_id.0));
+                fact.episode_id = fact.episode_id.map(|e| EpisodeId(self.id(e.0)));
                 for message in &mut fact.message_ids {
                     *message = MessageId(self.id(message.0));
                 }

@@ -26,8 +26,8 @@ pub struct Fact {
     pub tenant_id: TenantId,
     pub agent_id: AgentId,
     pub user_id: String,
-    /// The episode it was learned in.
-    pub episode_id: EpisodeId,
+    /// The episode it was learned in; none for a fact a person added.
+    pub episode_id: Option<EpisodeId>,
     /// The messages it was learned from.
     pub message_ids: Vec<MessageId>,
     pub text: String,
@@ -87,6 +87,13 @@ impl FactSource {
 }
 
 impl Fact {
+    /// The episode its memory vector is filed under, which stores find it
+    /// by: the one it was learned in, or for a fact a person added, which
+    /// has none, an id of its own (the fact's), which no episode has.
+    pub fn vector_episode(&self) -> EpisodeId {
+        self.episode_id.unwrap_or(EpisodeId(self.id.0))
+    }
+
     /// Whether it still holds: no newer fact replaced it.
     pub fn is_current(&self) -> bool {
         self.superseded_by.is_none()
@@ -125,7 +132,7 @@ impl NewFact {
             tenant_id: tenant,
             agent_id: agent,
             user_id: user.to_owned(),
-            episode_id: episode,
+            episode_id: Some(episode),
             message_ids: self.message_ids.clone(),
             text: self.text.clone(),
             valid_from: self.valid_from,
@@ -186,6 +193,38 @@ pub struct FactEdit {
     /// Why, up to 500 characters; kept in the fact's history.
     #[serde(default)]
     pub reason: Option<String>,
+}
+
+/// What a person writes to add a fact about a user by hand.
+#[derive(Clone, Debug, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewFactSpec {
+    /// The fact, 1 to 2,000 characters.
+    pub text: String,
+    /// One of the agent's `memory.fact_categories`; none when absent.
+    #[serde(default)]
+    pub category: Option<String>,
+    /// Since when it holds; now when absent.
+    #[serde(default)]
+    pub valid_from: Option<DateTime<Utc>>,
+    /// Why, up to 500 characters; kept in the fact's history.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A fact a person adds: of no episode and no message, `source: manual`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactAddition {
+    pub fact: Fact,
+    pub reason: Option<String>,
+}
+
+impl FactAddition {
+    /// Checks what a person wrote: text and reason within bounds, not blank.
+    pub fn validate(&self) -> crate::Result<()> {
+        check_chars("text", &self.fact.text, 1, MAX_FACT_CHARS)?;
+        check_optional_chars("reason", self.reason.as_deref(), MAX_REASON_CHARS)
+    }
 }
 
 /// A person's correction of a fact that holds: a new version with `text`,
@@ -265,11 +304,14 @@ pub enum FactAction {
     /// The model learned this version (a new fact, or one replacing an
     /// older version when what it says changed).
     Learned,
+    /// A person added the fact by hand.
+    Added,
     /// A person corrected the fact: this version replaced the one before.
     Corrected,
     /// The version came in with an import.
     Imported,
-    /// A person deleted the fact: every version's words are gone.
+    /// A person deleted the fact (every version's words are gone), or
+    /// erased the message this version was learned from (its words are).
     Deleted,
 }
 
@@ -277,6 +319,7 @@ impl FactAction {
     pub fn as_str(self) -> &'static str {
         match self {
             FactAction::Learned => "learned",
+            FactAction::Added => "added",
             FactAction::Corrected => "corrected",
             FactAction::Imported => "imported",
             FactAction::Deleted => "deleted",
@@ -286,6 +329,7 @@ impl FactAction {
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "learned" => Some(FactAction::Learned),
+            "added" => Some(FactAction::Added),
             "corrected" => Some(FactAction::Corrected),
             "imported" => Some(FactAction::Imported),
             "deleted" => Some(FactAction::Deleted),
@@ -469,7 +513,7 @@ mod tests {
             tenant_id: TenantId::new(),
             agent_id: AgentId::new(),
             user_id: "dana".into(),
-            episode_id: EpisodeId::new(),
+            episode_id: Some(EpisodeId::new()),
             message_ids: vec![MessageId::new()],
             text: text.into(),
             valid_from: at,

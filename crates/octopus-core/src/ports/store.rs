@@ -452,6 +452,15 @@ pub trait FactStore: Send + Sync {
         correction: &crate::fact::FactCorrection,
     ) -> Result<crate::fact::Fact>;
 
+    /// Stores a fact a person added (of no episode), records it in its
+    /// history (`added`) and queues its vector, in one transaction; its
+    /// words are searchable at once. The caller has checked its agent.
+    async fn add_fact(
+        &self,
+        tenant: TenantId,
+        addition: &crate::fact::FactAddition,
+    ) -> Result<crate::fact::Fact>;
+
     /// Deletes a fact, given any of its versions: every version's row,
     /// full-text entry and memory vector, with its queued work, in one
     /// transaction that records the deletion in the history (by whom and

@@ -195,8 +195,10 @@ pub struct RecallHit {
     pub vector_score: Option<f32>,
     /// BM25, when the full-text search found it.
     pub keyword_score: Option<f64>,
-    pub episode_id: EpisodeId,
-    pub conversation_id: ConversationId,
+    /// The episode and conversation it comes from; absent for a fact a
+    /// person added, which has neither.
+    pub episode_id: Option<EpisodeId>,
+    pub conversation_id: Option<ConversationId>,
     pub at: DateTime<Utc>,
     /// For a message hit: the message and its neighbouring turns.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -84,7 +84,8 @@ impl RankingWeights {
 pub enum Memory {
     Message(MessageId),
     Summary(EpisodeId),
-    /// A fact, with the episode it was learned in.
+    /// A fact, with the episode its vector is filed under
+    /// ([`Fact::vector_episode`](crate::fact::Fact::vector_episode)).
     Fact(crate::FactId, EpisodeId),
 }
 

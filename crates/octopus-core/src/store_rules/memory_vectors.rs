@@ -125,12 +125,13 @@ impl MemoryVectorFields {
         }
     }
 
-    /// A fact's vector: at the time it became true.
+    /// A fact's vector: at the time it became true, filed under
+    /// [`Fact::vector_episode`](crate::fact::Fact::vector_episode).
     pub fn fact(fact: &crate::fact::Fact) -> Self {
         MemoryVectorFields {
             user_id: fact.user_id.clone(),
             kind: MemoryKind::Fact,
-            episode_id: fact.episode_id,
+            episode_id: fact.vector_episode(),
             message_id: None,
             fact_id: Some(fact.id),
             at: fact.valid_from,

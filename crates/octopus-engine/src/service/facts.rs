@@ -15,9 +15,9 @@ use octopus_core::agent::Agent;
 use octopus_core::chat::{ChatError, ChatRequest, Fault};
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::fact::{
-    Fact, FactChange, FactCorrection, FactDeletion, FactDeletionReceipt, FactEdit, FactFilter,
-    FactHistoryEntry, MAX_FACTS_PER_CLOSE, MAX_RELATED_FACTS, NewFact, RECONCILE_INSTRUCTIONS,
-    read_changes, reconcile_message, sources_by_words,
+    Fact, FactAddition, FactChange, FactCorrection, FactDeletion, FactDeletionReceipt, FactEdit,
+    FactFilter, FactHistoryEntry, FactSource, MAX_FACTS_PER_CLOSE, MAX_RELATED_FACTS, NewFact,
+    NewFactSpec, RECONCILE_INSTRUCTIONS, read_changes, reconcile_message, sources_by_words,
 };
 use octopus_core::memory_vectors::MemoryVectorQuery;
 use octopus_core::message::Role;
@@ -82,6 +82,60 @@ impl Octopus {
         let fact = self.store.correct_fact(tenant, &correction).await?;
         self.work_signal.poke();
         tracing::info!(tenant_id = %tenant, fact_id = %fact.id, corrected = %id, "corrected a fact");
+        Ok(fact)
+    }
+
+    /// A fact a person adds about `user_id` of `agent_id`: of no episode,
+    /// written by `changed_by` (an API key's name), true from `valid_from`
+    /// (now when absent), filed under one of the agent's categories when
+    /// it names one. Its vector follows from the memory worker; keywords
+    /// find it at once.
+    pub async fn add_fact(
+        &self,
+        tenant: TenantId,
+        agent_id: AgentId,
+        user_id: &str,
+        spec: NewFactSpec,
+        changed_by: &str,
+    ) -> Result<Fact> {
+        let agent = self.cached_agent(tenant, agent_id).await?;
+        octopus_core::conversation::validate_user_id(user_id)?;
+        if let Some(category) = &spec.category
+            && !agent.memory.fact_categories.contains(category)
+        {
+            let known = match agent.memory.fact_categories.is_empty() {
+                true => "the agent files facts under no category".to_owned(),
+                false => format!(
+                    "must be one of the agent's fact_categories: {}",
+                    agent.memory.fact_categories.join(", ")
+                ),
+            };
+            return Err(octopus_core::Error::invalid("category", known).into());
+        }
+        let at = now();
+        let addition = FactAddition {
+            fact: Fact {
+                id: FactId::new(),
+                tenant_id: tenant,
+                agent_id,
+                user_id: user_id.to_owned(),
+                episode_id: None,
+                message_ids: Vec::new(),
+                text: spec.text,
+                valid_from: spec.valid_from.unwrap_or(at),
+                valid_to: None,
+                superseded_by: None,
+                created_at: at,
+                source: FactSource::Manual,
+                changed_by: changed_by.to_owned(),
+                category: spec.category,
+            },
+            reason: spec.reason,
+        };
+        addition.validate()?;
+        let fact = self.store.add_fact(tenant, &addition).await?;
+        self.work_signal.poke();
+        tracing::info!(tenant_id = %tenant, fact_id = %fact.id, "added a fact");
         Ok(fact)
     }
 

@@ -291,29 +291,35 @@ impl Octopus {
                     score,
                     vector_score: found.vector_score,
                     keyword_score: found.keyword_score,
-                    episode_id: window.message.episode_id,
-                    conversation_id: window.message.conversation_id,
+                    episode_id: Some(window.message.episode_id),
+                    conversation_id: Some(window.message.conversation_id),
                     at: window.message.timestamp,
                     window: Some(window),
                     summary: None,
                     fact: None,
                 }),
-                Memory::Fact(id, episode) => match facts.remove(&id) {
+                Memory::Fact(id, _) => match facts.remove(&id) {
                     Some(fact) => {
-                        self.live_episode(tenant, episode)
-                            .await?
-                            .map(|episode| RecallHit {
-                                kind: MemoryKind::Fact,
-                                score,
-                                vector_score: found.vector_score,
-                                keyword_score: found.keyword_score,
-                                episode_id: episode.id,
-                                conversation_id: episode.conversation_id,
-                                at: fact.valid_from,
-                                window: None,
-                                summary: None,
-                                fact: Some(fact),
-                            })
+                        // A fact a person added has no episode to hold it back.
+                        let from = match fact.episode_id {
+                            Some(episode) => match self.live_episode(tenant, episode).await? {
+                                Some(episode) => Some((episode.id, episode.conversation_id)),
+                                None => continue,
+                            },
+                            None => None,
+                        };
+                        Some(RecallHit {
+                            kind: MemoryKind::Fact,
+                            score,
+                            vector_score: found.vector_score,
+                            keyword_score: found.keyword_score,
+                            episode_id: from.map(|(episode, _)| episode),
+                            conversation_id: from.map(|(_, conversation)| conversation),
+                            at: fact.valid_from,
+                            window: None,
+                            summary: None,
+                            fact: Some(fact),
+                        })
                     }
                     None => None,
                 },
@@ -323,8 +329,8 @@ impl Octopus {
                         score,
                         vector_score: found.vector_score,
                         keyword_score: None,
-                        episode_id: episode.id,
-                        conversation_id: episode.conversation_id,
+                        episode_id: Some(episode.id),
+                        conversation_id: Some(episode.conversation_id),
                         at: episode.last_message_at,
                         window: None,
                         summary: Some(episode.summary?),
@@ -407,9 +413,9 @@ fn scored_lists(
     for hit in keyword_hits
         .facts
         .into_iter()
-        .filter(|h| elsewhere(h.fact.episode_id) && held(&h.fact))
+        .filter(|h| elsewhere(h.fact.vector_episode()) && held(&h.fact))
     {
-        let memory = Memory::Fact(hit.fact.id, hit.fact.episode_id);
+        let memory = Memory::Fact(hit.fact.id, hit.fact.vector_episode());
         let entry = evidence.entry(memory).or_default();
         entry.keyword_score = Some(hit.score);
         entry.at = Some(hit.fact.valid_from);

@@ -557,7 +557,7 @@ async fn archived_episodes_leave_recall_and_context_until_restored_and_purging_r
     by_meaning.mode = RecallMode::Vector;
     let recalled = octopus.recall(tenant, agent, &by_meaning).await.unwrap();
     assert!(
-        recalled.iter().all(|h| h.episode_id != first_evening),
+        recalled.iter().all(|h| h.episode_id != Some(first_evening)),
         "no vector of the purged episode is left: {:?}",
         texts(&recalled)
     );

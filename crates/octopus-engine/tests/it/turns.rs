@@ -644,7 +644,7 @@ async fn an_abandoned_episode_is_swept_closed_summarised_and_recalled() {
         .iter()
         .find(|hit| hit.kind == octopus_core::recall::MemoryKind::Summary)
         .expect("the summary is recalled");
-    assert_eq!(summary.episode_id, episode);
+    assert_eq!(summary.episode_id, Some(episode));
     assert_eq!(summary.summary, closed.summary);
 }
 

@@ -324,14 +324,17 @@ async fn recall(octopus: &Octopus, tenant: TenantId, args: RecallArgs) -> ToolRe
                 None => "fact".to_owned(),
             },
         };
+        let from = match hit.episode_id {
+            Some(episode) => format!("episode {episode}"),
+            None => "added by hand".to_owned(),
+        };
         let _ = writeln!(
             text,
-            "{}. [{}] {} (score {:.3}; episode {})",
+            "{}. [{}] {} (score {:.3}; {from})",
             rank + 1,
             hit.at.format("%Y-%m-%d %H:%M"),
             what,
             hit.score,
-            hit.episode_id
         );
     }
     Ok(text)

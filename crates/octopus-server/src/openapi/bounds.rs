@@ -276,6 +276,13 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
             text(1, MAX_FACT_CATEGORY_CHARS),
         ),
         ("FactEdit", "text", text(1, MAX_FACT_CHARS)),
+        ("NewFactSpec", "text", text(1, MAX_FACT_CHARS)),
+        ("NewFactSpec", "reason", text(1, MAX_REASON_CHARS)),
+        (
+            "NewFactSpec",
+            "category",
+            json!({"pattern": format!("^[a-z0-9_-]{{1,{MAX_FACT_CATEGORY_CHARS}}}$")}),
+        ),
         ("FactEdit", "reason", text(1, MAX_REASON_CHARS)),
         (
             "MemoryConfig",

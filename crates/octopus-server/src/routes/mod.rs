@@ -124,7 +124,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(recall::recall))
         .routes(routes!(users::forget_user))
         .routes(routes!(users::list_users))
-        .routes(routes!(users::list_facts))
+        .routes(routes!(users::list_facts, users::add_fact))
         .routes(routes!(
             facts::get_fact,
             facts::correct_fact,

@@ -4,16 +4,16 @@
 use axum::extract::State;
 use octopus_core::AgentId;
 use octopus_core::conversation::UserSummary;
-use octopus_core::fact::{Fact, FactFilter};
+use octopus_core::fact::{Fact, FactFilter, NewFactSpec};
 use octopus_core::forget::{ForgetReceipt, ForgetUser};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::{Items, PageParams, page};
 use crate::AppState;
-use crate::auth::TenantCaller;
+use crate::auth::{TenantAuthor, TenantCaller};
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{Path, Query};
+use crate::extract::{Json, Path, Query};
 
 /// The users who have a live conversation with the agent, by user id: how
 /// many conversations each has and when the newest last changed.
@@ -81,8 +81,8 @@ pub(crate) struct FactParams {
 /// The facts the agent learned about a user: each with the episode and
 /// messages it came from, when it became true (`valid_from`) and, once a
 /// newer fact replaced it, until when (`valid_to`, `superseded_by`). Facts
-/// are learned when an episode closes and the agent's model summarises it;
-/// the newest first.
+/// are learned during a session and when an episode closes, by the agent's
+/// model, or added by a person; the newest first.
 #[utoipa::path(get, path = "/v1/agents/{agent_id}/users/{user_id}/facts", tag = "users",
     security(("bearer" = [])),
     params(("agent_id" = AgentId, Path), ("user_id" = String, Path), FactParams),
@@ -104,4 +104,27 @@ pub(crate) async fn list_facts(
     Ok(axum::Json(Items {
         items: state.octopus.list_facts(tenant, &filter).await?,
     }))
+}
+
+/// Add a fact about a user by hand: of no episode or message,
+/// `source: manual`, `changed_by` the key's name. It is in the next context
+/// and found by its words at once, and by meaning once the memory worker
+/// embedded it; it is corrected, deleted and forgotten as a learned fact is.
+#[utoipa::path(post, path = "/v1/agents/{agent_id}/users/{user_id}/facts", tag = "users",
+    security(("bearer" = [])),
+    params(("agent_id" = AgentId, Path), ("user_id" = String, Path)),
+    request_body = NewFactSpec,
+    responses((status = 201, body = Fact), (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody)))]
+pub(crate) async fn add_fact(
+    State(state): State<AppState>,
+    caller: TenantAuthor,
+    Path((agent_id, user_id)): Path<(AgentId, String)>,
+    Json(spec): Json<NewFactSpec>,
+) -> ApiResult<(axum::http::StatusCode, axum::Json<Fact>)> {
+    let fact = state
+        .octopus
+        .add_fact(caller.tenant, agent_id, &user_id, spec, caller.name())
+        .await?;
+    Ok((axum::http::StatusCode::CREATED, axum::Json(fact)))
 }

@@ -268,3 +268,138 @@ async fn corrected_then_deleted(server: TestServer) {
     assert_eq!(entries[2]["reason"], "asked");
     assert!(entries[1]["reason"].is_null(), "the earlier reasons go too");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fact_added_by_hand_is_used_at_once_and_travels_in_a_dump() {
+    added_by_hand(TestServer::start().await).await;
+}
+
+#[cfg(feature = "postgres-tests")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_fact_added_by_hand_is_used_at_once_and_travels_in_a_dump() {
+    added_by_hand(TestServer::on_postgres().await).await;
+}
+
+#[cfg(feature = "qdrant-tests")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_qdrant_a_fact_added_by_hand_is_used_at_once_and_travels_in_a_dump() {
+    added_by_hand(TestServer::on_qdrant().await).await;
+}
+
+async fn added_by_hand(server: TestServer) {
+    let world = seed(&server, "acme").await;
+    let path = format!("/v1/agents/{}/users/alice/facts", world.agent);
+    server
+        .ok(
+            Method::PATCH,
+            &format!("/v1/agents/{}", world.agent),
+            &world.key,
+            Some(json!({"memory": {"fact_categories": ["health", "diet"]}})),
+            StatusCode::OK,
+        )
+        .await;
+    let before = server
+        .ok(Method::GET, &path, &world.key, None, StatusCode::OK)
+        .await;
+
+    // Bad input names its field, and nothing is stored.
+    for (body, field) in [
+        (json!({"text": " "}), "text"),
+        (json!({"text": "x".repeat(2001)}), "text"),
+        (
+            json!({"text": "Alice is allergic to peanuts", "category": "sports"}),
+            "category",
+        ),
+        (
+            json!({"text": "Alice is allergic to peanuts", "reason": "y".repeat(501)}),
+            "reason",
+        ),
+    ] {
+        let refused = server
+            .call(Method::POST, &path, &world.key, Some(body))
+            .await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            refused.body
+        );
+        assert_eq!(refused.body["error"]["field"], field, "{}", refused.body);
+    }
+    let (_, other) = server.tenant("globex").await;
+    let foreign = server
+        .call(Method::POST, &path, &other, Some(json!({"text": "pwned"})))
+        .await;
+    assert_eq!(foreign.status, StatusCode::NOT_FOUND);
+    let unchanged = server
+        .ok(Method::GET, &path, &world.key, None, StatusCode::OK)
+        .await;
+    assert_eq!(unchanged, before);
+
+    let added = server
+        .ok(
+            Method::POST,
+            &path,
+            &world.key,
+            Some(
+                json!({"text": "Alice is allergic to peanuts", "category": "health",
+                        "reason": "she told us on the phone"}),
+            ),
+            StatusCode::CREATED,
+        )
+        .await;
+    assert_eq!(
+        (&added["source"], &added["episode_id"], &added["category"]),
+        (&json!("manual"), &Value::Null, &json!("health"))
+    );
+    assert!(
+        context(&server, &world)
+            .await
+            .contains("Alice is allergic to peanuts")
+    );
+    assert_eq!(
+        recalled_facts(&server, &world, "peanuts", "keyword").await,
+        ["Alice is allergic to peanuts"]
+    );
+    let entries = history(&server, &world, added["id"].as_str().unwrap()).await;
+    assert_eq!(entries[0]["action"], "added");
+    assert_eq!(entries[0]["reason"], "she told us on the phone");
+
+    // A dump carries it to another tenant, still of no episode.
+    let dump = server
+        .raw(Method::GET, "/v1/export", Some(&world.key), None)
+        .await;
+    assert_eq!(dump.status, StatusCode::OK, "{}", dump.body);
+    let text = dump.body.as_str().unwrap().to_owned();
+    assert!(text.contains("Alice is allergic to peanuts"));
+    let (_, copy) = server.tenant("copy").await;
+    let imported = server
+        .raw_as(
+            Method::POST,
+            "/v1/import",
+            Some(&copy),
+            "application/x-ndjson",
+            Some(text.into_bytes()),
+        )
+        .await;
+    assert_eq!(imported.status, StatusCode::OK, "{}", imported.body);
+    let agents = server
+        .ok(Method::GET, "/v1/agents", &copy, None, StatusCode::OK)
+        .await;
+    let copied = agents["items"][0]["id"].as_str().unwrap();
+    let facts = server
+        .ok(
+            Method::GET,
+            &format!("/v1/agents/{copied}/users/alice/facts?category=health"),
+            &copy,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    let facts = facts["items"].as_array().unwrap();
+    assert_eq!(facts.len(), 1, "{facts:?}");
+    assert_eq!(
+        (&facts[0]["text"], &facts[0]["episode_id"]),
+        (&json!("Alice is allergic to peanuts"), &Value::Null)
+    );
+}

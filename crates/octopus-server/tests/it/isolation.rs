@@ -35,6 +35,7 @@ fn body_for(operation: &str, victim: &Seeded) -> Value {
         "update_procedure" => json!({"name": "pwned", "is_active": false}),
         "rollback_procedure" => json!({"version": 1}),
         "correct_fact" => json!({"text": "pwned"}),
+        "add_fact" => json!({"text": "pwned"}),
         "recall" => json!({"user_id": "alice", "query": "victim secret roadmap"}),
         "import_conversation" => json!({
             "agent_id": victim.agent, "user_id": "alice",
