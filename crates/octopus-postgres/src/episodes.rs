@@ -60,13 +60,8 @@ impl EpisodeStore for PostgresStore {
         domain(async {
             let (mut receipt, pending, record) =
                 crate::error::retrying(|| self.remove_message(tenant, erasure)).await?;
-            self.erase_vectors(tenant, &pending).await?;
-            self.vacuum().await?;
+            self.finish_erasure(tenant, &pending, record).await?;
             receipt.compacted = true;
-            query("DELETE FROM pending_erasures WHERE id = $1")
-                .bind(record)
-                .execute(&self.pool)
-                .await?;
             Ok(receipt)
         })
         .await

@@ -202,46 +202,7 @@ pub(crate) async fn remove_lineage(
         .find(|fact| fact.is_current())
         .cloned()
         .unwrap_or(named);
-    let ids: Vec<Uuid> = versions.iter().map(|f| f.id.0).collect();
-
-    // The episode's key facts are the model's words for what it
-    // learned: a learned version's words leave them too.
-    for fact in &versions {
-        query(
-            "UPDATE episodes SET key_facts = (
-                     SELECT coalesce(json_agg(said), '[]'::json)
-                     FROM json_array_elements_text(key_facts) AS said WHERE said <> $3)
-                 WHERE id = $1 AND tenant_id = $2 AND key_facts IS NOT NULL",
-        )
-        .bind(fact.episode_id.map(|e| e.0))
-        .bind(tenant.0)
-        .bind(&fact.text)
-        .execute(&mut **tx)
-        .await?;
-    }
-    query("DELETE FROM memory_jobs WHERE tenant_id = $1 AND target = ANY($2)")
-        .bind(tenant.0)
-        .bind(&ids)
-        .execute(&mut **tx)
-        .await?;
-    // Found through their episodes' index, as a purge finds them.
-    let episodes: Vec<Uuid> = versions.iter().map(|f| f.vector_episode().0).collect();
-    let vectors = query(
-        "DELETE FROM memory_vectors
-             WHERE episode_id = ANY($3) AND kind = 'fact' AND tenant_id = $1 AND fact_id = ANY($2)
-             RETURNING agent_id, seq",
-    )
-    .bind(tenant.0)
-    .bind(&ids)
-    .bind(&episodes)
-    .fetch_all(&mut **tx)
-    .await?;
-    for row in &vectors {
-        per_collection
-            .entry(row.try_get("agent_id")?)
-            .or_default()
-            .push(key_of(row)?);
-    }
+    let vectors = remove_derived(tx, tenant, &versions, per_collection).await?;
     let count = query("DELETE FROM facts WHERE tenant_id = $1 AND lineage_id = $2")
         .bind(tenant.0)
         .bind(lineage)
@@ -262,7 +223,58 @@ pub(crate) async fn remove_lineage(
     Ok(FactDeletionReceipt {
         fact_id: FactId(lineage),
         versions: count,
-        vectors: vectors.len() as u64,
+        vectors,
         compacted: false,
     })
+}
+
+/// What was made of these versions of facts, besides their rows: their words
+/// in their episodes' key facts, their queued work, and their vectors (found
+/// through their episodes' index, as a purge finds them), whose keys join
+/// `per_collection`. Returns the vectors removed.
+pub(crate) async fn remove_derived(
+    tx: &mut Tx<'_>,
+    tenant: TenantId,
+    versions: &[Fact],
+    per_collection: &mut RemovedKeys,
+) -> StoreResult<u64> {
+    // The episode's key facts are the model's words for what it learned: a
+    // learned version's words leave them too.
+    for fact in versions {
+        query(
+            "UPDATE episodes SET key_facts = (
+                     SELECT coalesce(json_agg(said), '[]'::json)
+                     FROM json_array_elements_text(key_facts) AS said WHERE said <> $3)
+                 WHERE id = $1 AND tenant_id = $2 AND key_facts IS NOT NULL",
+        )
+        .bind(fact.episode_id.map(|e| e.0))
+        .bind(tenant.0)
+        .bind(&fact.text)
+        .execute(&mut **tx)
+        .await?;
+    }
+    let ids: Vec<Uuid> = versions.iter().map(|f| f.id.0).collect();
+    query("DELETE FROM memory_jobs WHERE tenant_id = $1 AND target = ANY($2)")
+        .bind(tenant.0)
+        .bind(&ids)
+        .execute(&mut **tx)
+        .await?;
+    let episodes: Vec<Uuid> = versions.iter().map(|f| f.vector_episode().0).collect();
+    let vectors = query(
+        "DELETE FROM memory_vectors
+             WHERE episode_id = ANY($3) AND kind = 'fact' AND tenant_id = $1 AND fact_id = ANY($2)
+             RETURNING agent_id, seq",
+    )
+    .bind(tenant.0)
+    .bind(&ids)
+    .bind(&episodes)
+    .fetch_all(&mut **tx)
+    .await?;
+    for row in &vectors {
+        per_collection
+            .entry(row.try_get("agent_id")?)
+            .or_default()
+            .push(key_of(row)?);
+    }
+    Ok(vectors.len() as u64)
 }

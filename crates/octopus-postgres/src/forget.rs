@@ -79,6 +79,24 @@ impl UserErasure for PostgresStore {
 }
 
 impl PostgresStore {
+    /// After a deletion's rows are gone: erases what `pending` names from
+    /// the vector index, vacuums the tables, and drops the record of what
+    /// was left.
+    pub(crate) async fn finish_erasure(
+        &self,
+        tenant: TenantId,
+        pending: &PendingErasure,
+        record: i64,
+    ) -> StoreResult<()> {
+        self.erase_vectors(tenant, pending).await?;
+        self.vacuum().await?;
+        query("DELETE FROM pending_erasures WHERE id = $1")
+            .bind(record)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Erases the vectors `pending` names from the vector index (before the
     /// VACUUM, so that the index's copies go with the rows: see
     /// `VectorIndex::erase`); returns the saved graphs dropped. Repeating it

@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use crate::PostgresStore;
 use crate::error::Result as StoreResult;
-use crate::fact_changes::{RemovedKeys, record_history};
+use crate::fact_changes::{RemovedKeys, record_history, remove_derived};
 use crate::rows::Tx;
 use crate::vector_sets::key_of;
 
@@ -32,38 +32,7 @@ async fn splice_out(
     erasure: &MessageErasure,
     per_collection: &mut RemovedKeys,
 ) -> StoreResult<u64> {
-    query(
-        "UPDATE episodes SET key_facts = (
-             SELECT coalesce(json_agg(said), '[]'::json)
-             FROM json_array_elements_text(key_facts) AS said WHERE said <> $3)
-         WHERE id = $1 AND tenant_id = $2 AND key_facts IS NOT NULL",
-    )
-    .bind(fact.episode_id.map(|e| e.0))
-    .bind(tenant.0)
-    .bind(&fact.text)
-    .execute(&mut **tx)
-    .await?;
-    query("DELETE FROM memory_jobs WHERE tenant_id = $1 AND target = $2")
-        .bind(tenant.0)
-        .bind(fact.id.0)
-        .execute(&mut **tx)
-        .await?;
-    let removed = query(
-        "DELETE FROM memory_vectors
-         WHERE episode_id = $1 AND kind = 'fact' AND fact_id = $2 AND tenant_id = $3
-         RETURNING agent_id, seq",
-    )
-    .bind(fact.vector_episode().0)
-    .bind(fact.id.0)
-    .bind(tenant.0)
-    .fetch_all(&mut **tx)
-    .await?;
-    for row in &removed {
-        per_collection
-            .entry(row.try_get("agent_id")?)
-            .or_default()
-            .push(key_of(row)?);
-    }
+    let vectors = remove_derived(tx, tenant, std::slice::from_ref(fact), per_collection).await?;
     query(
         "UPDATE facts SET valid_to = $3, superseded_by = $4 WHERE tenant_id = $1 AND superseded_by = $2",
     )
@@ -94,7 +63,7 @@ async fn splice_out(
         Some(reason.as_str()),
     );
     record_history(tx, fact, lineage, change, erasure.at).await?;
-    Ok(removed.len() as u64)
+    Ok(vectors)
 }
 
 impl PostgresStore {

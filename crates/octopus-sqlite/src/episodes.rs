@@ -64,14 +64,7 @@ impl EpisodeStore for SqliteStore {
             .db
             .write(move |conn| crate::message_erasure::remove(conn, tenant, &erasure))
             .await?;
-        self.erase_derived(tenant, &pending).await?;
-        receipt.compacted = self.compact().await?;
-        self.db
-            .write(move |conn| {
-                conn.execute("DELETE FROM pending_erasures WHERE id = ?1", [record])?;
-                Ok(())
-            })
-            .await?;
+        receipt.compacted = self.finish_erasure(tenant, &pending, record).await?;
         Ok(receipt)
     }
 

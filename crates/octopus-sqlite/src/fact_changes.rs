@@ -117,35 +117,9 @@ pub(crate) fn remove_lineage(
 
     // The episode's key facts are the model's words for what it learned:
     // a learned version's words leave them too.
-    for fact in &versions {
-        drop_key_fact(tx, tenant, fact)?;
-    }
-    for fact in &versions {
-        tx.execute(
-            "DELETE FROM memory_jobs WHERE tenant_id = ?1 AND target = ?2",
-            params![tenant.0.as_bytes(), fact.id.0.as_bytes()],
-        )?;
-    }
     let mut vectors = 0;
     for fact in &versions {
-        // Found through their episode's index, as a purge finds them.
-        let keys: Vec<(Vec<u8>, u64)> = rows::collect(
-            &mut *tx.prepare_cached(
-                "DELETE FROM memory_vectors
-                 WHERE episode_id = ?1 AND kind = 'fact' AND fact_id = ?2 AND tenant_id = ?3
-                 RETURNING agent_id, seq",
-            )?,
-            params![
-                fact.vector_episode().0.as_bytes(),
-                fact.id.0.as_bytes(),
-                tenant.0.as_bytes()
-            ],
-            |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.unsigned_abs())),
-        )?;
-        for (agent, key) in keys {
-            vectors += 1;
-            removed_keys.entry(agent).or_default().push(key);
-        }
+        vectors += remove_derived(tx, tenant, fact, removed_keys)?;
     }
     // Their full-text entries go with them (a trigger, with secure-delete).
     let count = tx.execute(
@@ -180,8 +154,43 @@ pub(crate) fn remove_lineage(
     })
 }
 
+/// What was made of one version of a fact, besides its row: its words in
+/// its episode's key facts, its queued work, and its vector (found through
+/// its episode's index, as a purge finds it), whose key joins
+/// `removed_keys`. Returns the vectors removed.
+pub(crate) fn remove_derived(
+    tx: &Connection,
+    tenant: TenantId,
+    fact: &Fact,
+    removed_keys: &mut RemovedKeys,
+) -> StoreResult<u64> {
+    drop_key_fact(tx, tenant, fact)?;
+    tx.execute(
+        "DELETE FROM memory_jobs WHERE tenant_id = ?1 AND target = ?2",
+        params![tenant.0.as_bytes(), fact.id.0.as_bytes()],
+    )?;
+    let keys: Vec<(Vec<u8>, u64)> = rows::collect(
+        &mut *tx.prepare_cached(
+            "DELETE FROM memory_vectors
+             WHERE episode_id = ?1 AND kind = 'fact' AND fact_id = ?2 AND tenant_id = ?3
+             RETURNING agent_id, seq",
+        )?,
+        params![
+            fact.vector_episode().0.as_bytes(),
+            fact.id.0.as_bytes(),
+            tenant.0.as_bytes()
+        ],
+        |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.unsigned_abs())),
+    )?;
+    let vectors = keys.len() as u64;
+    for (agent, key) in keys {
+        removed_keys.entry(agent).or_default().push(key);
+    }
+    Ok(vectors)
+}
+
 /// Takes a learned fact's words out of its episode's key facts.
-pub(crate) fn drop_key_fact(tx: &Connection, tenant: TenantId, fact: &Fact) -> StoreResult<()> {
+fn drop_key_fact(tx: &Connection, tenant: TenantId, fact: &Fact) -> StoreResult<()> {
     let Some(episode) = fact.episode_id else {
         return Ok(());
     };

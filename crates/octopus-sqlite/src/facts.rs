@@ -405,14 +405,7 @@ impl FactStore for SqliteStore {
             .db
             .write(move |conn| crate::fact_changes::remove(conn, tenant, &deletion))
             .await?;
-        self.erase_derived(tenant, &pending).await?;
-        receipt.compacted = self.compact().await?;
-        self.db
-            .write(move |conn| {
-                conn.execute("DELETE FROM pending_erasures WHERE id = ?1", [record])?;
-                Ok(())
-            })
-            .await?;
+        receipt.compacted = self.finish_erasure(tenant, &pending, record).await?;
         Ok(receipt)
     }
 

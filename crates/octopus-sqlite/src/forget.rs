@@ -105,6 +105,26 @@ impl UserErasure for SqliteStore {
 }
 
 impl SqliteStore {
+    /// After a deletion's rows are gone: erases what `pending` names from
+    /// the derived stores, compacts the files, and drops the record of what
+    /// was left. Returns whether the files were compacted.
+    pub(crate) async fn finish_erasure(
+        &self,
+        tenant: TenantId,
+        pending: &PendingErasure,
+        record: i64,
+    ) -> Result<bool> {
+        self.erase_derived(tenant, pending).await?;
+        let compacted = self.compact().await?;
+        self.db
+            .write(move |conn| {
+                conn.execute("DELETE FROM pending_erasures WHERE id = ?1", [record])?;
+                Ok(())
+            })
+            .await?;
+        Ok(compacted)
+    }
+
     /// Erases what `pending` names from the derived stores: full-text
     /// entries, then vectors. Returns the entries removed and the saved
     /// graphs dropped. Repeating it is harmless.

@@ -64,28 +64,7 @@ fn splice_out(
     erasure: &MessageErasure,
     removed_keys: &mut RemovedKeys,
 ) -> StoreResult<u64> {
-    crate::fact_changes::drop_key_fact(tx, tenant, fact)?;
-    tx.execute(
-        "DELETE FROM memory_jobs WHERE tenant_id = ?1 AND target = ?2",
-        params![tenant.0.as_bytes(), fact.id.0.as_bytes()],
-    )?;
-    let keys: Vec<(Vec<u8>, u64)> = rows::collect(
-        &mut *tx.prepare_cached(
-            "DELETE FROM memory_vectors
-             WHERE episode_id = ?1 AND kind = 'fact' AND fact_id = ?2 AND tenant_id = ?3
-             RETURNING agent_id, seq",
-        )?,
-        params![
-            fact.vector_episode().0.as_bytes(),
-            fact.id.0.as_bytes(),
-            tenant.0.as_bytes()
-        ],
-        |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.unsigned_abs())),
-    )?;
-    let vectors = keys.len() as u64;
-    for (agent, key) in keys {
-        removed_keys.entry(agent).or_default().push(key);
-    }
+    let vectors = crate::fact_changes::remove_derived(tx, tenant, fact, removed_keys)?;
     tx.execute(
         "UPDATE facts SET valid_to = ?3, superseded_by = ?4 WHERE tenant_id = ?1 AND superseded_by = ?2",
         params![
