@@ -216,7 +216,7 @@ def test_a_fact_is_corrected_and_deleted_with_its_history(octopus: Octopus, agen
         assert (added.source.value, added.episode_id, added.changed_by) == ("manual", None, "support-desk")
         with pytest.raises(OctopusError) as unknown:
             desk.add_fact(copied.id, "dana", {"text": "Dana runs", "category": "sports"})
-        assert (unknown.value.status, unknown.value.field) == (422, "category")
+        assert (unknown.value.status, unknown.value.code) == (409, "unknown_fact_category")
         assert desk.delete_fact(added.id).versions == 1
         receipt = desk.delete_fact(paris.id, reason="asked")
         assert (receipt.versions, receipt.compacted) == (2, True)

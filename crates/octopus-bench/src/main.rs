@@ -23,6 +23,7 @@ mod documents;
 mod embed;
 mod ingest;
 mod latency;
+mod learning;
 mod locomo;
 mod locomo_answers;
 mod locomo_bench;
@@ -57,6 +58,8 @@ enum Bench {
     Documents(documents::Options),
     /// Evidence recall on the LoCoMo dev split, in keyword, vector and hybrid modes.
     Locomo(locomo_bench::Options),
+    /// What learning facts during sessions adds, in model calls and tokens, on the LoCoMo conversations.
+    Learning(learning::Options),
     /// Context assembly latency with 100k knowledge chunks and 10k episodes in store.
     Context(context::Options),
     /// Procedure matching: precision and recall on the labelled set, and speed at 10k procedures.
@@ -85,6 +88,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Embed(options) => embed::run(options),
         Bench::Vectors(options) => vectors::run(options),
         Bench::Proxy(options) => proxy::run(options),
+        Bench::Learning(options) => learning::run(options),
         Bench::Soak(options) => soak::run(options),
         Bench::Scale(options) => scale::run(options),
         Bench::Context(options) => context::run(options),

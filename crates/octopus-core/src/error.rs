@@ -99,6 +99,8 @@ domain_codes! {
     /// The fact was replaced by a newer version: only the version that
     /// holds can be corrected.
     FactReplaced,
+    /// A fact's category is none of its agent's `memory.fact_categories`.
+    UnknownFactCategory,
 }
 
 impl Error {

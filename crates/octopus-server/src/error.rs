@@ -82,6 +82,7 @@ error_codes! {
     TenantLimitReached = (CONFLICT, "tenant_limit_reached", "the tenant holds as much as its quota allows ([quotas]: procedures, or their trigger patterns' compiled size); remove some first"),
     ConversationDeleted = (GONE, "conversation_deleted", "the conversation is deleted"),
     ConversationMoved = (CONFLICT, "conversation_moved", "another request changed the conversation while this one was decided (a tool call answered, say); send it again"),
+    UnknownFactCategory = (CONFLICT, "unknown_fact_category", "the fact's `category` is none of its agent's `memory.fact_categories`"),
     FactReplaced = (CONFLICT, "fact_replaced", "the fact was replaced by a newer version; correct the version that holds (its `superseded_by` chain ends there)"),
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts"),
     UnsupportedMediaType = (UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "the body is not sent as JSON"),
@@ -141,6 +142,7 @@ impl ErrorCode {
             DomainCode::ConversationDeleted => Self::ConversationDeleted,
             DomainCode::ConversationMoved => Self::ConversationMoved,
             DomainCode::FactReplaced => Self::FactReplaced,
+            DomainCode::UnknownFactCategory => Self::UnknownFactCategory,
         }
     }
 }

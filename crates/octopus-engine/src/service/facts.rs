@@ -106,11 +106,15 @@ impl Octopus {
             let known = match agent.memory.fact_categories.is_empty() {
                 true => "the agent files facts under no category".to_owned(),
                 false => format!(
-                    "must be one of the agent's fact_categories: {}",
+                    "the agent's fact_categories are {}",
                     agent.memory.fact_categories.join(", ")
                 ),
             };
-            return Err(octopus_core::Error::invalid("category", known).into());
+            return Err(octopus_core::Error::conflict(
+                octopus_core::DomainCode::UnknownFactCategory,
+                format!("category {category:?}: {known}"),
+            )
+            .into());
         }
         let at = now();
         let addition = FactAddition {

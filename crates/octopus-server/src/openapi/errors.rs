@@ -142,6 +142,7 @@ const ROUTE_ERRORS: &[(&[&str], &[ErrorCode])] = &[
     (&["read_document"], &[E::DocumentNotFound]),
     (&["close_episode"], &[E::EpisodeClosed]),
     (&["correct_fact"], &[E::FactReplaced]),
+    (&["add_fact"], &[E::UnknownFactCategory]),
     (&["restore_episode"], &[E::EpisodeLive]),
     (&["purge_episode"], &[E::EpisodeNotDeleted]),
     (

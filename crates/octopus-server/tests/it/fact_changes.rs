@@ -307,10 +307,6 @@ async fn added_by_hand(server: TestServer) {
         (json!({"text": " "}), "text"),
         (json!({"text": "x".repeat(2001)}), "text"),
         (
-            json!({"text": "Alice is allergic to peanuts", "category": "sports"}),
-            "category",
-        ),
-        (
             json!({"text": "Alice is allergic to peanuts", "reason": "y".repeat(501)}),
             "reason",
         ),
@@ -326,6 +322,25 @@ async fn added_by_hand(server: TestServer) {
         );
         assert_eq!(refused.body["error"]["field"], field, "{}", refused.body);
     }
+    // A category the agent does not have conflicts with its settings.
+    let unknown = server
+        .call(
+            Method::POST,
+            &path,
+            &world.key,
+            Some(json!({"text": "Alice is allergic to peanuts", "category": "sports"})),
+        )
+        .await;
+    assert_eq!(unknown.status, StatusCode::CONFLICT, "{}", unknown.body);
+    assert_eq!(unknown.code(), "unknown_fact_category");
+    assert!(
+        unknown.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("category \"sports\""),
+        "{}",
+        unknown.body
+    );
     let (_, other) = server.tenant("globex").await;
     let foreign = server
         .call(Method::POST, &path, &other, Some(json!({"text": "pwned"})))
