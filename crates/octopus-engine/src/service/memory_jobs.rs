@@ -1,7 +1,8 @@
 //! The memory worker: takes queued work from the store (message embeddings,
-//! episode summaries) and does it off the request path. The queue lives in the
-//! database, so work queued before a crash or restart is done after it, by
-//! this process or any other on the same data.
+//! episode summaries, facts learned during sessions) and does it off the
+//! request path. The queue lives in the database, so work queued before a
+//! crash or restart is done after it, by this process or any other on the
+//! same data.
 
 use std::time::Duration;
 
