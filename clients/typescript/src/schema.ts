@@ -4238,6 +4238,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `unknown_fact_category`: the fact's `category` is none of its agent's `memory.fact_categories` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `body_too_large`: the request body is larger than the server accepts */
             413: {
                 headers: {
