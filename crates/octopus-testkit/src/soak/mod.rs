@@ -306,9 +306,20 @@ fn drive(
         number += 1;
         let tag = format!("{}{number}", &stream.kind.name()[..1]);
         let length = left.min(options.sample_every);
-        let figures = load
-            .slice(stream, pause, length, &tag)
-            .map_err(|e| format!("wrk ({}): {e}", stream.kind.name()))?;
+        let figures = match load.slice(stream, pause, length, &tag) {
+            Ok(figures) => figures,
+            // A slice begun while the server was down and not yet listening
+            // again: the load resumes once it listens.
+            Err(error)
+                if error.kind() == std::io::ErrorKind::ConnectionRefused
+                    && options.kill_at.is_some_and(|at| started.elapsed() >= at)
+                    && lock(report).restart.is_none() =>
+            {
+                std::thread::sleep(Duration::from_millis(200));
+                continue;
+            }
+            Err(error) => return Err(format!("wrk ({}): {error}", stream.kind.name())),
+        };
         pause = wrk::next_pause(stream, pause, &figures);
         lock(report).slices.push(TimedSlice {
             kind: stream.kind,

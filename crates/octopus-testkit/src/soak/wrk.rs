@@ -109,10 +109,14 @@ impl Load {
             .lines()
             .find_map(|line| line.strip_prefix("SOAK "))
             .ok_or_else(|| {
-                std::io::Error::other(format!(
-                    "wrk printed no figures: {printed}{}",
-                    String::from_utf8_lossy(&output.stderr)
-                ))
+                let said = format!("{printed}{}", String::from_utf8_lossy(&output.stderr));
+                // wrk gives up at once when the server is not listening (it
+                // is being started again after the kill).
+                let kind = match said.contains("unable to connect") {
+                    true => std::io::ErrorKind::ConnectionRefused,
+                    false => std::io::ErrorKind::Other,
+                };
+                std::io::Error::new(kind, format!("wrk printed no figures: {said}"))
             })?;
         serde_json::from_str(line).map_err(std::io::Error::other)
     }
