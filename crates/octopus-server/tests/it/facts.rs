@@ -223,18 +223,7 @@ async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
     );
 
     // A context shows the current facts in their own block, in the trace.
-    let conversation = server
-        .ok(
-            Method::POST,
-            "/v1/conversations",
-            &key,
-            Some(json!({"agent_id": agent, "user_id": "dana"})),
-            StatusCode::CREATED,
-        )
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let conversation = server.conversation(&key, &agent, "dana").await;
     let context = server
         .ok(
             Method::POST,
@@ -573,18 +562,7 @@ async fn facts_are_filed_under_the_agents_categories_and_found_by_them() {
     assert!(hits.iter().any(|h| h["kind"] == "message"), "{recalled}");
 
     // A context shows the categories the agent puts in it, or every fact.
-    let conversation = server
-        .ok(
-            Method::POST,
-            "/v1/conversations",
-            &key,
-            Some(json!({"agent_id": agent, "user_id": "dana"})),
-            StatusCode::CREATED,
-        )
-        .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let conversation = server.conversation(&key, &agent, "dana").await;
     let facts_block = |context: &Value| -> String {
         context["messages"]
             .as_array()
