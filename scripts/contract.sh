@@ -57,6 +57,10 @@ cat >"$data/octopus.toml" <<'TOML'
 max_retries = 0
 timeout_secs = 5
 other_base_urls = "none"
+# Generated webhooks are registered but never called: no server here sends
+# deliveries (nor does the queue's other work, which no check reads).
+[worker]
+memory_worker = false
 TOML
 env -u OPENAI_API_KEY -u AZURE_OPENAI_API_KEY -u ANTHROPIC_API_KEY \
   "$binary" serve --config "$data/octopus.toml" --listen 127.0.0.1:0 --data-dir "$data/data" \
@@ -101,7 +105,7 @@ run_groups() {
     --exclude-operation-id recall \
     --exclude-operation-id propose_procedure --exclude-operation-id import_dump \
     --exclude-operation-id create_procedure --exclude-operation-id update_procedure \
-    --exclude-operation-id update_agent || status=1
+    --exclude-operation-id update_agent --exclude-operation-id create_webhook || status=1
   # A time window's `from` must not be later than its `to`, which JSON Schema
   # cannot state across two fields: a schema-valid window may rightly be a
   # 422 naming `from`. Every other check holds.
@@ -120,6 +124,12 @@ run_groups() {
   echo "== contract: procedures, trigger patterns" >&2
   run -H "Authorization: Bearer $key" --include-operation-id create_procedure \
     --include-operation-id update_procedure --exclude-checks positive_data_acceptance || status=1
+  # A webhook's URL must parse, and must not name an internal address (the
+  # server's [webhooks] destinations), which JSON Schema cannot state: a
+  # schema-valid URL may rightly be a 422 naming `url`. Every other check holds.
+  echo "== contract: webhooks, endpoint URLs" >&2
+  run -H "Authorization: Bearer $key" --include-operation-id create_webhook \
+    --exclude-checks positive_data_acceptance || status=1
   # With no model reachable, a turn's documented answer is a 502 or 503
   # naming the provider: every other check still holds for it.
   echo "== contract: turns and learned procedures, no model reachable" >&2

@@ -29,6 +29,7 @@ pub struct Config {
     pub llm: octopus_engine::llm::LlmSettings,
     pub worker: octopus_engine::config::WorkerSettings,
     pub recall: octopus_core::recall_ranking::RankingWeights,
+    pub webhooks: octopus_engine::webhooks::WebhookSettings,
     pub log: LogSettings,
 }
 
@@ -141,6 +142,7 @@ impl Config {
                 llm: self.llm.clone(),
                 worker: self.worker.clone(),
                 recall: self.recall,
+                webhooks: self.webhooks.clone(),
             },
         }
     }

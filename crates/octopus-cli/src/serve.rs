@@ -101,11 +101,12 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
 }
 
 /// The background work of a process that holds the data: the memory
-/// worker (unless this server leaves the queue to others) and the idle and
-/// retention sweeps.
+/// worker and the webhook dispatcher (unless this server leaves the queue
+/// to others) and the idle and retention sweeps.
 pub fn start_workers(octopus: &Octopus, config: &Config) {
     if config.worker.memory_worker {
         octopus.start_memory_worker();
+        octopus.start_webhook_dispatcher();
     } else {
         if config.storage.backend == StorageBackend::Sqlite {
             tracing::warn!(

@@ -33,7 +33,7 @@ pub mod pii;
 mod entities;
 pub use entities::{
     agent, bounds, conversation, dump, episode, fact, ids, knowledge, message, page, procedure,
-    tenant,
+    tenant, webhook,
 };
 mod ports;
 pub use ports::{chat, embedding, store, vectors};
@@ -51,6 +51,7 @@ pub use context::{chat_history, episodic_snippets, working_memory};
 pub use error::{DomainCode, Error, Result};
 pub use ids::{
     AgentId, ApiKeyId, ConversationId, EpisodeId, FactId, MessageId, ProcedureId, TenantId,
+    WebhookId,
 };
 
 /// Every instant Octopus stores is UTC, to the microsecond.

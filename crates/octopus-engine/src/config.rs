@@ -16,6 +16,8 @@ pub struct EngineConfig {
     pub worker: WorkerSettings,
     /// How recall weighs its evidence (`[recall]`).
     pub recall: octopus_core::recall_ranking::RankingWeights,
+    /// How webhook events are delivered (`[webhooks]`).
+    pub webhooks: crate::webhooks::WebhookSettings,
 }
 
 /// The background work of a server process (`[worker]`).

@@ -24,6 +24,7 @@ pub mod procedure_matching;
 pub mod quotas;
 mod service;
 pub mod token_counting;
+pub mod webhooks;
 
 pub use config::{EmbeddingSettings, EngineConfig, HttpEmbedding, Limits, LocalEmbedding};
 pub use embedding_stats::{EmbeddingPurpose, EmbeddingStats};

@@ -1,12 +1,15 @@
 //! Ending an episode in the caller's transaction: the decision is core's
-//! ([`Closing`]); here the row is closed and its summary queued.
+//! ([`Closing`]); here the row is closed, its summary queued and its
+//! `episode.closed` event written.
 
 use octopus_core::appending::Closing;
-use octopus_core::{EpisodeId, TenantId};
+use octopus_core::webhook::ClosedEpisode;
+use octopus_core::{AgentId, ConversationId, EpisodeId, TenantId};
 use sqlx_core::query::query;
+use sqlx_core::row::Row;
 
 use crate::error::Result;
-use crate::rows::Tx;
+use crate::rows::{Tx, u32_at};
 
 /// Closes an open episode and queues its summary. False when it was closed
 /// already.
@@ -18,18 +21,30 @@ pub(crate) async fn close(
 ) -> Result<bool> {
     let closed = query(
         "UPDATE episodes SET ended_at = $3, end_reason = $4, updated_at = $5
-         WHERE id = $1 AND tenant_id = $2 AND ended_at IS NULL",
+         WHERE id = $1 AND tenant_id = $2 AND ended_at IS NULL
+         RETURNING conversation_id, agent_id, user_id, message_count",
     )
     .bind(episode.0)
     .bind(tenant.0)
     .bind(closing.ended_at)
     .bind(closing.reason.as_str())
     .bind(closing.now)
-    .execute(&mut **tx)
-    .await?
-    .rows_affected();
-    if closed > 0 {
-        crate::jobs::queue_summary(tx, tenant, episode, closing.now, closing.class).await?;
-    }
-    Ok(closed > 0)
+    .fetch_optional(&mut **tx)
+    .await?;
+    let Some(closed) = closed else {
+        return Ok(false);
+    };
+    crate::jobs::queue_summary(tx, tenant, episode, closing.now, closing.class).await?;
+    let user: String = closed.try_get("user_id")?;
+    let closed = ClosedEpisode {
+        tenant,
+        episode,
+        conversation: ConversationId(closed.try_get("conversation_id")?),
+        agent: AgentId(closed.try_get("agent_id")?),
+        user: &user,
+        reason: closing.reason.as_str(),
+        message_count: u64::from(u32_at(&closed, "message_count")?),
+    };
+    crate::webhooks::record(tx, &closed.event(closing.now)).await?;
+    Ok(true)
 }

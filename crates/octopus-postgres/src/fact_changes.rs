@@ -17,6 +17,8 @@ use sqlx_core::row::Row;
 use uuid::Uuid;
 
 use crate::PostgresStore;
+use octopus_core::webhook;
+
 use crate::error::{Error, Result as StoreResult, corrupt};
 use crate::rows::Tx;
 use crate::vector_sets::key_of;
@@ -24,7 +26,8 @@ use crate::vector_sets::key_of;
 /// What a history entry says: the action, who did it, and why.
 pub(crate) type Change<'a> = (FactAction, &'a str, Option<&'a str>);
 
-/// Appends a change to the history of the fact `version` belongs to.
+/// Appends a change to the history of the fact `version` belongs to, and
+/// announces it (`fact.added`, `fact.updated` or `fact.deleted`).
 pub(crate) async fn record_history(
     tx: &mut Tx<'_>,
     version: &Fact,
@@ -49,7 +52,11 @@ pub(crate) async fn record_history(
     .bind(at)
     .execute(&mut **tx)
     .await?;
-    Ok(())
+    let event = match action {
+        FactAction::Deleted => webhook::fact_deleted(version, lineage, changed_by, at),
+        _ => webhook::fact_changed(version, lineage, at),
+    };
+    crate::webhooks::record(tx, &event).await
 }
 
 /// A fact of an episode in use, as reads see it, locked for the change;

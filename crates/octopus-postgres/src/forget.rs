@@ -23,7 +23,7 @@ use crate::error::Result as StoreResult;
 use crate::vector_sets::{MemoryTable, key_of, record_change};
 use crate::{PostgresStore, domain};
 
-const TABLES: &str = "messages, facts, fact_history, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, vector_points, pending_erasures";
+const TABLES: &str = "messages, facts, fact_history, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, vector_points, pending_erasures, webhook_deliveries";
 
 #[async_trait]
 impl UserErasure for PostgresStore {
@@ -274,6 +274,16 @@ impl PostgresStore {
         .await?;
         receipt.relational.conversations = conversations.len() as u64;
         receipt.conversation_ids = conversations.into_iter().map(ConversationId).collect();
+        // What its events said goes with the user; that it was forgotten
+        // is announced.
+        crate::webhooks::forget_user(&mut tx, tenant, &who.user_id, who.agent_id).await?;
+        let forgotten = octopus_core::webhook::user_forgotten(
+            tenant,
+            &who.user_id,
+            who.agent_id,
+            octopus_core::now(),
+        );
+        crate::webhooks::record(&mut tx, &forgotten).await?;
         let (pending, record) = record_pending_erasure(&mut tx, tenant, per_collection).await?;
         tx.commit().await?;
         Ok((receipt, pending, record))

@@ -42,6 +42,7 @@ mod search;
 mod tenants;
 mod vector_sets;
 mod vectors;
+mod webhooks;
 
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@ use octopus_core::fact::{Fact, FactAction};
 use octopus_core::forget::PendingErasure;
 use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::{MessageErasure, MessageErasureReceipt};
-use octopus_core::{EpisodeId, Error as DomainError, MessageId, TenantId};
+use octopus_core::{AgentId, EpisodeId, Error as DomainError, MessageId, TenantId};
 use sqlx_core::query::query;
 use sqlx_core::query_scalar::query_scalar;
 use sqlx_core::row::Row;
@@ -77,7 +77,7 @@ impl PostgresStore {
         let id = erasure.message_id;
         let mut tx = self.pool.begin().await?;
         let located = query(
-            "SELECT m.episode_id, e.ended_at IS NOT NULL AS closed
+            "SELECT m.episode_id, e.ended_at IS NOT NULL AS closed, e.agent_id, e.user_id
              FROM messages m JOIN episodes e ON e.id = m.episode_id AND e.tenant_id = m.tenant_id
              WHERE m.id = $1 AND m.tenant_id = $2 AND e.deleted_at IS NULL
              FOR UPDATE OF e",
@@ -89,6 +89,8 @@ impl PostgresStore {
         .ok_or_else(|| DomainError::not_found(MessageId::KIND, id))?;
         let episode = EpisodeId(located.try_get("episode_id")?);
         let closed: bool = located.try_get("closed")?;
+        let agent = AgentId(located.try_get("agent_id")?);
+        let user: String = located.try_get("user_id")?;
         let mut per_collection = RemovedKeys::new();
 
         // The versions of facts learned from it leave; each one's
@@ -169,6 +171,15 @@ impl PostgresStore {
             crate::jobs::queue_summary(&mut tx, tenant, episode, erasure.at, WorkClass::Live)
                 .await?;
         }
+        let erased = octopus_core::webhook::message_erased(
+            tenant,
+            id,
+            episode,
+            (agent, &user),
+            &erasure.changed_by,
+            erasure.at,
+        );
+        crate::webhooks::record(&mut tx, &erased).await?;
         let (pending, record) =
             crate::forget::record_pending_erasure(&mut tx, tenant, per_collection).await?;
         tx.commit().await?;

@@ -58,7 +58,7 @@ impl octopus_core::store::ProcedureStore for PostgresStore {
             .execute(&mut *tx)
             .await;
             name_conflict(inserted, &content.name)?;
-            insert_version(&mut tx, tenant, id, 1, &version, now).await?;
+            insert_version(&mut tx, (tenant, agent), id, 1, &version, now).await?;
             bump(&mut tx, tenant).await?;
             let procedure = get(&mut *tx, tenant, id).await?;
             tx.commit().await?;
@@ -125,7 +125,7 @@ impl octopus_core::store::ProcedureStore for PostgresStore {
                 .bind(id.0)
                 .execute(&mut *tx)
                 .await?;
-            insert_version(&mut tx, tenant, id, next, &version, now).await?;
+            insert_version(&mut tx, (tenant, current.agent_id), id, next, &version, now).await?;
             query("UPDATE procedures SET latest_version = $2, updated_at = $3 WHERE id = $1")
                 .bind(id.0)
                 .bind(int(next))
@@ -367,9 +367,11 @@ pub(crate) fn steps_json(steps: &[ProcedureStep]) -> String {
     serde_json::to_string(steps).unwrap_or_else(|_| "[]".into())
 }
 
+/// Stores a version waiting for approval, and announces it
+/// (`procedure.pending`).
 pub(crate) async fn insert_version(
     tx: &mut Tx<'_>,
-    tenant: TenantId,
+    (tenant, agent): (TenantId, Option<AgentId>),
     id: ProcedureId,
     number: u32,
     version: &NewVersion,
@@ -393,6 +395,8 @@ pub(crate) async fn insert_version(
     .bind(at)
     .execute(&mut **tx)
     .await?;
+    let pending = octopus_core::webhook::procedure_pending(tenant, id, agent, number, at);
+    crate::webhooks::record(tx, &pending).await?;
     Ok(())
 }
 

@@ -146,6 +146,13 @@ pub(crate) fn remove_lineage(
         deletion.reason,
         micros(deletion.at),
     ])?;
+    let deleted = octopus_core::webhook::fact_deleted(
+        &held,
+        codec::uuid_from(&lineage)?,
+        &deletion.changed_by,
+        deletion.at,
+    );
+    crate::webhooks::record(tx, &deleted)?;
     Ok(FactDeletionReceipt {
         fact_id: FactId(codec::uuid_from(&lineage)?),
         versions: count as u64,

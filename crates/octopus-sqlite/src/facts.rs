@@ -17,7 +17,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, params};
 
 use crate::SqliteStore;
-use crate::codec::micros;
+use crate::codec::{self, micros};
 use crate::error::{Result as StoreResult, corrupt};
 use crate::rows::{self, Filters};
 
@@ -123,6 +123,8 @@ pub(crate) fn insert_fact(
         reason,
         fact.created_at,
     )?;
+    let event = octopus_core::webhook::fact_changed(fact, codec::uuid_from(&lineage)?, fact.created_at);
+    crate::webhooks::record(tx, &event)?;
     Ok(seq)
 }
 

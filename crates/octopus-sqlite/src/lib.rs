@@ -37,6 +37,7 @@ mod rows;
 mod search;
 mod tenants;
 mod vector_sets;
+mod webhooks;
 
 use std::sync::Arc;
 

@@ -7,7 +7,8 @@ use octopus_core::fact::Fact;
 use octopus_core::forget::PendingErasure;
 use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::{MessageErasure, MessageErasureReceipt};
-use octopus_core::{EpisodeId, Error as DomainError, MessageId, TenantId};
+use octopus_core::webhook;
+use octopus_core::{AgentId, EpisodeId, Error as DomainError, MessageId, TenantId};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::codec::{self, micros};
@@ -22,29 +23,40 @@ pub(crate) struct Removed {
     pub record: i64,
 }
 
-/// The erased message's row number, episode, and whether that is closed.
+/// The erased message's row number, episode, whether that is closed, and
+/// whose it is.
 struct Located {
     seq: i64,
     episode: EpisodeId,
     closed: bool,
+    agent: AgentId,
+    user: String,
 }
 
 /// A message of a live episode of the tenant; `NotFound` otherwise.
 fn locate(tx: &Connection, tenant: TenantId, id: MessageId) -> StoreResult<Located> {
     tx.prepare_cached(
-        "SELECT m.seq, m.episode_id, e.ended_at IS NOT NULL
+        "SELECT m.seq, m.episode_id, e.ended_at IS NOT NULL, e.agent_id, e.user_id
          FROM messages m JOIN episodes e ON e.id = m.episode_id AND e.tenant_id = m.tenant_id
          WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.deleted_at IS NULL",
     )?
     .query_row([id.0.as_bytes(), tenant.0.as_bytes()], |r| {
-        Ok((r.get(0)?, r.get::<_, Vec<u8>>(1)?, r.get(2)?))
+        Ok((
+            r.get(0)?,
+            r.get::<_, Vec<u8>>(1)?,
+            r.get(2)?,
+            r.get::<_, Vec<u8>>(3)?,
+            r.get(4)?,
+        ))
     })
     .optional()?
-    .map(|(seq, episode, closed)| -> StoreResult<Located> {
+    .map(|(seq, episode, closed, agent, user)| -> StoreResult<Located> {
         Ok(Located {
             seq,
             episode: EpisodeId(codec::uuid_from(&episode)?),
             closed,
+            agent: AgentId(codec::uuid_from(&agent)?),
+            user,
         })
     })
     .transpose()?
@@ -107,6 +119,13 @@ fn splice_out(
         reason,
         micros(erasure.at),
     ])?;
+    let deleted = webhook::fact_deleted(
+        fact,
+        codec::uuid_from(&lineage)?,
+        &erasure.changed_by,
+        erasure.at,
+    );
+    crate::webhooks::record(tx, &deleted)?;
     Ok(vectors)
 }
 
@@ -123,6 +142,8 @@ pub(crate) fn remove(
         seq,
         episode,
         closed,
+        agent,
+        user,
     } = locate(&tx, tenant, id)?;
     let mut removed_keys = RemovedKeys::new();
 
@@ -189,6 +210,15 @@ pub(crate) fn remove(
     if closed {
         crate::jobs::queue_summary(&tx, tenant, episode, micros(erasure.at), WorkClass::Live)?;
     }
+    let erased = webhook::message_erased(
+        tenant,
+        id,
+        episode,
+        (agent, &user),
+        &erasure.changed_by,
+        erasure.at,
+    );
+    crate::webhooks::record(&tx, &erased)?;
     let (pending, record) =
         crate::forget::record_pending_erasure(&tx, tenant, removed_keys, vec![seq])?;
     tx.commit()?;

@@ -95,6 +95,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0020_manual_facts",
         sql: include_str!("../migrations/main/0020_manual_facts.sql"),
     },
+    Migration {
+        name: "main/0021_webhooks",
+        sql: include_str!("../migrations/main/0021_webhooks.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

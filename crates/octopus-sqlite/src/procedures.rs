@@ -53,7 +53,7 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
                     ],
                 );
                 name_conflict(inserted, &content.name)?;
-                insert_version(&tx, tenant, id, 1, &version, at)?;
+                insert_version(&tx, (tenant, agent), id, 1, &version, now)?;
                 bump(&tx, tenant)?;
                 let procedure = get(&tx, tenant, id)?;
                 tx.commit()?;
@@ -127,7 +127,7 @@ impl octopus_core::store::ProcedureStore for SqliteStore {
                  WHERE procedure_id = ?1 AND status = 'pending'",
                 [id.0.as_bytes()],
             )?;
-            insert_version(tx, tenant, id, next, &version, at)?;
+            insert_version(tx, (tenant, current.agent_id), id, next, &version, now)?;
             tx.execute(
                 "UPDATE procedures SET latest_version = ?2, updated_at = ?3 WHERE id = ?1",
                 params![id.0.as_bytes(), next, at],
@@ -340,14 +340,17 @@ pub(crate) fn steps_json(steps: &[ProcedureStep]) -> String {
     serde_json::to_string(steps).unwrap_or_else(|_| "[]".into())
 }
 
+/// Stores a version waiting for approval, and announces it
+/// (`procedure.pending`).
 fn insert_version(
     tx: &Transaction<'_>,
-    tenant: TenantId,
+    (tenant, agent): (TenantId, Option<AgentId>),
     id: ProcedureId,
     number: u32,
     version: &NewVersion,
-    at: i64,
+    now: Timestamp,
 ) -> Result<(), Error> {
+    let at = micros(now);
     let content = &version.content;
     tx.execute(
         "INSERT INTO procedure_versions (procedure_id, tenant_id, version, name, description, trigger_pattern,
@@ -366,6 +369,8 @@ fn insert_version(
             at
         ],
     )?;
+    let pending = octopus_core::webhook::procedure_pending(tenant, id, agent, number, now);
+    crate::webhooks::record(tx, &pending)?;
     Ok(())
 }
 

@@ -19,7 +19,7 @@ use crate::lifecycle::watched;
 
 const LEASE: std::time::Duration = std::time::Duration::from_secs(60);
 
-fn correction(of: FactId, text: &str) -> FactCorrection {
+pub(crate) fn correction(of: FactId, text: &str) -> FactCorrection {
     let at = now();
     FactCorrection {
         fact_id: of,
@@ -32,7 +32,7 @@ fn correction(of: FactId, text: &str) -> FactCorrection {
     }
 }
 
-fn deletion(of: FactId) -> FactDeletion {
+pub(crate) fn deletion(of: FactId) -> FactDeletion {
     FactDeletion {
         fact_id: of,
         changed_by: "support-desk".into(),
@@ -364,7 +364,7 @@ pub async fn a_facts_history_goes_with_its_episode_and_its_user(backend: &impl B
 }
 
 /// A fact a person added about `user`, with `text`.
-fn addition(world: &World, user: &str, text: &str) -> octopus_core::fact::FactAddition {
+pub(crate) fn addition(world: &World, user: &str, text: &str) -> octopus_core::fact::FactAddition {
     let at = now();
     octopus_core::fact::FactAddition {
         fact: Fact {

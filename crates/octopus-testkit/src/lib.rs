@@ -5,7 +5,7 @@
 //! per rule of the storage contract, so a failure names the rule broken. The
 //! rules are grouped by area: [`tenants`], [`appends`], [`episodes`],
 //! [`message_search`], [`knowledge`], [`memory`], [`facts`], [`fact_changes`], [`lifecycle`],
-//! [`procedures`].
+//! [`procedures`], [`webhooks`].
 //! A vector index (an implementation of `octopus_core::vectors::VectorIndex`)
 //! calls [`vector_conformance_tests!`] likewise, with the rules in [`vectors`].
 //! [`soak`] drives the real server under load with faults, for a test and a
@@ -30,6 +30,7 @@ pub mod procedures;
 pub mod soak;
 pub mod tenants;
 pub mod vectors;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -139,6 +140,13 @@ macro_rules! store_conformance_tests {
         $crate::store_conformance_tests!(@in message_erasure, $backend;
             an_erased_message_leaves_every_store_with_the_facts_learned_from_it,
             an_interrupted_message_erasure_is_finished_later
+        );
+        $crate::store_conformance_tests!(@in webhooks, $backend;
+            endpoints_are_registered_read_and_deleted_per_tenant,
+            every_change_writes_one_delivery_per_subscribed_endpoint,
+            each_users_deliveries_are_claimed_in_order,
+            a_disabled_endpoint_gives_up_and_gets_nothing_new,
+            forgetting_a_user_takes_their_deliveries_and_announces_it
         );
         $crate::store_conformance_tests!(@in lifecycle, $backend;
             expired_episodes_are_archived_once_and_leave_recall,

@@ -98,6 +98,12 @@ uuid_id!(
 );
 
 uuid_id!(
+    /// An endpoint a tenant registered for events about its memory.
+    WebhookId,
+    "webhook"
+);
+
+uuid_id!(
     /// A named step-by-step procedure (procedural memory).
     ProcedureId,
     "procedure"

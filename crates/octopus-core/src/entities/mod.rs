@@ -15,3 +15,4 @@ pub mod message;
 pub mod page;
 pub mod procedure;
 pub mod tenant;
+pub mod webhook;

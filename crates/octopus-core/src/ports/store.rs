@@ -28,9 +28,12 @@ use crate::procedure::{
 use crate::recall::{MessagePosition, MessageWindow};
 use crate::search::{MessageHit, MessageSearchQuery};
 use crate::tenant::{ApiKey, KeyHash, Tenant};
+#[allow(unused_imports)] // linked from the docs above
+use crate::webhook::AttemptOutcome;
+use crate::webhook::{Attempt, Delivery, DueDelivery, Webhook};
 use crate::{
     AgentId, ApiKeyId, ConversationId, EpisodeId, MessageId, ProcedureId, Result, TenantId,
-    Timestamp,
+    Timestamp, WebhookId,
 };
 
 #[allow(unused_imports)] // linked from the docs above
@@ -631,6 +634,53 @@ pub trait ProcedureStore: Send + Sync {
     async fn procedures_revision(&self, tenant: TenantId) -> Result<u64>;
 }
 
+/// Webhook endpoints and their outbox. The events themselves are written by
+/// the other ports' methods, in the transaction of the change they report
+/// (see [`crate::webhook`]): one pending delivery per enabled endpoint of the
+/// tenant subscribed to the event's type, none when there is no such
+/// endpoint. Forgetting a user removes that user's deliveries (and writes
+/// `user.forgotten`).
+#[async_trait]
+pub trait WebhookStore: Send + Sync {
+    async fn create_webhook(&self, webhook: &Webhook) -> Result<()>;
+    /// Oldest first.
+    async fn list_webhooks(&self, tenant: TenantId) -> Result<Vec<Webhook>>;
+    async fn get_webhook(&self, tenant: TenantId, id: WebhookId) -> Result<Webhook>;
+    /// Deletes the endpoint with every delivery for it.
+    async fn delete_webhook(&self, tenant: TenantId, id: WebhookId) -> Result<()>;
+    /// Lets a disabled endpoint receive again: what is written from then on
+    /// is delivered (what was given up stays given up).
+    async fn enable_webhook(&self, tenant: TenantId, id: WebhookId) -> Result<Webhook>;
+    /// The endpoint's deliveries, newest first; `NotFound` for an unknown
+    /// endpoint.
+    async fn list_deliveries(
+        &self,
+        tenant: TenantId,
+        webhook: WebhookId,
+        page: Page,
+    ) -> Result<Vec<Delivery>>;
+    /// Up to `limit` pending deliveries due at `now` to enabled endpoints,
+    /// each the oldest pending delivery of its endpoint and user (so one
+    /// user's events arrive in the order they were written, a failing one
+    /// holding back those after it), oldest first, across tenants. Each is
+    /// leased for `lease`: no claim returns it again before then.
+    async fn claim_deliveries(
+        &self,
+        limit: u32,
+        now: Timestamp,
+        lease: std::time::Duration,
+    ) -> Result<Vec<DueDelivery>>;
+    /// Records one attempt at a claimed delivery (see [`AttemptOutcome`]):
+    /// a success also clears the endpoint's `failing_since`, a failure sets
+    /// it if unset, a disabling one gives up every pending delivery of the
+    /// endpoint. Does nothing when the delivery is gone (its endpoint was
+    /// deleted meanwhile).
+    async fn record_attempt(&self, attempt: &Attempt) -> Result<()>;
+    /// Deletes delivered and given-up deliveries created before `before`;
+    /// returns how many.
+    async fn prune_deliveries(&self, before: Timestamp) -> Result<u64>;
+}
+
 /// Everything the relational side of Octopus needs from one backend.
 pub trait Store:
     TenantStore
@@ -644,6 +694,7 @@ pub trait Store:
     + ProcedureStore
     + UserErasure
     + DumpStore
+    + WebhookStore
     + Health
 {
 }
@@ -660,6 +711,7 @@ impl<T> Store for T where
         + ProcedureStore
         + UserErasure
         + DumpStore
+        + WebhookStore
         + Health
 {
 }

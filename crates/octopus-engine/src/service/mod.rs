@@ -18,6 +18,7 @@ mod summaries;
 mod tenants;
 mod transcript;
 mod turns;
+mod webhooks;
 
 pub use completions::{ClientMessage, ClientRole, CompletionRequest, PreparedCompletion};
 pub use context::WorkingMemory;
@@ -78,6 +79,8 @@ pub struct Octopus {
     /// context of one message sends it twice, and embedding is most of a
     /// query's time. A text's vector changes only with the model.
     query_vectors: Option<Arc<QueryVectors>>,
+    /// Sends webhook deliveries under the `[webhooks]` rules.
+    webhooks: Arc<crate::webhooks::Sender>,
 }
 
 /// Refuses settings that cannot work: an embedding model that cannot load,
@@ -90,6 +93,7 @@ pub fn check_config(config: &EngineConfig) -> Result<()> {
         .validate()
         .map_err(|e| Error::Config(e.to_string()))?;
     config.llm.validate().map_err(Error::Config)?;
+    config.webhooks.validate().map_err(Error::Config)?;
     Ok(())
 }
 
@@ -159,6 +163,7 @@ impl Octopus {
         octopus.job_lease = Duration::from_secs(config.worker.job_lease_secs.max(1));
         octopus.recall_weights = config.recall;
         octopus.query_vectors = query_vectors(config.embedding.query_cache_entries());
+        octopus.webhooks = Arc::new(crate::webhooks::Sender::new(config.webhooks.clone()));
         octopus
     }
 
@@ -192,7 +197,15 @@ impl Octopus {
             query_vectors: query_vectors(
                 crate::config::EmbeddingSettings::default().query_cache_entries(),
             ),
+            webhooks: Arc::new(crate::webhooks::Sender::new(Default::default())),
         }
+    }
+
+    /// Delivers webhook events under `settings` (a test's loopback
+    /// receiver needs `destinations = "any"`).
+    pub fn with_webhooks(mut self, settings: crate::webhooks::WebhookSettings) -> Self {
+        self.webhooks = Arc::new(crate::webhooks::Sender::new(settings));
+        self
     }
 
     /// Calls agents' models with `settings`, reading API keys through `env`.

@@ -285,6 +285,17 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
         ),
         ("FactEdit", "reason", text(1, MAX_REASON_CHARS)),
         (
+            "NewWebhook",
+            "url",
+            json!({"maxLength": MAX_URL_CHARS, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\x00]*$"}),
+        ),
+        ("NewWebhook", "events", json!({"minItems": 1})),
+        (
+            "NewWebhook",
+            "description",
+            text(0, octopus_core::webhook::MAX_DESCRIPTION_CHARS),
+        ),
+        (
             "MemoryConfig",
             "pii_region",
             json!({"enum": octopus_core::pii::PhoneRegion::codes()}),

@@ -19,6 +19,7 @@ const EMBEDDING: [ErrorCode; 3] = [
 /// every id here to an operation of the document, so that a renamed handler
 /// cannot quietly lose its errors.
 const ROUTE_ERRORS: &[(&[&str], &[ErrorCode])] = &[
+    (&["create_webhook"], &[E::TenantLimitReached]),
     (&["create_agent", "update_agent"], &[E::AgentNameTaken]),
     (&["create_conversation"], &[E::AgentInactive]),
     (

@@ -17,6 +17,7 @@ mod search;
 mod tenants;
 mod turns;
 mod users;
+mod webhooks;
 
 use octopus_core::store::Page;
 use serde::{Deserialize, Serialize};
@@ -44,6 +45,7 @@ use crate::error::{ApiError, ErrorBody};
         (name = "procedures", description = "Procedural memory: step-by-step procedures triggered by a pattern or by meaning, approved and versioned"),
         (name = "users", description = "Everything about one user of a tenant"),
         (name = "dumps", description = "A tenant's data, or one user's, exported as JSON Lines and imported back"),
+        (name = "webhooks", description = "Signed events about a tenant's memory, delivered to endpoints it registers"),
         (name = "openai", description = "OpenAI-compatible: any OpenAI client, its `base_url` pointed here, talks to an agent with memory"),
         (name = "health"),
     )
@@ -134,6 +136,10 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(dumps::export_dump))
         .routes(routes!(dumps::export_tenant_dump))
         .routes(routes!(dumps::import_dump))
+        .routes(routes!(webhooks::create_webhook, webhooks::list_webhooks))
+        .routes(routes!(webhooks::get_webhook, webhooks::delete_webhook))
+        .routes(routes!(webhooks::enable_webhook))
+        .routes(routes!(webhooks::list_deliveries))
 }
 
 /// `limit` and `offset` of a list.
