@@ -92,7 +92,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0012_manual_facts",
         include_str!("../migrations/0012_manual_facts.sql"),
     ),
-    ("0013_webhooks", include_str!("../migrations/0013_webhooks.sql")),
+    (
+        "0013_webhooks",
+        include_str!("../migrations/0013_webhooks.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

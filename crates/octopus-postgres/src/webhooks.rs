@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use octopus_core::store::{Page, WebhookStore};
 use octopus_core::webhook::{
-    Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType,
-    Webhook, message_id,
+    Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType, Webhook,
+    message_id,
 };
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp, WebhookId};
 use sqlx_core::query::query;
@@ -388,13 +388,15 @@ impl WebhookStore for PostgresStore {
 
     async fn prune_deliveries(&self, before: Timestamp) -> Result<u64> {
         domain(async {
-            Ok(query(
-                "DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < $1",
+            Ok(
+                query(
+                    "DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < $1",
+                )
+                .bind(before)
+                .execute(&self.pool)
+                .await?
+                .rows_affected(),
             )
-            .bind(before)
-            .execute(&self.pool)
-            .await?
-            .rows_affected())
         })
         .await
     }

@@ -123,7 +123,8 @@ pub(crate) fn insert_fact(
         reason,
         fact.created_at,
     )?;
-    let event = octopus_core::webhook::fact_changed(fact, codec::uuid_from(&lineage)?, fact.created_at);
+    let event =
+        octopus_core::webhook::fact_changed(fact, codec::uuid_from(&lineage)?, fact.created_at);
     crate::webhooks::record(tx, &event)?;
     Ok(seq)
 }

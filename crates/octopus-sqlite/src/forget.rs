@@ -246,7 +246,12 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
     // What its events said goes with the user; that it was forgotten is
     // announced.
     crate::webhooks::forget_user(&tx, tenant, &who.user_id, who.agent_id)?;
-    let forgotten = octopus_core::webhook::user_forgotten(tenant, &who.user_id, who.agent_id, octopus_core::now());
+    let forgotten = octopus_core::webhook::user_forgotten(
+        tenant,
+        &who.user_id,
+        who.agent_id,
+        octopus_core::now(),
+    );
     crate::webhooks::record(&tx, &forgotten)?;
     let (pending, record) = record_pending_erasure(&tx, tenant, per_collection, message_seqs)?;
     tx.commit()?;

@@ -50,15 +50,17 @@ fn locate(tx: &Connection, tenant: TenantId, id: MessageId) -> StoreResult<Locat
         ))
     })
     .optional()?
-    .map(|(seq, episode, closed, agent, user)| -> StoreResult<Located> {
-        Ok(Located {
-            seq,
-            episode: EpisodeId(codec::uuid_from(&episode)?),
-            closed,
-            agent: AgentId(codec::uuid_from(&agent)?),
-            user,
-        })
-    })
+    .map(
+        |(seq, episode, closed, agent, user)| -> StoreResult<Located> {
+            Ok(Located {
+                seq,
+                episode: EpisodeId(codec::uuid_from(&episode)?),
+                closed,
+                agent: AgentId(codec::uuid_from(&agent)?),
+                user,
+            })
+        },
+    )
     .transpose()?
     .ok_or_else(|| DomainError::not_found(MessageId::KIND, id).into())
 }

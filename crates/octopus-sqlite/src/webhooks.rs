@@ -5,8 +5,8 @@
 use async_trait::async_trait;
 use octopus_core::store::{Page, WebhookStore};
 use octopus_core::webhook::{
-    Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType,
-    Webhook, message_id,
+    Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType, Webhook,
+    message_id,
 };
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp, WebhookId};
 use rusqlite::{Connection, Row, params};
@@ -52,11 +52,7 @@ pub(crate) fn forget_user(
     Ok(tx.execute(
         "DELETE FROM webhook_deliveries
          WHERE tenant_id = ?1 AND user_id = ?2 AND (?3 IS NULL OR agent_id = ?3)",
-        params![
-            tenant.0.as_bytes(),
-            user,
-            agent.map(|a| *a.0.as_bytes())
-        ],
+        params![tenant.0.as_bytes(), user, agent.map(|a| *a.0.as_bytes())],
     )?)
 }
 
@@ -119,13 +115,20 @@ fn get_webhook(conn: &Connection, tenant: TenantId, id: WebhookId) -> StoreResul
     })
     .map_err(|error| -> crate::error::Error {
         match error {
-            rusqlite::Error::QueryReturnedNoRows => DomainError::not_found(WebhookId::KIND, id).into(),
+            rusqlite::Error::QueryReturnedNoRows => {
+                DomainError::not_found(WebhookId::KIND, id).into()
+            }
             other => other.into(),
         }
     })?
 }
 
-fn claim(conn: &mut Connection, limit: u32, now: i64, lease_until: i64) -> StoreResult<Vec<DueDelivery>> {
+fn claim(
+    conn: &mut Connection,
+    limit: u32,
+    now: i64,
+    lease_until: i64,
+) -> StoreResult<Vec<DueDelivery>> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let due = {
         let mut stmt = tx.prepare_cached(
@@ -167,9 +170,13 @@ fn record_attempt(conn: &mut Connection, attempt: &Attempt) -> StoreResult<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let at = micros(attempt.at);
     let (state, status, error, next, delivered) = match &attempt.outcome {
-        AttemptOutcome::Delivered { status } => {
-            (DeliveryState::Delivered, Some(*status), None, None, Some(at))
-        }
+        AttemptOutcome::Delivered { status } => (
+            DeliveryState::Delivered,
+            Some(*status),
+            None,
+            None,
+            Some(at),
+        ),
         AttemptOutcome::Failed {
             status,
             error,
@@ -181,9 +188,13 @@ fn record_attempt(conn: &mut Connection, attempt: &Attempt) -> StoreResult<()> {
             Some(micros(*retry_at)),
             None,
         ),
-        AttemptOutcome::Disable { status, error, .. } => {
-            (DeliveryState::Failed, *status, Some(error.as_str()), None, None)
-        }
+        AttemptOutcome::Disable { status, error, .. } => (
+            DeliveryState::Failed,
+            *status,
+            Some(error.as_str()),
+            None,
+            None,
+        ),
     };
     let recorded = tx
         .prepare_cached(
@@ -206,7 +217,10 @@ fn record_attempt(conn: &mut Connection, attempt: &Attempt) -> StoreResult<()> {
     if recorded == 0 {
         return Ok(());
     }
-    let (tenant, webhook) = (attempt.tenant_id.0.as_bytes(), attempt.webhook_id.0.as_bytes());
+    let (tenant, webhook) = (
+        attempt.tenant_id.0.as_bytes(),
+        attempt.webhook_id.0.as_bytes(),
+    );
     match &attempt.outcome {
         AttemptOutcome::Delivered { .. } => {
             tx.execute(
@@ -278,7 +292,9 @@ impl WebhookStore for SqliteStore {
     }
 
     async fn get_webhook(&self, tenant: TenantId, id: WebhookId) -> Result<Webhook> {
-        self.db.read(move |conn| get_webhook(conn, tenant, id)).await
+        self.db
+            .read(move |conn| get_webhook(conn, tenant, id))
+            .await
     }
 
     async fn delete_webhook(&self, tenant: TenantId, id: WebhookId) -> Result<()> {
@@ -327,7 +343,12 @@ impl WebhookStore for SqliteStore {
                 )?;
                 rows::collect(
                     &mut stmt,
-                    params![tenant.0.as_bytes(), webhook.0.as_bytes(), page.limit, page.offset],
+                    params![
+                        tenant.0.as_bytes(),
+                        webhook.0.as_bytes(),
+                        page.limit,
+                        page.offset
+                    ],
                     delivery_from_row,
                 )
             })
@@ -349,7 +370,9 @@ impl WebhookStore for SqliteStore {
 
     async fn record_attempt(&self, attempt: &Attempt) -> Result<()> {
         let attempt = attempt.clone();
-        self.db.write(move |conn| record_attempt(conn, &attempt)).await
+        self.db
+            .write(move |conn| record_attempt(conn, &attempt))
+            .await
     }
 
     async fn prune_deliveries(&self, before: Timestamp) -> Result<u64> {
@@ -364,4 +387,3 @@ impl WebhookStore for SqliteStore {
             .await
     }
 }
-

@@ -30,6 +30,7 @@ pub mod procedures;
 pub mod soak;
 pub mod tenants;
 pub mod vectors;
+pub mod webhook_receiver;
 pub mod webhooks;
 
 use std::sync::Arc;

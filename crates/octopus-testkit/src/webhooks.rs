@@ -99,8 +99,14 @@ pub async fn endpoints_are_registered_read_and_deleted_per_tenant(backend: &impl
     let acme = World::create(&*store, "acme").await;
     let other = World::create(&*store, "globex").await;
     let webhook = registered(&*store, acme.tenant, &[EventType::FactAdded]).await;
-    assert_eq!(store.get_webhook(acme.tenant, webhook.id).await.unwrap(), webhook);
-    assert_eq!(store.list_webhooks(acme.tenant).await.unwrap(), [webhook.clone()]);
+    assert_eq!(
+        store.get_webhook(acme.tenant, webhook.id).await.unwrap(),
+        webhook
+    );
+    assert_eq!(
+        store.list_webhooks(acme.tenant).await.unwrap(),
+        [webhook.clone()]
+    );
     assert!(store.list_webhooks(other.tenant).await.unwrap().is_empty());
     assert_not_found(store.get_webhook(other.tenant, webhook.id).await);
     assert_not_found(store.delete_webhook(other.tenant, webhook.id).await);
@@ -111,16 +117,25 @@ pub async fn endpoints_are_registered_read_and_deleted_per_tenant(backend: &impl
     );
     // Reopened, it is all there.
     let reopened = backend.open().await;
-    assert_eq!(reopened.get_webhook(acme.tenant, webhook.id).await.unwrap(), webhook);
+    assert_eq!(
+        reopened.get_webhook(acme.tenant, webhook.id).await.unwrap(),
+        webhook
+    );
 
     store
         .add_fact(acme.tenant, &addition(&acme, "alice", "Alice likes tea"))
         .await
         .unwrap();
-    assert_eq!(logged(&*store, acme.tenant, webhook.id).await, [EventType::FactAdded]);
+    assert_eq!(
+        logged(&*store, acme.tenant, webhook.id).await,
+        [EventType::FactAdded]
+    );
     store.delete_webhook(acme.tenant, webhook.id).await.unwrap();
     assert_not_found(store.get_webhook(acme.tenant, webhook.id).await);
-    assert!(claim_all(&*store).await.is_empty(), "its deliveries went with it");
+    assert!(
+        claim_all(&*store).await.is_empty(),
+        "its deliveries went with it"
+    );
 }
 
 pub async fn every_change_writes_one_delivery_per_subscribed_endpoint(backend: &impl Backend) {
@@ -130,14 +145,23 @@ pub async fn every_change_writes_one_delivery_per_subscribed_endpoint(backend: &
     let facts = registered(
         &*store,
         acme.tenant,
-        &[EventType::FactAdded, EventType::FactUpdated, EventType::FactDeleted],
+        &[
+            EventType::FactAdded,
+            EventType::FactUpdated,
+            EventType::FactDeleted,
+        ],
     )
     .await;
     let everything = registered(&*store, acme.tenant, &EventType::ALL).await;
 
-    let said = acme.say(&*store, at(9, 0), &["I moved to Paris", "bye"]).await;
+    let said = acme
+        .say(&*store, at(9, 0), &["I moved to Paris", "bye"])
+        .await;
     let added = store
-        .add_fact(acme.tenant, &addition(&acme, "alice", "Alice lives in Lyon"))
+        .add_fact(
+            acme.tenant,
+            &addition(&acme, "alice", "Alice lives in Lyon"),
+        )
         .await
         .unwrap();
     let fixed = store
@@ -188,7 +212,10 @@ pub async fn every_change_writes_one_delivery_per_subscribed_endpoint(backend: &
     // Another tenant's change reaches none of acme's endpoints; a change
     // that fails writes nothing.
     store
-        .add_fact(globex.tenant, &addition(&globex, "alice", "Alice likes tea"))
+        .add_fact(
+            globex.tenant,
+            &addition(&globex, "alice", "Alice likes tea"),
+        )
         .await
         .unwrap();
     let replaced = correction(added.id, "Alice lives in Nice");
@@ -260,11 +287,17 @@ pub async fn each_users_deliveries_are_claimed_in_order(backend: &impl Backend) 
         first.iter().map(fact_of).collect::<Vec<_>>(),
         ["alice", "bob"]
     );
-    assert!(claim_all(&*store).await.is_empty(), "claimed ones are leased");
+    assert!(
+        claim_all(&*store).await.is_empty(),
+        "claimed ones are leased"
+    );
     // Alice's first fails: it is due again, and her second waits behind it.
     let alice = &first[0];
     store
-        .record_attempt(&attempt(&first[1], AttemptOutcome::Delivered { status: 204 }))
+        .record_attempt(&attempt(
+            &first[1],
+            AttemptOutcome::Delivered { status: 204 },
+        ))
         .await
         .unwrap();
     let retry = AttemptOutcome::Failed {
@@ -279,7 +312,10 @@ pub async fn each_users_deliveries_are_claimed_in_order(backend: &impl Backend) 
     assert_eq!(again[0].attempts, 1);
     assert!(again[0].failing_since.is_some(), "the endpoint is failing");
     store
-        .record_attempt(&attempt(&again[0], AttemptOutcome::Delivered { status: 200 }))
+        .record_attempt(&attempt(
+            &again[0],
+            AttemptOutcome::Delivered { status: 200 },
+        ))
         .await
         .unwrap();
     let next = claim_all(&*store).await;
@@ -291,7 +327,10 @@ pub async fn each_users_deliveries_are_claimed_in_order(backend: &impl Backend) 
         .list_deliveries(acme.tenant, webhook.id, Page::default())
         .await
         .unwrap();
-    let delivered = log.iter().find(|d| d.message_id.ends_with(&alice.event_id.simple().to_string())).unwrap();
+    let delivered = log
+        .iter()
+        .find(|d| d.message_id.ends_with(&alice.event_id.simple().to_string()))
+        .unwrap();
     assert_eq!(delivered.state, DeliveryState::Delivered);
     assert_eq!(delivered.attempts, 2);
     assert_eq!(delivered.last_status, Some(200));
@@ -334,12 +373,19 @@ pub async fn a_disabled_endpoint_gives_up_and_gets_nothing_new(backend: &impl Ba
         .list_deliveries(acme.tenant, webhook.id, Page::default())
         .await
         .unwrap();
-    assert!(log.iter().all(|d| d.state == DeliveryState::Failed), "{log:?}");
+    assert!(
+        log.iter().all(|d| d.state == DeliveryState::Failed),
+        "{log:?}"
+    );
     store
         .add_fact(acme.tenant, &addition(&acme, "alice", "Alice likes chess"))
         .await
         .unwrap();
-    assert_eq!(logged(&*store, acme.tenant, webhook.id).await.len(), 2, "nothing new");
+    assert_eq!(
+        logged(&*store, acme.tenant, webhook.id).await.len(),
+        2,
+        "nothing new"
+    );
     assert!(claim_all(&*store).await.is_empty());
 
     let enabled = store.enable_webhook(acme.tenant, webhook.id).await.unwrap();
@@ -348,7 +394,11 @@ pub async fn a_disabled_endpoint_gives_up_and_gets_nothing_new(backend: &impl Ba
         .add_fact(acme.tenant, &addition(&acme, "alice", "Alice likes go"))
         .await
         .unwrap();
-    assert_eq!(claim_all(&*store).await.len(), 1, "what comes after is delivered");
+    assert_eq!(
+        claim_all(&*store).await.len(),
+        1,
+        "what comes after is delivered"
+    );
     let other = tenant("globex");
     store.create_tenant(&other).await.unwrap();
     assert_not_found(store.enable_webhook(other.id, webhook.id).await);

@@ -17,7 +17,17 @@ use crate::{AgentId, Error, Result, TenantId, Timestamp, WebhookId};
 
 /// What happened. The names are those the API and the payloads use.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
 )]
 pub enum EventType {
     /// A fact was learned, added by hand or imported.
@@ -537,12 +547,21 @@ mod tests {
     #[test]
     fn a_webhook_needs_an_http_url_and_an_event() {
         let all = vec![EventType::FactAdded];
-        assert!(new("https://hooks.example.com/octopus", all.clone()).validate().is_ok());
+        assert!(
+            new("https://hooks.example.com/octopus", all.clone())
+                .validate()
+                .is_ok()
+        );
         for url in ["ftp://example.com", "example.com/hook", "https://", ""] {
             let refused = new(url, all.clone()).validate().unwrap_err();
-            assert!(matches!(refused, Error::Invalid { ref field, .. } if field == "url"), "{url}");
+            assert!(
+                matches!(refused, Error::Invalid { ref field, .. } if field == "url"),
+                "{url}"
+            );
         }
-        let refused = new("https://example.com", Vec::new()).validate().unwrap_err();
+        let refused = new("https://example.com", Vec::new())
+            .validate()
+            .unwrap_err();
         assert!(matches!(refused, Error::Invalid { ref field, .. } if field == "events"));
     }
 
@@ -550,7 +569,11 @@ mod tests {
     fn events_are_kept_once_each_in_a_fixed_order() {
         let asked = new(
             "https://example.com",
-            vec![EventType::UserForgotten, EventType::FactAdded, EventType::UserForgotten],
+            vec![
+                EventType::UserForgotten,
+                EventType::FactAdded,
+                EventType::UserForgotten,
+            ],
         );
         assert_eq!(
             asked.event_set(),

@@ -144,7 +144,8 @@ impl Octopus {
 
     async fn prune_deliveries(&self) {
         let days = self.webhooks.settings().keep_deliveries_days;
-        let before = now() - chrono::Duration::days(i64::try_from(days).unwrap_or(i64::MAX / 86_400_000));
+        let before =
+            now() - chrono::Duration::days(i64::try_from(days).unwrap_or(i64::MAX / 86_400_000));
         match self.store.prune_deliveries(before).await {
             Ok(0) => {}
             Ok(pruned) => tracing::info!(pruned, "old webhook deliveries pruned from the log"),

@@ -173,7 +173,10 @@ impl Sender {
                 .post(url)
                 .timeout(self.settings.timeout())
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .header(reqwest::header::USER_AGENT, concat!("Octopus-Webhooks/", env!("CARGO_PKG_VERSION")))
+                .header(
+                    reqwest::header::USER_AGENT,
+                    concat!("Octopus-Webhooks/", env!("CARGO_PKG_VERSION")),
+                )
                 .header("webhook-id", &id)
                 .header("webhook-timestamp", timestamp.to_string())
                 .header("webhook-signature", signature)
@@ -190,8 +193,7 @@ impl Sender {
             }
             Ok(response) => {
                 let status = response.status();
-                let body =
-                    octopus_provider_http::error_text(response, ERROR_BODY_BYTES).await;
+                let body = octopus_provider_http::error_text(response, ERROR_BODY_BYTES).await;
                 let what = match status.is_redirection() {
                     true => "a redirect, which is not followed".to_owned(),
                     false => octopus_provider_http::excerpt(&body),
@@ -287,11 +289,23 @@ mod tests {
     #[test]
     fn endpoints_on_internal_addresses_are_refused_unless_allowed() {
         let public = Sender::new(WebhookSettings::default());
-        for url in ["http://127.0.0.1:9000/hook", "http://169.254.169.254/", "http://[::1]/"] {
+        for url in [
+            "http://127.0.0.1:9000/hook",
+            "http://169.254.169.254/",
+            "http://[::1]/",
+        ] {
             assert!(public.check_url(url).is_err(), "{url}");
         }
-        assert!(public.check_url("https://hooks.example.com/octopus").is_ok());
-        assert!(public.check_url("https://user:pw@hooks.example.com/").is_err());
+        assert!(
+            public
+                .check_url("https://hooks.example.com/octopus")
+                .is_ok()
+        );
+        assert!(
+            public
+                .check_url("https://user:pw@hooks.example.com/")
+                .is_err()
+        );
         let any = Sender::new(WebhookSettings {
             destinations: Destinations::Any,
             ..WebhookSettings::default()

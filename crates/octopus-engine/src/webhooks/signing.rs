@@ -57,7 +57,9 @@ mod tests {
     fn secrets_are_new_each_time_and_hold_a_32_byte_key() {
         let (a, b) = (new_secret(), new_secret());
         assert_ne!(a, b);
-        let key = STANDARD.decode(a.strip_prefix(SECRET_PREFIX).unwrap()).unwrap();
+        let key = STANDARD
+            .decode(a.strip_prefix(SECRET_PREFIX).unwrap())
+            .unwrap();
         assert_eq!(key.len(), KEY_BYTES);
     }
 }

@@ -378,6 +378,8 @@ pub struct Seeded {
     pub procedure: String,
     /// A fact about alice, of the episode.
     pub fact: String,
+    /// A webhook of the tenant's, for fact.added.
+    pub webhook: String,
 }
 
 pub async fn seed(server: &TestServer, name: &str) -> Seeded {
@@ -443,8 +445,21 @@ pub async fn seed(server: &TestServer, name: &str) -> Seeded {
         &format!("{name} secret roadmap fact"),
     )
     .await;
+    let webhook = server
+        .ok(
+            Method::POST,
+            "/v1/webhooks",
+            &key,
+            Some(json!({"url": format!("https://hooks.example.com/{name}"), "events": ["fact.added"]})),
+            StatusCode::CREATED,
+        )
+        .await["webhook"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     Seeded {
         fact,
+        webhook,
         procedure,
         key,
         tenant,

@@ -36,6 +36,9 @@ fn body_for(operation: &str, victim: &Seeded) -> Value {
         "rollback_procedure" => json!({"version": 1}),
         "correct_fact" => json!({"text": "pwned"}),
         "add_fact" => json!({"text": "pwned"}),
+        "create_webhook" => {
+            json!({"url": "https://hooks.example.com/pwned", "events": ["fact.added"]})
+        }
         "recall" => json!({"user_id": "alice", "query": "victim secret roadmap"}),
         "import_conversation" => json!({
             "agent_id": victim.agent, "user_id": "alice",
@@ -68,6 +71,7 @@ fn id_for(parameter: &str, victim: &Seeded) -> String {
         "procedure_id" => victim.procedure.clone(),
         "fact_id" => victim.fact.clone(),
         "message_id" => victim.message.clone(),
+        "webhook_id" => victim.webhook.clone(),
         // Not an object id: each tenant has its own users of that name.
         "user_id" => "alice".to_owned(),
         other => panic!("path parameter `{other}` is new: map it to one of the victim's ids"),
@@ -86,6 +90,7 @@ fn assert_reveals_nothing(reply: &Value, victim: &Seeded, sent: &str, context: &
         &victim.tenant,
         &victim.procedure,
         &victim.fact,
+        &victim.webhook,
     ];
     for secret in secrets
         .into_iter()
@@ -315,6 +320,26 @@ async fn foreign_key_reaches_nothing(server: TestServer) {
         )
         .await;
     assert_eq!(agent["system_prompt"], "You are a helpful support agent.");
+    let webhooks = server
+        .ok(
+            Method::GET,
+            "/v1/webhooks",
+            &victim.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    let ids: Vec<&Value> = webhooks["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| &w["id"])
+        .collect();
+    assert_eq!(
+        ids,
+        [&json!(victim.webhook)],
+        "B's webhooks: none deleted, none added"
+    );
     let procedure = server
         .ok(
             Method::GET,

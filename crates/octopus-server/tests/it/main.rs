@@ -24,3 +24,4 @@ mod recall;
 mod reply_bounds;
 mod tool_races;
 mod turns;
+mod webhooks;
