@@ -53,6 +53,9 @@ pub enum Command {
     /// One fact about a user: read, correct or delete it, and its history.
     #[command(subcommand)]
     Facts(FactCommand),
+    /// Webhooks: endpoints that receive signed events when memory changes.
+    #[command(subcommand)]
+    Webhooks(WebhookCommand),
     /// Search messages (full text) or an agent's knowledge (meaning and words).
     #[command(subcommand)]
     Search(SearchCommand),
@@ -623,6 +626,60 @@ pub enum UserCommand {
         /// Only facts filed under this category.
         #[arg(long)]
         category: Option<String>,
+        #[arg(long)]
+        limit: Option<u32>,
+        #[arg(long)]
+        offset: Option<u32>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhookCommand {
+    /// Register an endpoint for events, and print it with its signing
+    /// secret (shown this once).
+    Create {
+        /// Where events are POSTed: an http or https URL.
+        #[arg(value_name = "URL")]
+        endpoint: String,
+        /// An event type to send: fact.added, fact.updated, fact.deleted,
+        /// message.erased, episode.closed, procedure.pending,
+        /// user.forgotten. Repeat for more.
+        #[arg(long = "event", required = true)]
+        events: Vec<String>,
+        #[arg(long)]
+        description: Option<String>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// The tenant's endpoints.
+    List {
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// An endpoint: whether it is enabled, failing, or disabled and why.
+    Show {
+        webhook_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Delete an endpoint and its delivery log.
+    Delete {
+        webhook_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Enable an endpoint that was disabled.
+    Enable {
+        webhook_id: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// An endpoint's deliveries, newest first: state, attempts, last status
+    /// and error.
+    Deliveries {
+        webhook_id: String,
         #[arg(long)]
         limit: Option<u32>,
         #[arg(long)]

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::cli::{
     AgentCommand, Command, ConversationCommand, EpisodeCommand, FactCommand, KeyCommand,
     KnowledgeCommand, MessageCommand, ProcedureCommand, SearchCommand, TenantCommand, TurnArgs,
-    UserCommand,
+    UserCommand, WebhookCommand,
 };
 use crate::client::{Client, encode_path, query};
 
@@ -84,6 +84,7 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
             client.send(Method::GET, &path, &params, None).await?
         }
         Command::Facts(command) => facts(command).await?,
+        Command::Webhooks(command) => webhooks(command).await?,
         Command::Search(SearchCommand::Knowledge(args)) => {
             let mut body = json!({"query": args.query, "mode": args.mode});
             for (field, value) in [
@@ -740,6 +741,70 @@ async fn import(args: crate::cli::ImportArgs) -> anyhow::Result<Value> {
     client
         .send(Method::POST, "/v1/conversations/import", &[], Some(body))
         .await
+}
+
+async fn webhooks(command: WebhookCommand) -> anyhow::Result<Value> {
+    let path = |id: &str| format!("/v1/webhooks/{}", encode_path(id));
+    Ok(match command {
+        WebhookCommand::Create {
+            endpoint,
+            events,
+            description,
+            remote,
+        } => {
+            let mut body = json!({"url": endpoint, "events": events});
+            if let Some(description) = description {
+                body["description"] = description.into();
+            }
+            Client::new(&remote)
+                .send(Method::POST, "/v1/webhooks", &[], Some(body))
+                .await?
+        }
+        WebhookCommand::List { remote } => {
+            Client::new(&remote)
+                .send(Method::GET, "/v1/webhooks", &[], None)
+                .await?
+        }
+        WebhookCommand::Show { webhook_id, remote } => {
+            Client::new(&remote)
+                .send(Method::GET, &path(&webhook_id), &[], None)
+                .await?
+        }
+        WebhookCommand::Delete { webhook_id, remote } => {
+            Client::new(&remote)
+                .send(Method::DELETE, &path(&webhook_id), &[], None)
+                .await?
+        }
+        WebhookCommand::Enable { webhook_id, remote } => {
+            Client::new(&remote)
+                .send(
+                    Method::POST,
+                    &format!("{}/enable", path(&webhook_id)),
+                    &[],
+                    None,
+                )
+                .await?
+        }
+        WebhookCommand::Deliveries {
+            webhook_id,
+            limit,
+            offset,
+            remote,
+        } => {
+            let params = query(&[
+                ("limit", limit.map(|l| l.to_string())),
+                ("offset", offset.map(|o| o.to_string())),
+            ]);
+            Client::new(&remote)
+                .send(
+                    Method::GET,
+                    &format!("{}/deliveries", path(&webhook_id)),
+                    &params,
+                    None,
+                )
+                .await?
+        }
+    })
 }
 
 async fn facts(command: FactCommand) -> anyhow::Result<Value> {

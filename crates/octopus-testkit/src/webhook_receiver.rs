@@ -1,6 +1,6 @@
 //! A loopback endpoint for webhook deliveries: it records every request
-//! (headers and body) and answers with the statuses a test scripts, 200
-//! once the script is spent. A 3xx answer points at `/elsewhere`, which
+//! (headers and body) and answers with the statuses a test scripts, then
+//! its standing answer (200 unless set). A 3xx answer points at `/elsewhere`, which
 //! records that it was followed.
 
 use std::collections::VecDeque;
@@ -30,10 +30,10 @@ impl Received {
     }
 }
 
-#[derive(Default)]
 struct Inner {
     received: Mutex<Vec<Received>>,
     answers: Mutex<VecDeque<u16>>,
+    standing: std::sync::atomic::AtomicU16,
 }
 
 /// A running endpoint; it stops with the runtime.
@@ -47,7 +47,11 @@ pub struct Receiver {
 impl Receiver {
     /// An endpoint answering `answers` in turn, then 200.
     pub async fn start(answers: &[u16]) -> Self {
-        let inner = Arc::new(Inner::default());
+        let inner = Arc::new(Inner {
+            received: Mutex::default(),
+            answers: Mutex::default(),
+            standing: 200.into(),
+        });
         inner.answers.lock().unwrap().extend(answers);
         let app = axum::Router::new()
             .route("/hook", post(hook))
@@ -67,6 +71,13 @@ impl Receiver {
         self.inner.answers.lock().unwrap().extend(statuses);
     }
 
+    /// Answers `status` once the scripted answers are spent.
+    pub fn answer_from_now_on(&self, status: u16) {
+        self.inner
+            .standing
+            .store(status, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Everything received so far, in order.
     pub fn received(&self) -> Vec<Received> {
         self.inner.received.lock().unwrap().clone()
@@ -83,7 +94,13 @@ async fn hook(
         headers,
         body,
     });
-    let status = inner.answers.lock().unwrap().pop_front().unwrap_or(200);
+    let standing = inner.standing.load(std::sync::atomic::Ordering::SeqCst);
+    let status = inner
+        .answers
+        .lock()
+        .unwrap()
+        .pop_front()
+        .unwrap_or(standing);
     let status = StatusCode::from_u16(status).unwrap();
     let mut answer = HeaderMap::new();
     if status.is_redirection() {

@@ -152,6 +152,20 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("delete", "/v1/messages/{message_id}", "messages erase"),
     ("get", "/v1/facts/{fact_id}/history", "facts history"),
+    ("post", "/v1/webhooks", "webhooks create"),
+    ("get", "/v1/webhooks", "webhooks list"),
+    ("get", "/v1/webhooks/{webhook_id}", "webhooks show"),
+    ("delete", "/v1/webhooks/{webhook_id}", "webhooks delete"),
+    (
+        "post",
+        "/v1/webhooks/{webhook_id}/enable",
+        "webhooks enable",
+    ),
+    (
+        "get",
+        "/v1/webhooks/{webhook_id}/deliveries",
+        "webhooks deliveries",
+    ),
 ];
 
 /// Operations with no command, and why.

@@ -27,3 +27,4 @@ mod summaries;
 mod two_servers;
 #[cfg(feature = "postgres-tests")]
 mod vector_copies;
+mod webhook_outbox;
