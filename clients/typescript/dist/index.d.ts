@@ -107,6 +107,23 @@ export declare class Octopus {
         reason?: string;
     }): Promise<Schemas["FactDeletionReceipt"]>;
     factHistory(factId: Id): Promise<Schemas["FactHistoryEntry"][]>;
+    /**
+     * Register an endpoint for events; the answer holds its signing secret
+     * (`whsec_…`), shown this once. Verify each delivery with it (any Standard
+     * Webhooks library).
+     */
+    createWebhook(body: Schemas["NewWebhook"]): Promise<Schemas["CreatedWebhook"]>;
+    listWebhooks(): Promise<Schemas["WebhookInfo"][]>;
+    getWebhook(webhookId: Id): Promise<Schemas["WebhookInfo"]>;
+    /** Delete an endpoint and its delivery log. */
+    deleteWebhook(webhookId: Id): Promise<void>;
+    /** Enable an endpoint that was disabled: what is written from now on is delivered. */
+    enableWebhook(webhookId: Id): Promise<Schemas["WebhookInfo"]>;
+    /** An endpoint's deliveries, newest first: state, attempts, last status and error. */
+    listDeliveries(webhookId: Id, query?: {
+        limit?: number;
+        offset?: number;
+    }): Promise<Schemas["Delivery"][]>;
     listConversations(query?: {
         agent_id?: Id;
         user_id?: string;

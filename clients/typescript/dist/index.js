@@ -153,6 +153,33 @@ export class Octopus {
     factHistory(factId) {
         return this.items(`/v1/facts/${segment(factId)}/history`);
     }
+    // Webhooks: signed events when memory changes
+    /**
+     * Register an endpoint for events; the answer holds its signing secret
+     * (`whsec_…`), shown this once. Verify each delivery with it (any Standard
+     * Webhooks library).
+     */
+    createWebhook(body) {
+        return this.json("POST", "/v1/webhooks", { body });
+    }
+    listWebhooks() {
+        return this.items("/v1/webhooks");
+    }
+    getWebhook(webhookId) {
+        return this.json("GET", `/v1/webhooks/${segment(webhookId)}`);
+    }
+    /** Delete an endpoint and its delivery log. */
+    async deleteWebhook(webhookId) {
+        await this.send("DELETE", `/v1/webhooks/${segment(webhookId)}`);
+    }
+    /** Enable an endpoint that was disabled: what is written from now on is delivered. */
+    enableWebhook(webhookId) {
+        return this.json("POST", `/v1/webhooks/${segment(webhookId)}/enable`);
+    }
+    /** An endpoint's deliveries, newest first: state, attempts, last status and error. */
+    listDeliveries(webhookId, query = {}) {
+        return this.items(`/v1/webhooks/${segment(webhookId)}/deliveries`, query);
+    }
     // Conversations, messages and turns
     listConversations(query = {}) {
         return this.items("/v1/conversations", query);

@@ -923,6 +923,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's endpoints, oldest first. */
+        get: operations["list_webhooks"];
+        put?: never;
+        /**
+         * Register an endpoint for events: `fact.added`, `fact.updated`,
+         *     `fact.deleted`, `message.erased`, `episode.closed`, `procedure.pending`,
+         *     `user.forgotten`. The answer holds the signing secret, shown this once.
+         *     Events carry ids, never the words of a message or a fact.
+         */
+        post: operations["create_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an endpoint: whether it is enabled, failing, or disabled and why. */
+        get: operations["get_webhook"];
+        put?: never;
+        post?: never;
+        /** Delete an endpoint and its delivery log: nothing more is sent to it. */
+        delete: operations["delete_webhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's delivery log, newest first: each event's state
+         *     (pending, delivered, failed), attempts, last status and error.
+         */
+        get: operations["list_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable an endpoint that was disabled (it answered 410 Gone, or failed
+         *     for too long): events written from now on are delivered to it; those
+         *     given up stay given up.
+         */
+        post: operations["enable_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1187,6 +1269,45 @@ export interface components {
         CreatedApiKey: components["schemas"]["ApiKey"] & {
             key: string;
         };
+        /** @description An endpoint just registered, with its signing secret: shown this once. */
+        CreatedWebhook: {
+            /**
+             * @description `whsec_` and the base64 of a 32-byte key. Verify each delivery's
+             *     `webhook-signature` with it, as the Standard Webhooks libraries do.
+             */
+            secret: string;
+            webhook: components["schemas"]["WebhookInfo"];
+        };
+        /** @description One event for one endpoint, as the delivery log shows it. */
+        Delivery: {
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at?: string | null;
+            event_type: components["schemas"]["EventType"];
+            /** Format: date-time */
+            last_attempt_at?: string | null;
+            /** @description Why the last attempt failed. */
+            last_error?: string | null;
+            /** @description The HTTP status of the last attempt; none when it got no answer. */
+            last_status?: number | null;
+            /** @description The `webhook-id` header of every attempt: `msg_` and the event's id. */
+            message_id: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, while pending.
+             */
+            next_attempt_at?: string | null;
+            state: components["schemas"]["DeliveryState"];
+            user_id?: string | null;
+            webhook_id: components["schemas"]["WebhookId"];
+        };
+        /**
+         * @description Where a delivery stands.
+         * @enum {string}
+         */
+        DeliveryState: "pending" | "delivered" | "failed";
         /** @description One document of the agent's knowledge. */
         Document: {
             chunks: components["schemas"]["Chunk"][];
@@ -1299,6 +1420,11 @@ export interface components {
             /** @description The agent's model provider, when the failure is its (`llm_*` codes). */
             provider?: string | null;
         };
+        /**
+         * @description What happened. The names are those the API and the payloads use.
+         * @enum {string}
+         */
+        EventType: "fact.added" | "fact.updated" | "fact.deleted" | "message.erased" | "episode.closed" | "procedure.pending" | "user.forgotten";
         /** @description A fact about a user, as stored. */
         Fact: {
             agent_id: components["schemas"]["AgentId"];
@@ -1504,6 +1630,10 @@ export interface components {
             items: components["schemas"]["Conversation"][];
         };
         /** @description A list of items. */
+        Items_Delivery: {
+            items: components["schemas"]["Delivery"][];
+        };
+        /** @description A list of items. */
         Items_DocumentSummary: {
             items: components["schemas"]["DocumentSummary"][];
         };
@@ -1546,6 +1676,10 @@ export interface components {
         /** @description A list of items. */
         Items_UserSummary: {
             items: components["schemas"]["UserSummary"][];
+        };
+        /** @description A list of items. */
+        Items_WebhookInfo: {
+            items: components["schemas"]["WebhookInfo"][];
         };
         /** @description A chunk found by a knowledge search, with every score that placed it. */
         KnowledgeHit: {
@@ -1922,6 +2056,14 @@ export interface components {
         } | {
             tool_calls: unknown;
         }) & unknown & unknown & unknown);
+        /** @description What a tenant asks for when it registers an endpoint. */
+        NewWebhook: {
+            description?: string | null;
+            /** @description The event types to receive; at least one. */
+            events: components["schemas"]["EventType"][];
+            /** @description Where events are POSTed: an `http` or `https` URL. */
+            url: string;
+        };
         /**
          * @description What Octopus does with the PII it finds in the messages it stores.
          * @enum {string}
@@ -2308,6 +2450,31 @@ export interface components {
          * @enum {string}
          */
         VersionStatus: "pending" | "approved" | "rejected" | "superseded";
+        /**
+         * Format: uuid
+         * @description An endpoint a tenant registered for events about its memory.
+         */
+        WebhookId: string;
+        /** @description An endpoint as the API shows it: everything but its secret. */
+        WebhookInfo: {
+            /** Format: date-time */
+            created_at: string;
+            description?: string | null;
+            /** Format: date-time */
+            disabled_at?: string | null;
+            /** @description Why it was disabled: it answered 410 Gone, or failed too long. */
+            disabled_reason?: string | null;
+            /** @description Whether deliveries are sent to it. */
+            enabled: boolean;
+            events: components["schemas"]["EventType"][];
+            /**
+             * Format: date-time
+             * @description Since when every delivery to it has failed; absent while it succeeds.
+             */
+            failing_since?: string | null;
+            id: components["schemas"]["WebhookId"];
+            url: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -8531,6 +8698,494 @@ export interface operations {
             };
             /** @description `invalid_request`: valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Items_WebhookInfo"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhook"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description `malformed_json`: the body is not valid JSON; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `agent_not_found`: no such agent for this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `request_timeout`: the request body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_limit_reached`: the tenant holds as much as its quota allows ([quotas]: procedures, or their trigger patterns' compiled size); remove some first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `body_too_large`: the request body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_request`: valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `server_busy`: the server is receiving as many request bodies as it holds at once; retry after `retry-after`; `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookInfo"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_deliveries: {
+        parameters: {
+            query?: {
+                /** @description 1 to 1000; default 50. */
+                limit?: number;
+                /** @description Default 0. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Items_Delivery"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id; `invalid_query`: a query parameter is unknown or of the wrong type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_request`: valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    enable_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookInfo"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

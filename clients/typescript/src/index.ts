@@ -231,6 +231,40 @@ export class Octopus {
     return this.items(`/v1/facts/${segment(factId)}/history`);
   }
 
+  // Webhooks: signed events when memory changes
+
+  /**
+   * Register an endpoint for events; the answer holds its signing secret
+   * (`whsec_…`), shown this once. Verify each delivery with it (any Standard
+   * Webhooks library).
+   */
+  createWebhook(body: Schemas["NewWebhook"]): Promise<Schemas["CreatedWebhook"]> {
+    return this.json("POST", "/v1/webhooks", { body });
+  }
+
+  listWebhooks(): Promise<Schemas["WebhookInfo"][]> {
+    return this.items("/v1/webhooks");
+  }
+
+  getWebhook(webhookId: Id): Promise<Schemas["WebhookInfo"]> {
+    return this.json("GET", `/v1/webhooks/${segment(webhookId)}`);
+  }
+
+  /** Delete an endpoint and its delivery log. */
+  async deleteWebhook(webhookId: Id): Promise<void> {
+    await this.send("DELETE", `/v1/webhooks/${segment(webhookId)}`);
+  }
+
+  /** Enable an endpoint that was disabled: what is written from now on is delivered. */
+  enableWebhook(webhookId: Id): Promise<Schemas["WebhookInfo"]> {
+    return this.json("POST", `/v1/webhooks/${segment(webhookId)}/enable`);
+  }
+
+  /** An endpoint's deliveries, newest first: state, attempts, last status and error. */
+  listDeliveries(webhookId: Id, query: { limit?: number; offset?: number } = {}): Promise<Schemas["Delivery"][]> {
+    return this.items(`/v1/webhooks/${segment(webhookId)}/deliveries`, query);
+  }
+
   // Conversations, messages and turns
 
   listConversations(

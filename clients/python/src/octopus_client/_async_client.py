@@ -199,6 +199,37 @@ class AsyncOctopus:
         path = f"/v1/facts/{segment(fact_id)}/history"
         return (await self._get(path, models.ItemsFactHistoryEntry)).items
 
+    # Webhooks: signed events when memory changes
+
+    async def create_webhook(
+        self, body: models.NewWebhook | Mapping[str, Any]
+    ) -> models.CreatedWebhook:
+        """Register an endpoint for events; the answer holds its signing
+        secret (``whsec_…``), shown this once. Verify each delivery with it
+        (any Standard Webhooks library, e.g. PyPI ``standardwebhooks``)."""
+        return await self._post("/v1/webhooks", body, models.CreatedWebhook)
+
+    async def list_webhooks(self) -> list[models.WebhookInfo]:
+        return (await self._get("/v1/webhooks", models.ItemsWebhookInfo)).items
+
+    async def get_webhook(self, webhook_id: Id) -> models.WebhookInfo:
+        return await self._get(f"/v1/webhooks/{segment(webhook_id)}", models.WebhookInfo)
+
+    async def delete_webhook(self, webhook_id: Id) -> None:
+        """Delete an endpoint and its delivery log."""
+        await self._send("DELETE", f"/v1/webhooks/{segment(webhook_id)}")
+
+    async def enable_webhook(self, webhook_id: Id) -> models.WebhookInfo:
+        """Enable an endpoint that was disabled: what is written from now on is delivered."""
+        return await self._post(f"/v1/webhooks/{segment(webhook_id)}/enable", None, models.WebhookInfo)
+
+    async def list_deliveries(
+        self, webhook_id: Id, *, limit: int | None = None, offset: int | None = None
+    ) -> list[models.Delivery]:
+        """An endpoint's deliveries, newest first: state, attempts, last status and error."""
+        path = f"/v1/webhooks/{segment(webhook_id)}/deliveries"
+        return (await self._get(path, models.ItemsDelivery, limit=limit, offset=offset)).items
+
     # Conversations, messages and turns
 
     async def list_conversations(

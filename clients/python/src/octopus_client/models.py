@@ -132,6 +132,12 @@ class CreateTenant(BaseModel):
     name: str
 
 
+class DeliveryState(Enum):
+    pending = 'pending'
+    delivered = 'delivered'
+    failed = 'failed'
+
+
 class DocumentFormat(Enum):
     markdown = 'markdown'
     text = 'text'
@@ -159,6 +165,16 @@ class EpisodeSummaryRequest(BaseModel):
     )
     key_facts: list[str] | None = None
     summary: str
+
+
+class EventType(Enum):
+    fact_added = 'fact.added'
+    fact_updated = 'fact.updated'
+    fact_deleted = 'fact.deleted'
+    message_erased = 'message.erased'
+    episode_closed = 'episode.closed'
+    procedure_pending = 'procedure.pending'
+    user_forgotten = 'user.forgotten'
 
 
 class FactAction(Enum):
@@ -578,6 +594,19 @@ class NewMessage2(BaseModel):
     tool_calls: Any
 
 
+class NewWebhook(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    description: str | None = None
+    events: list[EventType] = Field(
+        ..., description='The event types to receive; at least one.'
+    )
+    url: str = Field(
+        ..., description='Where events are POSTed: an `http` or `https` URL.'
+    )
+
+
 class PiiDetection(Enum):
     off = 'off'
     flag = 'flag'
@@ -875,6 +904,26 @@ class VersionStatus(Enum):
     superseded = 'superseded'
 
 
+class WebhookInfo(BaseModel):
+    created_at: AwareDatetime
+    description: str | None = None
+    disabled_at: AwareDatetime | None = None
+    disabled_reason: str | None = Field(
+        None,
+        description='Why it was disabled: it answered 410 Gone, or failed too long.',
+    )
+    enabled: bool = Field(..., description='Whether deliveries are sent to it.')
+    events: list[EventType]
+    failing_since: AwareDatetime | None = Field(
+        None,
+        description='Since when every delivery to it has failed; absent while it succeeds.',
+    )
+    id: UUID = Field(
+        ..., description='An endpoint a tenant registered for events about its memory.'
+    )
+    url: str
+
+
 class ApiKey(BaseModel):
     created_at: AwareDatetime
     id: UUID = Field(
@@ -997,6 +1046,39 @@ class Conversation(BaseModel):
 
 class CreatedApiKey(ApiKey):
     key: str
+
+
+class CreatedWebhook(BaseModel):
+    secret: str = Field(
+        ...,
+        description="`whsec_` and the base64 of a 32-byte key. Verify each delivery's\n`webhook-signature` with it, as the Standard Webhooks libraries do.",
+    )
+    webhook: WebhookInfo
+
+
+class Delivery(BaseModel):
+    attempts: int
+    created_at: AwareDatetime
+    delivered_at: AwareDatetime | None = None
+    event_type: EventType
+    last_attempt_at: AwareDatetime | None = None
+    last_error: str | None = Field(None, description='Why the last attempt failed.')
+    last_status: int | None = Field(
+        None,
+        description='The HTTP status of the last attempt; none when it got no answer.',
+    )
+    message_id: str = Field(
+        ...,
+        description="The `webhook-id` header of every attempt: `msg_` and the event's id.",
+    )
+    next_attempt_at: AwareDatetime | None = Field(
+        None, description='When the next attempt is due, while pending.'
+    )
+    state: DeliveryState
+    user_id: str | None = None
+    webhook_id: UUID = Field(
+        ..., description='An endpoint a tenant registered for events about its memory.'
+    )
 
 
 class Document(BaseModel):
@@ -1196,6 +1278,10 @@ class ItemsConversation(BaseModel):
     items: list[Conversation]
 
 
+class ItemsDelivery(BaseModel):
+    items: list[Delivery]
+
+
 class ItemsEpisode(BaseModel):
     items: list[Episode]
 
@@ -1210,6 +1296,10 @@ class ItemsFactHistoryEntry(BaseModel):
 
 class ItemsUserSummary(BaseModel):
     items: list[UserSummary]
+
+
+class ItemsWebhookInfo(BaseModel):
+    items: list[WebhookInfo]
 
 
 class KnowledgeHit(BaseModel):

@@ -19,14 +19,18 @@ fn repository() -> PathBuf {
 }
 
 /// A server whose operator trusts the loopback chat model and holds the
-/// OpenAI key it asks for; and the model's base URL for an agent.
+/// OpenAI key it asks for, and lets webhooks reach loopback endpoints; and
+/// the model's base URL for an agent.
 async fn server_with_chat(dir: &Path) -> (Server, String) {
     let fake = Arc::new(ChatProvider::default());
     let fake_url = fake_chat::serve(fake).await;
     let config = dir.join("octopus.toml");
     std::fs::write(
         &config,
-        format!("[llm]\nmax_retries = 0\nallowed_base_urls = [\"{fake_url}\"]\n"),
+        format!(
+            "[llm]\nmax_retries = 0\nallowed_base_urls = [\"{fake_url}\"]\n\
+             [webhooks]\ndestinations = \"any\"\nretry_schedule_secs = [0.5]\n"
+        ),
     )
     .unwrap();
     let server = Server::start_with_env(
