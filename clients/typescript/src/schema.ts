@@ -8950,6 +8950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `webhook_not_found`: no such webhook for this tenant */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9023,6 +9024,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `webhook_not_found`: no such webhook for this tenant */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9102,6 +9104,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `webhook_not_found`: no such webhook for this tenant */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9185,6 +9188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `webhook_not_found`: no such webhook for this tenant */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -187,6 +187,8 @@ const routes = [
   [/^#\/procedures$/, procedures],
   [/^#\/procedures\/([^/]+)$/, procedure],
   [/^#\/export$/, exportDump],
+  [/^#\/webhooks$/, webhooks],
+  [/^#\/webhooks\/([^/]+)$/, webhook],
 ];
 
 async function render() {
@@ -231,7 +233,7 @@ async function render() {
 function drawHeader(s) {
   const links = [];
   if (s?.admin) links.push(link("#/tenants", "Tenants"), link("#/metrics", "Metrics"));
-  if (tenantKey()) links.push(link("#/agents", "Agents"), link("#/procedures", "Procedures"), link("#/export", "Export"));
+  if (tenantKey()) links.push(link("#/agents", "Agents"), link("#/procedures", "Procedures"), link("#/webhooks", "Webhooks"), link("#/export", "Export"));
   nav.replaceChildren(...links);
   who.replaceChildren();
   if (!s) return;
@@ -830,6 +832,74 @@ async function procedure(id) {
         await reload();
       }, { class: "secondary", dataset: { version: v.version } }))) : null),
     h("section", {}, h("h2", {}, "Changes between versions"), diffForm, diffView));
+}
+
+const EVENT_TYPES = ["fact.added", "fact.updated", "fact.deleted", "message.erased", "episode.closed", "procedure.pending", "user.forgotten"];
+
+function webhookState(w) {
+  if (!w.enabled) return h("span", { class: "badge" }, "disabled");
+  if (w.failing_since) return h("span", { class: "badge pending" }, `failing since ${when(w.failing_since)}`);
+  return h("span", { class: "badge ok" }, "enabled");
+}
+
+async function webhooks() {
+  const list = await api.items("/v1/webhooks");
+  const secret = h("div", { id: "secret" });
+  const boxes = EVENT_TYPES.map((type) => h("label", { class: "check" }, h("input", { type: "checkbox", name: type, checked: true }), type));
+  return h("div", {},
+    h("h1", {}, "Webhooks"),
+    h("p", {}, "Endpoints that receive a signed event (Standard Webhooks) when this tenant's memory changes. Events carry ids, never the words of a message or a fact."),
+    list.length
+      ? table(["Endpoint", "Events", "State"], list.map((w) => [
+        link(`#/webhooks/${enc(w.id)}`, w.url), w.events.join(", "), webhookState(w),
+      ]), { optional: [1] })
+      : empty("No webhooks yet."),
+    h("section", {}, h("h2", {}, "Register an endpoint"),
+      form([field("URL", h("input", { name: "url", type: "url", required: true, placeholder: "https://hooks.example.com/octopus" })),
+        h("fieldset", {}, h("legend", {}, "Events"), boxes),
+        field("Description (optional)", h("input", { name: "description" }))], "Register", async (values, element) => {
+        const events = EVENT_TYPES.filter((type) => values[type]);
+        const body = { url: values.url, events };
+        if (values.description) body.description = values.description;
+        const created = await api.post("/v1/webhooks", body);
+        element.reset();
+        secret.replaceChildren(h("p", {}, "Its signing secret, shown this once: keep it where the endpoint can verify deliveries with it."),
+          h("pre", { id: "new-secret" }, created.secret), link(`#/webhooks/${enc(created.webhook.id)}`, "Its delivery log"));
+        say("Registered.");
+      }, { id: "webhook-form" }),
+      secret));
+}
+
+async function webhook(id) {
+  const [w, deliveries] = await Promise.all([
+    api.get(`/v1/webhooks/${enc(id)}`),
+    api.items(`/v1/webhooks/${enc(id)}/deliveries`, { limit: 100 }),
+  ]);
+  return h("div", {},
+    h("h1", {}, `Webhook ${w.description ?? ""}`),
+    h("p", {}, link("#/webhooks", "All webhooks")),
+    h("p", { id: "webhook-state" }, w.url, " ", webhookState(w), w.disabled_reason ? ` ${w.disabled_reason}` : ""),
+    h("div", { class: "row" },
+      w.enabled ? null : button("Enable", async () => {
+        await api.post(`/v1/webhooks/${enc(id)}/enable`);
+        say("Enabled: what is written from now on is delivered.");
+        await render();
+      }, { id: "enable" }),
+      button("Delete", async () => {
+        if (!confirm("Delete this endpoint and its delivery log?")) return;
+        await api.delete(`/v1/webhooks/${enc(id)}`);
+        location.hash = "#/webhooks";
+      }, { class: "danger", id: "delete-webhook" })),
+    h("section", { id: "deliveries" }, h("h2", {}, "Deliveries"),
+      deliveries.length
+        ? table(["Event", "User", "State", "Attempts", "Last answer", "Made"], deliveries.map((d) => [
+          d.event_type, d.user_id ?? "—",
+          h("span", { class: `badge ${d.state === "delivered" ? "ok" : d.state === "pending" ? "pending" : ""}` }, d.state),
+          String(d.attempts),
+          d.last_error ?? (d.last_status ? `HTTP ${d.last_status}` : "—"),
+          when(d.created_at),
+        ]), { optional: [1, 5] })
+        : empty("Nothing delivered yet.")));
 }
 
 async function exportDump() {

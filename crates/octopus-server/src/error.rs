@@ -62,6 +62,7 @@ error_codes! {
     ProcedureVersionNotFound = (NOT_FOUND, "procedure_version_not_found", "the procedure has no such version"),
     FactNotFound = (NOT_FOUND, "fact_not_found", "no such fact for this tenant (or its episode is deleted or archived)"),
     MessageNotFound = (NOT_FOUND, "message_not_found", "no such message for this tenant (or its episode is deleted)"),
+    WebhookNotFound = (NOT_FOUND, "webhook_not_found", "no such webhook for this tenant"),
     MethodNotAllowed = (METHOD_NOT_ALLOWED, "method_not_allowed", "the route does not take that method"),
     RequestTimeout = (REQUEST_TIMEOUT, "request_timeout", "the request body did not arrive in time"),
     AgentInactive = (CONFLICT, "agent_inactive", "the agent is deactivated"),
@@ -116,6 +117,7 @@ impl ErrorCode {
             "procedure_version" => Self::ProcedureVersionNotFound,
             "fact" => Self::FactNotFound,
             "message" => Self::MessageNotFound,
+            "webhook" => Self::WebhookNotFound,
             _ => Self::RouteNotFound,
         }
     }

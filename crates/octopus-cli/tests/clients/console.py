@@ -1,7 +1,8 @@
 """The web console in Debian's chromium, driven by selenium: sign in with the
 keyboard, walk every page, change an agent, approve a procedure and roll it
 back, run a context, erase a message, correct, delete and add a fact, export,
-forget a user; then another tenant's key, which
+forget a user, register a webhook and read its deliveries (an endpoint that
+answered 410 Gone disabled, then enabled again); then another tenant's key, which
 sees none of it; then the admin key, with the tenants and the metrics; and
 every page again at a phone's width. A screenshot of each page goes to
 OCTOPUS_TEST_ARTIFACTS.
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import httpx
@@ -355,6 +358,66 @@ def walk_as_the_tenant(console: Console, world: dict) -> None:
     console.sign_out()
 
 
+class Endpoint:
+    """A loopback webhook endpoint answering `status` to every delivery."""
+
+    def __init__(self) -> None:
+        self.status = 410
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
+                self.rfile.read(int(self.headers["content-length"]))
+                self.send_response(endpoint.status)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/octopus"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def walk_the_webhooks(console: Console, world: dict) -> None:
+    agent, key = world["agent"], world["key"]
+    endpoint = Endpoint()
+    console.sign_in(key, "Agents")
+    console.click_text("Webhooks")
+    console.heading("Webhooks")
+    assert "No webhooks yet." in console.text("main")
+    console.find("#webhook-form input[name=url]").send_keys(endpoint.url)
+    console.find("#webhook-form input[name=description]").send_keys("audit")
+    console.click("#webhook-form button[type=submit]")
+    assert console.text("#new-secret").startswith("whsec_")
+    console.screenshot("webhook-registered")
+    webhook = api(key, "GET", "/v1/webhooks")["items"][0]
+    world["webhook"] = webhook
+    assert len(webhook["events"]) == 7, webhook
+
+    # The endpoint answers 410 Gone: it is disabled, and its page says why.
+    api(key, "POST", f"/v1/agents/{agent['id']}/users/alice/facts", {"text": "Alice prefers email"})
+    console.wait.until(lambda _: not api(key, "GET", f"/v1/webhooks/{webhook['id']}")["enabled"])
+    console.go(f"#/webhooks/{webhook['id']}", "Webhook audit")
+    assert "disabled" in console.text("#webhook-state") and "410 Gone" in console.text("#webhook-state")
+    assert "failed" in console.text("#deliveries")
+    console.screenshot("webhook-disabled")
+    endpoint.status = 204
+    console.click("#enable")
+    console.wait.until(EC.text_to_be_present_in_element((By.ID, "webhook-state"), "enabled"))
+    api(key, "POST", f"/v1/agents/{agent['id']}/users/alice/facts", {"text": "Alice works nights"})
+
+    def delivered(_) -> bool:
+        log = api(key, "GET", f"/v1/webhooks/{webhook['id']}/deliveries")["items"]
+        return any(d["state"] == "delivered" for d in log)
+
+    console.wait.until(delivered)
+    console.go(f"#/webhooks/{webhook['id']}", "Webhook audit")
+    assert "delivered" in console.text("#deliveries")
+    console.screenshot("webhook-deliveries")
+    console.sign_out()
+
+
 def another_tenant_sees_nothing(console: Console, world: dict) -> None:
     console.sign_in(world["other_key"], "Agents")
     assert [a.text for a in console.driver.find_elements(By.CSS_SELECTOR, "main td a")] == ["sales"]
@@ -364,6 +427,7 @@ def another_tenant_sees_nothing(console: Console, world: dict) -> None:
         (f"#/conversations/{world['conversation']['id']}", "conversation_not_found"),
         (f"#/episodes/{world['episode']['id']}", "episode_not_found"),
         (f"#/procedures/{world['procedure']['id']}", "procedure_not_found"),
+        (f"#/webhooks/{world['webhook']['id']}", "webhook_not_found"),
     ]:
         console.go(route, "Could not load this page")
         assert console.find("[role=alert]").get_attribute("data-code") == code, route
@@ -411,6 +475,8 @@ def every_page_fits_a_phone(console: Console, world: dict) -> None:
         ("#/procedures", "Procedures"),
         (f"#/procedures/{world['procedure']['id']}", "Procedure refund"),
         ("#/export", "Export"),
+        ("#/webhooks", "Webhooks"),
+        (f"#/webhooks/{world['webhook']['id']}", "Webhook audit"),
         ("#/tenants", "Tenants"),
         ("#/metrics", "Metrics"),
     ]:
@@ -426,6 +492,7 @@ def main() -> int:
     try:
         console = Console(driver)
         walk_as_the_tenant(console, world)
+        walk_the_webhooks(console, world)
         another_tenant_sees_nothing(console, world)
         walk_as_the_admin(console)
         every_page_fits_a_phone(console, world)

@@ -180,6 +180,7 @@ fn not_found_by_name(name: &str) -> Option<ErrorCode> {
         "procedure_id" => ErrorCode::ProcedureNotFound,
         "fact_id" => ErrorCode::FactNotFound,
         "message_id" => ErrorCode::MessageNotFound,
+        "webhook_id" => ErrorCode::WebhookNotFound,
         _ => return None,
     })
 }
