@@ -16,9 +16,10 @@ Runnable blocks are fenced blocks whose info string says so:
     ```text,output              the same, compared line by line
 
 In an output, `…` stands for any text: a whole string "…" for any value, and
-inside a string or a line for any characters. Ports 7700 (Octopus) and 11434
-(Ollama's) are read as free ports of the run's own, so that a server already
-listening on this machine does not meet the test: written in the blocks, and
+inside a string or a line for any characters. Ports 7700 (Octopus), 7701 (a
+second Octopus), 8787 (a webhook endpoint) and 11434 (Ollama's) are read as
+free ports of the run's own, so that a server already listening on this
+machine does not meet the test: written in the blocks, and
 as the default address of `octopus serve` and of the command line
 (OCTOPUS_LISTEN, OCTOPUS_URL); the server vouches for the stand-in Ollama's
 port as it does for Ollama's own (a configuration file of the run's).
@@ -204,7 +205,7 @@ def output_matches(kind_of_output, expected, actual):
 
 def run(workdir):
     workdir = Path(workdir)
-    ports = {"7700": str(free_port()), "11434": str(free_port())}
+    ports = {port: str(free_port()) for port in ("7700", "7701", "8787", "11434")}
 
     def local(text):
         for default, port in ports.items():

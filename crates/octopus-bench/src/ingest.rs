@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use octopus_app::AppConfig;
 use octopus_app::settings::StorageBackend;
@@ -13,6 +13,7 @@ use octopus_core::{TenantId, now};
 use octopus_engine::{EngineConfig, Octopus};
 use serde_json::{Value, json};
 
+use crate::latency::{ms, percentile};
 use crate::{corpus, setup};
 
 #[derive(clap::Args)]
@@ -421,16 +422,6 @@ async fn http(
         ),
     });
     Ok(rows)
-}
-
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort_unstable();
-    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
-    samples[index.min(samples.len() - 1)]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
 fn print_table(rows: &[Row]) {

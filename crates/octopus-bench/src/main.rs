@@ -38,6 +38,7 @@ mod setup;
 mod soak;
 mod vectors;
 mod wakeup;
+mod webhooks;
 
 use clap::{Parser, Subcommand};
 
@@ -76,6 +77,8 @@ enum Bench {
     Scale(scale::Options),
     /// Ten minutes of mixed load from wrk on the real binary, with a kill -9 halfway: memory, latency, the queue, nothing lost.
     Soak(soak::Options),
+    /// What webhooks add to appends and closes, and how soon a delivery arrives.
+    Webhooks(webhooks::Options),
     /// One embedding measurement (run by `embed` in a child process).
     #[command(hide = true)]
     EmbedWorker(embed::WorkerOptions),
@@ -97,6 +100,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Procedures(options) => procedures::run(options),
         Bench::Memory(options) => memory::run(options),
         Bench::Wakeup(options) => wakeup::run(options),
+        Bench::Webhooks(options) => webhooks::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }

@@ -129,7 +129,9 @@ fn claim(
     now: i64,
     lease_until: i64,
 ) -> StoreResult<Vec<DueDelivery>> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    // Deferred: a claim that finds nothing (the dispatcher's usual poll)
+    // writes nothing. This connection is the only writer.
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
     let due = {
         let mut stmt = tx.prepare_cached(
             "SELECT d.seq, d.tenant_id, d.webhook_id, d.event_id, d.payload, d.attempts, w.url, w.secret, w.failing_since

@@ -17,6 +17,8 @@ pub struct Received {
     pub path: String,
     pub headers: HeaderMap,
     pub body: String,
+    /// When it arrived.
+    pub at: std::time::Instant,
 }
 
 impl Received {
@@ -93,6 +95,7 @@ async fn hook(
         path: "/hook".into(),
         headers,
         body,
+        at: std::time::Instant::now(),
     });
     let standing = inner.standing.load(std::sync::atomic::Ordering::SeqCst);
     let status = inner
@@ -118,6 +121,7 @@ async fn elsewhere(
         path: "/elsewhere".into(),
         headers,
         body,
+        at: std::time::Instant::now(),
     });
     StatusCode::OK
 }

@@ -13,8 +13,9 @@ use crate::webhooks::signing;
 
 /// Deliveries claimed, and sent at once, per round.
 const BATCH: u32 = 16;
-/// How often the dispatcher looks for due deliveries.
-const POLL: std::time::Duration = std::time::Duration::from_secs(1);
+/// How often the dispatcher looks for due deliveries: a delivery leaves
+/// within this of its change, and an idle poll is one indexed read.
+const POLL: std::time::Duration = std::time::Duration::from_millis(250);
 /// How often the log is pruned.
 const PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
