@@ -197,10 +197,11 @@ async fn measure(
             for arrival in &received {
                 let body: Value = serde_json::from_str(&arrival.body)?;
                 let episode = body["data"]["episode_id"].as_str().unwrap_or_default();
-                if body["type"] == "episode.closed" {
-                    if let Some(closed) = closed_at.remove(episode) {
-                        run.lags.push(arrival.at.saturating_duration_since(closed));
-                    }
+                if body["type"] != "episode.closed" {
+                    continue;
+                }
+                if let Some(closed) = closed_at.remove(episode) {
+                    run.lags.push(arrival.at.saturating_duration_since(closed));
                 }
             }
             if closed_at.is_empty() || Instant::now() > deadline {
