@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use octopus_core::store::{Page, WebhookStore};
 use octopus_core::webhook::{
-    Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType, Webhook,
-    message_id,
+    self, Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType,
+    Webhook, message_id,
 };
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp, WebhookId};
 use sqlx_core::query::query;
@@ -377,8 +377,7 @@ impl WebhookStore for PostgresStore {
         now: Timestamp,
         lease: std::time::Duration,
     ) -> Result<Vec<DueDelivery>> {
-        let lease = chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
-        let lease_until = now.checked_add_signed(lease).unwrap_or(now);
+        let lease_until = webhook::lease_end(now, lease);
         domain(self.claim(limit, now, lease_until)).await
     }
 

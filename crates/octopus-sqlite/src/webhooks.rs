@@ -5,8 +5,8 @@
 use async_trait::async_trait;
 use octopus_core::store::{Page, WebhookStore};
 use octopus_core::webhook::{
-    Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType, Webhook,
-    message_id,
+    self, Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType,
+    Webhook, message_id,
 };
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp, WebhookId};
 use rusqlite::{Connection, Row, params};
@@ -363,8 +363,7 @@ impl WebhookStore for SqliteStore {
         now: Timestamp,
         lease: std::time::Duration,
     ) -> Result<Vec<DueDelivery>> {
-        let lease = chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
-        let lease_until = micros(now.checked_add_signed(lease).unwrap_or(now));
+        let lease_until = micros(webhook::lease_end(now, lease));
         self.db
             .write(move |conn| claim(conn, limit, micros(now), lease_until))
             .await

@@ -43,7 +43,8 @@ pub enum EventType {
     /// One message was erased.
     #[serde(rename = "message.erased")]
     MessageErased,
-    /// An episode closed (by its client, by idling, or with its conversation).
+    /// An episode closed (by its client, by idling, with its conversation,
+    /// or imported closed).
     #[serde(rename = "episode.closed")]
     EpisodeClosed,
     /// A procedure version waits for a person's approval.
@@ -510,6 +511,14 @@ pub enum AttemptOutcome {
         error: String,
         reason: String,
     },
+}
+
+/// When a claim made at `now` for `lease` lets go of what it took.
+pub fn lease_end(now: Timestamp, lease: std::time::Duration) -> Timestamp {
+    chrono::Duration::from_std(lease)
+        .ok()
+        .and_then(|lease| now.checked_add_signed(lease))
+        .unwrap_or(now)
 }
 
 /// One attempt at a due delivery, to record.

@@ -52,6 +52,18 @@ impl World {
             .await
     }
 
+    /// Registers an endpoint and returns its id.
+    async fn register_id(&self, url: &str, events: &[&str]) -> String {
+        let created = self.register(url, events).await;
+        created["webhook"]["id"].as_str().unwrap().to_owned()
+    }
+
+    async fn listed(&self) -> Value {
+        self.server
+            .ok(Method::GET, "/v1/webhooks", &self.key, None, StatusCode::OK)
+            .await
+    }
+
     async fn add_fact(&self, user: &str, text: &str) -> Value {
         self.server
             .ok(
@@ -113,16 +125,7 @@ async fn a_change_reaches_its_endpoint_signed_and_is_logged() {
     let id = created["webhook"]["id"].as_str().unwrap();
     assert_eq!(created["webhook"]["enabled"], true);
     // The secret is shown once.
-    let listed = world
-        .server
-        .ok(
-            Method::GET,
-            "/v1/webhooks",
-            &world.key,
-            None,
-            StatusCode::OK,
-        )
-        .await;
+    let listed = world.listed().await;
     assert_eq!(listed["items"][0]["id"], id);
     assert!(!listed.to_string().contains(secret));
 
@@ -181,10 +184,7 @@ async fn a_change_reaches_its_endpoint_signed_and_is_logged() {
 async fn a_failing_endpoint_is_retried_in_order_per_user() {
     let world = world(loopback).await;
     let receiver = Receiver::start(&[500, 302]).await;
-    let id = world.register(&receiver.url, &["fact.added"]).await["webhook"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = world.register_id(&receiver.url, &["fact.added"]).await;
     world.add_fact("alice", "Alice likes tea").await;
     world.add_fact("alice", "Alice likes jazz").await;
 
@@ -245,14 +245,8 @@ async fn an_endpoint_that_is_gone_or_fails_too_long_is_disabled_and_says_so() {
     .await;
     let gone = Receiver::start(&[410]).await;
     let failing = Receiver::start(&[503, 503, 503]).await;
-    let gone_id = world.register(&gone.url, &["fact.added"]).await["webhook"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let failing_id = world.register(&failing.url, &["fact.added"]).await["webhook"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let gone_id = world.register_id(&gone.url, &["fact.added"]).await;
+    let failing_id = world.register_id(&failing.url, &["fact.added"]).await;
     world.add_fact("alice", "Alice likes tea").await;
     world.add_fact("alice", "Alice likes jazz").await;
 
@@ -330,10 +324,7 @@ async fn endpoints_on_the_servers_network_are_refused_unless_the_operator_allows
     }
     // A name is checked where it resolves, at each delivery.
     let by_name = receiver.url.replace("127.0.0.1", "localhost");
-    let id = world.register(&by_name, &["fact.added"]).await["webhook"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = world.register_id(&by_name, &["fact.added"]).await;
     world.add_fact("alice", "Alice likes tea").await;
     assert_eq!(world.deliver().await, 1);
     assert!(receiver.received().is_empty());
@@ -377,15 +368,6 @@ async fn bad_registrations_answer_422_naming_the_field_and_store_nothing() {
         let named = named.unwrap_or_else(|| error["message"].to_string());
         assert!(named.contains(field), "{body}: {}", refused.body);
     }
-    let listed = world
-        .server
-        .ok(
-            Method::GET,
-            "/v1/webhooks",
-            &world.key,
-            None,
-            StatusCode::OK,
-        )
-        .await;
+    let listed = world.listed().await;
     assert_eq!(listed["items"], json!([]));
 }
