@@ -5,7 +5,8 @@
 #     and is tested with; selenium, which drives the console's browser test;
 #     standardwebhooks, which verifies the signed events a test receives;
 #     the agent frameworks the integrations are tested with (langchain-core
-#     1.7.7: 1.8 needs a langchain-protocol the registry does not have);
+#     1.7.7: 1.8 needs a langchain-protocol the registry does not have;
+#     openai-agents);
 #   - in a node_modules folder (OCTOPUS_TEST_NODE_MODULES): npm `openai`;
 #     what clients/typescript is built and tested with;
 #   - Debian's chromium and chromium-driver, for the console;
@@ -18,7 +19,7 @@
 # (7.x asks for Node 22). selenium 4.51.0 is the newest whose certifi the
 # registry has.
 
-PYTHON_PINS="mcp==2.3.0 openai==3.57.0 httpx==0.28.1 pydantic==2.14.4 pytest==9.2.0 datamodel-code-generator==0.89.0 setuptools==80.9.0 selenium==4.51.0 standardwebhooks==1.1.0 langchain-core==1.7.7"
+PYTHON_PINS="mcp==2.3.0 openai==3.57.0 httpx==0.28.1 pydantic==2.14.4 pytest==9.2.0 datamodel-code-generator==0.89.0 setuptools==80.9.0 selenium==4.51.0 standardwebhooks==1.1.0 langchain-core==1.7.7 openai-agents==0.24.0"
 NPM_PINS="openai@6.49.0 typescript@5.9.3 openapi-typescript@7.13.0"
 # The CUDA and Vulkan builds are optional dependencies of node-llama-cpp,
 # 700 MB of them: left out, with the CPU build named instead.
