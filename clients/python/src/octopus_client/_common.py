@@ -34,6 +34,15 @@ def segment(value: object) -> str:
     return quote(str(plain(value)), safe="")
 
 
+def text_of(content: Any) -> str:
+    """A message's text: its string, or its text parts joined (OpenAI-shaped
+    parts, as models or as dicts); empty for none."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    texts = (part.get("text") if isinstance(part, dict) else getattr(part, "text", None) for part in content)
+    return "".join(text for text in texts if text)
+
+
 def payload_of(body: Body) -> Any:
     """A request body as JSON: a model with only the fields that were set
     (so that the server's defaults apply), or a mapping as given."""

@@ -22,6 +22,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
 from . import Octopus, OctopusError
+from ._common import text_of
 
 __all__ = ["OctopusChatMessageHistory", "OctopusLangChainError", "OctopusRetriever"]
 
@@ -38,13 +39,6 @@ def _raising(call: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
-
-
-def _text(content: Any) -> str:
-    if content is None or isinstance(content, str):
-        return content or ""
-    # OpenAI-shaped parts: the text ones, joined.
-    return "".join(getattr(part, "text", None) or (part.get("text", "") if isinstance(part, dict) else "") for part in content)
 
 
 class OctopusChatMessageHistory(BaseChatMessageHistory):
@@ -106,14 +100,14 @@ def _to_octopus(message: BaseMessage) -> dict[str, Any]:
     role = _ROLES.get(message.type)
     if role is None:
         raise ValueError(f"a {message.type} message has no Octopus role")
-    stored: dict[str, Any] = {"role": role, "content": _text(message.content)}
+    stored: dict[str, Any] = {"role": role, "content": text_of(message.content)}
     if isinstance(message, ToolMessage):
         stored["tool_call_id"] = message.tool_call_id
     return stored
 
 
 def _to_langchain(message: Any) -> BaseMessage:
-    text = _text(message.content)
+    text = text_of(message.content)
     extra = {"id": str(message.id)}
     role = message.role.value if hasattr(message.role, "value") else message.role
     if role == "user":
@@ -164,5 +158,5 @@ def _recalled(hit: Any) -> Document:
     if hit.window is not None:
         message = hit.window.message
         metadata["role"] = message.role.value if hasattr(message.role, "value") else message.role
-        return Document(id=str(message.id), page_content=_text(message.content), metadata=metadata)
+        return Document(id=str(message.id), page_content=text_of(message.content), metadata=metadata)
     return Document(id=str(hit.episode_id), page_content=hit.summary or "", metadata=metadata)

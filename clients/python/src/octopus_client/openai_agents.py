@@ -22,6 +22,7 @@ from agents.memory.session import SessionABC
 from agents.memory.session_settings import SessionSettings
 
 from . import AsyncOctopus, OctopusError
+from ._common import text_of
 
 __all__ = ["OctopusAgentsError", "OctopusSession"]
 
@@ -37,17 +38,6 @@ async def _raising(call: Awaitable[T]) -> T:
         return await call
     except OctopusError as error:
         raise OctopusAgentsError(error.status, error.code, error.message, error.field, error.body) from error
-
-
-def _text(content: Any) -> str:
-    if content is None or isinstance(content, str):
-        return content or ""
-    parts = []
-    for part in content:
-        text = part.get("text") if isinstance(part, dict) else getattr(part, "text", None)
-        if text:
-            parts.append(text)
-    return "".join(parts)
 
 
 class OctopusSession(SessionABC):
@@ -124,7 +114,7 @@ def _to_messages(item: Any) -> list[dict[str, Any]]:
     kind = item.get("type", "message")
     if kind == "message" and item.get("role") in ("user", "assistant", "system", "developer"):
         role = "system" if item["role"] == "developer" else item["role"]
-        return [{"role": role, "content": _text(item.get("content"))}]
+        return [{"role": role, "content": text_of(item.get("content"))}]
     if kind == "function_call":
         call = {"id": item["call_id"], "type": "function",
                 "function": {"name": item["name"], "arguments": item.get("arguments") or "{}"}}
@@ -132,14 +122,14 @@ def _to_messages(item: Any) -> list[dict[str, Any]]:
     if kind == "function_call_output":
         output = item.get("output")
         return [{"role": "tool", "tool_call_id": item["call_id"],
-                 "content": output if isinstance(output, str) else _text(output)}]
+                 "content": output if isinstance(output, str) else text_of(output)}]
     return []
 
 
 def _to_items(message: Any) -> list[dict[str, Any]]:
     """An Octopus message as SDK input items."""
     role = message.role.value if hasattr(message.role, "value") else message.role
-    text = _text(message.content)
+    text = text_of(message.content)
     if role == "tool":
         return [{"type": "function_call_output", "call_id": message.tool_call_id or "", "output": text}]
     items: list[dict[str, Any]] = []
