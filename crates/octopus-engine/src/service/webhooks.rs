@@ -145,8 +145,10 @@ impl Octopus {
 
     async fn prune_deliveries(&self) {
         let days = self.webhooks.settings().keep_deliveries_days;
-        let before =
-            now() - chrono::Duration::days(i64::try_from(days).unwrap_or(i64::MAX / 86_400_000));
+        // However many days are asked for, the cut-off is a date: at worst 1970.
+        let before = chrono::Duration::try_days(i64::try_from(days).unwrap_or(i64::MAX))
+            .and_then(|kept| now().checked_sub_signed(kept))
+            .unwrap_or(chrono::DateTime::UNIX_EPOCH);
         match self.store.prune_deliveries(before).await {
             Ok(0) => {}
             Ok(pruned) => tracing::info!(pruned, "old webhook deliveries pruned from the log"),
