@@ -2,11 +2,11 @@
 # registries, pinned, and cached beside the build cache:
 #   - in a virtualenv (OCTOPUS_TEST_CLIENTS_VENV): PyPI `mcp` and `openai`
 #     (crates/octopus-cli/tests/clients/); what clients/python needs, builds
-#     and is tested with; selenium, which drives the console's browser test;
+#     (`build`, into the wheel its test installs) and is tested with; selenium, which drives the console's browser test;
 #     standardwebhooks, which verifies the signed events a test receives;
 #     the agent frameworks the integrations are tested with (langchain-core
 #     1.7.7: 1.8 needs a langchain-protocol the registry does not have;
-#     openai-agents);
+#     llama-index-core; openai-agents);
 #   - in a node_modules folder (OCTOPUS_TEST_NODE_MODULES): npm `openai`;
 #     what clients/typescript is built and tested with;
 #   - Debian's chromium and chromium-driver, for the console;
@@ -19,8 +19,8 @@
 # (7.x asks for Node 22). selenium 4.51.0 is the newest whose certifi the
 # registry has.
 
-PYTHON_PINS="mcp==2.3.0 openai==3.57.0 httpx==0.28.1 pydantic==2.14.4 pytest==9.2.0 datamodel-code-generator==0.89.0 setuptools==80.9.0 selenium==4.51.0 standardwebhooks==1.1.0 langchain-core==1.7.7 openai-agents==0.24.0"
-NPM_PINS="openai@6.49.0 typescript@5.9.3 openapi-typescript@7.13.0"
+PYTHON_PINS="mcp==2.3.0 openai==3.57.0 httpx==0.28.1 pydantic==2.14.4 pytest==9.2.0 datamodel-code-generator==0.89.0 setuptools==80.9.0 selenium==4.51.0 standardwebhooks==1.1.0 langchain-core==1.7.7 openai-agents==0.24.0 llama-index-core==0.14.25 build==1.6.1"
+NPM_PINS="openai@6.49.0 typescript@5.9.3 openapi-typescript@7.13.0 ai@6.0.325 zod@4.6.7"
 # The CUDA and Vulkan builds are optional dependencies of node-llama-cpp,
 # 700 MB of them: left out, with the CPU build named instead.
 LLM_NPM_PINS="node-llama-cpp@3.21.1 @node-llama-cpp/linux-x64@3.21.1"

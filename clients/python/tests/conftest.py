@@ -11,10 +11,11 @@ server of your own whose environment has ``OPENAI_API_KEY`` set and whose
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
 import pytest
@@ -79,3 +80,17 @@ def eventually(read: Callable[[], T], done: Callable[[T], bool], what: str, seco
         if time.monotonic() > deadline:
             pytest.fail(f"{what}: still not so after {seconds} s; last: {value!r}")
         time.sleep(0.1)
+
+
+async def eventually_async(
+    read: Callable[[], Awaitable[T]], done: Callable[[T], bool], what: str, seconds: float = 60
+) -> T:
+    """As :func:`eventually`, for a coroutine."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = await read()
+        if done(value):
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: still not so after {seconds} s; last: {value!r}")
+        await asyncio.sleep(0.1)

@@ -11,13 +11,13 @@ import os
 import uuid
 
 import pytest
-from agents import Agent, RunHooks, Runner, set_tracing_disabled
+from agents import Agent, RunConfig, RunHooks, Runner, set_tracing_disabled
 from agents.exceptions import AgentsException
 from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from openai import AsyncOpenAI
 
 from octopus_client import AsyncOctopus, Octopus
-from octopus_client.openai_agents import OctopusAgentsError, OctopusSession
+from octopus_client.openai_agents import OctopusAgentsError, OctopusMemory, OctopusSession
 
 # Traces would be sent to OpenAI: none leave the test.
 set_tracing_disabled(True)
@@ -28,9 +28,11 @@ class Seen(RunHooks):
 
     def __init__(self) -> None:
         self.inputs: list[list] = []
+        self.instructions: list[str | None] = []
 
     async def on_llm_start(self, context, agent, system_prompt, input_items) -> None:  # noqa: ANN001
         self.inputs.append(list(input_items))
+        self.instructions.append(system_prompt)
 
 
 def texts(items: list) -> list[str]:
@@ -44,15 +46,18 @@ def texts(items: list) -> list[str]:
     return out
 
 
+def stand_in_model() -> OpenAIChatCompletionsModel:
+    return OpenAIChatCompletionsModel(
+        model="gpt-4o-mini",
+        openai_client=AsyncOpenAI(base_url=os.environ["OCTOPUS_TEST_CHAT_URL"], api_key="sk-test"),
+    )
+
+
 def test_a_runner_remembers_through_an_octopus_session(
     url: str, tenant_key: str, octopus: Octopus, agent_spec: dict, admin: Octopus
 ) -> None:
     agent = octopus.create_agent(agent_spec)
-    model = OpenAIChatCompletionsModel(
-        model="gpt-4o-mini",
-        openai_client=AsyncOpenAI(base_url=os.environ["OCTOPUS_TEST_CHAT_URL"], api_key="sk-test"),
-    )
-    support = Agent(name="support", instructions="Answer briefly.", model=model)
+    support = Agent(name="support", instructions="Answer briefly.", model=stand_in_model())
 
     async def run() -> None:
         async with AsyncOctopus(url, api_key=tenant_key) as client:
@@ -94,5 +99,31 @@ def test_a_runner_remembers_through_an_octopus_session(
                     await stranger.add_items([{"role": "user", "content": "hello"}])
                 assert isinstance(raised.value, OctopusAgentsError)
                 assert (raised.value.status, raised.value.code) == (404, "conversation_not_found")
+
+    asyncio.run(run())
+
+
+def test_the_memory_filter_gives_the_model_what_octopus_holds(
+    url: str, tenant_key: str, octopus: Octopus, agent_spec: dict
+) -> None:
+    agent = octopus.create_agent(agent_spec)
+    octopus.add_fact(agent.id, "alice", {"text": "Alice is allergic to peanuts"})
+    octopus.ingest_document(agent.id, {"source": "menu.md", "text": "The satay sauce is made with peanuts."})
+    support = Agent(name="support", instructions="Answer briefly.", model=stand_in_model())
+
+    async def run() -> None:
+        async with AsyncOctopus(url, api_key=tenant_key) as client:
+            session = OctopusSession(client, agent_id=str(agent.id), user_id="alice")
+            seen = Seen()
+            config = RunConfig(call_model_input_filter=OctopusMemory(session))
+            result = await Runner.run(support, "Can I have the satay?", session=session, hooks=seen, run_config=config)
+            assert result.final_output == "echo: Can I have the satay?"
+            [instructions] = seen.instructions
+            assert instructions.startswith("Answer briefly.\n\n")
+            assert "Alice is allergic to peanuts" in instructions
+            assert "satay sauce is made with peanuts" in instructions
+            # The agent's own prompt and the history are the SDK's: not repeated.
+            assert "Acme's support agent" not in instructions
+            assert texts(seen.inputs[0]) == ["Can I have the satay?"]
 
     asyncio.run(run())

@@ -43,6 +43,22 @@ def text_of(content: Any) -> str:
     return "".join(text for text in texts if text)
 
 
+# The blocks of an assembled context that hold memory, each one system
+# message between the agent's own prompt and the conversation's history.
+_MEMORY_BLOCKS = ("procedures", "facts", "knowledge", "episodic")
+
+
+def memory_of(context: Any) -> list[str]:
+    """The memory of an assembled context (procedures, facts, knowledge,
+    past conversations), one text per block, without the agent's system
+    prompt, the history or the message: what an integration adds to a
+    framework's own prompt."""
+    kept = {plain(block.block): block.items for block in context.trace.blocks}
+    start = 1 if kept.get("system_prompt") else 0
+    count = sum(1 for name in _MEMORY_BLOCKS if kept.get(name))
+    return [text_of(message.content) for message in context.messages[start : start + count]]
+
+
 def payload_of(body: Body) -> Any:
     """A request body as JSON: a model with only the fields that were set
     (so that the server's defaults apply), or a mapping as given."""

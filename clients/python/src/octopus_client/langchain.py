@@ -22,7 +22,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
 from . import Octopus, OctopusError
-from ._common import text_of
+from ._common import plain, text_of
 
 __all__ = ["OctopusChatMessageHistory", "OctopusLangChainError", "OctopusRetriever"]
 
@@ -109,7 +109,7 @@ def _to_octopus(message: BaseMessage) -> dict[str, Any]:
 def _to_langchain(message: Any) -> BaseMessage:
     text = text_of(message.content)
     extra = {"id": str(message.id)}
-    role = message.role.value if hasattr(message.role, "value") else message.role
+    role = plain(message.role)
     if role == "user":
         return HumanMessage(content=text, **extra)
     if role == "assistant":
@@ -151,12 +151,12 @@ class OctopusRetriever(BaseRetriever):
 
 
 def _recalled(hit: Any) -> Document:
-    kind = hit.kind.value if hasattr(hit.kind, "value") else hit.kind
+    kind = plain(hit.kind)
     metadata: dict[str, Any] = {"score": hit.score, "kind": kind, "at": hit.at.isoformat()}
     if hit.fact is not None:
         return Document(id=str(hit.fact.id), page_content=hit.fact.text, metadata=metadata)
     if hit.window is not None:
         message = hit.window.message
-        metadata["role"] = message.role.value if hasattr(message.role, "value") else message.role
+        metadata["role"] = plain(message.role)
         return Document(id=str(message.id), page_content=text_of(message.content), metadata=metadata)
     return Document(id=str(hit.episode_id), page_content=hit.summary or "", metadata=metadata)

@@ -1,7 +1,8 @@
 """Octopus in the OpenAI Agents SDK: a ``Session`` whose items are the
 messages of an Octopus conversation, so that a ``Runner`` remembers across
 runs and processes, and Octopus embeds, summarises and learns facts from
-what was said.
+what was said; and an input filter that gives the model what Octopus holds
+for the user's message (facts, knowledge, past conversations).
 
 Install with ``pip install octopus-client[openai-agents]``. A thin layer
 over :class:`octopus_client.AsyncOctopus`: user and assistant messages,
@@ -20,11 +21,12 @@ from typing import Any, TypeVar
 from agents.exceptions import AgentsException
 from agents.memory.session import SessionABC
 from agents.memory.session_settings import SessionSettings
+from agents.run_config import CallModelData, ModelInputData
 
 from . import AsyncOctopus, OctopusError
-from ._common import text_of
+from ._common import memory_of, plain, text_of
 
-__all__ = ["OctopusAgentsError", "OctopusSession"]
+__all__ = ["OctopusAgentsError", "OctopusMemory", "OctopusSession"]
 
 T = TypeVar("T")
 
@@ -83,12 +85,15 @@ class OctopusSession(SessionABC):
 
     async def add_items(self, items: list[Any]) -> None:
         messages = [message for item in items for message in _to_messages(item)]
-        if not messages:
-            return
+        if messages:
+            await _raising(self.client.append_messages(await self.started(), {"messages": messages}))
+
+    async def started(self) -> str:
+        """The conversation's id, started for the agent and user if it was not yet."""
         if self.conversation_id is None:
             spec = {"agent_id": self.agent_id, "user_id": self.user_id}
             self.conversation_id = str((await _raising(self.client.create_conversation(spec))).id)
-        await _raising(self.client.append_messages(self.conversation_id, {"messages": messages}))
+        return self.conversation_id
 
     async def pop_item(self) -> Any | None:
         messages = await self._messages()
@@ -106,6 +111,34 @@ class OctopusSession(SessionABC):
         await _raising(self.client.delete_conversation(self.conversation_id))
         self.agent_id, self.user_id = str(conversation.agent_id), conversation.user_id
         self.conversation_id = None
+
+
+class OctopusMemory:
+    """A ``RunConfig(call_model_input_filter=...)`` that adds what Octopus
+    holds for the newest user message (the user's facts, the agent's
+    knowledge and procedures, past conversations) to the agent's
+    instructions before each model call, as Octopus assembles it for the
+    session's conversation within the agent's token budget."""
+
+    def __init__(self, session: OctopusSession) -> None:
+        self.session = session
+
+    async def __call__(self, data: CallModelData[Any]) -> ModelInputData:
+        given = data.model_data
+        asked = next((text_of(i.get("content")) for i in reversed(given.input) if _is_user(i)), "")
+        if not asked:
+            return given
+        conversation = await self.session.started()
+        context = await _raising(self.session.client.build_context(conversation, {"message": asked}))
+        memory = "\n\n".join(memory_of(context))
+        if not memory:
+            return given
+        instructions = f"{given.instructions}\n\n{memory}" if given.instructions else memory
+        return ModelInputData(input=given.input, instructions=instructions)
+
+
+def _is_user(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type", "message") == "message" and item.get("role") == "user"
 
 
 def _to_messages(item: Any) -> list[dict[str, Any]]:
@@ -128,7 +161,7 @@ def _to_messages(item: Any) -> list[dict[str, Any]]:
 
 def _to_items(message: Any) -> list[dict[str, Any]]:
     """An Octopus message as SDK input items."""
-    role = message.role.value if hasattr(message.role, "value") else message.role
+    role = plain(message.role)
     text = text_of(message.content)
     if role == "tool":
         return [{"type": "function_call_output", "call_id": message.tool_call_id or "", "output": text}]

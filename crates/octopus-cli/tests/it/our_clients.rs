@@ -46,28 +46,56 @@ async fn server_with_chat(dir: &Path) -> (Server, String) {
 async fn the_python_client_passes_its_suite() {
     let dir = tempfile::tempdir().unwrap();
     let (server, chat_url) = server_with_chat(dir.path()).await;
-    // Installed from a copy of its folder, as `pip install ./clients/python`
-    // would (a build writes beside the sources, which are not ours to dirty).
+    // Built into a wheel from a copy of its folder (a build writes beside
+    // the sources, which are not ours to dirty) and installed from that
+    // wheel with every integration's extra, as a user installs it.
     let sources = copy_of("python", dir.path());
-    let site = dir.path().join("site");
+    let dist = dir.path().join("dist");
     run(
         &python(),
+        &[
+            Path::new("-m"),
+            Path::new("build"),
+            Path::new("--wheel"),
+            Path::new("--no-isolation"),
+            Path::new("--outdir"),
+            &dist,
+            &sources,
+        ],
+        &[],
+    );
+    let wheel = only_file(&dist, ".whl");
+    let site = environment_over_the_pins(dir.path());
+    let extras = format!("{}[langchain,llama-index,openai-agents]", wheel.display());
+    // No index: the extras' requirements must be met by the pinned
+    // packages already installed, or the install fails.
+    run(
+        &site,
         &[
             Path::new("-m"),
             Path::new("pip"),
             Path::new("install"),
             Path::new("--quiet"),
             Path::new("--disable-pip-version-check"),
-            Path::new("--no-deps"),
-            Path::new("--no-build-isolation"),
-            Path::new("--target"),
-            &site,
-            &sources,
+            Path::new("--no-index"),
+            Path::new(&extras),
         ],
         &[],
     );
+    let installed = run(
+        &site,
+        &[
+            Path::new("-c"),
+            Path::new("import octopus_client; print(octopus_client.__file__)"),
+        ],
+        &[],
+    );
+    assert!(
+        installed.starts_with(dir.path().join("site").to_str().unwrap()),
+        "the tests import the installed wheel: {installed}"
+    );
     let printed = run(
-        &python(),
+        &site,
         &[
             Path::new("-m"),
             Path::new("pytest"),
@@ -77,7 +105,6 @@ async fn the_python_client_passes_its_suite() {
             &repository().join("clients/python/tests"),
         ],
         &[
-            ("PYTHONPATH", site.to_str().unwrap()),
             ("PYTHONDONTWRITEBYTECODE", "1"),
             ("OCTOPUS_URL", &server.url),
             ("OCTOPUS_ADMIN_KEY", ADMIN_KEY),
@@ -85,6 +112,60 @@ async fn the_python_client_passes_its_suite() {
         ],
     );
     assert!(printed.contains(" passed"), "{printed}");
+}
+
+/// The python of a new virtual environment in `dir/site` that sees the
+/// cached, pinned packages (through a `.pth` file) but holds none of its own.
+fn environment_over_the_pins(dir: &Path) -> PathBuf {
+    let site = dir.join("site");
+    run(
+        &python(),
+        &[
+            Path::new("-m"),
+            Path::new("venv"),
+            Path::new("--without-pip"),
+            &site,
+        ],
+        &[],
+    );
+    let python_of_site = site.join("bin/python");
+    let packages_of = |python: &Path| {
+        let code = "import sysconfig; print(sysconfig.get_paths()['purelib'])";
+        PathBuf::from(run(python, &[Path::new("-c"), Path::new(code)], &[]).trim())
+    };
+    std::fs::write(
+        packages_of(&python_of_site).join("pinned.pth"),
+        packages_of(&python()).to_str().unwrap(),
+    )
+    .unwrap();
+    python_of_site
+}
+
+/// `name@version` as `scripts/clients.sh` pins it for the tests.
+fn pinned_npm_package(name: &str) -> String {
+    let pins = std::fs::read_to_string(repository().join("scripts/clients.sh")).unwrap();
+    let line = pins
+        .lines()
+        .find(|line| line.starts_with("NPM_PINS="))
+        .unwrap();
+    let prefix = format!("{name}@");
+    line.trim_start_matches("NPM_PINS=")
+        .trim_matches('"')
+        .split(' ')
+        .find(|pin| pin.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("{name} is not pinned: {line}"))
+        .to_owned()
+}
+
+/// The one file in `dir` whose name ends with `suffix`.
+fn only_file(dir: &Path, suffix: &str) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().ends_with(suffix))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.into_iter().next().unwrap()
 }
 
 /// A copy of `clients/<name>` in `dir`, as a user's checkout holds it.
@@ -126,27 +207,48 @@ async fn the_typescript_client_passes_its_suite() {
     let printed = run_in(&package, Path::new("node"), &args, &env);
     assert!(printed.contains("# fail 0"), "{printed}");
 
-    // `npm install ./clients/typescript` in a project of the user's, whose
-    // code then imports it by name.
+    // Packed into a tarball (`npm pack`) and installed from it in a project
+    // of the user's, beside the `ai` its middleware needs; the project's
+    // code then imports both entry points by name.
+    let packed = dir.path().join("packed");
+    std::fs::create_dir(&packed).unwrap();
+    run_in(
+        &package,
+        Path::new("npm"),
+        &[
+            Path::new("pack"),
+            Path::new("--silent"),
+            Path::new("--pack-destination"),
+            &packed,
+        ],
+        &[],
+    );
+    let tarball = only_file(&packed, ".tgz");
     let project = dir.path().join("project");
     std::fs::create_dir(&project).unwrap();
     std::fs::write(project.join("package.json"), r#"{"type": "module"}"#).unwrap();
+    let ai = pinned_npm_package("ai");
+    let zod = pinned_npm_package("zod");
     run_in(
         &project,
         Path::new("npm"),
         &[
             Path::new("install"),
-            Path::new("--offline"),
+            Path::new("--prefer-offline"),
             Path::new("--no-audit"),
             Path::new("--no-fund"),
-            &package,
+            &tarball,
+            Path::new(&ai),
+            Path::new(&zod),
         ],
         &[],
     );
     std::fs::write(
         project.join("main.mjs"),
         "import { Octopus } from 'octopus-client';\n\
+         import { octopusMemory } from 'octopus-client/ai-sdk';\n\
          const octopus = new Octopus({ baseUrl: process.env.OCTOPUS_URL, apiKey: process.env.OCTOPUS_ADMIN_KEY });\n\
+         octopusMemory({ octopus, agentId: 'a', userId: 'u' });\n\
          console.log(JSON.stringify(await octopus.listTenants()));\n",
     )
     .unwrap();
