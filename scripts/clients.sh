@@ -6,9 +6,10 @@
 #     standardwebhooks, which verifies the signed events a test receives;
 #     the agent frameworks the integrations are tested with (langchain-core
 #     1.7.7: 1.8 needs a langchain-protocol the registry does not have;
-#     llama-index-core; openai-agents);
+#     langgraph; llama-index-core; openai-agents);
 #   - in a node_modules folder (OCTOPUS_TEST_NODE_MODULES): npm `openai`;
-#     what clients/typescript is built and tested with;
+#     what clients/typescript is built and tested with (`ai` 6, the Vercel
+#     AI SDK its middleware is tested with: 7.x asks for Node 22);
 #   - Debian's chromium and chromium-driver, for the console;
 #   - Debian's wrk, the load the soak test drives the server with;
 #   - a real small chat model for the answer harness's test: Gemma 3 270M
@@ -19,7 +20,7 @@
 # (7.x asks for Node 22). selenium 4.51.0 is the newest whose certifi the
 # registry has.
 
-PYTHON_PINS="mcp==2.3.0 openai==3.57.0 httpx==0.28.1 pydantic==2.14.4 pytest==9.2.0 datamodel-code-generator==0.89.0 setuptools==80.9.0 selenium==4.51.0 standardwebhooks==1.1.0 langchain-core==1.7.7 openai-agents==0.24.0 llama-index-core==0.14.25 build==1.6.1"
+PYTHON_PINS="mcp==2.3.0 openai==3.57.0 httpx==0.28.1 pydantic==2.14.4 pytest==9.2.0 datamodel-code-generator==0.89.0 setuptools==80.9.0 selenium==4.51.0 standardwebhooks==1.1.0 langchain-core==1.7.7 openai-agents==0.24.0 llama-index-core==0.14.25 build==1.6.1 langgraph==1.2.24"
 NPM_PINS="openai@6.49.0 typescript@5.9.3 openapi-typescript@7.13.0 ai@6.0.325 zod@4.6.7"
 # The CUDA and Vulkan builds are optional dependencies of node-llama-cpp,
 # 700 MB of them: left out, with the CPU build named instead.

@@ -90,6 +90,7 @@ export declare class Octopus {
     listFacts(agentId: Id, userId: string, query?: {
         include_replaced?: boolean;
         category?: string;
+        key?: string;
         limit?: number;
         offset?: number;
     }): Promise<Schemas["Fact"][]>;

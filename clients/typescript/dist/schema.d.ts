@@ -250,6 +250,9 @@ export interface paths {
          *     `source: manual`, `changed_by` the key's name. It is in the next context
          *     and found by its words at once, and by meaning once the memory worker
          *     embedded it; it is corrected, deleted and forgotten as a learned fact is.
+         *     A `key` of the client's names it for reading back (`?key=`): while a
+         *     fact with the key holds in the category, another is refused (409
+         *     `fact_key_taken`); correct that one instead.
          */
         post: operations["add_fact"];
         delete?: never;
@@ -1442,6 +1445,13 @@ export interface components {
             created_at: string;
             episode_id?: components["schemas"]["EpisodeId"] | null;
             id: components["schemas"]["FactId"];
+            /**
+             * @description The name the client gave a fact it added, by which it reads and
+             *     writes it again (a framework's store keys its items so): unique among
+             *     the user's facts that hold in the same category, and kept by the
+             *     versions that correct it.
+             */
+            key?: string | null;
             /** @description The messages it was learned from. */
             message_ids: components["schemas"]["MessageId"][];
             /** @description Whether the model learned it or a person wrote it. */
@@ -2002,6 +2012,12 @@ export interface components {
         NewFactSpec: {
             /** @description One of the agent's `memory.fact_categories`; none when absent. */
             category?: string | null;
+            /**
+             * @description A name of the client's for the fact, up to 200 characters, by which
+             *     it is read (`?key=`) and written again: no other fact of the user
+             *     that holds in the same category may have it.
+             */
+            key?: string | null;
             /** @description Why, up to 500 characters; kept in the fact's history. */
             reason?: string | null;
             /** @description The fact, 1 to 2,000 characters. */
@@ -2230,6 +2246,11 @@ export interface components {
              *     those replaced since too (each says when it held).
              */
             include_facts?: boolean;
+            /**
+             * @description Whether past messages are recalled; without them, only summaries
+             *     and facts (a framework's store searches its facts so).
+             */
+            include_messages?: boolean;
             /** @description Whether episode summaries are recalled beside messages. */
             include_summaries?: boolean;
             /**
@@ -4249,6 +4270,11 @@ export interface operations {
                  *     `memory.fact_categories`).
                  */
                 category?: string;
+                /**
+                 * @description Only the fact the client added under this key (one per category,
+                 *     with `include_replaced`, its replaced versions too).
+                 */
+                key?: string;
                 /** @description 1 to 1000; default 50. */
                 limit?: number;
                 /** @description Default 0. */
@@ -4405,7 +4431,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `unknown_fact_category`: the fact's `category` is none of its agent's `memory.fact_categories` */
+            /** @description `fact_key_taken`: another fact of the user that holds in the same category has the `key`; `unknown_fact_category`: the fact's `category` is none of its agent's `memory.fact_categories` */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -196,7 +196,7 @@ export class Octopus {
   listFacts(
     agentId: Id,
     userId: string,
-    query: { include_replaced?: boolean; category?: string; limit?: number; offset?: number } = {},
+    query: { include_replaced?: boolean; category?: string; key?: string; limit?: number; offset?: number } = {},
   ): Promise<Schemas["Fact"][]> {
     return this.items(`/v1/agents/${segment(agentId)}/users/${segment(userId)}/facts`, query);
   }

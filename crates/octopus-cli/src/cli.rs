@@ -626,6 +626,9 @@ pub enum UserCommand {
         /// Only facts filed under this category.
         #[arg(long)]
         category: Option<String>,
+        /// Only the fact added under this key.
+        #[arg(long)]
+        key: Option<String>,
         #[arg(long)]
         limit: Option<u32>,
         #[arg(long)]
@@ -702,6 +705,10 @@ pub enum FactCommand {
         /// One of the agent's fact categories.
         #[arg(long)]
         category: Option<String>,
+        /// A name to read it back by (`users facts --key`); one fact that
+        /// holds per key in a category.
+        #[arg(long)]
+        key: Option<String>,
         /// Since when it holds (RFC 3339); now by default.
         #[arg(long)]
         valid_from: Option<String>,

@@ -61,6 +61,7 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
             agent,
             include_replaced,
             category,
+            key,
             limit,
             offset,
             remote,
@@ -78,6 +79,7 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
                     include_replaced.then(|| "true".to_owned()),
                 ),
                 ("category", category),
+                ("key", key),
                 ("limit", limit.map(|l| l.to_string())),
                 ("offset", offset.map(|o| o.to_string())),
             ]);
@@ -815,6 +817,7 @@ async fn facts(command: FactCommand) -> anyhow::Result<Value> {
             text,
             agent,
             category,
+            key,
             valid_from,
             reason,
             remote,
@@ -824,6 +827,7 @@ async fn facts(command: FactCommand) -> anyhow::Result<Value> {
             let mut body = json!({"text": text});
             for (field, value) in [
                 ("category", category),
+                ("key", key),
                 ("valid_from", valid_from),
                 ("reason", reason),
             ] {

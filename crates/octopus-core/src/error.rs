@@ -101,6 +101,8 @@ domain_codes! {
     FactReplaced,
     /// A fact's category is none of its agent's `memory.fact_categories`.
     UnknownFactCategory,
+    /// Another fact of the user that holds in the same category has the key.
+    FactKeyTaken,
 }
 
 impl Error {

@@ -96,6 +96,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0013_webhooks",
         include_str!("../migrations/0013_webhooks.sql"),
     ),
+    (
+        "0014_fact_keys",
+        include_str!("../migrations/0014_fact_keys.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

@@ -58,6 +58,7 @@ pub(crate) fn fact_from_row(row: &PgRow) -> StoreResult<Fact> {
         },
         changed_by: row.try_get("changed_by")?,
         category: row.try_get("category")?,
+        key: row.try_get("key")?,
     })
 }
 
@@ -81,8 +82,8 @@ pub(crate) async fn insert_fact(
     query(
         "INSERT INTO facts (id, tenant_id, agent_id, user_id, episode_id, message_ids, text,
                             valid_from, valid_to, superseded_by, created_at, source, changed_by,
-                            lineage_id, category)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                            lineage_id, category, key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
     )
     .bind(fact.id.0)
     .bind(fact.tenant_id.0)
@@ -99,6 +100,7 @@ pub(crate) async fn insert_fact(
     .bind(&fact.changed_by)
     .bind(lineage)
     .bind(&fact.category)
+    .bind(&fact.key)
     .execute(&mut **tx)
     .await?;
     crate::fact_changes::record_history(
@@ -242,6 +244,7 @@ impl FactStore for PostgresStore {
                  WHERE f.tenant_id = $1 AND f.agent_id = $2 AND f.user_id = $3 {current}
                    AND {IN_USE_WHERE}
                    AND (cardinality($6::text[]) = 0 OR f.category = ANY($6))
+                   AND ($7::text IS NULL OR f.key = $7)
                  ORDER BY f.valid_from DESC, f.seq DESC LIMIT $4 OFFSET $5"
             ))
             .bind(tenant.0)
@@ -250,6 +253,7 @@ impl FactStore for PostgresStore {
             .bind(i64::from(filter.page.limit))
             .bind(i64::from(filter.page.offset))
             .bind(&filter.categories)
+            .bind(&filter.key)
             .fetch_all(&self.pool)
             .await?
             .iter()
@@ -346,13 +350,22 @@ impl FactStore for PostgresStore {
         fact.tenant_id = tenant;
         domain(async {
             let mut tx = self.pool.begin().await?;
-            insert_fact(
+            let inserted = insert_fact(
                 &mut tx,
                 &fact,
                 FactAction::Added,
                 addition.reason.as_deref(),
             )
-            .await?;
+            .await;
+            match inserted {
+                // The key's index is the only one a new fact can meet.
+                Err(crate::error::Error::Sql(sqlx_core::Error::Database(e)))
+                    if e.code().as_deref() == Some("23505") =>
+                {
+                    return Err(addition.key_taken().into());
+                }
+                other => other?,
+            }
             crate::jobs::queue_fact(
                 &mut tx,
                 &fact,

@@ -84,6 +84,7 @@ error_codes! {
     ConversationDeleted = (GONE, "conversation_deleted", "the conversation is deleted"),
     ConversationMoved = (CONFLICT, "conversation_moved", "another request changed the conversation while this one was decided (a tool call answered, say); send it again"),
     UnknownFactCategory = (CONFLICT, "unknown_fact_category", "the fact's `category` is none of its agent's `memory.fact_categories`"),
+    FactKeyTaken = (CONFLICT, "fact_key_taken", "another fact of the user that holds in the same category has the `key`"),
     FactReplaced = (CONFLICT, "fact_replaced", "the fact was replaced by a newer version; correct the version that holds (its `superseded_by` chain ends there)"),
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts"),
     UnsupportedMediaType = (UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "the body is not sent as JSON"),
@@ -145,6 +146,7 @@ impl ErrorCode {
             DomainCode::ConversationMoved => Self::ConversationMoved,
             DomainCode::FactReplaced => Self::FactReplaced,
             DomainCode::UnknownFactCategory => Self::UnknownFactCategory,
+            DomainCode::FactKeyTaken => Self::FactKeyTaken,
         }
     }
 }

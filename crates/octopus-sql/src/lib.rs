@@ -26,7 +26,7 @@ pub mod columns {
     /// Read from `facts f`.
     pub const FACTS: &str = "f.id, f.tenant_id, f.agent_id, f.user_id, f.episode_id, f.message_ids, \
                              f.text, f.valid_from, f.valid_to, f.superseded_by, f.created_at, f.source, \
-                             f.changed_by, f.category";
+                             f.changed_by, f.category, f.key";
 
     /// With the newest version awaiting a decision, if any.
     pub const PROCEDURES: &str =

@@ -53,6 +53,7 @@ pub(crate) fn fact_from_row(row: &rusqlite::Row<'_>) -> StoreResult<Fact> {
         },
         changed_by: row.get("changed_by")?,
         category: row.get("category")?,
+        key: row.get("key")?,
     })
 }
 
@@ -89,8 +90,8 @@ pub(crate) fn insert_fact(
         .prepare_cached(
             "INSERT INTO facts (id, tenant_id, agent_id, user_id, episode_id, message_ids, text,
                                 valid_from, valid_to, superseded_by, created_at, scope,
-                                source, changed_by, lineage_id, category)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                                source, changed_by, lineage_id, category, key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
              RETURNING seq",
         )?
         .query_row(
@@ -111,6 +112,7 @@ pub(crate) fn insert_fact(
                 fact.changed_by,
                 lineage,
                 fact.category,
+                fact.key,
             ],
             |r| r.get(0),
         )?;
@@ -249,6 +251,7 @@ fn list(conn: &Connection, tenant: TenantId, filter: &FactFilter) -> StoreResult
          WHERE f.tenant_id = ?1 AND f.agent_id = ?2 AND f.user_id = ?3 {current}
            AND {IN_USE_WHERE}
            AND (?6 IS NULL OR f.category IN (SELECT value FROM json_each(?6)))
+           AND (?7 IS NULL OR f.key = ?7)
          ORDER BY f.valid_from DESC, f.seq DESC LIMIT ?4 OFFSET ?5"
     ))?;
     rows::collect(
@@ -261,6 +264,7 @@ fn list(conn: &Connection, tenant: TenantId, filter: &FactFilter) -> StoreResult
             filter.page.offset,
             (!filter.categories.is_empty())
                 .then(|| serde_json::to_string(&filter.categories).unwrap_or_default()),
+            filter.key,
         ],
         fact_from_row,
     )
@@ -379,7 +383,15 @@ impl FactStore for SqliteStore {
                 let tx =
                     conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 let fact = &addition.fact;
-                insert_fact(&tx, fact, FactAction::Added, addition.reason.as_deref())?;
+                match insert_fact(&tx, fact, FactAction::Added, addition.reason.as_deref()) {
+                    // The key's index is the only one a new fact can meet.
+                    Err(crate::error::Error::Sqlite(rusqlite::Error::SqliteFailure(e, _)))
+                        if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
+                    {
+                        return Err(addition.key_taken().into());
+                    }
+                    other => other?,
+                };
                 crate::jobs::queue_fact(
                     &tx,
                     fact,

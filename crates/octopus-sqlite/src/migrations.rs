@@ -99,6 +99,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0021_webhooks",
         sql: include_str!("../migrations/main/0021_webhooks.sql"),
     },
+    Migration {
+        name: "main/0022_fact_keys",
+        sql: include_str!("../migrations/main/0022_fact_keys.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

@@ -382,6 +382,7 @@ pub(crate) fn addition(world: &World, user: &str, text: &str) -> octopus_core::f
             source: FactSource::Manual,
             changed_by: "support-desk".into(),
             category: None,
+            key: None,
         },
         reason: Some("she told us on the phone".into()),
     }
@@ -521,5 +522,116 @@ pub async fn a_fact_added_by_hand_is_deleted_from_every_store(backend: &impl Bac
             .iter()
             .any(|job| matches!(&job.work, MemoryWork::EmbedFact(f) if f.id == added.id)),
         "its queued embedding went with it"
+    );
+}
+
+pub async fn a_keyed_fact_is_read_by_its_key_and_holds_it_alone(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let keyed = |user: &str, text: &str, category: Option<&str>| {
+        let mut added = addition(&world, user, text);
+        added.fact.key = Some("diet".into());
+        added.fact.category = category.map(str::to_owned);
+        added
+    };
+    let by_key = |include_replaced: bool| {
+        let mut wanted = filter(&world, "alice", include_replaced);
+        wanted.key = Some("diet".into());
+        wanted
+    };
+    let added = store
+        .add_fact(world.tenant, &keyed("alice", "Alice is vegetarian", None))
+        .await
+        .unwrap();
+    assert_eq!(added.key.as_deref(), Some("diet"));
+    store
+        .add_fact(world.tenant, &addition(&world, "alice", "Alice has a cat"))
+        .await
+        .unwrap();
+    let found = store
+        .list_facts(world.tenant, &by_key(false))
+        .await
+        .unwrap();
+    assert_eq!(texts(&found), ["Alice is vegetarian"]);
+    assert_eq!(found[0].key.as_deref(), Some("diet"));
+
+    // One fact that holds per user, category and key: a second is refused,
+    // and nothing of it is stored.
+    let taken = store
+        .add_fact(world.tenant, &keyed("alice", "Alice is vegan", None))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            taken,
+            Error::Conflict {
+                code: DomainCode::FactKeyTaken,
+                ..
+            }
+        ),
+        "{taken:?}"
+    );
+    assert_eq!(current(&*store, &world).await.len(), 2);
+    // Another category, another user: the key is theirs to use.
+    store
+        .add_fact(
+            world.tenant,
+            &keyed("alice", "Alice eats at noon", Some("habits")),
+        )
+        .await
+        .unwrap();
+    store
+        .add_fact(world.tenant, &keyed("bob", "Bob is vegan", None))
+        .await
+        .unwrap();
+
+    // A correction keeps the key: the new version is the one read by it,
+    // the replaced one with it when asked, and the key stays taken.
+    let fixed = store
+        .correct_fact(world.tenant, &correction(added.id, "Alice is pescatarian"))
+        .await
+        .unwrap();
+    assert_eq!(fixed.key.as_deref(), Some("diet"));
+    let now_held = store
+        .list_facts(world.tenant, &by_key(false))
+        .await
+        .unwrap();
+    let mut held = texts(&now_held);
+    held.sort();
+    assert_eq!(held, ["Alice eats at noon", "Alice is pescatarian"]);
+    let every = store.list_facts(world.tenant, &by_key(true)).await.unwrap();
+    assert_eq!(every.len(), 3);
+    assert!(
+        store
+            .add_fact(world.tenant, &keyed("alice", "Alice is vegan", None))
+            .await
+            .is_err()
+    );
+
+    // Deleted, the key is free again; another tenant never reads it.
+    store
+        .delete_fact(world.tenant, &deletion(fixed.id))
+        .await
+        .unwrap();
+    store
+        .add_fact(world.tenant, &keyed("alice", "Alice is vegan", None))
+        .await
+        .unwrap();
+    let other = World::create(&*store, "globex").await;
+    let mut theirs = by_key(true);
+    theirs.agent_id = other.agent;
+    assert!(
+        store
+            .list_facts(other.tenant, &theirs)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .list_facts(other.tenant, &by_key(true))
+            .await
+            .unwrap()
+            .is_empty()
     );
 }

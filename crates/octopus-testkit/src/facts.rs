@@ -95,6 +95,7 @@ pub(crate) fn filter(world: &World, user: &str, include_replaced: bool) -> FactF
         user_id: user.into(),
         include_replaced,
         categories: Vec::new(),
+        key: None,
         page: Page::default(),
     }
 }

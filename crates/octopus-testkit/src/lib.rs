@@ -136,7 +136,8 @@ macro_rules! store_conformance_tests {
             an_interrupted_fact_deletion_is_finished_later,
             a_facts_history_goes_with_its_episode_and_its_user,
             a_fact_added_by_hand_lives_as_a_learned_one_and_leaves_with_its_user,
-            a_fact_added_by_hand_is_deleted_from_every_store
+            a_fact_added_by_hand_is_deleted_from_every_store,
+            a_keyed_fact_is_read_by_its_key_and_holds_it_alone
         );
         $crate::store_conformance_tests!(@in message_erasure, $backend;
             an_erased_message_leaves_every_store_with_the_facts_learned_from_it,

@@ -157,12 +157,19 @@ class AsyncOctopus:
         *,
         include_replaced: bool | None = None,
         category: str | None = None,
+        key: str | None = None,
         limit: int | None = None,
         offset: int | None = None,
     ) -> list[models.Fact]:
         path = f"/v1/agents/{segment(agent_id)}/users/{segment(user_id)}/facts"
         page = await self._get(
-            path, models.ItemsFact, include_replaced=include_replaced, category=category, limit=limit, offset=offset
+            path,
+            models.ItemsFact,
+            include_replaced=include_replaced,
+            category=category,
+            key=key,
+            limit=limit,
+            offset=offset,
         )
         return page.items
 

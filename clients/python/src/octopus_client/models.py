@@ -564,6 +564,10 @@ class NewFactSpec(BaseModel):
         None,
         description="One of the agent's `memory.fact_categories`; none when absent.",
     )
+    key: str | None = Field(
+        None,
+        description="A name of the client's for the fact, up to 200 characters, by which\nit is read (`?key=`) and written again: no other fact of the user\nthat holds in the same category may have it.",
+    )
     reason: str | None = Field(
         None, description="Why, up to 500 characters; kept in the fact's history."
     )
@@ -687,6 +691,10 @@ class RecallQuery(BaseModel):
     include_facts: bool | None = Field(
         None,
         description='Whether facts learned about the user are recalled beside messages,\nthose replaced since too (each says when it held).',
+    )
+    include_messages: bool | None = Field(
+        None,
+        description="Whether past messages are recalled; without them, only summaries\nand facts (a framework's store searches its facts so).",
     )
     include_summaries: bool | None = Field(
         None, description='Whether episode summaries are recalled beside messages.'
@@ -1179,6 +1187,10 @@ class Fact(BaseModel):
     id: UUID = Field(
         ...,
         description='A fact learned about a user: a memory item of its own, with the period\nit held true.',
+    )
+    key: str | None = Field(
+        None,
+        description="The name the client gave a fact it added, by which it reads and\nwrites it again (a framework's store keys its items so): unique among\nthe user's facts that hold in the same category, and kept by the\nversions that correct it.",
     )
     message_ids: list[UUID] = Field(
         ..., description='The messages it was learned from.'

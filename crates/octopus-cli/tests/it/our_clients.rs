@@ -66,7 +66,10 @@ async fn the_python_client_passes_its_suite() {
     );
     let wheel = only_file(&dist, ".whl");
     let site = environment_over_the_pins(dir.path());
-    let extras = format!("{}[langchain,llama-index,openai-agents]", wheel.display());
+    let extras = format!(
+        "{}[langchain,langgraph,llama-index,openai-agents]",
+        wheel.display()
+    );
     // No index: the extras' requirements must be met by the pinned
     // packages already installed, or the install fails.
     run(

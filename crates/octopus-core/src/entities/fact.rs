@@ -49,6 +49,12 @@ pub struct Fact {
     /// `memory.fact_categories`; absent when the agent names none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
+    /// The name the client gave a fact it added, by which it reads and
+    /// writes it again (a framework's store keys its items so): unique among
+    /// the user's facts that hold in the same category, and kept by the
+    /// versions that correct it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 fn by_model() -> String {
@@ -142,6 +148,7 @@ impl NewFact {
             source: FactSource::Learned,
             changed_by: MODEL.to_owned(),
             category: self.category.clone(),
+            key: None,
         }
     }
 }
@@ -155,6 +162,8 @@ pub struct FactFilter {
     pub include_replaced: bool,
     /// Only facts filed under one of these categories; every fact when empty.
     pub categories: Vec<String>,
+    /// Only the facts the client named so.
+    pub key: Option<String>,
     pub page: crate::page::Page,
 }
 
@@ -181,6 +190,9 @@ pub const MAX_FACT_CHARS: usize = 2_000;
 /// Most characters of the reason given for a change.
 pub const MAX_REASON_CHARS: usize = 500;
 
+/// Most characters of a fact's key.
+pub const MAX_KEY_CHARS: usize = 200;
+
 /// What a person writes to correct a fact.
 #[derive(Clone, Debug, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -204,6 +216,11 @@ pub struct NewFactSpec {
     /// One of the agent's `memory.fact_categories`; none when absent.
     #[serde(default)]
     pub category: Option<String>,
+    /// A name of the client's for the fact, up to 200 characters, by which
+    /// it is read (`?key=`) and written again: no other fact of the user
+    /// that holds in the same category may have it.
+    #[serde(default)]
+    pub key: Option<String>,
     /// Since when it holds; now when absent.
     #[serde(default)]
     pub valid_from: Option<DateTime<Utc>>,
@@ -220,9 +237,25 @@ pub struct FactAddition {
 }
 
 impl FactAddition {
+    /// What a store answers when another fact that holds has this one's key.
+    pub fn key_taken(&self) -> crate::Error {
+        crate::Error::conflict(
+            crate::DomainCode::FactKeyTaken,
+            format!(
+                "a fact of user {:?} in category {:?} that holds has the key {:?}: correct it, or delete it first",
+                self.fact.user_id,
+                self.fact.category.as_deref().unwrap_or(""),
+                self.fact.key.as_deref().unwrap_or("")
+            ),
+        )
+    }
+
     /// Checks what a person wrote: text and reason within bounds, not blank.
     pub fn validate(&self) -> crate::Result<()> {
         check_chars("text", &self.fact.text, 1, MAX_FACT_CHARS)?;
+        if let Some(key) = &self.fact.key {
+            check_chars("key", key, 1, MAX_KEY_CHARS)?;
+        }
         check_optional_chars("reason", self.reason.as_deref(), MAX_REASON_CHARS)
     }
 }
@@ -523,6 +556,7 @@ mod tests {
             source: FactSource::Learned,
             changed_by: MODEL.to_owned(),
             category: None,
+            key: None,
         }
     }
 

@@ -108,6 +108,10 @@ pub struct RecallQuery {
     pub recency_half_life_days: Option<f64>,
     #[serde(default)]
     pub mode: RecallMode,
+    /// Whether past messages are recalled; without them, only summaries
+    /// and facts (a framework's store searches its facts so).
+    #[serde(default = "yes")]
+    pub include_messages: bool,
     /// Whether episode summaries are recalled beside messages.
     #[serde(default = "yes")]
     pub include_summaries: bool,
@@ -141,6 +145,7 @@ impl RecallQuery {
             neighbours: 0,
             recency_half_life_days: None,
             mode: RecallMode::Hybrid,
+            include_messages: true,
             include_summaries: true,
             include_facts: true,
             fact_category: None,
@@ -156,6 +161,12 @@ impl RecallQuery {
             self.fact_category.as_deref(),
             crate::agent::MAX_FACT_CATEGORY_CHARS,
         )?;
+        if !(self.include_messages || self.include_summaries || self.include_facts) {
+            return Err(Error::invalid(
+                "include_messages",
+                "messages, summaries and facts are all left out: nothing to recall",
+            ));
+        }
         if self.top_k == 0 || self.top_k > MAX_RECALL_TOP_K {
             return Err(Error::invalid(
                 "top_k",

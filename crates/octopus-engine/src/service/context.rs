@@ -127,6 +127,7 @@ impl Octopus {
             user_id: conversation.user_id.clone(),
             include_replaced: false,
             categories: memory.context_fact_categories.clone(),
+            key: None,
             page: Page {
                 limit: memory.max_context_facts,
                 offset: 0,

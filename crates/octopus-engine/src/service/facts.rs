@@ -45,6 +45,9 @@ impl Octopus {
                 octopus_core::agent::MAX_FACT_CATEGORY_CHARS,
             )?;
         }
+        if let Some(key) = &filter.key {
+            octopus_core::bounds::check_chars("key", key, 1, octopus_core::fact::MAX_KEY_CHARS)?;
+        }
         Ok(self.store.list_facts(tenant, filter).await?)
     }
 
@@ -133,6 +136,7 @@ impl Octopus {
                 source: FactSource::Manual,
                 changed_by: changed_by.to_owned(),
                 category: spec.category,
+                key: spec.key,
             },
             reason: spec.reason,
         };

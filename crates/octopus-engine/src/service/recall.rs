@@ -78,7 +78,10 @@ impl Octopus {
                 return Ok(Vec::new());
             }
             let vector = vector.get(self).await?;
-            let mut kinds = vec![MemoryKind::Message];
+            let mut kinds = Vec::new();
+            if query.include_messages {
+                kinds.push(MemoryKind::Message);
+            }
             if query.include_summaries {
                 kinds.push(MemoryKind::Summary);
             }
@@ -119,13 +122,20 @@ impl Octopus {
                 text: search.text.clone(),
                 limit: depth,
             };
-            let (messages, facts) =
-                tokio::try_join!(self.store.search_messages(tenant, &search), async {
+            let (messages, facts) = tokio::try_join!(
+                async {
+                    match query.include_messages {
+                        true => self.store.search_messages(tenant, &search).await,
+                        false => Ok(Vec::new()),
+                    }
+                },
+                async {
                     match query.include_facts {
                         true => self.store.search_facts(tenant, &facts).await,
                         false => Ok(Vec::new()),
                     }
-                })?;
+                }
+            )?;
             Ok::<_, crate::Error>(KeywordHits { messages, facts })
         };
         let (vector_hits, keyword_hits) = tokio::try_join!(vector_search, keyword_search)?;

@@ -13,7 +13,7 @@ use octopus_core::bounds::{
 };
 use octopus_core::conversation::{MAX_IMPORT_SESSIONS, MAX_TITLE_CHARS, MAX_USER_ID_CHARS};
 use octopus_core::episode::{MAX_KEY_FACT_CHARS, MAX_KEY_FACTS, MAX_SUMMARY_CHARS};
-use octopus_core::fact::{MAX_FACT_CHARS, MAX_REASON_CHARS};
+use octopus_core::fact::{MAX_FACT_CHARS, MAX_KEY_CHARS, MAX_REASON_CHARS};
 use octopus_core::knowledge::MAX_TOP_K;
 use octopus_core::message::MAX_PARTICIPANT_NAME_CHARS;
 use octopus_core::procedure;
@@ -278,6 +278,7 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
         ("FactEdit", "text", text(1, MAX_FACT_CHARS)),
         ("NewFactSpec", "text", text(1, MAX_FACT_CHARS)),
         ("NewFactSpec", "reason", text(1, MAX_REASON_CHARS)),
+        ("NewFactSpec", "key", text(1, MAX_KEY_CHARS)),
         (
             "NewFactSpec",
             "category",
@@ -528,6 +529,7 @@ fn declare_parameter_bounds(doc: &mut Value) {
                     Some("category") if path.ends_with("/facts") => {
                         text(1, MAX_FACT_CATEGORY_CHARS)
                     }
+                    Some("key") if path.ends_with("/facts") => text(1, MAX_KEY_CHARS),
                     // A user id may be blank, as where conversations name it.
                     Some("user_id") if parameter["in"] == "path" || export => {
                         json!({"minLength": 1, "maxLength": MAX_USER_ID_CHARS,

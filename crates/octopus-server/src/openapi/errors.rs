@@ -143,7 +143,7 @@ const ROUTE_ERRORS: &[(&[&str], &[ErrorCode])] = &[
     (&["read_document"], &[E::DocumentNotFound]),
     (&["close_episode"], &[E::EpisodeClosed]),
     (&["correct_fact"], &[E::FactReplaced]),
-    (&["add_fact"], &[E::UnknownFactCategory]),
+    (&["add_fact"], &[E::UnknownFactCategory, E::FactKeyTaken]),
     (&["restore_episode"], &[E::EpisodeLive]),
     (&["purge_episode"], &[E::EpisodeNotDeleted]),
     (

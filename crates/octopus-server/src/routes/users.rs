@@ -72,6 +72,9 @@ pub(crate) struct FactParams {
     /// Only facts filed under this category (one of the agent's
     /// `memory.fact_categories`).
     pub category: Option<String>,
+    /// Only the fact the client added under this key (one per category,
+    /// with `include_replaced`, its replaced versions too).
+    pub key: Option<String>,
     /// 1 to 1000; default 50.
     pub limit: Option<u32>,
     /// Default 0.
@@ -99,6 +102,7 @@ pub(crate) async fn list_facts(
         user_id,
         include_replaced: params.include_replaced,
         categories: params.category.into_iter().collect(),
+        key: params.key,
         page: page(params.limit, params.offset)?,
     };
     Ok(axum::Json(Items {
@@ -110,6 +114,9 @@ pub(crate) async fn list_facts(
 /// `source: manual`, `changed_by` the key's name. It is in the next context
 /// and found by its words at once, and by meaning once the memory worker
 /// embedded it; it is corrected, deleted and forgotten as a learned fact is.
+/// A `key` of the client's names it for reading back (`?key=`): while a
+/// fact with the key holds in the category, another is refused (409
+/// `fact_key_taken`); correct that one instead.
 #[utoipa::path(post, path = "/v1/agents/{agent_id}/users/{user_id}/facts", tag = "users",
     security(("bearer" = [])),
     params(("agent_id" = AgentId, Path), ("user_id" = String, Path)),

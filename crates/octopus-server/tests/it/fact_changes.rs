@@ -310,6 +310,10 @@ async fn added_by_hand(server: TestServer) {
             json!({"text": "Alice is allergic to peanuts", "reason": "y".repeat(501)}),
             "reason",
         ),
+        (
+            json!({"text": "Alice is allergic to peanuts", "key": "k".repeat(201)}),
+            "key",
+        ),
     ] {
         let refused = server
             .call(Method::POST, &path, &world.key, Some(body))
@@ -358,7 +362,7 @@ async fn added_by_hand(server: TestServer) {
             &world.key,
             Some(
                 json!({"text": "Alice is allergic to peanuts", "category": "health",
-                        "reason": "she told us on the phone"}),
+                        "reason": "she told us on the phone", "key": "allergy"}),
             ),
             StatusCode::CREATED,
         )
@@ -379,6 +383,74 @@ async fn added_by_hand(server: TestServer) {
     let entries = history(&server, &world, added["id"].as_str().unwrap()).await;
     assert_eq!(entries[0]["action"], "added");
     assert_eq!(entries[0]["reason"], "she told us on the phone");
+
+    // Its key reads it back, and no other fact that holds in its category
+    // may take the key.
+    let by_key = |key: &str| format!("{path}?key={key}");
+    let keyed = server
+        .ok(
+            Method::GET,
+            &by_key("allergy"),
+            &world.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(keyed["items"].as_array().unwrap().len(), 1, "{keyed}");
+    assert_eq!(keyed["items"][0]["id"], added["id"]);
+    let taken = server
+        .call(
+            Method::POST,
+            &path,
+            &world.key,
+            Some(json!({"text": "Alice is allergic to cats", "category": "health", "key": "allergy"})),
+        )
+        .await;
+    assert_eq!(taken.status, StatusCode::CONFLICT, "{}", taken.body);
+    assert_eq!(taken.code(), "fact_key_taken");
+    let still = server
+        .ok(
+            Method::GET,
+            &by_key("allergy"),
+            &world.key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(still, keyed, "nothing of the refused fact is stored");
+    // Recalled without messages: facts and summaries only.
+    let recalled = server
+        .ok(
+            Method::POST,
+            &format!("/v1/agents/{}/recall", world.agent),
+            &world.key,
+            Some(json!({"user_id": "alice", "query": "peanuts", "include_messages": false})),
+            StatusCode::OK,
+        )
+        .await;
+    let kinds: Vec<&str> = recalled["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"fact") && !kinds.contains(&"message"),
+        "{kinds:?}"
+    );
+    let nothing = server
+        .call(
+            Method::POST,
+            &format!("/v1/agents/{}/recall", world.agent),
+            &world.key,
+            Some(
+                json!({"user_id": "alice", "query": "peanuts", "include_messages": false,
+                        "include_summaries": false, "include_facts": false}),
+            ),
+        )
+        .await;
+    assert_eq!(nothing.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(nothing.body["error"]["field"], "include_messages");
 
     // A dump carries it to another tenant, still of no episode.
     let dump = server
@@ -414,7 +486,11 @@ async fn added_by_hand(server: TestServer) {
     let facts = facts["items"].as_array().unwrap();
     assert_eq!(facts.len(), 1, "{facts:?}");
     assert_eq!(
-        (&facts[0]["text"], &facts[0]["episode_id"]),
-        (&json!("Alice is allergic to peanuts"), &Value::Null)
+        (&facts[0]["text"], &facts[0]["episode_id"], &facts[0]["key"]),
+        (
+            &json!("Alice is allergic to peanuts"),
+            &Value::Null,
+            &json!("allergy")
+        )
     );
 }
