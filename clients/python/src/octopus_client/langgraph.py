@@ -25,7 +25,9 @@ Install with ``pip install octopus-client[langgraph]``. A thin layer over
   ``list_namespaces``'s prefix, name the user.
 
 Items never expire (``ttl`` is not supported) and are always embedded
-(``index=False`` changes nothing). LangGraph has no error type for stores: a
+(``index=False`` changes nothing); an item's ``created_at`` and
+``updated_at`` are when the version that holds was written (the earlier
+ones are in the fact's history). LangGraph has no error type for stores: a
 server's error is raised as :class:`octopus_client.OctopusError`, with the
 API's ``code``.
 """
