@@ -6,6 +6,7 @@ use octopus_core::embedding::{EmbedError, Embedder};
 use octopus_embed::http::{HttpEmbedderOptions, OllamaEmbedder, OpenAiAuth, OpenAiEmbedder};
 
 use crate::config::{EmbeddingSettings, HttpEmbedding, LocalEmbedding};
+use crate::embedding_stats::EmbeddingStats;
 
 /// Checks what can be checked without loading a model or calling a provider,
 /// so that a broken configuration stops the server at start, not at the first
@@ -24,12 +25,16 @@ pub fn check(config: &EmbeddingSettings) -> Result<(), String> {
     }
 }
 
-/// Builds the embedder. Loading the local model reads ~90 MB and takes a
-/// moment: call from a blocking thread.
-pub fn build(config: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, EmbedError> {
+/// Builds the embedder; the local model's number format goes in `stats`.
+/// Loading the local model reads ~90 MB and takes a moment: call from a
+/// blocking thread.
+pub fn build(
+    config: &EmbeddingSettings,
+    stats: &EmbeddingStats,
+) -> Result<Arc<dyn Embedder>, EmbedError> {
     let options = |http| http_options(http).map_err(EmbedError::Model);
     Ok(match config {
-        EmbeddingSettings::Local(local_settings) => local(local_settings)?,
+        EmbeddingSettings::Local(local_settings) => local(local_settings, stats)?,
         EmbeddingSettings::Openai(http) => Arc::new(OpenAiEmbedder::new(
             options(http)?,
             api_key(http)
@@ -45,27 +50,47 @@ pub fn build(config: &EmbeddingSettings) -> Result<Arc<dyn Embedder>, EmbedError
 }
 
 #[cfg(feature = "local-embeddings")]
-fn local(config: &LocalEmbedding) -> Result<Arc<dyn Embedder>, EmbedError> {
+fn local(config: &LocalEmbedding, stats: &EmbeddingStats) -> Result<Arc<dyn Embedder>, EmbedError> {
     let dir = config
         .model_dir
         .clone()
         .unwrap_or_else(octopus_embed::model_dir::default_model_dir);
     use crate::config::EmbeddingPrecision;
+    use crate::embedding_stats::PrecisionChoice;
     use octopus_embed::local::{Batching, LocalEmbedder, Precision};
-    let precision = match config.precision {
-        EmbeddingPrecision::Auto => Precision::fastest_available(),
-        EmbeddingPrecision::F32 => Precision::F32,
-        EmbeddingPrecision::Bf16 => Precision::Bf16,
+    let named = |precision: Precision| {
+        let batching = Batching {
+            precision,
+            ..Batching::default()
+        };
+        stats.set_precision(PrecisionChoice {
+            chosen: precision.as_str(),
+            by_measurement: false,
+            timings: Vec::new(),
+        });
+        Ok(Arc::new(LocalEmbedder::load_with(&dir, batching)?) as Arc<dyn Embedder>)
     };
-    let batching = Batching {
-        precision,
-        ..Batching::default()
-    };
-    Ok(Arc::new(LocalEmbedder::load_with(&dir, batching)?))
+    match config.precision {
+        EmbeddingPrecision::F32 => named(Precision::F32),
+        EmbeddingPrecision::Bf16 => named(Precision::Bf16),
+        EmbeddingPrecision::Auto => {
+            let (embedder, calibration) = LocalEmbedder::load_fastest(&dir, Batching::default())?;
+            stats.set_precision(PrecisionChoice {
+                chosen: calibration.chosen.as_str(),
+                by_measurement: true,
+                timings: calibration
+                    .timings
+                    .iter()
+                    .map(|(precision, took)| (precision.as_str(), *took))
+                    .collect(),
+            });
+            Ok(Arc::new(embedder))
+        }
+    }
 }
 
 #[cfg(not(feature = "local-embeddings"))]
-fn local(_: &LocalEmbedding) -> Result<Arc<dyn Embedder>, EmbedError> {
+fn local(_: &LocalEmbedding, _: &EmbeddingStats) -> Result<Arc<dyn Embedder>, EmbedError> {
     Err(EmbedError::Model(LOCAL_MISSING.into()))
 }
 

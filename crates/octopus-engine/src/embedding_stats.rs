@@ -1,8 +1,22 @@
 //! How much text the embedder has turned into vectors, and how long it took,
-//! by what asked for it: the figures behind `/metrics`' embedding throughput.
+//! by what asked for it: the figures behind `/metrics`' embedding throughput;
+//! and the local model's number format, once it is loaded.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+/// The number format the local model runs in, and how it was chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrecisionChoice {
+    pub chosen: &'static str,
+    /// Chosen by timing each candidate at load (`precision = "auto"`), or
+    /// named by the setting.
+    pub by_measurement: bool,
+    /// For `auto`, each candidate's fastest run over the calibration texts;
+    /// empty when there was one candidate and nothing to time.
+    pub timings: Vec<(&'static str, Duration)>,
+}
 
 /// What asked for an embedding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +45,7 @@ impl EmbeddingPurpose {
 #[derive(Debug, Default)]
 pub struct EmbeddingStats {
     counters: [Counter; 3],
+    precision: OnceLock<PrecisionChoice>,
 }
 
 #[derive(Debug, Default)]
@@ -40,6 +55,17 @@ struct Counter {
 }
 
 impl EmbeddingStats {
+    /// Records the local model's number format, once: the embedder's
+    /// builder does as it loads the model.
+    pub fn set_precision(&self, choice: PrecisionChoice) {
+        let _ = self.precision.set(choice);
+    }
+
+    /// The local model's number format, once it is loaded.
+    pub fn precision(&self) -> Option<&PrecisionChoice> {
+        self.precision.get()
+    }
+
     pub(crate) fn record(&self, purpose: EmbeddingPurpose, texts: usize, took: Duration) {
         let counter = &self.counters[purpose as usize];
         counter.texts.fetch_add(texts as u64, Ordering::Relaxed);

@@ -27,7 +27,7 @@ pub mod token_counting;
 pub mod webhooks;
 
 pub use config::{EmbeddingSettings, EngineConfig, HttpEmbedding, Limits, LocalEmbedding};
-pub use embedding_stats::{EmbeddingPurpose, EmbeddingStats};
+pub use embedding_stats::{EmbeddingPurpose, EmbeddingStats, PrecisionChoice};
 pub use error::{Error, Result};
 pub use job_stats::MemoryJobStats;
 pub use keys::{Caller, MintedKey};

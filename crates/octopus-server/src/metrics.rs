@@ -129,6 +129,7 @@ impl Metrics {
         }
         render_queues(&mut out, queues);
         render_embedding(&mut out, embedding);
+        render_precision(&mut out, embedding);
         family(
             &mut out,
             "octopus_memory_jobs_completed_total",
@@ -262,6 +263,46 @@ fn render_queues(out: &mut String, queues: &[MemoryQueue]) {
             "octopus_memory_job_oldest_age_seconds",
             &[("tenant_id", tenant.as_str())],
             age,
+        );
+    }
+}
+
+fn render_precision(out: &mut String, embedding: &EmbeddingStats) {
+    let Some(choice) = embedding.precision() else {
+        return;
+    };
+    family(
+        out,
+        "octopus_embedding_precision",
+        "gauge",
+        "The local model's number format (1 for the one in use), chosen by timing each at load (precision = \"auto\") or by the setting.",
+    );
+    let chosen_by = if choice.by_measurement {
+        "measurement"
+    } else {
+        "setting"
+    };
+    sample(
+        out,
+        "octopus_embedding_precision",
+        &[("precision", choice.chosen), ("chosen_by", chosen_by)],
+        1.0,
+    );
+    if choice.timings.is_empty() {
+        return;
+    }
+    family(
+        out,
+        "octopus_embedding_calibration_seconds",
+        "gauge",
+        "What precision = \"auto\" measured at load: each format's fastest run over the same texts.",
+    );
+    for (precision, took) in &choice.timings {
+        sample(
+            out,
+            "octopus_embedding_calibration_seconds",
+            &[("precision", precision)],
+            took.as_secs_f64(),
         );
     }
 }

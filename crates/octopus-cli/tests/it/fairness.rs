@@ -224,6 +224,29 @@ async fn a_live_message_is_recalled_within_seconds_behind_another_tenants_import
             .is_some_and(|age| *age >= 0.0)
     );
     assert!(samples["octopus_embedded_texts_total{purpose=\"memory\"}"] >= 1.0);
+    // The model's number format, chosen by measurement (the default
+    // `auto`): the fastest of what was timed, where more than one was.
+    let chosen: Vec<&String> = samples
+        .keys()
+        .filter(|series| series.starts_with("octopus_embedding_precision{"))
+        .collect();
+    assert_eq!(chosen.len(), 1, "{chosen:?}");
+    assert!(
+        chosen[0].ends_with(",chosen_by=\"measurement\"}"),
+        "{chosen:?}"
+    );
+    let timed: Vec<(&String, f64)> = samples
+        .iter()
+        .filter(|(series, _)| series.starts_with("octopus_embedding_calibration_seconds{"))
+        .map(|(series, seconds)| (series, *seconds))
+        .collect();
+    if let Some((fastest, _)) = timed.iter().min_by(|a, b| a.1.total_cmp(&b.1)) {
+        let precision = fastest.split('"').nth(1).unwrap();
+        assert!(
+            chosen[0].contains(&format!("precision=\"{precision}\"")),
+            "{chosen:?} {timed:?}"
+        );
+    }
     assert!(samples["octopus_connections_open"] >= 1.0);
     assert!(
         samples

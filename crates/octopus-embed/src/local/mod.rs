@@ -5,6 +5,7 @@
 //! pass) runs them without padding; token vectors are pooled and normalised
 //! as the folder's sentence-transformers modules say.
 
+mod calibration;
 #[cfg(feature = "candle")]
 mod candle_forward;
 mod encoder;
@@ -20,6 +21,7 @@ use async_trait::async_trait;
 use octopus_core::embedding::{EmbedError, Embedder};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+pub use calibration::Calibration;
 pub use encoder::Precision;
 use encoder::{Encoder, Parallelism, Sequence};
 pub use folder::FolderConfig;
@@ -222,6 +224,11 @@ impl LocalEmbedder {
                 batching,
             }),
         })
+    }
+
+    /// The number format its dense layers compute in.
+    pub fn precision(&self) -> Precision {
+        self.inner.batching.precision
     }
 
     /// Embeds on the calling thread (and, for several batches, on

@@ -217,3 +217,35 @@ fn bf16_vectors_stay_close_to_the_reference() {
         "bf16 must differ from f32 at all: cosine {lowest}"
     );
 }
+
+/// `precision = "auto"`: each precision this CPU runs is loaded and timed,
+/// and the embedder kept is the one measured fastest (f32 on a tie).
+#[test]
+fn auto_keeps_the_precision_its_calibration_measured_fastest() {
+    use octopus_embed::local::{Batching, Precision};
+    let (model, calibration) =
+        LocalEmbedder::load_fastest(&default_model_dir(), Batching::default()).unwrap();
+    let tried: Vec<Precision> = calibration.timings.iter().map(|(p, _)| *p).collect();
+    let available = Precision::available();
+    if let [only] = available[..] {
+        assert!(
+            tried.is_empty(),
+            "one candidate is not timed: {calibration}"
+        );
+        assert_eq!(calibration.chosen, only);
+    } else {
+        assert_eq!(tried, available);
+        let fastest = calibration
+            .timings
+            .iter()
+            .min_by_key(|(_, took)| *took)
+            .map(|(precision, _)| *precision);
+        assert_eq!(Some(calibration.chosen), fastest, "{calibration}");
+    }
+    assert_eq!(model.precision(), calibration.chosen);
+    let fixture = fixture();
+    let vectors = model
+        .embed_blocking(&[fixture.sentences[0].as_str()])
+        .unwrap();
+    assert!(cosine(&vectors[0], &fixture.vectors[0]) >= 0.999);
+}

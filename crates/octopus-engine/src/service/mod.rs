@@ -382,12 +382,13 @@ impl Octopus {
     /// The embedder, loading the configured model on first use.
     pub async fn embedder(&self) -> Result<Arc<dyn Embedder>> {
         let embedding = Arc::clone(&self.embedding);
+        let stats = Arc::clone(&self.embedding_stats);
         let loaded = embedding
             .loaded
             .get_or_try_init(|| async {
                 let config = embedding.config.clone();
                 let embedder =
-                    tokio::task::spawn_blocking(move || crate::embedders::build(&config))
+                    tokio::task::spawn_blocking(move || crate::embedders::build(&config, &stats))
                         .await
                         .map_err(|e| {
                             EmbedError::Model(format!("the model loading task failed: {e}"))

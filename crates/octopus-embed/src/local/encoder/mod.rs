@@ -74,12 +74,19 @@ pub enum Precision {
 }
 
 impl Precision {
-    /// bf16 where this CPU multiplies it, else f32.
-    pub fn fastest_available() -> Self {
+    /// Every precision this CPU runs, f32 first.
+    pub fn available() -> Vec<Self> {
+        let mut available = vec![Precision::F32];
         if kernels::bf16::supported() {
-            Precision::Bf16
-        } else {
-            Precision::F32
+            available.push(Precision::Bf16);
+        }
+        available
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::Bf16 => "bf16",
         }
     }
 }
