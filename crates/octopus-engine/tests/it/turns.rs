@@ -517,11 +517,15 @@ async fn without_a_model_an_extractive_summary_stands_in_until_the_model_answers
         .await
         .unwrap();
     let episode = stored[0].episode_id;
-    fake.then(Answer::Fail {
-        status: 503,
-        headers: Vec::new(),
-        message: "model is loading".into(),
-    });
+    // The model fails for as long as the first pass takes: a retry that
+    // falls due within it (on a slow machine) fails too.
+    for _ in 0..20 {
+        fake.then(Answer::Fail {
+            status: 503,
+            headers: Vec::new(),
+            message: "model is loading".into(),
+        });
+    }
     octopus
         .close_episode(
             tenant,
@@ -547,13 +551,21 @@ async fn without_a_model_an_extractive_summary_stands_in_until_the_model_answers
         "the model is asked again later"
     );
 
-    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
-    octopus.run_memory_jobs().await.unwrap();
-    let summarised = octopus.get_episode(tenant, episode).await.unwrap().episode;
-    assert_eq!(
-        summarised.summary_source,
-        Some(octopus_core::episode::SummarySource::Llm)
-    );
+    // The model answers now; the retry falls due a second or so later.
+    fake.forget_script();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let summarised = loop {
+        octopus.run_memory_jobs().await.unwrap();
+        let episode = octopus.get_episode(tenant, episode).await.unwrap().episode;
+        if episode.summary_source == Some(octopus_core::episode::SummarySource::Llm) {
+            break episode;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the model's summary never replaced the stand-in"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
     assert_eq!(summarised.key_facts.len(), 2);
     assert_ne!(
         summarised.summary_embedding, stand_in.summary_embedding,

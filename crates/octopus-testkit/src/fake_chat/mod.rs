@@ -118,6 +118,11 @@ impl ChatProvider {
         self
     }
 
+    /// Drops the scripted answers not given yet: requests get the default again.
+    pub fn forget_script(&self) {
+        self.script.lock().unwrap().clear();
+    }
+
     /// Every request received, in order.
     pub fn received(&self) -> Vec<Received> {
         self.received.lock().unwrap().clone()
