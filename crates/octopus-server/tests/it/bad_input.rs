@@ -840,19 +840,28 @@ async fn every_free_form_field_has_a_length_limit() {
 
 #[tokio::test]
 async fn past_a_tenants_queue_quota_appends_are_429_with_retry_after_and_store_nothing() {
+    const QUOTA: u64 = 8;
     let server = TestServer::with_engine(ServerSettings::default(), |engine| {
-        engine.quotas.max_queued_memory_jobs = 4;
+        engine.quotas.max_queued_memory_jobs = QUOTA;
     })
     .await;
-    // The seed queued two embeddings (its user and assistant turns).
+    // The seed queued embeddings of its own (its turns, its imported fact):
+    // a batch fills the queue to the quota exactly, whether the server
+    // counts the queue again or goes by its last count.
     let seeded = seed(&server, "acme").await;
-    let two = json!({"messages": [
-        {"role": "user", "content": "one more thing"},
-        {"role": "assistant", "content": "go on"}
-    ]});
-    let reply = append(&server, &seeded, two.clone()).await;
+    let queued = server.octopus.pending_memory_jobs().await.unwrap();
+    assert!(queued < QUOTA, "{queued} jobs queued by the seed");
+    let fill: Vec<Value> = (0..QUOTA - queued)
+        .map(|i| json!({"role": "user", "content": format!("one more thing, number {i}")}))
+        .collect();
+    let reply = append(&server, &seeded, json!({ "messages": fill })).await;
     assert_eq!(reply.status, StatusCode::CREATED, "up to the quota");
-    let reply = append(&server, &seeded, two).await;
+    // A batch as large as the quota is past it, however the queue was
+    // counted since.
+    let past: Vec<Value> = (0..QUOTA)
+        .map(|i| json!({"role": "user", "content": format!("past the quota, number {i}")}))
+        .collect();
+    let reply = append(&server, &seeded, json!({ "messages": past })).await;
     assert_eq!(
         reply.status,
         StatusCode::TOO_MANY_REQUESTS,
@@ -876,7 +885,8 @@ async fn past_a_tenants_queue_quota_appends_are_429_with_retry_after_and_store_n
         )
         .await;
     assert_eq!(
-        episode["message_count"], 4,
+        episode["message_count"],
+        2 + QUOTA - queued,
         "the refused batch left nothing"
     );
 
