@@ -386,16 +386,9 @@ async fn added_by_hand(server: TestServer) {
 
     // Its key reads it back, and no other fact that holds in its category
     // may take the key.
-    let by_key = |key: &str| format!("{path}?key={key}");
-    let keyed = server
-        .ok(
-            Method::GET,
-            &by_key("allergy"),
-            &world.key,
-            None,
-            StatusCode::OK,
-        )
-        .await;
+    let allergy = format!("{path}?key=allergy");
+    let by_key = || server.ok(Method::GET, &allergy, &world.key, None, StatusCode::OK);
+    let keyed = by_key().await;
     assert_eq!(keyed["items"].as_array().unwrap().len(), 1, "{keyed}");
     assert_eq!(keyed["items"][0]["id"], added["id"]);
     let taken = server
@@ -408,47 +401,41 @@ async fn added_by_hand(server: TestServer) {
         .await;
     assert_eq!(taken.status, StatusCode::CONFLICT, "{}", taken.body);
     assert_eq!(taken.code(), "fact_key_taken");
-    let still = server
-        .ok(
-            Method::GET,
-            &by_key("allergy"),
-            &world.key,
-            None,
-            StatusCode::OK,
-        )
-        .await;
-    assert_eq!(still, keyed, "nothing of the refused fact is stored");
-    // Recalled without messages: facts and summaries only.
-    let recalled = server
-        .ok(
-            Method::POST,
-            &format!("/v1/agents/{}/recall", world.agent),
-            &world.key,
-            Some(json!({"user_id": "alice", "query": "peanuts", "include_messages": false})),
-            StatusCode::OK,
-        )
-        .await;
-    let kinds: Vec<&str> = recalled["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|hit| hit["kind"].as_str().unwrap())
-        .collect();
-    assert!(
-        kinds.contains(&"fact") && !kinds.contains(&"message"),
-        "{kinds:?}"
+    assert_eq!(
+        by_key().await,
+        keyed,
+        "nothing of the refused fact is stored"
     );
-    let nothing = server
-        .call(
-            Method::POST,
-            &format!("/v1/agents/{}/recall", world.agent),
-            &world.key,
-            Some(
-                json!({"user_id": "alice", "query": "peanuts", "include_messages": false,
-                        "include_summaries": false, "include_facts": false}),
-            ),
-        )
-        .await;
+
+    // Recalled without messages: the seed's turn and fact share their
+    // words, and only the fact comes back.
+    let recall_path = format!("/v1/agents/{}/recall", world.agent);
+    let recall = |body: Value| server.call(Method::POST, &recall_path, &world.key, Some(body));
+    let kinds = |reply: &crate::harness::Reply| -> Vec<String> {
+        reply.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|hit| hit["kind"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let every = recall(json!({"user_id": "alice", "query": "secret roadmap"})).await;
+    assert!(
+        kinds(&every).contains(&"message".to_owned()),
+        "{}",
+        every.body
+    );
+    let facts_only =
+        recall(json!({"user_id": "alice", "query": "secret roadmap", "include_messages": false}))
+            .await;
+    let found = kinds(&facts_only);
+    assert!(
+        found.contains(&"fact".to_owned()) && !found.contains(&"message".to_owned()),
+        "{found:?}"
+    );
+    let nothing = recall(json!({"user_id": "alice", "query": "secret roadmap",
+        "include_messages": false, "include_summaries": false, "include_facts": false}))
+    .await;
     assert_eq!(nothing.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(nothing.body["error"]["field"], "include_messages");
 
