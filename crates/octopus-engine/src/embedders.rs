@@ -63,12 +63,13 @@ fn local(config: &LocalEmbedding, stats: &EmbeddingStats) -> Result<Arc<dyn Embe
             precision,
             ..Batching::default()
         };
+        let embedder = LocalEmbedder::load_with(&dir, batching)?;
         stats.set_precision(PrecisionChoice {
             chosen: precision.as_str(),
             by_measurement: false,
             timings: Vec::new(),
         });
-        Ok(Arc::new(LocalEmbedder::load_with(&dir, batching)?) as Arc<dyn Embedder>)
+        Ok(Arc::new(embedder) as Arc<dyn Embedder>)
     };
     match config.precision {
         EmbeddingPrecision::F32 => named(Precision::F32),
