@@ -52,10 +52,11 @@ pub struct WorkerOptions {
 }
 
 /// The variants measured, each in its own process.
-const RUNTIMES: [(&str, Runtime); 3] = [
+const RUNTIMES: [(&str, Runtime); 4] = [
     ("candle BERT (before)", Runtime::Candle),
     ("octopus encoder, f32", Runtime::Encoder),
     ("octopus encoder, bf16", Runtime::EncoderBf16),
+    ("octopus encoder, int8", Runtime::EncoderInt8),
 ];
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -64,6 +65,8 @@ pub enum Runtime {
     Encoder,
     /// The encoder with bf16 dense layers.
     EncoderBf16,
+    /// The encoder with int8 dense layers.
+    EncoderInt8,
     /// candle's BERT, the implementation before it.
     Candle,
 }
@@ -73,6 +76,7 @@ impl Runtime {
         match self {
             Runtime::Encoder => "encoder",
             Runtime::EncoderBf16 => "encoder-bf16",
+            Runtime::EncoderInt8 => "encoder-int8",
             Runtime::Candle => "candle",
         }
     }
@@ -117,6 +121,12 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     for threads in [1, 2] {
         let mut rows = Vec::new();
         for (label, runtime) in RUNTIMES {
+            if matches!(runtime, Runtime::EncoderBf16)
+                && !Precision::available().contains(&Precision::Bf16)
+            {
+                println!("| {label} | {threads} | not on this CPU | | |");
+                continue;
+            }
             let rates = worker(
                 Command::new(std::env::current_exe()?)
                     .args(["embed-worker", "--runtime", runtime.name(), "--texts"])
@@ -190,10 +200,14 @@ pub fn run_worker(options: WorkerOptions) -> anyhow::Result<()> {
     };
     let model = match options.runtime {
         Runtime::Encoder => LocalEmbedder::load_with(&options.model, batching)?,
-        Runtime::EncoderBf16 => LocalEmbedder::load_with(
+        Runtime::EncoderBf16 | Runtime::EncoderInt8 => LocalEmbedder::load_with(
             &options.model,
             Batching {
-                precision: Precision::Bf16,
+                precision: if matches!(options.runtime, Runtime::EncoderBf16) {
+                    Precision::Bf16
+                } else {
+                    Precision::Int8
+                },
                 ..batching
             },
         )?,

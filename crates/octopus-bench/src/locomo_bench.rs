@@ -35,7 +35,7 @@ pub struct Options {
     /// Folder of the local embedding model; the default cache when absent.
     #[arg(long)]
     model_dir: Option<PathBuf>,
-    /// The local model's number format: auto, f32 or bf16.
+    /// The local model's number format: auto, f32, bf16 or int8.
     #[arg(long, default_value = "auto")]
     precision: String,
     /// A PostgreSQL server (`scripts/postgres.sh url`): the run uses a fresh

@@ -74,6 +74,7 @@ fn local(config: &LocalEmbedding, stats: &EmbeddingStats) -> Result<Arc<dyn Embe
     match config.precision {
         EmbeddingPrecision::F32 => named(Precision::F32),
         EmbeddingPrecision::Bf16 => named(Precision::Bf16),
+        EmbeddingPrecision::Int8 => named(Precision::Int8),
         EmbeddingPrecision::Auto => {
             let (embedder, calibration) = LocalEmbedder::load_fastest(&dir, Batching::default())?;
             stats.set_precision(PrecisionChoice {

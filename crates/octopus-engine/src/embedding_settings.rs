@@ -119,6 +119,9 @@ pub enum EmbeddingPrecision {
     F32,
     /// bf16 always: the server refuses to start on a CPU without it.
     Bf16,
+    /// int8 always: on VNNI where the CPU has it, else on a scalar loop
+    /// slower than f32.
+    Int8,
 }
 
 impl Default for EmbeddingSettings {

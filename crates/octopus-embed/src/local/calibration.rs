@@ -2,7 +2,8 @@
 //! the same small batch when the model loads, and the fastest is kept. A
 //! CPU flag says what an instruction set offers, not what it delivers on a
 //! given host: bf16 ran at 4× PyTorch on one machine of a kind and slower
-//! than f32 on another of the same kind.
+//! than f32 on another of the same kind. Candidates: f32 always, bf16 with
+//! AVX-512 BF16, int8 with VNNI.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -12,8 +13,9 @@ use octopus_core::embedding::EmbedError;
 use super::{Batching, LocalEmbedder, Precision};
 
 /// Chat-length texts the candidates are timed on: a query's and a memory
-/// worker's usual inputs, short enough that a run takes milliseconds.
-const TEXTS: [&str; 8] = [
+/// worker's usual inputs, short enough that a run takes milliseconds. The
+/// int8 weights are shaped by their ranges too.
+pub(super) const TEXTS: [&str; 8] = [
     "Where did my parcel end up after the depot in Lisbon?",
     "I moved to Porto last month, please update my address.",
     "Can you book a table for two at eight tonight?",
@@ -135,6 +137,18 @@ mod tests {
         assert_eq!(fast_bf16.map(|c| c.chosen), Some(Precision::Bf16));
         let tie = Calibration::of(vec![(Precision::F32, ms(5)), (Precision::Bf16, ms(5))]);
         assert_eq!(tie.map(|c| c.chosen), Some(Precision::F32));
+        let three = Calibration::of(vec![
+            (Precision::F32, ms(9)),
+            (Precision::Bf16, ms(6)),
+            (Precision::Int8, ms(4)),
+        ]);
+        assert_eq!(three.map(|c| c.chosen), Some(Precision::Int8));
+        let slow_int8 = Calibration::of(vec![
+            (Precision::F32, ms(9)),
+            (Precision::Bf16, ms(6)),
+            (Precision::Int8, ms(8)),
+        ]);
+        assert_eq!(slow_int8.map(|c| c.chosen), Some(Precision::Bf16));
         assert_eq!(Calibration::of(Vec::new()), None);
     }
 

@@ -151,7 +151,19 @@ impl LocalEmbedder {
         let config: encoder::Config = serde_json::from_str(&files.config_text).map_err(|e| {
             EmbedError::Model(format!("parse {}: {e}", dir.join("config.json").display()))
         })?;
-        let mut encoder = Encoder::load(&config, files.weights.bytes(), batching.precision)?;
+        let sample = files
+            .tokenizer
+            .encode_batch(calibration::TEXTS.to_vec(), true)
+            .map_err(|e| EmbedError::Model(format!("tokenize the sample texts: {e}")))?;
+        let sample: Vec<Sequence<'_>> = sample
+            .iter()
+            .map(|e| Sequence {
+                ids: e.get_ids(),
+                types: e.get_type_ids(),
+            })
+            .collect();
+        let mut encoder =
+            Encoder::load(&config, files.weights.bytes(), batching.precision, &sample)?;
         encoder.map_words(Arc::clone(&files.weights))?;
         // The load read every page; the word rows come back as texts use them.
         files.weights.release_pages();

@@ -8,14 +8,15 @@
 //!   first, and Rust's borrows keep the output apart from the inputs;
 //! - calls into this module's own copies of the element-wise passes compiled
 //!   for AVX-512 or AVX2, made only after the CPU was seen to have them;
-//! - the bf16 product's SIMD intrinsics ([`bf16`]), behind a safe function
-//!   that checks the shapes and the CPU first.
+//! - the bf16 and int8 products' SIMD intrinsics ([`bf16`], [`int8`]),
+//!   behind safe functions that check the shapes and the CPU first.
 //!
 //! The element-wise passes are written so that the compiler vectorises them:
 //! no branches in the loops, and sums kept in 16 independent lanes (a float
 //! sum is otherwise computed in order, one element at a time).
 
 pub mod bf16;
+pub mod int8;
 
 pub use gemm::Parallelism;
 
