@@ -230,7 +230,10 @@ pub fn exp(x: f32) -> f32 {
     const ROUND: f32 = 12_582_912.0;
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;
-    let x = x.clamp(-87.0, 88.0);
+    // Compare and select, not `f32::clamp`: its check of the bounds stays
+    // in the loop as a possible panic, and no loop calling it vectorises.
+    let x = if x < -87.0 { -87.0 } else { x };
+    let x = if x > 88.0 { 88.0 } else { x };
     let shifted = x * std::f32::consts::LOG2_E + ROUND;
     let n = shifted - ROUND;
     let r = x - n * LN2_HI - n * LN2_LO;
@@ -241,7 +244,12 @@ pub fn exp(x: f32) -> f32 {
     p = p * r + 1.666_666_5e-1;
     p = p * r + 0.5;
     let y = p * r * r + r + 1.0;
-    let exponent = (shifted.to_bits() as i32 - ROUND.to_bits() as i32 + 127) << 23;
+    // Wrapping: the bounds above keep it in range, and a checked sum (as
+    // test builds make) would keep the loops calling it from vectorising.
+    let exponent = (shifted.to_bits() as i32)
+        .wrapping_sub(ROUND.to_bits() as i32)
+        .wrapping_add(127)
+        << 23;
     y * f32::from_bits(exponent as u32)
 }
 
