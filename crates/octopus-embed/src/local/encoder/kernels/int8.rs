@@ -50,42 +50,38 @@ pub enum Instructions {
 }
 
 impl Instructions {
-    /// The fastest this CPU has.
-    pub fn detect() -> Self {
+    /// Fastest first.
+    const ALL: [Self; 3] = [Self::Avx512Vnni, Self::AvxVnni, Self::Scalar];
+
+    /// Whether this CPU runs them.
+    pub fn present(self) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512vnni")
-            {
-                return Self::Avx512Vnni;
-            }
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("avxvnni")
-            {
-                return Self::AvxVnni;
+            use std::arch::is_x86_feature_detected as has;
+            match self {
+                Self::Avx512Vnni => has!("avx512f") && has!("avx512vnni"),
+                Self::AvxVnni => has!("avx2") && has!("avxvnni"),
+                Self::Scalar => true,
             }
         }
-        Self::Scalar
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self == Self::Scalar
+        }
+    }
+
+    /// The fastest this CPU has.
+    pub fn detect() -> Self {
+        Self::ALL
+            .into_iter()
+            .find(|i| i.present())
+            .unwrap_or(Self::Scalar)
     }
 
     /// Every instruction set this CPU runs, the scalar loop last.
+    #[cfg(test)]
     pub fn all_present() -> Vec<Self> {
-        let mut present = Vec::new();
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512vnni")
-            {
-                present.push(Self::Avx512Vnni);
-            }
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("avxvnni")
-            {
-                present.push(Self::AvxVnni);
-            }
-        }
-        present.push(Self::Scalar);
-        present
+        Self::ALL.into_iter().filter(|i| i.present()).collect()
     }
 }
 
@@ -336,10 +332,7 @@ pub fn matmul_on(
     assert!(x.len().is_multiple_of(inputs), "input width");
     let rows = x.len() / inputs;
     assert_eq!(out.len(), rows * outputs, "output shape");
-    assert!(
-        Instructions::all_present().contains(&instructions),
-        "the CPU has no {instructions:?}"
-    );
+    assert!(instructions.present(), "the CPU has no {instructions:?}");
     quantised.fill(x, &weight.input_scales);
     let product = Product {
         x: &quantised.words,
