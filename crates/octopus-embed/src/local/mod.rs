@@ -151,9 +151,14 @@ impl LocalEmbedder {
         let config: encoder::Config = serde_json::from_str(&files.config_text).map_err(|e| {
             EmbedError::Model(format!("parse {}: {e}", dir.join("config.json").display()))
         })?;
+        // Only int8's weights are shaped by sample texts.
+        let sample_texts = match batching.precision {
+            Precision::Int8 => calibration::TEXTS.to_vec(),
+            Precision::F32 | Precision::Bf16 => Vec::new(),
+        };
         let sample = files
             .tokenizer
-            .encode_batch(calibration::TEXTS.to_vec(), true)
+            .encode_batch(sample_texts, true)
             .map_err(|e| EmbedError::Model(format!("tokenize the sample texts: {e}")))?;
         let sample: Vec<Sequence<'_>> = sample
             .iter()

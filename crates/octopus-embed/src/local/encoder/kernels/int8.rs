@@ -115,6 +115,9 @@ pub struct QuantisedRows {
     words: Vec<u32>,
     scales: Vec<f32>,
     zero_points: Vec<i32>,
+    /// One row scaled, then as bytes: room reused by every product.
+    row: Vec<f32>,
+    bytes: Vec<u8>,
 }
 
 /// `value / step`, rounded to the nearest byte and clamped to ±127.
@@ -233,16 +236,23 @@ impl QuantisedRows {
     fn fill_portable(&mut self, x: &[f32], input_scales: &[f32]) {
         let inputs = input_scales.len();
         let quads = inputs.div_ceil(QUAD);
-        self.words.clear();
-        self.scales.clear();
-        self.zero_points.clear();
-        let mut row = vec![0.0f32; inputs];
-        let mut bytes = vec![0u8; quads * QUAD];
+        let Self {
+            words,
+            scales,
+            zero_points,
+            row,
+            bytes,
+        } = self;
+        words.clear();
+        scales.clear();
+        zero_points.clear();
+        row.resize(inputs, 0.0);
+        bytes.resize(quads * QUAD, 0);
         for raw in x.chunks_exact(inputs) {
             for ((v, r), s) in row.iter_mut().zip(raw).zip(input_scales) {
                 *v = r * s;
             }
-            let (low, high) = range(&row);
+            let (low, high) = range(row);
             let span = high - low;
             let (step, inverse, zero) = if span > 0.0 && span.is_finite() {
                 let step = span / 255.0;
@@ -250,11 +260,11 @@ impl QuantisedRows {
             } else {
                 (0.0, 0.0, 0.0)
             };
-            self.scales.push(step);
-            self.zero_points.push(zero as i32);
-            to_bytes(&row, inverse, zero, &mut bytes[..inputs]);
+            scales.push(step);
+            zero_points.push(zero as i32);
+            to_bytes(row, inverse, zero, &mut bytes[..inputs]);
             bytes[inputs..].fill(zero as u8);
-            self.words.extend(
+            words.extend(
                 bytes
                     .chunks_exact(QUAD)
                     .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
