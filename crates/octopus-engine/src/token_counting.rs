@@ -7,6 +7,15 @@
 //! plus 10%, rounded up. Claude and Llama tokenizers split English into a few
 //! more pieces than cl100k does, and a budget must not be overrun, so the
 //! margin errs on the side of counting too many.
+//!
+//! A context is counted many times as it is pruned, and its words repeat
+//! from turn to turn, so a text is counted in pieces that the encodings'
+//! pre-tokenisers never join (see [`pieces`]), each piece's count kept in a
+//! bounded table: the sum is the exact count of the whole, and a piece seen
+//! before costs a lookup instead of a regex pass and a BPE.
+
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
 
 use octopus_core::agent::LlmProvider;
 use octopus_core::tokens::TokenCounter;
@@ -50,12 +59,120 @@ impl Tokenizer {
         }
     }
 
-    fn encoding(self) -> &'static CoreBPE {
+    fn encoding(self) -> Encoding {
         match self {
-            Self::O200k => tiktoken_rs::o200k_base_singleton(),
-            Self::Cl100k | Self::Estimated => tiktoken_rs::cl100k_base_singleton(),
+            Self::O200k => Encoding::O200k,
+            Self::Cl100k | Self::Estimated => Encoding::Cl100k,
         }
     }
+}
+
+/// The two encodings counted with, each with its table of counted pieces.
+#[derive(Clone, Copy)]
+enum Encoding {
+    O200k,
+    Cl100k,
+}
+
+/// Pieces whose counts are kept, in all; past it the table starts over (a
+/// bound on memory, a few megabytes, not an eviction policy).
+const MAX_KEPT_PIECES: usize = 200_000;
+/// Longer pieces (a link, an encoded blob) are counted each time, not kept.
+const MAX_KEPT_PIECE_BYTES: usize = 64;
+
+type Counted = Mutex<HashMap<Box<str>, u32>>;
+
+static O200K_PIECES: LazyLock<Counted> = LazyLock::new(Default::default);
+static CL100K_PIECES: LazyLock<Counted> = LazyLock::new(Default::default);
+
+impl Encoding {
+    fn bpe(self) -> &'static CoreBPE {
+        match self {
+            Self::O200k => tiktoken_rs::o200k_base_singleton(),
+            Self::Cl100k => tiktoken_rs::cl100k_base_singleton(),
+        }
+    }
+
+    fn kept(self) -> std::sync::MutexGuard<'static, HashMap<Box<str>, u32>> {
+        let table = match self {
+            Self::O200k => &O200K_PIECES,
+            Self::Cl100k => &CL100K_PIECES,
+        };
+        table
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The exact number of tokens of `text` (ordinary encoding: a special
+    /// token typed by a user is text).
+    fn count(self, text: &str) -> usize {
+        let pieces = pieces(text);
+        let mut total = 0;
+        let mut unknown = Vec::new();
+        {
+            let kept = self.kept();
+            for piece in pieces {
+                match kept.get(piece) {
+                    Some(count) => total += *count as usize,
+                    None => unknown.push(piece),
+                }
+            }
+        }
+        if unknown.is_empty() {
+            return total;
+        }
+        let counted: Vec<(&str, usize)> = unknown
+            .into_iter()
+            .map(|piece| (piece, self.bpe().encode_ordinary(piece).len()))
+            .collect();
+        total += counted.iter().map(|(_, count)| count).sum::<usize>();
+        let mut kept = self.kept();
+        if kept.len() + counted.len() > MAX_KEPT_PIECES {
+            kept.clear();
+        }
+        for (piece, count) in counted {
+            if piece.len() <= MAX_KEPT_PIECE_BYTES
+                && let Ok(count) = u32::try_from(count)
+            {
+                kept.insert(piece.into(), count);
+            }
+        }
+        total
+    }
+}
+
+/// `text` cut where cl100k's and o200k's pre-tokenising patterns always
+/// end one chunk and start the next, so that the tokens of the whole are
+/// the pieces' tokens end to end:
+/// - before a space that follows anything but whitespace: no chunk holds
+///   a non-space character followed by a space (a chunk may only start
+///   with one), and the patterns look at nothing behind a match;
+/// - after a line break followed by anything but whitespace or `/`: the
+///   run of line breaks a chunk may end with stops there (o200k's
+///   punctuation chunk also takes the slashes after it).
+fn pieces(text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let Some(&(next_at, next)) = chars.peek() else {
+            break;
+        };
+        let cut = match (c, next) {
+            ('\n', next) => !next.is_whitespace() && next != '/',
+            (c, ' ') => !c.is_whitespace(),
+            _ => false,
+        };
+        if cut {
+            debug_assert_eq!(next_at, at + c.len_utf8());
+            pieces.push(&text[start..next_at]);
+            start = next_at;
+        }
+    }
+    if start < text.len() {
+        pieces.push(&text[start..]);
+    }
+    pieces
 }
 
 /// Counts with a model's [`Tokenizer`].
@@ -82,7 +199,7 @@ impl TokenCounter for ModelTokenCounter {
     fn count(&self, text: &str) -> u32 {
         // Ordinary encoding: `<|endoftext|>` typed by a user is text, not a
         // special token.
-        let counted = self.tokenizer.encoding().encode_ordinary(text).len();
+        let counted = self.tokenizer.encoding().count(text);
         let tokens = match self.tokenizer {
             Tokenizer::Estimated => (counted * 11).div_ceil(10),
             Tokenizer::O200k | Tokenizer::Cl100k => counted,
@@ -115,6 +232,81 @@ mod tests {
                 assert_eq!(counter.count(text), *expected, "{name}: {text:?}");
             }
         }
+    }
+
+    /// The sum of the pieces' counts is the count of the whole, for both
+    /// encodings, over texts made of what moves a pre-tokeniser: letters of
+    /// several scripts and cases, marks, digits, punctuation, slashes,
+    /// apostrophes, spaces, tabs and line breaks, in random runs.
+    #[test]
+    fn counting_in_pieces_gives_the_whole_texts_count() {
+        let alphabet: Vec<&str> = vec![
+            "a",
+            "Word",
+            "the",
+            "ÉTÉ",
+            "naïve",
+            "e\u{301}",
+            "日本",
+            "Привет",
+            "😀",
+            "7",
+            "2023",
+            "12345",
+            ".",
+            ",",
+            "!",
+            "?",
+            "[",
+            "]",
+            "(",
+            ")",
+            "'s",
+            "'",
+            "\"",
+            "/",
+            "//",
+            "-",
+            ":",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\n\n",
+            "\r\n",
+            " \n",
+            "\u{a0}",
+            "<|endoftext|>",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for encoding in [Encoding::Cl100k, Encoding::O200k] {
+            for _ in 0..3_000 {
+                let length = 1 + next() % 40;
+                let text: String = (0..length)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect();
+                let whole = encoding.bpe().encode_ordinary(&text).len();
+                assert_eq!(encoding.count(&text), whole, "{text:?}");
+                // Counted again, from the table.
+                assert_eq!(encoding.count(&text), whole, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_text_is_cut_before_spaces_and_after_line_breaks() {
+        assert_eq!(
+            pieces("[2] (bob) I went.\nThen  home\n/x"),
+            vec!["[2]", " (bob)", " I", " went.\n", "Then", "  home\n/x"]
+        );
+        assert_eq!(pieces(""), Vec::<&str>::new());
+        assert_eq!(pieces(" a"), vec![" a"]);
     }
 
     #[test]
