@@ -375,45 +375,58 @@ impl EpisodeStore for SqliteStore {
         ids: &[MessageId],
         neighbours: u32,
     ) -> Result<Vec<MessageWindow>> {
-        let ids = ids.to_vec();
+        let wanted = id_list(ids);
         self.db
             .read(move |conn| {
-                let tx = conn.transaction()?;
-                let mut windows = Vec::with_capacity(ids.len());
-                let mut find = tx.prepare_cached(&format!(
-                    "SELECT {} FROM messages m JOIN episodes e ON e.id = m.episode_id
-                     WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.tenant_id = ?2 AND e.deleted_at IS NULL AND e.archived_at IS NULL",
+                // Each wanted message (`h`) with the turns around it (`m`,
+                // itself among them), in the order asked.
+                let mut read = conn.prepare_cached(&format!(
+                    "SELECT {}, j.key AS wanted, h.ordinal AS wanted_ordinal
+                     FROM json_each(?1) j
+                     CROSS JOIN messages h ON h.id = unhex(j.value) AND h.tenant_id = ?2
+                     CROSS JOIN episodes e ON e.id = h.episode_id AND e.tenant_id = ?2
+                          AND e.deleted_at IS NULL AND e.archived_at IS NULL
+                     CROSS JOIN messages m ON m.episode_id = h.episode_id
+                          AND m.ordinal BETWEEN h.ordinal - ?3 AND h.ordinal + ?3
+                     ORDER BY j.key, m.ordinal",
                     columns("m")
                 ))?;
-                let mut around = tx.prepare_cached(&format!(
-                    "SELECT {} FROM messages m WHERE m.episode_id = ?1 AND m.tenant_id = ?2
-                     AND m.ordinal BETWEEN ?3 AND ?4 ORDER BY m.ordinal",
-                    columns("m")
-                ))?;
-                for id in ids {
-                    let Some(message) =
-                        rows::collect(&mut find, [id.0.as_bytes(), tenant.0.as_bytes()], message_from_row)?.pop()
-                    else {
-                        continue;
-                    };
-                    let (mut before, mut after) = (Vec::new(), Vec::new());
-                    if neighbours > 0 {
-                        let low = message.ordinal.saturating_sub(neighbours);
-                        let high = message.ordinal.saturating_add(neighbours);
-                        for turn in rows::collect(
-                            &mut around,
-                            params![message.episode_id.0.as_bytes(), tenant.0.as_bytes(), low, high],
-                            message_from_row,
-                        )? {
-                            match turn.ordinal.cmp(&message.ordinal) {
-                                std::cmp::Ordering::Less => before.push(turn),
-                                std::cmp::Ordering::Greater => after.push(turn),
-                                std::cmp::Ordering::Equal => {}
+                let turns = rows::collect(
+                    &mut read,
+                    params![wanted, tenant.0.as_bytes(), neighbours],
+                    |row| {
+                        let wanted: i64 = row.get("wanted")?;
+                        let ordinal: u32 = row.get("wanted_ordinal")?;
+                        Ok((wanted, ordinal, message_from_row(row)?))
+                    },
+                )?;
+                let mut windows: Vec<MessageWindow> = Vec::new();
+                let mut current: Option<(i64, MessageWindow)> = None;
+                let mut before = Vec::new();
+                for (wanted, ordinal, turn) in turns {
+                    if current.as_ref().is_some_and(|(at, _)| *at != wanted) {
+                        windows.extend(current.take().map(|(_, window)| window));
+                    }
+                    match turn.ordinal.cmp(&ordinal) {
+                        std::cmp::Ordering::Less => before.push(turn),
+                        std::cmp::Ordering::Equal => {
+                            current = Some((
+                                wanted,
+                                MessageWindow {
+                                    message: turn,
+                                    before: std::mem::take(&mut before),
+                                    after: Vec::new(),
+                                },
+                            ));
+                        }
+                        std::cmp::Ordering::Greater => {
+                            if let Some((_, window)) = current.as_mut() {
+                                window.after.push(turn);
                             }
                         }
                     }
-                    windows.push(MessageWindow { message, before, after });
                 }
+                windows.extend(current.map(|(_, window)| window));
                 Ok(windows)
             })
             .await
@@ -424,38 +437,33 @@ impl EpisodeStore for SqliteStore {
         tenant: TenantId,
         ids: &[MessageId],
     ) -> Result<Vec<MessagePosition>> {
-        let ids = ids.to_vec();
+        let wanted = id_list(ids);
         self.db
             .read(move |conn| {
-                let tx = conn.transaction()?;
-                let mut find = tx.prepare_cached(
-                    "SELECT m.episode_id,
-                            b.id AS before_id, b.timestamp AS before_at,
-                            a.id AS after_id, a.timestamp AS after_at
-                     FROM messages m JOIN episodes e ON e.id = m.episode_id
+                let mut find = conn.prepare_cached(
+                    "SELECT m.id, m.episode_id, b.id, b.timestamp, a.id, a.timestamp
+                     FROM json_each(?1) j
+                     CROSS JOIN messages m ON m.id = unhex(j.value) AND m.tenant_id = ?2
+                     CROSS JOIN episodes e ON e.id = m.episode_id AND e.tenant_id = ?2
+                          AND e.deleted_at IS NULL AND e.archived_at IS NULL
                      LEFT JOIN messages b ON b.episode_id = m.episode_id AND b.ordinal = m.ordinal - 1
                      LEFT JOIN messages a ON a.episode_id = m.episode_id AND a.ordinal = m.ordinal + 1
-                     WHERE m.id = ?1 AND m.tenant_id = ?2 AND e.tenant_id = ?2 AND e.deleted_at IS NULL AND e.archived_at IS NULL",
+                     ORDER BY j.key",
                 )?;
-                let adjacent = |row: &rusqlite::Row, id: &str, at: &str| -> StoreResult<Option<Adjacent>> {
-                    let Some(id) = rows::opt_uuid(row, id)? else {
+                let adjacent = |row: &rusqlite::Row, id: usize| -> StoreResult<Option<Adjacent>> {
+                    let Some(found) = rows::opt_uuid(row, id)? else {
                         return Ok(None);
                     };
-                    Ok(Some(Adjacent { id: MessageId(id), at: rows::time(row, at)? }))
+                    Ok(Some(Adjacent { id: MessageId(found), at: rows::time(row, id + 1)? }))
                 };
-                let mut positions = Vec::with_capacity(ids.len());
-                for id in ids {
-                    let found = rows::collect(&mut find, [id.0.as_bytes(), tenant.0.as_bytes()], |row| {
-                        Ok(MessagePosition {
-                            id,
-                            episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
-                            before: adjacent(row, "before_id", "before_at")?,
-                            after: adjacent(row, "after_id", "after_at")?,
-                        })
-                    })?;
-                    positions.extend(found);
-                }
-                Ok(positions)
+                rows::collect(&mut find, params![wanted, tenant.0.as_bytes()], |row| {
+                    Ok(MessagePosition {
+                        id: MessageId(rows::uuid(row, 0)?),
+                        episode_id: EpisodeId(rows::uuid(row, 1)?),
+                        before: adjacent(row, 2)?,
+                        after: adjacent(row, 4)?,
+                    })
+                })
             })
             .await
     }
@@ -645,4 +653,14 @@ pub(crate) fn episode_from_row(row: &rusqlite::Row<'_>) -> Result<Episode, Error
         created_at: rows::time(row, "created_at")?,
         updated_at: rows::time(row, "updated_at")?,
     })
+}
+
+/// Message ids as the JSON array of hex strings that `json_each` reads
+/// (one query for any number of ids).
+fn id_list(ids: &[MessageId]) -> String {
+    let hex: Vec<String> = ids
+        .iter()
+        .map(|id| format!("\"{}\"", id.0.simple()))
+        .collect();
+    format!("[{}]", hex.join(","))
 }

@@ -12,31 +12,57 @@ use crate::conversations::get_conversation;
 use crate::error::{Result, corrupt};
 use crate::rows;
 
-/// Message columns, each qualified by `alias`.
+/// A message's columns, in the order [`columns`] selects them.
+const COLUMNS: [&str; 19] = [
+    "seq",
+    "id",
+    "episode_id",
+    "conversation_id",
+    "ordinal",
+    "role",
+    "content",
+    "name",
+    "tool_call_id",
+    "tool_calls",
+    "token_count",
+    "timestamp",
+    "agent_id",
+    "contains_pii",
+    "redacted_content",
+    "embedding_ref",
+    "usage_input_tokens",
+    "usage_output_tokens",
+    "created_at",
+];
+
+/// How many columns [`columns`] selects.
+pub(crate) const COLUMN_COUNT: usize = COLUMNS.len();
+
+/// Message columns, each qualified by `alias`: the first columns of every
+/// query whose rows [`message_from_row`] reads.
 pub(crate) fn columns(alias: &str) -> String {
-    [
-        "seq",
-        "id",
-        "episode_id",
-        "conversation_id",
-        "ordinal",
-        "role",
-        "content",
-        "name",
-        "tool_call_id",
-        "tool_calls",
-        "token_count",
-        "timestamp",
-        "agent_id",
-        "contains_pii",
-        "redacted_content",
-        "embedding_ref",
-        "usage_input_tokens",
-        "usage_output_tokens",
-        "created_at",
-    ]
-    .map(|column| format!("{alias}.{column} AS {column}"))
-    .join(", ")
+    COLUMNS
+        .map(|column| format!("{alias}.{column} AS {column}"))
+        .join(", ")
+}
+
+/// Where `name` is among [`COLUMNS`]; a name not there fails the build.
+const fn at(name: &str) -> usize {
+    let mut i = 0;
+    while i < COLUMNS.len() {
+        if COLUMNS[i].len() == name.len() {
+            let (a, b) = (COLUMNS[i].as_bytes(), name.as_bytes());
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("not a message column")
 }
 
 /// One message row, in the order of the append's parameters.
@@ -255,41 +281,45 @@ pub(crate) fn episode_messages(
 }
 
 pub(crate) fn message_from_row(row: &Row<'_>) -> Result<Message> {
-    let role: String = row.get("role")?;
-    let content: Option<Vec<u8>> = row.get("content")?;
-    let tool_calls: Option<Vec<u8>> = row.get("tool_calls")?;
-    let redacted: Option<Vec<u8>> = row.get("redacted_content")?;
+    debug_assert_eq!(row.as_ref().column_name(at("id")).ok(), Some("id"));
+    let role = row
+        .get_ref(at("role"))?
+        .as_str()
+        .map_err(|e| corrupt("message role", e))?;
+    let content = rows::bytes(row, at("content"))?;
+    let tool_calls = rows::bytes(row, at("tool_calls"))?;
+    let redacted = rows::bytes(row, at("redacted_content"))?;
     Ok(Message {
-        id: MessageId(rows::uuid(row, "id")?),
-        episode_id: EpisodeId(rows::uuid(row, "episode_id")?),
-        conversation_id: ConversationId(rows::uuid(row, "conversation_id")?),
-        ordinal: row.get("ordinal")?,
+        id: MessageId(rows::uuid(row, at("id"))?),
+        episode_id: EpisodeId(rows::uuid(row, at("episode_id"))?),
+        conversation_id: ConversationId(rows::uuid(row, at("conversation_id"))?),
+        ordinal: row.get(at("ordinal"))?,
         role: role
             .parse::<Role>()
             .map_err(|e| corrupt("message role", e))?,
         content: content
-            .map(|c| codec::decode_json::<MessageContent>(&c, "message content"))
+            .map(|c| codec::decode_json::<MessageContent>(c, "message content"))
             .transpose()?,
-        name: row.get("name")?,
-        tool_call_id: row.get("tool_call_id")?,
+        name: row.get(at("name"))?,
+        tool_call_id: row.get(at("tool_call_id"))?,
         tool_calls: tool_calls
-            .map(|t| codec::decode_json::<Vec<ToolCallRecord>>(&t, "tool calls"))
+            .map(|t| codec::decode_json::<Vec<ToolCallRecord>>(t, "tool calls"))
             .transpose()?
             .unwrap_or_default(),
-        token_count: row.get("token_count")?,
-        timestamp: rows::time(row, "timestamp")?,
-        agent_id: rows::opt_uuid(row, "agent_id")?.map(AgentId),
-        contains_pii: row.get("contains_pii")?,
+        token_count: row.get(at("token_count"))?,
+        timestamp: rows::time(row, at("timestamp"))?,
+        agent_id: rows::opt_uuid(row, at("agent_id"))?.map(AgentId),
+        contains_pii: row.get(at("contains_pii"))?,
         redacted_content: redacted
             .map(|r| {
-                String::from_utf8(codec::decode_payload(&r)?)
+                String::from_utf8(codec::decode_payload(r)?.into_owned())
                     .map_err(|e| corrupt("redacted content", e))
             })
             .transpose()?,
-        embedding_ref: row.get("embedding_ref")?,
+        embedding_ref: row.get(at("embedding_ref"))?,
         usage: match (
-            row.get::<_, Option<i64>>("usage_input_tokens")?,
-            row.get::<_, Option<i64>>("usage_output_tokens")?,
+            row.get::<_, Option<i64>>(at("usage_input_tokens"))?,
+            row.get::<_, Option<i64>>(at("usage_output_tokens"))?,
         ) {
             (Some(input), Some(output)) => Some(Usage {
                 input_tokens: input.max(0) as u64,
@@ -297,6 +327,6 @@ pub(crate) fn message_from_row(row: &Row<'_>) -> Result<Message> {
             }),
             _ => None,
         },
-        created_at: rows::time(row, "created_at")?,
+        created_at: rows::time(row, at("created_at"))?,
     })
 }

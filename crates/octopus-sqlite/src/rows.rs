@@ -3,23 +3,33 @@
 use chrono::{DateTime, Utc};
 use octopus_core::DomainCode;
 use rusqlite::types::Value;
-use rusqlite::{Row, Statement};
+use rusqlite::{Row, RowIndex, Statement};
 use uuid::Uuid;
 
 use crate::codec;
 use crate::error::Result;
 
-pub(crate) fn uuid(row: &Row<'_>, column: &str) -> Result<Uuid> {
-    let bytes: Vec<u8> = row.get(column)?;
-    codec::uuid_from(&bytes)
+// The readers take a column by name or by position: a hot read (a search's
+// rows) goes by position, as a name is looked up among the row's columns
+// one comparison at a time.
+
+pub(crate) fn uuid(row: &Row<'_>, column: impl RowIndex) -> Result<Uuid> {
+    let bytes = bytes(row, column)?.ok_or_else(|| crate::error::corrupt("id", "null"))?;
+    codec::uuid_from(bytes)
 }
 
-pub(crate) fn opt_uuid(row: &Row<'_>, column: &str) -> Result<Option<Uuid>> {
-    let bytes: Option<Vec<u8>> = row.get(column)?;
-    bytes.map(|b| codec::uuid_from(&b)).transpose()
+pub(crate) fn opt_uuid(row: &Row<'_>, column: impl RowIndex) -> Result<Option<Uuid>> {
+    bytes(row, column)?.map(codec::uuid_from).transpose()
 }
 
-pub(crate) fn time(row: &Row<'_>, column: &str) -> Result<DateTime<Utc>> {
+/// A blob column's bytes where the row holds them, not copied.
+pub(crate) fn bytes<'row>(row: &'row Row<'_>, column: impl RowIndex) -> Result<Option<&'row [u8]>> {
+    row.get_ref(column)?
+        .as_blob_or_null()
+        .map_err(|e| crate::error::corrupt("blob column", e))
+}
+
+pub(crate) fn time(row: &Row<'_>, column: impl RowIndex) -> Result<DateTime<Utc>> {
     codec::instant(row.get(column)?)
 }
 

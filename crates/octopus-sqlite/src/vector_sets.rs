@@ -222,18 +222,21 @@ impl MemoryTable {
             user
         ])?;
         let mut scored = Vec::new();
+        // By position, as selected: a user's every vector is read here.
         while let Some(row) = rows.next()? {
-            let episode = EpisodeId(rows::uuid(row, "episode_id")?);
-            let at = codec::instant(row.get("at")?)?;
-            if !filter.admits(kind_from_row(row)?, episode, at) {
+            let episode = EpisodeId(rows::uuid(row, 2)?);
+            let at = codec::instant(row.get(3)?)?;
+            let kind = row.get_ref(1)?.as_str().ok().and_then(MemoryKind::parse);
+            let kind = kind.ok_or_else(|| corrupt("memory kind", "not one"))?;
+            if !filter.admits(kind, episode, at) {
                 continue;
             }
-            let rusqlite::types::ValueRef::Blob(bytes) = row.get_ref("embedding")? else {
+            let rusqlite::types::ValueRef::Blob(bytes) = row.get_ref(4)? else {
                 return Err(corrupt("embedding", "not a blob"));
             };
             let score = octopus_core::vectors::dot_with_bytes(bytes, &query.vector)
                 .ok_or_else(|| corrupt("embedding", "of another dimension than the query"))?;
-            let seq: i64 = row.get("seq")?;
+            let seq: i64 = row.get(0)?;
             scored.push(ScoredKey {
                 key: seq as u64,
                 score,
