@@ -15,6 +15,9 @@
 //!   document's BM25 (k1 = 1.2, b = 0.75, as FTS5's), one IDF per phrase of
 //!   the MATCH expression in order, the last column weighted 0. Higher is
 //!   better.
+//! - `octopus_hits(fts)`: the document's length and its hits of each
+//!   phrase, for a search that counts how many candidates hold each word
+//!   from the candidates themselves and scores them with [`bm25_of`].
 //!
 //! FTS5 offers auxiliary functions only through its C API, so this module is
 //! one of the project's audited `unsafe` places: each block below calls the
@@ -47,6 +50,7 @@ pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
     let api = fts5_api(conn)?;
     create(api, c"octopus_length", length)?;
     create(api, c"octopus_bm25", bm25)?;
+    create(api, c"octopus_hits", hits)?;
     Ok(())
 }
 
@@ -185,14 +189,45 @@ unsafe fn score(
 ) -> Option<f64> {
     // SAFETY: as the caller's contract says.
     unsafe {
-        let arg = |i: c_int| ffi::sqlite3_value_double(*args.offset(i as isize));
         if values < 1 {
             return None;
         }
-        let average = arg(0).max(1.0);
+        let idfs: Vec<f64> = (1..values)
+            .map(|i| ffi::sqlite3_value_double(*args.offset(i as isize)))
+            .collect();
+        let average = ffi::sqlite3_value_double(*args);
+        let hits = phrase_hits(api, fts)?;
+        Some(bm25_of(&hits, document_length(api, fts)?, average, &idfs))
+    }
+}
+
+/// The BM25 of a document of `length` tokens with `hits[i]` hits of phrase
+/// `i`, where the average length is `average` and the phrases' IDFs are
+/// `idfs` (a phrase without one counts for nothing).
+pub(crate) fn bm25_of(hits: &[f64], length: f64, average: f64, idfs: &[f64]) -> f64 {
+    let norm = K1 * (1.0 - B + B * length / average.max(1.0));
+    let mut total = 0.0;
+    for (tf, idf) in hits.iter().zip(idfs) {
+        if *tf > 0.0 {
+            total += idf * tf * (K1 + 1.0) / (tf + norm);
+        }
+    }
+    total
+}
+
+/// Hits per phrase of the MATCH expression in the row's weighted columns
+/// (all but the last).
+///
+/// # Safety
+/// As [`bm25`]'s.
+unsafe fn phrase_hits(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+) -> Option<Vec<f64>> {
+    // SAFETY: as the caller's contract says.
+    unsafe {
         let phrases = ((*api).xPhraseCount?)(fts);
         let last_column = ((*api).xColumnCount?)(fts) - 1;
-        // Hits per phrase in the weighted columns.
         let mut hits = vec![0.0f64; usize::try_from(phrases).ok()?];
         let mut instances: c_int = 0;
         if ((*api).xInstCount?)(fts, &raw mut instances) != ffi::SQLITE_OK {
@@ -208,15 +243,47 @@ unsafe fn score(
                 hits[usize::try_from(phrase).ok()?] += 1.0;
             }
         }
-        let length = document_length(api, fts)?;
-        let norm = K1 * (1.0 - B + B * length / average);
-        let mut total = 0.0;
-        for (phrase, tf) in hits.iter().enumerate() {
-            let index = c_int::try_from(phrase).ok()? + 1;
-            if *tf > 0.0 && index < values {
-                total += arg(index) * tf * (K1 + 1.0) / (tf + norm);
-            }
-        }
-        Some(total)
+        Some(hits)
     }
+}
+
+/// `octopus_hits(fts)`: the row's length, then its hits of each phrase, as
+/// little-endian u32s in a blob, for a search that scores its candidates
+/// itself (see `search.rs`).
+unsafe extern "C" fn hits(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    _values: c_int,
+    _args: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: FTS5 passes live pointers for the duration of the call; the
+    // blob is copied by SQLite (SQLITE_TRANSIENT).
+    unsafe {
+        let found = document_length(api, fts).zip(phrase_hits(api, fts));
+        match found {
+            Some((length, hits)) => {
+                let bytes: Vec<u8> = std::iter::once(length)
+                    .chain(hits)
+                    .flat_map(|n| (n as u32).to_le_bytes())
+                    .collect();
+                ffi::sqlite3_result_blob(
+                    ctx,
+                    bytes.as_ptr().cast::<c_void>(),
+                    c_int::try_from(bytes.len()).unwrap_or(0),
+                    ffi::SQLITE_TRANSIENT(),
+                );
+            }
+            None => ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_ERROR),
+        }
+    }
+}
+
+/// A row's length and phrase hits as `octopus_hits` wrote them.
+pub(crate) fn read_hits(blob: &[u8]) -> Option<(f64, Vec<f64>)> {
+    let mut numbers = blob
+        .chunks_exact(4)
+        .map(|b| f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+    let length = numbers.next()?;
+    Some((length, numbers.collect()))
 }

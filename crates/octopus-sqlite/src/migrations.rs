@@ -118,6 +118,10 @@ pub(crate) const SEARCH: &[Migration] = &[
         name: "search/0003_message_fts_tenant_scope",
         sql: include_str!("../migrations/search/0003_message_fts_tenant_scope.sql"),
     },
+    Migration {
+        name: "search/0004_scope_counts",
+        sql: include_str!("../migrations/search/0004_scope_counts.sql"),
+    },
 ];
 
 /// Applies the migrations `conn` has not seen yet; returns how many ran.

@@ -19,7 +19,7 @@ use octopus_core::search::{MessageHit, MessageSearchQuery, search_terms};
 use octopus_core::store::MessageSearch;
 use octopus_core::{AgentId, Result, TenantId};
 use rusqlite::types::Value;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::SqliteStore;
 use crate::codec::{self, micros};
@@ -102,13 +102,24 @@ impl Indexer {
                     tx.prepare_cached("SELECT count(*) FROM search.message_fts WHERE rowid = ?1")?;
                 let mut delete =
                     tx.prepare_cached("DELETE FROM search.message_fts WHERE rowid = ?1")?;
+                let mut measured = tx.prepare_cached(
+                    "DELETE FROM search.message_lengths WHERE seq = ?1 RETURNING scope, length",
+                )?;
+                let mut totals = ScopeTotals::default();
                 for seq in seqs {
                     let count: i64 = exists.query_row([seq], |r| r.get(0))?;
                     if count > 0 {
                         held += 1;
                         delete.execute([seq])?;
                     }
+                    let gone = rows::collect(&mut measured, [seq], |r| {
+                        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+                    })?;
+                    for (scope, length) in gone {
+                        totals.add(&scope, -1, -length);
+                    }
                 }
+                totals.write(&tx)?;
             }
             tx.commit()?;
             Ok(held)
@@ -264,6 +275,13 @@ fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
         let mut insert = tx.prepare_cached(
             "INSERT INTO search.message_fts (rowid, text, scope) VALUES (?1, ?2, ?3)",
         )?;
+        let mut length = tx.prepare_cached(
+            "SELECT octopus_length(message_fts) FROM search.message_fts WHERE rowid = ?1",
+        )?;
+        let mut measured = tx.prepare_cached(
+            "INSERT OR REPLACE INTO search.message_lengths (seq, scope, length) VALUES (?1, ?2, ?3)",
+        )?;
+        let mut totals = ScopeTotals::default();
         for (seq, content, tool_calls, scope) in &pending {
             let content = content
                 .as_deref()
@@ -278,7 +296,11 @@ fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
                 message_search_text(content.as_ref(), calls.as_deref().unwrap_or(&[])),
                 scope
             ])?;
+            let tokens = length.query_row([seq], |r| r.get::<_, f64>(0))? as i64;
+            measured.execute(params![seq, scope, tokens])?;
+            totals.add(scope, 1, tokens);
         }
+        totals.write(&tx)?;
     }
     tx.execute(
         "UPDATE search.index_state SET last_seq = ?1 WHERE id = 1",
@@ -286,6 +308,102 @@ fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
     )?;
     tx.commit()?;
     Ok(pending.len())
+}
+
+/// Changes to the scopes' totals (documents, and their total length in
+/// tokens), summed over a batch and written at its end.
+#[derive(Default)]
+struct ScopeTotals(std::collections::HashMap<String, (i64, i64)>);
+
+impl ScopeTotals {
+    /// A document of `length` tokens joins (`documents` 1) or leaves (-1)
+    /// each scope its `scope` column names.
+    fn add(&mut self, scope: &str, documents: i64, length: i64) {
+        for token in scope.split(' ') {
+            let total = self.0.entry(token.to_owned()).or_default();
+            total.0 += documents;
+            total.1 += length;
+        }
+    }
+
+    fn write(self, conn: &Connection) -> StoreResult<()> {
+        let mut change = conn.prepare_cached(
+            "INSERT INTO search.scope_counts (scope, documents, total_length) VALUES (?1, ?2, ?3)
+             ON CONFLICT (scope) DO UPDATE SET documents = documents + excluded.documents,
+                                               total_length = total_length + excluded.total_length",
+        )?;
+        let mut emptied = conn.prepare_cached(
+            "DELETE FROM search.scope_counts WHERE scope = ?1 AND documents <= 0",
+        )?;
+        for (scope, (documents, length)) in self.0 {
+            change.execute(params![scope, documents, length])?;
+            if documents < 0 {
+                emptied.execute([scope])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The documents of `scope` and their total length, as the indexer keeps them.
+fn scope_totals(conn: &Connection, scope: &str) -> StoreResult<(u64, f64)> {
+    let found = conn
+        .prepare_cached("SELECT documents, total_length FROM search.scope_counts WHERE scope = ?1")?
+        .query_row([scope], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+        .optional()?;
+    let (documents, length) = found.unwrap_or((0, 0));
+    Ok((documents.max(0).unsigned_abs(), length.max(0) as f64))
+}
+
+/// A message the full-text index matched: its seq, and its score.
+struct Candidate {
+    seq: i64,
+    score: f64,
+}
+
+/// Every message of `scope` holding any of `words`, scored with BM25 over
+/// the scope (IDFs from how many of these candidates hold each word, the
+/// average length from the indexer's totals), best first; equal scores in
+/// the order of the index.
+fn ranked_candidates(
+    conn: &Connection,
+    scope: &str,
+    words: &[&str],
+) -> StoreResult<Vec<Candidate>> {
+    let (documents, total_length) = scope_totals(conn, scope)?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT rowid, octopus_hits(message_fts) FROM search.message_fts WHERE message_fts MATCH ?1",
+    )?;
+    let found: Vec<(i64, f64, Vec<f64>)> =
+        rows::collect(&mut stmt, [message_fts_query(scope, words)], |row| {
+            let blob = rows::bytes(row, 1)?.unwrap_or_default();
+            let (length, hits) = crate::fts_rank::read_hits(blob)
+                .ok_or_else(|| crate::error::corrupt("full-text hits", "empty"))?;
+            Ok((row.get(0)?, length, hits))
+        })?;
+    // Phrase 0 is the scope's token, in every candidate and weighed 0.
+    let mut idfs = vec![0.0; words.len() + 1];
+    for (phrase, idf) in idfs.iter_mut().enumerate().skip(1) {
+        let containing = found
+            .iter()
+            .filter(|(_, _, hits)| hits.get(phrase).is_some_and(|h| *h > 0.0))
+            .count();
+        *idf = crate::fts_rank::idf(documents, containing as u64);
+    }
+    let average = if documents == 0 {
+        1.0
+    } else {
+        total_length / documents as f64
+    };
+    let mut ranked: Vec<Candidate> = found
+        .into_iter()
+        .map(|(seq, length, hits)| Candidate {
+            seq,
+            score: crate::fts_rank::bm25_of(&hits, length, average, &idfs),
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.score.total_cmp(&a.score));
+    Ok(ranked)
 }
 
 /// The scope token a search counts its statistics over: the owner's when
@@ -518,31 +636,16 @@ impl MessageSearch for SqliteStore {
         self.db
             .read(move |conn| {
                 let words = search_terms(&query.text);
-                let scope = search_scope(&query, tenant);
                 // Scores from this scope's counts alone: never another tenant's.
-                let statistics = ScopedStatistics::count(
-                    conn,
-                    "search.message_fts",
-                    "message_fts",
-                    &scope,
-                    "text",
-                    &words,
-                    // A user's messages change with every append: counted each time.
-                    None,
-                )?;
+                let ranked = ranked_candidates(conn, &search_scope(&query, tenant), &words)?;
                 let mut filters = Filters::default();
-                let rank = statistics.rank_sql("message_fts", &mut filters);
-                filters.push(
-                    "message_fts MATCH ?",
-                    Value::Text(message_fts_query(&scope, &words)),
-                );
                 filters.push("m.tenant_id = ?", blob(&tenant.0));
                 filters.push_plain("e.deleted_at IS NULL AND e.archived_at IS NULL");
                 if let Some(agent) = query.agent_id {
                     filters.push("e.agent_id = ?", blob(&agent.0));
                 }
-                if let Some(user) = query.user_id {
-                    filters.push("e.user_id = ?", Value::Text(user));
+                if let Some(user) = &query.user_id {
+                    filters.push("e.user_id = ?", Value::Text(user.clone()));
                 }
                 if let Some(conversation) = query.conversation_id {
                     filters.push("m.conversation_id = ?", blob(&conversation.0));
@@ -553,32 +656,57 @@ impl MessageSearch for SqliteStore {
                 if let Some(to) = query.to {
                     filters.push("m.timestamp < ?", Value::Integer(micros(to)));
                 }
-                let limit = filters.bind(Value::Integer(query.limit.into()));
-                // The scope column weighs 0: its token matches every candidate.
+                let seqs = filters.bind(Value::Null);
                 let sql = format!(
-                    "SELECT {}, e.agent_id AS episode_agent_id, e.user_id AS episode_user_id,
-                            {rank} AS rank
-                     FROM search.message_fts
-                     JOIN messages m ON m.seq = message_fts.rowid
-                     JOIN episodes e ON e.id = m.episode_id
-                     {} ORDER BY rank DESC LIMIT {limit}",
+                    "SELECT {}, e.agent_id AS episode_agent_id, e.user_id AS episode_user_id
+                     FROM json_each({seqs}) j
+                     CROSS JOIN messages m ON m.seq = j.value
+                     CROSS JOIN episodes e ON e.id = m.episode_id
+                     {}",
                     messages::columns("m"),
                     filters.where_sql()
                 );
                 let mut stmt = conn.prepare_cached(&sql)?;
-                rows::collect(
-                    &mut stmt,
-                    rusqlite::params_from_iter(filters.params),
-                    |row| {
-                        let rank: f64 = row.get("rank")?;
-                        Ok(MessageHit {
-                            score: rank,
-                            agent_id: AgentId(rows::uuid(row, "episode_agent_id")?),
-                            user_id: row.get("episode_user_id")?,
-                            message: messages::message_from_row(row)?,
-                        })
-                    },
-                )
+                // The episode's columns follow the message's, read by position.
+                const EPISODE_AGENT: usize = messages::COLUMN_COUNT;
+                // The best candidates are read in rounds until enough pass
+                // the filters (a deleted episode, a time range).
+                let limit = query.limit as usize;
+                let mut hits = Vec::with_capacity(limit);
+                if limit == 0 {
+                    return Ok(hits);
+                }
+                for round in ranked.chunks(limit * 2) {
+                    let list: Vec<String> = round.iter().map(|c| c.seq.to_string()).collect();
+                    let mut params = filters.params.clone();
+                    if let Some(last) = params.last_mut() {
+                        *last = Value::Text(format!("[{}]", list.join(",")));
+                    }
+                    let mut read: std::collections::HashMap<i64, MessageHit> =
+                        rows::collect(&mut stmt, rusqlite::params_from_iter(params), |row| {
+                            Ok((
+                                row.get::<_, i64>(0)?,
+                                MessageHit {
+                                    score: 0.0,
+                                    agent_id: AgentId(rows::uuid(row, EPISODE_AGENT)?),
+                                    user_id: row.get(EPISODE_AGENT + 1)?,
+                                    message: messages::message_from_row(row)?,
+                                },
+                            ))
+                        })?
+                        .into_iter()
+                        .collect();
+                    for candidate in round {
+                        if let Some(mut hit) = read.remove(&candidate.seq) {
+                            hit.score = candidate.score;
+                            hits.push(hit);
+                            if hits.len() == limit {
+                                return Ok(hits);
+                            }
+                        }
+                    }
+                }
+                Ok(hits)
             })
             .await
     }

@@ -64,6 +64,17 @@ pub struct MessageWindow {
     pub after: Vec<Message>,
 }
 
+impl MessageWindow {
+    /// A message without the turns around it.
+    pub fn alone(message: Message) -> Self {
+        Self {
+            message,
+            before: Vec::new(),
+            after: Vec::new(),
+        }
+    }
+}
+
 /// Most hits one recall returns.
 pub const MAX_RECALL_TOP_K: u32 = 100;
 

@@ -140,7 +140,11 @@ impl Octopus {
         };
         let (vector_hits, keyword_hits) = tokio::try_join!(vector_search, keyword_search)?;
 
-        let (lists, mut evidence) = scored_lists(
+        let Scored {
+            lists,
+            mut evidence,
+            mut read,
+        } = scored_lists(
             vector_hits,
             keyword_hits,
             query,
@@ -158,12 +162,13 @@ impl Octopus {
         if let Some(half_life) = query.recency_half_life_days {
             weigh_recency(&mut ranked, &evidence, half_life);
         }
-        self.put_the_named_first(tenant, &mut ranked, query).await?;
+        self.put_the_named_first(tenant, &mut ranked, query, &mut read)
+            .await?;
         if let Some(category) = &query.fact_category {
             self.keep_facts_of(tenant, category, &mut ranked).await?;
         }
         ranked.truncate(query.top_k as usize);
-        self.read_hits(tenant, ranked, evidence, query.neighbours)
+        self.read_hits(tenant, ranked, evidence, query.neighbours, read)
             .await
     }
 
@@ -172,12 +177,14 @@ impl Octopus {
     /// everyone else's; when it names a day or a month (see
     /// [`octopus_core::dates_named`]), moves the turns said then ahead of the
     /// others on each side. Each side keeps its order, and scores are
-    /// lowered to match it. Summaries and facts keep their places.
+    /// lowered to match it. Summaries and facts keep their places. The
+    /// messages it reads join `read`.
     async fn put_the_named_first(
         &self,
         tenant: TenantId,
         ranked: &mut [(Memory, f64)],
         query: &RecallQuery,
+        read: &mut HashMap<MessageId, Message>,
     ) -> Result<()> {
         let weights = &self.recall_weights;
         let dates = match weights.date_first {
@@ -190,13 +197,15 @@ impl Octopus {
         let head = ranked
             .len()
             .min((query.top_k * SPEAKER_HEAD_PER_HIT) as usize);
-        let messages: HashMap<MessageId, Message> = self
-            .store
-            .message_windows(tenant, &messages_among(&ranked[..head]), 0)
-            .await?
+        let unread: Vec<MessageId> = messages_among(&ranked[..head])
             .into_iter()
-            .map(|window| (window.message.id, window.message))
+            .filter(|id| !read.contains_key(id))
             .collect();
+        if !unread.is_empty() {
+            let windows = self.store.message_windows(tenant, &unread, 0).await?;
+            read.extend(windows.into_iter().map(|w| (w.message.id, w.message)));
+        }
+        let messages = &*read;
         let message = |memory: &Memory| match memory {
             Memory::Message(id) => messages.get(id),
             Memory::Summary(_) | Memory::Fact(..) => None,
@@ -262,22 +271,34 @@ impl Octopus {
         Ok(())
     }
 
-    /// Reads the text of the ranked memories: messages with their neighbours,
-    /// summaries from their episodes. A memory deleted meanwhile is left out.
+    /// Reads the text of the ranked memories: messages with their neighbours
+    /// (without neighbours, those in `read` are not read again), summaries
+    /// from their episodes. A memory deleted meanwhile is left out.
     async fn read_hits(
         &self,
         tenant: TenantId,
         ranked: Vec<(Memory, f64)>,
         mut evidence: HashMap<Memory, Evidence>,
         neighbours: u32,
+        mut read: HashMap<MessageId, Message>,
     ) -> Result<Vec<RecallHit>> {
-        let mut windows: HashMap<MessageId, MessageWindow> = self
-            .store
-            .message_windows(tenant, &messages_among(&ranked), neighbours)
-            .await?
-            .into_iter()
-            .map(|window| (window.message.id, window))
-            .collect();
+        let mut windows: HashMap<MessageId, MessageWindow> = HashMap::new();
+        let mut unread = Vec::new();
+        for id in messages_among(&ranked) {
+            match read.remove(&id) {
+                Some(message) if neighbours == 0 => {
+                    windows.insert(id, MessageWindow::alone(message));
+                }
+                _ => unread.push(id),
+            }
+        }
+        if !unread.is_empty() {
+            let found = self
+                .store
+                .message_windows(tenant, &unread, neighbours)
+                .await?;
+            windows.extend(found.into_iter().map(|w| (w.message.id, w)));
+        }
         let fact_ids: Vec<FactId> = ranked
             .iter()
             .filter_map(|(memory, _)| match memory {
@@ -362,15 +383,23 @@ impl Octopus {
     }
 }
 
-/// The two retrievers' hits as lists for fusion, with what each
-/// said of every memory; hits below `min_score` or in a left-out episode
-/// dropped.
 /// What the searches by words found: messages, and facts.
 struct KeywordHits {
     messages: Vec<MessageHit>,
     facts: Vec<FactHit>,
 }
 
+/// The retrievers' lists, what they said of each memory, and the messages
+/// the searches read whole (by id, so that they are not read again).
+struct Scored {
+    lists: Vec<ScoredList<Memory>>,
+    evidence: HashMap<Memory, Evidence>,
+    read: HashMap<MessageId, Message>,
+}
+
+/// The two retrievers' hits as lists for fusion, with what each
+/// said of every memory; hits below `min_score` or in a left-out episode
+/// dropped.
 fn scored_lists(
     vector_hits: Vec<MemoryVectorHit>,
     keyword_hits: KeywordHits,
@@ -378,7 +407,8 @@ fn scored_lists(
     depth: u32,
     vector_weight: f64,
     elsewhere: impl Fn(EpisodeId) -> bool,
-) -> (Vec<ScoredList<Memory>>, HashMap<Memory, Evidence>) {
+) -> Scored {
+    let mut read = HashMap::new();
     // A list shorter than asked for holds every match: its worst is a weak
     // match, not zero (cosine and BM25 both mean "unrelated" at 0).
     let vector_complete = (vector_hits.len() as u32) < depth;
@@ -411,6 +441,7 @@ fn scored_lists(
         entry.keyword_score = Some(hit.score);
         entry.at = Some(hit.message.timestamp);
         keyword_list.push((memory, hit.score));
+        read.insert(hit.message.id, hit.message);
     }
     // A fact's words are scored over the user's facts; it joins the list
     // by its score, and is held to the query's time bounds by when it held.
@@ -441,7 +472,11 @@ fn scored_lists(
         scored(vector_list, vector_weight, vector_complete),
         scored(keyword_list, 1.0 - vector_weight, keyword_complete),
     ];
-    (lists, evidence)
+    Scored {
+        lists,
+        evidence,
+        read,
+    }
 }
 
 fn messages_among(memories: &[(Memory, f64)]) -> Vec<MessageId> {

@@ -38,3 +38,123 @@ async fn deleted_search_index_is_rebuilt_from_messages() {
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].message.search_text(), "the quarterly forecast");
 }
+
+/// The documents and total length each scope token holds, counted from
+/// the index itself: its matches of the token and their sizes.
+fn counted_in_the_index(search_file: &std::path::Path) -> Vec<(String, i64, i64)> {
+    let conn = rusqlite::Connection::open(search_file).unwrap();
+    let scopes: Vec<String> = conn
+        .prepare("SELECT scope FROM scope_counts ORDER BY scope")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut counted = Vec::new();
+    for scope in scopes {
+        let sizes: Vec<Vec<u8>> = conn
+            .prepare(
+                "SELECT d.sz FROM message_fts f JOIN message_fts_docsize d ON d.id = f.rowid
+                 WHERE message_fts MATCH ?1",
+            )
+            .unwrap()
+            .query_map([format!("scope : \"{scope}\"")], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        // The text column's size: the first varint of each row's sizes.
+        let text_size = |sz: &[u8]| {
+            let mut value = 0i64;
+            for byte in sz {
+                value = (value << 7) | i64::from(byte & 0x7f);
+                if byte & 0x80 == 0 {
+                    break;
+                }
+            }
+            value
+        };
+        let total: i64 = sizes.iter().map(|sz| text_size(sz)).sum();
+        counted.push((scope, sizes.len() as i64, total));
+    }
+    counted
+}
+
+fn kept_totals(search_file: &std::path::Path) -> Vec<(String, i64, i64)> {
+    let conn = rusqlite::Connection::open(search_file).unwrap();
+    conn.prepare("SELECT scope, documents, total_length FROM scope_counts ORDER BY scope")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// A search's BM25 takes its scope's documents and total length from what
+/// the indexer keeps, not from a count at each search: they must agree
+/// with the index as messages are indexed and as a user is forgotten.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_indexers_scope_totals_agree_with_the_index() {
+    let backend = TempSqlite::default();
+    let store = backend.open().await;
+    let acme = World::create(&*store, "acme").await;
+    let globex = World::create(&*store, "globex").await;
+    acme.say(
+        &*store,
+        Utc::now(),
+        &["the quarterly forecast", "lunch plans at noon"],
+    )
+    .await;
+    globex
+        .say(
+            &*store,
+            Utc::now(),
+            &["a forecast of rain", "rain again", "sun"],
+        )
+        .await;
+    let search = |text: &str| MessageSearchQuery {
+        text: text.into(),
+        agent_id: None,
+        user_id: None,
+        conversation_id: None,
+        from: None,
+        to: None,
+        limit: 10,
+    };
+    // A search catches the index up first.
+    assert_eq!(
+        store
+            .search_messages(acme.tenant, &search("forecast"))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    let search_file = backend.dir.path().join("search.sqlite");
+    let kept = kept_totals(&search_file);
+    // Three tokens per owner (tenant, agent, owner), two owners.
+    assert_eq!(kept.len(), 6, "{kept:?}");
+    assert_eq!(kept, counted_in_the_index(&search_file));
+    assert_eq!(
+        kept.iter().map(|(_, documents, _)| documents).sum::<i64>(),
+        3 * 5
+    );
+
+    let who = octopus_core::forget::ForgetUser {
+        user_id: "alice".into(),
+        agent_id: None,
+    };
+    store.forget_user(globex.tenant, &who).await.unwrap();
+    let kept = kept_totals(&search_file);
+    assert_eq!(kept.len(), 3, "globex's scopes emptied and gone: {kept:?}");
+    assert_eq!(kept, counted_in_the_index(&search_file));
+    assert!(
+        kept.iter()
+            .all(|(_, documents, length)| *documents == 2 && *length == 7),
+        "{kept:?}"
+    );
+    let hits = store
+        .search_messages(globex.tenant, &search("rain"))
+        .await
+        .unwrap();
+    assert!(hits.is_empty());
+}
