@@ -111,15 +111,7 @@ async fn the_indexers_scope_totals_agree_with_the_index() {
             &["a forecast of rain", "rain again", "sun"],
         )
         .await;
-    let search = |text: &str| MessageSearchQuery {
-        text: text.into(),
-        agent_id: None,
-        user_id: None,
-        conversation_id: None,
-        from: None,
-        to: None,
-        limit: 10,
-    };
+    let search = octopus_testkit::fixtures::search;
     // A search catches the index up first.
     assert_eq!(
         store
@@ -157,4 +149,29 @@ async fn the_indexers_scope_totals_agree_with_the_index() {
         .await
         .unwrap();
     assert!(hits.is_empty());
+}
+
+/// A search reads the rows of its best candidates a few at a time: when
+/// the best are all filtered out (here by the time range), it reads on
+/// until the limit is filled from the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_fills_its_limit_past_candidates_its_filters_drop() {
+    let backend = TempSqlite::default();
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let start = Utc::now() - chrono::Duration::days(1);
+    let texts: Vec<String> = (0..30).map(|i| format!("forecast number {i}")).collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let said = world.say(&*store, start, &texts).await;
+    let mut query = octopus_testkit::fixtures::search("forecast");
+    query.limit = 2;
+    query.from = Some(said[25].timestamp);
+    let hits = store.search_messages(world.tenant, &query).await.unwrap();
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    let later: Vec<_> = said[25..].iter().map(|m| m.id).collect();
+    assert!(
+        hits.iter().all(|hit| later.contains(&hit.message.id)),
+        "{hits:?}"
+    );
+    assert!(hits.iter().all(|hit| hit.score > 0.0));
 }
