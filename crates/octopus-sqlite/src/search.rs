@@ -279,7 +279,7 @@ fn index_batch(conn: &mut Connection) -> StoreResult<usize> {
             "SELECT octopus_length(message_fts) FROM search.message_fts WHERE rowid = ?1",
         )?;
         let mut measured = tx.prepare_cached(
-            "INSERT OR REPLACE INTO search.message_lengths (seq, scope, length) VALUES (?1, ?2, ?3)",
+            "INSERT INTO search.message_lengths (seq, scope, length) VALUES (?1, ?2, ?3)",
         )?;
         let mut totals = ScopeTotals::default();
         for (seq, content, tool_calls, scope) in &pending {
