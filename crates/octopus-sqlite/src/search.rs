@@ -32,6 +32,9 @@ use crate::rows::{self, Filters, blob};
 /// segment flush, small enough to keep a catch-up's lock short.
 const BATCH: usize = 2_000;
 
+/// Pages of the message index one step of a compaction merges.
+const MERGE_STEP_PAGES: u32 = 256;
+
 /// How often the indexer looks for messages written by another process.
 const IDLE_POLL: Duration = Duration::from_secs(1);
 
@@ -127,17 +130,44 @@ impl Indexer {
         .await
     }
 
-    /// Merges the index's segments, which drops the terms of deleted entries
-    /// (the pages they leave are zeroed: `secure_delete`), then empties the
-    /// file's write-ahead log into it. Returns whether the checkpoint
-    /// completed. It takes the indexer's lock, not the writer's: appends go
-    /// on meanwhile, searches wait for it.
+    /// Merges the index's segments into one, which drops the terms of
+    /// deleted entries (the pages they leave are zeroed: `secure_delete`),
+    /// then empties the file's write-ahead log into it. Returns whether the
+    /// checkpoint completed. It takes the indexer's lock, not the writer's,
+    /// and merges a bounded number of pages at a time (FTS5's `merge` with
+    /// a negative size: an `optimize` in steps), giving the lock back
+    /// between steps: appends go on meanwhile, and a search that must
+    /// catch the index up waits for one step, not the whole merge.
     pub async fn compact(self: &Arc<Self>) -> Result<bool> {
-        self.with_connection(|conn| {
-            conn.execute_batch("INSERT INTO search.message_fts (message_fts) VALUES ('optimize')")?;
-            crate::db::checkpoint(conn, "search")
-        })
-        .await
+        // A bound on the steps, should a step ever report work forever: the
+        // index's pages, as many steps as merge them all twice over.
+        let pages: i64 = self
+            .with_connection(|conn| {
+                Ok(
+                    conn.query_row("SELECT count(*) FROM search.message_fts_data", [], |r| {
+                        r.get(0)
+                    })?,
+                )
+            })
+            .await?;
+        let most_steps = 2 * pages.unsigned_abs() / u64::from(MERGE_STEP_PAGES) + 8;
+        for _ in 0..most_steps {
+            let merged = self
+                .with_connection(|conn| {
+                    let before = conn.total_changes();
+                    conn.execute_batch(&format!(
+                        "INSERT INTO search.message_fts (message_fts, rank) VALUES ('merge', -{MERGE_STEP_PAGES})"
+                    ))?;
+                    // FTS5 writes at least two rows when a step did any work.
+                    Ok(conn.total_changes() - before >= 2)
+                })
+                .await?;
+            if !merged {
+                break;
+            }
+        }
+        self.with_connection(|conn| crate::db::checkpoint(conn, "search"))
+            .await
     }
 
     /// Runs `work` on the indexer's connection, on a blocking thread: so it
@@ -630,7 +660,11 @@ impl MessageSearch for SqliteStore {
         tenant: TenantId,
         query: &MessageSearchQuery,
     ) -> Result<Vec<MessageHit>> {
-        self.indexer.catch_up_now().await?;
+        // Only a search with messages still to index takes the indexer's
+        // turn (which a compaction holds a step at a time).
+        if self.db.read(|conn| has_pending(conn)).await? {
+            self.indexer.catch_up_now().await?;
+        }
 
         let query = query.clone();
         self.db
