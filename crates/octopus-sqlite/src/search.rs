@@ -660,15 +660,33 @@ impl MessageSearch for SqliteStore {
         tenant: TenantId,
         query: &MessageSearchQuery,
     ) -> Result<Vec<MessageHit>> {
-        // Only a search with messages still to index takes the indexer's
-        // turn (which a compaction holds a step at a time).
-        if self.db.read(|conn| has_pending(conn)).await? {
-            self.indexer.catch_up_now().await?;
+        // Only a search that finds messages still to index takes the
+        // indexer's turn (which a compaction holds a step at a time), and
+        // reads again once they are.
+        if let Some(hits) = self.read_message_hits(tenant, query, true).await? {
+            return Ok(hits);
         }
+        self.indexer.catch_up_now().await?;
+        let hits = self.read_message_hits(tenant, query, false).await?;
+        Ok(hits.unwrap_or_default())
+    }
+}
 
+impl SqliteStore {
+    /// The search's hits from the index as it stands; `None`, reading
+    /// nothing, when `unless_pending` and messages wait to be indexed.
+    async fn read_message_hits(
+        &self,
+        tenant: TenantId,
+        query: &MessageSearchQuery,
+        unless_pending: bool,
+    ) -> Result<Option<Vec<MessageHit>>> {
         let query = query.clone();
         self.db
             .read(move |conn| {
+                if unless_pending && has_pending(conn)? {
+                    return Ok(None);
+                }
                 let words = search_terms(&query.text);
                 // Scores from this scope's counts alone: never another tenant's.
                 let ranked = ranked_candidates(conn, &search_scope(&query, tenant), &words)?;
@@ -708,7 +726,7 @@ impl MessageSearch for SqliteStore {
                 let limit = query.limit as usize;
                 let mut hits = Vec::with_capacity(limit);
                 if limit == 0 {
-                    return Ok(hits);
+                    return Ok(Some(hits));
                 }
                 for round in ranked.chunks(limit * 2) {
                     let list: Vec<String> = round.iter().map(|c| c.seq.to_string()).collect();
@@ -735,12 +753,12 @@ impl MessageSearch for SqliteStore {
                             hit.score = candidate.score;
                             hits.push(hit);
                             if hits.len() == limit {
-                                return Ok(hits);
+                                return Ok(Some(hits));
                             }
                         }
                     }
                 }
-                Ok(hits)
+                Ok(Some(hits))
             })
             .await
     }

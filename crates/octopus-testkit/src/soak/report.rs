@@ -83,6 +83,31 @@ impl Report {
             .collect()
     }
 
+    /// The p99s of `kind`'s slices (the restart's aside), split into those a
+    /// forget overlapped and the rest: whether a forget holds that kind back.
+    pub fn p99s_by_forget(&self, kind: Kind) -> (Vec<f64>, Vec<f64>) {
+        let slices = self
+            .slices
+            .iter()
+            .filter(|s| s.kind == kind && s.figures.requests > 0)
+            .filter(|s| !self.during_restart(s.began, s.ended));
+        let mut with_forget = Vec::new();
+        let mut without = Vec::new();
+        for slice in slices {
+            let overlapped = self
+                .events
+                .iter()
+                .any(|e| e.what == "forget" && e.began < slice.ended && e.ended > slice.began);
+            let side = if overlapped {
+                &mut with_forget
+            } else {
+                &mut without
+            };
+            side.push(slice.figures.p99_ms);
+        }
+        (with_forget, without)
+    }
+
     /// Requests of `kind` in all: (sent, answered 2xx, answered 429).
     pub fn totals(&self, kind: Kind) -> (u64, u64, u64) {
         let slices = self.slices.iter().filter(|s| s.kind == kind);
@@ -94,6 +119,18 @@ impl Report {
             )
         })
     }
+}
+
+/// "median M ms, max X ms" of `values`, or "none".
+fn spread(values: &[f64]) -> String {
+    if values.is_empty() {
+        return "none".to_owned();
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let max = sorted[sorted.len() - 1];
+    format!("median {median:.1} ms, max {max:.1} ms")
 }
 
 fn mib(bytes: u64) -> f64 {
@@ -150,6 +187,15 @@ impl std::fmt::Display for Report {
                 kind.name()
             )?;
         }
+        let (with_forget, without) = self.p99s_by_forget(Kind::Recall);
+        writeln!(
+            f,
+            "recall p99 in the {} slices a forget overlapped: {}; in the other {}: {}",
+            with_forget.len(),
+            spread(&with_forget),
+            without.len(),
+            spread(&without)
+        )?;
         for event in &self.events {
             writeln!(
                 f,
@@ -191,5 +237,59 @@ impl std::fmt::Display for Report {
             ),
             None => write!(f, "memory queue NOT drained within the wait"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slice(kind: Kind, from: u64, p99_ms: f64) -> TimedSlice {
+        TimedSlice {
+            kind,
+            began: Duration::from_secs(from),
+            ended: Duration::from_secs(from + 10),
+            figures: Slice {
+                requests: 100,
+                p99_ms,
+                ..Slice::default()
+            },
+        }
+    }
+
+    /// A slice counts as a forget's when the forget ran during it, whatever
+    /// the other kinds did; the restart's slices count for neither side.
+    #[test]
+    fn recall_p99s_are_split_by_the_forgets_they_overlapped() {
+        let report = Report {
+            slices: vec![
+                slice(Kind::Recall, 0, 20.0),
+                slice(Kind::Recall, 10, 900.0),
+                slice(Kind::Append, 10, 700.0),
+                slice(Kind::Recall, 20, 30.0),
+                slice(Kind::Recall, 30, 5000.0),
+            ],
+            events: vec![
+                Event {
+                    what: "forget",
+                    began: Duration::from_secs(15),
+                    ended: Duration::from_secs(17),
+                    status: Some(202),
+                },
+                Event {
+                    what: "import",
+                    began: Duration::from_secs(22),
+                    ended: Duration::from_secs(25),
+                    status: Some(200),
+                },
+            ],
+            restart: Some((Duration::from_secs(33), Duration::from_millis(100))),
+            ..Report::default()
+        };
+        let (with_forget, without) = report.p99s_by_forget(Kind::Recall);
+        assert_eq!(with_forget, vec![900.0]);
+        assert_eq!(without, vec![20.0, 30.0]);
+        assert_eq!(spread(&without), "median 30.0 ms, max 30.0 ms");
+        assert_eq!(spread(&[]), "none");
     }
 }
