@@ -64,7 +64,7 @@ step "tests: compiled and run"
 cargo test --workspace --locked --features "$features" 2>&1 | tee "$log"
 
 # The API against its own OpenAPI document (schemathesis, bounded in examples).
-step "the API contract"
+step "the API contract: the server built without test features, then checked"
 cargo build --locked -p octopus-cli
 ./scripts/contract.sh "${CARGO_TARGET_DIR:-target}/debug/octopus" 40
 
