@@ -259,6 +259,16 @@ async fn fill(
         search_started.elapsed().as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
+    if let Some(url) = &database {
+        // Measured right after a bulk load, PostgreSQL would plan with its
+        // empty tables' statistics until autovacuum caught up, mid-run.
+        let analyze_started = Instant::now();
+        octopus_postgres::testing::analyze(url).await;
+        println!(
+            "ANALYZE after the fill: {:.0} s",
+            analyze_started.elapsed().as_secs_f64()
+        );
+    }
     Ok(Filled {
         messages: options.messages,
         users: options.users,

@@ -15,7 +15,8 @@
 //!   [`vector_lag`], [`forget`]);
 //! - `retrieval/`: what is embedded ([`embedded_text`]), [`chunking`],
 //!   [`summary`], [`tokens`], and [`recall`] with its ranking
-//!   ([`fusion`], [`recall_ranking`], [`speakers`], [`dates_named`]);
+//!   ([`fusion`], [`recall_ranking`], [`speakers`], [`dates_named`],
+//!   [`time_asked`]);
 //! - `context/`: working memory ([`working_memory`], [`chat_history`],
 //!   [`episodic_snippets`]);
 //! - [`pii`]: finding and redacting personal data.
@@ -43,7 +44,8 @@ pub use store_rules::{
 };
 mod retrieval;
 pub use retrieval::{
-    chunking, dates_named, embedded_text, fusion, recall, recall_ranking, speakers, summary, tokens,
+    chunking, dates_named, embedded_text, fusion, recall, recall_ranking, speakers, summary,
+    time_asked, tokens,
 };
 mod context;
 pub use context::{chat_history, episodic_snippets, working_memory};

@@ -199,3 +199,20 @@ pub async fn table_sizes(url: &str) -> Vec<(String, u64)> {
         })
         .collect()
 }
+
+/// Gathers the planner's statistics of every table of the database `url`
+/// names, as autovacuum would some minutes after a bulk load: a bench that
+/// measures right after filling a store measures it at rest, not with the
+/// statistics of its empty tables.
+///
+/// # Panics
+/// When the server refuses.
+pub async fn analyze(url: &str) {
+    let mut conn = sqlx_postgres::PgConnection::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connect to {url}: {e}"));
+    sqlx_core::query::query("ANALYZE")
+        .execute(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("analyze: {e}"));
+}

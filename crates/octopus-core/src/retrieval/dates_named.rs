@@ -45,6 +45,12 @@ impl DateSpan {
         })
     }
 
+    /// Its first and last day, when it names its year; `None` without one
+    /// ("in June") or for a day the calendar lacks.
+    pub fn days(&self) -> Option<(NaiveDate, NaiveDate)> {
+        self.days_in(self.year?)
+    }
+
     /// The span's first and last day in `year`; `None` for a day the
     /// calendar lacks (February 30).
     fn days_in(&self, year: i32) -> Option<(NaiveDate, NaiveDate)> {
@@ -170,7 +176,7 @@ fn day_of(word: &str) -> Option<u32> {
 }
 
 /// A year written in full, 1900 to 2199.
-fn year_of(word: &str) -> Option<i32> {
+pub(crate) fn year_of(word: &str) -> Option<i32> {
     (word.len() == 4)
         .then(|| word.parse().ok())
         .flatten()

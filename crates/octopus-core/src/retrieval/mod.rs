@@ -1,7 +1,7 @@
 //! Finding what to remember: what is embedded, how documents are chunked
 //! and episodes summarised, token counts, and recall: its query, how the
 //! retrievers' lists are fused and ranked in context, whom and when a
-//! question names.
+//! question names, and whether it asks what holds now or what held before.
 
 pub mod chunking;
 pub mod dates_named;
@@ -11,4 +11,5 @@ pub mod recall;
 pub mod recall_ranking;
 pub mod speakers;
 pub mod summary;
+pub mod time_asked;
 pub mod tokens;

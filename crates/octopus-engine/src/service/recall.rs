@@ -4,8 +4,9 @@
 //! episode summaries and facts) while the full-text indexes (of messages and
 //! of facts) are searched for its topic words. The two lists' scores are fused, each candidate is ranked in its
 //! context (its neighbouring turns and its episode, see
-//! [`octopus_core::recall_ranking`]), optionally weighted by recency, and the
-//! winners' text is read from SQL.
+//! [`octopus_core::recall_ranking`]), optionally weighted by recency, the
+//! named speaker's and dates' turns and the facts that held at the time asked
+//! about put first, and the winners' text is read from SQL.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -21,6 +22,7 @@ use octopus_core::recall::{
 use octopus_core::recall_ranking::{Memory, rank_in_context};
 use octopus_core::search::{MAX_SEARCH_LIMIT, MessageHit, MessageSearchQuery, topic_terms};
 use octopus_core::speakers::{speaker_of, the_one_named};
+use octopus_core::time_asked::{TimeAsked, put_what_held_first};
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, TenantId, Timestamp};
 
 use super::{Octopus, QueryVector};
@@ -164,6 +166,7 @@ impl Octopus {
         }
         self.put_the_named_first(tenant, &mut ranked, query, &mut read)
             .await?;
+        self.put_what_held_first(tenant, &mut ranked, query).await?;
         if let Some(category) = &query.fact_category {
             self.keep_facts_of(tenant, category, &mut ranked).await?;
         }
@@ -239,6 +242,53 @@ impl Octopus {
         for i in 1..ranked.len() {
             ranked[i].1 = ranked[i].1.min(ranked[i - 1].1);
         }
+        Ok(())
+    }
+
+    /// When facts lead the ranking, puts those that held at the time the
+    /// query asks about ([`TimeAsked`]), and the turns they were learned
+    /// from, ahead of the facts that did not and the turns that stated
+    /// those; within the places those take, the rest keeping theirs. A turn
+    /// is judged by the best-ranked of the leading facts learned from it:
+    /// "I live in Lyon with my cat" is about Lyon to "where does she live?"
+    /// and about the cat to "does she have pets?".
+    async fn put_what_held_first(
+        &self,
+        tenant: TenantId,
+        ranked: &mut [(Memory, f64)],
+        query: &RecallQuery,
+    ) -> Result<()> {
+        let head = ranked
+            .len()
+            .min((query.top_k * SPEAKER_HEAD_PER_HIT) as usize);
+        let ranked = &mut ranked[..head];
+        let fact_ids: Vec<FactId> = ranked
+            .iter()
+            .filter_map(|(memory, _)| match memory {
+                Memory::Fact(id, _) => Some(*id),
+                _ => None,
+            })
+            .collect();
+        if fact_ids.is_empty() {
+            return Ok(());
+        }
+        // In the order of `fact_ids`: best-ranked first.
+        let facts = self.store.get_facts(tenant, &fact_ids).await?;
+        let asked = TimeAsked::of(&query.query, query.from, query.to);
+        let mut fact_held = HashMap::new();
+        let mut turn_held: HashMap<MessageId, bool> = HashMap::new();
+        for fact in &facts {
+            let held = asked.holds(fact);
+            fact_held.insert(fact.id, held);
+            for id in &fact.message_ids {
+                turn_held.entry(*id).or_insert(held);
+            }
+        }
+        put_what_held_first(ranked, |memory| match memory {
+            Memory::Fact(id, _) => fact_held.get(id).copied(),
+            Memory::Message(id) => turn_held.get(id).copied(),
+            Memory::Summary(_) => None,
+        });
         Ok(())
     }
 

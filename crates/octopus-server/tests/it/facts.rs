@@ -201,6 +201,50 @@ async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
     );
     assert_eq!(old["at"], "2023-03-10T10:00:00Z");
 
+    // What holds now comes first: asked in the present, Paris and the turn
+    // that said it lead Lyon and its turn; asked about 2023 or "before",
+    // the other way round.
+    let order = |question: &'static str| {
+        let server = &server;
+        let (key, agent) = (&key, &agent);
+        async move {
+            let recalled = server
+                .ok(
+                    Method::POST,
+                    &format!("/v1/agents/{agent}/recall"),
+                    key,
+                    Some(json!({"user_id": "dana", "query": question, "top_k": 20})),
+                    StatusCode::OK,
+                )
+                .await;
+            let texts: Vec<String> = recalled["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|h| {
+                    h["fact"]["text"]
+                        .as_str()
+                        .or(h["window"]["message"]["content"].as_str())
+                        .map(str::to_owned)
+                })
+                .collect();
+            let at = |text: &str| {
+                texts
+                    .iter()
+                    .position(|t| t == text)
+                    .unwrap_or_else(|| panic!("{text} not recalled for {question}: {texts:?}"))
+            };
+            (
+                at("Dana lives in Paris") < at("Dana lives in Lyon"),
+                at("We moved to Paris last month") < at("I live in Lyon with my cat Miso"),
+            )
+        }
+    };
+    assert_eq!(order("Where does Dana live now?").await, (true, true));
+    assert_eq!(order("Where does Dana live?").await, (true, true));
+    assert_eq!(order("Where did Dana live in 2023?").await, (false, false));
+    assert_eq!(order("Where did Dana live before?").await, (false, false));
+
     // By its own words, as a keyword recall.
     let by_words = server
         .ok(
