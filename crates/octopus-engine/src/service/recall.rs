@@ -262,13 +262,7 @@ impl Octopus {
             .len()
             .min((query.top_k * SPEAKER_HEAD_PER_HIT) as usize);
         let ranked = &mut ranked[..head];
-        let fact_ids: Vec<FactId> = ranked
-            .iter()
-            .filter_map(|(memory, _)| match memory {
-                Memory::Fact(id, _) => Some(*id),
-                _ => None,
-            })
-            .collect();
+        let fact_ids = facts_among(&ranked);
         if fact_ids.is_empty() {
             return Ok(());
         }
@@ -299,13 +293,7 @@ impl Octopus {
         category: &str,
         ranked: &mut Vec<(Memory, f64)>,
     ) -> Result<()> {
-        let ids: Vec<FactId> = ranked
-            .iter()
-            .filter_map(|(memory, _)| match memory {
-                Memory::Fact(id, _) => Some(*id),
-                _ => None,
-            })
-            .collect();
+        let ids = facts_among(ranked);
         let filed: std::collections::HashSet<FactId> = self
             .store
             .get_facts(tenant, &ids)
@@ -349,13 +337,7 @@ impl Octopus {
                 .await?;
             windows.extend(found.into_iter().map(|w| (w.message.id, w)));
         }
-        let fact_ids: Vec<FactId> = ranked
-            .iter()
-            .filter_map(|(memory, _)| match memory {
-                Memory::Fact(id, _) => Some(*id),
-                _ => None,
-            })
-            .collect();
+        let fact_ids = facts_among(&ranked);
         let mut facts: HashMap<FactId, Fact> = self
             .store
             .get_facts(tenant, &fact_ids)
@@ -527,6 +509,16 @@ fn scored_lists(
         evidence,
         read,
     }
+}
+
+fn facts_among(memories: &[(Memory, f64)]) -> Vec<FactId> {
+    memories
+        .iter()
+        .filter_map(|(memory, _)| match memory {
+            Memory::Fact(id, _) => Some(*id),
+            Memory::Message(_) | Memory::Summary(_) => None,
+        })
+        .collect()
 }
 
 fn messages_among(memories: &[(Memory, f64)]) -> Vec<MessageId> {
