@@ -262,7 +262,7 @@ impl Octopus {
             .len()
             .min((query.top_k * SPEAKER_HEAD_PER_HIT) as usize);
         let ranked = &mut ranked[..head];
-        let fact_ids = facts_among(&ranked);
+        let fact_ids = facts_among(ranked);
         if fact_ids.is_empty() {
             return Ok(());
         }
