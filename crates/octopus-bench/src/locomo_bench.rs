@@ -55,6 +55,11 @@ pub struct Options {
     /// at a time (several minutes: every candidate recalls every question).
     #[arg(long)]
     cv: bool,
+    /// Of the cross-validation, only the choice of retrieval methods: each
+    /// method added to those kept, and kept only if no held-out
+    /// conversation loses and one gains.
+    #[arg(long, conflicts_with_all = ["cv", "http"])]
+    cv_methods: bool,
     /// Go through the HTTP API as a client would instead: a server on
     /// loopback, each conversation imported with
     /// `POST /v1/conversations/import`, each question asked with
@@ -287,6 +292,9 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         }
         if options.cv {
             cross_validate(&octopus, tenant.id, &conversations, &imported, options.neighbours, options.summaries).await?;
+        }
+        if options.cv || options.cv_methods {
+            select_methods(&octopus, tenant.id, &conversations, &imported, options.neighbours, options.summaries).await?;
         }
         if let (Some(answer_url), Some(judge_url)) = (&options.answer_model, &options.judge_model) {
             let key = |variable: &str| std::env::var(variable).or_else(|_| std::env::var("OPENAI_API_KEY")).ok();
@@ -552,6 +560,94 @@ async fn cross_validate(
                 recall[2],
                 recall[3]
             );
+        }
+    }
+    Ok(())
+}
+
+/// Forward selection of the retrieval methods under leave-one-conversation-
+/// out: each method in turn is added to those kept so far, the other
+/// weights chosen per fold among [`locomo_cv::method_grid`], and it is kept
+/// only if no held-out conversation's R@10 falls and one rises.
+async fn select_methods(
+    octopus: &Octopus,
+    tenant: TenantId,
+    conversations: &[Conversation],
+    imported: &[Imported],
+    neighbours: u32,
+    summaries: bool,
+) -> anyhow::Result<()> {
+    let octopus = octopus.clone().with_query_cache(8192);
+    let run = |methods: Vec<&'static locomo_cv::Method>| {
+        let octopus = octopus.clone();
+        async move {
+            let grid = locomo_cv::method_grid(&methods);
+            let mut results = Vec::with_capacity(grid.len());
+            for weights in &grid {
+                let engine = octopus.clone().with_recall_weights(*weights);
+                let (scored, _) = evaluate(
+                    &engine,
+                    tenant,
+                    conversations,
+                    imported,
+                    RecallMode::Hybrid,
+                    neighbours,
+                    summaries,
+                )
+                .await?;
+                results.push(scored);
+            }
+            anyhow::Ok(locomo_cv::folds(&grid, &results, conversations.len()))
+        }
+    };
+    let held_out: Vec<&str> = conversations.iter().map(|c| c.id.as_str()).collect();
+    println!(
+        "\n## Retrieval methods, each added to those kept\n\nHybrid R@10 of each held-out conversation ({}), \
+         the other weights chosen per fold among {} candidates; a method is kept only if no fold loses and one gains.\n",
+        held_out.join(", "),
+        locomo_cv::method_grid(&[]).len()
+    );
+    println!(
+        "| method | before, per fold | after, per fold | mean before → after | R@10 change by category (multi-hop, temporal, open-domain, single-hop) | kept |\n|---|---|---|---|---|---|"
+    );
+    let mut kept: Vec<&'static locomo_cv::Method> = Vec::new();
+    let mut before = run(kept.clone()).await?;
+    for method in &locomo_cv::METHODS {
+        let mut trial = kept.clone();
+        trial.push(method);
+        let after = run(trial.clone()).await?;
+        let keep = locomo_cv::kept(&before, &after);
+        let r10 =
+            |folds: &[locomo_cv::Fold]| -> Vec<f64> { folds.iter().map(|f| f.recall[2]).collect() };
+        let show = |values: &[f64]| {
+            values
+                .iter()
+                .map(|v| format!("{v:.3}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let by_category = |folds: &[locomo_cv::Fold]| locomo_cv::per_category(folds);
+        let (was, now) = (by_category(&before), by_category(&after));
+        let change: Vec<String> = now
+            .iter()
+            .map(|(category, (_, recall))| {
+                let old = was.get(category).map_or(0.0, |(_, r)| r[2]);
+                format!("{:+.3}", recall[2] - old)
+            })
+            .collect();
+        let (mean_before, ..) = locomo_cv::spread(&r10(&before));
+        let (mean_after, ..) = locomo_cv::spread(&r10(&after));
+        println!(
+            "| {} | {} | {} | {mean_before:.3} → {mean_after:.3} | {} | {} |",
+            method.name,
+            show(&r10(&before)),
+            show(&r10(&after)),
+            change.join(", "),
+            if keep { "yes" } else { "no" }
+        );
+        if keep {
+            kept = trial;
+            before = after;
         }
     }
     Ok(())

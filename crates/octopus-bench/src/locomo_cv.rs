@@ -51,6 +51,7 @@ pub fn candidates(mode: RecallMode) -> Vec<RankingWeights> {
                                 diversity,
                                 speaker_first,
                                 date_first,
+                                ..RankingWeights::default()
                             });
                         }
                     }
@@ -59,6 +60,75 @@ pub fn candidates(mode: RecallMode) -> Vec<RankingWeights> {
         }
     }
     all
+}
+
+/// A retrieval method that is on or off (a `[recall]` switch), tried by
+/// [`method_grid`] on top of the ones kept before it.
+pub struct Method {
+    pub name: &'static str,
+    pub turn_on: fn(&mut RankingWeights),
+}
+
+/// The methods in the order they are tried, each added to those kept.
+pub const METHODS: [Method; 3] = [
+    Method {
+        name: "session keys (episode summaries raise their turns)",
+        turn_on: |w| w.session_keys = true,
+    },
+    Method {
+        name: "names searched on their own",
+        turn_on: |w| w.names_searched = true,
+    },
+    Method {
+        name: "query expansion from the best keyword hits",
+        turn_on: |w| w.feedback = true,
+    },
+];
+
+/// The weights a method is tried under: the defaults' neighbourhood
+/// (standardised or score fusion, vector share, neighbour and episode
+/// shares each at two values) with the named speaker's and dates' turns
+/// first, and `methods` (the ones kept, and the one tried) switched on. The
+/// choice among them is still made per fold, so a method is judged with the
+/// weights that suit it.
+pub fn method_grid(methods: &[&Method]) -> Vec<RankingWeights> {
+    let mut all = Vec::new();
+    for fusion in [Fusion::Standardised, Fusion::Scores] {
+        for vector in [0.3, 0.5] {
+            for neighbour in [0.25, 0.5] {
+                for episode in [0.25, 0.5] {
+                    let mut weights = RankingWeights {
+                        vector,
+                        neighbour,
+                        episode,
+                        fusion,
+                        diversity: 0.0,
+                        speaker_first: true,
+                        date_first: true,
+                        session_keys: false,
+                        names_searched: false,
+                        feedback: false,
+                    };
+                    for method in methods {
+                        (method.turn_on)(&mut weights);
+                    }
+                    all.push(weights);
+                }
+            }
+        }
+    }
+    all
+}
+
+/// Whether a method is kept: no held-out fold's R@10 falls, and one rises.
+pub fn kept(before: &[Fold], after: &[Fold]) -> bool {
+    let change = || {
+        before
+            .iter()
+            .zip(after)
+            .map(|(b, a)| a.recall[2] - b.recall[2])
+    };
+    change().all(|c| c >= -1e-9) && change().any(|c| c > 1e-9)
 }
 
 /// A fold's outcome: the weights chosen without its held-out conversation,
@@ -153,6 +223,33 @@ mod tests {
             category: 4,
             recall: [0.0, 0.0, r10, 0.0],
         }
+    }
+
+    #[test]
+    fn a_method_is_kept_only_when_no_held_out_fold_loses_and_one_gains() {
+        let fold = |r10| Fold {
+            chosen: RankingWeights::default(),
+            recall: [0.0, 0.0, r10, 0.0],
+            scored: Vec::new(),
+        };
+        let before = [fold(0.70), fold(0.80)];
+        assert!(kept(&before, &[fold(0.70), fold(0.85)]));
+        // A gain in the mean does not make up for a fold that falls.
+        assert!(!kept(&before, &[fold(0.95), fold(0.79)]));
+        // A method that changes nothing is not kept either.
+        assert!(!kept(&before, &before));
+    }
+
+    #[test]
+    fn the_method_grid_switches_on_every_method_given_and_only_those() {
+        let kept = [&METHODS[0], &METHODS[2]];
+        let grid = method_grid(&kept);
+        assert_eq!(grid.len(), 16);
+        assert!(
+            grid.iter()
+                .all(|w| w.session_keys && w.feedback && !w.names_searched)
+        );
+        assert!(method_grid(&[]).iter().all(|w| !w.session_keys));
     }
 
     #[test]

@@ -16,7 +16,7 @@
 //! - `retrieval/`: what is embedded ([`embedded_text`]), [`chunking`],
 //!   [`summary`], [`tokens`], and [`recall`] with its ranking
 //!   ([`fusion`], [`recall_ranking`], [`speakers`], [`dates_named`],
-//!   [`time_asked`]);
+//!   [`time_asked`], [`things_named`], [`feedback`]);
 //! - `context/`: working memory ([`working_memory`], [`chat_history`],
 //!   [`episodic_snippets`]);
 //! - [`pii`]: finding and redacting personal data.
@@ -44,8 +44,8 @@ pub use store_rules::{
 };
 mod retrieval;
 pub use retrieval::{
-    chunking, dates_named, embedded_text, fusion, recall, recall_ranking, speakers, summary,
-    time_asked, tokens,
+    chunking, dates_named, embedded_text, feedback, fusion, recall, recall_ranking, speakers,
+    summary, things_named, time_asked, tokens,
 };
 mod context;
 pub use context::{chat_history, episodic_snippets, working_memory};

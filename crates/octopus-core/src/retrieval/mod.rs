@@ -1,15 +1,17 @@
 //! Finding what to remember: what is embedded, how documents are chunked
 //! and episodes summarised, token counts, and recall: its query, how the
-//! retrievers' lists are fused and ranked in context, whom and when a
-//! question names, and whether it asks what holds now or what held before.
+//! retrievers' lists are fused and ranked in context, whom, what and when a
+//! question names, which words its best hits add to it, and whether it asks what holds now or what held before.
 
 pub mod chunking;
 pub mod dates_named;
 pub mod embedded_text;
+pub mod feedback;
 pub mod fusion;
 pub mod recall;
 pub mod recall_ranking;
 pub mod speakers;
 pub mod summary;
+pub mod things_named;
 pub mod time_asked;
 pub mod tokens;

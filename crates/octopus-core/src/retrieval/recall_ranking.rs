@@ -42,6 +42,19 @@ pub struct RankingWeights {
     /// week after) go ahead of the rest, after the named speaker's (see
     /// [`crate::dates_named`]).
     pub date_first: bool,
+    /// Episode summaries are searched beside turns as keys to their
+    /// episodes: the best score of an episode's summary and facts raises its
+    /// turns by the episode share, beside the episode's best, and a summary
+    /// takes a place among the hits only when summaries were asked for.
+    pub session_keys: bool,
+    /// Each person, place or thing the query names (see
+    /// [`crate::things_named`]) is searched for by words on its own, and the
+    /// turns that mention it join the fusion.
+    pub names_searched: bool,
+    /// The words the best keyword hits share and the query lacks (see
+    /// [`crate::feedback`]) are searched for again with the query's, and
+    /// what that finds joins the fusion.
+    pub feedback: bool,
 }
 
 impl Default for RankingWeights {
@@ -58,6 +71,9 @@ impl Default for RankingWeights {
             diversity: 0.0,
             speaker_first: true,
             date_first: true,
+            session_keys: false,
+            names_searched: false,
+            feedback: false,
         }
     }
 }
@@ -141,10 +157,27 @@ pub fn rank_in_context(
         let best = episode_best.entry(episode).or_insert(0.0);
         *best = best.max(score);
     }
+    // With session keys, an episode's summary and facts count again, beside
+    // the best, as keys to its turns: a turn of the episode they match gains
+    // the episode share of their best score too.
+    let mut key_best: HashMap<EpisodeId, f64> = HashMap::new();
+    if weights.session_keys {
+        for (memory, &(score, episode)) in &scored {
+            if matches!(memory, Memory::Summary(_) | Memory::Fact(..)) {
+                let best = key_best.entry(episode).or_insert(0.0);
+                *best = best.max(score);
+            }
+        }
+    }
     let mut ranked: Vec<(Memory, f64)> = scored
         .into_iter()
         .map(|(memory, (score, episode))| {
-            (memory, score + weights.episode * episode_best[&episode])
+            let keyed = match memory {
+                Memory::Message(_) => key_best.get(&episode).copied().unwrap_or(0.0),
+                Memory::Summary(_) | Memory::Fact(..) => 0.0,
+            };
+            let context = episode_best[&episode] + keyed;
+            (memory, score + weights.episode * context)
         })
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -264,6 +297,28 @@ mod tests {
         assert_score(&ranked, Memory::Summary(episode_id), 1.2);
         assert_score(&ranked, Memory::Message(ids[0]), 0.2 + 0.4);
         assert_score(&ranked, Memory::Message(ids[1]), 0.1 + 0.4);
+    }
+
+    #[test]
+    fn with_session_keys_a_matching_summary_raises_its_turns_beside_their_best() {
+        let (episode_id, ids, positions) = episode(3);
+        let fused = vec![
+            (Memory::Message(ids[0]), 1.0),
+            (Memory::Summary(episode_id), 0.6),
+        ];
+        let without = rank_in_context(&fused, &positions, &halves());
+        // The turn is the episode's best; the summary, below it, adds nothing.
+        assert_score(&without, Memory::Message(ids[0]), 1.0 + 0.5);
+        let keyed = RankingWeights {
+            session_keys: true,
+            ..halves()
+        };
+        let with = rank_in_context(&fused, &positions, &keyed);
+        assert_score(&with, Memory::Message(ids[0]), 1.0 + 0.5 * (1.0 + 0.6));
+        // Its neighbour too (half of 1.0 from the turn beside it); the
+        // summary itself is not raised by its own key.
+        assert_score(&with, Memory::Message(ids[1]), 0.5 + 0.5 * (1.0 + 0.6));
+        assert_score(&with, Memory::Summary(episode_id), 0.6 + 0.5);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, HashMap};
 use octopus_core::dates_named::dates_named;
 use octopus_core::episode::Episode;
 use octopus_core::fact::{Fact, FactHit, FactSearchQuery};
+use octopus_core::feedback::{FEEDBACK_HITS, feedback_terms};
 use octopus_core::fusion::ScoredList;
 use octopus_core::memory_vectors::{MemoryVectorHit, MemoryVectorQuery};
 use octopus_core::message::Message;
@@ -22,6 +23,7 @@ use octopus_core::recall::{
 use octopus_core::recall_ranking::{Memory, rank_in_context};
 use octopus_core::search::{MAX_SEARCH_LIMIT, MessageHit, MessageSearchQuery, topic_terms};
 use octopus_core::speakers::{speaker_of, the_one_named};
+use octopus_core::things_named::things_named;
 use octopus_core::time_asked::{TimeAsked, put_what_held_first};
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, TenantId, Timestamp};
 
@@ -74,6 +76,7 @@ impl Octopus {
         self.cached_agent(tenant, agent).await?;
         // Both retrievers go as deep, within what a full-text search may return.
         let depth = (query.top_k * CANDIDATES_PER_HIT).clamp(MIN_CANDIDATES, MAX_SEARCH_LIMIT);
+        let weights = &self.recall_weights;
 
         let vector_search = async {
             if query.mode == RecallMode::Keyword {
@@ -84,7 +87,7 @@ impl Octopus {
             if query.include_messages {
                 kinds.push(MemoryKind::Message);
             }
-            if query.include_summaries {
+            if query.include_summaries || weights.session_keys {
                 kinds.push(MemoryKind::Summary);
             }
             if query.include_facts {
@@ -104,10 +107,7 @@ impl Octopus {
         let keyword_search = async {
             let terms = topic_terms(&query.query);
             if query.mode == RecallMode::Vector || terms.is_empty() {
-                return Ok(KeywordHits {
-                    messages: Vec::new(),
-                    facts: Vec::new(),
-                });
+                return Ok(KeywordHits::default());
             }
             let search = MessageSearchQuery {
                 text: terms.join(" "),
@@ -124,21 +124,38 @@ impl Octopus {
                 text: search.text.clone(),
                 limit: depth,
             };
-            let (messages, facts) = tokio::try_join!(
+            let (messages, facts, by_name) = tokio::try_join!(
                 async {
                     match query.include_messages {
-                        true => self.store.search_messages(tenant, &search).await,
+                        true => Ok(self.store.search_messages(tenant, &search).await?),
                         false => Ok(Vec::new()),
                     }
                 },
                 async {
                     match query.include_facts {
-                        true => self.store.search_facts(tenant, &facts).await,
+                        true => Ok(self.store.search_facts(tenant, &facts).await?),
+                        false => Ok(Vec::new()),
+                    }
+                },
+                async {
+                    match weights.names_searched && query.include_messages {
+                        true => self.search_names(tenant, &query.query, &search).await,
                         false => Ok(Vec::new()),
                     }
                 }
             )?;
-            Ok::<_, crate::Error>(KeywordHits { messages, facts })
+            // The search again with the words its best hits share: after the
+            // first, while the query's vector is still being searched.
+            let fed_back = match weights.feedback {
+                true => self.search_fed_back(tenant, &search, &messages).await?,
+                false => Vec::new(),
+            };
+            Ok::<_, crate::Error>(KeywordHits {
+                messages,
+                facts,
+                by_name,
+                fed_back,
+            })
         };
         let (vector_hits, keyword_hits) = tokio::try_join!(vector_search, keyword_search)?;
 
@@ -161,6 +178,10 @@ impl Octopus {
             .await?;
         let positions = within_range(positions, query, &mut evidence);
         let mut ranked = rank_in_context(&fused, &positions, &self.recall_weights);
+        if !query.include_summaries {
+            // Searched as keys to their episodes only.
+            ranked.retain(|(memory, _)| !matches!(memory, Memory::Summary(_)));
+        }
         if let Some(half_life) = query.recency_half_life_days {
             weigh_recency(&mut ranked, &evidence, half_life);
         }
@@ -173,6 +194,76 @@ impl Octopus {
         ranked.truncate(query.top_k as usize);
         self.read_hits(tenant, ranked, evidence, query.neighbours, read)
             .await
+    }
+
+    /// The turns that mention each person, place or thing `question` names
+    /// ([`things_named`]), a search for each; a name that is a speaker of
+    /// what it finds is left out (every turn a transcript labels with it
+    /// would match, and the named speaker's turns are put first anyway).
+    async fn search_names(
+        &self,
+        tenant: TenantId,
+        question: &str,
+        search: &MessageSearchQuery,
+    ) -> Result<Vec<Vec<MessageHit>>> {
+        let mut lists = Vec::new();
+        for name in things_named(question) {
+            let by_name = MessageSearchQuery {
+                text: name.clone(),
+                ..search.clone()
+            };
+            let hits = self.store.search_messages(tenant, &by_name).await?;
+            let user = search.user_id.as_deref().unwrap_or_default();
+            let a_speaker = hits.iter().any(|hit| {
+                speaker_of(&hit.message, user).is_some_and(|s| s.eq_ignore_ascii_case(&name))
+            });
+            if !a_speaker && !hits.is_empty() {
+                lists.push(hits);
+            }
+        }
+        Ok(lists)
+    }
+
+    /// `search` again with the words its best hits share added
+    /// ([`feedback_terms`]); nothing when they share none.
+    async fn search_fed_back(
+        &self,
+        tenant: TenantId,
+        search: &MessageSearchQuery,
+        best: &[MessageHit],
+    ) -> Result<Vec<MessageHit>> {
+        let texts: Vec<String> = best
+            .iter()
+            .take(FEEDBACK_HITS)
+            .filter_map(|hit| hit.message.content.as_ref().map(|c| c.text()))
+            .collect();
+        let added = feedback_terms(&search.text, texts.iter().map(String::as_str));
+        if added.is_empty() {
+            return Ok(Vec::new());
+        }
+        let expanded = MessageSearchQuery {
+            text: format!("{} {}", search.text, added.join(" ")),
+            ..search.clone()
+        };
+        Ok(self.store.search_messages(tenant, &expanded).await?)
+    }
+
+    /// Reads the messages among `memories` that `read` lacks into it.
+    async fn read_messages(
+        &self,
+        tenant: TenantId,
+        memories: &[(Memory, f64)],
+        read: &mut HashMap<MessageId, Message>,
+    ) -> Result<()> {
+        let unread: Vec<MessageId> = messages_among(memories)
+            .into_iter()
+            .filter(|id| !read.contains_key(id))
+            .collect();
+        if !unread.is_empty() {
+            let windows = self.store.message_windows(tenant, &unread, 0).await?;
+            read.extend(windows.into_iter().map(|w| (w.message.id, w.message)));
+        }
+        Ok(())
     }
 
     /// When the query names one of the people whose turns lead the ranking
@@ -200,14 +291,7 @@ impl Octopus {
         let head = ranked
             .len()
             .min((query.top_k * SPEAKER_HEAD_PER_HIT) as usize);
-        let unread: Vec<MessageId> = messages_among(&ranked[..head])
-            .into_iter()
-            .filter(|id| !read.contains_key(id))
-            .collect();
-        if !unread.is_empty() {
-            let windows = self.store.message_windows(tenant, &unread, 0).await?;
-            read.extend(windows.into_iter().map(|w| (w.message.id, w.message)));
-        }
+        self.read_messages(tenant, &ranked[..head], read).await?;
         let messages = &*read;
         let message = |memory: &Memory| match memory {
             Memory::Message(id) => messages.get(id),
@@ -415,10 +499,15 @@ impl Octopus {
     }
 }
 
-/// What the searches by words found: messages, and facts.
+/// What the searches by words found: messages, and facts; with the
+/// methods that search again, the messages found by each name the query
+/// holds and by the words its best hits add.
+#[derive(Default)]
 struct KeywordHits {
     messages: Vec<MessageHit>,
     facts: Vec<FactHit>,
+    by_name: Vec<Vec<MessageHit>>,
+    fed_back: Vec<MessageHit>,
 }
 
 /// The retrievers' lists, what they said of each memory, and the messages
@@ -500,10 +589,28 @@ fn scored_lists(
         weight,
         floor: complete.then_some(0.0),
     };
-    let lists = vec![
+    let mut lists = vec![
         scored(vector_list, vector_weight, vector_complete),
         scored(keyword_list, 1.0 - vector_weight, keyword_complete),
     ];
+    // Each further search by words weighs half what the query's own does:
+    // it found what a part of the question, or a guess at it, names.
+    let further = keyword_hits
+        .by_name
+        .into_iter()
+        .chain(Some(keyword_hits.fed_back).filter(|hits| !hits.is_empty()));
+    for hits in further {
+        let complete = (hits.len() as u32) < depth;
+        let mut items = Vec::with_capacity(hits.len());
+        for hit in hits.into_iter().filter(|h| elsewhere(h.message.episode_id)) {
+            let memory = Memory::Message(hit.message.id);
+            let entry = evidence.entry(memory).or_default();
+            entry.at = Some(hit.message.timestamp);
+            items.push((memory, hit.score));
+            read.entry(hit.message.id).or_insert(hit.message);
+        }
+        lists.push(scored(items, (1.0 - vector_weight) / 2.0, complete));
+    }
     Scored {
         lists,
         evidence,

@@ -397,6 +397,104 @@ async fn the_turns_of_the_month_a_question_names_come_first() {
     }
 }
 
+/// Recalls by words alone, `top_k` hits, with `weights`.
+async fn recall_by_words(
+    octopus: &Octopus,
+    s: &Setup,
+    weights: RankingWeights,
+    user: &str,
+    question: &str,
+    top_k: u32,
+) -> Vec<String> {
+    let mut query = RecallQuery::new(user, question);
+    query.mode = RecallMode::Keyword;
+    query.top_k = top_k;
+    let octopus = octopus.clone().with_recall_weights(weights);
+    texts(&octopus.recall(s.tenant, s.agent, &query).await.unwrap())
+}
+
+/// A name the question holds is searched for on its own, so the turn that
+/// mentions it is not outweighed by turns full of the question's other words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_name_a_question_holds_is_searched_for_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let s = setup(&octopus).await;
+    let ann = conversation(&octopus, &s, "ann").await;
+    let wordy = "The trip, the trip, we still have to decide the trip and decide the dates";
+    let named = "Priya said she would sort it all out";
+    let filler = ["Fine", "Dinner was good", "I slept late", "It rained"];
+    let mut turns = vec![wordy, "Ok", named];
+    turns.extend(filler.iter().cycle().take(12));
+    talk(&octopus, &s, ann, day(1), &turns).await;
+    octopus.run_memory_jobs().await.unwrap();
+
+    let score_of_named = |weights: RankingWeights| {
+        let octopus = octopus.clone().with_recall_weights(weights);
+        let (tenant, agent) = (s.tenant, s.agent);
+        async move {
+            let mut query = RecallQuery::new("ann", "What did Priya decide about the trip?");
+            query.mode = RecallMode::Keyword;
+            let hits = octopus.recall(tenant, agent, &query).await.unwrap();
+            let scores: Vec<(String, f64)> = texts(&hits)
+                .into_iter()
+                .zip(hits.iter().map(|h| h.score))
+                .collect();
+            let named_score = scores.iter().find(|(t, _)| t == named).map(|(_, s)| *s);
+            let wordy_score = scores.iter().find(|(t, _)| t == wordy).map(|(_, s)| *s);
+            (named_score.unwrap(), wordy_score.unwrap())
+        }
+    };
+    let (named_plain, wordy_plain) = score_of_named(RankingWeights::default()).await;
+    let by_name = RankingWeights {
+        names_searched: true,
+        ..RankingWeights::default()
+    };
+    let (named_by_name, wordy_by_name) = score_of_named(by_name).await;
+    // The name's own search adds to the turn that mentions it, and closes
+    // on the turn that only repeats the question's other words.
+    assert!(named_by_name > named_plain, "{named_plain} {named_by_name}");
+    assert!(
+        wordy_by_name - named_by_name < wordy_plain - named_plain,
+        "{wordy_plain} {named_plain} {wordy_by_name} {named_by_name}"
+    );
+}
+
+/// The words the best hits share are searched for again: a turn that
+/// shares none of the question's words is found through them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn words_the_best_hits_share_find_a_turn_without_the_questions_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let s = setup(&octopus).await;
+    let ann = conversation(&octopus, &s, "ann").await;
+    let unasked = "This morning: running along the river again, ten kilometres";
+    let turns = [
+        "I relax best by the river after running",
+        "Nice",
+        "Running by the river is how I relax",
+        "Cool",
+        "The weather was grey all week",
+        "Shame",
+        unasked,
+        "Impressive",
+    ];
+    talk(&octopus, &s, ann, day(1), &turns).await;
+    octopus.run_memory_jobs().await.unwrap();
+
+    let question = "How do I relax?";
+    let plain = recall_by_words(&octopus, &s, RankingWeights::default(), "ann", question, 8).await;
+    assert!(!plain.iter().any(|t| t == unasked), "{plain:?}");
+    let fed_back = RankingWeights {
+        feedback: true,
+        ..RankingWeights::default()
+    };
+    let found = recall_by_words(&octopus, &s, fed_back, "ann", question, 8).await;
+    assert!(found.iter().any(|t| t == unasked), "{found:?}");
+    // The turns that say "relax" still lead.
+    assert!(found[..2].iter().all(|t| t.contains("relax")), "{found:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_recall_queries_name_the_field() {
     let dir = tempfile::tempdir().unwrap();
