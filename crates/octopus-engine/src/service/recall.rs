@@ -177,8 +177,8 @@ impl Octopus {
             .message_positions(tenant, &messages_among(&fused))
             .await?;
         let positions = within_range(positions, query, &mut evidence);
-        let mut ranked = rank_in_context(&fused, &positions, &self.recall_weights);
-        if !query.include_summaries {
+        let mut ranked = rank_in_context(&fused, &positions, weights);
+        if weights.session_keys && !query.include_summaries {
             // Searched as keys to their episodes only.
             ranked.retain(|(memory, _)| !matches!(memory, Memory::Summary(_)));
         }
