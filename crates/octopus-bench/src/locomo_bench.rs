@@ -98,6 +98,15 @@ pub struct Options {
     /// The model to ask at `--judge-model` (the published J figures use gpt-4o-mini).
     #[arg(long, default_value = "gpt-4o-mini")]
     judge_model_name: String,
+    /// Recall with sub-questions (`[recall] sub_questions`): each agent's
+    /// model is the one named by `--sub-questions-model-name` at this
+    /// OpenAI-compatible base URL, which splits each question. Key:
+    /// `OPENAI_API_KEY`.
+    #[arg(long, conflicts_with = "http")]
+    sub_questions_model: Option<String>,
+    /// The model to ask at `--sub-questions-model`.
+    #[arg(long, default_value = "gpt-4o-mini")]
+    sub_questions_model_name: String,
     /// With `--answer-model`: only the first N questions of each conversation.
     #[arg(long)]
     questions_per_conversation: Option<usize>,
@@ -167,6 +176,11 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         if let Some(date_first) = options.date_first {
             config.engine.recall.date_first = date_first;
         }
+        if let Some(url) = &options.sub_questions_model {
+            config.engine.recall.sub_questions = true;
+            // The operator vouches for it: the server's key may go there.
+            config.engine.llm.allowed_base_urls.push(url.clone());
+        }
         // Every latency includes the question's embedding: no query vector
         // is reused between modes.
         config.engine.embedding.set_query_cache_entries(0);
@@ -225,6 +239,15 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             imported.push(import(&octopus, tenant.id, conversation, options.turn_text).await?);
         }
         let import_secs = started.elapsed().as_secs_f64();
+        if let Some(url) = &options.sub_questions_model {
+            let llm = serde_json::json!({"llm": {
+                "provider": "openai", "model": options.sub_questions_model_name, "base_url": url,
+            }});
+            for scope in &imported {
+                octopus.update_agent(tenant.id, scope.agent, &llm).await?;
+            }
+            println!("sub-questions by {} at {url}", options.sub_questions_model_name);
+        }
         let started = Instant::now();
         let jobs = octopus.run_memory_jobs().await?;
         let embed_secs = started.elapsed().as_secs_f64();

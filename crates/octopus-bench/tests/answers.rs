@@ -99,13 +99,68 @@ async fn answers_are_judged_for_octopus_and_both_baselines() {
     assert!(tokens(&none) < tokens(&octopus), "{printed}");
 }
 
+/// With `--sub-questions-model`, every recall first has the agent's model
+/// split its question (the fake gives "What about Name?" per name), and the
+/// evidence is still found and the answers still right.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recall_with_sub_questions_asks_the_agents_model_and_still_finds_the_evidence() {
+    let data = tempfile::tempdir().unwrap();
+    std::fs::write(data.path().join("1.json"), conversation().to_string()).unwrap();
+    let fake = Arc::new(ChatProvider::default());
+    let url = format!("{}/v1", fake_chat::serve(Arc::clone(&fake)).await);
+
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_octopus-bench"))
+            .args(["locomo", "--data"])
+            .arg(data.path())
+            .args(["--answer-model", &url, "--judge-model", &url])
+            .args(["--sub-questions-model", &url])
+            .args(["--sub-questions-model-name", "model-sub"])
+            .env("OPENAI_API_KEY", "sk-test")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let octopus = row(&printed, "octopus");
+    assert_eq!(&octopus[1..4], ["1.000", "1.000", "2"], "{printed}");
+    let split: Vec<String> = fake
+        .received()
+        .iter()
+        .filter(|r| r.body["model"] == "model-sub")
+        .map(|r| {
+            r.body["messages"][1]["content"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    // Each question, in each recall mode (keyword, vector, hybrid), then
+    // for its context and its answer.
+    for question in [
+        "Which instrument has Melanie played in the park orchestra?",
+        "In which country has Caroline grown up?",
+    ] {
+        let times = split.iter().filter(|asked| *asked == question).count();
+        assert!(times >= 4, "{question} split {times} times: {split:?}");
+    }
+    assert!(printed.contains("sub-questions by model-sub"), "{printed}");
+}
+
 /// The same harness against a real model, not a fake: Gemma 3 270M run by
 /// llama.cpp behind OpenAI's wire format (`small_model_server.mjs`), as the
 /// answering model and as the judge. A model this small answers badly, so
-/// what is checked is what does not depend on its wits: every question is
-/// answered and judged from each prompt, J is a share, and the prompts'
-/// sizes, counted by the model's own tokenizer, are as the harness built
-/// them (the question alone smallest).
+/// what is checked is what does not depend on its wits: with every recall's
+/// question split into sub-questions by it, every question is answered and
+/// judged from each prompt, J is a share, and the prompts' sizes, counted by
+/// the model's own tokenizer, are as the harness built them (the question
+/// alone smallest).
 #[cfg(feature = "small-model-tests")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_small_model_answers_and_judges_from_each_prompt() {
@@ -142,6 +197,9 @@ async fn a_real_small_model_answers_and_judges_from_each_prompt() {
                 "--judge-model-name",
                 "gemma-3-270m",
             ])
+            // And every recall's question split by it into sub-questions.
+            .args(["--sub-questions-model", &url])
+            .args(["--sub-questions-model-name", "gemma-3-270m"])
             .env("OPENAI_API_KEY", "sk-local")
             .output()
             .unwrap()

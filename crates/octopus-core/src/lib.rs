@@ -16,7 +16,7 @@
 //! - `retrieval/`: what is embedded ([`embedded_text`]), [`chunking`],
 //!   [`summary`], [`tokens`], and [`recall`] with its ranking
 //!   ([`fusion`], [`recall_ranking`], [`speakers`], [`dates_named`],
-//!   [`time_asked`], [`things_named`], [`feedback`]);
+//!   [`time_asked`], [`things_named`], [`feedback`], [`sub_questions`]);
 //! - `context/`: working memory ([`working_memory`], [`chat_history`],
 //!   [`episodic_snippets`]);
 //! - [`pii`]: finding and redacting personal data.
@@ -45,7 +45,7 @@ pub use store_rules::{
 mod retrieval;
 pub use retrieval::{
     chunking, dates_named, embedded_text, feedback, fusion, recall, recall_ranking, speakers,
-    summary, things_named, time_asked, tokens,
+    sub_questions, summary, things_named, time_asked, tokens,
 };
 mod context;
 pub use context::{chat_history, episodic_snippets, working_memory};

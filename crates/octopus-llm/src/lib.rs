@@ -92,6 +92,9 @@ pub fn default_base_url(provider: LlmProvider) -> Option<&'static str> {
 /// Output tokens a summary may take: about 200 of summary, the key facts,
 /// and the JSON around them.
 pub const SUMMARY_MAX_OUTPUT_TOKENS: u32 = 800;
+/// Output tokens a recall's sub-questions may take: three short questions
+/// and the JSON around them.
+pub const SUB_QUESTIONS_MAX_OUTPUT_TOKENS: u32 = 160;
 
 /// Which of the agent's models to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +103,9 @@ pub enum Purpose {
     Turn,
     /// The agent's `summary_model` (its `model` when it has none).
     Summary,
+    /// The summary model again, splitting a recall's question into
+    /// sub-questions: a short answer.
+    SubQuestions,
 }
 
 /// The chat model an agent's settings name, sending `key` (chosen by the
@@ -114,7 +120,9 @@ pub fn for_agent(
     key: Option<String>,
 ) -> Result<Arc<dyn ChatModel>, ChatError> {
     let model = match purpose {
-        Purpose::Summary => llm.summary_model.as_deref().unwrap_or(&llm.model),
+        Purpose::Summary | Purpose::SubQuestions => {
+            llm.summary_model.as_deref().unwrap_or(&llm.model)
+        }
         Purpose::Turn => &llm.model,
     }
     .to_owned();
@@ -130,6 +138,11 @@ pub fn for_agent(
             temperature: None,
             top_p: None,
             max_output_tokens: Some(SUMMARY_MAX_OUTPUT_TOKENS),
+        },
+        Purpose::SubQuestions => Sampling {
+            temperature: None,
+            top_p: None,
+            max_output_tokens: Some(SUB_QUESTIONS_MAX_OUTPUT_TOKENS),
         },
     };
     let endpoint = |url: String, headers: Vec<(&'static str, String)>| Endpoint {

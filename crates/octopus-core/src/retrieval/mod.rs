@@ -1,7 +1,9 @@
 //! Finding what to remember: what is embedded, how documents are chunked
 //! and episodes summarised, token counts, and recall: its query, how the
 //! retrievers' lists are fused and ranked in context, whom, what and when a
-//! question names, which words its best hits add to it, and whether it asks what holds now or what held before.
+//! question names, which words its best hits add to it, which simpler
+//! questions a model splits it into, and whether it asks what holds now or
+//! what held before.
 
 pub mod chunking;
 pub mod dates_named;
@@ -11,6 +13,7 @@ pub mod fusion;
 pub mod recall;
 pub mod recall_ranking;
 pub mod speakers;
+pub mod sub_questions;
 pub mod summary;
 pub mod things_named;
 pub mod time_asked;

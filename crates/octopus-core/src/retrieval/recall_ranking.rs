@@ -55,6 +55,12 @@ pub struct RankingWeights {
     /// [`crate::feedback`]) are searched for again with the query's, and
     /// what that finds joins the fusion.
     pub feedback: bool,
+    /// The agent's summary model (its model when it has none) rewrites the
+    /// query into simpler questions (see [`crate::sub_questions`]), each
+    /// searched by meaning and by words, and what they find joins the
+    /// fusion. A model call per recall; when the model cannot answer, the
+    /// query is searched alone.
+    pub sub_questions: bool,
 }
 
 impl Default for RankingWeights {
@@ -74,6 +80,7 @@ impl Default for RankingWeights {
             session_keys: false,
             names_searched: false,
             feedback: false,
+            sub_questions: false,
         }
     }
 }

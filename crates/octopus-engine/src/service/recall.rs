@@ -6,26 +6,33 @@
 //! context (its neighbouring turns and its episode, see
 //! [`octopus_core::recall_ranking`]), optionally weighted by recency, the
 //! named speaker's and dates' turns and the facts that held at the time asked
-//! about put first, and the winners' text is read from SQL.
+//! about put first, and the winners' text is read from SQL. Where the operator
+//! turns them on, the names the query holds, the words its best hits share and
+//! the sub-questions the agent's model splits it into are searched too.
 
 use std::collections::{BTreeSet, HashMap};
 
+use octopus_core::agent::Agent;
+use octopus_core::chat::ChatRequest;
 use octopus_core::dates_named::dates_named;
 use octopus_core::episode::Episode;
 use octopus_core::fact::{Fact, FactHit, FactSearchQuery};
 use octopus_core::feedback::{FEEDBACK_HITS, feedback_terms};
 use octopus_core::fusion::ScoredList;
 use octopus_core::memory_vectors::{MemoryVectorHit, MemoryVectorQuery};
-use octopus_core::message::Message;
+use octopus_core::message::{Message, Role};
 use octopus_core::recall::{
     MemoryKind, MessagePosition, MessageWindow, RecallHit, RecallMode, RecallQuery,
 };
 use octopus_core::recall_ranking::{Memory, rank_in_context};
 use octopus_core::search::{MAX_SEARCH_LIMIT, MessageHit, MessageSearchQuery, topic_terms};
 use octopus_core::speakers::{speaker_of, the_one_named};
+use octopus_core::sub_questions::{SUB_QUESTION_INSTRUCTIONS, read_sub_questions};
 use octopus_core::things_named::things_named;
 use octopus_core::time_asked::{TimeAsked, put_what_held_first};
+use octopus_core::working_memory::ChatMessage;
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, TenantId, Timestamp};
+use octopus_llm::Purpose;
 
 use super::{Octopus, QueryVector};
 use crate::Result;
@@ -73,16 +80,19 @@ impl Octopus {
         skip_episode: Option<EpisodeId>,
     ) -> Result<Vec<RecallHit>> {
         query.validate()?;
-        self.cached_agent(tenant, agent).await?;
+        let agent_row = self.cached_agent(tenant, agent).await?;
         // Both retrievers go as deep, within what a full-text search may return.
         let depth = (query.top_k * CANDIDATES_PER_HIT).clamp(MIN_CANDIDATES, MAX_SEARCH_LIMIT);
         let weights = &self.recall_weights;
+        let sub_questions = match weights.sub_questions {
+            true => self.sub_questions(&agent_row, &query.query).await,
+            false => Vec::new(),
+        };
 
         let vector_search = async {
             if query.mode == RecallMode::Keyword {
                 return Ok(Vec::new());
             }
-            let vector = vector.get(self).await?;
             let mut kinds = Vec::new();
             if query.include_messages {
                 kinds.push(MemoryKind::Message);
@@ -93,16 +103,22 @@ impl Octopus {
             if query.include_facts {
                 kinds.push(MemoryKind::Fact);
             }
-            let search = MemoryVectorQuery {
+            let mut search = MemoryVectorQuery {
                 agent_id: agent,
                 user_id: query.user_id.clone(),
-                vector,
+                vector: vector.get(self).await?,
                 top_k: depth,
                 kinds,
                 from: query.from,
                 to: query.to,
             };
-            Ok::<_, crate::Error>(self.store.search_memory(tenant, &search).await?)
+            // The query's own hits first, then each sub-question's.
+            let mut lists = vec![self.store.search_memory(tenant, &search).await?];
+            for sub_question in &sub_questions {
+                search.vector = self.embed_query(sub_question).await?;
+                lists.push(self.store.search_memory(tenant, &search).await?);
+            }
+            Ok::<_, crate::Error>(lists)
         };
         let keyword_search = async {
             let terms = topic_terms(&query.query);
@@ -124,7 +140,7 @@ impl Octopus {
                 text: search.text.clone(),
                 limit: depth,
             };
-            let (messages, facts, by_name) = tokio::try_join!(
+            let (messages, facts, mut further) = tokio::try_join!(
                 async {
                     match query.include_messages {
                         true => Ok(self.store.search_messages(tenant, &search).await?),
@@ -144,6 +160,12 @@ impl Octopus {
                     }
                 }
             )?;
+            if query.include_messages {
+                further.extend(
+                    self.search_sub_questions(tenant, &sub_questions, &search)
+                        .await?,
+                );
+            }
             // The search again with the words its best hits share: after the
             // first, while the query's vector is still being searched.
             let fed_back = match weights.feedback {
@@ -153,7 +175,7 @@ impl Octopus {
             Ok::<_, crate::Error>(KeywordHits {
                 messages,
                 facts,
-                by_name,
+                further,
                 fed_back,
             })
         };
@@ -220,6 +242,54 @@ impl Octopus {
             if !a_speaker && !hits.is_empty() {
                 lists.push(hits);
             }
+        }
+        Ok(lists)
+    }
+
+    /// The simpler questions the agent's summary model splits `question`
+    /// into ([`read_sub_questions`]); none when it cannot answer (no key,
+    /// the provider down, no questions in its answer), and the recall goes
+    /// on with the question alone.
+    async fn sub_questions(&self, agent: &Agent, question: &str) -> Vec<String> {
+        let request = ChatRequest {
+            messages: vec![
+                ChatMessage::new(Role::System, SUB_QUESTION_INSTRUCTIONS),
+                ChatMessage::new(Role::User, question),
+            ],
+            tools: Vec::new(),
+        };
+        let reply = match self.chat.for_agent(agent, Purpose::SubQuestions) {
+            Ok(model) => model.chat(&request, None).await,
+            Err(error) => Err(error),
+        };
+        match reply {
+            Ok(reply) => read_sub_questions(question, &reply.text),
+            Err(error) => {
+                tracing::warn!(agent_id = %agent.id, %error, "no sub-questions; recall by the question alone");
+                Vec::new()
+            }
+        }
+    }
+
+    /// The turns that mention each sub-question's topic words, a search for
+    /// each.
+    async fn search_sub_questions(
+        &self,
+        tenant: TenantId,
+        sub_questions: &[String],
+        search: &MessageSearchQuery,
+    ) -> Result<Vec<Vec<MessageHit>>> {
+        let mut lists = Vec::new();
+        for sub_question in sub_questions {
+            let terms = topic_terms(sub_question);
+            if terms.is_empty() {
+                continue;
+            }
+            let by_words = MessageSearchQuery {
+                text: terms.join(" "),
+                ..search.clone()
+            };
+            lists.push(self.store.search_messages(tenant, &by_words).await?);
         }
         Ok(lists)
     }
@@ -506,7 +576,8 @@ impl Octopus {
 struct KeywordHits {
     messages: Vec<MessageHit>,
     facts: Vec<FactHit>,
-    by_name: Vec<Vec<MessageHit>>,
+    /// A search for each name the question holds, and each sub-question.
+    further: Vec<Vec<MessageHit>>,
     fed_back: Vec<MessageHit>,
 }
 
@@ -520,9 +591,10 @@ struct Scored {
 
 /// The two retrievers' hits as lists for fusion, with what each
 /// said of every memory; hits below `min_score` or in a left-out episode
-/// dropped.
+/// dropped. The first of `vector_hits` is the query's own search; each
+/// further one (a sub-question's) weighs half.
 fn scored_lists(
-    vector_hits: Vec<MemoryVectorHit>,
+    vector_hits: Vec<Vec<MemoryVectorHit>>,
     keyword_hits: KeywordHits,
     query: &RecallQuery,
     depth: u32,
@@ -530,27 +602,42 @@ fn scored_lists(
     elsewhere: impl Fn(EpisodeId) -> bool,
 ) -> Scored {
     let mut read = HashMap::new();
-    // A list shorter than asked for holds every match: its worst is a weak
-    // match, not zero (cosine and BM25 both mean "unrelated" at 0).
-    let vector_complete = (vector_hits.len() as u32) < depth;
+    let mut evidence: HashMap<Memory, Evidence> = HashMap::new();
+    let scored = |items: Vec<(Memory, f64)>, weight: f64, complete: bool| ScoredList {
+        items,
+        weight,
+        floor: complete.then_some(0.0),
+    };
+    let mut vector_lists = Vec::new();
+    for (nth, hits) in vector_hits.into_iter().enumerate() {
+        // A list shorter than asked for holds every match: its worst is a
+        // weak match, not zero (cosine and BM25 both mean "unrelated" at 0).
+        let complete = (hits.len() as u32) < depth;
+        let mut items = Vec::new();
+        for hit in hits
+            .into_iter()
+            .filter(|h| f64::from(h.score) >= query.min_score && elsewhere(h.episode_id))
+        {
+            let memory = match (hit.kind, hit.message_id, hit.fact_id) {
+                (MemoryKind::Message, Some(id), _) => Memory::Message(id),
+                (MemoryKind::Fact, _, Some(id)) => Memory::Fact(id, hit.episode_id),
+                _ => Memory::Summary(hit.episode_id),
+            };
+            let entry = evidence.entry(memory).or_default();
+            if nth == 0 {
+                entry.vector_score = Some(hit.score);
+            }
+            entry.at = Some(hit.at);
+            items.push((memory, f64::from(hit.score)));
+        }
+        let weight = match nth {
+            0 => vector_weight,
+            _ => vector_weight / 2.0,
+        };
+        vector_lists.push(scored(items, weight, complete));
+    }
     let keyword_complete =
         (keyword_hits.messages.len() as u32) < depth && (keyword_hits.facts.len() as u32) < depth;
-    let mut evidence: HashMap<Memory, Evidence> = HashMap::new();
-    let mut vector_list = Vec::new();
-    for hit in vector_hits
-        .into_iter()
-        .filter(|h| f64::from(h.score) >= query.min_score && elsewhere(h.episode_id))
-    {
-        let memory = match (hit.kind, hit.message_id, hit.fact_id) {
-            (MemoryKind::Message, Some(id), _) => Memory::Message(id),
-            (MemoryKind::Fact, _, Some(id)) => Memory::Fact(id, hit.episode_id),
-            _ => Memory::Summary(hit.episode_id),
-        };
-        let entry = evidence.entry(memory).or_default();
-        entry.vector_score = Some(hit.score);
-        entry.at = Some(hit.at);
-        vector_list.push((memory, f64::from(hit.score)));
-    }
     let mut keyword_list = Vec::new();
     for hit in keyword_hits
         .messages
@@ -584,19 +671,12 @@ fn scored_lists(
         keyword_list.push((memory, hit.score));
     }
     keyword_list.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let scored = |items: Vec<(Memory, f64)>, weight: f64, complete: bool| ScoredList {
-        items,
-        weight,
-        floor: complete.then_some(0.0),
-    };
-    let mut lists = vec![
-        scored(vector_list, vector_weight, vector_complete),
-        scored(keyword_list, 1.0 - vector_weight, keyword_complete),
-    ];
+    let mut lists = vector_lists;
+    lists.push(scored(keyword_list, 1.0 - vector_weight, keyword_complete));
     // Each further search by words weighs half what the query's own does:
     // it found what a part of the question, or a guess at it, names.
     let further = keyword_hits
-        .by_name
+        .further
         .into_iter()
         .chain(Some(keyword_hits.fed_back).filter(|hits| !hits.is_empty()));
     for hits in further {

@@ -1,12 +1,16 @@
 //! Recall through the engine, with the local embedding model and the memory
 //! worker doing the queued work.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use octopus_core::message::{NewMessage, Role};
 use octopus_core::recall::{MemoryKind, RecallHit, RecallMode, RecallQuery};
 use octopus_core::recall_ranking::RankingWeights;
 use octopus_core::{AgentId, ConversationId, TenantId};
+use octopus_engine::llm::LlmSettings;
 use octopus_engine::{EngineConfig, Octopus};
+use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
 use serde_json::json;
 
 /// Summaries are extractive here: these tests are about recall and the
@@ -675,4 +679,134 @@ fn recall_weights_outside_zero_to_one_stop_the_engine_naming_the_weight() {
         !dir.path().join("octopus.sqlite").exists(),
         "refused before anything was opened"
     );
+}
+
+/// An engine whose agent's model is the loopback fake, with its summary
+/// model when given.
+async fn with_a_model(
+    dir: &std::path::Path,
+    summary_model: Option<&str>,
+) -> (Octopus, Arc<ChatProvider>, Setup) {
+    let fake = Arc::new(ChatProvider::default());
+    let url = fake_chat::serve(Arc::clone(&fake)).await;
+    let settings = LlmSettings {
+        max_retries: 0,
+        allowed_base_urls: vec![url.clone()],
+        summarise_episodes: false,
+        ..LlmSettings::default()
+    };
+    let octopus = open(dir).with_llm(
+        settings,
+        Arc::new(|name| (name == "OPENAI_API_KEY").then(|| "sk-test".to_owned())),
+    );
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let spec = serde_json::from_value(json!({
+        "name": "companion",
+        "llm": {"provider": "openai", "model": "model-a", "summary_model": summary_model,
+                "base_url": format!("{url}/v1")}
+    }))
+    .unwrap();
+    let agent = octopus.create_agent(tenant, spec).await.unwrap().id;
+    (octopus, fake, Setup { tenant, agent })
+}
+
+/// With sub-questions on, the agent's model rewrites the question into
+/// simpler ones, each searched too: a turn that shares no word with the
+/// question is found through a sub-question's. When the model fails, the
+/// recall is the question's alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sub_questions_from_the_agents_model_find_what_the_question_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let (octopus, fake, s) = with_a_model(dir.path(), Some("model-small")).await;
+    let ann = conversation(&octopus, &s, "ann").await;
+    let tennis = "Tennis every Saturday morning with Jo";
+    let turns = [
+        "What do we both enjoy, do you think?",
+        "Hard to say",
+        tennis,
+        "Sounds fun",
+        "The weather was grey all week",
+        "Shame",
+    ];
+    talk(&octopus, &s, ann, day(1), &turns).await;
+    octopus.run_memory_jobs().await.unwrap();
+
+    let question = "What do Ann and her sister both enjoy?";
+    let plain = recall_by_words(&octopus, &s, RankingWeights::default(), "ann", question, 6).await;
+    assert!(!plain.iter().any(|t| t == tennis), "{plain:?}");
+    let with_sub_questions = RankingWeights {
+        sub_questions: true,
+        ..RankingWeights::default()
+    };
+    fake.then(Answer::text(
+        "{\"questions\": [\"Which sport does Ann play on Saturday?\", \"Does Ann like tennis?\"]}",
+    ));
+    let found = recall_by_words(&octopus, &s, with_sub_questions, "ann", question, 6).await;
+    assert!(found.iter().any(|t| t == tennis), "{found:?}");
+    // The summary model was asked, with the question as the user's message.
+    let asked = fake.last_body();
+    assert_eq!(asked["model"], "model-small");
+    assert_eq!(
+        asked["max_tokens"],
+        octopus_llm::SUB_QUESTIONS_MAX_OUTPUT_TOKENS
+    );
+    assert_eq!(asked["messages"][1]["content"], question);
+    assert!(
+        asked["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("questions"),
+        "{asked}"
+    );
+
+    // A model that fails leaves the question's own recall.
+    fake.then(Answer::Fail {
+        status: 500,
+        headers: Vec::new(),
+        message: "down".into(),
+    });
+    let alone = recall_by_words(&octopus, &s, with_sub_questions, "ann", question, 6).await;
+    assert_eq!(alone, plain);
+}
+
+/// A sub-question is searched by meaning too: its vector's hits join the
+/// fusion and raise the turn it is about.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_question_is_searched_by_meaning_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let (octopus, fake, s) = with_a_model(dir.path(), None).await;
+    let ann = conversation(&octopus, &s, "ann").await;
+    let tennis = "Tennis every Saturday morning with my sister";
+    let turns = [
+        "I painted the kitchen walls yellow",
+        "Bright!",
+        tennis,
+        "Sounds fun",
+        "We cooked a big curry for friends",
+        "Yum",
+    ];
+    talk(&octopus, &s, ann, day(1), &turns).await;
+    octopus.run_memory_jobs().await.unwrap();
+
+    let score_of_tennis = |weights: RankingWeights| {
+        let octopus = octopus.clone().with_recall_weights(weights);
+        async move {
+            let mut query = RecallQuery::new("ann", "What did Ann do last weekend?");
+            query.mode = RecallMode::Vector;
+            let hits = octopus.recall(s.tenant, s.agent, &query).await.unwrap();
+            let at = texts(&hits).iter().position(|t| t == tennis).unwrap();
+            hits[at].score
+        }
+    };
+    let plain = score_of_tennis(RankingWeights::default()).await;
+    fake.then(Answer::text(
+        "{\"questions\": [\"Which racket sport did Ann play?\"]}",
+    ));
+    let with_sub_question = score_of_tennis(RankingWeights {
+        sub_questions: true,
+        ..RankingWeights::default()
+    })
+    .await;
+    assert!(with_sub_question > plain, "{plain} {with_sub_question}");
+    assert_eq!(fake.received().len(), 1);
 }

@@ -18,7 +18,9 @@
 //! Scripted answers come first; after them every request is answered by
 //! echoing the last user message (`echo: …`); when a system message asks for
 //! `key_facts`, with a JSON summary of the conversation; when it asks for a
-//! `reusable procedure`, with one step per tool the conversation called.
+//! `reusable procedure`, with one step per tool the conversation called;
+//! when it asks for sub-questions, with "What about Name?" for each
+//! capitalised word of the question after the first.
 
 mod flood;
 
@@ -255,6 +257,12 @@ fn default_answer(_body: &Value, texts: &[(String, String)]) -> Answer {
         .find(|(role, _)| role == "user")
         .map(|(_, text)| text.as_str())
         .unwrap_or("");
+    if texts
+        .iter()
+        .any(|(role, text)| role == "system" && text.contains("simple needs none"))
+    {
+        return Answer::text(sub_questions(last_user));
+    }
     if last_user.contains("label an answer to a question as") {
         return Answer::text(judge(last_user));
     }
@@ -264,6 +272,18 @@ fn default_answer(_body: &Value, texts: &[(String, String)]) -> Answer {
         return Answer::text(extract_answer(texts, last_user));
     }
     Answer::text(format!("echo: {last_user}"))
+}
+
+/// Sub-questions of a question, as a model asked to split it would give
+/// them: one "What about Name?" per capitalised word after the first.
+fn sub_questions(question: &str) -> String {
+    let questions: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .skip(1)
+        .filter(|word| word.chars().next().is_some_and(char::is_uppercase))
+        .map(|name| format!("What about {name}?"))
+        .collect();
+    json!({ "questions": questions }).to_string()
 }
 
 /// A LoCoMo judge: CORRECT when the generated answer holds the gold one.
