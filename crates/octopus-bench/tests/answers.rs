@@ -55,8 +55,11 @@ fn row(printed: &str, prompt: &str) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn answers_are_judged_for_octopus_and_both_baselines() {
+/// Runs `octopus-bench locomo` on [`conversation`] with the loopback fake as
+/// the answering and judging model, and `more` arguments (`FAKE_URL` in them
+/// stands for the fake's base URL); what it printed, having checked that it
+/// succeeded, and the fake.
+async fn run_against_the_fake(more: &'static [&'static str]) -> (String, Arc<ChatProvider>) {
     let data = tempfile::tempdir().unwrap();
     std::fs::write(data.path().join("1.json"), conversation().to_string()).unwrap();
     let fake = Arc::new(ChatProvider::default());
@@ -67,18 +70,25 @@ async fn answers_are_judged_for_octopus_and_both_baselines() {
             .args(["locomo", "--data"])
             .arg(data.path())
             .args(["--answer-model", &url, "--judge-model", &url])
+            .args(more.iter().map(|arg| arg.replace("FAKE_URL", &url)))
             .env("OPENAI_API_KEY", "sk-test")
             .output()
             .unwrap()
     })
     .await
     .unwrap();
-    let printed = String::from_utf8_lossy(&output.stdout);
+    let printed = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
         output.status.success(),
         "{printed}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    (printed, fake)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_are_judged_for_octopus_and_both_baselines() {
+    let (printed, fake) = run_against_the_fake(&[]).await;
     let row = |prompt: &str| row(&printed, prompt);
     // prompt, single-hop J, all J, questions, prompt tokens, latency
     let octopus = row("octopus");
@@ -104,30 +114,13 @@ async fn answers_are_judged_for_octopus_and_both_baselines() {
 /// evidence is still found and the answers still right.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recall_with_sub_questions_asks_the_agents_model_and_still_finds_the_evidence() {
-    let data = tempfile::tempdir().unwrap();
-    std::fs::write(data.path().join("1.json"), conversation().to_string()).unwrap();
-    let fake = Arc::new(ChatProvider::default());
-    let url = format!("{}/v1", fake_chat::serve(Arc::clone(&fake)).await);
-
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_octopus-bench"))
-            .args(["locomo", "--data"])
-            .arg(data.path())
-            .args(["--answer-model", &url, "--judge-model", &url])
-            .args(["--sub-questions-model", &url])
-            .args(["--sub-questions-model-name", "model-sub"])
-            .env("OPENAI_API_KEY", "sk-test")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let printed = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{printed}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let (printed, fake) = run_against_the_fake(&[
+        "--sub-questions-model",
+        "FAKE_URL",
+        "--sub-questions-model-name",
+        "model-sub",
+    ])
+    .await;
     let octopus = row(&printed, "octopus");
     assert_eq!(&octopus[1..4], ["1.000", "1.000", "2"], "{printed}");
     let split: Vec<String> = fake
