@@ -10,6 +10,7 @@
 //! turns them on, the names the query holds, the words its best hits share and
 //! the sub-questions the agent's model splits it into are searched too.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use octopus_core::agent::Agent;
@@ -21,6 +22,7 @@ use octopus_core::feedback::{FEEDBACK_HITS, feedback_terms};
 use octopus_core::fusion::ScoredList;
 use octopus_core::memory_vectors::{MemoryVectorHit, MemoryVectorQuery};
 use octopus_core::message::{Message, Role};
+use octopus_core::pii::egress_for;
 use octopus_core::recall::{
     MemoryKind, MessagePosition, MessageWindow, RecallHit, RecallMode, RecallQuery,
 };
@@ -249,12 +251,17 @@ impl Octopus {
     /// The simpler questions the agent's summary model splits `question`
     /// into ([`read_sub_questions`]); none when it cannot answer (no key,
     /// the provider down, no questions in its answer), and the recall goes
-    /// on with the question alone.
+    /// on with the question alone. With `redact_pii`, the question leaves
+    /// redacted, as a turn's message does.
     async fn sub_questions(&self, agent: &Agent, question: &str) -> Vec<String> {
+        let question = match agent.memory.redact_pii {
+            true => egress_for(question, agent.memory.phone_region()),
+            false => Cow::Borrowed(question),
+        };
         let request = ChatRequest {
             messages: vec![
                 ChatMessage::new(Role::System, SUB_QUESTION_INSTRUCTIONS),
-                ChatMessage::new(Role::User, question),
+                ChatMessage::new(Role::User, &*question),
             ],
             tools: Vec::new(),
         };
@@ -263,7 +270,7 @@ impl Octopus {
             Err(error) => Err(error),
         };
         match reply {
-            Ok(reply) => read_sub_questions(question, &reply.text),
+            Ok(reply) => read_sub_questions(&question, &reply.text),
             Err(error) => {
                 tracing::warn!(agent_id = %agent.id, %error, "no sub-questions; recall by the question alone");
                 Vec::new()

@@ -759,6 +759,19 @@ async fn sub_questions_from_the_agents_model_find_what_the_question_does_not() {
         "{asked}"
     );
 
+    // An agent that redacts personal data sends the question redacted.
+    let redacting = json!({"memory": {"redact_pii": true}});
+    octopus
+        .update_agent(s.tenant, s.agent, &redacting)
+        .await
+        .unwrap();
+    fake.then(Answer::text("{\"questions\": []}"));
+    let mailed = "Did Ann write to ann.lee@example.com about tennis?";
+    recall_by_words(&octopus, &s, with_sub_questions, "ann", mailed, 6).await;
+    let sent = fake.last_body()["messages"][1]["content"].to_string();
+    assert!(!sent.contains("ann.lee@example.com"), "{sent}");
+    assert!(sent.contains("tennis"), "{sent}");
+
     // A model that fails leaves the question's own recall.
     fake.then(Answer::Fail {
         status: 500,
