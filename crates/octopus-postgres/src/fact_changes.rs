@@ -98,7 +98,7 @@ impl PostgresStore {
                 ),
             )));
         }
-        let version = correction.version_of(&corrected);
+        let version = correction.version_of(&corrected)?;
         crate::facts::supersede(&mut tx, &version, corrected.id).await?;
         crate::facts::insert_fact(
             &mut tx,

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use octopus_core::store::{Page, WebhookStore};
 use octopus_core::webhook::{
     self, Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType,
-    Webhook, message_id,
+    MAX_WEBHOOKS_PER_TENANT, Webhook, message_id, too_many_webhooks,
 };
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp, WebhookId};
 use sqlx_core::query::query;
@@ -273,8 +273,17 @@ impl WebhookStore for PostgresStore {
     async fn create_webhook(&self, webhook: &Webhook) -> Result<()> {
         domain(async {
             let events: Vec<&str> = webhook.events.iter().map(|e| e.as_str()).collect();
-            query(&format!(
-                "INSERT INTO webhooks ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+            let mut tx = self.pool.begin().await?;
+            // Registrations of one tenant queue on a lock of their own, so
+            // each counts what the ones before it inserted.
+            query("SELECT pg_advisory_xact_lock(hashtextextended('webhooks of ' || $1::text, 0))")
+                .bind(webhook.tenant_id.0)
+                .execute(&mut *tx)
+                .await?;
+            let inserted = query(&format!(
+                "INSERT INTO webhooks ({COLUMNS})
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+                 WHERE (SELECT count(*) FROM webhooks WHERE tenant_id = $2) < $11"
             ))
             .bind(webhook.id.0)
             .bind(webhook.tenant_id.0)
@@ -286,8 +295,13 @@ impl WebhookStore for PostgresStore {
             .bind(webhook.failing_since)
             .bind(webhook.disabled_at)
             .bind(&webhook.disabled_reason)
-            .execute(&self.pool)
+            .bind(MAX_WEBHOOKS_PER_TENANT as i64)
+            .execute(&mut *tx)
             .await?;
+            if inserted.rows_affected() == 0 {
+                return Err(too_many_webhooks().into());
+            }
+            tx.commit().await?;
             Ok(())
         })
         .await

@@ -44,37 +44,70 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
 }
 
 fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let segments = ip.segments();
-    let embedded_v4 =
-        |high: u16, low: u16| Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
-    if let Some(v4) = ip.to_ipv4_mapped() {
+    if let Some(v4) = embedded_v4(ip) {
         return is_public_v4(v4);
     }
-    match segments {
-        // Unspecified, loopback, and the deprecated IPv4-compatible form.
-        [0, 0, 0, 0, 0, 0, high, low] => high != 0 && is_public_v4(embedded_v4(high, low)),
-        // NAT64 (RFC 6052): the IPv4 address is in the last 32 bits.
-        [0x64, 0xff9b, 0, 0, 0, 0, high, low] => is_public_v4(embedded_v4(high, low)),
-        // 6to4: the IPv4 address follows the prefix.
-        [0x2002, high, low, ..] => is_public_v4(embedded_v4(high, low)),
-        [first, second, ..] => {
-            let local_nat64 = first == 0x0064 && second == 0xff9b;
-            let discard = first == 0x0100;
-            let protocol_assignments = first == 0x2001 && second < 0x0200; // Teredo…
-            let documentation = first == 0x2001 && second == 0x0db8;
-            let unique_local = (first & 0xfe00) == 0xfc00;
-            let link_local = (first & 0xffc0) == 0xfe80;
-            let site_local = (first & 0xffc0) == 0xfec0; // deprecated
-            let multicast = (first & 0xff00) == 0xff00;
-            !(local_nat64
-                || discard
-                || protocol_assignments
-                || documentation
-                || unique_local
-                || link_local
-                || site_local
-                || multicast)
+    let [first, second, ..] = ip.segments();
+    let unspecified_or_loopback = ip.is_unspecified() || ip.is_loopback();
+    let local_nat64 = first == 0x0064 && second == 0xff9b;
+    let discard = first == 0x0100;
+    let protocol_assignments = first == 0x2001 && second < 0x0200;
+    let documentation = first == 0x2001 && second == 0x0db8;
+    let unique_local = (first & 0xfe00) == 0xfc00;
+    let link_local = (first & 0xffc0) == 0xfe80;
+    let site_local = (first & 0xffc0) == 0xfec0; // deprecated
+    let multicast = (first & 0xff00) == 0xff00;
+    !(unspecified_or_loopback
+        || local_nat64
+        || discard
+        || protocol_assignments
+        || documentation
+        || unique_local
+        || link_local
+        || site_local
+        || multicast)
+}
+
+/// The IPv4 address an IPv6 address carries, for every form that reaches an
+/// IPv4 host through it: such an address is only as public as the one it
+/// embeds. Teredo carries two (its server's, and its client's inverted):
+/// the less public one is returned.
+fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    let s = ip.segments();
+    let b = ip.octets();
+    let v4 = |high: u16, low: u16| Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
+    match s {
+        // IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96) and
+        // the deprecated IPv4-compatible form (::/96, which holds `::` and
+        // `::1` as 0.0.0.0 and 0.0.0.1, neither public).
+        [0, 0, 0, 0, 0, 0xffff, high, low]
+        | [0, 0, 0, 0, 0xffff, 0, high, low]
+        | [0, 0, 0, 0, 0, 0, high, low] => Some(v4(high, low)),
+        // NAT64's well-known prefix (64:ff9b::/96, RFC 6052).
+        [0x64, 0xff9b, 0, 0, 0, 0, high, low] => Some(v4(high, low)),
+        // NAT64's local-use prefix (64:ff9b:1::/48, RFC 8215): a /48 puts
+        // the address's first two bytes before bits 64–71 and the last two
+        // after them.
+        [0x64, 0xff9b, 1, ..] => Some(Ipv4Addr::new(b[6], b[7], b[9], b[10])),
+        // 6to4 (2002::/16): the address follows the prefix.
+        [0x2002, high, low, ..] => Some(v4(high, low)),
+        // Teredo (2001::/32): its server's address, and its client's
+        // inverted in the last 32 bits.
+        [
+            0x2001,
+            0,
+            server_high,
+            server_low,
+            _,
+            _,
+            client_high,
+            client_low,
+        ] => {
+            let server = v4(server_high, server_low);
+            let client = v4(!client_high, !client_low);
+            Some(if is_public_v4(server) { client } else { server })
         }
+        _ => None,
     }
 }
 
@@ -234,6 +267,63 @@ mod tests {
         }
     }
 
+    /// Every IPv6 form that carries an IPv4 address, each spelling a
+    /// loopback, a link-local (the metadata service), a private and a public
+    /// address: each is as public as the address it carries.
+    #[test]
+    fn ipv6_forms_are_judged_by_the_ipv4_address_they_carry() {
+        let carried: [(&str, [u8; 4], bool); 4] = [
+            ("loopback", [127, 0, 0, 1], false),
+            ("link-local", [169, 254, 169, 254], false),
+            ("private", [10, 1, 2, 3], false),
+            ("public", [8, 8, 8, 8], true),
+        ];
+        type Spelling = fn([u8; 4]) -> String;
+        let forms: [(&str, Spelling); 8] = [
+            ("mapped", |[a, b, c, d]| format!("::ffff:{a}.{b}.{c}.{d}")),
+            ("translated", |[a, b, c, d]| {
+                format!("::ffff:0:{a}.{b}.{c}.{d}")
+            }),
+            ("compatible", |[a, b, c, d]| format!("::{a}.{b}.{c}.{d}")),
+            ("NAT64", |[a, b, c, d]| format!("64:ff9b::{a}.{b}.{c}.{d}")),
+            ("NAT64 local-use /48", |[a, b, c, d]| {
+                format!("64:ff9b:1:{:02x}{:02x}:00{:02x}:{:02x}00::", a, b, c, d)
+            }),
+            ("6to4", |[a, b, c, d]| {
+                format!("2002:{:02x}{:02x}:{:02x}{:02x}::1", a, b, c, d)
+            }),
+            ("Teredo (client)", |[a, b, c, d]| {
+                // A public server (8.8.4.4); the client inverted.
+                format!("2001:0:808:404::{:02x}{:02x}:{:02x}{:02x}", !a, !b, !c, !d)
+            }),
+            ("Teredo (server)", |[a, b, c, d]| {
+                // A public client (8.8.4.4, inverted as f7f7:fbfb).
+                format!("2001:0:{:02x}{:02x}:{:02x}{:02x}::f7f7:fbfb", a, b, c, d)
+            }),
+        ];
+        for (form, spell) in forms {
+            for (kind, v4, expected) in carried {
+                let address = spell(v4);
+                let ip: Ipv6Addr = address.parse().unwrap_or_else(|e| panic!("{address}: {e}"));
+                assert!(
+                    embedded_v4(ip).is_some(),
+                    "{form} {address}: no IPv4 address found in it"
+                );
+                assert_eq!(
+                    public(&address),
+                    expected,
+                    "{form} form of a {kind} address: {address}"
+                );
+                let url: reqwest::Url = format!("http://[{address}]/").parse().unwrap();
+                assert_eq!(
+                    check_literal(&url).is_ok(),
+                    expected,
+                    "{form} URL of a {kind} address: {url}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn literal_hosts_are_checked_in_every_spelling() {
         for url in [
@@ -241,7 +331,9 @@ mod tests {
             "http://2130706433/", // 127.0.0.1 as one number
             "http://0x7f.1/",     // and in hex
             "http://[::1]:11434/",
-            "http://[::ffff:a9fe:a9fe]/", // 169.254.169.254
+            "http://[::ffff:a9fe:a9fe]/",   // 169.254.169.254
+            "http://[::ffff:0:a9fe:a9fe]/", // the same, IPv4-translated
+            "http://[::ffff:0:7f00:1]/",    // 127.0.0.1, IPv4-translated
             "http://169.254.169.254/latest/meta-data/",
         ] {
             let url: reqwest::Url = url.parse().unwrap();

@@ -58,8 +58,17 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
     }
 }
 
-/// Parses JSON with the path of any shape error.
+/// Parses JSON with the path of any shape error. An object that names one
+/// key twice is refused (422, with the key and where), in every body: JSON
+/// parsers disagree on which of the two counts, so a proxy in front that
+/// reads the first would see another request than the one Octopus acts on.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let value = parse_json_shaped(bytes)?;
+    refuse_duplicate_keys(bytes)?;
+    Ok(value)
+}
+
+fn parse_json_shaped<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     parse_json_as_written(bytes).or_else(|error| {
         // JSON (and JSON Schema) count `3.0` as the integer 3; serde does
         // not. Only a body that failed for a float where an integer goes is
@@ -142,6 +151,75 @@ fn parse_json_as_written<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiErro
     })?;
     deserializer.end().map_err(malformed)?;
     Ok(value)
+}
+
+/// Walks the body (already parsed once, so valid JSON) and fails at the
+/// first object that names a key twice, with the object's path.
+fn refuse_duplicate_keys(bytes: &[u8]) -> Result<(), ApiError> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize::<_, UniqueKeys>(&mut deserializer)
+        .map(|_| ())
+        .map_err(|error| {
+            let path = error.path().to_string();
+            let inner = error.into_inner();
+            ApiError::from_code(ErrorCode::InvalidRequest, format!("{path}: {inner}"))
+                .with_field(path)
+        })
+}
+
+/// Any JSON value whose objects each name their keys once.
+struct UniqueKeys;
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = UniqueKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<Self, A::Error> {
+        while items.next_element::<UniqueKeys>()?.is_some() {}
+        Ok(self)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut fields: A) -> Result<Self, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = fields.next_key::<String>()? {
+            if seen.contains(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "duplicate field `{key}`: each key may appear once in an object"
+                )));
+            }
+            fields.next_value::<UniqueKeys>()?;
+            seen.insert(key);
+        }
+        Ok(self)
+    }
 }
 
 fn is_valid_json(bytes: &[u8]) -> bool {
@@ -307,5 +385,35 @@ mod tests {
         ] {
             assert!(parse_json::<Fields>(body.as_bytes()).is_err(), "{body}");
         }
+    }
+
+    #[test]
+    fn a_key_named_twice_is_refused_in_any_object_with_where_it_is() {
+        let error = parse_json::<serde_json::Value>(
+            br#"{"messages": [{"role": "user", "content": "a", "role": "assistant"}]}"#,
+        )
+        .unwrap_err();
+        let body = error.body();
+        assert_eq!(body.error.code, "invalid_request");
+        assert!(
+            body.error.message.contains("duplicate field `role`"),
+            "{}",
+            body.error.message
+        );
+        assert!(
+            body.error.message.starts_with("messages[0]"),
+            "{}",
+            body.error.message
+        );
+        // At the top level, and escaped spellings of one key are one key.
+        assert!(parse_json::<serde_json::Value>(br#"{"a": 1, "\u0061": 2}"#).is_err());
+        // The same key in two objects, or in an object and its child, is fine.
+        let fine =
+            parse_json::<serde_json::Value>(br#"{"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}]}"#);
+        assert!(
+            fine.is_ok(),
+            "{:?}",
+            fine.err().map(|e| e.body().error.message.clone())
+        );
     }
 }

@@ -236,7 +236,7 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> Result<Connection> {
         path: path.to_owned(),
         source,
     })?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     let synchronous = match options.durability {
         Durability::Process => "NORMAL",
@@ -282,19 +282,21 @@ fn attach_search(conn: &Connection, search_path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Checkpoints `schema`'s write-ahead log and truncates it, retrying while
-/// readers hold it back. Returns whether it completed.
-pub(crate) fn checkpoint(conn: &Connection, schema: &str) -> Result<bool, Error> {
-    for attempt in 0..50 {
-        let busy: i64 = conn.query_row(
-            &format!("PRAGMA {schema}.wal_checkpoint(TRUNCATE)"),
-            [],
-            |r| r.get(0),
-        )?;
-        if busy == 0 {
-            return Ok(true);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10 * (attempt + 1)));
-    }
-    Ok(false)
+/// How long a connection waits for a lock another one holds.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Tries once to checkpoint `schema`'s write-ahead log and truncate it, and
+/// says whether it completed. It never waits: a reader that still uses part
+/// of the log makes it return false at once (the connection's busy handler
+/// is off for the call), so the connection it runs on, the writer's or the
+/// indexer's, is held only for the copying. See [`crate::compaction`].
+pub(crate) fn try_checkpoint(conn: &Connection, schema: &str) -> Result<bool, Error> {
+    conn.busy_timeout(std::time::Duration::ZERO)?;
+    let busy = conn.query_row(
+        &format!("PRAGMA {schema}.wal_checkpoint(TRUNCATE)"),
+        [],
+        |r| r.get::<_, i64>(0),
+    );
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    Ok(busy? == 0)
 }

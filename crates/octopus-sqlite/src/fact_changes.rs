@@ -41,7 +41,7 @@ pub(crate) fn correct(
         )
         .into());
     }
-    let version = correction.version_of(&corrected);
+    let version = correction.version_of(&corrected)?;
     crate::facts::supersede(&tx, &version, corrected.id)?;
     crate::facts::insert_fact(
         &tx,

@@ -17,6 +17,7 @@ mod agents;
 mod claims;
 mod closing;
 mod codec;
+mod compaction;
 mod conversations;
 mod db;
 mod dump;
@@ -60,6 +61,8 @@ pub struct SqliteStore {
     knowledge_statistics: Arc<search::StatisticsCache>,
     /// Where the next claim of memory jobs starts among the tenants.
     claim_cursor: Arc<claims::ClaimCursor>,
+    /// A checkpoint owed after an erasure, retried off the write path.
+    compaction: Arc<compaction::Compaction>,
 }
 
 impl SqliteStore {
@@ -80,6 +83,7 @@ impl SqliteStore {
             lagging: Arc::default(),
             knowledge_statistics: Arc::default(),
             claim_cursor: Arc::default(),
+            compaction: Arc::default(),
         })
     }
 
@@ -92,6 +96,10 @@ impl SqliteStore {
 
 #[async_trait]
 impl octopus_core::store::Health for SqliteStore {
+    fn erased_words_waiting(&self) -> Option<std::time::Duration> {
+        self.compaction.waiting()
+    }
+
     async fn ready(&self) -> octopus_core::Result<()> {
         self.db
             .read(|conn| {

@@ -131,14 +131,13 @@ impl Indexer {
     }
 
     /// Merges the index's segments into one, which drops the terms of
-    /// deleted entries (the pages they leave are zeroed: `secure_delete`),
-    /// then empties the file's write-ahead log into it. Returns whether the
-    /// checkpoint completed. It takes the indexer's lock, not the writer's,
-    /// and merges a bounded number of pages at a time (FTS5's `merge` with
+    /// deleted entries (the pages they leave are zeroed: `secure_delete`);
+    /// the file's log is emptied after (see [`crate::compaction`]). It takes
+    /// the indexer's lock, not the writer's, and merges a bounded number of pages at a time (FTS5's `merge` with
     /// a negative size: an `optimize` in steps), giving the lock back
     /// between steps: appends go on meanwhile, and a search that must
     /// catch the index up waits for one step, not the whole merge.
-    pub async fn compact(self: &Arc<Self>) -> Result<bool> {
+    pub async fn merge(self: &Arc<Self>) -> Result<()> {
         // A bound on the steps, should a step ever report work forever: the
         // index's pages, as many steps as merge them all twice over.
         let pages: i64 = self
@@ -166,7 +165,13 @@ impl Indexer {
                 break;
             }
         }
-        self.with_connection(|conn| crate::db::checkpoint(conn, "search"))
+        Ok(())
+    }
+
+    /// Tries once to empty the index file's write-ahead log into it (see
+    /// [`crate::db::try_checkpoint`]); says whether it completed.
+    pub async fn checkpoint(self: &Arc<Self>) -> Result<bool> {
+        self.with_connection(|conn| crate::db::try_checkpoint(conn, "search"))
             .await
     }
 

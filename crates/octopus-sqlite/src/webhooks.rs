@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use octopus_core::store::{Page, WebhookStore};
 use octopus_core::webhook::{
     self, Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType,
-    Webhook, message_id,
+    MAX_WEBHOOKS_PER_TENANT, Webhook, message_id, too_many_webhooks,
 };
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp, WebhookId};
 use rusqlite::{Connection, Row, params};
@@ -262,8 +262,14 @@ impl WebhookStore for SqliteStore {
         let webhook = webhook.clone();
         self.db
             .write(move |conn| {
-                conn.execute(
-                    &format!("INSERT INTO webhooks ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
+                // One statement counts and inserts: the connection is the only
+                // writer, so no other registration comes between.
+                let inserted = conn.execute(
+                    &format!(
+                        "INSERT INTO webhooks ({COLUMNS})
+                         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+                         WHERE (SELECT count(*) FROM webhooks WHERE tenant_id = ?2) < ?11"
+                    ),
                     params![
                         webhook.id.0.as_bytes(),
                         webhook.tenant_id.0.as_bytes(),
@@ -275,9 +281,13 @@ impl WebhookStore for SqliteStore {
                         webhook.failing_since.map(micros),
                         webhook.disabled_at.map(micros),
                         webhook.disabled_reason,
+                        MAX_WEBHOOKS_PER_TENANT as i64,
                     ],
                 )?;
-                Ok(())
+                match inserted {
+                    0 => Err(too_many_webhooks().into()),
+                    _ => Ok(()),
+                }
             })
             .await
     }

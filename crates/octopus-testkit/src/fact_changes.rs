@@ -168,6 +168,30 @@ pub async fn a_correction_is_a_new_version_that_keeps_the_old_one(backend: &impl
         "{blank:?}"
     );
     assert_eq!(every_version(&*store, &world).await.len(), 4);
+
+    // So is its date: not before the version it corrects became true (that
+    // version would hold for no time), not in the future, not before 1900.
+    let day = chrono::Duration::days(1);
+    for valid_from in [
+        marseille.valid_from - day,
+        now() + day,
+        "1899-12-31T00:00:00Z".parse().unwrap(),
+    ] {
+        let dated = FactCorrection {
+            valid_from,
+            ..correction(marseille.id, "Alice lives in Nice")
+        };
+        let refused = store.correct_fact(world.tenant, &dated).await.unwrap_err();
+        assert!(
+            matches!(&refused, Error::Invalid { field, .. } if field == "valid_from"),
+            "{valid_from}: {refused:?}"
+        );
+    }
+    assert_eq!(every_version(&*store, &world).await.len(), 4);
+    assert_eq!(
+        texts(&current(&*store, &world).await),
+        ["Alice lives in Marseille", "Alice likes green tea"]
+    );
 }
 
 pub async fn another_tenants_fact_is_not_found_for_any_change(backend: &impl Backend) {

@@ -145,6 +145,7 @@ macro_rules! store_conformance_tests {
         );
         $crate::store_conformance_tests!(@in webhooks, $backend;
             endpoints_are_registered_read_and_deleted_per_tenant,
+            registrations_sent_at_once_never_pass_the_tenants_cap,
             every_change_writes_one_delivery_per_subscribed_endpoint,
             each_users_deliveries_are_claimed_in_order,
             a_disabled_endpoint_gives_up_and_gets_nothing_new,

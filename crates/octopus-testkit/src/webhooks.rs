@@ -138,6 +138,47 @@ pub async fn endpoints_are_registered_read_and_deleted_per_tenant(backend: &impl
     );
 }
 
+/// Registrations sent at once are counted one after another: a tenant ends
+/// with exactly its cap of endpoints, the rest refused, whatever their
+/// interleaving; another tenant's count is its own.
+pub async fn registrations_sent_at_once_never_pass_the_tenants_cap(backend: &impl Backend) {
+    use octopus_core::webhook::MAX_WEBHOOKS_PER_TENANT;
+    let store = backend.open().await;
+    let acme = World::create(&*store, "acme").await;
+    let other = World::create(&*store, "globex").await;
+    let mut registering = tokio::task::JoinSet::new();
+    for _ in 0..2 * MAX_WEBHOOKS_PER_TENANT {
+        let store = store.clone();
+        let webhook = endpoint(
+            acme.tenant,
+            "https://hooks.example.com/octopus",
+            &[EventType::FactAdded],
+        );
+        registering.spawn(async move { store.create_webhook(&webhook).await });
+    }
+    let (mut accepted, mut refused) = (0, 0);
+    while let Some(outcome) = registering.join_next().await {
+        match outcome.unwrap() {
+            Ok(()) => accepted += 1,
+            Err(octopus_core::Error::Conflict {
+                code: octopus_core::DomainCode::TenantLimitReached,
+                ..
+            }) => refused += 1,
+            Err(error) => panic!("{error:?}"),
+        }
+    }
+    assert_eq!(
+        (accepted, refused),
+        (MAX_WEBHOOKS_PER_TENANT, MAX_WEBHOOKS_PER_TENANT)
+    );
+    assert_eq!(
+        store.list_webhooks(acme.tenant).await.unwrap().len(),
+        MAX_WEBHOOKS_PER_TENANT
+    );
+    registered(&*store, other.tenant, &[EventType::FactAdded]).await;
+    assert_eq!(store.list_webhooks(other.tenant).await.unwrap().len(), 1);
+}
+
 pub async fn every_change_writes_one_delivery_per_subscribed_endpoint(backend: &impl Backend) {
     let store = backend.open().await;
     let acme = World::create(&*store, "acme").await;

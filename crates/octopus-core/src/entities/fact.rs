@@ -256,6 +256,7 @@ impl FactAddition {
         if let Some(key) = &self.fact.key {
             check_chars("key", key, 1, MAX_KEY_CHARS)?;
         }
+        check_became_true(self.fact.valid_from, self.fact.created_at)?;
         check_optional_chars("reason", self.reason.as_deref(), MAX_REASON_CHARS)
     }
 }
@@ -280,13 +281,26 @@ impl FactCorrection {
     /// Checks what a person wrote: text and reason within bounds, not blank.
     pub fn validate(&self) -> crate::Result<()> {
         check_chars("text", &self.text, 1, MAX_FACT_CHARS)?;
+        check_became_true(self.valid_from, self.at)?;
         check_optional_chars("reason", self.reason.as_deref(), MAX_REASON_CHARS)
     }
 
     /// The new version, as stored: the corrected one's owner and episode,
-    /// written by a person, from no message.
-    pub fn version_of(&self, corrected: &Fact) -> Fact {
-        Fact {
+    /// written by a person, from no message. A correction cannot start
+    /// before the version it replaces did: that version would be left
+    /// holding for no time at all.
+    pub fn version_of(&self, corrected: &Fact) -> crate::Result<Fact> {
+        if self.valid_from < corrected.valid_from {
+            return Err(crate::Error::invalid(
+                "valid_from",
+                format!(
+                    "{} is before {}, when the version it corrects became true; a correction starts then or later",
+                    self.valid_from.to_rfc3339(),
+                    corrected.valid_from.to_rfc3339()
+                ),
+            ));
+        }
+        Ok(Fact {
             id: self.new_id,
             message_ids: Vec::new(),
             text: self.text.clone(),
@@ -297,8 +311,44 @@ impl FactCorrection {
             source: FactSource::Manual,
             changed_by: self.changed_by.clone(),
             ..corrected.clone()
-        }
+        })
     }
+}
+
+/// The earliest date a person may say a fact became true: facts are about
+/// the users of an agent, and an earlier date is a mistake in the input.
+pub const EARLIEST_VALID_FROM: &str = "1900-01-01T00:00:00Z";
+
+/// How far past the moment it is written a fact may be said to have become
+/// true: clocks of the writer and the server differ by this much at most.
+pub const VALID_FROM_CLOCK_SKEW: chrono::Duration = chrono::Duration::minutes(5);
+
+/// A `valid_from` a person wrote, within the sane range: not before 1900,
+/// and not later than when it is written (a fact that becomes true in the
+/// future is a plan, not a fact), allowing for clock skew.
+fn check_became_true(valid_from: DateTime<Utc>, written_at: DateTime<Utc>) -> crate::Result<()> {
+    let earliest = DateTime::parse_from_rfc3339(EARLIEST_VALID_FROM)
+        .map(|at| at.with_timezone(&Utc))
+        .unwrap_or(DateTime::<Utc>::MIN_UTC);
+    if valid_from < earliest {
+        return Err(crate::Error::invalid(
+            "valid_from",
+            format!(
+                "{} is before {EARLIEST_VALID_FROM}",
+                valid_from.to_rfc3339()
+            ),
+        ));
+    }
+    if valid_from > written_at + VALID_FROM_CLOCK_SKEW {
+        return Err(crate::Error::invalid(
+            "valid_from",
+            format!(
+                "{} is in the future: a fact holds from when it became true, at the latest now",
+                valid_from.to_rfc3339()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A person's removal of a fact: every version of it, from every store.
@@ -326,7 +376,9 @@ pub struct FactDeletionReceipt {
     pub versions: u64,
     /// Their memory vectors removed, in the store and its vector index.
     pub vectors: u64,
-    /// The stores rewrote their files, so no removed word is left on disk.
+    /// No removed word is left on disk now. When false, a reader (an export,
+    /// a backup) holds back the last step, and the words leave the files'
+    /// logs as soon as it ends, without delaying anyone's writes.
     pub compacted: bool,
 }
 

@@ -860,6 +860,8 @@ pub struct MessageErasureReceipt {
     /// is written again from the messages left, by the agent's model when
     /// one answers, or extractively.
     pub summary_dropped: bool,
-    /// The stores rewrote their files, so no removed word is left on disk.
+    /// No removed word is left on disk now. When false, a reader (an export,
+    /// a backup) holds back the last step, and the words leave the files'
+    /// logs as soon as it ends, without delaying anyone's writes.
     pub compacted: bool,
 }

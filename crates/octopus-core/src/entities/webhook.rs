@@ -85,6 +85,14 @@ impl EventType {
 
 /// Endpoints one tenant may register.
 pub const MAX_WEBHOOKS_PER_TENANT: usize = 20;
+
+/// The refusal of an endpoint past [`MAX_WEBHOOKS_PER_TENANT`].
+pub fn too_many_webhooks() -> crate::Error {
+    crate::Error::conflict(
+        crate::DomainCode::TenantLimitReached,
+        format!("a tenant may register {MAX_WEBHOOKS_PER_TENANT} webhooks; delete one first"),
+    )
+}
 /// A webhook's `description`.
 pub const MAX_DESCRIPTION_CHARS: usize = 500;
 

@@ -554,6 +554,14 @@ pub trait DumpStore: Send + Sync {
 pub trait Health: Send + Sync {
     /// Fails when the backend cannot serve requests.
     async fn ready(&self) -> Result<()>;
+
+    /// How long words an erasure removed have waited to leave the backend's
+    /// files, when a reader holds back what takes them off (retried off the
+    /// write path); `None` when none wait. Backends that remove them within
+    /// the erasure's own transaction never wait.
+    fn erased_words_waiting(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// Procedures and their versions (procedural memory). Every version is kept.
@@ -642,6 +650,10 @@ pub trait ProcedureStore: Send + Sync {
 /// `user.forgotten`).
 #[async_trait]
 pub trait WebhookStore: Send + Sync {
+    /// Registers an endpoint, unless its tenant has
+    /// [`crate::webhook::MAX_WEBHOOKS_PER_TENANT`] already: then
+    /// [`crate::webhook::too_many_webhooks`]. The count is taken in the
+    /// insert's own transaction, so registrations sent at once never pass it.
     async fn create_webhook(&self, webhook: &Webhook) -> Result<()>;
     /// Oldest first.
     async fn list_webhooks(&self, tenant: TenantId) -> Result<Vec<Webhook>>;

@@ -29,8 +29,9 @@ pub struct ForgetReceipt {
     pub queue: QueueCounts,
     /// Conversation histories held in this server's memory.
     pub cache: CacheCounts,
-    /// The stores rewrote their files (SQLite `VACUUM` and a WAL checkpoint),
-    /// so no removed text is left in the data directory.
+    /// No removed text is left in the data directory now. When false, a
+    /// reader (an export, a backup) holds back the last step, and the words
+    /// leave the files' logs as soon as it ends, without delaying writes.
     pub compacted: bool,
     /// The conversations removed: the engine drops what it caches of them.
     #[serde(skip)]

@@ -2,10 +2,8 @@
 //! dispatcher that sends what the outbox holds (see [`crate::webhooks`]).
 
 use octopus_core::store::Page;
-use octopus_core::webhook::{
-    Attempt, CreatedWebhook, Delivery, MAX_WEBHOOKS_PER_TENANT, NewWebhook, Webhook, WebhookInfo,
-};
-use octopus_core::{DomainCode, Error as DomainError, TenantId, WebhookId, now};
+use octopus_core::webhook::{Attempt, CreatedWebhook, Delivery, NewWebhook, Webhook, WebhookInfo};
+use octopus_core::{Error as DomainError, TenantId, WebhookId, now};
 
 use super::Octopus;
 use crate::Result;
@@ -30,15 +28,6 @@ impl Octopus {
         self.webhooks
             .check_url(&new.url)
             .map_err(|problem| DomainError::invalid("url", problem))?;
-        if self.store.list_webhooks(tenant).await?.len() >= MAX_WEBHOOKS_PER_TENANT {
-            return Err(DomainError::conflict(
-                DomainCode::TenantLimitReached,
-                format!(
-                    "a tenant may register {MAX_WEBHOOKS_PER_TENANT} webhooks; delete one first"
-                ),
-            )
-            .into());
-        }
         let webhook = Webhook {
             id: WebhookId::new(),
             tenant_id: tenant,

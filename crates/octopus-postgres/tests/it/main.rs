@@ -12,6 +12,7 @@ use octopus_core::store::Store;
 use octopus_postgres::{PostgresOptions, PostgresStore, testing};
 use octopus_testkit::{Backend, WrapVectors};
 
+mod pgvector_on_this_cpu;
 mod postgres_specific;
 
 /// A fresh database on the test server, created at first open, and where an

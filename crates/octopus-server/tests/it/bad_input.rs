@@ -63,6 +63,33 @@ async fn malformed_json_is_400() {
     assert_nothing_written(&server, &seeded).await;
 }
 
+/// A key twice in one object is refused in every body, appends included:
+/// a proxy that reads the first value would otherwise see another message
+/// than the one stored.
+#[tokio::test]
+async fn a_key_twice_in_one_object_is_422_and_stores_nothing() {
+    let server = TestServer::start().await;
+    let seeded = seed(&server, "acme").await;
+    for (body, field) in [
+        (
+            &br#"{"role": "user", "content": "FIRSTVAL", "role": "assistant", "content": "SECONDVAL"}"#[..],
+            "",
+        ),
+        (
+            br#"{"messages": [{"role": "user", "content": "a", "content": "b"}]}"#,
+            "messages[0]",
+        ),
+    ] {
+        let reply = append_raw(&server, &seeded, body).await;
+        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", reply.body);
+        assert_eq!(reply.code(), "invalid_request");
+        let message = reply.body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("duplicate field"), "{message}");
+        assert!(message.starts_with(field), "{message}");
+    }
+    assert_nothing_written(&server, &seeded).await;
+}
+
 #[tokio::test]
 async fn unknown_role_names_the_field() {
     let server = TestServer::start().await;

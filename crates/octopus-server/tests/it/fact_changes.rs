@@ -314,6 +314,15 @@ async fn added_by_hand(server: TestServer) {
             json!({"text": "Alice is allergic to peanuts", "key": "k".repeat(201)}),
             "key",
         ),
+        // A date outside the sane range: not before 1900, not in the future.
+        (
+            json!({"text": "Alice is allergic to peanuts", "valid_from": "9999-12-31T00:00:00Z"}),
+            "valid_from",
+        ),
+        (
+            json!({"text": "Alice is allergic to peanuts", "valid_from": "1899-12-31T23:59:59Z"}),
+            "valid_from",
+        ),
     ] {
         let refused = server
             .call(Method::POST, &path, &world.key, Some(body))
