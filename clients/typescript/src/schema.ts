@@ -1478,7 +1478,11 @@ export interface components {
         FactAction: "learned" | "added" | "corrected" | "imported" | "deleted";
         /** @description What deleting a fact removed. */
         FactDeletionReceipt: {
-            /** @description The stores rewrote their files, so no removed word is left on disk. */
+            /**
+             * @description No removed word is left on disk now. When false, a reader (an export,
+             *     a backup) holds back the last step, and the words leave the files'
+             *     logs as soon as it ends, without delaying anyone's writes.
+             */
             compacted: boolean;
             /** @description The fact's first version: its history is read by any version's id. */
             fact_id: components["schemas"]["FactId"];
@@ -1540,8 +1544,9 @@ export interface components {
             /** @description Conversation histories held in this server's memory. */
             cache: components["schemas"]["CacheCounts"];
             /**
-             * @description The stores rewrote their files (SQLite `VACUUM` and a WAL checkpoint),
-             *     so no removed text is left in the data directory.
+             * @description No removed text is left in the data directory now. When false, a
+             *     reader (an export, a backup) holds back the last step, and the words
+             *     leave the files' logs as soon as it ends, without delaying writes.
              */
             compacted: boolean;
             /** @description Entries of the full-text index over messages. */
@@ -1967,7 +1972,11 @@ export interface components {
         MessageContent: string | components["schemas"]["ContentPart"][];
         /** @description What erasing a message removed. */
         MessageErasureReceipt: {
-            /** @description The stores rewrote their files, so no removed word is left on disk. */
+            /**
+             * @description No removed word is left on disk now. When false, a reader (an export,
+             *     a backup) holds back the last step, and the words leave the files'
+             *     logs as soon as it ends, without delaying anyone's writes.
+             */
             compacted: boolean;
             episode_id: components["schemas"]["EpisodeId"];
             /** @description Facts learned from the message, deleted with every version of them. */
@@ -6640,7 +6649,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `fact_replaced`: the fact was replaced by a newer version; correct the version that holds (its `superseded_by` chain ends there) */
+            /** @description `correction_before_fact`: the correction's `valid_from` is before the version it corrects became true; a correction starts then or later; `fact_replaced`: the fact was replaced by a newer version; correct the version that holds (its `superseded_by` chain ends there) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -99,6 +99,9 @@ domain_codes! {
     /// The fact was replaced by a newer version: only the version that
     /// holds can be corrected.
     FactReplaced,
+    /// A correction would start before the version it replaces became true,
+    /// leaving that version holding for no time.
+    CorrectionBeforeFact,
     /// A fact's category is none of its agent's `memory.fact_categories`.
     UnknownFactCategory,
     /// Another fact of the user that holds in the same category has the key.

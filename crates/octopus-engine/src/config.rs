@@ -74,6 +74,11 @@ pub struct Limits {
     /// Seconds a live message's timestamp may lie in the past (a client that
     /// was offline sends late; 30 days). Imports may be older, back to 1970.
     pub max_live_message_age_secs: u64,
+    /// The most an agent's `memory.max_working_memory_tokens` may be: what
+    /// one context may hold, and so what one request may read of history.
+    pub max_working_memory_tokens: u32,
+    /// The most an agent's `memory.history_max_messages` may be.
+    pub max_history_messages: u32,
 }
 
 impl Default for Limits {
@@ -85,6 +90,8 @@ impl Default for Limits {
             max_document_bytes: 2 << 20,
             max_future_skew_secs: 300,
             max_live_message_age_secs: 30 * 86_400,
+            max_working_memory_tokens: 200_000,
+            max_history_messages: 1000,
         }
     }
 }
@@ -97,6 +104,43 @@ pub(crate) enum MessageOrigin {
 }
 
 impl Limits {
+    /// Refuses agent memory settings past the operator's ceilings.
+    pub(crate) fn check_memory(
+        &self,
+        memory: &octopus_core::agent::MemoryConfig,
+    ) -> octopus_core::Result<()> {
+        if memory.max_working_memory_tokens > self.max_working_memory_tokens {
+            return Err(octopus_core::Error::invalid(
+                "max_working_memory_tokens",
+                format!(
+                    "must be at most {} on this server ([limits] max_working_memory_tokens)",
+                    self.max_working_memory_tokens
+                ),
+            ));
+        }
+        if memory.history_max_messages > self.max_history_messages {
+            return Err(octopus_core::Error::invalid(
+                "history_max_messages",
+                format!(
+                    "must be at most {} on this server ([limits] max_history_messages)",
+                    self.max_history_messages
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// An agent's memory settings within the ceilings: one made before a
+    /// ceiling was lowered is served as if it asked for the ceiling.
+    pub(crate) fn bounded_memory(&self, memory: &octopus_core::agent::MemoryConfig) -> (u32, u32) {
+        (
+            memory
+                .max_working_memory_tokens
+                .min(self.max_working_memory_tokens),
+            memory.history_max_messages.min(self.max_history_messages),
+        )
+    }
+
     /// Refuses a timestamp outside the window `origin` allows.
     pub(crate) fn check_timestamp(
         &self,

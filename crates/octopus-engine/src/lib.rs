@@ -23,6 +23,7 @@ pub mod merge_patch;
 pub mod procedure_matching;
 pub mod quotas;
 mod service;
+mod spool;
 pub mod token_counting;
 pub mod webhooks;
 

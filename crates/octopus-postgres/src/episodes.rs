@@ -89,6 +89,26 @@ impl EpisodeStore for PostgresStore {
         .await
     }
 
+    async fn episode_messages_before(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        before: Option<u32>,
+        limit: u32,
+    ) -> Result<EpisodeWithMessages> {
+        domain(async {
+            let mut tx = self.pool.begin().await?;
+            tx.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                .await?;
+            let episode = get_episode(&mut *tx, tenant, id, Visibility::Live).await?;
+            let messages =
+                messages::episode_messages_before(&mut *tx, tenant, id, before, limit).await?;
+            tx.commit().await?;
+            Ok(EpisodeWithMessages { episode, messages })
+        })
+        .await
+    }
+
     async fn list_episodes(
         &self,
         tenant: TenantId,

@@ -276,6 +276,33 @@ pub(crate) async fn episode_messages<'c>(
     rows.iter().map(message_from_row).collect()
 }
 
+/// Up to `limit` of the episode's newest messages below ordinal `before`,
+/// oldest first.
+pub(crate) async fn episode_messages_before<'c>(
+    conn: impl Executor<'c, Database = Postgres>,
+    tenant: TenantId,
+    episode: EpisodeId,
+    before: Option<u32>,
+    limit: u32,
+) -> Result<Vec<Message>> {
+    let rows = query(&format!(
+        "SELECT {COLUMNS} FROM messages m WHERE m.episode_id = $1 AND m.tenant_id = $2 AND m.ordinal < $3
+         ORDER BY m.ordinal DESC LIMIT $4"
+    ))
+    .bind(episode.0)
+    .bind(tenant.0)
+    .bind(before.map_or(i64::MAX, i64::from))
+    .bind(i64::from(limit))
+    .fetch_all(conn)
+    .await?;
+    let mut messages = rows
+        .iter()
+        .map(message_from_row)
+        .collect::<Result<Vec<_>>>()?;
+    messages.reverse();
+    Ok(messages)
+}
+
 pub(crate) fn message_from_row(row: &PgRow) -> Result<Message> {
     let role: String = row.try_get("role")?;
     let content: Option<String> = row.try_get("content")?;

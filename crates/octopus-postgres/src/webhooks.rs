@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use octopus_core::store::{Page, WebhookStore};
 use octopus_core::webhook::{
-    self, Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType,
-    MAX_WEBHOOKS_PER_TENANT, Webhook, message_id, too_many_webhooks,
+    self, Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryClaim, DeliveryState,
+    DueDelivery, EventType, MAX_WEBHOOKS_PER_TENANT, Webhook, message_id, too_many_webhooks,
 };
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp, WebhookId};
 use sqlx_core::query::query;
@@ -121,18 +121,17 @@ impl PostgresStore {
         webhook_from_row(&row)
     }
 
-    async fn claim(
-        &self,
-        limit: u32,
-        now: Timestamp,
-        lease_until: Timestamp,
-    ) -> StoreResult<Vec<DueDelivery>> {
+    async fn claim(&self, claim: &DeliveryClaim) -> StoreResult<Vec<DueDelivery>> {
+        let lease_until = webhook::lease_end(claim.now, claim.lease);
+        let skip_webhooks: Vec<uuid::Uuid> = claim.skip_webhooks.iter().map(|id| id.0).collect();
+        let skip_tenants: Vec<uuid::Uuid> = claim.skip_tenants.iter().map(|id| id.0).collect();
         let rows = query(
             "UPDATE webhook_deliveries d SET leased_until = $3
              FROM (SELECT d.seq FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
                    WHERE d.state = 'pending' AND d.next_attempt_at <= $1
                      AND (d.leased_until IS NULL OR d.leased_until <= $1)
                      AND w.disabled_at IS NULL
+                     AND NOT (d.webhook_id = ANY($4)) AND NOT (d.tenant_id = ANY($5))
                      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                                      WHERE e.webhook_id = d.webhook_id
                                        AND e.user_id IS NOT DISTINCT FROM d.user_id
@@ -142,9 +141,11 @@ impl PostgresStore {
              WHERE d.seq = due.seq AND w.id = d.webhook_id
              RETURNING d.seq, d.tenant_id, d.webhook_id, d.event_id, d.payload, d.attempts, w.url, w.secret, w.failing_since",
         )
-        .bind(now)
-        .bind(i64::from(limit))
+        .bind(claim.now)
+        .bind(i64::from(claim.limit))
         .bind(lease_until)
+        .bind(skip_webhooks)
+        .bind(skip_tenants)
         .fetch_all(&self.pool)
         .await?;
         let mut due = rows
@@ -385,14 +386,8 @@ impl WebhookStore for PostgresStore {
         .await
     }
 
-    async fn claim_deliveries(
-        &self,
-        limit: u32,
-        now: Timestamp,
-        lease: std::time::Duration,
-    ) -> Result<Vec<DueDelivery>> {
-        let lease_until = webhook::lease_end(now, lease);
-        domain(self.claim(limit, now, lease_until)).await
+    async fn claim_deliveries(&self, claim: &DeliveryClaim) -> Result<Vec<DueDelivery>> {
+        domain(self.claim(claim)).await
     }
 
     async fn record_attempt(&self, attempt: &Attempt) -> Result<()> {

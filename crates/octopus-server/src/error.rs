@@ -86,6 +86,7 @@ error_codes! {
     UnknownFactCategory = (CONFLICT, "unknown_fact_category", "the fact's `category` is none of its agent's `memory.fact_categories`"),
     FactKeyTaken = (CONFLICT, "fact_key_taken", "another fact of the user that holds in the same category has the `key`"),
     FactReplaced = (CONFLICT, "fact_replaced", "the fact was replaced by a newer version; correct the version that holds (its `superseded_by` chain ends there)"),
+    CorrectionBeforeFact = (CONFLICT, "correction_before_fact", "the correction's `valid_from` is before the version it corrects became true; a correction starts then or later"),
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "the request body is larger than the server accepts"),
     UnsupportedMediaType = (UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "the body is not sent as JSON"),
     InvalidRequest = (UNPROCESSABLE_ENTITY, "invalid_request", "valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it"),
@@ -145,6 +146,7 @@ impl ErrorCode {
             DomainCode::ConversationDeleted => Self::ConversationDeleted,
             DomainCode::ConversationMoved => Self::ConversationMoved,
             DomainCode::FactReplaced => Self::FactReplaced,
+            DomainCode::CorrectionBeforeFact => Self::CorrectionBeforeFact,
             DomainCode::UnknownFactCategory => Self::UnknownFactCategory,
             DomainCode::FactKeyTaken => Self::FactKeyTaken,
         }

@@ -95,6 +95,7 @@ impl Metrics {
         queues: &[MemoryQueue],
         embedding: &EmbeddingStats,
         jobs: &MemoryJobStats,
+        erased_words_waiting: Option<Duration>,
     ) -> String {
         let mut out = String::new();
         self.render_requests(&mut out);
@@ -144,6 +145,18 @@ impl Metrics {
                 count as f64,
             );
         }
+        family(
+            &mut out,
+            "octopus_erased_words_waiting_seconds",
+            "gauge",
+            "How long words an erasure removed have waited to leave the data files' write-ahead logs, held back by a reader (an export, a backup); 0 when none wait.",
+        );
+        sample(
+            &mut out,
+            "octopus_erased_words_waiting_seconds",
+            &[],
+            erased_words_waiting.map_or(0.0, |waited| waited.as_secs_f64()),
+        );
         out
     }
 
@@ -374,7 +387,12 @@ mod tests {
         metrics.observe_request("GET", "/healthz", 200, Duration::from_micros(500));
         metrics.observe_request("GET", "/healthz", 200, Duration::from_millis(30));
         metrics.observe_request("GET", "/healthz", 200, Duration::from_secs(60));
-        let text = metrics.render(&[], &EmbeddingStats::default(), &MemoryJobStats::default());
+        let text = metrics.render(
+            &[],
+            &EmbeddingStats::default(),
+            &MemoryJobStats::default(),
+            None,
+        );
         let bucket = |le: &str| {
             let prefix = format!(
                 "octopus_http_request_duration_seconds_bucket{{method=\"GET\",route=\"/healthz\",status=\"200\",le=\"{le}\"}} "

@@ -90,6 +90,23 @@ impl EpisodeStore for SqliteStore {
             .await
     }
 
+    async fn episode_messages_before(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        before: Option<u32>,
+        limit: u32,
+    ) -> Result<EpisodeWithMessages> {
+        self.db
+            .read(move |conn| {
+                let tx = conn.transaction()?;
+                let episode = get_episode(&tx, tenant, id, Visibility::Live)?;
+                let messages = messages::episode_messages_before(&tx, tenant, id, before, limit)?;
+                Ok(EpisodeWithMessages { episode, messages })
+            })
+            .await
+    }
+
     async fn list_episodes(
         &self,
         tenant: TenantId,

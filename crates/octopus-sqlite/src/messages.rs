@@ -280,6 +280,30 @@ pub(crate) fn episode_messages(
     )
 }
 
+/// Up to `limit` of the episode's newest messages below ordinal `before`,
+/// oldest first.
+pub(crate) fn episode_messages_before(
+    conn: &Connection,
+    tenant: TenantId,
+    episode: EpisodeId,
+    before: Option<u32>,
+    limit: u32,
+) -> Result<Vec<Message>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {} FROM messages m WHERE m.episode_id = ?1 AND m.tenant_id = ?2 AND m.ordinal < ?3
+         ORDER BY m.ordinal DESC LIMIT ?4",
+        columns("m")
+    ))?;
+    let before = before.map_or(i64::MAX, i64::from);
+    let mut newest_first = rows::collect(
+        &mut stmt,
+        rusqlite::params![episode.0.as_bytes(), tenant.0.as_bytes(), before, limit],
+        message_from_row,
+    )?;
+    newest_first.reverse();
+    Ok(newest_first)
+}
+
 pub(crate) fn message_from_row(row: &Row<'_>) -> Result<Message> {
     debug_assert_eq!(row.as_ref().column_name(at("id")).ok(), Some("id"));
     let role = row

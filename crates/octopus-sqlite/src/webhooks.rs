@@ -5,8 +5,8 @@
 use async_trait::async_trait;
 use octopus_core::store::{Page, WebhookStore};
 use octopus_core::webhook::{
-    self, Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryState, DueDelivery, EventType,
-    MAX_WEBHOOKS_PER_TENANT, Webhook, message_id, too_many_webhooks,
+    self, Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryClaim, DeliveryState,
+    DueDelivery, EventType, MAX_WEBHOOKS_PER_TENANT, Webhook, message_id, too_many_webhooks,
 };
 use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp, WebhookId};
 use rusqlite::{Connection, Row, params};
@@ -123,28 +123,52 @@ fn get_webhook(conn: &Connection, tenant: TenantId, id: WebhookId) -> StoreResul
     })?
 }
 
-fn claim(
-    conn: &mut Connection,
-    limit: u32,
-    now: i64,
-    lease_until: i64,
-) -> StoreResult<Vec<DueDelivery>> {
+fn claim_due(conn: &mut Connection, claim: &DeliveryClaim) -> StoreResult<Vec<DueDelivery>> {
+    use rusqlite::types::Value;
+    let now = micros(claim.now);
+    let lease_until = micros(webhook::lease_end(claim.now, claim.lease));
+    // The skipped ids as parameters after the first two: `?3, ?4, …`.
+    let mut values = vec![Value::Integer(now), Value::Integer(i64::from(claim.limit))];
+    let mut placeholders = |ids: Vec<Vec<u8>>| {
+        let first = values.len() + 1;
+        let count = ids.len();
+        values.extend(ids.into_iter().map(Value::Blob));
+        (first..first + count)
+            .map(|n| format!("?{n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let skip_webhooks = placeholders(
+        claim
+            .skip_webhooks
+            .iter()
+            .map(|id| id.0.as_bytes().to_vec())
+            .collect(),
+    );
+    let skip_tenants = placeholders(
+        claim
+            .skip_tenants
+            .iter()
+            .map(|id| id.0.as_bytes().to_vec())
+            .collect(),
+    );
     // Deferred: a claim that finds nothing (the dispatcher's usual poll)
     // writes nothing. This connection is the only writer.
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
     let due = {
-        let mut stmt = tx.prepare_cached(
+        let mut stmt = tx.prepare_cached(&format!(
             "SELECT d.seq, d.tenant_id, d.webhook_id, d.event_id, d.payload, d.attempts, w.url, w.secret, w.failing_since
              FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
              WHERE d.state = 'pending' AND d.next_attempt_at <= ?1
                AND (d.leased_until IS NULL OR d.leased_until <= ?1)
                AND w.disabled_at IS NULL
+               AND d.webhook_id NOT IN ({skip_webhooks}) AND d.tenant_id NOT IN ({skip_tenants})
                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                                WHERE e.webhook_id = d.webhook_id AND e.user_id IS d.user_id
                                  AND e.state = 'pending' AND e.seq < d.seq)
-             ORDER BY d.seq LIMIT ?2",
-        )?;
-        rows::collect(&mut stmt, params![now, limit], |row| {
+             ORDER BY d.seq LIMIT ?2"
+        ))?;
+        rows::collect(&mut stmt, rusqlite::params_from_iter(values), |row| {
             Ok((
                 row.get::<_, i64>("seq")?,
                 DueDelivery {
@@ -367,16 +391,9 @@ impl WebhookStore for SqliteStore {
             .await
     }
 
-    async fn claim_deliveries(
-        &self,
-        limit: u32,
-        now: Timestamp,
-        lease: std::time::Duration,
-    ) -> Result<Vec<DueDelivery>> {
-        let lease_until = micros(webhook::lease_end(now, lease));
-        self.db
-            .write(move |conn| claim(conn, limit, micros(now), lease_until))
-            .await
+    async fn claim_deliveries(&self, claim: &DeliveryClaim) -> Result<Vec<DueDelivery>> {
+        let claim = claim.clone();
+        self.db.write(move |conn| claim_due(conn, &claim)).await
     }
 
     async fn record_attempt(&self, attempt: &Attempt) -> Result<()> {

@@ -65,6 +65,54 @@ pub async fn append_opens_an_episode_and_continues_it(backend: &impl Backend) {
     );
 }
 
+/// An episode's messages read backwards a page at a time come out as the
+/// whole read at once does; another tenant's episode is not found.
+pub async fn an_episodes_messages_are_read_backwards_a_page_at_a_time(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let said: Vec<String> = (0..7).map(|n| format!("message {n}")).collect();
+    let texts: Vec<&str> = said.iter().map(String::as_str).collect();
+    let appended = world.say(&*store, fixtures::at(9, 0), &texts).await;
+    let episode = appended[0].episode_id;
+    let whole = store
+        .get_episode_with_messages(world.tenant, episode)
+        .await
+        .unwrap()
+        .messages;
+
+    let mut pages = Vec::new();
+    let mut before = None;
+    loop {
+        let read = store
+            .episode_messages_before(world.tenant, episode, before, 3)
+            .await
+            .unwrap();
+        assert_eq!(
+            read.episode.message_count, 7,
+            "the episode comes with each page"
+        );
+        let page = read.messages;
+        let Some(oldest) = page.first() else { break };
+        before = Some(oldest.ordinal);
+        pages.push(page);
+    }
+    let sizes: Vec<usize> = pages.iter().map(Vec::len).collect();
+    assert_eq!(
+        sizes,
+        [3, 3, 1],
+        "the newest three first, each page oldest first"
+    );
+    let read: Vec<_> = pages.into_iter().rev().flatten().collect();
+    assert_eq!(read, whole);
+
+    let other = World::create(&*store, "globex").await;
+    let theirs = store
+        .episode_messages_before(other.tenant, episode, None, 3)
+        .await
+        .unwrap_err();
+    assert!(matches!(theirs, Error::NotFound { .. }), "{theirs:?}");
+}
+
 pub async fn idle_gap_closes_the_episode_and_opens_another(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;

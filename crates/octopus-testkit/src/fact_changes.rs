@@ -169,14 +169,26 @@ pub async fn a_correction_is_a_new_version_that_keeps_the_old_one(backend: &impl
     );
     assert_eq!(every_version(&*store, &world).await.len(), 4);
 
-    // So is its date: not before the version it corrects became true (that
-    // version would hold for no time), not in the future, not before 1900.
+    // So is its date: not in the future, not before 1900; and a correction
+    // starting before the version it corrects became true (that version
+    // would hold for no time) conflicts with it.
     let day = chrono::Duration::days(1);
-    for valid_from in [
-        marseille.valid_from - day,
-        now() + day,
-        "1899-12-31T00:00:00Z".parse().unwrap(),
-    ] {
+    let early = FactCorrection {
+        valid_from: marseille.valid_from - day,
+        ..correction(marseille.id, "Alice lives in Nice")
+    };
+    let refused = store.correct_fact(world.tenant, &early).await.unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            Error::Conflict {
+                code: DomainCode::CorrectionBeforeFact,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    for valid_from in [now() + day, "1899-12-31T00:00:00Z".parse().unwrap()] {
         let dated = FactCorrection {
             valid_from,
             ..correction(marseille.id, "Alice lives in Nice")

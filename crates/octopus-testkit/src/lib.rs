@@ -67,6 +67,7 @@ macro_rules! store_conformance_tests {
         );
         $crate::store_conformance_tests!(@in appends, $backend;
             append_opens_an_episode_and_continues_it,
+            an_episodes_messages_are_read_backwards_a_page_at_a_time,
             idle_gap_closes_the_episode_and_opens_another,
             closed_episode_is_followed_by_a_new_one,
             idle_episodes_are_swept_closed_once,
@@ -146,6 +147,7 @@ macro_rules! store_conformance_tests {
         $crate::store_conformance_tests!(@in webhooks, $backend;
             endpoints_are_registered_read_and_deleted_per_tenant,
             registrations_sent_at_once_never_pass_the_tenants_cap,
+            a_claim_leaves_out_the_endpoints_and_tenants_it_names,
             every_change_writes_one_delivery_per_subscribed_endpoint,
             each_users_deliveries_are_claimed_in_order,
             a_disabled_endpoint_gives_up_and_gets_nothing_new,

@@ -12,7 +12,7 @@ use octopus_core::forget::ForgetUser;
 use octopus_core::message::MessageErasure;
 use octopus_core::store::{Page, Store};
 use octopus_core::webhook::{
-    Attempt, AttemptOutcome, DeliveryState, DueDelivery, EventType, Webhook,
+    Attempt, AttemptOutcome, DeliveryClaim, DeliveryState, DueDelivery, EventType, Webhook,
 };
 use octopus_core::{TenantId, WebhookId, now};
 
@@ -56,7 +56,11 @@ async fn logged(store: &dyn Store, tenant: TenantId, webhook: WebhookId) -> Vec<
 /// Everything due far enough ahead that every delivery is.
 async fn claim_all(store: &dyn Store) -> Vec<DueDelivery> {
     store
-        .claim_deliveries(100, now() + chrono::Duration::hours(1), LEASE)
+        .claim_deliveries(&DeliveryClaim::any(
+            100,
+            now() + chrono::Duration::hours(1),
+            LEASE,
+        ))
         .await
         .unwrap()
 }
@@ -177,6 +181,40 @@ pub async fn registrations_sent_at_once_never_pass_the_tenants_cap(backend: &imp
     );
     registered(&*store, other.tenant, &[EventType::FactAdded]).await;
     assert_eq!(store.list_webhooks(other.tenant).await.unwrap().len(), 1);
+}
+
+/// A claim leaves out the endpoints and tenants it names (a dispatcher's
+/// own that have enough in flight); a later claim takes what they wait with.
+pub async fn a_claim_leaves_out_the_endpoints_and_tenants_it_names(backend: &impl Backend) {
+    let store = backend.open().await;
+    let acme = World::create(&*store, "acme").await;
+    let globex = World::create(&*store, "globex").await;
+    let slow = registered(&*store, acme.tenant, &[EventType::FactAdded]).await;
+    let fine = registered(&*store, acme.tenant, &[EventType::FactAdded]).await;
+    let theirs = registered(&*store, globex.tenant, &[EventType::FactAdded]).await;
+    for world in [&acme, &globex] {
+        store
+            .add_fact(world.tenant, &addition(world, "alice", "Alice likes tea"))
+            .await
+            .unwrap();
+    }
+    let later = now() + chrono::Duration::hours(1);
+    let first = store
+        .claim_deliveries(&DeliveryClaim {
+            skip_webhooks: vec![slow.id],
+            skip_tenants: vec![globex.tenant],
+            ..DeliveryClaim::any(100, later, LEASE)
+        })
+        .await
+        .unwrap();
+    let claimed: Vec<WebhookId> = first.iter().map(|d| d.webhook_id).collect();
+    assert_eq!(claimed, [fine.id]);
+    let rest = claim_all(&*store).await;
+    let mut claimed: Vec<WebhookId> = rest.iter().map(|d| d.webhook_id).collect();
+    claimed.sort();
+    let mut expected = vec![slow.id, theirs.id];
+    expected.sort();
+    assert_eq!(claimed, expected);
 }
 
 pub async fn every_change_writes_one_delivery_per_subscribed_endpoint(backend: &impl Backend) {

@@ -1216,7 +1216,7 @@ class Fact(BaseModel):
 class FactDeletionReceipt(BaseModel):
     compacted: bool = Field(
         ...,
-        description='The stores rewrote their files, so no removed word is left on disk.',
+        description="No removed word is left on disk now. When false, a reader (an export,\na backup) holds back the last step, and the words leave the files'\nlogs as soon as it ends, without delaying anyone's writes.",
     )
     fact_id: UUID = Field(
         ...,
@@ -1256,7 +1256,7 @@ class ForgetReceipt(BaseModel):
     )
     compacted: bool = Field(
         ...,
-        description='The stores rewrote their files (SQLite `VACUUM` and a WAL checkpoint),\nso no removed text is left in the data directory.',
+        description="No removed text is left in the data directory now. When false, a\nreader (an export, a backup) holds back the last step, and the words\nleave the files' logs as soon as it ends, without delaying writes.",
     )
     full_text: FullTextCounts = Field(
         ..., description='Entries of the full-text index over messages.'
@@ -1482,7 +1482,7 @@ class MemoryConfig(BaseModel):
 class MessageErasureReceipt(BaseModel):
     compacted: bool = Field(
         ...,
-        description='The stores rewrote their files, so no removed word is left on disk.',
+        description="No removed word is left on disk now. When false, a reader (an export,\na backup) holds back the last step, and the words leave the files'\nlogs as soon as it ends, without delaying anyone's writes.",
     )
     episode_id: UUID = Field(
         ...,

@@ -291,8 +291,8 @@ impl FactCorrection {
     /// holding for no time at all.
     pub fn version_of(&self, corrected: &Fact) -> crate::Result<Fact> {
         if self.valid_from < corrected.valid_from {
-            return Err(crate::Error::invalid(
-                "valid_from",
+            return Err(crate::Error::conflict(
+                crate::DomainCode::CorrectionBeforeFact,
                 format!(
                     "{} is before {}, when the version it corrects became true; a correction starts then or later",
                     self.valid_from.to_rfc3339(),
@@ -319,6 +319,13 @@ impl FactCorrection {
 /// the users of an agent, and an earlier date is a mistake in the input.
 pub const EARLIEST_VALID_FROM: &str = "1900-01-01T00:00:00Z";
 
+/// [`EARLIEST_VALID_FROM`] as a time.
+pub fn earliest_valid_from() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(EARLIEST_VALID_FROM)
+        .map(|at| at.with_timezone(&Utc))
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
 /// How far past the moment it is written a fact may be said to have become
 /// true: clocks of the writer and the server differ by this much at most.
 pub const VALID_FROM_CLOCK_SKEW: chrono::Duration = chrono::Duration::minutes(5);
@@ -327,10 +334,7 @@ pub const VALID_FROM_CLOCK_SKEW: chrono::Duration = chrono::Duration::minutes(5)
 /// and not later than when it is written (a fact that becomes true in the
 /// future is a plan, not a fact), allowing for clock skew.
 fn check_became_true(valid_from: DateTime<Utc>, written_at: DateTime<Utc>) -> crate::Result<()> {
-    let earliest = DateTime::parse_from_rfc3339(EARLIEST_VALID_FROM)
-        .map(|at| at.with_timezone(&Utc))
-        .unwrap_or(DateTime::<Utc>::MIN_UTC);
-    if valid_from < earliest {
+    if valid_from < earliest_valid_from() {
         return Err(crate::Error::invalid(
             "valid_from",
             format!(

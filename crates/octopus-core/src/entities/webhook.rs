@@ -486,6 +486,31 @@ pub fn event_of(message_id: &str) -> Option<Uuid> {
         .and_then(|id| Uuid::parse_str(id).ok())
 }
 
+/// What a dispatcher asks the outbox for: up to `limit` deliveries due at
+/// `now`, leased for `lease`, none to the endpoints or tenants it already
+/// has enough deliveries of in flight (those wait for a later claim).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeliveryClaim {
+    pub limit: u32,
+    pub now: Timestamp,
+    pub lease: std::time::Duration,
+    pub skip_webhooks: Vec<WebhookId>,
+    pub skip_tenants: Vec<TenantId>,
+}
+
+impl DeliveryClaim {
+    /// Up to `limit` deliveries due at `now`, of any endpoint.
+    pub fn any(limit: u32, now: Timestamp, lease: std::time::Duration) -> Self {
+        Self {
+            limit,
+            now,
+            lease,
+            skip_webhooks: Vec::new(),
+            skip_tenants: Vec::new(),
+        }
+    }
+}
+
 /// A delivery due now, with what sending it takes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DueDelivery {

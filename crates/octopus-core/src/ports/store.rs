@@ -145,6 +145,18 @@ pub trait EpisodeStore: Send + Sync {
         tenant: TenantId,
         id: EpisodeId,
     ) -> Result<EpisodeWithMessages>;
+    /// A live episode with up to `limit` of its messages, the newest of
+    /// those with an ordinal below `before` (of all, when absent), oldest
+    /// first, read together: its history read backwards a page at a time,
+    /// so that a context reads only as much as its budget holds. `NotFound`
+    /// for an episode not in use.
+    async fn episode_messages_before(
+        &self,
+        tenant: TenantId,
+        id: EpisodeId,
+        before: Option<u32>,
+        limit: u32,
+    ) -> Result<EpisodeWithMessages>;
     /// Newest `started_at` first.
     async fn list_episodes(&self, tenant: TenantId, filter: &EpisodeFilter)
     -> Result<Vec<Episode>>;
@@ -671,16 +683,16 @@ pub trait WebhookStore: Send + Sync {
         webhook: WebhookId,
         page: Page,
     ) -> Result<Vec<Delivery>>;
-    /// Up to `limit` pending deliveries due at `now` to enabled endpoints,
-    /// each the oldest pending delivery of its endpoint and user (so one
-    /// user's events arrive in the order they were written, a failing one
-    /// holding back those after it), oldest first, across tenants. Each is
-    /// leased for `lease`: no claim returns it again before then.
+    /// Up to `claim.limit` pending deliveries due at `claim.now` to enabled
+    /// endpoints, each the oldest pending delivery of its endpoint and user
+    /// (so one user's events arrive in the order they were written, a
+    /// failing one holding back those after it), oldest first, across
+    /// tenants, none to an endpoint in `claim.skip_webhooks` or of a tenant
+    /// in `claim.skip_tenants`. Each is leased for `claim.lease`: no claim
+    /// returns it again before then.
     async fn claim_deliveries(
         &self,
-        limit: u32,
-        now: Timestamp,
-        lease: std::time::Duration,
+        claim: &crate::webhook::DeliveryClaim,
     ) -> Result<Vec<DueDelivery>>;
     /// Records one attempt at a claimed delivery (see [`AttemptOutcome`]):
     /// a success also clears the endpoint's `failing_since`, a failure sets

@@ -15,6 +15,7 @@ const PATCHABLE: [&str; 5] = ["name", "system_prompt", "llm", "memory", "is_acti
 impl Octopus {
     pub async fn create_agent(&self, tenant: TenantId, spec: AgentSpec) -> Result<Agent> {
         spec.validate()?;
+        self.limits.check_memory(&spec.memory)?;
         let at = now();
         let agent = Agent {
             id: AgentId::new(),
@@ -93,6 +94,7 @@ impl Octopus {
                 DomainError::invalid(field, error.into_inner())
             })?;
         spec.validate()?;
+        self.limits.check_memory(&spec.memory)?;
         let is_active = match is_active {
             None => current.is_active,
             Some(Value::Bool(active)) => active,

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use octopus_core::agent::{Agent, MemoryConfig};
+use octopus_core::agent::Agent;
 use octopus_core::appending::SeenTail;
 use octopus_core::conversation::Conversation;
 use octopus_core::episode::EpisodeFilter;
@@ -68,7 +68,7 @@ impl Octopus {
             .conversation_active_agent(tenant, conversation.agent_id)
             .await?;
         // The history first: recall leaves out its episode. It is a cached read.
-        let (seen, history) = self.history(tenant, conversation_id, &agent.memory).await?;
+        let (seen, history) = self.history(tenant, conversation_id, &agent).await?;
         self.assemble_context(
             tenant,
             &conversation,
@@ -200,7 +200,7 @@ impl Octopus {
         let AssembledContext {
             messages,
             mut trace,
-        } = assemble(parts, memory.max_working_memory_tokens, &counter)?;
+        } = assemble(parts, self.limits.bounded_memory(memory).0, &counter)?;
         trace.procedures = procedure_matches;
         trace.vector_search_unavailable = vector_search_unavailable;
         Ok(WorkingMemory {
@@ -230,15 +230,18 @@ impl Octopus {
     }
 
     /// The open episode of a conversation, as the history was read from it,
-    /// and its last `limit` messages as history (tool rounds whole), from the
-    /// cache when it is current.
+    /// and its last messages as history (tool rounds whole), from the cache
+    /// when it is current: no more than the agent's `history_max_messages`,
+    /// and read back only as far as the agent's token budget can hold (see
+    /// [`Self::episode_tail`]).
     pub(crate) async fn history(
         &self,
         tenant: TenantId,
         conversation: ConversationId,
-        memory: &MemoryConfig,
+        agent: &Agent,
     ) -> Result<(Option<SeenTail>, Arc<History>)> {
-        let (limit, redact) = (memory.history_max_messages, memory.redact_pii);
+        let redact = agent.memory.redact_pii;
+        let (budget, limit) = self.limits.bounded_memory(&agent.memory);
         let Some(open) = self.open_episode(tenant, conversation).await? else {
             // The next message opens a new episode: no history yet.
             return Ok((None, Arc::default()));
@@ -253,27 +256,96 @@ impl Octopus {
         if let Some(cached) = self.history.get(key, version) {
             return Ok((Some(version.seen()), cached));
         }
-        let episode = self
-            .store
-            .get_episode_with_messages(tenant, open.id)
+        let (read, tail) = self
+            .episode_tail(tenant, open.id, limit, budget, &counter_for(agent), false)
             .await?;
+        // The version as the newest page was read with it.
         let version = HistoryVersion {
             episode: open.id,
-            message_count: episode.episode.message_count,
-            updated_at: episode.episode.updated_at,
+            message_count: read.message_count,
+            updated_at: read.updated_at,
             redacted: redact,
         };
         let history = Arc::new(octopus_core::chat_history::history(
-            &episode.messages,
+            &tail,
             redact,
             limit as usize,
         ));
         self.history.put(key, version, Arc::clone(&history));
         Ok((Some(version.seen()), history))
     }
+
+    /// The newest messages of an open episode, oldest first, read backwards
+    /// a page at a time until there are `limit` of them (and a few more, as
+    /// some are left out of a history), or more tokens than `budget`: older
+    /// ones would be pruned from the context anyway. So what a request holds
+    /// is bounded by the budget and a page, however long the episode. The
+    /// oldest message read is never a tool result (its round is read whole),
+    /// and with `to_user`, the reading goes on to the newest user message.
+    /// Returns the episode as the newest page was read with it.
+    pub(crate) async fn episode_tail(
+        &self,
+        tenant: TenantId,
+        episode: EpisodeId,
+        limit: u32,
+        budget: u32,
+        counter: &ModelTokenCounter,
+        to_user: bool,
+    ) -> Result<(
+        octopus_core::episode::Episode,
+        Vec<octopus_core::message::Message>,
+    )> {
+        use octopus_core::message::Role;
+        use octopus_core::tokens::TokenCounter;
+        let wanted = limit.saturating_add(HISTORY_MARGIN);
+        let mut pages: Vec<Vec<octopus_core::message::Message>> = Vec::new();
+        let (mut chat, mut tokens, mut user_seen) = (0u32, 0u64, false);
+        let (mut before, mut page_size) = (None, FIRST_HISTORY_PAGE);
+        let mut newest_read_with = None;
+        loop {
+            let read = self
+                .store
+                .episode_messages_before(tenant, episode, before, page_size)
+                .await?;
+            let page = read.messages;
+            newest_read_with.get_or_insert(read.episode);
+            let read_all = page.len() < page_size as usize;
+            for message in page.iter().rev() {
+                if message.role != Role::System {
+                    chat += 1;
+                }
+                user_seen |= message.role == Role::User;
+                tokens += u64::from(counter.count(&message.search_text()));
+            }
+            let oldest_is_result = page.first().is_some_and(|m| m.role == Role::Tool);
+            before = page.first().map(|m| m.ordinal);
+            pages.push(page);
+            let enough = (chat >= wanted || tokens > u64::from(budget))
+                && !oldest_is_result
+                && (user_seen || !to_user);
+            if read_all || enough {
+                break;
+            }
+            page_size = (page_size * 2).min(LAST_HISTORY_PAGE);
+        }
+        let messages = pages.into_iter().rev().flatten().collect();
+        // The loop reads at least one page, and with it the episode.
+        let episode = newest_read_with
+            .ok_or_else(|| Error::Config("no page of the episode was read".into()))?;
+        Ok((episode, messages))
+    }
 }
 
-fn counter_for(agent: &Agent) -> ModelTokenCounter {
+/// Messages read beyond `history_max_messages`, for those a history leaves
+/// out (system messages, empty ones, unanswered calls).
+const HISTORY_MARGIN: u32 = 2;
+/// The first page of history read, newest first; each next is twice as
+/// large, up to the last size. Small first, so that a few long messages
+/// are not read a page of them at a time.
+const FIRST_HISTORY_PAGE: u32 = 8;
+const LAST_HISTORY_PAGE: u32 = 64;
+
+pub(super) fn counter_for(agent: &Agent) -> ModelTokenCounter {
     ModelTokenCounter::for_model(agent.llm.provider, &agent.llm.model)
 }
 

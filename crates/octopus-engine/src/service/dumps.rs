@@ -19,6 +19,11 @@ use super::Octopus;
 use crate::embedding_stats::EmbeddingPurpose;
 use crate::{Error, Result};
 
+fn spool_failed(error: std::io::Error) -> Error {
+    tracing::warn!(%error, "writing an export's spool file failed");
+    Error::Config(format!("the export could not be written out: {error}"))
+}
+
 /// Lines of a dump a reader has not taken yet; the export waits beyond this.
 const EXPORT_BUFFER: usize = 256;
 /// Records parsed ahead of the store's transaction.
@@ -82,7 +87,14 @@ impl Octopus {
         let store = self.store.clone();
         let end_lines = lines.clone();
         let exporting = tokio::spawn(async move {
-            let sink_lines = lines.clone();
+            // Read into a spool file, then sent from it: the snapshot lasts
+            // as long as reading the data does, however slowly the client
+            // reads (see `crate::spool`).
+            let (writer, spooled) = crate::spool::spool().map_err(spool_failed)?;
+            // Shared with the sink, so that it can be flushed (and its
+            // errors seen) once the store has read everything.
+            let writer = std::sync::Arc::new(std::sync::Mutex::new(writer));
+            let sink_writer = writer.clone();
             let sink = Box::new(move |mut record: DumpRecord| {
                 if let DumpRecord::Procedure(procedure) = &mut record {
                     for embedding in procedure
@@ -93,16 +105,26 @@ impl Octopus {
                         embedding.model.clone_from(&procedure_model);
                     }
                 }
-                sink_lines.blocking_send(Ok(line(&record))).is_ok()
+                crate::spool::lock(&sink_writer).line(&line(&record))
             });
-            match store.export_records(tenant, user, sink).await {
-                Ok(records) => Ok(line(&DumpRecord::End(DumpEnd {
-                    records: records + 1,
-                }))),
+            let records = match store.export_records(tenant, user, sink).await {
+                Ok(records) => records,
                 Err(error) => {
                     tracing::warn!(%error, tenant_id = %tenant, "export failed midway");
-                    Err(error.into())
+                    return Err(error.into());
                 }
+            };
+            crate::spool::lock(&writer).finish().map_err(spool_failed)?;
+            let sent = tokio::task::spawn_blocking(move || {
+                crate::spool::read_back(spooled, |line| lines.blocking_send(Ok(line)).is_ok())
+            })
+            .await;
+            match sent {
+                Ok(Ok(())) => Ok(line(&DumpRecord::End(DumpEnd {
+                    records: records + 1,
+                }))),
+                Ok(Err(error)) => Err(spool_failed(error)),
+                Err(failure) => Err(Error::Config(format!("the export stopped: {failure}"))),
             }
         });
         // The last line is the end record or an error, even if the export
@@ -257,6 +279,7 @@ impl Octopus {
                     memory: agent.memory.clone(),
                 }
                 .validate()?;
+                self.limits.check_memory(&agent.memory)?;
                 prepare.redact.insert(agent.id, agent.memory.redact_pii);
                 Ok(DumpRecord::Agent(agent))
             }

@@ -36,13 +36,33 @@ const CATCH_UP: Duration = Duration::from_secs(2);
 /// Longest wait before retrying failed work.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
-/// Wakes the worker when this process queues work.
+/// Wakes the memory worker when this process queues work, and the webhook
+/// dispatcher when a change may have written deliveries.
 #[derive(Default)]
-pub(crate) struct WorkSignal(Notify);
+pub(crate) struct WorkSignal {
+    memory: Notify,
+    webhooks: Notify,
+}
 
 impl WorkSignal {
+    /// A change committed: it may have queued memory work and deliveries.
     pub(crate) fn poke(&self) {
-        self.0.notify_one();
+        self.memory.notify_one();
+        self.webhooks.notify_one();
+    }
+
+    /// The memory worker did work, which may have written deliveries
+    /// (facts learned, episodes closed).
+    pub(crate) fn poke_webhooks(&self) {
+        self.webhooks.notify_one();
+    }
+
+    pub(crate) async fn memory_work(&self) {
+        self.memory.notified().await;
+    }
+
+    pub(crate) async fn deliveries(&self) {
+        self.webhooks.notified().await;
     }
 }
 
@@ -120,6 +140,7 @@ impl Octopus {
                     }
                     Ok(done) => {
                         tracing::debug!(jobs = done, "memory work done");
+                        octopus.work_signal.poke_webhooks();
                         since_release += done;
                         // A backlog that never empties (steady load above
                         // what the model embeds) releases now and then too.
@@ -131,7 +152,7 @@ impl Octopus {
                     }
                     Err(error) => tracing::warn!(%error, "memory worker failed; retrying"),
                 }
-                let _ = tokio::time::timeout(POLL, octopus.work_signal.0.notified()).await;
+                let _ = tokio::time::timeout(POLL, octopus.work_signal.memory_work()).await;
             }
         })
     }

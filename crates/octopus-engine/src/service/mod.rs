@@ -464,6 +464,12 @@ impl Octopus {
     pub async fn memory_queues(&self) -> Result<Vec<MemoryQueue>> {
         Ok(self.store.memory_queues().await?)
     }
+
+    /// How long erased words have waited to leave the store's files, held
+    /// back by a reader; `None` when none wait.
+    pub fn erased_words_waiting(&self) -> Option<std::time::Duration> {
+        self.store.erased_words_waiting()
+    }
 }
 
 /// A query's vector, embedded on first use and shared by the searches of one

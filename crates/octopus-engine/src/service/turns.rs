@@ -162,7 +162,7 @@ impl Octopus {
                 .tool_round(tenant, conversation, agent, &input.tool_results)
                 .await;
         };
-        let (seen, history) = self.history(tenant, conversation.id, &agent.memory).await?;
+        let (seen, history) = self.history(tenant, conversation.id, agent).await?;
         let memory = self
             .assemble_context(
                 tenant,
@@ -203,20 +203,21 @@ impl Octopus {
             )
         };
         // The turn is rebuilt from the stored episode, read once here.
-        let episode_id = self
+        let open = self
             .open_episode(tenant, conversation.id)
             .await?
-            .ok_or_else(no_pending)?
-            .id;
-        let episode = self
-            .store
-            .get_episode_with_messages(tenant, episode_id)
+            .ok_or_else(no_pending)?;
+        let episode_id = open.id;
+        // Read as a history is, back to the newest user message.
+        let (budget, limit) = self.limits.bounded_memory(&agent.memory);
+        let counter = super::context::counter_for(agent);
+        let (read, messages) = self
+            .episode_tail(tenant, episode_id, limit, budget, &counter, true)
             .await?;
         let read_at = SeenTail {
             episode_id,
-            message_count: episode.episode.message_count,
+            message_count: read.message_count,
         };
-        let messages = episode.messages;
         let user_at = messages
             .iter()
             .rposition(|m| m.role == Role::User)
@@ -287,7 +288,7 @@ impl Octopus {
         let history = octopus_core::chat_history::history(
             &messages[..user_at],
             agent.memory.redact_pii,
-            agent.memory.history_max_messages as usize,
+            limit as usize,
         );
         let user_text =
             outgoing_text(&messages[user_at], agent.memory.redact_pii).unwrap_or_default();

@@ -1,19 +1,25 @@
 //! Webhooks: the endpoints a tenant registers, their delivery logs, and the
 //! dispatcher that sends what the outbox holds (see [`crate::webhooks`]).
 
+use std::collections::HashMap;
+
 use octopus_core::store::Page;
-use octopus_core::webhook::{Attempt, CreatedWebhook, Delivery, NewWebhook, Webhook, WebhookInfo};
+use octopus_core::webhook::{
+    Attempt, CreatedWebhook, Delivery, DeliveryClaim, DueDelivery, NewWebhook, Webhook, WebhookInfo,
+};
 use octopus_core::{Error as DomainError, TenantId, WebhookId, now};
 
 use super::Octopus;
 use crate::Result;
+use crate::webhooks::in_flight::InFlight;
 use crate::webhooks::signing;
 
-/// Deliveries claimed, and sent at once, per round.
-const BATCH: u32 = 16;
-/// How often the dispatcher looks for due deliveries: a delivery leaves
-/// within this of its change, and an idle poll is one indexed read.
-const POLL: std::time::Duration = std::time::Duration::from_millis(250);
+/// Deliveries one round of [`Octopus::deliver_webhooks`] claims.
+const ROUND: u32 = 16;
+/// How often the dispatcher looks for due deliveries when nothing woke it:
+/// changes this process commits wake it at once; other servers' changes,
+/// and retries coming due, are found within this.
+const POLL: std::time::Duration = std::time::Duration::from_millis(500);
 /// How often the log is pruned.
 const PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
@@ -77,35 +83,26 @@ impl Octopus {
         Ok(self.store.list_deliveries(tenant, id, page).await?)
     }
 
-    /// Sends the deliveries due now, one round; returns how many it tried.
+    /// Sends the deliveries due now, one round, and waits for them all;
+    /// returns how many it tried. For tests and tools: a server runs the
+    /// dispatcher ([`Self::start_webhook_dispatcher`]) instead.
     pub async fn deliver_webhooks(&self) -> Result<usize> {
         let due = self
             .store
-            .claim_deliveries(BATCH, now(), self.webhooks.settings().lease())
+            .claim_deliveries(&DeliveryClaim::any(
+                ROUND,
+                now(),
+                self.webhooks.settings().lease(),
+            ))
             .await?;
+        let tried = due.len();
         let mut sending = tokio::task::JoinSet::new();
         for delivery in due {
-            let octopus = self.clone();
-            sending.spawn(async move {
-                let outcome = octopus.webhooks.attempt(&delivery, now()).await;
-                tracing::debug!(webhook_id = %delivery.webhook_id, ?outcome, "webhook attempt");
-                let attempt = Attempt {
-                    tenant_id: delivery.tenant_id,
-                    webhook_id: delivery.webhook_id,
-                    event_id: delivery.event_id,
-                    at: octopus_core::to_stored_precision(now()),
-                    outcome,
-                };
-                octopus.store.record_attempt(&attempt).await
-            });
+            sending.spawn(self.clone().send_delivery(delivery));
         }
-        let mut tried = 0;
-        while let Some(recorded) = sending.join_next().await {
-            tried += 1;
-            match recorded {
-                Ok(Ok(())) => {}
-                Ok(Err(error)) => tracing::warn!(%error, "recording a webhook attempt failed"),
-                Err(error) => tracing::warn!(%error, "a webhook attempt stopped"),
+        while let Some(ended) = sending.join_next().await {
+            if let Err(failure) = ended {
+                tracing::warn!(%failure, "a webhook attempt stopped");
             }
         }
         Ok(tried)
@@ -113,23 +110,83 @@ impl Octopus {
 
     /// Starts the dispatcher; it runs until the runtime shuts down. Every
     /// server sharing the data may run one: a claim leases what it takes.
+    ///
+    /// Deliveries are sent concurrently, each in a task of its own, up to
+    /// the caps of [`crate::webhooks::in_flight`]: an endpoint or tenant at
+    /// its cap is left out of claims until one of its deliveries ends, so
+    /// a silent endpoint holds only its own slots, never a round that
+    /// everyone waits on. It wakes when a change commits in this process,
+    /// and polls for other servers' changes.
     pub fn start_webhook_dispatcher(&self) -> tokio::task::JoinHandle<()> {
         let octopus = self.clone();
-        tokio::spawn(async move {
-            let mut pruned_at: Option<std::time::Instant> = None;
-            loop {
-                match octopus.deliver_webhooks().await {
-                    Ok(0) => {}
-                    Ok(_) => continue,
-                    Err(error) => tracing::warn!(%error, "webhook dispatcher failed; retrying"),
+        tokio::spawn(async move { octopus.dispatch_webhooks().await })
+    }
+
+    async fn dispatch_webhooks(&self) {
+        let lease = self.webhooks.settings().lease();
+        let mut in_flight = InFlight::default();
+        let mut sending = tokio::task::JoinSet::new();
+        let mut sent_to: HashMap<tokio::task::Id, (WebhookId, TenantId)> = HashMap::new();
+        let mut pruned_at: Option<std::time::Instant> = None;
+        loop {
+            // Claims until the free slots are taken or nothing more is due.
+            while in_flight.free() > 0 {
+                let claim = in_flight.next_claim(now(), lease);
+                let due = match self.store.claim_deliveries(&claim).await {
+                    Ok(due) => due,
+                    Err(error) => {
+                        tracing::warn!(%error, "claiming webhook deliveries failed; retrying");
+                        break;
+                    }
+                };
+                let all_there_was = due.len() < claim.limit as usize;
+                for delivery in due {
+                    in_flight.start(&delivery);
+                    let ids = (delivery.webhook_id, delivery.tenant_id);
+                    let task = sending.spawn(self.clone().send_delivery(delivery));
+                    sent_to.insert(task.id(), ids);
                 }
-                if pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
-                    octopus.prune_deliveries().await;
-                    pruned_at = Some(std::time::Instant::now());
+                if all_there_was {
+                    break;
                 }
-                tokio::time::sleep(POLL).await;
             }
-        })
+            if pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
+                self.prune_deliveries().await;
+                pruned_at = Some(std::time::Instant::now());
+            }
+            tokio::select! {
+                Some(ended) = sending.join_next_with_id(), if !sending.is_empty() => {
+                    let id = match ended {
+                        Ok((id, ())) => id,
+                        Err(failure) => {
+                            tracing::warn!(%failure, "a webhook attempt stopped");
+                            failure.id()
+                        }
+                    };
+                    if let Some((webhook, tenant)) = sent_to.remove(&id) {
+                        in_flight.finish(webhook, tenant);
+                    }
+                }
+                () = self.work_signal.deliveries() => {}
+                () = tokio::time::sleep(POLL) => {}
+            }
+        }
+    }
+
+    /// Sends one delivery and records how it went.
+    async fn send_delivery(self, delivery: DueDelivery) {
+        let outcome = self.webhooks.attempt(&delivery, now()).await;
+        tracing::debug!(tenant_id = %delivery.tenant_id, webhook_id = %delivery.webhook_id, ?outcome, "webhook attempt");
+        let attempt = Attempt {
+            tenant_id: delivery.tenant_id,
+            webhook_id: delivery.webhook_id,
+            event_id: delivery.event_id,
+            at: octopus_core::to_stored_precision(now()),
+            outcome,
+        };
+        if let Err(error) = self.store.record_attempt(&attempt).await {
+            tracing::warn!(%error, tenant_id = %delivery.tenant_id, "recording a webhook attempt failed");
+        }
     }
 
     async fn prune_deliveries(&self) {

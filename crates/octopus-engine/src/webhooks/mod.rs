@@ -6,6 +6,7 @@
 //! 2xx, tried again on a schedule with jitter otherwise, and the endpoint
 //! disabled when it answers 410 Gone or has failed for too long.
 
+pub(crate) mod in_flight;
 pub mod signing;
 
 use std::time::Duration;

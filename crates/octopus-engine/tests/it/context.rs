@@ -234,3 +234,107 @@ async fn a_budget_too_small_for_the_essentials_is_a_clear_error() {
         .unwrap_err();
     assert!(error.to_string().contains("message"), "{error}");
 }
+
+/// A long episode of long messages: the context reads its history back only
+/// as far as the budget holds (a page past it at most), not the whole
+/// episode before pruning it; what it keeps is the newest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_is_read_back_only_as_far_as_the_budget_holds() {
+    use octopus_core::working_memory::PruneReason;
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let spec = serde_json::from_value(json!({
+        "name": "long", "system_prompt": "You help.",
+        "llm": {"provider": "openai", "model": "gpt-4o"},
+        "memory": {"max_working_memory_tokens": 4000, "history_max_messages": 1000}
+    }))
+    .unwrap();
+    let agent = octopus.create_agent(tenant, spec).await.unwrap();
+    let spec = serde_json::from_value(json!({"agent_id": agent.id, "user_id": "u"})).unwrap();
+    let conversation = octopus.create_conversation(tenant, spec).await.unwrap().id;
+    let at = Utc.with_ymd_and_hms(2026, 6, 1, 9, 0, 0).unwrap();
+    // 300 messages of some 600 tokens each: 45 times the budget.
+    let said: Vec<NewMessage> = (0..300)
+        .map(|i| {
+            let role = if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            };
+            NewMessage {
+                timestamp: Some(at + Duration::seconds(i)),
+                ..NewMessage::text(role, format!("turn{i} {}", "alpha beta gamma ".repeat(200)))
+            }
+        })
+        .collect();
+    for batch in said.chunks(100) {
+        octopus
+            .append_messages(tenant, conversation, batch.to_vec())
+            .await
+            .unwrap();
+    }
+    let context = octopus
+        .build_context(tenant, conversation, "what now?")
+        .await
+        .unwrap();
+    let history_pruned = context
+        .trace
+        .pruned
+        .iter()
+        .filter(|p| p.reason == PruneReason::OldestHistory)
+        .count();
+    assert!(
+        history_pruned <= 24,
+        "{history_pruned} history messages were read and pruned: more than the budget's worth and a page"
+    );
+    let kept: Vec<String> = context
+        .messages
+        .iter()
+        .map(|m| m.content.chars().take(8).collect())
+        .collect();
+    assert!(
+        kept.iter().any(|k| k.starts_with("turn299 ")),
+        "the newest is kept: {kept:?}"
+    );
+    assert!(!kept.iter().any(|k| k.starts_with("turn0 ")), "{kept:?}");
+}
+
+/// An operator's ceilings bound what an agent's settings may ask for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_may_not_ask_for_more_memory_than_the_server_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    for (memory, field) in [
+        (
+            json!({"max_working_memory_tokens": 4_294_967_295u64}),
+            "max_working_memory_tokens",
+        ),
+        (
+            json!({"history_max_messages": 10_000}),
+            "history_max_messages",
+        ),
+    ] {
+        let spec = serde_json::from_value(json!({
+            "name": "greedy", "system_prompt": "You help.",
+            "llm": {"provider": "openai", "model": "gpt-4o"},
+            "memory": memory
+        }))
+        .unwrap();
+        let error = octopus.create_agent(tenant, spec).await.unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains(field) && message.contains("[limits]"),
+            "{message}"
+        );
+    }
+    assert!(
+        octopus
+            .list_agents(tenant, Default::default())
+            .await
+            .unwrap()
+            .is_empty(),
+        "nothing was stored"
+    );
+}

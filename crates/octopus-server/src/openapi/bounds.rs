@@ -57,6 +57,11 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
         DateTime::UNIX_EPOCH.date_naive() + Days::new(EDGE_DAYS),
         now.date_naive() - Days::new(EDGE_DAYS),
     );
+    // When a fact became true: from 1900 to now (see `octopus_core::fact`).
+    let became_true = instant_pattern(
+        octopus_core::fact::earliest_valid_from().date_naive() + Days::new(EDGE_DAYS),
+        now.date_naive() - Days::new(EDGE_DAYS),
+    );
     let name = text(1, MAX_NAME_CHARS);
     let model_name = text(1, MAX_MODEL_NAME_CHARS);
     let fields: Vec<(&str, &str, Value)> = vec![
@@ -143,7 +148,7 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
         (
             "MemoryConfig",
             "max_working_memory_tokens",
-            json!({"minimum": 256}),
+            json!({"minimum": 256, "maximum": limits.max_working_memory_tokens}),
         ),
         ("MemoryConfig", "knowledge_top_k", json!({"maximum": 100})),
         ("MemoryConfig", "knowledge_min_score", range(-1.0, 1.0)),
@@ -164,7 +169,7 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
         (
             "MemoryConfig",
             "history_max_messages",
-            json!({"maximum": 10_000}),
+            json!({"maximum": limits.max_history_messages.min(10_000)}),
         ),
         (
             "MemoryConfig",
@@ -244,6 +249,12 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
             text(1, MAX_SUMMARY_CHARS),
         ),
         ("CloseEpisodeRequest", "summary", text(1, MAX_SUMMARY_CHARS)),
+        (
+            "FactEdit",
+            "valid_from",
+            json!({"pattern": became_true.clone()}),
+        ),
+        ("NewFactSpec", "valid_from", json!({"pattern": became_true})),
         (
             "CloseEpisodeRequest",
             "ended_at",

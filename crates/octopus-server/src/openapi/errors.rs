@@ -142,7 +142,10 @@ const ROUTE_ERRORS: &[(&[&str], &[ErrorCode])] = &[
     ),
     (&["read_document"], &[E::DocumentNotFound]),
     (&["close_episode"], &[E::EpisodeClosed]),
-    (&["correct_fact"], &[E::FactReplaced]),
+    (
+        &["correct_fact"],
+        &[E::FactReplaced, E::CorrectionBeforeFact],
+    ),
     (&["add_fact"], &[E::UnknownFactCategory, E::FactKeyTaken]),
     (&["restore_episode"], &[E::EpisodeLive]),
     (&["purge_episode"], &[E::EpisodeNotDeleted]),

@@ -49,6 +49,7 @@ pub(crate) async fn metrics(
         &queues,
         state.octopus.embedding_stats(),
         state.octopus.memory_job_stats(),
+        state.octopus.erased_words_waiting(),
     );
     Ok((
         [(

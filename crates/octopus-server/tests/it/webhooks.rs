@@ -371,3 +371,75 @@ async fn bad_registrations_answer_422_naming_the_field_and_store_nothing() {
     let listed = world.listed().await;
     assert_eq!(listed["items"], json!([]));
 }
+
+/// A receiver that accepts connections and never answers: every attempt
+/// at it lasts the whole timeout.
+async fn silent_receiver() -> (String, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            open.push(socket);
+        }
+    });
+    (url, held)
+}
+
+/// One tenant's endpoints that never answer hold only their own slots of
+/// the dispatcher: another tenant's delivery goes out while every one of
+/// them is still waiting out its timeout. (Before, the dispatcher sent a
+/// round of the 16 oldest deliveries and waited for the whole round.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_endpoint_of_one_tenant_delays_no_other_tenants_delivery() {
+    const SILENT_FOR: u64 = 120;
+    let world = world(|engine| {
+        loopback(engine);
+        engine.webhooks.timeout_secs = SILENT_FOR;
+    })
+    .await;
+    let (silent, _held) = silent_receiver().await;
+    for _ in 0..16 {
+        world.register(&silent, &["fact.added"]).await;
+    }
+    for user in ["ann", "bob", "cy"] {
+        world.add_fact(user, &format!("{user} likes tea")).await;
+    }
+    world.server.octopus.start_webhook_dispatcher();
+
+    // Another tenant, with an endpoint that answers.
+    let (_, key) = world.server.tenant("globex").await;
+    let agent = world.server.agent(&key, "support").await;
+    let receiver = Receiver::start(&[]).await;
+    world
+        .server
+        .ok(
+            Method::POST,
+            "/v1/webhooks",
+            &key,
+            Some(json!({"url": receiver.url, "events": ["fact.added"]})),
+            StatusCode::CREATED,
+        )
+        .await;
+    let started = std::time::Instant::now();
+    world
+        .server
+        .ok(
+            Method::POST,
+            &format!("/v1/agents/{agent}/users/dora/facts"),
+            &key,
+            Some(json!({"text": "Dora likes coffee"})),
+            StatusCode::CREATED,
+        )
+        .await;
+    while receiver.received().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(SILENT_FOR / 2),
+            "the other tenant's delivery waited behind the silent endpoints"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let body = receiver.received()[0].json();
+    assert_eq!(body["type"], "fact.added");
+    assert_eq!(body["data"]["user_id"], "dora", "{body}");
+}

@@ -175,3 +175,113 @@ async fn a_search_fills_its_limit_past_candidates_its_filters_drop() {
     );
     assert!(hits.iter().all(|hit| hit.score > 0.0));
 }
+
+/// The files of `dir` whose bytes hold `needle` (lower-cased, as the
+/// full-text index keeps its terms).
+fn files_containing(dir: &std::path::Path, needle: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            std::fs::read(path).is_ok_and(|bytes| {
+                bytes
+                    .to_ascii_lowercase()
+                    .windows(needle.len())
+                    .any(|window| window == needle.as_bytes())
+            })
+        })
+        .map(|path| path.display().to_string())
+        .collect()
+}
+
+/// A reader that keeps a snapshot open (a backup tool, a long report: here
+/// another connection to each file) holds back the checkpoint that takes
+/// erased words out of the write-ahead logs. The erasure answers without
+/// waiting for it, another tenant's writes go on, and the words leave every
+/// file once the reader ends. The time bounds only keep a hang from lasting
+/// forever: before, the erasure waited on the writer's connection for as
+/// long as the reader lasted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_held_open_delays_neither_an_erasure_nor_anyone_s_writes() {
+    use octopus_core::forget::ForgetUser;
+    use std::time::Duration;
+
+    const MARKER: &str = "quokkaberry47xz";
+    let backend = TempSqlite::default();
+    let store = backend.open().await;
+    let acme = World::create(&*store, "acme").await;
+    let other = World::create(&*store, "globex").await;
+    acme.say(&*store, Utc::now(), &[&format!("my word is {MARKER}")])
+        .await;
+    let query = MessageSearchQuery {
+        text: MARKER.into(),
+        agent_id: None,
+        user_id: None,
+        conversation_id: None,
+        from: None,
+        to: None,
+        limit: 10,
+    };
+    assert_eq!(
+        store
+            .search_messages(acme.tenant, &query)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // An outside reader holds a snapshot of both files, open until dropped.
+    let mut readers = Vec::new();
+    for file in ["octopus.sqlite", "search.sqlite"] {
+        let reader = rusqlite::Connection::open(backend.dir.path().join(file)).unwrap();
+        reader.execute_batch("BEGIN").unwrap();
+        let _: i64 = reader
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .unwrap();
+        readers.push(reader);
+    }
+
+    let forget = ForgetUser {
+        user_id: "alice".into(),
+        agent_id: None,
+    };
+    let receipt = tokio::time::timeout(
+        Duration::from_secs(60),
+        store.forget_user(acme.tenant, &forget),
+    )
+    .await
+    .expect("the erasure answers while the reader is open")
+    .unwrap();
+    assert_eq!(receipt.relational.messages, 1);
+    assert!(!receipt.compacted, "the reader holds the logs");
+    assert!(store.erased_words_waiting().is_some());
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        other.say(&*store, Utc::now(), &["another tenant writes on"]),
+    )
+    .await
+    .expect("another tenant's append goes on while the reader is open");
+    assert!(
+        store
+            .search_messages(acme.tenant, &query)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    drop(readers);
+    let mut waited = Duration::ZERO;
+    while store.erased_words_waiting().is_some() {
+        assert!(
+            waited < Duration::from_secs(60),
+            "the owed checkpoint never completed"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        waited += Duration::from_millis(100);
+    }
+    assert_eq!(
+        files_containing(backend.dir.path(), MARKER),
+        Vec::<String>::new()
+    );
+}
