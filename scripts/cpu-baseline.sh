@@ -12,10 +12,10 @@
 #   - the Qdrant server the Qdrant suite starts (OCTOPUS_TEST_QDRANT_BIN):
 #     a 384-d collection with an HNSW index, filled and searched;
 #   - node-llama-cpp with the small model the answer harness uses: one reply.
-# pgvector is checked by reading its machine code instead (PostgreSQL's
-# postmaster does not start under the emulator): every function that uses
-# AVX registers must be one of its run-time CPU dispatch variants.
-# Chromium, wrk and PostgreSQL itself are Debian's builds, made for the
+# The test database is checked by reading its machine code instead (Debian's
+# postmaster does not start under the emulator): every function of its
+# programs and libraries that uses AVX registers must be a run-time CPU
+# dispatch variant. Chromium and wrk are Debian's builds, made for the
 # baseline x86-64 CPU. Needs qemu-user (installed with apt-get when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,19 +29,25 @@ command -v qemu-x86_64 >/dev/null 2>&1 || {
   $sudo apt-get update -qq && $sudo apt-get install -y -qq qemu-user >&2
 }
 
-# pgvector: functions using AVX (ymm) or AVX-512 (zmm, mask registers).
-pgvector_bin=$(./scripts/postgres.sh build)
-so="$pgvector_bin/../lib/vector.so"
-if [ -f "$so" ]; then
-  wide=$(objdump -d --no-show-raw-insn "$so" | awk '/>:$/ { f = $2 } /%ymm|%zmm|%k[1-7]/ { print f }' | sort -u)
-  undispatched=$(echo "$wide" | grep -v -E '\.(fma|avx[0-9a-z_]*)>:|F16c>:|Avx512Popcount>:' | grep . || true)
-  if [ -z "$undispatched" ]; then
-    report ok "pgvector: $(echo "$wide" | grep -c .) functions use AVX registers, each a run-time dispatch variant"
-  else
-    report FAIL "pgvector: AVX outside run-time dispatch in: $(echo "$undispatched" | tr '\n' ' ')"
-  fi
+# The test database: every program and library of the prepared PostgreSQL
+# (Debian's, with pgvector built here), read for functions that use AVX (ymm)
+# or AVX-512 (zmm, mask registers) registers outside a run-time dispatch
+# variant (pgvector's `.fma` clones and its F16C and AVX-512 popcount paths).
+pg_bin=$(./scripts/postgres.sh build)
+pg_tree=$(cd "$pg_bin/.." && pwd)
+wide_functions=0
+undispatched=""
+while IFS= read -r file; do
+  wide=$(objdump -d --no-show-raw-insn "$file" 2>/dev/null | awk '/>:$/ { f = $2 } /%ymm|%zmm|%k[1-7]/ { print f }' | sort -u)
+  [ -z "$wide" ] && continue
+  wide_functions=$((wide_functions + $(echo "$wide" | grep -c .)))
+  outside=$(echo "$wide" | grep -v -E '\.(fma|avx[0-9a-z_]*)>:|F16c>:|Avx512Popcount>:' | grep . || true)
+  [ -n "$outside" ] && undispatched="$undispatched $(basename "$file"):$(echo "$outside" | tr '\n' ' ')"
+done < <(find "$pg_tree" -type f \( -name '*.so' -o -perm -u+x \) -exec sh -c 'head -c 4 "$1" | grep -q ELF' _ {} \; -print)
+if [ -z "$undispatched" ]; then
+  report ok "PostgreSQL and pgvector: $wide_functions functions use AVX registers, each a run-time dispatch variant"
 else
-  report FAIL "pgvector: no vector.so beside $pgvector_bin"
+  report FAIL "PostgreSQL and pgvector: AVX outside run-time dispatch in$undispatched"
 fi
 
 # Qdrant.

@@ -21,6 +21,7 @@ mod context;
 mod corpus;
 mod documents;
 mod embed;
+mod fairness;
 mod ingest;
 mod latency;
 mod learning;
@@ -79,6 +80,8 @@ enum Bench {
     Soak(soak::Options),
     /// What webhooks add to appends and closes, and how soon a delivery arrives.
     Webhooks(webhooks::Options),
+    /// Whether one tenant slows another: a reader held open during a forget, silent webhook endpoints, long histories.
+    Fairness(fairness::Options),
     /// One embedding measurement (run by `embed` in a child process).
     #[command(hide = true)]
     EmbedWorker(embed::WorkerOptions),
@@ -101,6 +104,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Memory(options) => memory::run(options),
         Bench::Wakeup(options) => wakeup::run(options),
         Bench::Webhooks(options) => webhooks::run(options),
+        Bench::Fairness(options) => fairness::run(options),
         Bench::EmbedWorker(options) => embed::run_worker(options),
     }
 }

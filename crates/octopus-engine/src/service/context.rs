@@ -278,7 +278,8 @@ impl Octopus {
     /// The newest messages of an open episode, oldest first, read backwards
     /// a page at a time until there are `limit` of them (and a few more, as
     /// some are left out of a history), or more tokens than `budget`: older
-    /// ones would be pruned from the context anyway. So what a request holds
+    /// ones would be pruned from the context anyway, and those read past
+    /// that point are dropped at once. So what a request holds
     /// is bounded by the budget and a page, however long the episode. The
     /// oldest message read is never a tool result (its round is read whole),
     /// and with `to_user`, the reading goes on to the newest user message.
@@ -298,41 +299,44 @@ impl Octopus {
         use octopus_core::message::Role;
         use octopus_core::tokens::TokenCounter;
         let wanted = limit.saturating_add(HISTORY_MARGIN);
-        let mut pages: Vec<Vec<octopus_core::message::Message>> = Vec::new();
+        // Newest first while read; older messages of a page past what is
+        // needed are dropped as soon as they are seen.
+        let mut kept: Vec<octopus_core::message::Message> = Vec::new();
         let (mut chat, mut tokens, mut user_seen) = (0u32, 0u64, false);
         let (mut before, mut page_size) = (None, FIRST_HISTORY_PAGE);
         let mut newest_read_with = None;
-        loop {
+        'pages: loop {
             let read = self
                 .store
                 .episode_messages_before(tenant, episode, before, page_size)
                 .await?;
-            let page = read.messages;
             newest_read_with.get_or_insert(read.episode);
-            let read_all = page.len() < page_size as usize;
-            for message in page.iter().rev() {
+            let read_all = read.messages.len() < page_size as usize;
+            before = read.messages.first().map(|m| m.ordinal);
+            for message in read.messages.into_iter().rev() {
+                let enough = (chat >= wanted || tokens > u64::from(budget))
+                    && kept.last().is_some_and(|oldest| oldest.role != Role::Tool)
+                    && (user_seen || !to_user);
+                if enough {
+                    break 'pages;
+                }
                 if message.role != Role::System {
                     chat += 1;
                 }
                 user_seen |= message.role == Role::User;
                 tokens += u64::from(counter.count(&message.search_text()));
+                kept.push(message);
             }
-            let oldest_is_result = page.first().is_some_and(|m| m.role == Role::Tool);
-            before = page.first().map(|m| m.ordinal);
-            pages.push(page);
-            let enough = (chat >= wanted || tokens > u64::from(budget))
-                && !oldest_is_result
-                && (user_seen || !to_user);
-            if read_all || enough {
+            if read_all {
                 break;
             }
             page_size = (page_size * 2).min(LAST_HISTORY_PAGE);
         }
-        let messages = pages.into_iter().rev().flatten().collect();
+        kept.reverse();
         // The loop reads at least one page, and with it the episode.
         let episode = newest_read_with
             .ok_or_else(|| Error::Config("no page of the episode was read".into()))?;
-        Ok((episode, messages))
+        Ok((episode, kept))
     }
 }
 
@@ -342,7 +346,7 @@ const HISTORY_MARGIN: u32 = 2;
 /// The first page of history read, newest first; each next is twice as
 /// large, up to the last size. Small first, so that a few long messages
 /// are not read a page of them at a time.
-const FIRST_HISTORY_PAGE: u32 = 8;
+const FIRST_HISTORY_PAGE: u32 = 4;
 const LAST_HISTORY_PAGE: u32 = 64;
 
 pub(super) fn counter_for(agent: &Agent) -> ModelTokenCounter {
