@@ -95,8 +95,13 @@ server_major() {
 fetch_pgvector_source() {
   local into="$1" codename mirror lists
   codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-  mirror=$(apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 2>/dev/null \
-    | awk -v c="$codename" '$1 == c { print $2; exit }')
+  mirror_of_release() {
+    apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 2>/dev/null \
+      | awk -v c="$codename" '$1 == c { print $2; exit }'
+  }
+  mirror=$(mirror_of_release)
+  # apt names its sources' targets only once their lists were fetched.
+  [ -n "$mirror" ] || { $sudo apt-get update -qq >&2; mirror=$(mirror_of_release); }
   [ -n "$mirror" ] || { echo "no Debian mirror found in apt's sources for '$codename'" >&2; exit 1; }
   lists="$cache/apt-$PGVECTOR_SUITE"
   mkdir -p "$lists/lists/partial" "$lists/cache/archives/partial"
