@@ -203,7 +203,7 @@ async fn export(
             for message in crate::messages::episode_messages(&mut **tx, tenant, episode_id).await? {
                 out.send(DumpRecord::Message(message)).await?;
             }
-            for fact in crate::facts::episode_facts(&mut **tx, tenant, episode_id).await? {
+            for fact in crate::fact_rows::episode_facts(&mut **tx, tenant, episode_id).await? {
                 out.send(DumpRecord::Fact(fact)).await?;
             }
         }
@@ -220,7 +220,7 @@ async fn export(
     .fetch_all(&mut **tx)
     .await?;
     for row in &added {
-        out.send(DumpRecord::Fact(crate::facts::fact_from_row(row)?))
+        out.send(DumpRecord::Fact(crate::fact_rows::fact_from_row(row)?))
             .await?;
     }
     Ok(())
@@ -401,8 +401,13 @@ async fn store_record(
                     require_agent(tx, tenant, fact.agent_id).await?;
                 }
             }
-            crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Imported, None)
-                .await?;
+            crate::fact_rows::insert_fact(
+                tx,
+                &fact,
+                octopus_core::fact::FactAction::Imported,
+                None,
+            )
+            .await?;
             crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk).await?;
             // A dump written before facts were learned during sessions says
             // nothing of how far its episodes were learned from: whole, once

@@ -469,7 +469,7 @@ impl EpisodeStore for PostgresStore {
                 .await?
                 .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id))?;
             episode.check_purgeable()?;
-            crate::facts::delete_episode_facts(&mut tx, tenant, id).await?;
+            crate::fact_rows::delete_episode_facts(&mut tx, tenant, id).await?;
             query("DELETE FROM messages WHERE episode_id = $1 AND tenant_id = $2")
                 .bind(id.0)
                 .bind(tenant.0)

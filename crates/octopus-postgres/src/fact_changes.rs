@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Utc};
 use octopus_core::fact::{
     Fact, FactAction, FactCorrection, FactDeletion, FactDeletionReceipt, FactHistoryEntry,
 };
@@ -17,47 +16,11 @@ use sqlx_core::row::Row;
 use uuid::Uuid;
 
 use crate::PostgresStore;
-use octopus_core::webhook;
 
 use crate::error::{Error, Result as StoreResult, corrupt};
+use crate::fact_rows::record_history;
 use crate::rows::Tx;
 use crate::vector_sets::key_of;
-
-/// What a history entry says: the action, who did it, and why.
-pub(crate) type Change<'a> = (FactAction, &'a str, Option<&'a str>);
-
-/// Appends a change to the history of the fact `version` belongs to, and
-/// announces it (`fact.added`, `fact.updated` or `fact.deleted`).
-pub(crate) async fn record_history(
-    tx: &mut Tx<'_>,
-    version: &Fact,
-    lineage: Uuid,
-    (action, changed_by, reason): Change<'_>,
-    at: DateTime<Utc>,
-) -> StoreResult<()> {
-    query(
-        "INSERT INTO fact_history (tenant_id, agent_id, user_id, episode_id, lineage_id, fact_id,
-                                   action, changed_by, reason, at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-    )
-    .bind(version.tenant_id.0)
-    .bind(version.agent_id.0)
-    .bind(&version.user_id)
-    .bind(version.episode_id.map(|e| e.0))
-    .bind(lineage)
-    .bind(version.id.0)
-    .bind(action.as_str())
-    .bind(changed_by)
-    .bind(reason)
-    .bind(at)
-    .execute(&mut **tx)
-    .await?;
-    let event = match action {
-        FactAction::Deleted => webhook::fact_deleted(version, lineage, changed_by, at),
-        _ => webhook::fact_changed(version, lineage, at),
-    };
-    crate::webhooks::record(tx, &event).await
-}
 
 /// A fact of an episode in use, as reads see it, locked for the change;
 /// `NotFound` otherwise.
@@ -66,8 +29,8 @@ async fn fact_in_use(tx: &mut Tx<'_>, tenant: TenantId, id: FactId) -> StoreResu
         "SELECT {}, f.lineage_id FROM facts f {}
          WHERE f.tenant_id = $1 AND f.id = $2 AND {} FOR UPDATE OF f",
         octopus_sql::columns::FACTS,
-        crate::facts::IN_USE,
-        crate::facts::IN_USE_WHERE,
+        crate::fact_rows::IN_USE,
+        crate::fact_rows::IN_USE_WHERE,
     ))
     .bind(tenant.0)
     .bind(id.0)
@@ -75,7 +38,7 @@ async fn fact_in_use(tx: &mut Tx<'_>, tenant: TenantId, id: FactId) -> StoreResu
     .await?
     .ok_or_else(|| Error::Domain(DomainError::not_found(FactId::KIND, id)))?;
     Ok((
-        crate::facts::fact_from_row(&row)?,
+        crate::fact_rows::fact_from_row(&row)?,
         row.try_get("lineage_id")?,
     ))
 }
@@ -99,8 +62,8 @@ impl PostgresStore {
             )));
         }
         let version = correction.version_of(&corrected)?;
-        crate::facts::supersede(&mut tx, &version, corrected.id).await?;
-        crate::facts::insert_fact(
+        crate::fact_rows::supersede(&mut tx, &version, corrected.id).await?;
+        crate::fact_rows::insert_fact(
             &mut tx,
             &version,
             FactAction::Corrected,
@@ -201,7 +164,7 @@ pub(crate) async fn remove_lineage(
     .fetch_all(&mut **tx)
     .await?
     .iter()
-    .map(crate::facts::fact_from_row)
+    .map(crate::fact_rows::fact_from_row)
     .collect::<StoreResult<_>>()?;
     // The history's deletion names the version that held then.
     let held = versions

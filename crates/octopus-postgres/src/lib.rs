@@ -28,6 +28,7 @@ mod dump;
 mod episodes;
 mod error;
 mod fact_changes;
+mod fact_rows;
 mod facts;
 mod forget;
 mod jobs;

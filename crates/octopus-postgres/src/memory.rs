@@ -454,9 +454,10 @@ async fn insert_learned(
         check_dimension("fact embedding", &new.vector, expected)?;
         let fact = new.learned_in(tenant, agent, user_id, episode, now);
         if let Some(old) = new.replaces {
-            crate::facts::supersede(tx, &fact, old).await?;
+            crate::fact_rows::supersede(tx, &fact, old).await?;
         }
-        crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Learned, None).await?;
+        crate::fact_rows::insert_fact(tx, &fact, octopus_core::fact::FactAction::Learned, None)
+            .await?;
         let fields = MemoryVectorFields::fact(&fact);
         let (added, _) = replace_vector(tx, key, fields, new.vector, now).await?;
         change.removed.extend(added.removed);
@@ -474,7 +475,7 @@ async fn embed_fact(
     model: &str,
     now: DateTime<Utc>,
 ) -> StoreResult<Option<VectorChange>> {
-    let Some(fact) = crate::facts::any_fact(&mut **tx, key.0, fact).await? else {
+    let Some(fact) = crate::fact_rows::any_fact(&mut **tx, key.0, fact).await? else {
         return Ok(None);
     };
     checked_collection(tx, key, &vector, model, now).await?;
@@ -517,7 +518,7 @@ impl MemoryStore for PostgresStore {
                     SUMMARISE_EPISODE => job_episode(&mut tx, tenant, EpisodeId(target))
                         .await?
                         .map(MemoryWork::SummariseEpisode),
-                    EMBED_FACT => crate::facts::any_fact(&mut *tx, tenant, FactId(target))
+                    EMBED_FACT => crate::fact_rows::any_fact(&mut *tx, tenant, FactId(target))
                         .await?
                         .map(MemoryWork::EmbedFact),
                     LEARN_FACTS => job_episode(&mut tx, tenant, EpisodeId(target))

@@ -15,7 +15,8 @@ use uuid::Uuid;
 
 use crate::PostgresStore;
 use crate::error::Result as StoreResult;
-use crate::fact_changes::{RemovedKeys, record_history, remove_derived};
+use crate::fact_changes::{RemovedKeys, remove_derived};
+use crate::fact_rows::record_history;
 use crate::rows::Tx;
 use crate::vector_sets::key_of;
 
@@ -96,7 +97,7 @@ impl PostgresStore {
         // The versions of facts learned from it leave; each one's
         // predecessor holds for as long as it did, as if it had never been
         // learned.
-        let citing: Vec<Fact> = crate::facts::episode_facts(&mut *tx, tenant, episode)
+        let citing: Vec<Fact> = crate::fact_rows::episode_facts(&mut *tx, tenant, episode)
             .await?
             .into_iter()
             .filter(|fact| fact.message_ids.contains(&id))

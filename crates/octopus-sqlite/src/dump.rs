@@ -151,7 +151,7 @@ fn export(
             for message in crate::messages::episode_messages(tx, tenant, episode_id)? {
                 out.send(DumpRecord::Message(message))?;
             }
-            for fact in crate::facts::episode_facts(tx, tenant, episode_id)? {
+            for fact in crate::fact_rows::episode_facts(tx, tenant, episode_id)? {
                 out.send(DumpRecord::Fact(fact))?;
             }
         }
@@ -165,7 +165,7 @@ fn export(
             octopus_sql::columns::FACTS
         ))?,
         scope,
-        crate::facts::fact_from_row,
+        crate::fact_rows::fact_from_row,
     )?;
     for fact in added {
         out.send(DumpRecord::Fact(fact))?;
@@ -352,7 +352,12 @@ fn store_record(
                     Unresolved::Agent(fact.agent_id).unless(known)?;
                 }
             }
-            crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Imported, None)?;
+            crate::fact_rows::insert_fact(
+                tx,
+                &fact,
+                octopus_core::fact::FactAction::Imported,
+                None,
+            )?;
             crate::jobs::queue_fact(tx, &fact, now, WorkClass::Bulk)?;
             // A dump written before facts were learned during sessions says
             // nothing of how far its episodes were learned from: whole, once

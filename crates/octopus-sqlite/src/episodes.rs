@@ -501,7 +501,7 @@ impl EpisodeStore for SqliteStore {
                     [id.0.as_bytes(), tenant.0.as_bytes()],
                     |row| Ok(row.get(0)?),
                 )?;
-                crate::facts::delete_episode_facts(&tx, tenant, id)?;
+                crate::fact_rows::delete_episode_facts(&tx, tenant, id)?;
                 tx.execute(
                     "DELETE FROM messages WHERE episode_id = ?1 AND tenant_id = ?2",
                     [id.0.as_bytes(), tenant.0.as_bytes()],

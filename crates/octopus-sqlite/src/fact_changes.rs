@@ -19,7 +19,7 @@ use crate::rows;
 
 /// A fact of an episode in use, as reads see it; `NotFound` otherwise.
 fn fact_in_use(tx: &Connection, tenant: TenantId, id: FactId) -> StoreResult<Fact> {
-    crate::facts::in_use(tx, tenant, id)?
+    crate::fact_rows::in_use(tx, tenant, id)?
         .ok_or_else(|| DomainError::not_found(FactId::KIND, id).into())
 }
 
@@ -42,8 +42,8 @@ pub(crate) fn correct(
         .into());
     }
     let version = correction.version_of(&corrected)?;
-    crate::facts::supersede(&tx, &version, corrected.id)?;
-    crate::facts::insert_fact(
+    crate::fact_rows::supersede(&tx, &version, corrected.id)?;
+    crate::fact_rows::insert_fact(
         &tx,
         &version,
         FactAction::Corrected,
@@ -106,7 +106,7 @@ pub(crate) fn remove_lineage(
             octopus_sql::columns::FACTS
         ))?,
         scope,
-        crate::facts::fact_from_row,
+        crate::fact_rows::fact_from_row,
     )?;
     // The history's deletion names the version that held then.
     let held = versions

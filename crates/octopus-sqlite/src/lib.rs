@@ -24,6 +24,7 @@ mod dump;
 mod episodes;
 mod error;
 mod fact_changes;
+mod fact_rows;
 mod facts;
 mod forget;
 mod fts_rank;

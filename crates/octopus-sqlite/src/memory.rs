@@ -426,9 +426,9 @@ fn insert_learned(
         check_dimension("fact embedding", &new.vector, state.dimension)?;
         let fact = new.learned_in(tenant, agent, user_id, episode, codec::instant(now)?);
         if let Some(old) = new.replaces {
-            crate::facts::supersede(tx, &fact, old)?;
+            crate::fact_rows::supersede(tx, &fact, old)?;
         }
-        crate::facts::insert_fact(tx, &fact, octopus_core::fact::FactAction::Learned, None)?;
+        crate::fact_rows::insert_fact(tx, &fact, octopus_core::fact::FactAction::Learned, None)?;
         let fields = MemoryVectorFields::fact(&fact);
         let (added, _) = replace_vector(tx, (tenant, agent), fields, new.vector, now)?;
         change.removed.extend(added.removed);
@@ -446,7 +446,7 @@ fn embed_fact(
     model: &str,
     now: i64,
 ) -> StoreResult<Stored> {
-    let Some(fact) = crate::facts::any_fact(tx, job.tenant, fact)? else {
+    let Some(fact) = crate::fact_rows::any_fact(tx, job.tenant, fact)? else {
         return Ok(None);
     };
     let state = ensure_collection(tx, (job.tenant, job.agent), vector.len(), model, now)?;
@@ -521,8 +521,10 @@ impl MemoryStore for SqliteStore {
                         }
                         SUMMARISE_EPISODE => job_episode(&tx, row.tenant, EpisodeId(row.target))?
                             .map(MemoryWork::SummariseEpisode),
-                        EMBED_FACT => crate::facts::any_fact(&tx, row.tenant, FactId(row.target))?
-                            .map(MemoryWork::EmbedFact),
+                        EMBED_FACT => {
+                            crate::fact_rows::any_fact(&tx, row.tenant, FactId(row.target))?
+                                .map(MemoryWork::EmbedFact)
+                        }
                         LEARN_FACTS => job_episode(&tx, row.tenant, EpisodeId(row.target))?
                             .map(MemoryWork::LearnFacts),
                         other => return Err(corrupt("memory job kind", other)),

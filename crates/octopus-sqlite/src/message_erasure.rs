@@ -151,7 +151,7 @@ pub(crate) fn remove(
 
     // The versions of facts learned from it leave; each one's predecessor
     // holds for as long as it did, as if it had never been learned.
-    let citing: Vec<Fact> = crate::facts::episode_facts(&tx, tenant, episode)?
+    let citing: Vec<Fact> = crate::fact_rows::episode_facts(&tx, tenant, episode)?
         .into_iter()
         .filter(|fact| fact.message_ids.contains(&id))
         .collect();

@@ -75,7 +75,8 @@ impl Place {
     }
 
     /// The backends of this place, with `engine`'s settings.
-    fn config(&self, engine: EngineConfig) -> AppConfig {
+    fn config(&self, mut engine: EngineConfig) -> AppConfig {
+        same_vectors(&mut engine);
         let mut config = AppConfig::in_dir(self.dir.path(), engine);
         if let Some(url) = &self.database_url {
             config.storage.backend = StorageBackend::Postgres;
@@ -100,8 +101,18 @@ impl Place {
 }
 
 /// An engine over SQLite in `dir`, as a server process would open it.
-fn open_in(dir: &std::path::Path, engine: EngineConfig) -> octopus_app::Result<Octopus> {
+fn open_in(dir: &std::path::Path, mut engine: EngineConfig) -> octopus_app::Result<Octopus> {
+    same_vectors(&mut engine);
     octopus_app::open(&AppConfig::in_dir(dir, engine))
+}
+
+/// The same vectors from every engine a test opens: `auto` chooses the
+/// local model's number format by timing, which other work on the machine
+/// sways, and two engines would then disagree on scores.
+fn same_vectors(engine: &mut EngineConfig) {
+    if let octopus_engine::EmbeddingSettings::Local(local) = &mut engine.embedding {
+        local.precision = octopus_engine::config::EmbeddingPrecision::F32;
+    }
 }
 
 fn open() -> (Octopus, tempfile::TempDir) {

@@ -86,6 +86,11 @@ impl TestServer {
         let mut app_config = AppConfig::in_dir(dir.path(), EngineConfig::default());
         // Live messages may carry the fixtures' fixed dates, months past.
         app_config.engine.limits.max_live_message_age_secs = 10 * 365 * 86_400;
+        // The same vectors from every server a test starts: `auto` chooses
+        // the number format by timing, which other work on the machine sways.
+        if let octopus_engine::EmbeddingSettings::Local(local) = &mut app_config.engine.embedding {
+            local.precision = octopus_engine::config::EmbeddingPrecision::F32;
+        }
         adjust(&mut app_config);
         let octopus = octopus_app::connect(&app_config).await.unwrap();
         octopus.ensure_admin_key(Some(ADMIN_KEY)).await.unwrap();
