@@ -56,14 +56,16 @@ pub async fn init(args: InitArgs) -> anyhow::Result<()> {
             "made"
         }
     };
-    println!(
-        "# tenant {:?} {tenant_was} ({tenant_id}), agent {:?} {agent_was}, key {:?} made (its secret is shown only now)",
-        args.tenant, args.agent, args.key_name
-    );
-    println!("export OCTOPUS_URL={}", shell_quoted(&args.remote.url));
-    println!("export OCTOPUS_API_KEY={}", shell_quoted(&key));
-    println!("export OCTOPUS_AGENT={}", shell_quoted(&args.agent));
-    Ok(())
+    crate::commands::print_out(&format!(
+        "# tenant {:?} {tenant_was} ({tenant_id}), agent {:?} {agent_was}, key {:?} made (its secret is shown only now)\n\
+         export OCTOPUS_URL={}\nexport OCTOPUS_API_KEY={}\nexport OCTOPUS_AGENT={}\n",
+        args.tenant,
+        args.agent,
+        args.key_name,
+        shell_quoted(&args.remote.url),
+        shell_quoted(&key),
+        shell_quoted(&args.agent)
+    ))
 }
 
 /// Appends the text as the user's message to their newest conversation with

@@ -282,6 +282,26 @@ async fn the_cli_drives_a_running_server() {
         .unwrap();
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("episode_closed"));
+
+    // A reader that closes the pipe before the answer is written (as
+    // `octopus … | head -2` may): the command ends quietly, with success.
+    let mut listing = Command::new(env!("CARGO_BIN_EXE_octopus"))
+        .args(["episodes", "list"])
+        .env("OCTOPUS_URL", &server.url)
+        .env("OCTOPUS_API_KEY", key)
+        .env("RUST_BACKTRACE", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(listing.stdout.take());
+    let ended = listing.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&ended.stderr);
+    assert!(ended.status.success(), "{:?}: {stderr}", ended.status);
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+        "{stderr}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
