@@ -141,6 +141,45 @@ impl Bench {
     }
 }
 
+impl Bench {
+    /// Tenant B's appends while tenant A forgets `user`, and how long the
+    /// forget took to answer: two rows of `case`.
+    async fn appends_beside_a_forget(
+        &self,
+        a_key: &str,
+        user: &str,
+        b_key: &str,
+        b_talk: &str,
+        count: usize,
+        case: &str,
+    ) -> anyhow::Result<()> {
+        let forgetting = {
+            let request = self
+                .client
+                .delete(format!("{}/v1/users/{user}", self.url))
+                .bearer_auth(a_key);
+            tokio::spawn(async move {
+                let started = Instant::now();
+                let answer = request.send().await;
+                (started.elapsed(), answer.map(|a| a.status()))
+            })
+        };
+        let mut beside = self.appends(b_key, b_talk, count).await?;
+        let (forgot_in, status) = forgetting.await?;
+        row(
+            case,
+            "tenant B's append, during tenant A's forget",
+            &mut beside,
+        );
+        let status = status.map_or_else(|e| e.to_string(), |s| s.as_u16().to_string());
+        println!(
+            "| {case} | tenant A's forget answered ({status}) | {} | |",
+            ms(forgot_in)
+        );
+        Ok(())
+    }
+}
+
 fn row(case: &str, what: &str, samples: &mut [Duration]) {
     println!(
         "| {case} | {what} | {} | {} |",
@@ -193,32 +232,16 @@ async fn held_reader(options: &Options) -> anyhow::Result<()> {
             json!({"role": "user", "content": "bye"}),
         )
         .await?;
-    let forgetting = {
-        let (client, url, key) = (bench.client.clone(), bench.url.clone(), a_key.clone());
-        tokio::spawn(async move {
-            let started = Instant::now();
-            let answer = client
-                .delete(format!("{url}/v1/users/also-leaving"))
-                .bearer_auth(key)
-                .send()
-                .await;
-            (started.elapsed(), answer.map(|a| a.status()))
-        })
-    };
-    let mut beside_export = bench.appends(&b_key, &b_talk, options.appends).await?;
-    let (forgot_in, status) = forgetting.await?;
-    row(
-        "an export nobody reads",
-        "tenant B's append, during tenant A's forget",
-        &mut beside_export,
-    );
-    println!(
-        "| an export nobody reads | tenant A's forget answered ({}) | {} | |",
-        status
-            .map(|s| s.as_u16().to_string())
-            .unwrap_or_else(|e| e.to_string()),
-        ms(forgot_in)
-    );
+    bench
+        .appends_beside_a_forget(
+            &a_key,
+            "also-leaving",
+            &b_key,
+            &b_talk,
+            options.appends,
+            "an export nobody reads",
+        )
+        .await?;
     drop(unread);
 
     // A reader holds a snapshot of both files until it is dropped.
@@ -229,32 +252,16 @@ async fn held_reader(options: &Options) -> anyhow::Result<()> {
         let _: i64 = reader.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
         readers.push(reader);
     }
-    let forgetting = {
-        let (client, url, key) = (bench.client.clone(), bench.url.clone(), a_key.clone());
-        tokio::spawn(async move {
-            let started = Instant::now();
-            let answer = client
-                .delete(format!("{url}/v1/users/leaving"))
-                .bearer_auth(key)
-                .send()
-                .await;
-            (started.elapsed(), answer.map(|a| a.status()))
-        })
-    };
-    let mut beside = bench.appends(&b_key, &b_talk, options.appends).await?;
-    let (forgot_in, status) = forgetting.await?;
-    row(
-        "a reader held open",
-        "tenant B's append, during tenant A's forget",
-        &mut beside,
-    );
-    println!(
-        "| a reader held open | tenant A's forget answered ({}) | {} | |",
-        status
-            .map(|s| s.as_u16().to_string())
-            .unwrap_or_else(|e| e.to_string()),
-        ms(forgot_in)
-    );
+    bench
+        .appends_beside_a_forget(
+            &a_key,
+            "leaving",
+            &b_key,
+            &b_talk,
+            options.appends,
+            "a reader held open",
+        )
+        .await?;
     drop(readers);
     let released = Instant::now();
     while bench.octopus.erased_words_waiting().is_some()
