@@ -1,19 +1,27 @@
-//! The composition root of Octopus: reads which storage and vector backends
-//! the configuration names, builds them, and hands the engine its ports.
+//! The composition root of Octopus: reads which backends and adapters the
+//! configuration names, builds them, and hands them to the engine as its
+//! ports (`octopus_engine::Ports`).
 //!
 //! The engine knows the ports (`octopus_core::store::Store`,
-//! `octopus_core::vectors::VectorIndex`) and nothing of their adapters; this
-//! is the one crate that knows both. A new backend is a variant in
-//! [`settings`], a crate behind a cargo feature, and an arm in `backends`;
-//! it must pass `octopus_testkit::store_conformance_tests!`.
+//! `octopus_core::vectors::VectorIndex`, `octopus_core::embedding::EmbedderSource`,
+//! `octopus_core::chat::ChatModels`, `octopus_core::webhook_sender::WebhookSender`)
+//! and nothing of their adapters; this is the one crate that knows both.
+//! The stores are built in `backends`, the rest in `adapters`. A new
+//! storage backend is a variant in [`settings`], a crate behind a cargo
+//! feature, and an arm in `backends`; it must pass
+//! `octopus_testkit::store_conformance_tests!`.
 
 #![forbid(unsafe_code)]
 
+mod adapters;
 mod backends;
 pub mod data_dir;
 pub mod settings;
 
-use octopus_engine::{EngineConfig, Octopus};
+use std::sync::Arc;
+
+use octopus_core::store::Store;
+use octopus_engine::{EngineConfig, Octopus, Ports};
 
 pub use data_dir::DataDirLock;
 pub use settings::{StorageSettings, VectorSettings};
@@ -68,20 +76,37 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// migrations run; with PostgreSQL or Qdrant, call it from a blocking thread
 /// of a tokio runtime (or use [`connect`]).
 pub fn open(config: &AppConfig) -> Result<Octopus> {
-    octopus_engine::check_config(&config.engine)?;
+    check(config)?;
     let store = backends::open_store(&config.storage, &config.vectors)?;
-    Ok(Octopus::new(&config.engine, store)?)
+    engine(config, store)
+}
+
+/// Refuses settings that cannot work, before any backend is touched.
+pub fn check(config: &AppConfig) -> Result<()> {
+    octopus_engine::check_config(&config.engine)?;
+    adapters::check(&config.engine)
+}
+
+/// The engine over `store`, with the adapters `config` names.
+fn engine(config: &AppConfig, store: Arc<dyn Store>) -> Result<Octopus> {
+    let engine = &config.engine;
+    let ports = Ports {
+        store,
+        embedder: adapters::embedder(engine)?,
+        chat_models: adapters::chat_models(engine),
+        webhooks: adapters::webhook_sender(engine),
+    };
+    Ok(Octopus::new(engine, ports)?)
 }
 
 /// [`open`] for async callers; what a crash left of forgetting a user is
 /// finished before it returns, so a server serves only whole erasures.
 pub async fn connect(config: &AppConfig) -> Result<Octopus> {
-    // The engine's settings are checked before any backend is touched.
-    octopus_engine::check_config(&config.engine)?;
+    check(config)?;
     let store = backends::connect_store(&config.storage, &config.vectors).await?;
     store
         .finish_erasures()
         .await
         .map_err(octopus_engine::Error::from)?;
-    Ok(Octopus::new(&config.engine, store)?)
+    engine(config, store)
 }

@@ -443,13 +443,16 @@ async fn turn_overhead<'a>(
     let provider = std::sync::Arc::new(octopus_testkit::fake_chat::ChatProvider::default());
     let url = octopus_testkit::fake_chat::serve(provider).await;
     // The loopback provider is the operator's own.
-    let octopus = &octopus.clone().with_llm(
-        octopus_engine::llm::LlmSettings {
+    let models = octopus_llm::AgentModels::new(
+        &octopus_core::llm_settings::LlmSettings {
             allowed_base_urls: vec![url.clone()],
             ..Default::default()
         },
         std::sync::Arc::new(|name| std::env::var(name).ok()),
     );
+    let octopus = &octopus
+        .clone()
+        .with_chat_models(std::sync::Arc::new(models));
     let patch =
         serde_json::json!({"llm": {"provider": "ollama", "model": "bench", "base_url": url}});
     octopus

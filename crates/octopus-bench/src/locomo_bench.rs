@@ -159,14 +159,14 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     runtime.block_on(async {
         let dir = tempfile::tempdir()?;
         let mut config = AppConfig::in_dir(dir.path(), EngineConfig::default());
-        config.engine.embedding = octopus_engine::EmbeddingSettings::Local(
-            octopus_engine::LocalEmbedding {
+        config.engine.embedding = octopus_core::embedding_settings::EmbeddingSettings::Local(
+            octopus_core::embedding_settings::LocalEmbedding {
                 model_dir: options.model_dir.clone(),
                 precision: serde_json::from_value(serde_json::Value::String(
                     options.precision.clone(),
                 ))
                 .map_err(|e| anyhow::anyhow!("--precision: {e}"))?,
-                ..octopus_engine::LocalEmbedding::default()
+                ..octopus_core::embedding_settings::LocalEmbedding::default()
             },
         );
         // No model to call here: summaries are extractive, as on a server

@@ -11,7 +11,9 @@ use octopus_app::AppConfig;
 use octopus_app::settings::{
     Durability, StorageBackend, StorageSettings, VectorBackend, VectorSettings,
 };
-use octopus_engine::{EmbeddingSettings, EngineConfig, Limits, Quotas};
+use octopus_core::embedding_settings::EmbeddingSettings;
+use octopus_core::llm_settings::LlmSettings;
+use octopus_engine::{EngineConfig, Limits, Quotas};
 use octopus_server::ServerSettings;
 use serde::Deserialize;
 
@@ -26,7 +28,7 @@ pub struct Config {
     pub limits: Limits,
     pub quotas: Quotas,
     pub embedding: EmbeddingSettings,
-    pub llm: octopus_engine::llm::LlmSettings,
+    pub llm: LlmSettings,
     pub worker: octopus_engine::config::WorkerSettings,
     pub recall: octopus_core::recall_ranking::RankingWeights,
     pub webhooks: octopus_engine::webhooks::WebhookSettings,

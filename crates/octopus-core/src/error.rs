@@ -16,7 +16,7 @@ pub enum Error {
     Invalid { field: String, message: String },
 
     #[error("{kind} {id} not found")]
-    NotFound { kind: &'static str, id: String },
+    NotFound { kind: ObjectKind, id: String },
 
     #[error("{message}")]
     Conflict { code: DomainCode, message: String },
@@ -38,6 +38,54 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Declares `ObjectKind` and its `ALL` from one list of variants and names.
+macro_rules! object_kinds {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal,)*) => {
+        /// What a request named that does not exist, or not for its tenant
+        /// (`Error::NotFound`). The server maps each to an error code of its
+        /// own, by an exhaustive match.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ObjectKind {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl ObjectKind {
+            pub const ALL: &'static [ObjectKind] = &[$(ObjectKind::$variant,)*];
+
+            /// The name messages use ("agent … not found").
+            pub fn as_str(self) -> &'static str {
+                match self { $(ObjectKind::$variant => $name,)* }
+            }
+        }
+    };
+}
+
+object_kinds! {
+    Tenant = "tenant",
+    ApiKey = "api_key",
+    Agent = "agent",
+    Conversation = "conversation",
+    Episode = "episode",
+    Message = "message",
+    Fact = "fact",
+    Webhook = "webhook",
+    Procedure = "procedure",
+    /// One version of a procedure.
+    ProcedureVersion = "procedure_version",
+    /// An agent's knowledge collection, which its first document creates.
+    Collection = "collection",
+    /// One chunk of a document in a collection.
+    Chunk = "chunk",
+    /// A document of a collection, by its source.
+    Document = "document",
+}
+
+impl fmt::Display for ObjectKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Declares `DomainCode` and its `ALL` from one list, so that no variant
 /// can be left out of `ALL` (the server's test walks it).
@@ -116,7 +164,7 @@ impl Error {
         }
     }
 
-    pub fn not_found(kind: &'static str, id: impl fmt::Display) -> Self {
+    pub fn not_found(kind: ObjectKind, id: impl fmt::Display) -> Self {
         Error::NotFound {
             kind,
             id: id.to_string(),

@@ -6,7 +6,8 @@
 //!   [`episode`], [`message`], [`knowledge`], [`procedure`], [`fact`]), their
 //!   ids and pages, the [`bounds`] of free-form input, and the [`dump`];
 //! - `ports/`: the traits storage ([`store`]), vector indexes ([`vectors`]),
-//!   embedders ([`embedding`]) and chat models ([`chat`]) implement; their doc
+//!   embedders ([`embedding`]), chat models ([`chat`]) and the sender of
+//!   webhook deliveries ([`webhook_sender`]) implement; their doc
 //!   comments are the contract, and the conformance suite in
 //!   `octopus-testkit` holds every backend to it;
 //! - `store_rules/`: the decisions stores make in their own transactions,
@@ -19,6 +20,8 @@
 //!   [`time_asked`], [`things_named`], [`feedback`], [`sub_questions`]);
 //! - `context/`: working memory ([`working_memory`], [`chat_history`],
 //!   [`episodic_snippets`]);
+//! - `settings/`: what the engine and an adapter both read of the embedder's
+//!   ([`embedding_settings`]) and the chat models' ([`llm_settings`]) settings;
 //! - [`pii`]: finding and redacting personal data.
 //!
 //! The folders are for reading: each module is reached from the crate's root
@@ -37,7 +40,7 @@ pub use entities::{
     tenant, webhook,
 };
 mod ports;
-pub use ports::{chat, embedding, store, vectors};
+pub use ports::{chat, embedding, store, vectors, webhook_sender};
 mod store_rules;
 pub use store_rules::{
     appending, forget, job_turns, memory_jobs, memory_rows, memory_vectors, search, vector_lag,
@@ -49,8 +52,10 @@ pub use retrieval::{
 };
 mod context;
 pub use context::{chat_history, episodic_snippets, working_memory};
+mod settings;
+pub use settings::{embedding as embedding_settings, llm as llm_settings};
 
-pub use error::{DomainCode, Error, Result};
+pub use error::{DomainCode, Error, ObjectKind, Result};
 pub use ids::{
     AgentId, ApiKeyId, ConversationId, EpisodeId, FactId, MessageId, ProcedureId, TenantId,
     WebhookId,

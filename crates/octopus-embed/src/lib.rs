@@ -7,7 +7,11 @@
 //! - [`http`] (feature `http`, on by default): OpenAI-compatible (also Azure
 //!   OpenAI) and Ollama embedding APIs.
 //! - [`model_dir`]: where the default model is found.
+//! - [`configured`] (feature `http`): the embedder `[embedding]` names, as
+//!   the engine's `EmbedderSource`, loaded on first use.
 
+#[cfg(feature = "http")]
+pub mod configured;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "local")]

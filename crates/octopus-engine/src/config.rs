@@ -11,8 +11,12 @@ use serde::{Deserialize, Serialize};
 pub struct EngineConfig {
     pub limits: Limits,
     pub quotas: crate::quotas::Quotas,
-    pub embedding: EmbeddingSettings,
-    pub llm: crate::llm::LlmSettings,
+    /// The engine reads how many query vectors to keep; `octopus-app`
+    /// builds the embedder from the rest.
+    pub embedding: octopus_core::embedding_settings::EmbeddingSettings,
+    /// The engine reads whether and how often to ask for summaries;
+    /// `octopus-app` builds the agents' models from the rest.
+    pub llm: octopus_core::llm_settings::LlmSettings,
     pub worker: WorkerSettings,
     /// How recall weighs its evidence (`[recall]`).
     pub recall: octopus_core::recall_ranking::RankingWeights,
@@ -49,10 +53,6 @@ impl Default for WorkerSettings {
         }
     }
 }
-
-pub use crate::embedding_settings::{
-    EmbeddingPrecision, EmbeddingSettings, HttpEmbedding, LocalEmbedding,
-};
 
 /// Bounds on what one request may ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -141,23 +141,26 @@ impl Limits {
         )
     }
 
-    /// Refuses a timestamp outside the window `origin` allows.
+    /// Refuses a timestamp outside the window `origin` allows, as the input
+    /// `field`'s.
     pub(crate) fn check_timestamp(
         &self,
+        field: &str,
         at: octopus_core::Timestamp,
         origin: MessageOrigin,
         now: octopus_core::Timestamp,
-    ) -> Result<(), String> {
+    ) -> octopus_core::Result<()> {
+        let refuse = |why: String| octopus_core::Error::invalid(field, why);
         let seconds =
             |secs: u64| chrono::Duration::try_seconds(i64::try_from(secs).unwrap_or(i64::MAX));
         let latest = seconds(self.max_future_skew_secs)
             .and_then(|skew| now.checked_add_signed(skew))
             .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC);
         if at > latest {
-            return Err(format!(
+            return Err(refuse(format!(
                 "{at} is in the future (the server's clock says {now}; {} s of skew are allowed)",
                 self.max_future_skew_secs
-            ));
+            )));
         }
         let earliest = match origin {
             MessageOrigin::Live => seconds(self.max_live_message_age_secs)
@@ -167,13 +170,13 @@ impl Limits {
             MessageOrigin::Import => chrono::DateTime::UNIX_EPOCH,
         };
         if at < earliest {
-            return Err(match origin {
+            return Err(refuse(match origin {
                 MessageOrigin::Live => format!(
                     "{at} is more than {} s ago; import older conversations with POST /v1/conversations/import",
                     self.max_live_message_age_secs
                 ),
                 MessageOrigin::Import => format!("{at} is before 1970"),
-            });
+            }));
         }
         Ok(())
     }

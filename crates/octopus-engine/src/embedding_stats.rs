@@ -6,17 +6,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-/// The number format the local model runs in, and how it was chosen.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PrecisionChoice {
-    pub chosen: &'static str,
-    /// Chosen by timing each candidate at load (`precision = "auto"`), or
-    /// named by the setting.
-    pub by_measurement: bool,
-    /// For `auto`, each candidate's fastest run over the calibration texts;
-    /// empty when there was one candidate and nothing to time.
-    pub timings: Vec<(&'static str, Duration)>,
-}
+use octopus_core::embedding::PrecisionChoice;
 
 /// What asked for an embedding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,11 +10,15 @@
 //! newline-delimited JSON), with tools, and reads the provider's usage.
 //! Requests go through [`octopus_provider_http::send`], the retries the embedders use.
 //! [`for_agent`] builds the model an agent's settings name, with the API key
-//! its caller chose (the engine decides which key may go where); keys are
-//! never stored or echoed.
+//! its caller chose; keys are never stored or echoed.
+//! [`AgentModels`] is the engine's `ChatModels` port: it decides, under the
+//! operator's `[llm]` settings ([`LlmSettings`]), where each agent's calls
+//! may go and which key goes with them (`access`), and builds the model.
 
 #![forbid(unsafe_code)]
 
+mod access;
+mod agent_models;
 pub mod anthropic;
 mod lines;
 pub mod ollama;
@@ -23,8 +27,9 @@ pub mod openai;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use agent_models::{AgentModels, EnvReader, SettingsError, check_settings};
 use octopus_core::agent::{LlmConfig, LlmProvider};
-use octopus_core::chat::{ChatError, ChatModel, Fault, Sampling};
+use octopus_core::chat::{ChatError, ChatModel, ChatPurpose, Fault, Sampling};
 
 /// How every chat client talks to its provider.
 #[derive(Clone, Debug)]
@@ -44,25 +49,16 @@ pub struct ClientOptions {
     pub max_reply_bytes: usize,
 }
 
+/// The `[llm]` defaults.
 impl Default for ClientOptions {
     fn default() -> Self {
-        Self {
-            retry: octopus_provider_http::RetryPolicy {
-                max_retries: 2,
-                max_retry_wait: Duration::from_secs(20),
-                timeout: Duration::from_secs(120),
-            },
-            read_timeout: Duration::from_secs(60),
-            connect_timeout: Duration::from_secs(10),
-            default_max_output_tokens: 4096,
-            max_reply_bytes: 1024 * 1024,
-        }
+        (&octopus_core::llm_settings::LlmSettings::default()).into()
     }
 }
 
 impl ClientOptions {
     /// The HTTP client these options describe; share one for all models.
-    pub fn http_client(&self) -> Result<reqwest::Client, String> {
+    pub fn http_client(&self) -> Result<reqwest::Client, octopus_provider_http::ClientError> {
         octopus_provider_http::client(self.connect_timeout, self.read_timeout)
     }
 }
@@ -96,50 +92,38 @@ pub const SUMMARY_MAX_OUTPUT_TOKENS: u32 = 800;
 /// and the JSON around them.
 pub const SUB_QUESTIONS_MAX_OUTPUT_TOKENS: u32 = 160;
 
-/// Which of the agent's models to build.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Purpose {
-    /// The agent's `model`, for turns.
-    Turn,
-    /// The agent's `summary_model` (its `model` when it has none).
-    Summary,
-    /// The summary model again, splitting a recall's question into
-    /// sub-questions: a short answer.
-    SubQuestions,
-}
-
 /// The chat model an agent's settings name, sending `key` (chosen by the
 /// caller, who decides which key may go where) in the provider's header.
 /// An Azure agent without `base_url` or `deployment` is a
 /// [`Fault::Configuration`] error naming what to set.
 pub fn for_agent(
     llm: &LlmConfig,
-    purpose: Purpose,
+    purpose: ChatPurpose,
     options: &ClientOptions,
     client: &reqwest::Client,
     key: Option<String>,
 ) -> Result<Arc<dyn ChatModel>, ChatError> {
     let model = match purpose {
-        Purpose::Summary | Purpose::SubQuestions => {
+        ChatPurpose::Summary | ChatPurpose::SubQuestions => {
             llm.summary_model.as_deref().unwrap_or(&llm.model)
         }
-        Purpose::Turn => &llm.model,
+        ChatPurpose::Turn => &llm.model,
     }
     .to_owned();
     let provider = llm.provider.as_str();
     let sampling = match purpose {
-        Purpose::Turn => Sampling {
+        ChatPurpose::Turn => Sampling {
             temperature: llm.temperature,
             top_p: llm.top_p,
             max_output_tokens: llm.max_output_tokens,
         },
         // A summary is short and factual, whatever the agent's style.
-        Purpose::Summary => Sampling {
+        ChatPurpose::Summary => Sampling {
             temperature: None,
             top_p: None,
             max_output_tokens: Some(SUMMARY_MAX_OUTPUT_TOKENS),
         },
-        Purpose::SubQuestions => Sampling {
+        ChatPurpose::SubQuestions => Sampling {
             temperature: None,
             top_p: None,
             max_output_tokens: Some(SUB_QUESTIONS_MAX_OUTPUT_TOKENS),

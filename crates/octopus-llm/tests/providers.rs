@@ -18,10 +18,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use octopus_core::agent::{LlmConfig, LlmProvider};
+use octopus_core::chat::ChatPurpose;
 use octopus_core::chat::{ChatModel, ChatRequest, Fault, ToolCall, ToolSpec};
 use octopus_core::message::Role;
 use octopus_core::working_memory::ChatMessage;
-use octopus_llm::{ClientOptions, Purpose, for_agent};
+use octopus_llm::{ClientOptions, for_agent};
 use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
 use serde_json::{Value, json};
 
@@ -88,7 +89,7 @@ async fn start() -> (Arc<ChatProvider>, String) {
 fn model(provider: LlmProvider, url: &str, options: &ClientOptions) -> Arc<dyn ChatModel> {
     let client = options.http_client().unwrap();
     let llm = config(provider, url);
-    for_agent(&llm, Purpose::Turn, options, &client, key(&llm)).unwrap()
+    for_agent(&llm, ChatPurpose::Turn, options, &client, key(&llm)).unwrap()
 }
 
 fn conversation() -> ChatRequest {
@@ -244,13 +245,13 @@ async fn official_openai_takes_max_completion_tokens_and_a_default_max_for_anthr
     // The official endpoint cannot be reached here; the body is what matters.
     let mut llm = config(LlmProvider::Openai, &url);
     llm.base_url = None;
-    let official = for_agent(&llm, Purpose::Turn, &options, &client, key(&llm)).unwrap();
+    let official = for_agent(&llm, ChatPurpose::Turn, &options, &client, key(&llm)).unwrap();
     assert_eq!(official.provider(), "openai");
     let mut anthropic = config(LlmProvider::Anthropic, &url);
     anthropic.max_output_tokens = None;
     let turns = for_agent(
         &anthropic,
-        Purpose::Turn,
+        ChatPurpose::Turn,
         &options,
         &client,
         key(&anthropic),
@@ -265,7 +266,7 @@ async fn official_openai_takes_max_completion_tokens_and_a_default_max_for_anthr
     anthropic.summary_model = Some("claude-haiku-4-5".into());
     let summariser = for_agent(
         &anthropic,
-        Purpose::Summary,
+        ChatPurpose::Summary,
         &options,
         &client,
         key(&anthropic),
@@ -481,7 +482,7 @@ async fn a_500_that_persists_names_the_provider_and_its_message() {
     let options = options();
     let client = options.http_client().unwrap();
     let before = fake.received().len();
-    let error = for_agent(&llm, Purpose::Turn, &options, &client, key(&llm))
+    let error = for_agent(&llm, ChatPurpose::Turn, &options, &client, key(&llm))
         .unwrap()
         .chat(&conversation(), None)
         .await
@@ -543,7 +544,7 @@ async fn missing_configuration_is_named() {
     let client = options.http_client().unwrap();
     let ollama = for_agent(
         &config(LlmProvider::Ollama, &url),
-        Purpose::Turn,
+        ChatPurpose::Turn,
         &options,
         &client,
         None,
@@ -551,18 +552,24 @@ async fn missing_configuration_is_named() {
     assert!(ollama.is_ok(), "Ollama needs no key");
     let mut azure = config(LlmProvider::AzureOpenai, &url);
     azure.deployment = None;
-    let error = for_agent(&azure, Purpose::Turn, &options, &client, key(&azure))
+    let error = for_agent(&azure, ChatPurpose::Turn, &options, &client, key(&azure))
         .err()
         .unwrap();
     assert!(error.message.contains("llm.deployment"), "{error}");
     // Ollama's missing model is a configuration error with Ollama's words.
     let mut missing = config(LlmProvider::Ollama, &url);
     missing.model = "missing".into();
-    let error = for_agent(&missing, Purpose::Turn, &options, &client, key(&missing))
-        .unwrap()
-        .chat(&conversation(), None)
-        .await
-        .unwrap_err();
+    let error = for_agent(
+        &missing,
+        ChatPurpose::Turn,
+        &options,
+        &client,
+        key(&missing),
+    )
+    .unwrap()
+    .chat(&conversation(), None)
+    .await
+    .unwrap_err();
     assert_eq!(error.fault, Fault::Configuration);
     assert!(error.message.contains("try pulling it first"), "{error}");
 }

@@ -70,7 +70,13 @@ async fn require_collection<'c>(
 ) -> StoreResult<Collection> {
     collection_row(conn, tenant, agent, lock)
         .await?
-        .ok_or_else(|| DomainError::not_found("collection", collection_name(agent, tenant)).into())
+        .ok_or_else(|| {
+            DomainError::not_found(
+                octopus_core::ObjectKind::Collection,
+                collection_name(agent, tenant),
+            )
+            .into()
+        })
 }
 
 /// Creates the collection unless it exists with this dimension and model;
@@ -309,7 +315,10 @@ impl KnowledgeStore for PostgresStore {
             let state = crate::vector_sets::state::<KnowledgeTable>(&self.pool, tenant, agent)
                 .await?
                 .ok_or_else(|| {
-                    DomainError::not_found("collection", collection_name(agent, tenant))
+                    DomainError::not_found(
+                        octopus_core::ObjectKind::Collection,
+                        collection_name(agent, tenant),
+                    )
                 })?;
             let set = VectorSet::knowledge(tenant, agent);
             let found = query_
@@ -366,7 +375,7 @@ impl KnowledgeStore for PostgresStore {
             .bind(agent.0)
             .fetch_optional(&mut *tx)
             .await?
-            .ok_or_else(|| DomainError::not_found("chunk", id))?;
+            .ok_or_else(|| DomainError::not_found(octopus_core::ObjectKind::Chunk, id))?;
             let change = VectorChange { removed: vec![key_of(&removed)?], added: Vec::new() };
             let committed = commit_change(tx, tenant, agent, change).await?;
             Ok(self.follow(committed).await?)

@@ -439,7 +439,7 @@ async fn serve(
 ) -> Result<(), Error> {
     let (version, embedding) = version_row(&mut **tx, id, number).await?.ok_or_else(|| {
         Error::from(DomainError::not_found(
-            "procedure_version",
+            octopus_core::ObjectKind::ProcedureVersion,
             format!("{id} v{number}"),
         ))
     })?;

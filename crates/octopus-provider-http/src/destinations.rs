@@ -183,16 +183,15 @@ impl Resolve for PublicOnly {
 pub fn public_only_client(
     connect_timeout: Duration,
     read_timeout: Duration,
-) -> Result<reqwest::Client, String> {
+) -> Result<reqwest::Client, crate::ClientError> {
     crate::install_tls_provider();
-    reqwest::Client::builder()
+    Ok(reqwest::Client::builder()
         .connect_timeout(connect_timeout)
         .read_timeout(read_timeout)
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .dns_resolver(PublicOnly)
-        .build()
-        .map_err(|error| format!("cannot build the HTTP client: {error}"))
+        .build()?)
 }
 
 /// The [`NotPublic`] refusal behind a failed request, if that is why it failed.

@@ -1,13 +1,15 @@
-//! What every HTTP client of a model provider in Octopus shares (the
-//! embedders of `octopus-embed` and the chat models of `octopus-llm`): the TLS
-//! setup, a client with sane timeouts, and [`send`], which retries a request on
-//! rate limits and server errors honouring the provider's `retry-after`.
+//! What every outbound HTTP client in Octopus shares (the embedders of
+//! `octopus-embed`, the chat models of `octopus-llm`, and [`webhooks`]): the
+//! TLS setup, a client with sane timeouts, the rules on where a request
+//! may go ([`destinations`]), and [`send`], which retries a request on rate
+//! limits and server errors honouring the provider's `retry-after`.
 
 #![forbid(unsafe_code)]
 
 mod body;
 pub mod destinations;
 mod retry;
+pub mod webhooks;
 
 use std::time::Duration;
 
@@ -39,15 +41,19 @@ pub fn install_tls_provider() {
 pub fn client(
     connect_timeout: Duration,
     read_timeout: Duration,
-) -> Result<reqwest::Client, String> {
+) -> Result<reqwest::Client, ClientError> {
     install_tls_provider();
-    reqwest::Client::builder()
+    Ok(reqwest::Client::builder()
         .connect_timeout(connect_timeout)
         .read_timeout(read_timeout)
         .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|error| format!("cannot build the HTTP client: {error}"))
+        .build()?)
 }
+
+/// An HTTP client that could not be built (no TLS backend, say).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the HTTP client: {0}")]
+pub struct ClientError(#[from] reqwest::Error);
 
 /// The first 300 characters of an error body, or a note that it was empty.
 pub fn excerpt(body: &str) -> String {

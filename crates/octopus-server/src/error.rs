@@ -11,7 +11,7 @@ use std::time::Duration;
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use octopus_core::DomainCode;
+use octopus_core::{DomainCode, ObjectKind};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -104,23 +104,22 @@ error_codes! {
 }
 
 impl ErrorCode {
-    /// The code of a missing object of kind `kind` (the ids' `KIND`).
-    fn not_found(kind: &str) -> Self {
+    /// The code of a missing object of kind `kind`.
+    fn not_found(kind: ObjectKind) -> Self {
         match kind {
-            "tenant" => Self::TenantNotFound,
-            "api_key" => Self::ApiKeyNotFound,
-            "agent" => Self::AgentNotFound,
-            "conversation" => Self::ConversationNotFound,
-            "episode" => Self::EpisodeNotFound,
-            "collection" => Self::CollectionNotFound,
-            "chunk" => Self::ChunkNotFound,
-            "document" => Self::DocumentNotFound,
-            "procedure" => Self::ProcedureNotFound,
-            "procedure_version" => Self::ProcedureVersionNotFound,
-            "fact" => Self::FactNotFound,
-            "message" => Self::MessageNotFound,
-            "webhook" => Self::WebhookNotFound,
-            _ => Self::RouteNotFound,
+            ObjectKind::Tenant => Self::TenantNotFound,
+            ObjectKind::ApiKey => Self::ApiKeyNotFound,
+            ObjectKind::Agent => Self::AgentNotFound,
+            ObjectKind::Conversation => Self::ConversationNotFound,
+            ObjectKind::Episode => Self::EpisodeNotFound,
+            ObjectKind::Message => Self::MessageNotFound,
+            ObjectKind::Fact => Self::FactNotFound,
+            ObjectKind::Webhook => Self::WebhookNotFound,
+            ObjectKind::Procedure => Self::ProcedureNotFound,
+            ObjectKind::ProcedureVersion => Self::ProcedureVersionNotFound,
+            ObjectKind::Collection => Self::CollectionNotFound,
+            ObjectKind::Chunk => Self::ChunkNotFound,
+            ObjectKind::Document => Self::DocumentNotFound,
         }
     }
 
@@ -378,6 +377,18 @@ mod tests {
                 "{code:?}"
             );
         }
+    }
+
+    #[test]
+    fn every_missing_kind_has_a_not_found_code_of_its_own_named_after_it() {
+        let mut seen = std::collections::HashSet::new();
+        for &kind in ObjectKind::ALL {
+            let code = ErrorCode::not_found(kind);
+            assert!(seen.insert(code), "{kind:?} shares {code:?}");
+            assert_eq!(code.status(), StatusCode::NOT_FOUND, "{kind:?}");
+            assert_eq!(code.as_str(), format!("{}_not_found", kind.as_str()));
+        }
+        assert!(!seen.contains(&ErrorCode::RouteNotFound));
     }
 
     #[test]

@@ -70,8 +70,13 @@ fn require_collection(
     tenant: TenantId,
     agent: AgentId,
 ) -> StoreResult<CollectionRow> {
-    collection_row(conn, tenant, agent)?
-        .ok_or_else(|| DomainError::not_found("collection", collection_name(agent, tenant)).into())
+    collection_row(conn, tenant, agent)?.ok_or_else(|| {
+        DomainError::not_found(
+            octopus_core::ObjectKind::Collection,
+            collection_name(agent, tenant),
+        )
+        .into()
+    })
 }
 
 fn collection(tenant: TenantId, agent: AgentId, row: CollectionRow) -> StoreResult<Collection> {
@@ -315,7 +320,7 @@ impl KnowledgeStore for SqliteStore {
                 .optional()?;
             match seq {
                 Some(seq) => Ok(VectorChange { removed: vec![seq as u64], added: Vec::new() }),
-                None => Err(DomainError::not_found("chunk", id).into()),
+                None => Err(DomainError::not_found(octopus_core::ObjectKind::Chunk, id).into()),
             }
         })
         .await

@@ -412,7 +412,7 @@ fn serve(
 ) -> Result<(), Error> {
     let (version, embedding) = version_row(tx, id, number)?.ok_or_else(|| {
         Error::from(DomainError::not_found(
-            "procedure_version",
+            octopus_core::ObjectKind::ProcedureVersion,
             format!("{id} v{number}"),
         ))
     })?;

@@ -63,7 +63,13 @@ fn find<'a>(facts: &'a [Fact], text: &str) -> &'a Fact {
 }
 
 fn is_not_found(error: &Error) -> bool {
-    matches!(error, Error::NotFound { kind: "fact", .. })
+    matches!(
+        error,
+        Error::NotFound {
+            kind: octopus_core::ObjectKind::Fact,
+            ..
+        }
+    )
 }
 
 pub async fn a_correction_is_a_new_version_that_keeps_the_old_one(backend: &impl Backend) {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 macro_rules! uuid_id {
-    ($(#[$doc:meta])* $name:ident, $kind:literal) => {
+    ($(#[$doc:meta])* $name:ident, $kind:literal, $object:ident) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[derive(utoipa::ToSchema)]
@@ -17,8 +17,8 @@ macro_rules! uuid_id {
         pub struct $name(pub Uuid);
 
         impl $name {
-            /// What this id names, for error messages ("agent … not found").
-            pub const KIND: &'static str = $kind;
+            /// What this id names, for "not found" errors.
+            pub const KIND: crate::ObjectKind = crate::ObjectKind::$object;
 
             /// A new time-ordered id.
             pub fn new() -> Self {
@@ -63,48 +63,57 @@ macro_rules! uuid_id {
 uuid_id!(
     /// A tenant: the unit of isolation. Nothing of one tenant is visible to another.
     TenantId,
-    "tenant"
+    "tenant",
+    Tenant
 );
 uuid_id!(
     /// An API key's public id (the secret itself is never stored).
     ApiKeyId,
-    "api_key"
+    "api_key",
+    ApiKey
 );
 uuid_id!(
     /// An agent: a configured assistant with its own memory.
     AgentId,
-    "agent"
+    "agent",
+    Agent
 );
 uuid_id!(
     /// A conversation: the long-lived thread between one user and one agent.
     ConversationId,
-    "conversation"
+    "conversation",
+    Conversation
 );
 uuid_id!(
     /// An episode: one session of a conversation, from its first message to its close.
     EpisodeId,
-    "episode"
+    "episode",
+    Episode
 );
 uuid_id!(
     /// One message of an episode.
     MessageId,
-    "message"
+    "message",
+    Message
 );
 uuid_id!(
     /// A fact learned about a user: a memory item of its own, with the period
     /// it held true.
     FactId,
-    "fact"
+    "fact",
+    Fact
 );
 
 uuid_id!(
     /// An endpoint a tenant registered for events about its memory.
     WebhookId,
-    "webhook"
+    "webhook",
+    Webhook
 );
 
 uuid_id!(
     /// A named step-by-step procedure (procedural memory).
     ProcedureId,
-    "procedure"
+    "procedure",
+    Procedure
 );

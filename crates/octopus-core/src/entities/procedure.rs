@@ -269,8 +269,12 @@ pub fn rollback_target(
     number: u32,
     found: Option<ProcedureVersion>,
 ) -> Result<ProcedureVersion> {
-    let found =
-        found.ok_or_else(|| Error::not_found("procedure_version", format!("{id} v{number}")))?;
+    let found = found.ok_or_else(|| {
+        Error::not_found(
+            crate::ObjectKind::ProcedureVersion,
+            format!("{id} v{number}"),
+        )
+    })?;
     if found.status != VersionStatus::Approved {
         return Err(Error::conflict(
             crate::DomainCode::VersionNotApproved,

@@ -1,7 +1,10 @@
-//! The chat-model port: a conversation in, the model's reply out, streamed
-//! or whole. Implementations (OpenAI, Azure OpenAI, Anthropic, Ollama) live in
-//! `octopus-llm`; the engine sees only this trait.
+//! The chat-model ports: a conversation in, the model's reply out, streamed
+//! or whole ([`ChatModel`]); and the models of agents, built where the
+//! operator's rules allow ([`ChatModels`]). Implementations (OpenAI, Azure
+//! OpenAI, Anthropic, Ollama) live in `octopus-llm`; the engine sees only
+//! these traits.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -81,6 +84,36 @@ pub trait ChatModel: Send + Sync {
         request: &ChatRequest,
         deltas: Option<DeltaSink<'_>>,
     ) -> Result<ChatReply, ChatError>;
+}
+
+/// Which of an agent's models a call wants, and how it samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChatPurpose {
+    /// The agent's `model`, for turns.
+    Turn,
+    /// The agent's `summary_model` (its `model` when it has none), for
+    /// episode summaries and key facts.
+    Summary,
+    /// The summary model again, asked to split a question into the
+    /// questions it holds, with a short answer.
+    SubQuestions,
+}
+
+/// The agents' chat models: each built from an agent's `llm` settings, sent
+/// where the operator's rules allow with the key they allow.
+pub trait ChatModels: Send + Sync {
+    /// The model `agent` names for `purpose`; a `Configuration` fault when
+    /// the rules forbid where it points or no key is there for it.
+    fn for_agent(
+        &self,
+        agent: &crate::agent::Agent,
+        purpose: ChatPurpose,
+    ) -> Result<Arc<dyn ChatModel>, ChatError>;
+
+    /// Names what decides whether a model can be called at all (the
+    /// operator's settings and keys, as a digest): work parked because no
+    /// model could be called is tried again when this name changes.
+    fn configuration(&self) -> &str;
 }
 
 /// Whose fault a failed call is, which decides what a caller can do about it.

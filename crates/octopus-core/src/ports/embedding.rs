@@ -36,6 +36,45 @@ pub trait Embedder: Send + Sync {
     fn release_spare_memory(&self) {}
 }
 
+/// The number format a local model runs in, and how it was chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrecisionChoice {
+    pub chosen: &'static str,
+    /// Chosen by timing each candidate at load (`precision = "auto"`), or
+    /// named by the setting.
+    pub by_measurement: bool,
+    /// For `auto`, each candidate's fastest run over the calibration texts;
+    /// empty when there was one candidate and nothing to time.
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+/// An embedder ready to use, and the number format it runs in when it is a
+/// local model.
+#[derive(Clone)]
+pub struct LoadedEmbedder {
+    pub embedder: std::sync::Arc<dyn Embedder>,
+    pub precision: Option<PrecisionChoice>,
+}
+
+/// Where the engine's embedder comes from. Loading may be slow (a local
+/// model reads ~90 MB): the engine loads once, on first use, so that a
+/// process that never embeds never pays for it.
+#[async_trait]
+pub trait EmbedderSource: Send + Sync {
+    async fn load(&self) -> Result<LoadedEmbedder, EmbedError>;
+}
+
+/// An embedder already built is its own source.
+#[async_trait]
+impl EmbedderSource for std::sync::Arc<dyn Embedder> {
+    async fn load(&self) -> Result<LoadedEmbedder, EmbedError> {
+        Ok(LoadedEmbedder {
+            embedder: std::sync::Arc::clone(self),
+            precision: None,
+        })
+    }
+}
+
 /// Why embedding failed, and whose fault it is.
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {

@@ -63,7 +63,7 @@ fn client(
         Duration::from_secs(10).min(options.timeout),
         options.timeout,
     )
-    .map_err(octopus_core::embedding::EmbedError::Model)
+    .map_err(|e| octopus_core::embedding::EmbedError::Model(e.to_string()))
 }
 
 /// Checks the dimension of every vector and scales it to unit length.

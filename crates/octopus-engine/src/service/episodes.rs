@@ -81,7 +81,7 @@ impl Octopus {
             work_class: WorkClass::Live,
             follows,
             // Learning asks the agent's model, as a summary does.
-            learn_every: match self.chat.summarise_episodes() {
+            learn_every: match self.summaries.ask_models {
                 true => agent.memory.learn_every_messages,
                 false => 0,
             },
@@ -110,9 +110,8 @@ impl Octopus {
                 .validate(&limits)
                 .map_err(|e| e.within(&format!("{field}[{index}]")))?;
             if let Some(timestamp) = message.timestamp {
-                self.limits
-                    .check_timestamp(timestamp, origin, at)
-                    .map_err(|e| DomainError::invalid(format!("{field}[{index}].timestamp"), e))?;
+                let field = format!("{field}[{index}].timestamp");
+                self.limits.check_timestamp(&field, timestamp, origin, at)?;
             }
         }
         let speakers: BTreeSet<_> = messages.iter().filter_map(|m| m.agent_id).collect();
@@ -196,8 +195,7 @@ impl Octopus {
         }
         if let Some(ended_at) = close.ended_at {
             self.limits
-                .check_timestamp(ended_at, MessageOrigin::Import, now())
-                .map_err(|e| DomainError::invalid("ended_at", e))?;
+                .check_timestamp("ended_at", ended_at, MessageOrigin::Import, now())?;
         }
         let close = CloseEpisode {
             ended_at: close.ended_at.map(to_stored_precision),

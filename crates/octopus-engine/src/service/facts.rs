@@ -12,6 +12,7 @@
 //! never lost to a decision, at worst kept twice.
 
 use octopus_core::agent::Agent;
+use octopus_core::chat::ChatPurpose;
 use octopus_core::chat::{ChatError, ChatRequest, Fault};
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::fact::{
@@ -24,7 +25,6 @@ use octopus_core::message::Role;
 use octopus_core::recall::MemoryKind;
 use octopus_core::working_memory::ChatMessage;
 use octopus_core::{AgentId, FactId, TenantId, now};
-use octopus_llm::Purpose;
 
 use super::Octopus;
 use crate::Result;
@@ -315,7 +315,7 @@ impl Octopus {
                 .map(|text| FactChange::Add { text: text.clone() })
                 .collect()
         };
-        let model = match self.chat.for_agent(agent, Purpose::Summary) {
+        let model = match self.chat.for_agent(agent, ChatPurpose::Summary) {
             Ok(model) => model,
             Err(error) => {
                 tracing::warn!(%error, "no model to reconcile facts; the new facts are added");
@@ -335,7 +335,7 @@ impl Octopus {
         };
         match model.chat(&request, None).await {
             Ok(reply) => read_changes(&reply.text, known, new).unwrap_or_else(|| {
-                tracing::warn!(answer = %octopus_provider_http::excerpt(&reply.text),
+                tracing::warn!(answer = %crate::excerpt(&reply.text),
                     "the model's fact decisions hold no JSON; the new facts are added");
                 every_one_added()
             }),

@@ -280,7 +280,7 @@ impl Octopus {
         self.cached_agent(tenant, agent).await?;
         let chunks = self.store.document_chunks(tenant, agent, source).await?;
         if chunks.is_empty() {
-            return Err(DomainError::not_found("document", source).into());
+            return Err(DomainError::not_found(octopus_core::ObjectKind::Document, source).into());
         }
         Ok(chunks)
     }

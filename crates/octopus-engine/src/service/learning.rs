@@ -6,13 +6,13 @@
 //! learning read that window meanwhile, so a window is learned once.
 
 use octopus_core::agent::Agent;
+use octopus_core::chat::ChatPurpose;
 use octopus_core::chat::{ChatError, ChatRequest, Fault};
 use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::fact::MAX_FACTS_PER_CLOSE;
 use octopus_core::memory_jobs::LearnedFacts;
 use octopus_core::message::Role;
 use octopus_core::working_memory::ChatMessage;
-use octopus_llm::Purpose;
 use serde::Deserialize;
 
 use super::Octopus;
@@ -59,7 +59,7 @@ impl Octopus {
         agent: &Agent,
         window: &EpisodeWithMessages,
     ) -> Result<LearnedFacts, ChatError> {
-        let model = self.chat.for_agent(agent, Purpose::Summary)?;
+        let model = self.chat.for_agent(agent, ChatPurpose::Summary)?;
         let request = ChatRequest {
             messages: vec![
                 ChatMessage::new(
@@ -85,7 +85,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON facts asked for: {}",
                     model.model(),
-                    octopus_provider_http::excerpt(&reply.text)
+                    crate::excerpt(&reply.text)
                 ),
             )
         })?;

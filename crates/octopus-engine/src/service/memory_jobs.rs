@@ -394,7 +394,7 @@ impl Octopus {
                 }
             }
             MemoryWork::LearnFacts(episode) => match super::learning::unlearned(episode) {
-                Some(window) if self.chat.summarise_episodes() => {
+                Some(window) if self.summaries.ask_models => {
                     Plan::LearnByModel(Box::new((agent.clone(), window)))
                 }
                 _ => Plan::Skip,
@@ -410,7 +410,7 @@ impl Octopus {
                 let wanted =
                     memory.summarize_on_close && current.message_count > MIN_SUMMARISED_MESSAGES;
                 match (&current.summary, replaceable && wanted) {
-                    (_, true) if self.chat.summarise_episodes() => {
+                    (_, true) if self.summaries.ask_models => {
                         Plan::ByModel(Box::new((agent.clone(), episode.clone())))
                     }
                     (None, true) => match self.summarise(episode) {
@@ -574,8 +574,8 @@ impl Octopus {
     /// The wait before asking a model again for a summary or facts it could
     /// not write: doubling from the configured base.
     fn model_backoff(&self, attempts: u32) -> Duration {
-        self.chat
-            .summary_retry_base()
+        self.summaries
+            .retry_base
             .saturating_mul(1u32 << attempts.min(16))
             .min(MAX_MODEL_SUMMARY_BACKOFF)
     }

@@ -1,5 +1,6 @@
 //! The [`Octopus`] service, one file per area of operations.
 
+mod absent;
 mod agents;
 mod completions;
 mod context;
@@ -35,8 +36,10 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use octopus_core::agent::Agent;
-use octopus_core::embedding::{EmbedError, Embedder};
+use octopus_core::chat::ChatModels;
+use octopus_core::embedding::{EmbedError, Embedder, EmbedderSource};
 use octopus_core::memory_jobs::MemoryQueue;
+use octopus_core::webhook_sender::WebhookSender;
 use octopus_core::{AgentId, ConversationId, TenantId};
 
 use octopus_core::store::Store;
@@ -65,7 +68,9 @@ pub struct Octopus {
     embedding_stats: Arc<EmbeddingStats>,
     job_stats: Arc<crate::job_stats::MemoryJobStats>,
     quotas: Arc<crate::quotas::QuotaState>,
-    chat: Arc<crate::llm::ChatModels>,
+    chat: Arc<dyn ChatModels>,
+    /// Whether and how often agents' models are asked for summaries.
+    summaries: Summaries,
     /// How long the memory worker holds the jobs it claims.
     job_lease: Duration,
     procedure_matchers: Arc<crate::procedure_matching::MatcherCache>,
@@ -83,18 +88,48 @@ pub struct Octopus {
     webhooks: Arc<crate::webhooks::Sender>,
 }
 
-/// Refuses settings that cannot work: an embedding model that cannot load,
-/// recall weights out of range, a chat provider without what it needs.
-/// Cheap; a process calls it before opening its backends.
+/// What the service is handed besides its settings: the store, and the
+/// adapters it calls out through. `octopus-app` builds them from the
+/// configuration.
+#[derive(Clone)]
+pub struct Ports {
+    pub store: Arc<dyn Store>,
+    /// The embedder, loaded on first use.
+    pub embedder: Arc<dyn EmbedderSource>,
+    /// The agents' chat models.
+    pub chat_models: Arc<dyn ChatModels>,
+    /// Carries webhook deliveries.
+    pub webhooks: Arc<dyn WebhookSender>,
+}
+
+/// Refuses the engine's own settings that cannot work: recall weights out
+/// of range, a webhook schedule without sane waits. (The adapters' settings
+/// are their builders' to check.) Cheap; a process calls it before opening
+/// its backends.
 pub fn check_config(config: &EngineConfig) -> Result<()> {
-    crate::embedders::check(&config.embedding).map_err(Error::Config)?;
     config
         .recall
         .validate()
         .map_err(|e| Error::Config(e.to_string()))?;
-    config.llm.validate().map_err(Error::Config)?;
-    config.webhooks.validate().map_err(Error::Config)?;
+    config.webhooks.validate()?;
     Ok(())
+}
+
+/// Whether episode summaries are asked of the agents' models, and the first
+/// wait before asking again when none could write one (`[llm]`).
+#[derive(Clone, Copy, Debug)]
+struct Summaries {
+    ask_models: bool,
+    retry_base: Duration,
+}
+
+impl Summaries {
+    fn new(settings: &octopus_core::llm_settings::LlmSettings) -> Self {
+        Self {
+            ask_models: settings.summarise_episodes,
+            retry_base: Duration::from_secs(settings.summary_retry_secs.max(1)),
+        }
+    }
 }
 
 /// Memory the history cache may hold.
@@ -103,7 +138,7 @@ const HISTORY_CACHE_BYTES: usize = 64 << 20;
 /// The embedder, loaded on first use: a server that never embeds never pays for
 /// loading the model.
 struct Embedding {
-    config: crate::config::EmbeddingSettings,
+    source: Arc<dyn EmbedderSource>,
     loaded: tokio::sync::OnceCell<Arc<dyn Embedder>>,
     /// One ingestion batch embeds at a time, so a large ingest leaves CPU for
     /// the queries of live conversations, which do not wait on this.
@@ -111,9 +146,9 @@ struct Embedding {
 }
 
 impl Embedding {
-    fn new(config: crate::config::EmbeddingSettings) -> Self {
+    fn new(source: Arc<dyn EmbedderSource>) -> Self {
         Self {
-            config,
+            source,
             loaded: tokio::sync::OnceCell::new(),
             ingest_permits: tokio::sync::Semaphore::new(1),
         }
@@ -145,28 +180,28 @@ struct Caches {
 }
 
 impl Octopus {
-    /// The service over `store`, with `config`'s settings; refuses settings
+    /// The service over `ports`, with `config`'s settings; refuses settings
     /// that cannot work (see [`check_config`]).
-    pub fn new(config: &EngineConfig, store: Arc<dyn Store>) -> Result<Self> {
+    pub fn new(config: &EngineConfig, ports: Ports) -> Result<Self> {
         check_config(config)?;
-        Ok(Self::assemble(config, store))
-    }
-
-    fn assemble(config: &EngineConfig, store: Arc<dyn Store>) -> Self {
-        let mut octopus = Self::with_store(store, config.limits);
-        octopus.embedding = Arc::new(Embedding::new(config.embedding.clone()));
+        let mut octopus = Self::with_store(ports.store, config.limits);
+        octopus.embedding = Arc::new(Embedding::new(ports.embedder));
+        octopus.chat = ports.chat_models;
+        octopus.summaries = Summaries::new(&config.llm);
         octopus.quotas = Arc::new(crate::quotas::QuotaState::new(config.quotas.clone()));
-        octopus = octopus.with_llm(
-            config.llm.clone(),
-            Arc::new(|name| std::env::var(name).ok()),
-        );
         octopus.job_lease = Duration::from_secs(config.worker.job_lease_secs.max(1));
         octopus.recall_weights = config.recall;
         octopus.query_vectors = query_vectors(config.embedding.query_cache_entries());
-        octopus.webhooks = Arc::new(crate::webhooks::Sender::new(config.webhooks.clone()));
-        octopus
+        octopus.webhooks = Arc::new(crate::webhooks::Sender::new(
+            config.webhooks.clone(),
+            ports.webhooks,
+        ));
+        Ok(octopus)
     }
 
+    /// The service over a store alone, with the default settings and no
+    /// adapters: embedding, model calls and webhook endpoints are refused,
+    /// naming what is missing. For tools that only write and read records.
     pub fn with_store(store: Arc<dyn Store>, limits: Limits) -> Self {
         let caches = Caches {
             key_tenants: TtlCache::new(CACHE_TTL, CACHE_CAPACITY),
@@ -180,44 +215,33 @@ impl Octopus {
             limits,
             admin_key: Arc::new(RwLock::new(None)),
             caches: Arc::new(caches),
-            embedding: Arc::new(Embedding::new(Default::default())),
+            embedding: Arc::new(Embedding::new(Arc::new(absent::Absent))),
             work_signal: Arc::default(),
             history: Arc::new(crate::history::HistoryCache::new(HISTORY_CACHE_BYTES)),
             embedding_stats: Arc::default(),
             job_stats: Arc::default(),
             quotas: Arc::default(),
-            chat: Arc::new(crate::llm::ChatModels::new(
-                Default::default(),
-                Arc::new(|name| std::env::var(name).ok()),
-            )),
+            chat: Arc::new(absent::Absent),
+            summaries: Summaries::new(&Default::default()),
             job_lease: Duration::from_secs(crate::config::WorkerSettings::default().job_lease_secs),
             procedure_matchers: Arc::default(),
             pattern_sizes: Arc::new(TtlCache::new(Duration::from_secs(3600), 100_000)),
             recall_weights: RankingWeights::default(),
             query_vectors: query_vectors(
-                crate::config::EmbeddingSettings::default().query_cache_entries(),
+                octopus_core::embedding_settings::EmbeddingSettings::default()
+                    .query_cache_entries(),
             ),
-            webhooks: Arc::new(crate::webhooks::Sender::new(Default::default())),
+            webhooks: Arc::new(crate::webhooks::Sender::new(
+                Default::default(),
+                Arc::new(absent::Absent),
+            )),
         }
     }
 
-    /// Delivers webhook events under `settings` (a test's loopback
-    /// receiver needs `destinations = "any"`).
-    pub fn with_webhooks(mut self, settings: crate::webhooks::WebhookSettings) -> Self {
-        self.webhooks = Arc::new(crate::webhooks::Sender::new(settings));
-        self
-    }
-
-    /// Calls agents' models with `settings`, reading API keys through `env`.
-    pub fn with_llm(
-        mut self,
-        mut settings: crate::llm::LlmSettings,
-        env: crate::llm::EnvReader,
-    ) -> Self {
-        // A reply longer than a message could not be stored: no more of one
-        // is read.
-        settings.max_reply_bytes = settings.max_reply_bytes.min(self.limits.max_message_bytes);
-        self.chat = Arc::new(crate::llm::ChatModels::new(settings, env));
+    /// The same service, sharing everything, with agents' models from
+    /// `models` (a test's, calling a loopback provider).
+    pub fn with_chat_models(mut self, models: Arc<dyn ChatModels>) -> Self {
+        self.chat = models;
         self
     }
 
@@ -373,27 +397,24 @@ impl Octopus {
 
     /// Uses `embedder` instead of the configured model.
     pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
-        let embedding = Embedding::new(self.embedding.config.clone());
+        let embedding = Embedding::new(Arc::new(Arc::clone(&embedder)));
         embedding.loaded.set(embedder).ok();
         self.embedding = Arc::new(embedding);
         self
     }
 
-    /// The embedder, loading the configured model on first use.
+    /// The embedder, loaded on first use; a local model's number format is
+    /// kept for the statistics.
     pub async fn embedder(&self) -> Result<Arc<dyn Embedder>> {
-        let embedding = Arc::clone(&self.embedding);
-        let stats = Arc::clone(&self.embedding_stats);
-        let loaded = embedding
+        let loaded = self
+            .embedding
             .loaded
             .get_or_try_init(|| async {
-                let config = embedding.config.clone();
-                let embedder =
-                    tokio::task::spawn_blocking(move || crate::embedders::build(&config, &stats))
-                        .await
-                        .map_err(|e| {
-                            EmbedError::Model(format!("the model loading task failed: {e}"))
-                        })??;
-                Ok::<_, Error>(embedder)
+                let loaded = self.embedding.source.load().await?;
+                if let Some(precision) = loaded.precision {
+                    self.embedding_stats.set_precision(precision);
+                }
+                Ok::<_, Error>(loaded.embedder)
             })
             .await?;
         Ok(Arc::clone(loaded))

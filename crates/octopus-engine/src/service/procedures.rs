@@ -446,7 +446,9 @@ impl Octopus {
             .into());
         }
         let agent = self.cached_agent(tenant, episode.episode.agent_id).await?;
-        let model = self.chat.for_agent(&agent, octopus_llm::Purpose::Summary)?;
+        let model = self
+            .chat
+            .for_agent(&agent, octopus_core::chat::ChatPurpose::Summary)?;
         let request = proposal_request(&episode, agent.memory.redact_pii);
         let reply = model.chat(&request, None).await?;
         let mut content = parse_proposal(&reply.text).ok_or_else(|| {
@@ -456,7 +458,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON procedure asked for: {}",
                     model.model(),
-                    octopus_provider_http::excerpt(&reply.text)
+                    crate::excerpt(&reply.text)
                 ),
             )
         })?;

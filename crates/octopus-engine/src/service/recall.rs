@@ -14,6 +14,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use octopus_core::agent::Agent;
+use octopus_core::chat::ChatPurpose;
 use octopus_core::chat::ChatRequest;
 use octopus_core::dates_named::dates_named;
 use octopus_core::episode::Episode;
@@ -34,7 +35,6 @@ use octopus_core::things_named::things_named;
 use octopus_core::time_asked::{TimeAsked, put_what_held_first};
 use octopus_core::working_memory::ChatMessage;
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, TenantId, Timestamp};
-use octopus_llm::Purpose;
 
 use super::{Octopus, QueryVector};
 use crate::Result;
@@ -265,7 +265,7 @@ impl Octopus {
             ],
             tools: Vec::new(),
         };
-        let reply = match self.chat.for_agent(agent, Purpose::SubQuestions) {
+        let reply = match self.chat.for_agent(agent, ChatPurpose::SubQuestions) {
             Ok(model) => model.chat(&request, None).await,
             Err(error) => Err(error),
         };

@@ -6,13 +6,13 @@
 //! again later.
 
 use octopus_core::agent::Agent;
+use octopus_core::chat::ChatPurpose;
 use octopus_core::chat::{ChatError, ChatRequest, Fault};
 use octopus_core::episode::{EpisodeSummary, EpisodeWithMessages, MAX_KEY_FACT_CHARS};
 use octopus_core::message::Role;
 use octopus_core::summary::SUMMARY_TOKENS;
 use octopus_core::tokens::TokenCounter;
 use octopus_core::working_memory::ChatMessage;
-use octopus_llm::Purpose;
 use serde::Deserialize;
 
 use super::Octopus;
@@ -39,7 +39,7 @@ impl Octopus {
         agent: &Agent,
         episode: &EpisodeWithMessages,
     ) -> Result<ModelSummary, ChatError> {
-        let model = self.chat.for_agent(agent, Purpose::Summary)?;
+        let model = self.chat.for_agent(agent, ChatPurpose::Summary)?;
         let request = summary_request(episode, agent);
         let reply = model.chat(&request, None).await?;
         parse_summary(&reply.text, self.tokens.as_ref()).ok_or_else(|| {
@@ -49,7 +49,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON summary asked for: {}",
                     model.model(),
-                    octopus_provider_http::excerpt(&reply.text)
+                    crate::excerpt(&reply.text)
                 ),
             )
         })

@@ -27,7 +27,7 @@ pub(crate) fn transcript(episode: &EpisodeWithMessages, redact: bool) -> String 
                     "tool {} returned{}: {}\n",
                     call.function_name,
                     if call.is_error { " an error" } else { "" },
-                    octopus_provider_http::excerpt(&out(result))
+                    crate::excerpt(&out(result))
                 )),
                 None => transcript.push_str(&format!(
                     "assistant called tool {} with {}\n",

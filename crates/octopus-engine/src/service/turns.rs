@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use octopus_core::agent::Agent;
 use octopus_core::appending::{MessageRecord, TokenAccounting};
+use octopus_core::chat::ChatPurpose;
 use octopus_core::chat::{
     ChatError, ChatModel, ChatRequest, DeltaSink, Fault, ToolSpec, TurnReply, Usage,
 };
@@ -23,7 +24,6 @@ use octopus_core::embedded_text::outgoing_text;
 use octopus_core::message::{Message, NewMessage, Role, ToolCallRecord};
 use octopus_core::working_memory::{ChatMessage, ContextTrace};
 use octopus_core::{ConversationId, Error as DomainError, TenantId};
-use octopus_llm::Purpose;
 use serde_json::Value;
 
 use super::Octopus;
@@ -97,7 +97,7 @@ impl Octopus {
         let agent = self
             .conversation_active_agent(tenant, conversation.agent_id)
             .await?;
-        let model = self.chat.for_agent(&agent, Purpose::Turn)?;
+        let model = self.chat.for_agent(&agent, ChatPurpose::Turn)?;
         if input.message.is_some() != input.tool_results.is_empty() {
             return Err(DomainError::invalid(
                 "message",

@@ -1,18 +1,19 @@
 //! Sending what the outbox holds to the endpoints tenants registered: each
-//! delivery signed ([`signing`]), POSTed under the same outbound rules as a
-//! model URL a tenant chose (public addresses only unless the operator
-//! allows any, no redirect followed, a bounded wait and answer, no key of
-//! the server's ever sent), and its outcome decided here: delivered on a
-//! 2xx, tried again on a schedule with jitter otherwise, and the endpoint
-//! disabled when it answers 410 Gone or has failed for too long.
+//! delivery signed ([`signing`]) and handed to the `WebhookSender` port
+//! (over HTTP, under the outbound rules: `octopus_provider_http::webhooks`),
+//! and its outcome decided here: delivered on a 2xx, tried again on a
+//! schedule with jitter otherwise, and the endpoint disabled when it answers
+//! 410 Gone or has failed for too long.
 
 pub(crate) mod in_flight;
 pub mod signing;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use octopus_core::Timestamp;
 use octopus_core::webhook::{AttemptOutcome, DueDelivery, message_id};
+use octopus_core::webhook_sender::{PostAnswer, UrlRefused, WebhookPost, WebhookSender};
 use serde::{Deserialize, Serialize};
 
 /// Where endpoints may point (`[webhooks] destinations`).
@@ -60,23 +61,27 @@ impl Default for WebhookSettings {
 
 impl WebhookSettings {
     /// Refuses a schedule that is empty or holds a negative or endless wait.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> crate::Result<()> {
         if self.retry_schedule_secs.is_empty() {
-            return Err("[webhooks] retry_schedule_secs must name at least one wait".into());
+            return Err(crate::Error::Config(
+                "[webhooks] retry_schedule_secs must name at least one wait".into(),
+            ));
         }
         if let Some(bad) = self
             .retry_schedule_secs
             .iter()
             .find(|secs| !secs.is_finite() || **secs < 0.0 || **secs > 30.0 * 86_400.0)
         {
-            return Err(format!(
+            return Err(crate::Error::Config(format!(
                 "[webhooks] retry_schedule_secs: {bad} is not a wait from 0 to 30 days"
-            ));
+            )));
         }
         Ok(())
     }
 
-    fn timeout(&self) -> Duration {
+    /// How long one attempt may take, from connecting to the answer's
+    /// status.
+    pub fn timeout(&self) -> Duration {
         Duration::from_secs(self.timeout_secs.max(1))
     }
 
@@ -104,104 +109,47 @@ fn unit_random() -> f64 {
     }
 }
 
-/// Bytes of a failed answer's body kept for the log.
-const ERROR_BODY_BYTES: usize = 1024;
-
-/// Sends deliveries; one HTTP client for all of them, built on first use.
+/// Decides what each attempt came to; the port carries it.
 pub(crate) struct Sender {
     settings: WebhookSettings,
-    client: std::sync::OnceLock<reqwest::Client>,
+    transport: Arc<dyn WebhookSender>,
 }
 
 impl Sender {
-    pub(crate) fn new(settings: WebhookSettings) -> Self {
+    pub(crate) fn new(settings: WebhookSettings, transport: Arc<dyn WebhookSender>) -> Self {
         Self {
             settings,
-            client: std::sync::OnceLock::new(),
+            transport,
         }
-    }
-
-    fn client(&self) -> Result<&reqwest::Client, String> {
-        if let Some(client) = self.client.get() {
-            return Ok(client);
-        }
-        let timeout = self.settings.timeout();
-        let client = match self.settings.destinations {
-            Destinations::Public => {
-                octopus_provider_http::destinations::public_only_client(timeout, timeout)?
-            }
-            Destinations::Any => octopus_provider_http::client(timeout, timeout)?,
-        };
-        Ok(self.client.get_or_init(|| client))
     }
 
     pub(crate) fn settings(&self) -> &WebhookSettings {
         &self.settings
     }
 
-    /// Refuses an endpoint URL the outbound rules forbid outright: one that
-    /// does not parse, or (unless any address is allowed) one whose host is
-    /// an address that is not public. A name is checked when it is resolved,
-    /// at each delivery.
-    pub(crate) fn check_url(&self, url: &str) -> Result<(), String> {
-        let parsed = reqwest::Url::parse(url).map_err(|e| format!("is not a URL: {e}"))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err("must be an http or https URL".into());
-        }
-        if !parsed.username().is_empty() || parsed.password().is_some() {
-            return Err("must not hold credentials; verify deliveries by their signature".into());
-        }
-        match self.settings.destinations {
-            Destinations::Any => Ok(()),
-            Destinations::Public => octopus_provider_http::destinations::check_literal(&parsed)
-                .map_err(|refused| refused.to_string()),
-        }
+    /// Refuses an endpoint URL the outbound rules forbid outright.
+    pub(crate) fn check_url(&self, url: &str) -> Result<(), UrlRefused> {
+        self.transport.check_url(url)
     }
 
     /// One attempt at `due`, and what it came to at `now`.
     pub(crate) async fn attempt(&self, due: &DueDelivery, now: Timestamp) -> AttemptOutcome {
-        let id = message_id(due.event_id);
+        let message_id = message_id(due.event_id);
         let timestamp = now.timestamp();
-        let signature = signing::signature(&due.secret, &id, timestamp, &due.payload);
-        let sent = async {
-            let url = reqwest::Url::parse(&due.url).map_err(|e| (None, format!("bad URL: {e}")))?;
-            if self.settings.destinations == Destinations::Public {
-                octopus_provider_http::destinations::check_literal(&url)
-                    .map_err(|refused| (None, refused.to_string()))?;
-            }
-            self.client()
-                .map_err(|error| (None, error))?
-                .post(url)
-                .timeout(self.settings.timeout())
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .header(
-                    reqwest::header::USER_AGENT,
-                    concat!("Octopus-Webhooks/", env!("CARGO_PKG_VERSION")),
-                )
-                .header("webhook-id", &id)
-                .header("webhook-timestamp", timestamp.to_string())
-                .header("webhook-signature", signature)
-                .body(due.payload.clone())
-                .send()
-                .await
-                .map_err(|error| (None, describe(&error)))
+        let signature = signing::signature(&due.secret, &message_id, timestamp, &due.payload);
+        let post = WebhookPost {
+            url: due.url.clone(),
+            message_id,
+            timestamp,
+            signature,
+            payload: due.payload.clone(),
         };
-        let (status, error) = match sent.await {
-            Ok(response) if response.status().is_success() => {
-                return AttemptOutcome::Delivered {
-                    status: response.status().as_u16(),
-                };
+        let (status, error) = match self.transport.post(&post).await {
+            PostAnswer::Answered { status, .. } if (200..300).contains(&status) => {
+                return AttemptOutcome::Delivered { status };
             }
-            Ok(response) => {
-                let status = response.status();
-                let body = octopus_provider_http::error_text(response, ERROR_BODY_BYTES).await;
-                let what = match status.is_redirection() {
-                    true => "a redirect, which is not followed".to_owned(),
-                    false => octopus_provider_http::excerpt(&body),
-                };
-                (Some(status.as_u16()), format!("HTTP {status}: {what}"))
-            }
-            Err((status, error)) => (status, error),
+            PostAnswer::Answered { status, detail } => (Some(status), detail),
+            PostAnswer::NoAnswer { error } => (None, error),
         };
         if status == Some(410) {
             return AttemptOutcome::Disable {
@@ -235,31 +183,6 @@ impl Sender {
     }
 }
 
-/// What went wrong with a request that got no answer, without the URL's
-/// query (it may hold a token of the receiver's).
-fn describe(error: &reqwest::Error) -> String {
-    if let Some(refused) = octopus_provider_http::destinations::not_public(error) {
-        return refused.to_string();
-    }
-    let kind = if error.is_timeout() {
-        "timed out"
-    } else if error.is_connect() {
-        "could not connect"
-    } else {
-        "failed"
-    };
-    let mut source = std::error::Error::source(error);
-    let mut innermost = None;
-    while let Some(cause) = source {
-        innermost = Some(cause.to_string());
-        source = cause.source();
-    }
-    match innermost {
-        Some(cause) => format!("{kind}: {}", octopus_provider_http::sanitise(&cause)),
-        None => kind.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,33 +207,6 @@ mod tests {
         settings.retry_schedule_secs = vec![];
         assert!(settings.validate().is_err());
         settings.retry_schedule_secs = vec![1.0, -2.0];
-        assert!(settings.validate().unwrap_err().contains("-2"));
-    }
-
-    #[test]
-    fn endpoints_on_internal_addresses_are_refused_unless_allowed() {
-        let public = Sender::new(WebhookSettings::default());
-        for url in [
-            "http://127.0.0.1:9000/hook",
-            "http://169.254.169.254/",
-            "http://[::1]/",
-        ] {
-            assert!(public.check_url(url).is_err(), "{url}");
-        }
-        assert!(
-            public
-                .check_url("https://hooks.example.com/octopus")
-                .is_ok()
-        );
-        assert!(
-            public
-                .check_url("https://user:pw@hooks.example.com/")
-                .is_err()
-        );
-        let any = Sender::new(WebhookSettings {
-            destinations: Destinations::Any,
-            ..WebhookSettings::default()
-        });
-        assert!(any.check_url("http://127.0.0.1:9000/hook").is_ok());
+        assert!(settings.validate().unwrap_err().to_string().contains("-2"));
     }
 }

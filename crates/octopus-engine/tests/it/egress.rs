@@ -36,7 +36,7 @@ async fn with_redact_pii_nothing_detected_leaves_by_any_path() {
         EngineConfig {
             limits: crate::fixture_limits(),
             embedding: crate::fake_ollama_embedding(&embed_url),
-            llm: octopus_engine::llm::LlmSettings {
+            llm: octopus_core::llm_settings::LlmSettings {
                 allowed_base_urls: vec![chat_url.clone()],
                 ..Default::default()
             },

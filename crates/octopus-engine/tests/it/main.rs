@@ -29,12 +29,22 @@ fn fixture_limits() -> octopus_engine::Limits {
 }
 
 /// Embeddings from the fake Ollama server at `url` (`fake_providers::serve`).
-fn fake_ollama_embedding(url: &str) -> octopus_engine::EmbeddingSettings {
-    octopus_engine::EmbeddingSettings::Ollama(octopus_engine::HttpEmbedding::new(
-        format!("{url}/api/embed"),
-        "nomic-embed-text",
-        octopus_testkit::fake_providers::DIMENSION,
-    ))
+/// The agents' models under `settings`, reading keys through `env`.
+fn chat_models(
+    settings: &octopus_core::llm_settings::LlmSettings,
+    env: octopus_llm::EnvReader,
+) -> std::sync::Arc<octopus_llm::AgentModels> {
+    std::sync::Arc::new(octopus_llm::AgentModels::new(settings, env))
+}
+
+fn fake_ollama_embedding(url: &str) -> octopus_core::embedding_settings::EmbeddingSettings {
+    octopus_core::embedding_settings::EmbeddingSettings::Ollama(
+        octopus_core::embedding_settings::HttpEmbedding::new(
+            format!("{url}/api/embed"),
+            "nomic-embed-text",
+            octopus_testkit::fake_providers::DIMENSION,
+        ),
+    )
 }
 
 /// Where a test's data lives: SQLite files in a temporary directory, or a
@@ -110,8 +120,9 @@ fn open_in(dir: &std::path::Path, mut engine: EngineConfig) -> octopus_app::Resu
 /// local model's number format by timing, which other work on the machine
 /// sways, and two engines would then disagree on scores.
 fn same_vectors(engine: &mut EngineConfig) {
-    if let octopus_engine::EmbeddingSettings::Local(local) = &mut engine.embedding {
-        local.precision = octopus_engine::config::EmbeddingPrecision::F32;
+    if let octopus_core::embedding_settings::EmbeddingSettings::Local(local) = &mut engine.embedding
+    {
+        local.precision = octopus_core::embedding_settings::EmbeddingPrecision::F32;
     }
 }
 

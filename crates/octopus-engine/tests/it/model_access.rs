@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use octopus_core::chat::Fault;
 use octopus_core::episode::{CloseEpisode, EndReason};
+use octopus_core::llm_settings::{LlmSettings, OtherBaseUrls};
 use octopus_core::{ConversationId, TenantId};
-use octopus_engine::llm::{LlmSettings, OtherBaseUrls};
 use octopus_engine::{EngineConfig, Error, Octopus, TurnInput};
 use octopus_testkit::fake_chat::{self, Answer, ChatProvider, Received};
 use serde_json::{Value, json};
@@ -63,7 +63,7 @@ impl Server {
     fn with(&self, settings: LlmSettings) -> Octopus {
         self.octopus
             .clone()
-            .with_llm(settings, Arc::new(operator_env))
+            .with_chat_models(crate::chat_models(&settings, Arc::new(operator_env)))
     }
 }
 
@@ -374,10 +374,10 @@ async fn a_summary_that_cannot_be_written_as_configured_waits_for_the_configurat
     let url = fake_chat::serve(Arc::clone(&fake)).await;
     let server = server().await;
     // The default configuration: no key, loopback refused.
-    let octopus = server
-        .octopus
-        .clone()
-        .with_llm(LlmSettings::default(), Arc::new(|_| None));
+    let octopus = server.octopus.clone().with_chat_models(crate::chat_models(
+        &LlmSettings::default(),
+        Arc::new(|_| None),
+    ));
     let tenant = octopus.create_tenant("acme").await.unwrap().id;
     let no_key = new_conversation(
         &octopus,
@@ -423,13 +423,13 @@ async fn a_summary_that_cannot_be_written_as_configured_waits_for_the_configurat
     assert!(fake.received().is_empty());
 
     // Started with a configuration that trusts the provider: asked again.
-    let trusting = octopus.clone().with_llm(
-        LlmSettings {
+    let trusting = octopus.clone().with_chat_models(crate::chat_models(
+        &LlmSettings {
             allowed_base_urls: vec![url.clone()],
             ..LlmSettings::default()
         },
         Arc::new(|_| None),
-    );
+    ));
     trusting.unpark_for_this_configuration().await;
     assert_eq!(trusting.pending_memory_jobs().await.unwrap(), 2);
     trusting.run_memory_jobs().await.unwrap();

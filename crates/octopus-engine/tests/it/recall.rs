@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use octopus_core::llm_settings::LlmSettings;
 use octopus_core::message::{NewMessage, Role};
 use octopus_core::recall::{MemoryKind, RecallHit, RecallMode, RecallQuery};
 use octopus_core::recall_ranking::RankingWeights;
 use octopus_core::{AgentId, ConversationId, TenantId};
-use octopus_engine::llm::LlmSettings;
 use octopus_engine::{EngineConfig, Octopus};
 use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
 use serde_json::json;
@@ -695,10 +695,10 @@ async fn with_a_model(
         summarise_episodes: false,
         ..LlmSettings::default()
     };
-    let octopus = open(dir).with_llm(
-        settings,
+    let octopus = open(dir).with_chat_models(crate::chat_models(
+        &settings,
         Arc::new(|name| (name == "OPENAI_API_KEY").then(|| "sk-test".to_owned())),
-    );
+    ));
     let tenant = octopus.create_tenant("acme").await.unwrap().id;
     let spec = serde_json::from_value(json!({
         "name": "companion",

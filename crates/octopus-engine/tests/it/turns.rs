@@ -6,9 +6,9 @@ use octopus_core::DomainCode;
 use std::sync::{Arc, Mutex};
 
 use octopus_core::chat::{Fault, ToolSpec};
+use octopus_core::llm_settings::LlmSettings;
 use octopus_core::message::Role;
 use octopus_core::{ConversationId, TenantId};
-use octopus_engine::llm::LlmSettings;
 use octopus_engine::{EngineConfig, Error, Octopus, ToolResult, TurnInput};
 use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
 use serde_json::json;
@@ -40,10 +40,10 @@ async fn setup(provider: &str) -> Setup {
         },
     )
     .unwrap()
-    .with_llm(
-        settings.clone(),
+    .with_chat_models(crate::chat_models(
+        &settings,
         Arc::new(|name| (name == "OPENAI_API_KEY").then(|| "sk-test".to_owned())),
-    );
+    ));
     let tenant = octopus.create_tenant("acme").await.unwrap().id;
     let base_url = match provider {
         "openai" => format!("{url}/v1"),
@@ -381,7 +381,7 @@ async fn an_agent_without_a_usable_model_is_refused_before_anything_is_stored() 
     let s2 = s
         .octopus
         .clone()
-        .with_llm(s.settings.clone(), Arc::new(|_| None));
+        .with_chat_models(crate::chat_models(&s.settings, Arc::new(|_| None)));
     let error = s2
         .turn(s.tenant, s.conversation, say("Hello"), None)
         .await
@@ -763,7 +763,7 @@ async fn an_episode_with_tool_calls_teaches_a_draft_procedure() {
     let keyless = s
         .octopus
         .clone()
-        .with_llm(s.settings.clone(), Arc::new(|_| None));
+        .with_chat_models(crate::chat_models(&s.settings, Arc::new(|_| None)));
     let error = keyless
         .propose_procedure(s.tenant, first.episode_id)
         .await

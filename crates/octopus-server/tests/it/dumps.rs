@@ -322,12 +322,13 @@ async fn vectors_of_another_model_are_embedded_again_on_import() {
     let provider = std::sync::Arc::new(octopus_testkit::fake_providers::Provider::default());
     let url = octopus_testkit::fake_providers::serve(provider.clone()).await;
     let second = TestServer::with_engine(Default::default(), |engine| {
-        engine.embedding =
-            octopus_engine::EmbeddingSettings::Ollama(octopus_engine::HttpEmbedding::new(
+        engine.embedding = octopus_core::embedding_settings::EmbeddingSettings::Ollama(
+            octopus_core::embedding_settings::HttpEmbedding::new(
                 format!("{url}/api/embed"),
                 "nomic-embed-text",
                 octopus_testkit::fake_providers::DIMENSION,
-            ));
+            ),
+        );
     })
     .await;
     let (status, report) = import(&second, ADMIN_KEY, &dump).await;

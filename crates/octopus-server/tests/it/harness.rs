@@ -88,8 +88,10 @@ impl TestServer {
         app_config.engine.limits.max_live_message_age_secs = 10 * 365 * 86_400;
         // The same vectors from every server a test starts: `auto` chooses
         // the number format by timing, which other work on the machine sways.
-        if let octopus_engine::EmbeddingSettings::Local(local) = &mut app_config.engine.embedding {
-            local.precision = octopus_engine::config::EmbeddingPrecision::F32;
+        if let octopus_core::embedding_settings::EmbeddingSettings::Local(local) =
+            &mut app_config.engine.embedding
+        {
+            local.precision = octopus_core::embedding_settings::EmbeddingPrecision::F32;
         }
         adjust(&mut app_config);
         let octopus = octopus_app::connect(&app_config).await.unwrap();

@@ -347,7 +347,7 @@ async fn hits_first_chunk_id(server: &TestServer, key: &str, base: &str) -> Stri
 
 #[tokio::test]
 async fn a_configured_http_provider_embeds_and_its_refusal_stores_nothing() {
-    use octopus_engine::{EmbeddingSettings, HttpEmbedding};
+    use octopus_core::embedding_settings::{EmbeddingSettings, HttpEmbedding};
     use octopus_testkit::fake_providers::{DIMENSION, Provider, serve};
 
     let provider = std::sync::Arc::new(Provider::default());

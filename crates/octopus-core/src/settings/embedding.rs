@@ -1,5 +1,5 @@
 //! `[embedding]`: which embedder turns text into vectors, each with the
-//! options it takes and no others. The local model has a folder and a number
+//! options it takes and no others (`octopus-embed` builds it). The local model has a folder and a number
 //! format; an HTTP provider has an endpoint, a model, its vectors' length and
 //! a key, all required, so that a missing one stops the server at start with
 //! its name.

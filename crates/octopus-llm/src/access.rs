@@ -22,24 +22,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use octopus_core::TenantId;
 use octopus_core::agent::{LlmConfig, LlmProvider, is_tenant_key_variable};
 use octopus_core::chat::{ChatError, Fault};
-use reqwest::Url;
-use serde::{Deserialize, Serialize};
-use uuid::Uuid;
+use octopus_core::llm_settings::OtherBaseUrls;
 
-/// Which base URLs beyond the trusted ones an agent may name (`[llm]
-/// other_base_urls`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OtherBaseUrls {
-    /// Any URL whose host is a public address (the default).
-    #[default]
-    Public,
-    /// Any URL at all, internal addresses included: for a deployment whose
-    /// tenants are trusted with the server's network.
-    Any,
-    /// None: agents use their provider's endpoint or an allowed URL.
-    None,
-}
+use crate::SettingsError;
+use reqwest::Url;
+use uuid::Uuid;
 
 /// How far the server trusts the place a call goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,21 +58,22 @@ struct AllowedBase {
 }
 
 impl AllowedBase {
-    fn parse(text: &str) -> Result<Self, String> {
-        let url = Url::parse(text).map_err(|e| format!("{text:?} is not a URL: {e}"))?;
+    fn parse(text: &str) -> Result<Self, SettingsError> {
+        let refuse = |why: &str| SettingsError(format!("allowed_base_urls: {text:?} {why}"));
+        let url = Url::parse(text).map_err(|e| refuse(&format!("is not a URL: {e}")))?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!("{text:?} is not an http:// or https:// URL"));
+            return Err(refuse("is not an http:// or https:// URL"));
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err(format!("{text:?} carries credentials"));
+            return Err(refuse("carries credentials"));
         }
         if url.query().is_some() || url.fragment().is_some() {
-            return Err(format!("{text:?} has a query or fragment"));
+            return Err(refuse("has a query or fragment"));
         }
         let host = url
             .host_str()
             .filter(|h| !h.is_empty())
-            .ok_or_else(|| format!("{text:?} has no host"))?;
+            .ok_or_else(|| refuse("has no host"))?;
         Ok(Self {
             scheme: url.scheme().to_owned(),
             host: host.to_owned(),
@@ -125,16 +113,16 @@ pub(crate) struct ModelAccess {
 pub(crate) fn validate(
     allowed_base_urls: &[String],
     tenant_keys: &BTreeMap<Uuid, Vec<String>>,
-) -> Result<(), String> {
+) -> Result<(), SettingsError> {
     for entry in allowed_base_urls {
-        AllowedBase::parse(entry).map_err(|e| format!("[llm] allowed_base_urls: {e}"))?;
+        AllowedBase::parse(entry)?;
     }
     for (tenant, variables) in tenant_keys {
         for variable in variables {
             if !is_tenant_key_variable(variable) {
-                return Err(format!(
-                    "[llm.tenant_keys] {tenant}: {variable:?} is not a name starting OCTOPUS_LLM_KEY_ (capitals, digits, underscores); the providers' own variables are the operator's keys"
-                ));
+                return Err(SettingsError(format!(
+                    "tenant_keys: {tenant}: {variable:?} is not a name starting OCTOPUS_LLM_KEY_ (capitals, digits, underscores); the providers' own variables are the operator's keys"
+                )));
             }
         }
     }
@@ -171,31 +159,29 @@ impl ModelAccess {
     /// Where a call of `tenant`'s agent with settings `llm` goes, and with
     /// which key; or why it may not be made (a configuration fault).
     pub(crate) fn route(&self, tenant: TenantId, llm: &LlmConfig) -> Result<Route, ChatError> {
-        let refuse =
-            |message: String| ChatError::new(llm.provider.as_str(), Fault::Configuration, message);
+        let refuse = |message: String| refused(llm, message);
         let destination = match &llm.base_url {
-            None if octopus_llm::default_base_url(llm.provider).is_none() => {
+            None if crate::default_base_url(llm.provider).is_none() => {
                 return Err(refuse("an Azure OpenAI agent needs llm.base_url".into()));
             }
             None => Destination::ProviderEndpoint,
             Some(text) => {
                 let url = Url::parse(text)
                     .map_err(|e| refuse(format!("llm.base_url {text} is not a usable URL: {e}")))?;
-                self.classify(llm.provider, &url).map_err(refuse)?
+                self.classify(llm, &url)?
             }
         };
-        let key_variable = self
-            .key_variable(tenant, llm, destination)
-            .map_err(refuse)?;
+        let key_variable = self.key_variable(tenant, llm, destination)?;
         Ok(Route {
             destination,
             key_variable,
         })
     }
 
-    fn classify(&self, provider: LlmProvider, url: &Url) -> Result<Destination, String> {
-        let own = octopus_llm::default_base_url(provider)
-            .and_then(|default| AllowedBase::parse(default).ok());
+    fn classify(&self, llm: &LlmConfig, url: &Url) -> Result<Destination, ChatError> {
+        let provider = llm.provider;
+        let own =
+            crate::default_base_url(provider).and_then(|default| AllowedBase::parse(default).ok());
         if own.is_some_and(|own| own.same_origin(url)) {
             return Ok(Destination::ProviderEndpoint);
         }
@@ -203,13 +189,14 @@ impl ModelAccess {
             return Ok(Destination::OperatorAllowed);
         }
         match self.other_base_urls {
-            OtherBaseUrls::None => Err(format!(
-                "llm.base_url {url} is not among the server's [llm] allowed_base_urls"
+            OtherBaseUrls::None => Err(refused(
+                llm,
+                format!("llm.base_url {url} is not among the server's [llm] allowed_base_urls"),
             )),
             OtherBaseUrls::Any => Ok(Destination::TenantChosen { public_only: false }),
             OtherBaseUrls::Public => {
                 octopus_provider_http::destinations::check_literal(url)
-                    .map_err(|refused| format!("llm.base_url: {refused}"))?;
+                    .map_err(|why| refused(llm, format!("llm.base_url: {why}")))?;
                 Ok(Destination::TenantChosen { public_only: true })
             }
         }
@@ -220,7 +207,8 @@ impl ModelAccess {
         tenant: TenantId,
         llm: &LlmConfig,
         destination: Destination,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, ChatError> {
+        let refuse = |message: String| refused(llm, message);
         let tenant_chosen = matches!(destination, Destination::TenantChosen { .. });
         let Some(variable) = llm.api_key_env.as_deref() else {
             // The operator's key only where the operator trusts; a tenant's
@@ -228,18 +216,18 @@ impl ModelAccess {
             return Ok(if tenant_chosen {
                 None
             } else {
-                octopus_llm::default_key_variable(llm.provider).map(str::to_owned)
+                crate::default_key_variable(llm.provider).map(str::to_owned)
             });
         };
         match self.bound.get(variable) {
             Some(tenants) if tenants.contains(&tenant) => Ok(Some(variable.to_owned())),
-            Some(_) => Err(format!(
+            Some(_) => Err(refuse(format!(
                 "llm.api_key_env {variable} is not a key of this tenant"
-            )),
-            None if tenant_chosen => Err(format!(
+            ))),
+            None if tenant_chosen => Err(refuse(format!(
                 "llm.api_key_env {variable} is a key of the server's, sent only to the provider's own endpoint and the server's [llm] allowed_base_urls; llm.base_url {} is neither. Name a key the operator bound to this tenant ([llm.tenant_keys])",
                 llm.base_url.as_deref().unwrap_or_default()
-            )),
+            ))),
             None => {
                 let providers_own = [
                     LlmProvider::Openai,
@@ -247,18 +235,23 @@ impl ModelAccess {
                     LlmProvider::Anthropic,
                 ]
                 .into_iter()
-                .find(|p| octopus_llm::default_key_variable(*p) == Some(variable));
+                .find(|p| crate::default_key_variable(*p) == Some(variable));
                 match providers_own {
-                    Some(owner) if owner != llm.provider => Err(format!(
+                    Some(owner) if owner != llm.provider => Err(refuse(format!(
                         "llm.api_key_env {variable} is the key of {}, not of {}",
                         owner.as_str(),
                         llm.provider.as_str()
-                    )),
+                    ))),
                     _ => Ok(Some(variable.to_owned())),
                 }
             }
         }
     }
+}
+
+/// A call the rules refuse: the operator's configuration, or the agent's.
+fn refused(llm: &LlmConfig, message: String) -> ChatError {
+    ChatError::new(llm.provider.as_str(), Fault::Configuration, message)
 }
 
 #[cfg(test)]
