@@ -18,7 +18,7 @@ use octopus_core::TenantId;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Quotas for every tenant, with overrides for some.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -3,11 +3,12 @@
 
 use octopus_core::agent::{Agent, AgentSpec};
 use octopus_core::store::Page;
-use octopus_core::{AgentId, Error as DomainError, TenantId, now};
+use octopus_core::{AgentId, ConversationId, DomainCode, Error as DomainError, TenantId, now};
 use serde_json::Value;
 
-use super::Octopus;
-use crate::{Result, merge_patch};
+use crate::error::{Error, Result};
+use crate::merge_patch;
+use crate::octopus::Octopus;
 
 /// The agent fields a patch may change.
 const PATCHABLE: [&str; 5] = ["name", "system_prompt", "llm", "memory", "is_active"];
@@ -133,5 +134,72 @@ impl Octopus {
         self.caches.agents.remove(&(tenant, id));
         tracing::info!(tenant_id = %tenant, agent_id = %id, "deleted agent");
         Ok(())
+    }
+}
+
+impl Octopus {
+    /// An agent, from the cache when it was read in the last few seconds.
+    pub(crate) async fn cached_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
+        if let Some(agent) = self.caches.agents.get(&(tenant, id)) {
+            return Ok(agent);
+        }
+        let agent = self.store.get_agent(tenant, id).await?;
+        self.caches.agents.insert((tenant, id), agent.clone());
+        Ok(agent)
+    }
+
+    /// An agent that may take new memory or run a turn. A deactivated agent
+    /// is read-only: its memory stays readable and searchable (for audits and
+    /// exports), but it takes no new conversations, messages, imports or
+    /// documents, and assembles no context (`Conflict`, `agent_inactive`),
+    /// until a `PATCH` sets `is_active` again.
+    pub(crate) async fn active_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
+        let agent = self.cached_agent(tenant, id).await?;
+        if !agent.is_active {
+            return Err(octopus_core::Error::conflict(
+                DomainCode::AgentInactive,
+                format!(
+                    "agent {id} is deactivated; reactivate it with PATCH {{\"is_active\": true}}"
+                ),
+            )
+            .into());
+        }
+        Ok(agent)
+    }
+
+    /// The active agent of a conversation that exists. The conversation is
+    /// not "not found" when its agent was deleted: that is a conflict
+    /// (`agent_deleted`), not a 404 of the route.
+    pub(crate) async fn conversation_active_agent(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+    ) -> Result<Agent> {
+        match self.active_agent(tenant, agent).await {
+            Err(Error::Domain(octopus_core::Error::NotFound { .. })) => {
+                Err(octopus_core::Error::conflict(
+                    DomainCode::AgentDeleted,
+                    format!("the conversation's agent {agent} was deleted"),
+                )
+                .into())
+            }
+            other => other,
+        }
+    }
+
+    /// The agent of a conversation.
+    pub(crate) async fn conversation_agent(
+        &self,
+        tenant: TenantId,
+        id: ConversationId,
+    ) -> Result<AgentId> {
+        if let Some(agent) = self.caches.conversation_agents.get(&(tenant, id)) {
+            return Ok(agent);
+        }
+        let conversation = self.store.get_conversation(tenant, id).await?;
+        self.caches
+            .conversation_agents
+            .insert((tenant, id), conversation.agent_id);
+        Ok(conversation.agent_id)
     }
 }

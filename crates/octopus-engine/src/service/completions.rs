@@ -17,9 +17,9 @@ use octopus_core::page::Page;
 use octopus_core::{AgentId, ConversationId, Error as DomainError, TenantId};
 use serde_json::Value;
 
-use super::Octopus;
 use super::turns::{PreparedTurn, ToolResult, TurnInput};
-use crate::Result;
+use crate::error::Result;
+use crate::octopus::Octopus;
 
 /// Who wrote a message of the client's list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,10 +19,12 @@ use octopus_core::working_memory::{
 use octopus_core::{ConversationId, EpisodeId, Error as DomainError, TenantId};
 use serde::Serialize;
 
-use super::{KnowledgeQuery, Octopus, QueryVector};
+use super::QueryVector;
+use super::knowledge::KnowledgeQuery;
+use crate::error::{Error, Result};
 use crate::history::HistoryVersion;
+use crate::octopus::Octopus;
 use crate::token_counting::ModelTokenCounter;
-use crate::{Error, Result};
 use octopus_core::chat_history::History;
 
 /// The service a search could not reach, when that is why it failed.

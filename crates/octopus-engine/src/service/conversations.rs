@@ -7,9 +7,9 @@ use octopus_core::conversation::{
 use octopus_core::store::Page;
 use octopus_core::{AgentId, ConversationId, TenantId, now};
 
-use super::Octopus;
-use crate::Result;
 use crate::config::MessageOrigin;
+use crate::error::Result;
+use crate::octopus::Octopus;
 
 impl Octopus {
     /// Starts a conversation between a user and an active agent of the tenant.
@@ -124,7 +124,7 @@ impl Octopus {
                 )
                 .await
                 .map_err(|e| match e {
-                    crate::Error::Domain(d) => d.within(&format!("sessions[{i}]")).into(),
+                    crate::error::Error::Domain(d) => d.within(&format!("sessions[{i}]")).into(),
                     other => other,
                 })?;
             sessions.push(records);

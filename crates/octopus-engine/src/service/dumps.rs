@@ -15,9 +15,9 @@ use octopus_core::store::Page;
 use octopus_core::{AgentId, Error as DomainError, TenantId, now};
 use tokio::sync::mpsc;
 
-use super::Octopus;
 use crate::embedding_stats::EmbeddingPurpose;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
+use crate::octopus::Octopus;
 
 fn spool_failed(error: std::io::Error) -> Error {
     tracing::warn!(%error, "writing an export's spool file failed");

@@ -18,9 +18,9 @@ use octopus_core::{
     to_stored_precision,
 };
 
-use super::Octopus;
-use crate::Result;
 use crate::config::MessageOrigin;
+use crate::error::Result;
+use crate::octopus::Octopus;
 
 impl Octopus {
     /// Appends messages to a conversation, in order, all or none. Opens an episode
@@ -125,13 +125,13 @@ impl Octopus {
                 // the body names an agent the tenant does not have (missing
                 // or another tenant's, alike), a conflict with what is stored.
                 let error = match error {
-                    crate::Error::Domain(DomainError::NotFound { kind, id }) => {
+                    crate::error::Error::Domain(DomainError::NotFound { kind, id }) => {
                         DomainError::conflict(
                             DomainCode::SpeakerNotFound,
                             format!("{field}[{index}].agent_id: no {kind} {id}"),
                         )
                     }
-                    crate::Error::Domain(domain) => {
+                    crate::error::Error::Domain(domain) => {
                         domain.within(&format!("{field}[{index}].agent_id"))
                     }
                     other => return Err(other),

@@ -6,8 +6,8 @@ use octopus_core::forget::{ForgetReceipt, ForgetUser};
 use octopus_core::message::{MessageErasure, MessageErasureReceipt};
 use octopus_core::{MessageId, TenantId, now};
 
-use super::Octopus;
-use crate::Result;
+use crate::error::Result;
+use crate::octopus::Octopus;
 
 impl Octopus {
     /// Removes everything stored about one user of the tenant (with one

@@ -26,8 +26,8 @@ use octopus_core::recall::MemoryKind;
 use octopus_core::working_memory::ChatMessage;
 use octopus_core::{AgentId, FactId, TenantId, now};
 
-use super::Octopus;
-use crate::Result;
+use crate::error::Result;
+use crate::octopus::Octopus;
 
 /// Known facts looked up per new fact, by meaning.
 const RELATED_PER_FACT: u32 = 5;
@@ -335,7 +335,7 @@ impl Octopus {
         };
         match model.chat(&request, None).await {
             Ok(reply) => read_changes(&reply.text, known, new).unwrap_or_else(|| {
-                tracing::warn!(answer = %crate::excerpt(&reply.text),
+                tracing::warn!(answer = %super::transcript::excerpt(&reply.text),
                     "the model's fact decisions hold no JSON; the new facts are added");
                 every_one_added()
             }),

@@ -10,8 +10,8 @@ use octopus_core::dump::DumpRecord;
 use octopus_core::page::Page;
 use octopus_core::procedure::ProcedureFilter;
 
-use super::Octopus;
-use crate::Result;
+use crate::error::Result;
+use crate::octopus::Octopus;
 
 /// The names in use, and the renames made so far.
 #[derive(Default)]

@@ -18,9 +18,10 @@ use octopus_core::tokens::{ApproximateTokenCounter, TokenCounter};
 use octopus_core::{AgentId, Error as DomainError, TenantId, now};
 use uuid::Uuid;
 
-use super::{Octopus, QueryVector};
-use crate::Result;
+use super::QueryVector;
 use crate::embedding_stats::EmbeddingPurpose;
+use crate::error::Result;
+use crate::octopus::Octopus;
 
 /// Texts embedded per batch during ingestion; the ingestion permit is held per batch.
 const INGEST_BATCH: usize = 32;
@@ -222,7 +223,7 @@ impl Octopus {
                 min_score: min_score as f32,
                 filter: query.filter.clone(),
             };
-            Ok::<_, crate::Error>(
+            Ok::<_, crate::error::Error>(
                 self.store
                     .search_chunks(tenant, agent, &vector_query)
                     .await?,
@@ -239,7 +240,7 @@ impl Octopus {
                 top_k: depth,
                 filter: query.filter.clone(),
             };
-            Ok::<_, crate::Error>(
+            Ok::<_, crate::error::Error>(
                 self.store
                     .keyword_search_chunks(tenant, agent, &keyword_query)
                     .await?,

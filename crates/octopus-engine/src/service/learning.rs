@@ -15,8 +15,8 @@ use octopus_core::message::Role;
 use octopus_core::working_memory::ChatMessage;
 use serde::Deserialize;
 
-use super::Octopus;
 use super::summaries::{guided, latest_transcript, read_facts};
+use crate::octopus::Octopus;
 
 const INSTRUCTIONS: &str = "You keep the long-term memory of an assistant about its user. Read \
 the latest messages of a conversation below and answer with one JSON object and nothing else: \
@@ -85,7 +85,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON facts asked for: {}",
                     model.model(),
-                    crate::excerpt(&reply.text)
+                    super::transcript::excerpt(&reply.text)
                 ),
             )
         })?;

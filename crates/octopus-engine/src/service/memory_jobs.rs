@@ -18,11 +18,10 @@ use octopus_core::message::Role;
 use octopus_core::summary::{MIN_SUMMARISED_MESSAGES, SUMMARY_TOKENS};
 use octopus_core::summary::{Turn, extractive_summary};
 use octopus_core::{TenantId, now};
-use tokio::sync::Notify;
 
-use super::Octopus;
-use crate::Result;
 use crate::embedding_stats::EmbeddingPurpose;
+use crate::error::Result;
+use crate::octopus::Octopus;
 
 /// Jobs claimed, and texts embedded, at once. A live job that arrives while a
 /// batch of bulk work is being embedded waits for that batch: at 16 short
@@ -35,36 +34,6 @@ const POLL: Duration = Duration::from_secs(2);
 const CATCH_UP: Duration = Duration::from_secs(2);
 /// Longest wait before retrying failed work.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
-
-/// Wakes the memory worker when this process queues work, and the webhook
-/// dispatcher when a change may have written deliveries.
-#[derive(Default)]
-pub(crate) struct WorkSignal {
-    memory: Notify,
-    webhooks: Notify,
-}
-
-impl WorkSignal {
-    /// A change committed: it may have queued memory work and deliveries.
-    pub(crate) fn poke(&self) {
-        self.memory.notify_one();
-        self.webhooks.notify_one();
-    }
-
-    /// The memory worker did work, which may have written deliveries
-    /// (facts learned, episodes closed).
-    pub(crate) fn poke_webhooks(&self) {
-        self.webhooks.notify_one();
-    }
-
-    pub(crate) async fn memory_work(&self) {
-        self.memory.notified().await;
-    }
-
-    pub(crate) async fn deliveries(&self) {
-        self.webhooks.notified().await;
-    }
-}
 
 /// Attempts at a model's summary before the extractive one is kept for good.
 const MAX_MODEL_SUMMARY_ATTEMPTS: u32 = 12;
@@ -377,7 +346,7 @@ impl Octopus {
     async fn plan(&self, job: &MemoryJob) -> Result<(Plan, bool)> {
         let agent = match self.cached_agent(job.tenant_id, job.agent_id).await {
             Ok(agent) => agent,
-            Err(crate::Error::Domain(octopus_core::Error::NotFound { .. })) => {
+            Err(crate::error::Error::Domain(octopus_core::Error::NotFound { .. })) => {
                 return Ok((Plan::Skip, false));
             }
             Err(other) => return Err(other),

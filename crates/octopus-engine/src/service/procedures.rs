@@ -13,9 +13,10 @@ use octopus_core::working_memory::Retrieved;
 use octopus_core::{Error as DomainError, ProcedureId, TenantId, now};
 use serde_json::Value;
 
-use super::{Octopus, QueryVector};
-use crate::Result;
+use super::QueryVector;
 use crate::embedding_stats::EmbeddingPurpose;
+use crate::error::Result;
+use crate::octopus::Octopus;
 use crate::procedure_matching::{ProcedureMatcher, best, check_pattern, compiled_size};
 
 /// The conflict a tenant at one of its holding quotas meets.
@@ -458,7 +459,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON procedure asked for: {}",
                     model.model(),
-                    crate::excerpt(&reply.text)
+                    super::transcript::excerpt(&reply.text)
                 ),
             )
         })?;

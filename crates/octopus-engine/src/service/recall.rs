@@ -36,8 +36,9 @@ use octopus_core::time_asked::{TimeAsked, put_what_held_first};
 use octopus_core::working_memory::ChatMessage;
 use octopus_core::{AgentId, EpisodeId, FactId, MessageId, TenantId, Timestamp};
 
-use super::{Octopus, QueryVector};
-use crate::Result;
+use super::QueryVector;
+use crate::error::Result;
+use crate::octopus::Octopus;
 
 /// Candidates each retriever contributes to the fusion, per hit asked for.
 /// Fusion can only promote what some list found; deeper lists let agreement
@@ -120,7 +121,7 @@ impl Octopus {
                 search.vector = self.embed_query(sub_question).await?;
                 lists.push(self.store.search_memory(tenant, &search).await?);
             }
-            Ok::<_, crate::Error>(lists)
+            Ok::<_, crate::error::Error>(lists)
         };
         let keyword_search = async {
             let terms = topic_terms(&query.query);
@@ -174,7 +175,7 @@ impl Octopus {
                 true => self.search_fed_back(tenant, &search, &messages).await?,
                 false => Vec::new(),
             };
-            Ok::<_, crate::Error>(KeywordHits {
+            Ok::<_, crate::error::Error>(KeywordHits {
                 messages,
                 facts,
                 further,

@@ -15,7 +15,7 @@ use octopus_core::tokens::TokenCounter;
 use octopus_core::working_memory::ChatMessage;
 use serde::Deserialize;
 
-use super::Octopus;
+use crate::octopus::Octopus;
 
 /// Most key facts kept from one summary.
 pub(crate) const MAX_MODEL_KEY_FACTS: usize = 20;
@@ -49,7 +49,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON summary asked for: {}",
                     model.model(),
-                    crate::excerpt(&reply.text)
+                    super::transcript::excerpt(&reply.text)
                 ),
             )
         })

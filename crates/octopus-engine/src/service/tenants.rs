@@ -4,9 +4,9 @@ use octopus_core::store::Page;
 use octopus_core::tenant::{ApiKey, Tenant, validate_name};
 use octopus_core::{ApiKeyId, TenantId, now};
 
-use super::Octopus;
-use crate::Result;
+use crate::error::Result;
 use crate::keys;
+use crate::octopus::Octopus;
 
 impl Octopus {
     pub async fn create_tenant(&self, name: &str) -> Result<Tenant> {

@@ -26,9 +26,9 @@ use octopus_core::working_memory::{ChatMessage, ContextTrace};
 use octopus_core::{ConversationId, Error as DomainError, TenantId};
 use serde_json::Value;
 
-use super::Octopus;
-use crate::Result;
 use crate::config::MessageOrigin;
+use crate::error::Result;
+use crate::octopus::Octopus;
 
 /// Most tools one turn may offer the model.
 pub const MAX_TOOLS: usize = 128;
@@ -156,7 +156,11 @@ impl Octopus {
         conversation: &octopus_core::conversation::Conversation,
         agent: &Agent,
         input: &TurnInput,
-    ) -> Result<(super::WorkingMemory, Vec<ChatMessage>, Vec<Message>)> {
+    ) -> Result<(
+        super::context::WorkingMemory,
+        Vec<ChatMessage>,
+        Vec<Message>,
+    )> {
         let Some(message) = &input.message else {
             return self
                 .tool_round(tenant, conversation, agent, &input.tool_results)
@@ -195,7 +199,11 @@ impl Octopus {
         conversation: &octopus_core::conversation::Conversation,
         agent: &Agent,
         results: &[ToolResult],
-    ) -> Result<(super::WorkingMemory, Vec<ChatMessage>, Vec<Message>)> {
+    ) -> Result<(
+        super::context::WorkingMemory,
+        Vec<ChatMessage>,
+        Vec<Message>,
+    )> {
         let no_pending = || {
             DomainError::conflict(
                 DomainCode::NoPendingToolCalls,
@@ -415,9 +423,9 @@ impl PreparedTurn {
     /// A reply the store refuses as invalid (too long once its redacted
     /// copy is counted, say) is the provider's fault, not the caller's: the
     /// caller sent nothing wrong.
-    fn unstorable_reply(&self, error: crate::Error) -> crate::Error {
+    fn unstorable_reply(&self, error: crate::error::Error) -> crate::error::Error {
         match error {
-            crate::Error::Domain(DomainError::Invalid { field, message }) => {
+            crate::error::Error::Domain(DomainError::Invalid { field, message }) => {
                 tracing::warn!(provider = self.model.provider(), %field, %message, "turn's reply cannot be stored");
                 ChatError::new(
                     self.model.provider(),
@@ -441,10 +449,10 @@ impl PreparedTurn {
 /// caller: each further try follows another request's change.
 const DECIDE_ATTEMPTS: usize = 4;
 
-fn is_moved(error: &crate::Error) -> bool {
+fn is_moved(error: &crate::error::Error) -> bool {
     matches!(
         error,
-        crate::Error::Domain(DomainError::Conflict {
+        crate::error::Error::Domain(DomainError::Conflict {
             code: DomainCode::ConversationMoved,
             ..
         })

@@ -9,8 +9,8 @@ use octopus_core::webhook::{
 };
 use octopus_core::{Error as DomainError, TenantId, WebhookId, now};
 
-use super::Octopus;
-use crate::Result;
+use crate::error::Result;
+use crate::octopus::Octopus;
 use crate::webhooks::in_flight::InFlight;
 use crate::webhooks::signing;
 

@@ -61,9 +61,9 @@ impl Default for WebhookSettings {
 
 impl WebhookSettings {
     /// Refuses a schedule that is empty or holds a negative or endless wait.
-    pub fn validate(&self) -> crate::Result<()> {
+    pub fn validate(&self) -> crate::error::Result<()> {
         if self.retry_schedule_secs.is_empty() {
-            return Err(crate::Error::Config(
+            return Err(crate::error::Error::Config(
                 "[webhooks] retry_schedule_secs must name at least one wait".into(),
             ));
         }
@@ -72,7 +72,7 @@ impl WebhookSettings {
             .iter()
             .find(|secs| !secs.is_finite() || **secs < 0.0 || **secs > 30.0 * 86_400.0)
         {
-            return Err(crate::Error::Config(format!(
+            return Err(crate::error::Error::Config(format!(
                 "[webhooks] retry_schedule_secs: {bad} is not a wait from 0 to 30 days"
             )));
         }

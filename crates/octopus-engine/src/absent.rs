@@ -1,5 +1,5 @@
 //! The adapters a service built over a store alone lacks
-//! ([`Octopus::with_store`](super::Octopus::with_store)): each refuses,
+//! ([`Octopus::with_store`](crate::Octopus::with_store)): each refuses,
 //! naming what is missing, instead of pretending to work.
 
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use octopus_core::webhook_sender::{PostAnswer, UrlRefused, WebhookPost, WebhookS
 
 const WHY: &str = "this service was built over a store alone";
 
-pub(super) struct Absent;
+pub(crate) struct Absent;
 
 #[async_trait]
 impl EmbedderSource for Absent {
