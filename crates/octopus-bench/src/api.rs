@@ -1,30 +1,12 @@
-//! Talking to a server over HTTP, as a client of the API does.
+//! What the benchmarks read of a server beside its answers.
 
-use serde_json::Value;
+use octopus_client::Client;
+use octopus_client::operations as op;
 
-/// Sends `request` and returns the JSON it answers; a status other than 2xx
-/// is an error naming `path`, the status and the body.
-pub async fn send(request: reqwest::RequestBuilder, path: &str) -> anyhow::Result<Value> {
-    let response = request.send().await?;
-    let status = response.status();
-    let body: Value = response.json().await?;
-    anyhow::ensure!(status.is_success(), "{path} answered {status}: {body}");
-    Ok(body)
-}
-
-/// Memory jobs queued on the server, summed over tenants (its `/metrics`).
-pub async fn queued_jobs(
-    client: &reqwest::Client,
-    url: &str,
-    admin_key: &str,
-) -> anyhow::Result<f64> {
-    let metrics = client
-        .get(format!("{url}/metrics"))
-        .bearer_auth(admin_key)
-        .send()
-        .await?
-        .text()
-        .await?;
+/// Memory jobs queued on the server, summed over tenants (its `/metrics`,
+/// read with the admin key).
+pub async fn queued_jobs(admin: &Client) -> anyhow::Result<f64> {
+    let metrics = admin.call(op::METRICS).text().await?;
     Ok(metrics
         .lines()
         .filter(|l| l.starts_with("octopus_memory_jobs_queued{"))

@@ -14,6 +14,8 @@
 use std::time::{Duration, Instant};
 
 use octopus_app::AppConfig;
+use octopus_client::Operation;
+use octopus_client::operations as op;
 use octopus_engine::EngineConfig;
 use octopus_engine::webhooks::{Destinations, WebhookSettings};
 use octopus_testkit::webhook_receiver::Receiver;
@@ -52,8 +54,7 @@ struct Bench {
     _dir: tempfile::TempDir,
     dir: std::path::PathBuf,
     octopus: octopus_engine::Octopus,
-    url: String,
-    client: reqwest::Client,
+    api: octopus_client::Client,
 }
 
 impl Bench {
@@ -69,8 +70,7 @@ impl Bench {
             dir: dir.path().to_owned(),
             _dir: dir,
             octopus,
-            url,
-            client: reqwest::Client::new(),
+            api: octopus_client::Client::new(&url, None),
         })
     }
 
@@ -85,32 +85,27 @@ impl Bench {
         Ok((key, agent.id.to_string()))
     }
 
+    /// `operation` as tenant `key`, its path filled with `path`.
     async fn call(
         &self,
         key: &str,
-        method: reqwest::Method,
-        path: &str,
+        operation: Operation,
+        path: &[&str],
         body: Value,
     ) -> anyhow::Result<Value> {
-        let response = self
-            .client
-            .request(method, format!("{}{path}", self.url))
-            .bearer_auth(key)
-            .json(&body)
-            .send()
-            .await?;
-        let status = response.status();
-        let text = response.text().await?;
-        anyhow::ensure!(status.is_success(), "{path}: {status} {text}");
-        Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
+        let mut call = self.api.call(operation).key(key);
+        for value in path {
+            call = call.param(value);
+        }
+        Ok(call.json(&body).send().await?)
     }
 
     async fn conversation(&self, key: &str, agent: &str, user: &str) -> anyhow::Result<String> {
         let created = self
             .call(
                 key,
-                reqwest::Method::POST,
-                "/v1/conversations",
+                op::CREATE_CONVERSATION,
+                &[],
                 json!({"agent_id": agent, "user_id": user}),
             )
             .await?;
@@ -124,14 +119,13 @@ impl Bench {
         conversation: &str,
         count: usize,
     ) -> anyhow::Result<Vec<Duration>> {
-        let path = format!("/v1/conversations/{conversation}/messages");
         let mut took = Vec::with_capacity(count);
         for i in 0..count {
             let started = Instant::now();
             self.call(
                 key,
-                reqwest::Method::POST,
-                &path,
+                op::APPEND_MESSAGES,
+                &[conversation],
                 json!({"role": "user", "content": format!("note {i} about the garden")}),
             )
             .await?;
@@ -154,14 +148,16 @@ impl Bench {
         case: &str,
     ) -> anyhow::Result<()> {
         let forgetting = {
-            let request = self
-                .client
-                .delete(format!("{}/v1/users/{user}", self.url))
-                .bearer_auth(a_key);
+            let (api, user, a_key) = (self.api.clone(), user.to_owned(), a_key.to_owned());
             tokio::spawn(async move {
                 let started = Instant::now();
-                let answer = request.send().await;
-                (started.elapsed(), answer.map(|a| a.status()))
+                let answer = api
+                    .call(op::FORGET_USER)
+                    .key(&a_key)
+                    .param(user)
+                    .send()
+                    .await;
+                (started.elapsed(), answer)
             })
         };
         let mut beside = self.appends(b_key, b_talk, count).await?;
@@ -171,7 +167,7 @@ impl Bench {
             "tenant B's append, during tenant A's forget",
             &mut beside,
         );
-        let status = status.map_or_else(|e| e.to_string(), |s| s.as_u16().to_string());
+        let status = status.map_or_else(|e| e.to_string(), |_| "ok".to_owned());
         println!(
             "| {case} | tenant A's forget answered ({status}) | {} | |",
             ms(forgot_in)
@@ -193,7 +189,6 @@ async fn held_reader(options: &Options) -> anyhow::Result<()> {
     let (a_key, a_agent) = bench.tenant("a", json!({})).await?;
     let (b_key, b_agent) = bench.tenant("b", json!({})).await?;
     let a_talk = bench.conversation(&a_key, &a_agent, "leaving").await?;
-    let path = format!("/v1/conversations/{a_talk}/messages");
     for batch in 0..15 {
         let messages: Vec<Value> = (0..100)
             .map(|i| json!({"role": "user", "content": format!("{batch}-{i} {}", "words to erase ".repeat(540))}))
@@ -201,8 +196,8 @@ async fn held_reader(options: &Options) -> anyhow::Result<()> {
         bench
             .call(
                 &a_key,
-                reqwest::Method::POST,
-                &path,
+                op::APPEND_MESSAGES,
+                &[&a_talk],
                 json!({"messages": messages}),
             )
             .await?;
@@ -217,18 +212,13 @@ async fn held_reader(options: &Options) -> anyhow::Result<()> {
 
     // An export to a client that reads nothing past the headers, then a
     // forget of another of tenant A's users: the export holds no snapshot.
-    let unread = bench
-        .client
-        .get(format!("{}/v1/export", bench.url))
-        .bearer_auth(&a_key)
-        .send()
-        .await?;
+    let unread = bench.api.call(op::EXPORT_DUMP).key(&a_key).open().await?;
     let other_talk = bench.conversation(&a_key, &a_agent, "also-leaving").await?;
     bench
         .call(
             &a_key,
-            reqwest::Method::POST,
-            &format!("/v1/conversations/{other_talk}/messages"),
+            op::APPEND_MESSAGES,
+            &[&other_talk],
             json!({"role": "user", "content": "bye"}),
         )
         .await?;
@@ -297,8 +287,8 @@ async fn silent_endpoint(options: &Options) -> anyhow::Result<()> {
         bench
             .call(
                 &e_key,
-                reqwest::Method::POST,
-                "/v1/webhooks",
+                op::CREATE_WEBHOOK,
+                &[],
                 json!({"url": silent, "events": ["fact.added"]}),
             )
             .await?;
@@ -308,8 +298,8 @@ async fn silent_endpoint(options: &Options) -> anyhow::Result<()> {
     bench
         .call(
             &d_key,
-            reqwest::Method::POST,
-            "/v1/webhooks",
+            op::CREATE_WEBHOOK,
+            &[],
             json!({"url": receiver.url, "events": ["fact.added"]}),
         )
         .await?;
@@ -319,8 +309,8 @@ async fn silent_endpoint(options: &Options) -> anyhow::Result<()> {
         bench
             .call(
                 &e_key,
-                reqwest::Method::POST,
-                &format!("/v1/agents/{e_agent}/users/e{i}/facts"),
+                op::ADD_FACT,
+                &[&e_agent, &format!("e{i}")],
                 json!({"text": format!("E fact {i}")}),
             )
             .await?;
@@ -329,8 +319,8 @@ async fn silent_endpoint(options: &Options) -> anyhow::Result<()> {
         bench
             .call(
                 &d_key,
-                reqwest::Method::POST,
-                &format!("/v1/agents/{d_agent}/users/d{i}/facts"),
+                op::ADD_FACT,
+                &[&d_agent, &format!("d{i}")],
                 json!({"text": format!("D fact {i}")}),
             )
             .await?;
@@ -359,7 +349,6 @@ async fn long_histories(options: &Options) -> anyhow::Result<()> {
         )
         .await?;
     let talk = bench.conversation(&key, &agent, "talker").await?;
-    let path = format!("/v1/conversations/{talk}/messages");
     // 1 MiB less a little, so each fits `max_message_bytes` with its JSON.
     let long = "a long message of many words ".repeat(36_000);
     for i in 0..options.long_messages {
@@ -367,8 +356,8 @@ async fn long_histories(options: &Options) -> anyhow::Result<()> {
         bench
             .call(
                 &key,
-                reqwest::Method::POST,
-                &path,
+                op::APPEND_MESSAGES,
+                &[&talk],
                 json!({"role": role, "content": format!("{i} {long}")}),
             )
             .await?;
@@ -379,19 +368,17 @@ async fn long_histories(options: &Options) -> anyhow::Result<()> {
         .await?;
     bench.appends(&other_key, &other, 50).await?;
     let recall = |bench: &Bench| {
-        let path = format!("/v1/agents/{other_agent}/recall");
-        let (client, url, key) = (bench.client.clone(), bench.url.clone(), other_key.clone());
+        let (api, agent, key) = (bench.api.clone(), other_agent.clone(), other_key.clone());
         async move {
             let mut took = Vec::new();
             for i in 0..60 {
                 let started = Instant::now();
-                client
-                    .post(format!("{url}{path}"))
-                    .bearer_auth(&key)
+                api.call(op::RECALL)
+                    .key(&key)
+                    .param(&agent)
                     .json(&json!({"user_id": "quiet", "query": format!("garden note {i}"), "mode": "keyword"}))
                     .send()
-                    .await?
-                    .error_for_status()?;
+                    .await?;
                 took.push(started.elapsed());
             }
             anyhow::Ok(took)
@@ -402,8 +389,8 @@ async fn long_histories(options: &Options) -> anyhow::Result<()> {
     bench
         .call(
             &other_key,
-            reqwest::Method::POST,
-            &format!("/v1/conversations/{other}/context"),
+            op::BUILD_CONTEXT,
+            &[&other],
             json!({"message": "warm up"}),
         )
         .await?;
@@ -426,23 +413,16 @@ async fn long_histories(options: &Options) -> anyhow::Result<()> {
     };
     let contexts: Vec<_> = (0..3)
         .map(|_| {
-            let (client, url, key, talk) = (
-                bench.client.clone(),
-                bench.url.clone(),
-                key.clone(),
-                talk.clone(),
-            );
+            let (api, key, talk) = (bench.api.clone(), key.clone(), talk.clone());
             tokio::spawn(async move {
-                let answer = client
-                    .post(format!("{url}/v1/conversations/{talk}/context"))
-                    .bearer_auth(&key)
+                let answer = api
+                    .call(op::BUILD_CONTEXT)
+                    .key(&key)
+                    .param(&talk)
                     .json(&json!({"message": "what did I say last?"}))
                     .send()
-                    .await?
-                    .error_for_status()?
-                    .bytes()
                     .await?;
-                anyhow::Ok(answer.len())
+                anyhow::Ok(answer.to_string().len())
             })
         })
         .collect();

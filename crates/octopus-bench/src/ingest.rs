@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use octopus_app::AppConfig;
 use octopus_app::settings::StorageBackend;
+use octopus_client::operations as op;
 use octopus_core::appending::AppendMessages;
 use octopus_core::message::Role;
 use octopus_core::store::{EpisodeStore, Store};
@@ -331,30 +332,23 @@ async fn http(
     let mut rows = Vec::new();
     for batch_size in [100usize, 1] {
         let server = start_http(options, backend).await?;
-        let client = reqwest::Client::new();
+        let api = octopus_client::Client::new(&server.url, Some(&server.key));
         let per_client = options.http_messages / options.clients / batch_size;
         let started = Instant::now();
         let mut tasks = Vec::new();
         for c in 0..options.clients {
-            let (client, url, key, turns) = (
-                client.clone(),
-                server.url.clone(),
-                server.key.clone(),
-                Arc::clone(turns),
-            );
+            let (api, turns) = (api.clone(), Arc::clone(turns));
             let conversation = server.conversations[c % server.conversations.len()].clone();
             tasks.push(tokio::spawn(async move {
                 for r in 0..per_client {
                     let messages: Vec<Value> = (0..batch_size)
                         .map(|i| json!({"role": "user", "content": turns[(c * 7919 + r * batch_size + i) % turns.len()]}))
                         .collect();
-                    let response = client
-                        .post(format!("{url}/v1/conversations/{conversation}/messages"))
-                        .bearer_auth(&key)
+                    api.call(op::APPEND_MESSAGES)
+                        .param(&conversation)
                         .json(&json!({"messages": messages}))
                         .send()
                         .await?;
-                    anyhow::ensure!(response.status().is_success(), "append failed: {}", response.status());
                 }
                 anyhow::Ok(())
             }));
@@ -381,26 +375,16 @@ async fn http(
     }
 
     let server = start_http(options, backend).await?;
-    let client = reqwest::Client::new();
-    let url = format!(
-        "{}/v1/conversations/{}/messages",
-        server.url, server.conversations[0]
-    );
+    let api = octopus_client::Client::new(&server.url, Some(&server.key));
     let mut latencies = Vec::with_capacity(options.latency_samples);
     for i in 0..options.latency_samples + 200 {
         let body = json!({"role": "user", "content": turns[i % turns.len()]});
         let t = Instant::now();
-        let response = client
-            .post(&url)
-            .bearer_auth(&server.key)
+        api.call(op::APPEND_MESSAGES)
+            .param(&server.conversations[0])
             .json(&body)
             .send()
             .await?;
-        anyhow::ensure!(
-            response.status().is_success(),
-            "append failed: {}",
-            response.status()
-        );
         if i >= 200 {
             latencies.push(t.elapsed()); // the first 200 warm connections and caches
         }

@@ -11,6 +11,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use octopus_app::AppConfig;
+use octopus_client::operations as op;
+use octopus_client::{Client, Operation};
 use serde_json::{Value, json};
 
 use crate::locomo::{Conversation, Turn};
@@ -52,20 +54,22 @@ pub async fn run(
     let (_, key) = octopus.create_api_key(tenant.id, "bench").await?;
     octopus.start_memory_worker();
     let url = crate::setup::serve_on_loopback(octopus.clone()).await?;
-    let client = reqwest::Client::new();
-    let post = |path: String, body: Value| {
-        let request = client
-            .post(format!("{url}{path}"))
-            .bearer_auth(&key)
-            .json(&body);
-        async move { crate::api::send(request, &path).await }
+    let api = Client::new(&url, Some(&key));
+    let post = |operation: Operation, path: Option<&str>, body: Value| {
+        let call = api.call(operation).json(&body);
+        let call = match path {
+            Some(value) => call.param(value),
+            None => call,
+        };
+        call.send()
     };
 
     let started = Instant::now();
     let mut remotes = Vec::new();
     for conversation in conversations {
         let agent = post(
-            "/v1/agents".into(),
+            op::CREATE_AGENT,
+            None,
             json!({"name": format!("locomo-{}", conversation.id),
                    "llm": {"provider": "openai", "model": "gpt-4o"}}),
         )
@@ -94,7 +98,8 @@ pub async fn run(
             })
             .collect();
         let report = post(
-            "/v1/conversations/import".into(),
+            op::IMPORT_CONVERSATION,
+            None,
             json!({"agent_id": agent, "user_id": conversation.speaker_a, "sessions": sessions}),
         )
         .await?;
@@ -114,7 +119,7 @@ pub async fn run(
         remotes.push(Remote { agent, dia_ids });
     }
     let imported = started.elapsed().as_secs_f64();
-    wait_for_memory_jobs(&client, &url).await?;
+    wait_for_memory_jobs(&api.with_key(ADMIN_KEY)).await?;
     println!(
         "over HTTP: {} conversations imported in {imported:.1} s, memory jobs done after {:.1} s",
         conversations.len(),
@@ -134,7 +139,7 @@ pub async fn run(
                 let body = json!({"user_id": conversation.speaker_a, "query": question.question,
                                   "top_k": 20, "mode": mode, "include_summaries": summaries});
                 let asked = Instant::now();
-                let answer = post(format!("/v1/agents/{}/recall", remote.agent), body).await?;
+                let answer = post(op::RECALL, Some(&remote.agent), body).await?;
                 latencies.push(asked.elapsed().as_secs_f64() * 1e3);
                 let retrieved = turns(&answer, &remote.dia_ids);
                 if let Some(recall) =
@@ -159,7 +164,8 @@ pub async fn run(
     };
     for (c, (conversation, remote)) in conversations.iter().zip(&remotes).enumerate() {
         let fresh = post(
-            "/v1/conversations".into(),
+            op::CREATE_CONVERSATION,
+            None,
             json!({"agent_id": remote.agent, "user_id": conversation.speaker_a}),
         )
         .await?;
@@ -172,7 +178,8 @@ pub async fn run(
         {
             let asked = Instant::now();
             let context = post(
-                format!("/v1/conversations/{fresh}/context"),
+                op::BUILD_CONTEXT,
+                Some(&fresh),
                 json!({"message": question.question}),
             )
             .await?;
@@ -226,9 +233,9 @@ fn turns(answer: &Value, dia_ids: &HashMap<(String, u64), String>) -> Vec<String
 }
 
 /// Polls `/metrics` until no memory job is queued.
-async fn wait_for_memory_jobs(client: &reqwest::Client, url: &str) -> anyhow::Result<()> {
+async fn wait_for_memory_jobs(admin: &Client) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(1800);
-    while crate::api::queued_jobs(client, url, ADMIN_KEY).await? > 0.0 {
+    while crate::api::queued_jobs(admin).await? > 0.0 {
         anyhow::ensure!(
             Instant::now() < deadline,
             "memory jobs still queued after 30 minutes"

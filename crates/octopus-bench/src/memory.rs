@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use crate::{api, corpus};
+use octopus_client::Client;
+use octopus_client::operations as op;
+
+use crate::corpus;
 
 const ADMIN_KEY: &str = "oct_memory_bench_admin";
 const USERS: usize = 100;
@@ -139,31 +142,25 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let client = reqwest::Client::new();
-        let url = server.url.clone();
-        let post = |path: &str, key: &str, body: Value| {
-            let request = client
-                .post(format!("{url}{path}"))
-                .bearer_auth(key)
-                .json(&body);
-            let path = path.to_owned();
-            async move { api::send(request, &path).await }
-        };
-        let tenant = post("/v1/tenants", ADMIN_KEY, json!({"name": "memory-bench"})).await?;
+        let admin = Client::new(&server.url, Some(ADMIN_KEY));
+        let tenant = admin
+            .call(op::CREATE_TENANT)
+            .json(&json!({"name": "memory-bench"}))
+            .send()
+            .await?;
         let tenant = tenant["id"].as_str().unwrap_or_default().to_owned();
-        let key = post(
-            &format!("/v1/tenants/{tenant}/keys"),
-            ADMIN_KEY,
-            json!({"name": "bench"}),
-        )
-        .await?;
-        let key = key["key"].as_str().unwrap_or_default().to_owned();
-        let agent = post(
-            "/v1/agents",
-            &key,
-            json!({"name": "memory-bench", "llm": {"provider": "openai", "model": "gpt-4o"}}),
-        )
-        .await?;
+        let key = admin
+            .call(op::CREATE_API_KEY)
+            .param(&tenant)
+            .json(&json!({"name": "bench"}))
+            .send()
+            .await?;
+        let api = admin.with_key(key["key"].as_str().unwrap_or_default());
+        let agent = api
+            .call(op::CREATE_AGENT)
+            .json(&json!({"name": "memory-bench", "llm": {"provider": "openai", "model": "gpt-4o"}}))
+            .send()
+            .await?;
         let agent = agent["id"].as_str().unwrap_or_default().to_owned();
         tokio::time::sleep(Duration::from_secs(2)).await;
         let idle = resident(pid)?;
@@ -191,12 +188,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                     json!({"messages": messages})
                 })
                 .collect();
-            post(
-                "/v1/conversations/import",
-                &key,
-                json!({"agent_id": agent, "user_id": user, "sessions": sessions}),
-            )
-            .await?;
+            api.call(op::IMPORT_CONVERSATION)
+                .json(&json!({"agent_id": agent, "user_id": user, "sessions": sessions}))
+                .send()
+                .await?;
             sent += count;
             peak = larger(peak, resident(pid)?);
         }
@@ -208,7 +203,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         loop {
             let now = resident(pid)?;
             peak = larger(peak, now);
-            let queued = api::queued_jobs(&client, &url, ADMIN_KEY).await?;
+            let queued = crate::api::queued_jobs(&admin).await?;
             if queued == 0.0 {
                 break;
             }

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use octopus_app::AppConfig;
+use octopus_client::Client;
+use octopus_client::operations as op;
 use octopus_engine::EngineConfig;
 use octopus_testkit::fake_chat::{self, ChatProvider};
 use serde_json::{Value, json};
@@ -38,10 +40,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
 }
 
 struct Paths {
+    /// For the fake provider called straight.
     http: reqwest::Client,
     fake: String,
-    octopus: String,
-    key: String,
+    octopus: Client,
 }
 
 impl Paths {
@@ -54,20 +56,24 @@ impl Paths {
         text: &str,
     ) -> anyhow::Result<Duration> {
         let messages = json!([{"role": "user", "content": text}]);
-        let request = if through_octopus {
-            self.http
-                .post(format!("{}/v1/chat/completions", self.octopus))
-                .bearer_auth(&self.key)
+        let started = Instant::now();
+        let mut response = if through_octopus {
+            self.octopus
+                .call(op::CHAT_COMPLETION)
                 .json(&json!({"model": "bench", "user": "bench-user", "stream": stream, "messages": messages}))
+                .open()
+                .await?
         } else {
-            self.http
+            let response = self
+                .http
                 .post(format!("{}/v1/chat/completions", self.fake))
                 .bearer_auth("sk-test")
                 .json(&json!({"model": "gpt-4o-mini", "stream": stream, "messages": messages}))
+                .send()
+                .await?;
+            anyhow::ensure!(response.status().is_success(), "{}", response.status());
+            response
         };
-        let started = Instant::now();
-        let mut response = request.send().await?;
-        anyhow::ensure!(response.status().is_success(), "{}", response.status());
         if !stream {
             let body: Value = response.json().await?;
             anyhow::ensure!(
@@ -115,20 +121,16 @@ async fn measure(options: Options) -> anyhow::Result<()> {
     let paths = Paths {
         http: reqwest::Client::new(),
         fake: fake.clone(),
-        octopus: url.clone(),
-        key,
+        octopus: Client::new(&url, Some(&key)),
     };
     let agent = json!({"name": "bench", "system_prompt": "You are a support agent.",
         "llm": {"provider": "ollama", "model": "bench", "base_url": fake}});
-    crate::api::send(
-        paths
-            .http
-            .post(format!("{url}/v1/agents"))
-            .bearer_auth(&paths.key)
-            .json(&agent),
-        "/v1/agents",
-    )
-    .await?;
+    paths
+        .octopus
+        .call(op::CREATE_AGENT)
+        .json(&agent)
+        .send()
+        .await?;
     for i in 0..options.warmup {
         paths.complete(true, false, &question(i)).await?;
         paths.complete(false, false, &question(i)).await?;

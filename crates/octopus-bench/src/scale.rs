@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use octopus_app::AppConfig;
 use octopus_app::settings::StorageBackend;
+use octopus_client::operations as op;
 use octopus_core::chunking::Format;
 use octopus_core::{ConversationId, TenantId, now};
 use octopus_engine::{EngineConfig, IngestDocument};
@@ -404,9 +405,7 @@ async fn load(
 
 #[derive(Clone)]
 struct Client {
-    http: reqwest::Client,
-    url: String,
-    key: String,
+    api: octopus_client::Client,
     users: Arc<Vec<(String, String, ConversationId)>>,
     questions: Arc<Vec<String>>,
 }
@@ -417,34 +416,24 @@ impl Client {
         let (agent, user, conversation) =
             &self.users[n.wrapping_mul(2654435761) % self.users.len()];
         let question = &self.questions[n.wrapping_mul(40503) % self.questions.len()];
-        let (path, body) = match request {
-            Request::Recall => (
-                format!("/v1/agents/{agent}/recall"),
-                json!({"user_id": user, "query": question, "top_k": 10}),
-            ),
-            Request::Context => (
-                format!("/v1/conversations/{conversation}/context"),
-                json!({"message": question}),
-            ),
-            Request::Append => (
-                format!("/v1/conversations/{conversation}/messages"),
-                json!({"messages": [{"role": "user", "content": question}]}),
-            ),
+        let call = match request {
+            Request::Recall => self
+                .api
+                .call(op::RECALL)
+                .param(agent)
+                .json(&json!({"user_id": user, "query": question, "top_k": 10})),
+            Request::Context => self
+                .api
+                .call(op::BUILD_CONTEXT)
+                .param(conversation)
+                .json(&json!({"message": question})),
+            Request::Append => self
+                .api
+                .call(op::APPEND_MESSAGES)
+                .param(conversation)
+                .json(&json!({"messages": [{"role": "user", "content": question}]})),
         };
-        let sent = self
-            .http
-            .post(format!("{}{path}", self.url))
-            .bearer_auth(&self.key)
-            .json(&body)
-            .send()
-            .await;
-        match sent {
-            Ok(response) => {
-                let ok = response.status().is_success();
-                ok && response.bytes().await.is_ok()
-            }
-            Err(_) => false,
-        }
+        call.send().await.is_ok()
     }
 }
 
@@ -471,20 +460,18 @@ async fn measure(
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(60))
         .build()?;
-    let key = crate::api::send(
-        http.post(format!("{}/v1/tenants/{}/keys", server.url, filled.tenant))
-            .bearer_auth(ADMIN_KEY)
-            .json(&json!({"name": "scale"})),
-        "/v1/tenants/{id}/keys",
-    )
-    .await?["key"]
+    let admin = octopus_client::Client::with_http(http, &server.url, Some(ADMIN_KEY));
+    let key = admin
+        .call(op::CREATE_API_KEY)
+        .param(filled.tenant)
+        .json(&json!({"name": "scale"}))
+        .send()
+        .await?["key"]
         .as_str()
         .context("a key")?
         .to_owned();
     let client = Client {
-        http,
-        url: server.url.clone(),
-        key,
+        api: admin.with_key(&key),
         users: Arc::new(filled.conversations.clone()),
         questions: Arc::new(questions.to_vec()),
     };
@@ -551,7 +538,7 @@ async fn measure(
     // Idle again: the appends' memory jobs done (the worker then lets go of
     // spare memory), and nothing asked since.
     let waited = Instant::now();
-    while crate::api::queued_jobs(&client.http, &client.url, ADMIN_KEY).await? > 0.0
+    while crate::api::queued_jobs(&admin).await? > 0.0
         && waited.elapsed() < Duration::from_secs(300)
     {
         tokio::time::sleep(Duration::from_millis(500)).await;

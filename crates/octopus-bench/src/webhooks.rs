@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use octopus_app::AppConfig;
 use octopus_app::settings::StorageBackend;
+use octopus_client::operations as op;
 use octopus_engine::EngineConfig;
 use octopus_engine::webhooks::{Destinations, WebhookSettings};
 use octopus_testkit::webhook_receiver::Receiver;
@@ -115,20 +116,14 @@ async fn measure(
     let agent = crate::setup::agent(&octopus, tenant.id, "bench").await?;
     let (_, key) = octopus.create_api_key(tenant.id, "bench").await?;
     let url = crate::setup::serve_on_loopback(octopus.clone()).await?;
-    let client = reqwest::Client::new();
-    let call = |method: reqwest::Method, path: String, body: Value| {
-        let request = client
-            .request(method, format!("{url}{path}"))
-            .bearer_auth(&key);
-        async move {
-            let response = request.json(&body).send().await?;
-            anyhow::ensure!(
-                response.status().is_success(),
-                "{path}: {}",
-                response.status()
-            );
-            anyhow::Ok(response.json::<Value>().await?)
+    let api = octopus_client::Client::new(&url, Some(&key));
+    let call = |operation: octopus_client::Operation, path: Option<&str>, body: Value| {
+        let call = api.call(operation).json(&body);
+        match path {
+            Some(value) => call.param(value),
+            None => call,
         }
+        .send()
     };
     let receiver = Receiver::start(&[]).await;
     if with_endpoint {
@@ -137,15 +132,15 @@ async fn measure(
             .map(|e| e.as_str())
             .collect();
         call(
-            reqwest::Method::POST,
-            "/v1/webhooks".into(),
+            op::CREATE_WEBHOOK,
+            None,
             json!({"url": receiver.url, "events": events}),
         )
         .await?;
     }
     let conversation = call(
-        reqwest::Method::POST,
-        "/v1/conversations".into(),
+        op::CREATE_CONVERSATION,
+        None,
         json!({"agent_id": agent.id, "user_id": "alice"}),
     )
     .await?["id"]
@@ -163,12 +158,7 @@ async fn measure(
     for i in 0..options.samples + warm_up {
         let body = json!({"role": "user", "content": turns[i % turns.len()]});
         let started = Instant::now();
-        let stored = call(
-            reqwest::Method::POST,
-            format!("/v1/conversations/{conversation}/messages"),
-            body,
-        )
-        .await?;
+        let stored = call(op::APPEND_MESSAGES, Some(&conversation), body).await?;
         if i >= warm_up {
             run.appends.push(started.elapsed());
         }
@@ -179,8 +169,8 @@ async fn measure(
                 .to_owned();
             let started = Instant::now();
             call(
-                reqwest::Method::POST,
-                format!("/v1/episodes/{episode}/close"),
+                op::CLOSE_EPISODE,
+                Some(&episode),
                 json!({"end_reason": "user_closed"}),
             )
             .await?;

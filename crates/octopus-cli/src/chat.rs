@@ -6,25 +6,23 @@
 use std::io::Write;
 
 use anyhow::{Context, bail};
-use reqwest::Method;
+use octopus_client::Client;
+use octopus_client::operations as op;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::cli::ChatArgs;
-use crate::client::Client;
 
 pub async fn chat(args: ChatArgs) -> anyhow::Result<()> {
-    let client = Client::new(&args.remote);
+    let client = args.remote.client();
     let conversation = match args.conversation {
         Some(id) => id,
         None => {
+            let agent = client.agent_id(&args.agent).await?;
             let created = client
-                .send(
-                    Method::POST,
-                    "/v1/conversations",
-                    &[],
-                    Some(json!({"agent_id": client.agent_id(&args.agent).await?, "user_id": args.user})),
-                )
+                .call(op::CREATE_CONVERSATION)
+                .json(&json!({"agent_id": agent, "user_id": args.user}))
+                .send()
                 .await?;
             created["id"]
                 .as_str()
@@ -55,14 +53,11 @@ pub async fn chat(args: ChatArgs) -> anyhow::Result<()> {
             },
             "/new" => match last.as_ref().and_then(|t| t["episode_id"].as_str()) {
                 Some(episode) => {
-                    let path = format!("/v1/episodes/{episode}/close");
                     match client
-                        .send(
-                            Method::POST,
-                            &path,
-                            &[],
-                            Some(json!({"end_reason": "user_closed"})),
-                        )
+                        .call(op::CLOSE_EPISODE)
+                        .param(episode)
+                        .json(&json!({"end_reason": "user_closed"}))
+                        .send()
                         .await
                     {
                         Ok(_) => {
@@ -84,9 +79,11 @@ pub async fn chat(args: ChatArgs) -> anyhow::Result<()> {
 
 /// One streamed turn: prints the reply as it comes; returns the final event.
 async fn turn(client: &Client, conversation: &str, message: &str) -> anyhow::Result<Value> {
-    let path = format!("/v1/conversations/{conversation}/turns");
     let mut response = client
-        .stream(&path, json!({"message": message, "stream": true}))
+        .call(op::TAKE_TURN)
+        .param(conversation)
+        .json(&json!({"message": message, "stream": true}))
+        .open()
         .await?;
     print!("agent> ");
     let mut pending = String::new();

@@ -197,6 +197,13 @@ pub struct AdminRemote {
     pub admin_key: Option<String>,
 }
 
+impl Remote {
+    /// A client of the server, with the tenant's key.
+    pub fn client(&self) -> octopus_client::Client {
+        octopus_client::Client::new(&self.url, self.api_key.as_deref())
+    }
+}
+
 impl AdminRemote {
     pub fn remote(&self) -> anyhow::Result<Remote> {
         let Some(key) = &self.admin_key else {

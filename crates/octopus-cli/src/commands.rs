@@ -1,62 +1,511 @@
-//! The subcommands that talk to a running server. Each prints the server's JSON
-//! answer, pretty, on standard output.
+//! The subcommands that talk to a running server, as a table: [`plan`]
+//! turns each command into the one operation it asks for (its path's
+//! values, query and body), and [`run`] sends it and prints the server's
+//! JSON answer, pretty, on standard output. Agents are named by id or by
+//! name; a name is looked up when the request is sent.
 
 use std::io::Read;
 
 use anyhow::Context;
-use reqwest::Method;
+use octopus_client::Operation;
+use octopus_client::operations as op;
 use serde_json::{Value, json};
 
 use crate::cli::{
     AgentCommand, Command, ConversationCommand, EpisodeCommand, FactCommand, KeyCommand,
-    KnowledgeCommand, MessageCommand, ProcedureCommand, SearchCommand, TenantCommand, TurnArgs,
+    KnowledgeCommand, MessageCommand, ProcedureCommand, Remote, SearchCommand, TenantCommand,
     UserCommand, WebhookCommand,
 };
-use crate::client::{Client, encode_path, query};
+use crate::output::print_out;
+
+/// A value of the path or the query: text as it is, or an agent's name or
+/// id, which becomes the agent's id.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Arg {
+    Text(String),
+    Agent(String),
+}
+
+/// One request a command asks for.
+#[derive(Debug)]
+pub(crate) struct Request {
+    pub remote: Remote,
+    pub operation: Operation,
+    pub path: Vec<Arg>,
+    pub query: Vec<(&'static str, Arg)>,
+    pub body: Option<Value>,
+    /// An agent named in the body's `agent_id`, looked up when sent.
+    pub body_agent: Option<String>,
+}
+
+impl Request {
+    fn new(remote: Remote, operation: Operation) -> Self {
+        Self {
+            remote,
+            operation,
+            path: Vec::new(),
+            query: Vec::new(),
+            body: None,
+            body_agent: None,
+        }
+    }
+
+    fn path(mut self, value: impl Into<String>) -> Self {
+        self.path.push(Arg::Text(value.into()));
+        self
+    }
+
+    fn agent(mut self, agent: impl Into<String>) -> Self {
+        self.path.push(Arg::Agent(agent.into()));
+        self
+    }
+
+    fn query(mut self, name: &'static str, value: Option<impl ToString>) -> Self {
+        if let Some(value) = value {
+            self.query.push((name, Arg::Text(value.to_string())));
+        }
+        self
+    }
+
+    fn flag(self, name: &'static str, set: bool) -> Self {
+        self.query(name, set.then_some("true"))
+    }
+
+    fn query_agent(mut self, agent: Option<String>) -> Self {
+        if let Some(agent) = agent {
+            self.query.push(("agent_id", Arg::Agent(agent)));
+        }
+        self
+    }
+
+    fn body(mut self, body: Value) -> Self {
+        self.body = Some(body);
+        self
+    }
+
+    fn body_agent(mut self, agent: Option<String>) -> Self {
+        self.body_agent = agent;
+        self
+    }
+
+    /// Sends the request, naming agents by id.
+    async fn send(self) -> anyhow::Result<Value> {
+        let client = self.remote.client();
+        let id = |arg: Arg| {
+            let client = &client;
+            async move {
+                match arg {
+                    Arg::Text(text) => Ok::<_, octopus_client::Error>(text),
+                    Arg::Agent(agent) => client.agent_id(&agent).await,
+                }
+            }
+        };
+        let mut call = client.call(self.operation);
+        for arg in self.path {
+            call = call.param(id(arg).await?);
+        }
+        for (name, arg) in self.query {
+            call = call.query(name, id(arg).await?);
+        }
+        let mut body = self.body;
+        if let Some(agent) = self.body_agent {
+            body.get_or_insert_with(|| json!({}))["agent_id"] =
+                json!(client.agent_id(&agent).await?);
+        }
+        if let Some(body) = body {
+            call = call.json(&body);
+        }
+        Ok(call.send().await?)
+    }
+}
+
+/// What a command does: one request, or a flow of its own.
+pub(crate) enum Plan {
+    Request(Request),
+    /// Handled by a module of its own (exports stream, files are read,
+    /// setups take several requests).
+    Own(Command),
+}
 
 pub async fn run(command: Command) -> anyhow::Result<()> {
-    let answer = match command {
-        Command::Export(args) => return crate::dumps::export(args).await,
-        Command::Init(args) => return crate::start::init(args).await,
-        Command::Remember(args) => crate::start::remember(args).await?,
-        Command::Serve(_) | Command::Migrate(_) | Command::Chat(_) | Command::Mcp(_) => {
-            unreachable!("handled by main")
+    let answer = match plan(command)? {
+        Plan::Request(request) => request.send().await?,
+        Plan::Own(Command::Export(args)) => return crate::dumps::export(args).await,
+        Plan::Own(Command::Init(args)) => return crate::start::init(args).await,
+        Plan::Own(Command::Remember(args)) => crate::start::remember(args).await?,
+        Plan::Own(Command::Ingest(args)) => crate::ingest::run(args).await?,
+        Plan::Own(Command::Import(args)) => import(args).await?,
+        Plan::Own(_) => unreachable!("handled by main"),
+    };
+    if !answer.is_null() {
+        print_out(&format!("{}\n", serde_json::to_string_pretty(&answer)?))?;
+    }
+    Ok(())
+}
+
+/// The table: each command, the operation it asks for, and how its
+/// arguments fill the request. Reads the files a command names, and
+/// nothing from the server.
+pub(crate) fn plan(command: Command) -> anyhow::Result<Plan> {
+    let request = match command {
+        Command::Tenants(command) => tenants(command)?,
+        Command::Keys(command) => keys(command)?,
+        Command::Agents(command) => agents(command)?,
+        Command::Conversations(command) => conversations(command),
+        Command::Messages(command) => messages(command)?,
+        Command::Episodes(command) => episodes(command),
+        Command::Procedures(command) => procedures(command)?,
+        Command::Users(command) => users(command),
+        Command::Facts(command) => facts(command),
+        Command::Webhooks(command) => webhooks(command),
+        Command::Knowledge(command) => knowledge(command),
+        Command::Search(SearchCommand::Knowledge(args)) => {
+            let mut body = json!({"query": args.query, "mode": args.mode});
+            set(&mut body, "source", args.source);
+            set(&mut body, "category", args.category);
+            set(&mut body, "indexed_from", args.indexed_from);
+            set(&mut body, "indexed_to", args.indexed_to);
+            set(&mut body, "top_k", args.top_k);
+            set(&mut body, "min_score", args.min_score);
+            Request::new(args.remote, op::SEARCH_KNOWLEDGE)
+                .agent(args.agent)
+                .body(body)
         }
-        Command::Tenants(command) => tenants(command).await?,
-        Command::Keys(command) => keys(command).await?,
-        Command::Agents(command) => agents(command).await?,
-        Command::Conversations(command) => conversations(command).await?,
-        Command::Messages(command) => messages(command).await?,
-        Command::Episodes(command) => episodes(command).await?,
-        Command::Procedures(command) => procedures(command).await?,
-        Command::Users(UserCommand::List {
+        Command::Search(SearchCommand::Messages(args)) => {
+            Request::new(args.remote, op::SEARCH_MESSAGES)
+                .query("q", Some(args.query))
+                .query_agent(args.agent)
+                .query("user_id", args.user)
+                .query("conversation_id", args.conversation)
+                .query("from", args.from)
+                .query("to", args.to)
+                .query("limit", Some(args.limit))
+        }
+        Command::Recall(args) => {
+            let mut body = json!({
+                "user_id": args.user, "query": args.query, "mode": args.mode,
+                "top_k": args.top_k, "neighbours": args.neighbours,
+            });
+            set(&mut body, "from", args.from);
+            set(&mut body, "to", args.to);
+            set(
+                &mut body,
+                "recency_half_life_days",
+                args.recency_half_life_days,
+            );
+            set(&mut body, "min_score", args.min_score);
+            set(&mut body, "include_summaries", args.include_summaries);
+            Request::new(args.remote, op::RECALL)
+                .agent(args.agent)
+                .body(body)
+        }
+        Command::Context(args) => Request::new(args.remote, op::BUILD_CONTEXT)
+            .path(args.conversation)
+            .body(json!({"message": args.message})),
+        Command::Turn(args) => {
+            let mut body = json!({});
+            set(&mut body, "message", args.message);
+            if let Some(path) = &args.tools {
+                body["tools"] = read_json(path, "--tools")?;
+            }
+            if let Some(path) = &args.tool_results {
+                body["tool_results"] = read_json(path, "--tool-results")?;
+            }
+            Request::new(args.remote, op::TAKE_TURN)
+                .path(args.conversation)
+                .body(body)
+        }
+        own => return Ok(Plan::Own(own)),
+    };
+    Ok(Plan::Request(request))
+}
+
+/// Sets `field` of a JSON object when the option is set.
+fn set(body: &mut Value, field: &str, value: Option<impl Into<Value>>) {
+    if let Some(value) = value {
+        body[field] = value.into();
+    }
+}
+
+fn tenants(command: TenantCommand) -> anyhow::Result<Request> {
+    Ok(match command {
+        TenantCommand::Create { name, remote } => {
+            Request::new(remote.remote()?, op::CREATE_TENANT).body(json!({"name": name}))
+        }
+        TenantCommand::List { remote } => Request::new(remote.remote()?, op::LIST_TENANTS),
+        TenantCommand::Get { tenant_id, remote } => {
+            Request::new(remote.remote()?, op::GET_TENANT).path(tenant_id)
+        }
+    })
+}
+
+fn keys(command: KeyCommand) -> anyhow::Result<Request> {
+    Ok(match command {
+        KeyCommand::Create {
+            tenant_id,
+            name,
+            remote,
+        } => Request::new(remote.remote()?, op::CREATE_API_KEY)
+            .path(tenant_id)
+            .body(json!({"name": name})),
+        KeyCommand::List { tenant_id, remote } => {
+            Request::new(remote.remote()?, op::LIST_API_KEYS).path(tenant_id)
+        }
+        KeyCommand::Revoke {
+            tenant_id,
+            key_id,
+            remote,
+        } => Request::new(remote.remote()?, op::REVOKE_API_KEY)
+            .path(tenant_id)
+            .path(key_id),
+    })
+}
+
+fn agents(command: AgentCommand) -> anyhow::Result<Request> {
+    Ok(match command {
+        AgentCommand::Create {
+            name,
+            provider,
+            model,
+            system_prompt,
+            base_url,
+            deployment,
+            api_version,
+            api_key_env,
+            temperature,
+            memory,
+            remote,
+        } => {
+            let mut llm = json!({"provider": provider, "model": model});
+            set(&mut llm, "base_url", base_url);
+            set(&mut llm, "deployment", deployment);
+            set(&mut llm, "api_version", api_version);
+            set(&mut llm, "api_key_env", api_key_env);
+            set(&mut llm, "temperature", temperature);
+            let mut body = json!({"name": name, "system_prompt": system_prompt, "llm": llm});
+            if let Some(memory) = memory {
+                body["memory"] = serde_json::from_str(&memory).context("--memory must be JSON")?;
+            }
+            Request::new(remote, op::CREATE_AGENT).body(body)
+        }
+        AgentCommand::List { remote } => Request::new(remote, op::LIST_AGENTS),
+        AgentCommand::Get { agent_id, remote } => {
+            Request::new(remote, op::GET_AGENT).agent(agent_id)
+        }
+        AgentCommand::Update {
+            agent_id,
+            patch,
+            remote,
+        } => {
+            let patch: Value = serde_json::from_str(&patch).context("the patch must be JSON")?;
+            Request::new(remote, op::UPDATE_AGENT)
+                .agent(agent_id)
+                .body(patch)
+        }
+        AgentCommand::Delete { agent_id, remote } => {
+            Request::new(remote, op::DELETE_AGENT).agent(agent_id)
+        }
+    })
+}
+
+fn conversations(command: ConversationCommand) -> Request {
+    match command {
+        ConversationCommand::Create {
+            agent,
+            user,
+            title,
+            remote,
+        } => Request::new(remote, op::CREATE_CONVERSATION)
+            .body(json!({"user_id": user, "title": title}))
+            .body_agent(Some(agent)),
+        ConversationCommand::List {
+            agent,
+            user,
+            remote,
+        } => Request::new(remote, op::LIST_CONVERSATIONS)
+            .query_agent(agent)
+            .query("user_id", user),
+        ConversationCommand::Get {
+            conversation_id,
+            remote,
+        } => Request::new(remote, op::GET_CONVERSATION).path(conversation_id),
+        ConversationCommand::Delete {
+            conversation_id,
+            remote,
+        } => Request::new(remote, op::DELETE_CONVERSATION).path(conversation_id),
+    }
+}
+
+fn messages(command: MessageCommand) -> anyhow::Result<Request> {
+    Ok(match command {
+        MessageCommand::Append {
+            conversation_id,
+            role,
+            content,
+            file,
+            remote,
+        } => {
+            let body = match (role, content, file) {
+                (Some(role), Some(content), None) => json!({"role": role, "content": content}),
+                (None, None, Some(path)) => read_json(&path, "the batch")?,
+                _ => anyhow::bail!("give --role and --content, or --file"),
+            };
+            Request::new(remote, op::APPEND_MESSAGES)
+                .path(conversation_id)
+                .body(body)
+        }
+        MessageCommand::Erase {
+            message_id,
+            reason,
+            remote,
+        } => Request::new(remote, op::ERASE_MESSAGE)
+            .path(message_id)
+            .query("reason", reason),
+    })
+}
+
+fn episodes(command: EpisodeCommand) -> Request {
+    match command {
+        EpisodeCommand::List {
+            agent,
+            user,
+            conversation,
+            from,
+            to,
+            deleted,
+            archived,
+            remote,
+        } => Request::new(remote, op::LIST_EPISODES)
+            .query_agent(agent)
+            .query("user_id", user)
+            .query("conversation_id", conversation)
+            .query("from", from)
+            .query("to", to)
+            .flag("deleted", deleted)
+            .flag("archived", archived),
+        EpisodeCommand::Get { episode_id, remote } => {
+            Request::new(remote, op::GET_EPISODE).path(episode_id)
+        }
+        EpisodeCommand::Close {
+            episode_id,
+            reason,
+            remote,
+        } => Request::new(remote, op::CLOSE_EPISODE)
+            .path(episode_id)
+            .body(json!({"end_reason": reason})),
+        EpisodeCommand::Summary {
+            episode_id,
+            text,
+            key_facts,
+            remote,
+        } => Request::new(remote, op::SET_EPISODE_SUMMARY)
+            .path(episode_id)
+            .body(json!({"summary": text, "key_facts": key_facts})),
+        EpisodeCommand::Delete { episode_id, remote } => {
+            Request::new(remote, op::DELETE_EPISODE).path(episode_id)
+        }
+        EpisodeCommand::Restore { episode_id, remote } => {
+            Request::new(remote, op::RESTORE_EPISODE).path(episode_id)
+        }
+        EpisodeCommand::Purge { episode_id, remote } => {
+            Request::new(remote, op::PURGE_EPISODE).path(episode_id)
+        }
+    }
+}
+
+fn procedures(command: ProcedureCommand) -> anyhow::Result<Request> {
+    Ok(match command {
+        ProcedureCommand::Create {
+            file,
+            agent,
+            remote,
+        } => Request::new(remote, op::CREATE_PROCEDURE)
+            .body(procedure_file(&file)?)
+            .body_agent(agent),
+        ProcedureCommand::List {
+            agent,
+            shared,
+            active,
+            approved,
+            text,
+            remote,
+        } => Request::new(remote, op::LIST_PROCEDURES)
+            .query_agent(agent)
+            .flag("shared", shared)
+            .query("active", active)
+            .query("approved", approved)
+            .query("text", text),
+        ProcedureCommand::Get {
+            procedure_id,
+            remote,
+        } => Request::new(remote, op::GET_PROCEDURE).path(procedure_id),
+        ProcedureCommand::Update {
+            procedure_id,
+            file,
+            active,
+            remote,
+        } => {
+            let mut patch = match file {
+                Some(file) => procedure_file(&file)?,
+                None => json!({}),
+            };
+            set(&mut patch, "is_active", active);
+            anyhow::ensure!(
+                patch.as_object().is_some_and(|o| !o.is_empty()),
+                "nothing to change: give --file or --active"
+            );
+            Request::new(remote, op::UPDATE_PROCEDURE)
+                .path(procedure_id)
+                .body(patch)
+        }
+        ProcedureCommand::Approve {
+            procedure_id,
+            remote,
+        } => Request::new(remote, op::APPROVE_PROCEDURE).path(procedure_id),
+        ProcedureCommand::Reject {
+            procedure_id,
+            remote,
+        } => Request::new(remote, op::REJECT_PROCEDURE).path(procedure_id),
+        ProcedureCommand::Versions {
+            procedure_id,
+            remote,
+        } => Request::new(remote, op::PROCEDURE_VERSIONS).path(procedure_id),
+        ProcedureCommand::Rollback {
+            procedure_id,
+            version,
+            remote,
+        } => Request::new(remote, op::ROLLBACK_PROCEDURE)
+            .path(procedure_id)
+            .body(json!({"version": version})),
+        ProcedureCommand::Delete {
+            procedure_id,
+            remote,
+        } => Request::new(remote, op::DELETE_PROCEDURE).path(procedure_id),
+        ProcedureCommand::Propose { episode_id, remote } => {
+            Request::new(remote, op::PROPOSE_PROCEDURE).path(episode_id)
+        }
+    })
+}
+
+fn users(command: UserCommand) -> Request {
+    match command {
+        UserCommand::List {
             agent,
             limit,
             offset,
             remote,
-        }) => {
-            let client = Client::new(&remote);
-            let agent = client.agent_id(&agent).await?;
-            let path = format!("/v1/agents/{}/users", encode_path(&agent));
-            let params = query(&[
-                ("limit", limit.map(|l| l.to_string())),
-                ("offset", offset.map(|o| o.to_string())),
-            ]);
-            client.send(Method::GET, &path, &params, None).await?
-        }
-        Command::Users(UserCommand::Forget {
+        } => Request::new(remote, op::LIST_USERS)
+            .agent(agent)
+            .query("limit", limit)
+            .query("offset", offset),
+        UserCommand::Forget {
             user_id,
             agent,
             remote,
-        }) => {
-            let client = Client::new(&remote);
-            let agent = client.maybe_agent_id(agent).await?;
-            let path = format!("/v1/users/{}", encode_path(&user_id));
-            client
-                .send(Method::DELETE, &path, &query(&[("agent_id", agent)]), None)
-                .await?
-        }
-        Command::Users(UserCommand::Facts {
+        } => Request::new(remote, op::FORGET_USER)
+            .path(user_id)
+            .query_agent(agent),
+        UserCommand::Facts {
             user_id,
             agent,
             include_replaced,
@@ -65,180 +514,123 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
             limit,
             offset,
             remote,
-        }) => {
-            let client = Client::new(&remote);
-            let agent = client.agent_id(&agent).await?;
-            let path = format!(
-                "/v1/agents/{}/users/{}/facts",
-                encode_path(&agent),
-                encode_path(&user_id)
-            );
-            let params = query(&[
-                (
-                    "include_replaced",
-                    include_replaced.then(|| "true".to_owned()),
-                ),
-                ("category", category),
-                ("key", key),
-                ("limit", limit.map(|l| l.to_string())),
-                ("offset", offset.map(|o| o.to_string())),
-            ]);
-            client.send(Method::GET, &path, &params, None).await?
-        }
-        Command::Facts(command) => facts(command).await?,
-        Command::Webhooks(command) => webhooks(command).await?,
-        Command::Search(SearchCommand::Knowledge(args)) => {
-            let mut body = json!({"query": args.query, "mode": args.mode});
-            for (field, value) in [
-                ("source", args.source.map(Value::from)),
-                ("category", args.category.map(Value::from)),
-                ("indexed_from", args.indexed_from.map(Value::from)),
-                ("indexed_to", args.indexed_to.map(Value::from)),
-            ]
-            .into_iter()
-            .chain([
-                ("top_k", args.top_k.map(Value::from)),
-                ("min_score", args.min_score.map(Value::from)),
-            ]) {
-                if let Some(value) = value {
-                    body[field] = value;
-                }
-            }
-            let client = Client::new(&args.remote);
-            let agent = client.agent_id(&args.agent).await?;
-            let path = format!("/v1/agents/{}/knowledge/search", encode_path(&agent));
-            client.send(Method::POST, &path, &[], Some(body)).await?
-        }
-        Command::Ingest(args) => crate::ingest::run(args).await?,
-        Command::Recall(args) => {
-            let mut body = json!({
-                "user_id": args.user, "query": args.query, "mode": args.mode,
-                "top_k": args.top_k, "neighbours": args.neighbours,
-            });
-            for (field, value) in [("from", args.from), ("to", args.to)] {
-                if let Some(value) = value {
-                    body[field] = Value::from(value);
-                }
-            }
-            if let Some(days) = args.recency_half_life_days {
-                body["recency_half_life_days"] = Value::from(days);
-            }
-            if let Some(min_score) = args.min_score {
-                body["min_score"] = Value::from(min_score);
-            }
-            if let Some(include) = args.include_summaries {
-                body["include_summaries"] = Value::from(include);
-            }
-            let client = Client::new(&args.remote);
-            let agent = client.agent_id(&args.agent).await?;
-            let path = format!("/v1/agents/{}/recall", encode_path(&agent));
-            client.send(Method::POST, &path, &[], Some(body)).await?
-        }
-        Command::Context(args) => {
-            let path = format!("/v1/conversations/{}/context", args.conversation);
-            Client::new(&args.remote)
-                .send(
-                    Method::POST,
-                    &path,
-                    &[],
-                    Some(json!({"message": args.message})),
-                )
-                .await?
-        }
-        Command::Import(args) => import(args).await?,
-        Command::Knowledge(command) => knowledge(command).await?,
-        Command::Turn(args) => turn(args).await?,
-        Command::Search(SearchCommand::Messages(args)) => {
-            let client = Client::new(&args.remote);
-            let query = query(&[
-                ("q", Some(args.query)),
-                ("agent_id", client.maybe_agent_id(args.agent).await?),
-                ("user_id", args.user),
-                ("conversation_id", args.conversation),
-                ("from", args.from),
-                ("to", args.to),
-                ("limit", Some(args.limit.to_string())),
-            ]);
-            client
-                .send(Method::GET, "/v1/messages/search", &query, None)
-                .await?
-        }
-    };
-    if !answer.is_null() {
-        print_out(&format!("{}\n", serde_json::to_string_pretty(&answer)?))?;
-    }
-    Ok(())
-}
-
-/// Writes `text` to standard output. A reader that closed the pipe early
-/// (`octopus … | head -2`) took what it wanted: that is no error, and the
-/// command ends quietly with success, as other command-line tools do.
-pub(crate) fn print_out(text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        outcome => Ok(outcome?),
+        } => Request::new(remote, op::LIST_FACTS)
+            .agent(agent)
+            .path(user_id)
+            .flag("include_replaced", include_replaced)
+            .query("category", category)
+            .query("key", key)
+            .query("limit", limit)
+            .query("offset", offset),
     }
 }
 
-async fn tenants(command: TenantCommand) -> anyhow::Result<Value> {
+fn facts(command: FactCommand) -> Request {
     match command {
-        TenantCommand::Create { name, remote } => {
-            Client::new(&remote.remote()?)
-                .send(
-                    Method::POST,
-                    "/v1/tenants",
-                    &[],
-                    Some(json!({"name": name})),
-                )
-                .await
+        FactCommand::Add {
+            user_id,
+            text,
+            agent,
+            category,
+            key,
+            valid_from,
+            reason,
+            remote,
+        } => {
+            let mut body = json!({"text": text});
+            set(&mut body, "category", category);
+            set(&mut body, "key", key);
+            set(&mut body, "valid_from", valid_from);
+            set(&mut body, "reason", reason);
+            Request::new(remote, op::ADD_FACT)
+                .agent(agent)
+                .path(user_id)
+                .body(body)
         }
-        TenantCommand::List { remote } => {
-            Client::new(&remote.remote()?)
-                .send(Method::GET, "/v1/tenants", &[], None)
-                .await
+        FactCommand::Show { fact_id, remote } => Request::new(remote, op::GET_FACT).path(fact_id),
+        FactCommand::Correct {
+            fact_id,
+            text,
+            valid_from,
+            reason,
+            remote,
+        } => {
+            let mut body = json!({"text": text});
+            set(&mut body, "valid_from", valid_from);
+            set(&mut body, "reason", reason);
+            Request::new(remote, op::CORRECT_FACT)
+                .path(fact_id)
+                .body(body)
         }
-        TenantCommand::Get { tenant_id, remote } => {
-            let path = format!("/v1/tenants/{}", encode_path(&tenant_id));
-            Client::new(&remote.remote()?)
-                .send(Method::GET, &path, &[], None)
-                .await
+        FactCommand::Delete {
+            fact_id,
+            reason,
+            remote,
+        } => Request::new(remote, op::DELETE_FACT)
+            .path(fact_id)
+            .query("reason", reason),
+        FactCommand::History { fact_id, remote } => {
+            Request::new(remote, op::FACT_HISTORY).path(fact_id)
         }
     }
 }
 
-async fn knowledge(command: KnowledgeCommand) -> anyhow::Result<Value> {
-    let (agent, remote) = match &command {
-        KnowledgeCommand::Show { agent, remote }
-        | KnowledgeCommand::Documents { agent, remote }
-        | KnowledgeCommand::Document { agent, remote, .. }
-        | KnowledgeCommand::DeleteChunk { agent, remote, .. } => (agent, remote),
-    };
-    let client = Client::new(remote);
-    let knowledge = format!(
-        "/v1/agents/{}/knowledge",
-        encode_path(&client.agent_id(agent).await?)
-    );
+fn webhooks(command: WebhookCommand) -> Request {
     match command {
-        KnowledgeCommand::Show { .. } => client.send(Method::GET, &knowledge, &[], None).await,
-        KnowledgeCommand::Documents { .. } => {
-            let path = format!("{knowledge}/documents");
-            client.send(Method::GET, &path, &[], None).await
+        WebhookCommand::Create {
+            endpoint,
+            events,
+            description,
+            remote,
+        } => {
+            let mut body = json!({"url": endpoint, "events": events});
+            set(&mut body, "description", description);
+            Request::new(remote, op::CREATE_WEBHOOK).body(body)
         }
-        KnowledgeCommand::Document { source, .. } => {
-            let path = format!("{knowledge}/document");
-            client
-                .send(Method::GET, &path, &[("source", source)], None)
-                .await
+        WebhookCommand::List { remote } => Request::new(remote, op::LIST_WEBHOOKS),
+        WebhookCommand::Show { webhook_id, remote } => {
+            Request::new(remote, op::GET_WEBHOOK).path(webhook_id)
         }
-        KnowledgeCommand::DeleteChunk { chunk_id, .. } => {
-            let path = format!("{knowledge}/chunks/{}", encode_path(&chunk_id));
-            client.send(Method::DELETE, &path, &[], None).await
+        WebhookCommand::Delete { webhook_id, remote } => {
+            Request::new(remote, op::DELETE_WEBHOOK).path(webhook_id)
         }
+        WebhookCommand::Enable { webhook_id, remote } => {
+            Request::new(remote, op::ENABLE_WEBHOOK).path(webhook_id)
+        }
+        WebhookCommand::Deliveries {
+            webhook_id,
+            limit,
+            offset,
+            remote,
+        } => Request::new(remote, op::LIST_DELIVERIES)
+            .path(webhook_id)
+            .query("limit", limit)
+            .query("offset", offset),
+    }
+}
+
+fn knowledge(command: KnowledgeCommand) -> Request {
+    match command {
+        KnowledgeCommand::Show { agent, remote } => {
+            Request::new(remote, op::KNOWLEDGE_INFO).agent(agent)
+        }
+        KnowledgeCommand::Documents { agent, remote } => {
+            Request::new(remote, op::LIST_DOCUMENTS).agent(agent)
+        }
+        KnowledgeCommand::Document {
+            agent,
+            source,
+            remote,
+        } => Request::new(remote, op::READ_DOCUMENT)
+            .agent(agent)
+            .query("source", Some(source)),
+        KnowledgeCommand::DeleteChunk {
+            agent,
+            chunk_id,
+            remote,
+        } => Request::new(remote, op::DELETE_CHUNK)
+            .agent(agent)
+            .path(chunk_id),
     }
 }
 
@@ -253,310 +645,6 @@ fn read_json(path: &std::path::Path, what: &str) -> anyhow::Result<Value> {
         text = std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))?;
     }
     serde_json::from_str(&text).with_context(|| format!("{what} must be JSON"))
-}
-
-async fn turn(args: TurnArgs) -> anyhow::Result<Value> {
-    let mut body = json!({});
-    if let Some(message) = args.message {
-        body["message"] = json!(message);
-    }
-    if let Some(path) = &args.tools {
-        body["tools"] = read_json(path, "--tools")?;
-    }
-    if let Some(path) = &args.tool_results {
-        body["tool_results"] = read_json(path, "--tool-results")?;
-    }
-    let path = format!(
-        "/v1/conversations/{}/turns",
-        encode_path(&args.conversation)
-    );
-    Client::new(&args.remote)
-        .send(Method::POST, &path, &[], Some(body))
-        .await
-}
-
-async fn keys(command: KeyCommand) -> anyhow::Result<Value> {
-    match command {
-        KeyCommand::Create {
-            tenant_id,
-            name,
-            remote,
-        } => {
-            let path = format!("/v1/tenants/{tenant_id}/keys");
-            Client::new(&remote.remote()?)
-                .send(Method::POST, &path, &[], Some(json!({"name": name})))
-                .await
-        }
-        KeyCommand::List { tenant_id, remote } => {
-            Client::new(&remote.remote()?)
-                .send(
-                    Method::GET,
-                    &format!("/v1/tenants/{tenant_id}/keys"),
-                    &[],
-                    None,
-                )
-                .await
-        }
-        KeyCommand::Revoke {
-            tenant_id,
-            key_id,
-            remote,
-        } => {
-            let path = format!("/v1/tenants/{tenant_id}/keys/{key_id}");
-            Client::new(&remote.remote()?)
-                .send(Method::DELETE, &path, &[], None)
-                .await
-        }
-    }
-}
-
-async fn agents(command: AgentCommand) -> anyhow::Result<Value> {
-    match command {
-        AgentCommand::Create {
-            name,
-            provider,
-            model,
-            system_prompt,
-            base_url,
-            deployment,
-            api_version,
-            api_key_env,
-            temperature,
-            memory,
-            remote,
-        } => {
-            let mut body = json!({"name": name, "system_prompt": system_prompt, "llm": {"provider": provider, "model": model}});
-            for (field, value) in [
-                ("base_url", base_url),
-                ("deployment", deployment),
-                ("api_version", api_version),
-                ("api_key_env", api_key_env),
-            ] {
-                if let Some(value) = value {
-                    body["llm"][field] = json!(value);
-                }
-            }
-            if let Some(temperature) = temperature {
-                body["llm"]["temperature"] = json!(temperature);
-            }
-            if let Some(memory) = memory {
-                body["memory"] = serde_json::from_str(&memory).context("--memory must be JSON")?;
-            }
-            Client::new(&remote)
-                .send(Method::POST, "/v1/agents", &[], Some(body))
-                .await
-        }
-        AgentCommand::List { remote } => {
-            Client::new(&remote)
-                .send(Method::GET, "/v1/agents", &[], None)
-                .await
-        }
-        AgentCommand::Get { agent_id, remote } => {
-            let client = Client::new(&remote);
-            let path = format!("/v1/agents/{}", client.agent_id(&agent_id).await?);
-            client.send(Method::GET, &path, &[], None).await
-        }
-        AgentCommand::Update {
-            agent_id,
-            patch,
-            remote,
-        } => {
-            let patch: Value = serde_json::from_str(&patch).context("the patch must be JSON")?;
-            let client = Client::new(&remote);
-            let path = format!("/v1/agents/{}", client.agent_id(&agent_id).await?);
-            client.send(Method::PATCH, &path, &[], Some(patch)).await
-        }
-        AgentCommand::Delete { agent_id, remote } => {
-            let client = Client::new(&remote);
-            let path = format!("/v1/agents/{}", client.agent_id(&agent_id).await?);
-            client.send(Method::DELETE, &path, &[], None).await
-        }
-    }
-}
-
-async fn conversations(command: ConversationCommand) -> anyhow::Result<Value> {
-    match command {
-        ConversationCommand::Create {
-            agent,
-            user,
-            title,
-            remote,
-        } => {
-            let client = Client::new(&remote);
-            let agent = client.agent_id(&agent).await?;
-            let body = json!({"agent_id": agent, "user_id": user, "title": title});
-            client
-                .send(Method::POST, "/v1/conversations", &[], Some(body))
-                .await
-        }
-        ConversationCommand::List {
-            agent,
-            user,
-            remote,
-        } => {
-            let client = Client::new(&remote);
-            let agent = client.maybe_agent_id(agent).await?;
-            let query = query(&[("agent_id", agent), ("user_id", user)]);
-            client
-                .send(Method::GET, "/v1/conversations", &query, None)
-                .await
-        }
-        ConversationCommand::Get {
-            conversation_id,
-            remote,
-        } => {
-            Client::new(&remote)
-                .send(
-                    Method::GET,
-                    &format!("/v1/conversations/{conversation_id}"),
-                    &[],
-                    None,
-                )
-                .await
-        }
-        ConversationCommand::Delete {
-            conversation_id,
-            remote,
-        } => {
-            Client::new(&remote)
-                .send(
-                    Method::DELETE,
-                    &format!("/v1/conversations/{conversation_id}"),
-                    &[],
-                    None,
-                )
-                .await
-        }
-    }
-}
-
-async fn messages(command: MessageCommand) -> anyhow::Result<Value> {
-    let (conversation_id, role, content, file, remote) = match command {
-        MessageCommand::Append {
-            conversation_id,
-            role,
-            content,
-            file,
-            remote,
-        } => (conversation_id, role, content, file, remote),
-        MessageCommand::Erase {
-            message_id,
-            reason,
-            remote,
-        } => {
-            let path = format!("/v1/messages/{}", encode_path(&message_id));
-            return Client::new(&remote)
-                .send(Method::DELETE, &path, &query(&[("reason", reason)]), None)
-                .await;
-        }
-    };
-    let body = match (role, content, file) {
-        (Some(role), Some(content), None) => json!({"role": role, "content": content}),
-        (None, None, Some(path)) => read_json(&path, "the batch")?,
-        _ => anyhow::bail!("give --role and --content, or --file"),
-    };
-    let path = format!("/v1/conversations/{conversation_id}/messages");
-    Client::new(&remote)
-        .send(Method::POST, &path, &[], Some(body))
-        .await
-}
-
-async fn episodes(command: EpisodeCommand) -> anyhow::Result<Value> {
-    match command {
-        EpisodeCommand::List {
-            agent,
-            user,
-            conversation,
-            from,
-            to,
-            deleted,
-            archived,
-            remote,
-        } => {
-            let client = Client::new(&remote);
-            let query = query(&[
-                ("agent_id", client.maybe_agent_id(agent).await?),
-                ("user_id", user),
-                ("conversation_id", conversation),
-                ("from", from),
-                ("to", to),
-                ("deleted", deleted.then(|| "true".to_owned())),
-                ("archived", archived.then(|| "true".to_owned())),
-            ]);
-            client.send(Method::GET, "/v1/episodes", &query, None).await
-        }
-        EpisodeCommand::Get { episode_id, remote } => {
-            Client::new(&remote)
-                .send(
-                    Method::GET,
-                    &format!("/v1/episodes/{episode_id}"),
-                    &[],
-                    None,
-                )
-                .await
-        }
-        EpisodeCommand::Close {
-            episode_id,
-            reason,
-            remote,
-        } => {
-            let path = format!("/v1/episodes/{episode_id}/close");
-            Client::new(&remote)
-                .send(
-                    Method::POST,
-                    &path,
-                    &[],
-                    Some(json!({"end_reason": reason})),
-                )
-                .await
-        }
-        EpisodeCommand::Summary {
-            episode_id,
-            text,
-            key_facts,
-            remote,
-        } => {
-            let path = format!("/v1/episodes/{episode_id}/summary");
-            Client::new(&remote)
-                .send(
-                    Method::PUT,
-                    &path,
-                    &[],
-                    Some(json!({"summary": text, "key_facts": key_facts})),
-                )
-                .await
-        }
-        EpisodeCommand::Delete { episode_id, remote } => {
-            Client::new(&remote)
-                .send(
-                    Method::DELETE,
-                    &format!("/v1/episodes/{episode_id}"),
-                    &[],
-                    None,
-                )
-                .await
-        }
-        EpisodeCommand::Restore { episode_id, remote } => {
-            Client::new(&remote)
-                .send(
-                    Method::POST,
-                    &format!("/v1/episodes/{episode_id}/restore"),
-                    &[],
-                    None,
-                )
-                .await
-        }
-        EpisodeCommand::Purge { episode_id, remote } => {
-            Client::new(&remote)
-                .send(
-                    Method::POST,
-                    &format!("/v1/episodes/{episode_id}/purge"),
-                    &[],
-                    None,
-                )
-                .await
-        }
-    }
 }
 
 /// A procedure file: YAML, or JSON (which YAML reads too), by its extension.
@@ -579,146 +667,6 @@ fn procedure_file(path: &std::path::Path) -> anyhow::Result<Value> {
     Ok(value)
 }
 
-async fn procedures(command: ProcedureCommand) -> anyhow::Result<Value> {
-    let at = |id: &str, action: &str| format!("/v1/procedures/{id}/{action}");
-    match command {
-        ProcedureCommand::Create {
-            file,
-            agent,
-            remote,
-        } => {
-            let mut body = procedure_file(&file)?;
-            let client = Client::new(&remote);
-            if let Some(agent) = agent {
-                body["agent_id"] = json!(client.agent_id(&agent).await?);
-            }
-            client
-                .send(Method::POST, "/v1/procedures", &[], Some(body))
-                .await
-        }
-        ProcedureCommand::List {
-            agent,
-            shared,
-            active,
-            approved,
-            text,
-            remote,
-        } => {
-            let client = Client::new(&remote);
-            let query = query(&[
-                ("agent_id", client.maybe_agent_id(agent).await?),
-                ("shared", shared.then(|| "true".to_owned())),
-                ("active", active.map(|a| a.to_string())),
-                ("approved", approved.map(|a| a.to_string())),
-                ("text", text),
-            ]);
-            client
-                .send(Method::GET, "/v1/procedures", &query, None)
-                .await
-        }
-        ProcedureCommand::Get {
-            procedure_id,
-            remote,
-        } => {
-            Client::new(&remote)
-                .send(
-                    Method::GET,
-                    &format!("/v1/procedures/{procedure_id}"),
-                    &[],
-                    None,
-                )
-                .await
-        }
-        ProcedureCommand::Update {
-            procedure_id,
-            file,
-            active,
-            remote,
-        } => {
-            let mut patch = match file {
-                Some(file) => procedure_file(&file)?,
-                None => json!({}),
-            };
-            if let Some(active) = active {
-                patch["is_active"] = json!(active);
-            }
-            anyhow::ensure!(
-                patch.as_object().is_some_and(|o| !o.is_empty()),
-                "nothing to change: give --file or --active"
-            );
-            Client::new(&remote)
-                .send(
-                    Method::PATCH,
-                    &format!("/v1/procedures/{procedure_id}"),
-                    &[],
-                    Some(patch),
-                )
-                .await
-        }
-        ProcedureCommand::Approve {
-            procedure_id,
-            remote,
-        } => {
-            Client::new(&remote)
-                .send(Method::POST, &at(&procedure_id, "approve"), &[], None)
-                .await
-        }
-        ProcedureCommand::Reject {
-            procedure_id,
-            remote,
-        } => {
-            Client::new(&remote)
-                .send(Method::POST, &at(&procedure_id, "reject"), &[], None)
-                .await
-        }
-        ProcedureCommand::Versions {
-            procedure_id,
-            remote,
-        } => {
-            Client::new(&remote)
-                .send(Method::GET, &at(&procedure_id, "versions"), &[], None)
-                .await
-        }
-        ProcedureCommand::Rollback {
-            procedure_id,
-            version,
-            remote,
-        } => {
-            Client::new(&remote)
-                .send(
-                    Method::POST,
-                    &at(&procedure_id, "rollback"),
-                    &[],
-                    Some(json!({"version": version})),
-                )
-                .await
-        }
-        ProcedureCommand::Delete {
-            procedure_id,
-            remote,
-        } => {
-            Client::new(&remote)
-                .send(
-                    Method::DELETE,
-                    &format!("/v1/procedures/{procedure_id}"),
-                    &[],
-                    None,
-                )
-                .await
-        }
-        ProcedureCommand::Propose { episode_id, remote } => {
-            Client::new(&remote)
-                .send(
-                    Method::POST,
-                    &format!("/v1/episodes/{episode_id}/procedures/propose"),
-                    &[],
-                    None,
-                )
-                .await
-        }
-    }
-}
-
 /// Imports a dump, or past conversations from a JSON file.
 async fn import(args: crate::cli::ImportArgs) -> anyhow::Result<Value> {
     let text = std::fs::read_to_string(&args.file)
@@ -729,8 +677,7 @@ async fn import(args: crate::cli::ImportArgs) -> anyhow::Result<Value> {
             "{} is a dump: it names its agents and users itself",
             args.file.display()
         );
-        let client = Client::new(&args.remote);
-        return crate::dumps::import(&client, text.into_bytes()).await;
+        return crate::dumps::import(&args.remote.client(), text.into_bytes()).await;
     }
     let (Some(agent), Some(user)) = (args.agent, args.user) else {
         anyhow::bail!(
@@ -749,160 +696,84 @@ async fn import(args: crate::cli::ImportArgs) -> anyhow::Result<Value> {
         "{} holds no list of sessions",
         args.file.display()
     );
-    let client = Client::new(&args.remote);
-    let agent = client.agent_id(&agent).await?;
-    let mut body = json!({"agent_id": agent, "user_id": user, "sessions": sessions});
-    if let Some(title) = args.title {
-        body["title"] = Value::from(title);
-    }
-    client
-        .send(Method::POST, "/v1/conversations/import", &[], Some(body))
+    let mut body = json!({"user_id": user, "sessions": sessions});
+    set(&mut body, "title", args.title);
+    Request::new(args.remote, op::IMPORT_CONVERSATION)
+        .body(body)
+        .body_agent(Some(agent))
+        .send()
         .await
 }
 
-async fn webhooks(command: WebhookCommand) -> anyhow::Result<Value> {
-    let path = |id: &str| format!("/v1/webhooks/{}", encode_path(id));
-    Ok(match command {
-        WebhookCommand::Create {
-            endpoint,
-            events,
-            description,
-            remote,
-        } => {
-            let mut body = json!({"url": endpoint, "events": events});
-            if let Some(description) = description {
-                body["description"] = description.into();
-            }
-            Client::new(&remote)
-                .send(Method::POST, "/v1/webhooks", &[], Some(body))
-                .await?
-        }
-        WebhookCommand::List { remote } => {
-            Client::new(&remote)
-                .send(Method::GET, "/v1/webhooks", &[], None)
-                .await?
-        }
-        WebhookCommand::Show { webhook_id, remote } => {
-            Client::new(&remote)
-                .send(Method::GET, &path(&webhook_id), &[], None)
-                .await?
-        }
-        WebhookCommand::Delete { webhook_id, remote } => {
-            Client::new(&remote)
-                .send(Method::DELETE, &path(&webhook_id), &[], None)
-                .await?
-        }
-        WebhookCommand::Enable { webhook_id, remote } => {
-            Client::new(&remote)
-                .send(
-                    Method::POST,
-                    &format!("{}/enable", path(&webhook_id)),
-                    &[],
-                    None,
-                )
-                .await?
-        }
-        WebhookCommand::Deliveries {
-            webhook_id,
-            limit,
-            offset,
-            remote,
-        } => {
-            let params = query(&[
-                ("limit", limit.map(|l| l.to_string())),
-                ("offset", offset.map(|o| o.to_string())),
-            ]);
-            Client::new(&remote)
-                .send(
-                    Method::GET,
-                    &format!("{}/deliveries", path(&webhook_id)),
-                    &params,
-                    None,
-                )
-                .await?
-        }
-    })
-}
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
 
-async fn facts(command: FactCommand) -> anyhow::Result<Value> {
-    let path = |id: &str| format!("/v1/facts/{}", encode_path(id));
-    Ok(match command {
-        FactCommand::Add {
-            user_id,
-            text,
-            agent,
-            category,
-            key,
-            valid_from,
-            reason,
-            remote,
-        } => {
-            let client = Client::new(&remote);
-            let agent = client.agent_id(&agent).await?;
-            let mut body = json!({"text": text});
-            for (field, value) in [
-                ("category", category),
-                ("key", key),
-                ("valid_from", valid_from),
-                ("reason", reason),
-            ] {
-                if let Some(value) = value {
-                    body[field] = value.into();
-                }
-            }
-            let path = format!(
-                "/v1/agents/{}/users/{}/facts",
-                encode_path(&agent),
-                encode_path(&user_id)
+    use super::*;
+    use crate::cli::Cli;
+
+    fn planned(line: &str) -> Request {
+        let cli = Cli::try_parse_from(line.split_whitespace()).unwrap();
+        match plan(cli.command).unwrap() {
+            Plan::Request(request) => request,
+            Plan::Own(_) => panic!("{line} is not one request"),
+        }
+    }
+
+    #[test]
+    fn each_command_asks_for_its_operation_with_every_path_value() {
+        for (line, operation) in [
+            ("octopus agents get support --api-key k", op::GET_AGENT),
+            (
+                "octopus users facts ann --agent support --api-key k",
+                op::LIST_FACTS,
+            ),
+            (
+                "octopus keys revoke t1 k1 --admin-key a",
+                op::REVOKE_API_KEY,
+            ),
+            (
+                "octopus knowledge delete-chunk c1 --agent support --api-key k",
+                op::DELETE_CHUNK,
+            ),
+            ("octopus facts history f1 --api-key k", op::FACT_HISTORY),
+        ] {
+            let request = planned(line);
+            assert_eq!(request.operation, operation, "{line}");
+            assert_eq!(
+                request.path.len(),
+                operation.parameters().count(),
+                "{line}: {:?}",
+                request.path
             );
-            client.send(Method::POST, &path, &[], Some(body)).await?
         }
-        FactCommand::Show { fact_id, remote } => {
-            Client::new(&remote)
-                .send(Method::GET, &path(&fact_id), &[], None)
-                .await?
-        }
-        FactCommand::Correct {
-            fact_id,
-            text,
-            valid_from,
-            reason,
-            remote,
-        } => {
-            let mut body = json!({"text": text});
-            if let Some(valid_from) = valid_from {
-                body["valid_from"] = valid_from.into();
-            }
-            if let Some(reason) = reason {
-                body["reason"] = reason.into();
-            }
-            Client::new(&remote)
-                .send(Method::PATCH, &path(&fact_id), &[], Some(body))
-                .await?
-        }
-        FactCommand::Delete {
-            fact_id,
-            reason,
-            remote,
-        } => {
-            Client::new(&remote)
-                .send(
-                    Method::DELETE,
-                    &path(&fact_id),
-                    &query(&[("reason", reason)]),
-                    None,
-                )
-                .await?
-        }
-        FactCommand::History { fact_id, remote } => {
-            Client::new(&remote)
-                .send(
-                    Method::GET,
-                    &format!("{}/history", path(&fact_id)),
-                    &[],
-                    None,
-                )
-                .await?
-        }
-    })
+    }
+
+    #[test]
+    fn agents_named_anywhere_are_looked_up_and_other_values_are_kept() {
+        let facts = planned("octopus users facts ann --agent support --api-key k");
+        assert_eq!(
+            facts.path,
+            [Arg::Agent("support".into()), Arg::Text("ann".into())]
+        );
+        let list = planned("octopus conversations list --agent support --user ann --api-key k");
+        assert_eq!(
+            list.query,
+            [
+                ("agent_id", Arg::Agent("support".into())),
+                ("user_id", Arg::Text("ann".into()))
+            ]
+        );
+        let create = planned("octopus conversations create --agent support --user ann --api-key k");
+        assert_eq!(create.body_agent.as_deref(), Some("support"));
+        assert_eq!(create.body.unwrap()["user_id"], "ann");
+    }
+
+    #[test]
+    fn unset_options_stay_out_of_the_query() {
+        let episodes = planned("octopus episodes list --api-key k");
+        assert!(episodes.query.is_empty(), "{:?}", episodes.query);
+        let deleted = planned("octopus episodes list --deleted --api-key k");
+        assert_eq!(deleted.query, [("deleted", Arg::Text("true".into()))]);
+    }
 }

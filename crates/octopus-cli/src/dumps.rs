@@ -5,19 +5,20 @@ use std::io::Write;
 use anyhow::{Context, bail};
 use serde_json::Value;
 
+use octopus_client::Client;
+use octopus_client::operations as op;
+
 use crate::cli::ExportArgs;
-use crate::client::{Client, encode_path, query};
 
 /// Writes the dump to standard output as it arrives, and fails when it ends
 /// without its `end` record (the server stopped midway).
 pub async fn export(args: ExportArgs) -> anyhow::Result<()> {
-    let path = match &args.tenant {
-        Some(tenant) => format!("/v1/tenants/{}/export", encode_path(tenant)),
-        None => "/v1/export".to_owned(),
+    let client = args.remote.client();
+    let call = match &args.tenant {
+        Some(tenant) => client.call(op::EXPORT_TENANT_DUMP).param(tenant),
+        None => client.call(op::EXPORT_DUMP),
     };
-    let mut response = Client::new(&args.remote)
-        .download(&path, &query(&[("user_id", args.user)]))
-        .await?;
+    let mut response = call.query_opt("user_id", args.user).open().await?;
     let mut stdout = std::io::stdout().lock();
     // The end of the dump so far: enough to hold its last (short) record.
     let mut tail = Vec::new();
@@ -53,7 +54,9 @@ pub fn is_dump(text: &str) -> bool {
 
 /// Sends a dump to the server, which imports it whole or not at all.
 pub async fn import(client: &Client, dump: Vec<u8>) -> anyhow::Result<Value> {
-    client
-        .send_bytes("/v1/import", "application/x-ndjson", dump)
-        .await
+    Ok(client
+        .call(op::IMPORT_DUMP)
+        .bytes("application/x-ndjson", dump)
+        .send()
+        .await?)
 }

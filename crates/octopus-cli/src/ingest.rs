@@ -5,11 +5,10 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use reqwest::Method;
+use octopus_client::operations as op;
 use serde_json::{Value, json};
 
 use crate::cli::IngestArgs;
-use crate::client::Client;
 
 const EXTENSIONS: [&str; 3] = ["md", "markdown", "txt"];
 
@@ -25,9 +24,8 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Value> {
         "no .md, .markdown or .txt files under the given paths"
     );
 
-    let client = Client::new(&args.remote);
+    let client = args.remote.client();
     let agent = client.agent_id(&args.agent).await?;
-    let endpoint = format!("/v1/agents/{agent}/knowledge/documents");
     let mut progress = Progress::new(files.len());
     let (mut chunks, mut tokens) = (0u64, 0u64);
     for file in &files {
@@ -38,7 +36,10 @@ pub async fn run(args: IngestArgs) -> anyhow::Result<Value> {
             body["category"] = json!(category);
         }
         let report = client
-            .send(Method::POST, &endpoint, &[], Some(body))
+            .call(op::INGEST_DOCUMENT)
+            .param(&agent)
+            .json(&body)
+            .send()
             .await
             .with_context(|| format!("ingest {}", file.display()))?;
         chunks += report["chunks"].as_u64().unwrap_or(0);

@@ -5,12 +5,12 @@
 
 mod chat;
 mod cli;
-mod client;
 mod commands;
 mod config;
 mod dumps;
 mod ingest;
 mod mcp;
+mod output;
 mod serve;
 mod start;
 

@@ -3,46 +3,38 @@
 //! conversation.
 
 use anyhow::Context;
-use reqwest::Method;
+use octopus_client::operations as op;
 use serde_json::{Value, json};
 
-use crate::cli::{InitArgs, RememberArgs, Remote};
-use crate::client::{Client, encode_path};
+use crate::cli::{InitArgs, RememberArgs};
+use crate::output::print_out;
 
 /// Prints the variables to export, as shell lines; what was made or found
 /// goes in comments, so that `eval "$(octopus init)"` takes the output whole.
 pub async fn init(args: InitArgs) -> anyhow::Result<()> {
-    let admin = Client::new(&args.remote.remote()?);
-    let tenants = admin.send(Method::GET, "/v1/tenants", &[], None).await?;
+    let admin = args.remote.remote()?.client();
+    let tenants = admin.call(op::LIST_TENANTS).send().await?;
     let (tenant, tenant_was) = match named(&tenants, &args.tenant) {
         Some(tenant) => (tenant, "found"),
         None => {
             let body = json!({"name": args.tenant});
-            let made = admin
-                .send(Method::POST, "/v1/tenants", &[], Some(body))
-                .await?;
+            let made = admin.call(op::CREATE_TENANT).json(&body).send().await?;
             (made, "made")
         }
     };
     let tenant_id = id_of(&tenant)?;
-    let keys = format!("/v1/tenants/{}/keys", encode_path(&tenant_id));
     let minted = admin
-        .send(
-            Method::POST,
-            &keys,
-            &[],
-            Some(json!({"name": args.key_name})),
-        )
+        .call(op::CREATE_API_KEY)
+        .param(&tenant_id)
+        .json(&json!({"name": args.key_name}))
+        .send()
         .await?;
     let key = minted["key"]
         .as_str()
         .context("the server returned no key")?
         .to_owned();
 
-    let client = Client::new(&Remote {
-        url: args.remote.url.clone(),
-        api_key: Some(key.clone()),
-    });
+    let client = admin.with_key(&key);
     let agent_was = match client.agent_id(&args.agent).await {
         Ok(_) => "found",
         Err(_) => {
@@ -50,13 +42,11 @@ pub async fn init(args: InitArgs) -> anyhow::Result<()> {
                 "name": args.agent,
                 "llm": {"provider": args.provider, "model": args.model},
             });
-            client
-                .send(Method::POST, "/v1/agents", &[], Some(body))
-                .await?;
+            client.call(op::CREATE_AGENT).json(&body).send().await?;
             "made"
         }
     };
-    crate::commands::print_out(&format!(
+    print_out(&format!(
         "# tenant {:?} {tenant_was} ({tenant_id}), agent {:?} {agent_was}, key {:?} made (its secret is shown only now)\n\
          export OCTOPUS_URL={}\nexport OCTOPUS_API_KEY={}\nexport OCTOPUS_AGENT={}\n",
         args.tenant,
@@ -71,29 +61,34 @@ pub async fn init(args: InitArgs) -> anyhow::Result<()> {
 /// Appends the text as the user's message to their newest conversation with
 /// the agent, or to a new one; answers the stored message.
 pub async fn remember(args: RememberArgs) -> anyhow::Result<Value> {
-    let client = Client::new(&args.remote);
+    let client = args.remote.client();
     let agent = client.agent_id(&args.agent).await?;
-    let params = [
-        ("agent_id", agent.clone()),
-        ("user_id", args.user.clone()),
-        ("limit", "1".to_owned()),
-    ];
     let newest = client
-        .send(Method::GET, "/v1/conversations", &params, None)
+        .call(op::LIST_CONVERSATIONS)
+        .query("agent_id", &agent)
+        .query("user_id", &args.user)
+        .query("limit", 1)
+        .send()
         .await?;
     let conversation = match newest["items"].get(0) {
         Some(conversation) => id_of(conversation)?,
         None => {
             let body = json!({"agent_id": agent, "user_id": args.user});
             let made = client
-                .send(Method::POST, "/v1/conversations", &[], Some(body))
+                .call(op::CREATE_CONVERSATION)
+                .json(&body)
+                .send()
                 .await?;
             id_of(&made)?
         }
     };
-    let path = format!("/v1/conversations/{}/messages", encode_path(&conversation));
     let body = json!({"role": "user", "content": args.text});
-    let stored = client.send(Method::POST, &path, &[], Some(body)).await?;
+    let stored = client
+        .call(op::APPEND_MESSAGES)
+        .param(&conversation)
+        .json(&body)
+        .send()
+        .await?;
     Ok(stored["messages"].get(0).cloned().unwrap_or(stored))
 }
 

@@ -1,9 +1,11 @@
 //! The soak driver's own calls to the server: setting up the tenants, the
 //! imports and forgets it makes beside wrk's load, the memory queue, exports.
 
+use octopus_client::Client;
+use octopus_client::operations as op;
 use serde_json::{Value, json};
 
-use super::{ADMIN_KEY, Options};
+use super::Options;
 
 /// One tenant of the soak: its key, its agent, and its users' conversations.
 pub(super) struct SoakTenant {
@@ -13,66 +15,38 @@ pub(super) struct SoakTenant {
 }
 
 pub(super) struct Api {
-    pub http: reqwest::Client,
-    pub url: String,
+    /// The server, with the admin key.
+    pub admin: Client,
 }
 
 impl Api {
-    async fn call(
+    pub async fn create_tenants(
         &self,
-        key: &str,
-        method: reqwest::Method,
-        path: &str,
-        body: Option<Value>,
-    ) -> Result<Value, String> {
-        let mut request = self
-            .http
-            .request(method.clone(), format!("{}{path}", self.url))
-            .bearer_auth(key);
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| format!("{method} {path}: {e}"))?;
-        let status = response.status();
-        let value: Value = response.json().await.unwrap_or(Value::Null);
-        if !status.is_success() {
-            return Err(format!("{method} {path}: {status} {value}"));
-        }
-        Ok(value)
-    }
-
-    pub async fn create_tenants(&self, options: &Options) -> Result<Vec<SoakTenant>, String> {
-        use reqwest::Method;
+        options: &Options,
+    ) -> Result<Vec<SoakTenant>, octopus_client::Error> {
         let mut tenants = Vec::new();
         for t in 0..options.tenants {
             let tenant = self
-                .call(
-                    ADMIN_KEY,
-                    Method::POST,
-                    "/v1/tenants",
-                    Some(json!({"name": format!("soak-{t}")})),
-                )
+                .admin
+                .call(op::CREATE_TENANT)
+                .json(&json!({"name": format!("soak-{t}")}))
+                .send()
                 .await?;
             let id = tenant["id"].as_str().unwrap_or_default();
             let key = self
-                .call(
-                    ADMIN_KEY,
-                    Method::POST,
-                    &format!("/v1/tenants/{id}/keys"),
-                    Some(json!({"name": "soak"})),
-                )
+                .admin
+                .call(op::CREATE_API_KEY)
+                .param(id)
+                .json(&json!({"name": "soak"}))
+                .send()
                 .await?["key"]
                 .as_str()
                 .unwrap_or_default()
                 .to_owned();
+            let api = self.admin.with_key(&key);
             let agent = json!({"name": "assistant", "llm": {"provider": "ollama", "model": "llama3"},
                                "memory": {"episode_idle_timeout_secs": 86_400}});
-            let agent = self
-                .call(&key, Method::POST, "/v1/agents", Some(agent))
-                .await?["id"]
+            let agent = api.call(op::CREATE_AGENT).json(&agent).send().await?["id"]
                 .as_str()
                 .unwrap_or_default()
                 .to_owned();
@@ -80,12 +54,11 @@ impl Api {
             for u in 0..options.users_per_tenant {
                 let user = format!("user-{u}");
                 let body = json!({"agent_id": agent, "user_id": user});
-                let conversation = self
-                    .call(&key, Method::POST, "/v1/conversations", Some(body))
-                    .await?["id"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned();
+                let conversation =
+                    api.call(op::CREATE_CONVERSATION).json(&body).send().await?["id"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
                 conversations.push((user, conversation));
             }
             tenants.push(SoakTenant {
@@ -123,55 +96,27 @@ impl Api {
             })
             .collect();
         let body = json!({"agent_id": tenant.agent, "user_id": user, "sessions": sessions});
-        self.status(
-            &tenant.key,
-            reqwest::Method::POST,
-            "/v1/conversations/import",
-            Some(body),
-        )
-        .await
+        let call = self
+            .admin
+            .call(op::IMPORT_CONVERSATION)
+            .key(&tenant.key)
+            .json(&body);
+        status(call).await
     }
 
     pub async fn forget(&self, tenant: &SoakTenant, user: &str) -> Option<u16> {
-        self.status(
-            &tenant.key,
-            reqwest::Method::DELETE,
-            &format!("/v1/users/{user}"),
-            None,
+        status(
+            self.admin
+                .call(op::FORGET_USER)
+                .key(&tenant.key)
+                .param(user),
         )
         .await
-    }
-
-    async fn status(
-        &self,
-        key: &str,
-        method: reqwest::Method,
-        path: &str,
-        body: Option<Value>,
-    ) -> Option<u16> {
-        let mut request = self
-            .http
-            .request(method, format!("{}{path}", self.url))
-            .bearer_auth(key);
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request.send().await.ok()?;
-        let status = response.status().as_u16();
-        response.bytes().await.ok()?;
-        Some(status)
     }
 
     /// Memory jobs waiting in all, and the oldest one's age, from `/metrics`.
     pub async fn queue(&self) -> Option<(u64, f64)> {
-        let response = self
-            .http
-            .get(format!("{}/metrics", self.url))
-            .bearer_auth(ADMIN_KEY)
-            .send()
-            .await
-            .ok()?;
-        let text = response.text().await.ok()?;
+        let text = self.admin.call(op::METRICS).text().await.ok()?;
         let value = |line: &str| line.rsplit(' ').next()?.parse::<f64>().ok();
         let mut queued = 0.0;
         let mut oldest: f64 = 0.0;
@@ -185,17 +130,19 @@ impl Api {
         Some((queued as u64, oldest))
     }
 
-    pub async fn export(&self, key: &str) -> Result<String, String> {
-        let response = self
-            .http
-            .get(format!("{}/v1/export", self.url))
-            .bearer_auth(key)
-            .send()
-            .await
-            .map_err(|e| format!("export: {e}"))?;
-        if !response.status().is_success() {
-            return Err(format!("export: {}", response.status()));
+    pub async fn export(&self, key: &str) -> Result<String, octopus_client::Error> {
+        self.admin.call(op::EXPORT_DUMP).key(key).text().await
+    }
+}
+
+/// The status a call was answered with; `None` when no answer came.
+async fn status(call: octopus_client::Call<'_>) -> Option<u16> {
+    match call.open().await {
+        Ok(response) => {
+            let status = response.status().as_u16();
+            response.bytes().await.ok()?;
+            Some(status)
         }
-        response.text().await.map_err(|e| format!("export: {e}"))
+        Err(error) => error.status(),
     }
 }

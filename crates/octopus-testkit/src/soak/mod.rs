@@ -63,11 +63,26 @@ pub struct Options {
     pub texts: Vec<String>,
 }
 
+/// Why a soak could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SoakError {
+    /// The server refused or failed a call the setup needs.
+    #[error(transparent)]
+    Api(#[from] octopus_client::Error),
+    /// A file, the server's process or wrk could not be used.
+    #[error("{0}")]
+    Setup(String),
+}
+
+fn setup(error: impl std::fmt::Display) -> SoakError {
+    SoakError::Setup(error.to_string())
+}
+
 /// Runs the soak. Fails on a broken setup (the server does not start, wrk
 /// is missing); what the server does under the load is in the report.
-pub async fn run(options: Options) -> Result<Report, String> {
+pub async fn run(options: Options) -> Result<Report, SoakError> {
     octopus_provider_http::install_tls_provider();
-    std::fs::create_dir_all(&options.work_dir).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&options.work_dir).map_err(setup)?;
     let config = options.work_dir.join("octopus.toml");
     // No model is reachable: summaries stay extractive rather than waiting
     // on one. Jobs the killed server had claimed come back when their lease
@@ -77,19 +92,18 @@ pub async fn run(options: Options) -> Result<Report, String> {
         &config,
         "[llm]\nsummarise_episodes = false\n[worker]\njob_lease_secs = 15\n",
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(setup)?;
     let data_dir = options.work_dir.join("data");
     let server = SoakServer::start(&options.server, &data_dir, Some(&config))
-        .map_err(|e| format!("start {}: {e}", options.server.display()))?;
+        .map_err(|e| setup(format!("start {}: {e}", options.server.display())))?;
     let url = server.url.clone();
     let server = Arc::new(Mutex::new(server));
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(120))
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(setup)?;
     let api = Api {
-        http: http.clone(),
-        url: url.clone(),
+        admin: octopus_client::Client::with_http(http.clone(), &url, Some(ADMIN_KEY)),
     };
 
     let tenants = api.create_tenants(&options).await?;
@@ -108,9 +122,9 @@ pub async fn run(options: Options) -> Result<Report, String> {
         acks: options.work_dir.join("acknowledged.txt"),
         url: url.clone(),
     };
-    std::fs::write(&load.script, wrk::SCRIPT).map_err(|e| e.to_string())?;
-    std::fs::write(&load.acks, "").map_err(|e| e.to_string())?;
-    wrk::write_targets(&load.targets, &targets, &options.texts).map_err(|e| e.to_string())?;
+    std::fs::write(&load.script, wrk::SCRIPT).map_err(setup)?;
+    std::fs::write(&load.acks, "").map_err(setup)?;
+    wrk::write_targets(&load.targets, &targets, &options.texts).map_err(setup)?;
 
     // A user is forgotten twice as often as one is imported: the forgets
     // between imports take users of their own, each with a short history
@@ -126,7 +140,9 @@ pub async fn run(options: Options) -> Result<Report, String> {
             .await
             != Some(201)
         {
-            return Err(format!("import the history of {user} to forget later"));
+            return Err(SoakError::Setup(format!(
+                "import the history of {user} to forget later"
+            )));
         }
         to_forget.push((tenant, user));
     }
@@ -186,8 +202,8 @@ pub async fn run(options: Options) -> Result<Report, String> {
             let restarting = Arc::clone(&server);
             let away = tokio::task::spawn_blocking(move || lock(&restarting).kill_and_restart())
                 .await
-                .map_err(|e| e.to_string())?
-                .map_err(|e| format!("restart the server: {e}"))?;
+                .map_err(setup)?
+                .map_err(|e| setup(format!("restart the server: {e}")))?;
             lock(&report).restart = Some((at, away));
         }
         if now >= next_import {
@@ -234,7 +250,7 @@ pub async fn run(options: Options) -> Result<Report, String> {
     for driver in drivers {
         driver
             .join()
-            .map_err(|_| "a load thread panicked".to_owned())??;
+            .map_err(|_| setup("a load thread panicked"))??;
     }
 
     // The queue after the load: it must resume after the restart and drain.
@@ -252,7 +268,7 @@ pub async fn run(options: Options) -> Result<Report, String> {
     let last = sample(&server, &api, started).await;
 
     let acknowledged: Vec<String> = std::fs::read_to_string(&load.acks)
-        .map_err(|e| e.to_string())?
+        .map_err(setup)?
         .lines()
         .map(str::to_owned)
         .collect();
@@ -264,9 +280,9 @@ pub async fn run(options: Options) -> Result<Report, String> {
         }
     }
     let mut report = Arc::try_unwrap(report)
-        .map_err(|_| "the report is still shared".to_owned())?
+        .map_err(|_| setup("the report is still shared"))?
         .into_inner()
-        .map_err(|_| "a load thread panicked".to_owned())?;
+        .map_err(|_| setup("a load thread panicked"))?;
     report.samples.push(last);
     report.drained_after = drained_after;
     report.acknowledged = acknowledged.len();
@@ -294,7 +310,7 @@ fn drive(
     report: &Mutex<Report>,
     options: &Options,
     started: Instant,
-) -> Result<(), String> {
+) -> Result<(), SoakError> {
     let mut pause = wrk::first_pause(stream);
     let mut number = 0;
     loop {
@@ -318,7 +334,12 @@ fn drive(
                 std::thread::sleep(Duration::from_millis(200));
                 continue;
             }
-            Err(error) => return Err(format!("wrk ({}): {error}", stream.kind.name())),
+            Err(error) => {
+                return Err(SoakError::Setup(format!(
+                    "wrk ({}): {error}",
+                    stream.kind.name()
+                )));
+            }
         };
         pause = wrk::next_pause(stream, pause, &figures);
         lock(report).slices.push(TimedSlice {
