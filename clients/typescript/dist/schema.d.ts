@@ -1055,9 +1055,11 @@ export interface components {
          */
         ApiKeyId: string;
         /**
-         * @description A batch of messages. A single message object (without the `messages` wrapper)
-         *     is accepted too.
+         * @description What an append takes: a batch of messages, or one message by itself
+         *     (without the `messages` wrapper).
          */
+        AppendBody: components["schemas"]["AppendMessagesRequest"] | components["schemas"]["NewMessage"];
+        /** @description A batch of messages. */
         AppendMessagesRequest: {
             messages: components["schemas"]["NewMessage"][];
         };
@@ -5300,7 +5302,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AppendMessagesRequest"] | components["schemas"]["NewMessage"];
+                "application/json": components["schemas"]["AppendBody"];
             };
         };
         responses: {

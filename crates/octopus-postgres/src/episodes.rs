@@ -71,6 +71,29 @@ impl EpisodeStore for PostgresStore {
         domain(get_episode(&self.pool, tenant, id, Visibility::Live)).await
     }
 
+    async fn get_episodes(&self, tenant: TenantId, ids: &[EpisodeId]) -> Result<Vec<Episode>> {
+        domain(async {
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            let deleted = Visibility::Live.clause();
+            let wanted: Vec<uuid::Uuid> = ids.iter().map(|id| id.0).collect();
+            let rows = query(&format!(
+                "SELECT {COLUMNS} FROM episodes WHERE tenant_id = $1 AND id = ANY($2) AND {deleted}"
+            ))
+            .bind(tenant.0)
+            .bind(wanted)
+            .fetch_all(&self.pool)
+            .await?;
+            let mut by_id: std::collections::HashMap<EpisodeId, Episode> = rows
+                .iter()
+                .map(|row| episode_from_row(row).map(|e| (e.id, e)))
+                .collect::<Result<_, Error>>()?;
+            Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+        })
+        .await
+    }
+
     async fn get_episode_with_messages(
         &self,
         tenant: TenantId,

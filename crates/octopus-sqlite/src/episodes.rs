@@ -74,6 +74,13 @@ impl EpisodeStore for SqliteStore {
             .await
     }
 
+    async fn get_episodes(&self, tenant: TenantId, ids: &[EpisodeId]) -> Result<Vec<Episode>> {
+        let ids = ids.to_vec();
+        self.db
+            .read(move |conn| live_episodes(conn, tenant, &ids))
+            .await
+    }
+
     async fn get_episode_with_messages(
         &self,
         tenant: TenantId,
@@ -631,6 +638,32 @@ fn get_episode(
     )?
     .pop()
     .ok_or_else(|| DomainError::not_found(EpisodeId::KIND, id).into())
+}
+
+/// The live episodes among `ids`, in their order, each once.
+fn live_episodes(
+    conn: &Connection,
+    tenant: TenantId,
+    ids: &[EpisodeId],
+) -> Result<Vec<Episode>, Error> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let deleted = Visibility::Live.clause();
+    let placeholders = vec!["?"; ids.len()].join(", ");
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM episodes WHERE tenant_id = ? AND {deleted} AND id IN ({placeholders})"
+    ))?;
+    let params = std::iter::once(tenant.0.as_bytes().to_vec())
+        .chain(ids.iter().map(|id| id.0.as_bytes().to_vec()));
+    let found = rows::collect(
+        &mut stmt,
+        rusqlite::params_from_iter(params),
+        episode_from_row,
+    )?;
+    let mut by_id: std::collections::HashMap<EpisodeId, Episode> =
+        found.into_iter().map(|e| (e.id, e)).collect();
+    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
 }
 
 pub(crate) fn episode_from_row(row: &rusqlite::Row<'_>) -> Result<Episode, Error> {

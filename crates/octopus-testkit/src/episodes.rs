@@ -241,6 +241,71 @@ pub async fn soft_delete_restore_and_purge(backend: &impl Backend) {
     );
 }
 
+/// Episodes read together: the tenant's live ones among the ids, in the
+/// order asked, each once; another tenant's, a deleted one and an unknown
+/// id left out.
+pub async fn live_episodes_are_read_together_in_the_order_asked(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let first = world.say(&*store, fixtures::at(9, 0), &["hello"]).await[0].episode_id;
+    store
+        .close_episode(world.tenant, first, closed(), now())
+        .await
+        .unwrap();
+    let second = world.say(&*store, fixtures::at(10, 0), &["again"]).await[0].episode_id;
+    store
+        .close_episode(world.tenant, second, closed(), now())
+        .await
+        .unwrap();
+    let deleted = world.say(&*store, fixtures::at(11, 0), &["gone"]).await[0].episode_id;
+    store
+        .soft_delete_episode(world.tenant, deleted, now())
+        .await
+        .unwrap();
+    let other = World::create(&*store, "globex").await;
+    let foreign = other.say(&*store, fixtures::at(9, 0), &["theirs"]).await[0].episode_id;
+    let unknown = octopus_core::EpisodeId::new();
+
+    let asked = [second, foreign, first, deleted, unknown, second];
+    let found: Vec<_> = store
+        .get_episodes(world.tenant, &asked)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|episode| (episode.id, episode.tenant_id))
+        .collect();
+    assert_eq!(
+        found,
+        [(second, world.tenant), (first, world.tenant)],
+        "live episodes of the tenant, in the order asked, each once"
+    );
+    assert!(
+        store
+            .get_episodes(world.tenant, &[])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store
+            .get_episodes(other.tenant, &asked)
+            .await
+            .unwrap()
+            .iter()
+            .map(|episode| episode.id)
+            .collect::<Vec<_>>(),
+        [foreign]
+    );
+}
+
+fn closed() -> CloseEpisode {
+    CloseEpisode {
+        reason: EndReason::UserClosed,
+        ended_at: None,
+        summary: None,
+    }
+}
+
 pub async fn purge_requires_soft_delete(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;

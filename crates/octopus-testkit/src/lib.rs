@@ -83,6 +83,7 @@ macro_rules! store_conformance_tests {
             every_field_survives_reopening,
             soft_delete_restore_and_purge,
             purge_requires_soft_delete,
+            live_episodes_are_read_together_in_the_order_asked,
             episodes_list_with_filters
         );
         $crate::store_conformance_tests!(@in message_search, $backend;

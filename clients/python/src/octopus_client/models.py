@@ -1909,6 +1909,13 @@ class TurnReply(BaseModel):
     usage: Usage
 
 
+class AppendBody(RootModel[AppendMessagesRequest | NewMessage4 | NewMessage5]):
+    root: AppendMessagesRequest | NewMessage4 | NewMessage5 = Field(
+        ...,
+        description='What an append takes: a batch of messages, or one message by itself\n(without the `messages` wrapper).',
+    )
+
+
 class AppendedMessages(BaseModel):
     messages: list[Message] = Field(
         ..., description='The stored messages, with their ids, episodes and ordinals.'

@@ -12,6 +12,7 @@ mod fact_erasure;
 mod fairness;
 mod forget;
 mod hostile_clients;
+mod licences;
 mod message_erasure;
 #[cfg(feature = "client-tests")]
 mod our_clients;

@@ -12,6 +12,83 @@
 //! the leading memory systems do. This module holds the pure part: the
 //! request and the reading of its answer, which messages a fact came from,
 //! and the queries that read facts back.
+//!
+//! # How facts are learned, corrected and erased
+//!
+//! A model's summary of a closed episode names its key facts; each becomes a
+//! fact of the episode's user, with the episode and messages it came from and
+//! the period it held. With known facts near a new one (by meaning, in the
+//! user's memory vectors), the model is asked once more whether each new fact
+//! adds, updates (replaces a known one) or repeats one, by number
+//! (`fact::RECONCILE_INSTRUCTIONS`, `fact::reconcile_message`). Anything wrong
+//! in the answer adds the fact: no answer can lose one. The facts, their vectors
+//! and the replaced facts' `valid_to` are written in the summary job's
+//! transaction; an episode's facts are learned once.
+//!
+//! Facts are also learned while an episode is open. An append counts the user
+//! messages since the last learning was queued (`episodes.unlearned_user_messages`,
+//! `appending::OpenEpisode::learning_due`) and, every
+//! `memory.learn_every_messages`, queues a `learn_facts` job in its own
+//! transaction. The worker reads the messages after the episode's
+//! `facts_learned_through` (`learning::unlearned`), asks the summary model for
+//! facts only, decides them as above, and stores them only if
+//! `facts_learned_through` is still what it read, moving it to the window's end
+//! in the same transaction; otherwise the store answers `Conflict` and the job is
+//! tried again from where the other left off. A window is thus learned once
+//! however often its job runs, and a crash before the commit leaves the job
+//! queued. A close's key facts are stored only while `facts_learned_through` is
+//! short of the episode's messages, and move it to the end.
+//!
+//! A replaced fact is kept. Facts follow their episode through deletion,
+//! restore and purge, leave with a forgotten user, and travel in dumps. They are
+//! read by their own route, by recall (`kind: "fact"`, by meaning and by words,
+//! time-bounded), and in every context's facts block.
+//!
+//! A person corrects a fact (`FactStore::correct_fact`): a new version,
+//! `source: manual`, written by the key's name, replaces it as the model's
+//! updates do; its vector is queued for the memory worker, its words are
+//! searchable at once. The versions of one fact share a `lineage_id` (its first
+//! version's id). Deleting a fact (`FactStore::delete_fact`) removes every
+//! version of its lineage with their full-text entries, memory vectors, queued
+//! work and words in their episode's key facts, in one transaction that records
+//! a `PendingErasure`, then erases the vectors from the index and compacts the
+//! files as forgetting a user does, so an interrupted deletion is finished at
+//! start. `fact_history` keeps one entry per change (learned, corrected,
+//! imported, deleted: who, when, why) and reads the words from the versions
+//! while they exist, so a deleted fact's history holds none of them. Histories
+//! go with their episode's purge and their user's forget.
+//!
+//! A person adds a fact by hand (`FactStore::add_fact`): it has no episode
+//! (`facts.episode_id` is nullable), so reads that hide the facts of deleted or
+//! archived episodes keep it, forgetting finds it by its user, and a dump
+//! carries it after every agent. Its memory vector is filed under the fact's own
+//! id where others name their episode (`Fact::vector_episode`), which keeps
+//! `memory_vectors.episode_id` required and lets a deletion find it the way it
+//! finds every other. Such a fact may carry a client's `key` (`facts.key`):
+//! a partial unique index over the user, agent, category and key of the
+//! versions that hold is the arbiter of a key being taken, so two writers
+//! cannot both add one; a correction supersedes the old version before the new
+//! one (which keeps the key) is inserted. The LangGraph store reads and writes
+//! its items by it.
+//!
+//! Erasing one message (`EpisodeStore::erase_message`) removes, in one
+//! transaction that records a `PendingErasure`, its row, vector and queued
+//! work, and each version of a fact that cites it (`message_ids`), spliced out
+//! of its lineage: the version it replaced takes over its `valid_to` and
+//! `superseded_by`, so it holds again when the erased version held. The
+//! episode's summary, key facts and summary vector are dropped, a closed
+//! episode's summary is queued again, and `facts_learned_through` goes back to
+//! 0 when facts went. The full-text entry and the vector index are erased after
+//! the commit, then the files compacted, as for a forgotten user. The episode's
+//! `updated_at` moves, and a cached history is only used at the `updated_at` it
+//! was read at, so no server serves the erased message from its cache.
+//!
+//! An agent steers what is learned: `memory.fact_instructions` is appended to
+//! the summary's instructions, and with `memory.fact_categories` the model
+//! writes each key fact with a category (`summaries::parse_summary` reads both
+//! forms), which the fact keeps (`facts.category`); the listing, recall
+//! (`fact_category`, applied to the ranked candidates before `top_k`) and the
+//! context's facts block (`memory.context_fact_categories`) filter by it.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -7,6 +7,22 @@
 //! rolls back is not. Events are thin: they carry ids and kinds, never the
 //! words of a message or a fact, so erasing those words never has to chase
 //! copies through the outbox; a receiver reads what it needs through the API.
+//!
+//! # The outbox
+//!
+//! A change that other systems may want to hear of (a fact's version stored or
+//! deleted, a message erased, an episode closed, a procedure version pending, a
+//! user forgotten) writes a `ChangeEvent` (`octopus_core::webhook`) in its own
+//! transaction, where the store makes the change: the fact history's writer,
+//! the close (`closing.rs`), the erasure, the procedure version's insert, the
+//! forget. `webhooks::record` inserts one `webhook_deliveries` row per enabled
+//! endpoint of the tenant subscribed to the event's type (one `INSERT …
+//! SELECT`; none without such an endpoint), so an event exists exactly when
+//! its change committed. Payloads carry ids, never words, so erasures never
+//! chase them; a forget deletes its user's rows. The dispatcher claims, with a
+//! lease, each endpoint-and-user's oldest pending delivery only, so one user's
+//! events leave in order and a failing one holds back those after it; every
+//! attempt is recorded on the row, which is the delivery log.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

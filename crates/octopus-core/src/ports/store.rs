@@ -139,6 +139,9 @@ pub trait EpisodeStore: Send + Sync {
 
     /// A live (not soft-deleted) episode.
     async fn get_episode(&self, tenant: TenantId, id: EpisodeId) -> Result<Episode>;
+    /// The live episodes among `ids`, in one read: in the order of `ids`,
+    /// each once; unknown, foreign and soft-deleted ones left out.
+    async fn get_episodes(&self, tenant: TenantId, ids: &[EpisodeId]) -> Result<Vec<Episode>>;
     /// A live episode with its messages in order.
     async fn get_episode_with_messages(
         &self,

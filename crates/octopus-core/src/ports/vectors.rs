@@ -20,6 +20,36 @@
 //! Implementations: the embedded index in this process (`octopus-vector`),
 //! pgvector (`octopus-postgres`), Qdrant (`octopus-qdrant`). Their contract is checked by the vector
 //! conformance suite in `octopus-testkit`.
+//!
+//! # How a store drives an index
+//!
+//! 1. A change writes the rows and bumps the set's `version` in one transaction
+//!    (a set is one kind, knowledge or memory, of one agent of one tenant).
+//! 2. Once committed, the store tells the index: `follow(set, before, after,
+//!    change)` (`CommittedChange::tell`). The index applies the change only if
+//!    it reflects `before`.
+//! 3. A search reads the set's state, then asks the index: `search(set, state,
+//!    query, rows)`. An index that does not reflect `state` first reconciles by
+//!    key through `rows` (`VectorRows`: the state, every key with its fields,
+//!    the vectors of given keys, one partition's points). Then the store reads
+//!    the rows of the keys found. An index may also keep no copy of a set and
+//!    answer from `rows` alone: the embedded one does so for memory sets.
+//! 4. Forgetting a user uses `erase`, which removes vectors whatever version the
+//!    index reflects.
+//!
+//! Keys are never reused and a row's vector never changes, so equal key sets
+//! mean equal indexes. A crash between the two writes, a restart, another
+//! server's writes, or follows out of order leave an index behind, never wrong.
+//! Nor does it wait for a search: the memory worker calls
+//! `MemoryStore::catch_up_vectors` every few seconds, which reconciles the sets
+//! an index knows it missed and any copy seen behind at the same version for a
+//! settling time (`LagWatch`), so that a follow still on its way lands instead
+//! of racing a reconcile. Filters are data (`PointFilter`: a partition, labels,
+//! a time window), so an index can push them down.
+//!
+//! A new vector backend implements `VectorIndex`, passes
+//! `vector_conformance_tests!`, and then runs the storage suite paired with each
+//! store it supports.
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -3,6 +3,26 @@
 //! episode ends. Every SQL store reads the rows these need, calls these
 //! functions, and writes what they decide, so that the stores differ in SQL
 //! alone.
+//!
+//! # The write path, and what search sees
+//!
+//! An append is validated and its tokens counted in the engine, which takes the
+//! conversation's agent from a cache. The store encodes content (JSON, gzip past
+//! 256 bytes) before taking the writer lock, then in one transaction checks the
+//! conversation (missing: 404; deleted: 410), places the messages
+//! (`appending::Placement`, `OpenEpisode`), writes them with consecutive
+//! ordinals, updates the episode's counters, queues their embedding, and
+//! commits.
+//!
+//! SQLite's message index is not maintained in that transaction. It lives in
+//! its own file with its own write lock; an indexer thread follows
+//! `messages.seq` in batches, woken by each append. Before a search runs, it
+//! catches the index up itself.
+//!
+//! > **Invariant:** a search sees every message whose append returned before
+//! > the search began. Under heavy ingest the search pays for the catch-up;
+//! > appends never do. The index is derived: deleted, it is rebuilt from the
+//! > messages; results are joined to live rows, so leftovers never show.
 
 use crate::chat::Usage;
 use crate::conversation::Conversation;

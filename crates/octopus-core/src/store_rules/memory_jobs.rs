@@ -1,6 +1,21 @@
 //! The durable queue of memory work: the jobs that embed messages, summaries
 //! and facts and summarise episodes, how they are claimed fairly, and what
 //! each outcome leaves behind.
+//!
+//! # Queued, leased, derived
+//!
+//! Appending a message queues its embedding in `memory_jobs`, in the append's
+//! transaction; closing an episode (by a call, a timeout, a deleted
+//! conversation or an import) queues its summary. A crash loses no work: the
+//! next worker claims it. A claim leases jobs (`[worker] job_lease_secs`); live
+//! work (appends, closes) is claimed before bulk work (imports), and within a
+//! class tenants take turns. A job whose model could not answer stores the
+//! stand-in and stays queued with a backoff; one that failed for a
+//! configuration fault is parked until the configuration changes.
+//!
+//! Memory vectors live per (tenant, agent), each carrying its user, episode,
+//! kind and time. Deleted and archived episodes are filtered at search time, so
+//! restoring needs no re-embedding; purging deletes the vectors.
 
 use crate::episode::{EpisodeSummary, EpisodeWithMessages, SummarySource};
 use crate::message::Message;

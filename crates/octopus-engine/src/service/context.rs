@@ -1,6 +1,13 @@
 //! Working memory for one turn: retrieval for every block at
 //! once, then assembly and pruning to the agent's budget, counted with the
 //! agent's model's tokenizer. Nothing here is stored.
+//!
+//! Working memory (`service/context.rs`, `working_memory.rs`) reads the
+//! history, embeds the user's message once while knowledge, recall, facts and
+//! procedures are searched, makes each block's scores relative to its best, and
+//! prunes the lowest-scored items, then the oldest history, to the agent's
+//! budget. Past conversations enter as dated passages (`episodic_snippets`)
+//! within their own token budget.
 
 use std::sync::Arc;
 

@@ -554,15 +554,9 @@ fn declare_parameter_bounds(doc: &mut Value) {
     }
 }
 
-/// Bodies the handlers read more loosely than their types say: a single
-/// message in place of a batch, and the agent merge patch.
+/// A body the handler reads more loosely than its type says: the agent
+/// merge patch.
 fn declare_bodies(doc: &mut Value) {
-    let append = &mut doc["paths"]["/v1/conversations/{conversation_id}/messages"]["post"]["requestBody"]
-        ["content"]["application/json"]["schema"];
-    *append = json!({"oneOf": [
-        {"$ref": "#/components/schemas/AppendMessagesRequest"},
-        {"$ref": "#/components/schemas/NewMessage"},
-    ]});
     // In a merge patch, `null` removes a field: the optional ones (and every
     // memory setting, which has a default) may be null; required ones not.
     let schemas = &doc["components"]["schemas"];

@@ -31,12 +31,39 @@ pub(crate) struct ListConversations {
     pub offset: Option<u32>,
 }
 
-/// A batch of messages. A single message object (without the `messages` wrapper)
-/// is accepted too.
+/// A batch of messages.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct AppendMessagesRequest {
     pub messages: Vec<NewMessage>,
+}
+
+/// What an append takes: a batch of messages, or one message by itself
+/// (without the `messages` wrapper).
+// The schema is the untagged reading, one of the two; `AppendBody::read`
+// tells them apart by the `messages` key instead, so that an error names
+// the field at fault rather than saying neither shape matched.
+#[derive(ToSchema)]
+#[serde(untagged)]
+pub(crate) enum AppendBody {
+    Batch(AppendMessagesRequest),
+    One(NewMessage),
+}
+
+impl AppendBody {
+    fn read(body: Value) -> Result<Self, crate::error::ApiError> {
+        Ok(match body.get("messages") {
+            Some(_) => Self::Batch(from_value(body)?),
+            None => Self::One(from_value(body)?),
+        })
+    }
+
+    fn into_messages(self) -> Vec<NewMessage> {
+        match self {
+            Self::Batch(batch) => batch.messages,
+            Self::One(message) => vec![message],
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -111,7 +138,7 @@ pub(crate) async fn delete_conversation(
 /// none is open. Give `timestamp` on each message when importing history.
 #[utoipa::path(post, path = "/v1/conversations/{conversation_id}/messages", tag = "conversations",
     security(("bearer" = [])), params(("conversation_id" = ConversationId, Path)),
-    request_body = AppendMessagesRequest,
+    request_body = AppendBody,
     responses(
         (status = 201, body = AppendedMessages),
         (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
@@ -124,11 +151,7 @@ pub(crate) async fn append_messages(
     Path(conversation): Path<ConversationId>,
     Json(body): Json<Value>,
 ) -> ApiResult<(StatusCode, axum::Json<AppendedMessages>)> {
-    let messages = if body.get("messages").is_some() {
-        from_value::<AppendMessagesRequest>(body)?.messages
-    } else {
-        vec![from_value::<NewMessage>(body)?]
-    };
+    let messages = AppendBody::read(body)?.into_messages();
     let messages = state
         .octopus
         .append_messages(tenant, conversation, messages)

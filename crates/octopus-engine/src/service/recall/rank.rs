@@ -1,0 +1,297 @@
+//! The second stage: the retrievers' lists fused, each candidate ranked in
+//! its context, reordered by what the query names and the time it asks
+//! about, and cut to the hits asked for.
+
+use std::collections::{BTreeSet, HashMap};
+
+use octopus_core::dates_named::dates_named;
+use octopus_core::fact::Fact;
+use octopus_core::message::Message;
+use octopus_core::recall::{MessagePosition, RecallQuery};
+use octopus_core::recall_ranking::{Memory, rank_in_context};
+use octopus_core::speakers::{speaker_of, the_one_named};
+use octopus_core::time_asked::{TimeAsked, put_what_held_first};
+use octopus_core::{FactId, MessageId, TenantId, Timestamp};
+
+use super::retrieve::{Evidence, Retrieved};
+use crate::error::Result;
+use crate::octopus::Octopus;
+
+/// Ranked memories read to learn who said them and when, per hit asked for:
+/// in a dialogue about half are the named speaker's, enough to fill the hits.
+/// Each is a read of the message; the rest keep their places.
+const SPEAKER_HEAD_PER_HIT: u32 = 2;
+
+/// What the second stage hands the third: the memories to answer with,
+/// best first, with their scores; what the retrievers said of them; and
+/// the messages and facts already read whole, which are not read again.
+pub(super) struct Ranked {
+    pub memories: Vec<(Memory, f64)>,
+    pub evidence: HashMap<Memory, Evidence>,
+    pub messages: HashMap<MessageId, Message>,
+    pub facts: HashMap<FactId, Fact>,
+}
+
+impl Octopus {
+    pub(super) async fn rank(
+        &self,
+        tenant: TenantId,
+        query: &RecallQuery,
+        retrieved: Retrieved,
+    ) -> Result<Ranked> {
+        let weights = &self.recall_weights;
+        let Retrieved {
+            lists,
+            mut evidence,
+            mut messages,
+        } = retrieved;
+        let fused = weights.fusion.fuse(&lists);
+        let positions = self
+            .store
+            .message_positions(tenant, &messages_among(&fused))
+            .await?;
+        let positions = within_range(positions, query, &mut evidence);
+        let mut ranked = rank_in_context(&fused, &positions, weights);
+        self.summaries_as_keys(query, &mut ranked);
+        if let Some(half_life) = query.recency_half_life_days {
+            weigh_recency(&mut ranked, &evidence, half_life);
+        }
+        self.put_the_named_first(tenant, &mut ranked, query, &mut messages)
+            .await?;
+        // The candidates' facts, read once: for the time asked about, the
+        // category asked for, and the hits.
+        let facts: HashMap<FactId, Fact> = self
+            .store
+            .get_facts(tenant, &facts_among(&ranked))
+            .await?
+            .into_iter()
+            .map(|fact| (fact.id, fact))
+            .collect();
+        put_held_first(&mut ranked, query, &facts);
+        if let Some(category) = &query.fact_category {
+            ranked.retain(|(memory, _)| match memory {
+                Memory::Fact(id, _) => facts
+                    .get(id)
+                    .is_some_and(|fact| fact.category.as_deref() == Some(category.as_str())),
+                _ => true,
+            });
+        }
+        ranked.truncate(query.top_k as usize);
+        Ok(Ranked {
+            memories: ranked,
+            evidence,
+            messages,
+            facts,
+        })
+    }
+
+    /// When the query names one of the people whose turns lead the ranking
+    /// (see [`octopus_core::speakers`]), moves that person's turns ahead of
+    /// everyone else's; when it names a day or a month (see
+    /// [`octopus_core::dates_named`]), moves the turns said then ahead of the
+    /// others on each side. Each side keeps its order, and scores are
+    /// lowered to match it. Summaries and facts keep their places. The
+    /// messages it reads join `read`.
+    async fn put_the_named_first(
+        &self,
+        tenant: TenantId,
+        ranked: &mut [(Memory, f64)],
+        query: &RecallQuery,
+        read: &mut HashMap<MessageId, Message>,
+    ) -> Result<()> {
+        let weights = &self.recall_weights;
+        let dates = match weights.date_first {
+            true => dates_named(&query.query),
+            false => Vec::new(),
+        };
+        if !weights.speaker_first && dates.is_empty() {
+            return Ok(());
+        }
+        let head = ranked.len().min(head_of(query));
+        let unread: Vec<MessageId> = messages_among(&ranked[..head])
+            .into_iter()
+            .filter(|id| !read.contains_key(id))
+            .collect();
+        if !unread.is_empty() {
+            let windows = self.store.message_windows(tenant, &unread, 0).await?;
+            read.extend(windows.into_iter().map(|w| (w.message.id, w.message)));
+        }
+        let messages = &*read;
+        let message = |memory: &Memory| match memory {
+            Memory::Message(id) => messages.get(id),
+            Memory::Summary(_) | Memory::Fact(..) => None,
+        };
+        let speaker = |memory: &Memory| message(memory).and_then(|m| speaker_of(m, &query.user_id));
+        let named = match weights.speaker_first {
+            true => the_one_named(
+                &query.query,
+                ranked[..head]
+                    .iter()
+                    .filter_map(|(m, _)| speaker(m))
+                    .collect::<BTreeSet<_>>(),
+            ),
+            false => None,
+        };
+        if named.is_none() && dates.is_empty() {
+            return Ok(());
+        }
+        let by_someone_else = |memory: &Memory| {
+            named.is_some_and(|named| speaker(memory).is_some_and(|s| s != named))
+        };
+        let said_another_time = |memory: &Memory| {
+            !dates.is_empty()
+                && message(memory).is_some_and(|m| {
+                    let day = m.timestamp.date_naive();
+                    !dates.iter().any(|span| span.holds(day))
+                })
+        };
+        ranked[..head]
+            .sort_by_key(|(memory, _)| (by_someone_else(memory), said_another_time(memory)));
+        for i in 1..ranked.len() {
+            ranked[i].1 = ranked[i].1.min(ranked[i - 1].1);
+        }
+        Ok(())
+    }
+}
+
+/// How many of the best-ranked the reorderings look at.
+fn head_of(query: &RecallQuery) -> usize {
+    (query.top_k * SPEAKER_HEAD_PER_HIT) as usize
+}
+
+/// When facts lead the ranking, puts those that held at the time the
+/// query asks about ([`TimeAsked`]), and the turns they were learned
+/// from, ahead of the facts that did not and the turns that stated
+/// those; within the places those take, the rest keeping theirs. A turn
+/// is judged by the best-ranked of the leading facts learned from it:
+/// "I live in Lyon with my cat" is about Lyon to "where does she live?"
+/// and about the cat to "does she have pets?".
+fn put_held_first(
+    ranked: &mut [(Memory, f64)],
+    query: &RecallQuery,
+    facts: &HashMap<FactId, Fact>,
+) {
+    let head = ranked.len().min(head_of(query));
+    let ranked = &mut ranked[..head];
+    let leading: Vec<&Fact> = facts_among(ranked)
+        .iter()
+        .filter_map(|id| facts.get(id))
+        .collect();
+    if leading.is_empty() {
+        return;
+    }
+    let asked = TimeAsked::of(&query.query, query.from, query.to);
+    let mut fact_held = HashMap::new();
+    let mut turn_held: HashMap<MessageId, bool> = HashMap::new();
+    // Best-ranked first, so that a turn takes the verdict of its best fact.
+    for fact in leading {
+        let held = asked.holds(fact);
+        fact_held.insert(fact.id, held);
+        for id in &fact.message_ids {
+            turn_held.entry(*id).or_insert(held);
+        }
+    }
+    put_what_held_first(ranked, |memory| match memory {
+        Memory::Fact(id, _) => fact_held.get(id).copied(),
+        Memory::Message(id) => turn_held.get(id).copied(),
+        Memory::Summary(_) => None,
+    });
+}
+
+pub(super) fn facts_among(memories: &[(Memory, f64)]) -> Vec<FactId> {
+    memories
+        .iter()
+        .filter_map(|(memory, _)| match memory {
+            Memory::Fact(id, _) => Some(*id),
+            Memory::Message(_) | Memory::Summary(_) => None,
+        })
+        .collect()
+}
+
+pub(super) fn messages_among(memories: &[(Memory, f64)]) -> Vec<MessageId> {
+    memories
+        .iter()
+        .filter_map(|(memory, _)| match memory {
+            Memory::Message(id) => Some(*id),
+            Memory::Summary(_) | Memory::Fact(..) => None,
+        })
+        .collect()
+}
+
+/// The positions, with neighbours outside the query's time range forgotten,
+/// and the time of each neighbour that stays noted for recency weighting.
+fn within_range(
+    mut positions: Vec<MessagePosition>,
+    query: &RecallQuery,
+    evidence: &mut HashMap<Memory, Evidence>,
+) -> Vec<MessagePosition> {
+    let in_range = |at: Timestamp| {
+        query.from.is_none_or(|from| at >= from) && query.to.is_none_or(|to| at < to)
+    };
+    for position in &mut positions {
+        for adjacent in [&mut position.before, &mut position.after] {
+            match adjacent {
+                Some(next_to) if in_range(next_to.at) => {
+                    evidence
+                        .entry(Memory::Message(next_to.id))
+                        .or_default()
+                        .at
+                        .get_or_insert(next_to.at);
+                }
+                _ => *adjacent = None,
+            }
+        }
+    }
+    positions
+}
+
+/// Multiplies each score by `0.5^(age / half-life)`, age counted back from the
+/// newest candidate, and re-sorts.
+fn weigh_recency(
+    ranked: &mut [(Memory, f64)],
+    evidence: &HashMap<Memory, Evidence>,
+    half_life_days: f64,
+) {
+    let at = |memory: &Memory| evidence.get(memory).and_then(|e| e.at);
+    let Some(newest) = ranked.iter().filter_map(|(m, _)| at(m)).max() else {
+        return;
+    };
+    for (memory, score) in ranked.iter_mut() {
+        if let Some(when) = at(memory) {
+            let age_days = (newest - when).num_seconds() as f64 / 86_400.0;
+            *score *= 0.5f64.powf(age_days / half_life_days);
+        }
+    }
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recency_halves_a_score_per_half_life() {
+        let newest = chrono::Utc::now();
+        let old = Memory::Message(MessageId::new());
+        let new = Memory::Message(MessageId::new());
+        let mut evidence = HashMap::new();
+        evidence.insert(
+            old,
+            Evidence {
+                at: Some(newest - chrono::Duration::days(10)),
+                ..Default::default()
+            },
+        );
+        evidence.insert(
+            new,
+            Evidence {
+                at: Some(newest),
+                ..Default::default()
+            },
+        );
+        let mut ranked = vec![(old, 1.0), (new, 0.6)];
+        weigh_recency(&mut ranked, &evidence, 10.0);
+        assert_eq!(ranked[0], (new, 0.6));
+        assert!((ranked[1].1 - 0.5).abs() < 1e-9, "{:?}", ranked[1]);
+    }
+}
