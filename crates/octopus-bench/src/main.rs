@@ -37,6 +37,7 @@ mod proxy;
 mod scale;
 mod setup;
 mod soak;
+mod tokenizer_check;
 mod vectors;
 mod wakeup;
 mod webhooks;

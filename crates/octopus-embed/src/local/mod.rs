@@ -12,6 +12,7 @@ mod encoder;
 mod folder;
 mod mapped;
 mod pooling;
+mod wordpiece;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -19,13 +20,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use octopus_core::embedding::{EmbedError, Embedder};
-use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 pub use calibration::Calibration;
 pub use encoder::Precision;
 use encoder::{Encoder, Parallelism, Sequence};
 pub use folder::FolderConfig;
 pub use pooling::Pooling;
+pub use wordpiece::{Encoded, WordPiece};
 
 /// How inputs are grouped into forward passes, and how many threads run them.
 #[derive(Clone, Copy, Debug)]
@@ -87,9 +88,7 @@ pub struct LocalEmbedder {
 struct Inner {
     name: String,
     forward: Forward,
-    tokenizer: Tokenizer,
-    /// The same tokenizer without truncation, for measuring whole texts.
-    counter: Tokenizer,
+    tokenizer: WordPiece,
     folder: FolderConfig,
     dimension: usize,
     batching: Batching,
@@ -105,7 +104,7 @@ struct Files {
     folder: FolderConfig,
     config_text: String,
     weights: Arc<mapped::MappedFile>,
-    tokenizer: Tokenizer,
+    tokenizer: WordPiece,
 }
 
 impl Files {
@@ -123,8 +122,7 @@ impl Files {
             "model.safetensors",
         )?)?);
         let tokenizer_path = folder::file(dir, "tokenizer.json")?;
-        let tokenizer = Tokenizer::from_file(&tokenizer_path)
-            .map_err(|e| EmbedError::Model(format!("load {}: {e}", tokenizer_path.display())))?;
+        let tokenizer = WordPiece::from_file(&tokenizer_path)?;
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -156,15 +154,12 @@ impl LocalEmbedder {
             Precision::Int8 => calibration::TEXTS.to_vec(),
             Precision::F32 | Precision::Bf16 => Vec::new(),
         };
-        let sample = files
-            .tokenizer
-            .encode_batch(sample_texts, true)
-            .map_err(|e| EmbedError::Model(format!("tokenize the sample texts: {e}")))?;
+        let sample = files.tokenizer.encode_as_shipped(&sample_texts);
         let sample: Vec<Sequence<'_>> = sample
             .iter()
             .map(|e| Sequence {
-                ids: e.get_ids(),
-                types: e.get_type_ids(),
+                ids: &e.ids,
+                types: &e.types,
             })
             .collect();
         let mut encoder =
@@ -191,7 +186,7 @@ impl LocalEmbedder {
         let config: encoder::Config = serde_json::from_str(&files.config_text)
             .map_err(|e| EmbedError::Model(format!("parse config.json: {e}")))?;
         let forward = {
-            let pad_id = files.tokenizer.get_padding().map_or(0, |p| p.pad_id);
+            let pad_id = files.tokenizer.pad_id();
             candle_forward::CandleForward::load(&files.config_text, files.weights.bytes(), pad_id)?
         };
         Self::build(
@@ -208,33 +203,21 @@ impl LocalEmbedder {
         dimension: usize,
         batching: Batching,
     ) -> Result<Self, EmbedError> {
+        // Folders often ship a tokenizer padded to a fixed length; the encoder
+        // needs no padding. Inputs are truncated where the model's pipeline
+        // truncates them, the folder's `max_seq_length`.
         let Files {
             name,
             folder,
-            mut tokenizer,
+            tokenizer,
             ..
         } = files;
-        // Folders often ship a tokenizer padded to a fixed length; the encoder
-        // needs no padding. Inputs are truncated where the model's pipeline
-        // truncates them.
-        tokenizer.with_padding(None);
-        let mut counter = tokenizer.clone();
-        counter
-            .with_truncation(None)
-            .map_err(|e| EmbedError::Model(format!("set truncation: {e}")))?;
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: folder.max_seq_length,
-                ..Default::default()
-            }))
-            .map_err(|e| EmbedError::Model(format!("set truncation: {e}")))?;
         tracing::info!(model = %name, pooling = ?folder.pooling, normalize = folder.normalize, max_seq_length = folder.max_seq_length, threads = batching.threads, precision = ?batching.precision, "loaded embedding model");
         Ok(Self {
             inner: Arc::new(Inner {
                 name,
                 forward,
                 tokenizer,
-                counter,
                 dimension,
                 folder,
                 running: tokio::sync::Semaphore::new(batching.threads.max(1)),
@@ -254,16 +237,16 @@ impl LocalEmbedder {
     /// Inputs are tokenised once, sorted by length and batched in that order;
     /// vectors are returned in the order of `texts`.
     pub fn embed_blocking(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let encodings = self
-            .inner
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| EmbedError::Input(format!("tokenize: {e}")))?;
+        let max_length = self.inner.folder.max_seq_length;
+        let encodings: Vec<Encoded> = texts
+            .iter()
+            .map(|text| self.inner.tokenizer.encode(text, max_length))
+            .collect();
         let batches = self.inner.batches(&encodings);
         let threads = self.inner.batching.threads.min(batches.len()).max(1);
         let mut vectors = vec![Vec::new(); encodings.len()];
         if threads == 1 {
-            let tokens: usize = encodings.iter().map(|e| e.get_ids().len()).sum();
+            let tokens: usize = encodings.iter().map(|e| e.ids.len()).sum();
             // A query's products are too small to split: on two threads it
             // took as long as on one when the machine was idle, and longer
             // when the request's own keyword search held the other core
@@ -317,14 +300,14 @@ impl LocalEmbedder {
 impl Inner {
     /// The inputs' indices grouped into batches, longest inputs first, each
     /// within the limits.
-    fn batches(&self, encodings: &[Encoding]) -> Vec<Vec<usize>> {
+    fn batches(&self, encodings: &[Encoded]) -> Vec<Vec<usize>> {
         let mut order: Vec<usize> = (0..encodings.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].get_ids().len()));
+        order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].ids.len()));
         let mut batches = Vec::new();
         let mut rest = order.as_slice();
         while !rest.is_empty() {
             // Longest first, so the first input of a batch is its longest.
-            let width = encodings[rest[0]].get_ids().len().max(1);
+            let width = encodings[rest[0]].ids.len().max(1);
             let size = (self.batching.max_tokens / width)
                 .clamp(1, self.batching.max_inputs.max(1))
                 .min(rest.len());
@@ -338,15 +321,15 @@ impl Inner {
     /// Runs one batch through the model: one pooled vector per input.
     fn run(
         &self,
-        encodings: &[Encoding],
+        encodings: &[Encoded],
         batch: &[usize],
         parallelism: Parallelism,
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let sequences: Vec<Sequence<'_>> = batch
             .iter()
             .map(|&i| Sequence {
-                ids: encodings[i].get_ids(),
-                types: encodings[i].get_type_ids(),
+                ids: &encodings[i].ids,
+                types: &encodings[i].types,
             })
             .collect();
         let pool = |states: &[f32]| self.pool(&sequences, states);
@@ -393,11 +376,7 @@ impl Embedder for LocalEmbedder {
     }
 
     fn count_tokens(&self, text: &str) -> Option<usize> {
-        self.inner
-            .counter
-            .encode(text, false)
-            .ok()
-            .map(|encoding| encoding.get_ids().len())
+        Some(self.inner.tokenizer.count(text))
     }
 
     fn release_spare_memory(&self) {
