@@ -3,7 +3,7 @@
 //!
 //! This is the one audited place where the workspace allows `unsafe`. It
 //! holds exactly three kinds of it:
-//! - the call into `gemm`, which takes raw pointers and strides. [`matmul`]
+//! - the call into `gemm-f32`, which takes raw pointers and strides. [`matmul`]
 //!   checks every index the product can touch against the slices' lengths
 //!   first, and Rust's borrows keep the output apart from the inputs;
 //! - calls into this module's own copies of the element-wise passes compiled
@@ -18,7 +18,7 @@
 pub mod bf16;
 pub mod int8;
 
-pub use gemm::Parallelism;
+pub use gemm_common::Parallelism;
 
 /// A matrix inside a slice: element (r, c) is `data[r * row_stride + c * col_stride]`.
 #[derive(Clone, Copy)]
@@ -122,26 +122,56 @@ pub fn matmul(
         return;
     }
     let stride = |s: usize| s as isize;
+    // The kernels want a column-major output: a row-major one is computed
+    // as the transposed product, out' = b' · a', the inputs' strides swapped.
+    let (m, n, out_cs, out_rs, lhs, lhs_cs, lhs_rs, rhs, rhs_cs, rhs_rs) =
+        match out.col_stride < out.row_stride {
+            true => (
+                out.cols,
+                out.rows,
+                out.row_stride,
+                out.col_stride,
+                b.data.as_ptr(),
+                b.row_stride,
+                b.col_stride,
+                a.data.as_ptr(),
+                a.row_stride,
+                a.col_stride,
+            ),
+            false => (
+                out.rows,
+                out.cols,
+                out.col_stride,
+                out.row_stride,
+                a.data.as_ptr(),
+                a.col_stride,
+                a.row_stride,
+                b.data.as_ptr(),
+                b.col_stride,
+                b.row_stride,
+            ),
+        };
     // SAFETY: the asserts above keep every element gemm reads or writes inside
-    // the three slices; `out` is borrowed mutably, so it cannot overlap `a` or
-    // `b`; gemm reads `out` only when `accumulate` (read_dst), and then it is
-    // initialised memory of a slice.
+    // the three slices (the transposition reads the same elements); `out` is
+    // borrowed mutably, so it cannot overlap `a` or `b`; gemm reads `out`
+    // only when `accumulate` (read_dst), and then it is initialised memory of
+    // a slice.
     #[allow(unsafe_code)]
     unsafe {
-        gemm::gemm(
-            out.rows,
-            out.cols,
+        gemm_f32::gemm::f32::get_gemm_fn()(
+            m,
+            n,
             a.cols,
             out.data.as_mut_ptr(),
-            stride(out.col_stride),
-            stride(out.row_stride),
+            stride(out_cs),
+            stride(out_rs),
             accumulate,
-            a.data.as_ptr(),
-            stride(a.col_stride),
-            stride(a.row_stride),
-            b.data.as_ptr(),
-            stride(b.col_stride),
-            stride(b.row_stride),
+            lhs,
+            stride(lhs_cs),
+            stride(lhs_rs),
+            rhs,
+            stride(rhs_cs),
+            stride(rhs_rs),
             1.0,
             1.0,
             false,
