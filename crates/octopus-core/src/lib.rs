@@ -75,3 +75,13 @@ pub fn to_stored_precision(at: Timestamp) -> Timestamp {
     use chrono::SubsecRound;
     at.trunc_subsecs(6)
 }
+
+/// The start of a text for a log line or an error: trimmed, at most 300
+/// characters, and said to be empty when it is.
+pub fn excerpt(text: &str) -> String {
+    let text = text.trim();
+    match text.is_empty() {
+        true => "(empty)".into(),
+        false => text.chars().take(300).collect(),
+    }
+}

@@ -55,11 +55,4 @@ pub fn client(
 #[error("cannot build the HTTP client: {0}")]
 pub struct ClientError(#[from] reqwest::Error);
 
-/// The first 300 characters of an error body, or a note that it was empty.
-pub fn excerpt(body: &str) -> String {
-    let body = body.trim();
-    if body.is_empty() {
-        return "(empty body)".into();
-    }
-    body.chars().take(300).collect()
-}
+pub use octopus_core::excerpt;

@@ -335,7 +335,7 @@ impl Octopus {
         };
         match model.chat(&request, None).await {
             Ok(reply) => read_changes(&reply.text, known, new).unwrap_or_else(|| {
-                tracing::warn!(answer = %super::transcript::excerpt(&reply.text),
+                tracing::warn!(answer = %octopus_core::excerpt(&reply.text),
                     "the model's fact decisions hold no JSON; the new facts are added");
                 every_one_added()
             }),

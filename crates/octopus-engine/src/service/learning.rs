@@ -85,7 +85,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON facts asked for: {}",
                     model.model(),
-                    super::transcript::excerpt(&reply.text)
+                    octopus_core::excerpt(&reply.text)
                 ),
             )
         })?;

@@ -459,7 +459,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON procedure asked for: {}",
                     model.model(),
-                    super::transcript::excerpt(&reply.text)
+                    octopus_core::excerpt(&reply.text)
                 ),
             )
         })?;

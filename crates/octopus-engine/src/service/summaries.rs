@@ -49,7 +49,7 @@ impl Octopus {
                 format!(
                     "{} answered without the JSON summary asked for: {}",
                     model.model(),
-                    super::transcript::excerpt(&reply.text)
+                    octopus_core::excerpt(&reply.text)
                 ),
             )
         })

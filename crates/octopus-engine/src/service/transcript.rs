@@ -27,7 +27,7 @@ pub(crate) fn transcript(episode: &EpisodeWithMessages, redact: bool) -> String 
                     "tool {} returned{}: {}\n",
                     call.function_name,
                     if call.is_error { " an error" } else { "" },
-                    excerpt(&out(result))
+                    octopus_core::excerpt(&out(result))
                 )),
                 None => transcript.push_str(&format!(
                     "assistant called tool {} with {}\n",
@@ -38,13 +38,4 @@ pub(crate) fn transcript(episode: &EpisodeWithMessages, redact: bool) -> String 
         }
     }
     transcript
-}
-
-/// The start of a model's answer, for a log line.
-pub(crate) fn excerpt(text: &str) -> String {
-    let text = text.trim();
-    match text.is_empty() {
-        true => "(empty)".into(),
-        false => text.chars().take(300).collect(),
-    }
 }
