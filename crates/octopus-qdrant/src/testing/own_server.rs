@@ -79,7 +79,7 @@ impl OwnQdrant {
             .spawn()
             .unwrap();
         self.process = Some(child);
-        wait_for(self.dir.path(), self.grpc);
+        wait_for(self.dir.path(), self.grpc, self.http);
     }
 
     /// `kill -9`: no shutdown of its own.
@@ -106,9 +106,12 @@ impl Drop for OwnQdrant {
     }
 }
 
-fn wait_for(dir: &Path, port: u16) {
+/// Waits until the gRPC port takes connections and the server says it is
+/// ready (`/readyz` on its REST port): a port is bound before the service
+/// behind it answers, and a server started in between would find none.
+fn wait_for(dir: &Path, grpc: u16, http: u16) {
     let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    while std::net::TcpStream::connect(("127.0.0.1", grpc)).is_err() || !ready(http) {
         assert!(
             Instant::now() < deadline,
             "Qdrant in {} did not start",
@@ -116,4 +119,19 @@ fn wait_for(dir: &Path, port: u16) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Whether `GET /readyz` on `port` answers 200.
+fn ready(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let asked = stream.write_all(b"GET /readyz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    let mut answer = [0u8; 12];
+    asked.is_ok()
+        && stream.read_exact(&mut answer).is_ok()
+        && answer.starts_with(b"HTTP/1.")
+        && &answer[9..12] == b"200"
 }
