@@ -21,7 +21,7 @@ mod qdrant;
 mod query_strings;
 mod reference_pages;
 mod slow_clients;
-#[cfg(feature = "client-tests")]
+#[cfg(feature = "soak-tests")]
 mod soak;
 mod summaries;
 #[cfg(feature = "postgres-tests")]
