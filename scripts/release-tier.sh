@@ -41,7 +41,7 @@ check "the soak (octopus-cli: soak)" \
 step "the answer harness on a real small model"
 check "the answer harness (octopus-bench: a_real_small_model)" \
   cargo test --locked -p octopus-bench --features small-model-tests --test answers a_real_small_model
-step "the API contract: $explore_minutes minutes of new random examples"
+step "the API contract: new random examples for $explore_minutes min"
 check "the contract's exploratory run (scripts/contract.sh --explore)" \
   bash -c "cargo build --locked -p octopus-cli && ./scripts/contract.sh --explore $explore_minutes \"\$CARGO_TARGET_DIR/debug/octopus\""
 step "compiled programs on a CPU without AVX-512"
