@@ -290,6 +290,10 @@ const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 /// of the log makes it return false at once (the connection's busy handler
 /// is off for the call), so the connection it runs on, the writer's or the
 /// indexer's, is held only for the copying. See [`crate::compaction`].
+///
+/// Without a busy handler the statement itself can fail as busy (another
+/// connection resetting the log as it begins); that too is a checkpoint
+/// not completed, to try again, not an error.
 pub(crate) fn try_checkpoint(conn: &Connection, schema: &str) -> Result<bool, Error> {
     conn.busy_timeout(std::time::Duration::ZERO)?;
     let busy = conn.query_row(
@@ -298,5 +302,16 @@ pub(crate) fn try_checkpoint(conn: &Connection, schema: &str) -> Result<bool, Er
         |r| r.get::<_, i64>(0),
     );
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    Ok(busy? == 0)
+    match busy {
+        Ok(busy) => Ok(busy == 0),
+        Err(rusqlite::Error::SqliteFailure(failure, _))
+            if matches!(
+                failure.code,
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+            ) =>
+        {
+            Ok(false)
+        }
+        Err(error) => Err(error.into()),
+    }
 }

@@ -839,6 +839,10 @@ pub async fn an_interrupted_forget_is_finished_by_the_next_and_at_start(backend:
     assert!(failing.erased.lock().unwrap().is_empty());
 
     // A retry: the next forget (of anyone) finishes what was left first.
+    // As at a restart: one store on the files at a time, as a data
+    // directory's lock keeps it for servers (the first one's background
+    // checkpoints would otherwise contend with the second's writes).
+    drop(store);
     let (store, watch) = watched(backend, false).await;
     let nobody = ForgetUser {
         user_id: "nobody".into(),
@@ -863,12 +867,20 @@ pub async fn an_interrupted_forget_is_finished_by_the_next_and_at_start(backend:
     };
     bob.say(&*store, t(2), &["my walrus is shy"]).await;
     work_off_the_queue(&*store).await;
+    // As at a restart: one store on the files at a time, as a data
+    // directory's lock keeps it for servers (the first one's background
+    // checkpoints would otherwise contend with the second's writes).
+    drop(store);
     let (store, _) = watched(backend, true).await;
     let bob_who = ForgetUser {
         user_id: "bob".into(),
         agent_id: None,
     };
     assert!(store.forget_user(acme.tenant, &bob_who).await.is_err());
+    // As at a restart: one store on the files at a time, as a data
+    // directory's lock keeps it for servers (the first one's background
+    // checkpoints would otherwise contend with the second's writes).
+    drop(store);
     let (store, watch) = watched(backend, false).await;
     assert_eq!(store.finish_erasures().await.unwrap(), 1);
     assert_eq!(watch.erased.lock().unwrap().len(), 1, "bob's vector erased");
