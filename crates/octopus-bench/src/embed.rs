@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use octopus_core::embedding::Embedder;
-use octopus_embed::local::{Batching, LocalEmbedder, Precision};
+use octopus_embed::local::{Batching, Int8Instructions, LocalEmbedder, Precision};
 use serde_json::{Value, json};
 
 use crate::corpus;
@@ -49,6 +49,10 @@ pub struct WorkerOptions {
     /// Which forward pass runs the model.
     #[arg(long, value_enum, default_value_t = Runtime::Encoder)]
     runtime: Runtime,
+    /// The fastest instructions int8 products may use (`avx512-vnni`,
+    /// `avx-vnni`, `avx2`, `scalar`): an older CPU's path on this one.
+    #[arg(long)]
+    int8_instructions: Option<String>,
 }
 
 /// The variants measured, each in its own process; candle's BERT with the
@@ -131,16 +135,34 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 println!("| {label} | {threads} | not on this CPU | | |");
                 continue;
             }
-            let rates = worker(
-                Command::new(std::env::current_exe()?)
+            // int8 once on each instruction set this CPU has (bar the
+            // scalar loop), so that one host shows the paths older CPUs take.
+            let int8_paths: Vec<Option<Int8Instructions>> = match runtime {
+                Runtime::EncoderInt8 => Int8Instructions::present_accelerated()
+                    .into_iter()
+                    .map(Some)
+                    .collect(),
+                _ => vec![None],
+            };
+            for instructions in int8_paths {
+                let mut command = Command::new(std::env::current_exe()?);
+                command
                     .args(["embed-worker", "--runtime", runtime.name(), "--texts"])
                     .arg(texts_file.path())
                     .arg("--model")
                     .arg(&model)
-                    .env("RAYON_NUM_THREADS", threads.to_string()),
-            )?;
-            print_row(label, threads, &rates);
-            rows.push((label, rates));
+                    .env("RAYON_NUM_THREADS", threads.to_string());
+                let label = match instructions {
+                    Some(instructions) => {
+                        command.args(["--int8-instructions", instructions.name()]);
+                        format!("{label} ({})", instructions.name())
+                    }
+                    None => (*label).to_owned(),
+                };
+                let rates = worker(&mut command)?;
+                print_row(&label, threads, &rates);
+                rows.push((label, rates));
+            }
         }
         if let Some(python) = &options.reference_python {
             let reference = worker(
@@ -198,6 +220,11 @@ fn print_row(runtime: &str, threads: usize, rates: &Value) {
 pub fn run_worker(options: WorkerOptions) -> anyhow::Result<()> {
     let sets: serde_json::Map<String, Value> =
         serde_json::from_slice(&std::fs::read(&options.texts)?)?;
+    if let Some(name) = &options.int8_instructions {
+        Int8Instructions::from_name(name)
+            .with_context(|| format!("no int8 instructions named {name}"))?
+            .limit_to();
+    }
     let batching = Batching {
         max_tokens: options.batch_tokens,
         ..Batching::default()

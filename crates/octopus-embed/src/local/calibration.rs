@@ -3,7 +3,7 @@
 //! CPU flag says what an instruction set offers, not what it delivers on a
 //! given host: bf16 ran at 4× PyTorch on one machine of a kind and slower
 //! than f32 on another of the same kind. Candidates: f32 always, bf16 with
-//! AVX-512 BF16, int8 with VNNI.
+//! AVX-512 BF16, int8 with VNNI or AVX2.
 
 use std::fmt;
 use std::time::{Duration, Instant};

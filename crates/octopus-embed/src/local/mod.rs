@@ -22,8 +22,8 @@ use async_trait::async_trait;
 use octopus_core::embedding::{EmbedError, Embedder};
 
 pub use calibration::Calibration;
-pub use encoder::Precision;
 use encoder::{Encoder, Parallelism, Sequence};
+pub use encoder::{Int8Instructions, Precision};
 pub use folder::FolderConfig;
 pub use pooling::Pooling;
 pub use wordpiece::{Encoded, WordPiece};

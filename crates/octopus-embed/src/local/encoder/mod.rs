@@ -27,6 +27,7 @@ use serde::Deserialize;
 use super::mapped::MappedFile;
 
 pub use kernels::Parallelism;
+pub use kernels::int8::Instructions as Int8Instructions;
 use kernels::{Matrix, MatrixMut, matmul};
 
 /// The fields of a BERT `config.json` that the forward pass needs.
@@ -73,8 +74,10 @@ pub enum Precision {
     Bf16,
     /// int8 weights (per output column) and inputs (per row) with i32 sums,
     /// on VNNI where the CPU has it (four times the f32 products per
-    /// instruction, a quarter of the bytes), else a scalar loop that is
-    /// slower than f32. Attention and normalisation stay in f32.
+    /// instruction, a quarter of the bytes), else on AVX2 (the bytes widened
+    /// to 16 bits in registers: twice the f32 products per instruction, the
+    /// same quarter of the bytes), else a scalar loop that is slower than
+    /// f32. Attention and normalisation stay in f32.
     Int8,
 }
 

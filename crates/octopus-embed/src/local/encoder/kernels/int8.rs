@@ -15,20 +15,35 @@
 //! Packing follows the bf16 kernel's: each block of 16 output columns holds,
 //! for each quad of inputs (4i … 4i+3), the 16 columns' four weights side by
 //! side, the layout the instruction multiplies. Where the CPU has neither
-//! AVX-512 VNNI nor AVX-VNNI, a scalar loop computes the same integers, and
-//! gives the same floats bit for bit.
+//! AVX-512 VNNI nor AVX-VNNI, AVX2 widens both to 16 bits and multiplies
+//! pairs exactly (`vpmaddwd`), from the same packed bytes; where it has no
+//! AVX2 either, a scalar loop computes the same integers. Every path gives
+//! the same floats bit for bit.
+//!
+//! AVX2's `vpmaddubsw` multiplies the bytes as they are, but saturates
+//! pairs of products at 16 bits, which an unsigned byte's range overflows;
+//! widening first keeps the sums exact and the inputs' 256 steps.
+
+use std::sync::atomic::{AtomicU8, Ordering};
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::{
-    __m256i, _mm256_add_ps, _mm256_cvtepi32_ps, _mm256_dpbusd_avx_epi32, _mm256_loadu_ps,
-    _mm256_loadu_si256, _mm256_mul_ps, _mm256_mullo_epi32, _mm256_set1_epi32, _mm256_set1_ps,
+    __m256i, _mm_loadu_si128, _mm_set1_epi32, _mm256_add_epi32, _mm256_add_ps,
+    _mm256_cvtepi8_epi16, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi16, _mm256_dpbusd_avx_epi32,
+    _mm256_hadd_epi32, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_mul_ps,
+    _mm256_mullo_epi32, _mm256_permute4x64_epi64, _mm256_set1_epi32, _mm256_set1_ps,
     _mm256_setzero_si256, _mm256_storeu_ps, _mm256_sub_epi32, _mm512_add_ps, _mm512_cvtepi32_ps,
     _mm512_dpbusd_epi32, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mul_ps, _mm512_mullo_epi32,
     _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_storeu_ps, _mm512_sub_epi32,
 };
 
+/// The fastest of [`Instructions::ALL`] a product may use, by position.
+static CEILING: AtomicU8 = AtomicU8::new(0);
+
 /// Output columns per block: one 512-bit register of i32 sums.
 const BLOCK: usize = 16;
+/// Half a block: the columns of one 256-bit register of i32 sums.
+const HALF_BLOCK: usize = BLOCK / 2;
 /// Inputs per 32-bit word of packed bytes.
 const QUAD: usize = 4;
 /// Rows whose outputs a product finishes before it moves on: their outputs
@@ -45,13 +60,15 @@ pub enum Instructions {
     Avx512Vnni,
     /// AVX-VNNI: 8 columns per instruction, on CPUs without AVX-512.
     AvxVnni,
+    /// AVX2 alone: bytes widened to 16 bits, pairs multiplied and summed.
+    Avx2,
     /// Plain integer arithmetic, on any CPU.
     Scalar,
 }
 
 impl Instructions {
     /// Fastest first.
-    const ALL: [Self; 3] = [Self::Avx512Vnni, Self::AvxVnni, Self::Scalar];
+    const ALL: [Self; 4] = [Self::Avx512Vnni, Self::AvxVnni, Self::Avx2, Self::Scalar];
 
     /// Whether this CPU runs them.
     pub fn present(self) -> bool {
@@ -61,6 +78,7 @@ impl Instructions {
             match self {
                 Self::Avx512Vnni => has!("avx512f") && has!("avx512vnni"),
                 Self::AvxVnni => has!("avx2") && has!("avxvnni"),
+                Self::Avx2 => has!("avx2"),
                 Self::Scalar => true,
             }
         }
@@ -70,18 +88,53 @@ impl Instructions {
         }
     }
 
-    /// The fastest this CPU has.
+    /// The fastest this CPU has, at most the ceiling set by
+    /// [`Instructions::limit_to`].
     pub fn detect() -> Self {
+        let ceiling = usize::from(CEILING.load(Ordering::Relaxed));
         Self::ALL
             .into_iter()
+            .skip(ceiling)
             .find(|i| i.present())
             .unwrap_or(Self::Scalar)
+    }
+
+    /// Products in this process run on these instructions at most (or
+    /// slower ones, where the CPU lacks them): how the embedding bench
+    /// measures the path an older CPU takes on a newer one.
+    pub fn limit_to(self) {
+        let position = Self::ALL.iter().position(|i| *i == self).unwrap_or(0);
+        CEILING.store(position as u8, Ordering::Relaxed);
+    }
+
+    /// The instructions of a name as [`Instructions::name`] writes it.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|i| i.name() == name)
+    }
+
+    /// A short name, for the bench's rows and the logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Avx512Vnni => "avx512-vnni",
+            Self::AvxVnni => "avx-vnni",
+            Self::Avx2 => "avx2",
+            Self::Scalar => "scalar",
+        }
     }
 
     /// Every instruction set this CPU runs, the scalar loop last.
     #[cfg(test)]
     pub fn all_present() -> Vec<Self> {
         Self::ALL.into_iter().filter(|i| i.present()).collect()
+    }
+
+    /// Every instruction set this CPU runs but the scalar loop, fastest
+    /// first.
+    pub fn present_accelerated() -> Vec<Self> {
+        Self::ALL
+            .into_iter()
+            .filter(|i| *i != Self::Scalar && i.present())
+            .collect()
     }
 }
 
@@ -221,6 +274,19 @@ impl QuantisedRows {
             #[allow(unsafe_code)]
             return unsafe { self.fill_avx512(x, input_scales) };
         }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: as above.
+            #[allow(unsafe_code)]
+            return unsafe { self.fill_avx2(x, input_scales) };
+        }
+        self.fill_portable(x, input_scales);
+    }
+
+    /// [`Self::fill`] compiled for AVX2: its loops 8 values wide.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn fill_avx2(&mut self, x: &[f32], input_scales: &[f32]) {
         self.fill_portable(x, input_scales);
     }
 
@@ -362,6 +428,10 @@ pub fn matmul_on(
         // SAFETY: as above, for AVX2 and AVX-VNNI.
         #[allow(unsafe_code)]
         Instructions::AvxVnni => unsafe { product.avx(out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        #[allow(unsafe_code)]
+        Instructions::Avx2 => unsafe { product.avx2(out) },
         #[cfg(not(target_arch = "x86_64"))]
         _ => unreachable!("only the scalar loop is present off x86-64"),
     }
@@ -580,6 +650,89 @@ impl Product<'_> {
             }
         }
     }
+    /// Tiles of up to 4 rows × half a block (8 columns): 8 sums, 2 columns'
+    /// widened weights and a row's widened inputs in AVX's 16 registers.
+    ///
+    /// Safety: AVX2 present; lengths as [`Product`] says.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(unsafe_code)]
+    unsafe fn avx2(&self, out: &mut [f32]) {
+        let rows = self.row_scales.len();
+        for half in 0..self.weight.outputs / HALF_BLOCK {
+            let mut row = 0;
+            while row < rows {
+                let high = (rows - row).min(4);
+                // SAFETY: as this function's.
+                unsafe {
+                    match high {
+                        4 => self.tile_widened::<4>(out, row, half),
+                        3 => self.tile_widened::<3>(out, row, half),
+                        2 => self.tile_widened::<2>(out, row, half),
+                        _ => self.tile_widened::<1>(out, row, half),
+                    }
+                }
+                row += high;
+            }
+        }
+    }
+
+    /// `R` rows from `row` × the 8 columns of half block `half`. Each quad
+    /// of inputs, widened to 16 bits and repeated, is multiplied by four
+    /// columns' widened bytes at once; `vpmaddwd` sums each column's
+    /// products in pairs, so a column's sum is two lanes, added at the end.
+    ///
+    /// Safety: as [`Product::avx2`]; the tile lies inside the product.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    #[allow(unsafe_code)]
+    unsafe fn tile_widened<const R: usize>(&self, out: &mut [f32], row: usize, half: usize) {
+        let (quads, outputs) = (self.quads, self.weight.outputs);
+        let (block, within) = (half / 2, (half % 2) * HALF_BLOCK);
+        debug_assert!(row + R <= self.row_scales.len() && (half + 1) * HALF_BLOCK <= outputs);
+        let x = self.x[row * quads..].as_ptr();
+        let w = self.weight.data[block * quads * BLOCK + within..].as_ptr();
+        // Per row, two registers: the half's columns 0–3 and 4–7, each
+        // column's sum split over two lanes.
+        let mut sums = [[_mm256_setzero_si256(); 2]; R];
+        for q in 0..quads {
+            // SAFETY: q < quads and r < R stay inside the tile; each load
+            // reads 4 columns' words (16 bytes) of quad q.
+            unsafe {
+                let columns: [__m256i; 2] = std::array::from_fn(|g| {
+                    _mm256_cvtepi8_epi16(_mm_loadu_si128(w.add(q * BLOCK + g * 4).cast()))
+                });
+                for (r, sums) in sums.iter_mut().enumerate() {
+                    let input = _mm256_cvtepu8_epi16(_mm_set1_epi32(*x.add(r * quads + q) as i32));
+                    for (sum, column) in sums.iter_mut().zip(&columns) {
+                        *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(input, *column));
+                    }
+                }
+            }
+        }
+        let column = block * BLOCK + within;
+        for (r, [low, high]) in sums.iter().enumerate() {
+            // `hadd`'s lanes hold columns 0, 1, 4, 5 | 2, 3, 6, 7; the
+            // permutation puts them in order.
+            let sum = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_hadd_epi32(*low, *high));
+            let row_scale = _mm256_set1_ps(self.row_scales[row + r]);
+            let zero_point = _mm256_set1_epi32(self.zero_points[row + r]);
+            // SAFETY: inside `out` and the per-column tables.
+            unsafe {
+                let sums = _mm256_loadu_si256(self.weight.column_sums[column..].as_ptr().cast());
+                let offsets = _mm256_mullo_epi32(sums, zero_point);
+                let scales = _mm256_loadu_ps(self.weight.scales[column..].as_ptr());
+                let scale = _mm256_mul_ps(scales, row_scale);
+                let sum = _mm256_cvtepi32_ps(_mm256_sub_epi32(sum, offsets));
+                let at = out[(row + r) * outputs + column..].as_mut_ptr();
+                _mm256_storeu_ps(
+                    at,
+                    _mm256_add_ps(_mm256_loadu_ps(at), _mm256_mul_ps(sum, scale)),
+                );
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -593,11 +746,19 @@ mod tests {
     }
 
     /// Every instruction set present gives the scalar loop's floats exactly,
-    /// over every tile shape, an input width not a multiple of four, and a
-    /// row of zeros.
+    /// over every tile shape (1 to 4 rows high; 1, 2 and 4 blocks wide,
+    /// and the half blocks of AVX2), an input width not a multiple of four,
+    /// and a row of zeros.
     #[test]
     fn every_instruction_set_gives_the_scalar_loops_floats() {
-        for (rows, inputs, outputs) in [(1, 7, 16), (6, 33, 112), (9, 384, 64), (5, 2, 80)] {
+        for (rows, inputs, outputs) in [
+            (1, 7, 16),
+            (6, 33, 112),
+            (9, 384, 64),
+            (5, 2, 80),
+            (3, 40, 48),
+            (7, 17, 32),
+        ] {
             let mut x = values(rows * inputs, 37, 3.0);
             x[..inputs].fill(0.0);
             let w = values(inputs * outputs, 53, 0.2);
