@@ -629,27 +629,42 @@ impl Product<'_> {
             }
         }
         for (r, sums) in sums.iter().enumerate() {
-            let row_scale = _mm256_set1_ps(self.row_scales[row + r]);
-            let zero_point = _mm256_set1_epi32(self.zero_points[row + r]);
             for (h, sum) in sums.iter().enumerate() {
-                let column = block * BLOCK + h * HALF;
-                // SAFETY: inside `out` and the per-column tables.
-                unsafe {
-                    let sums =
-                        _mm256_loadu_si256(self.weight.column_sums[column..].as_ptr().cast());
-                    let offsets = _mm256_mullo_epi32(sums, zero_point);
-                    let scales = _mm256_loadu_ps(self.weight.scales[column..].as_ptr());
-                    let scale = _mm256_mul_ps(scales, row_scale);
-                    let sum = _mm256_cvtepi32_ps(_mm256_sub_epi32(*sum, offsets));
-                    let at = out[(row + r) * outputs + column..].as_mut_ptr();
-                    _mm256_storeu_ps(
-                        at,
-                        _mm256_add_ps(_mm256_loadu_ps(at), _mm256_mul_ps(sum, scale)),
-                    );
-                }
+                // SAFETY: the tile's row and columns lie inside the product.
+                unsafe { self.add_scaled8(out, *sum, row + r, block * BLOCK + h * HALF) };
             }
         }
     }
+
+    /// Adds one row's sums of 8 columns from `column` into `out`, as the
+    /// scalar loop does: `(sum − zero point × column sum) × (column scale ×
+    /// row scale)`, then added.
+    ///
+    /// Safety: AVX2 present; `row` and the 8 columns lie inside the product.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    #[allow(unsafe_code)]
+    unsafe fn add_scaled8(&self, out: &mut [f32], sum: __m256i, row: usize, column: usize) {
+        let outputs = self.weight.outputs;
+        let row_scale = _mm256_set1_ps(self.row_scales[row]);
+        let zero_point = _mm256_set1_epi32(self.zero_points[row]);
+        // SAFETY: inside `out` and the per-column tables, as the caller
+        // promises.
+        unsafe {
+            let sums = _mm256_loadu_si256(self.weight.column_sums[column..].as_ptr().cast());
+            let offsets = _mm256_mullo_epi32(sums, zero_point);
+            let scales = _mm256_loadu_ps(self.weight.scales[column..].as_ptr());
+            let scale = _mm256_mul_ps(scales, row_scale);
+            let sum = _mm256_cvtepi32_ps(_mm256_sub_epi32(sum, offsets));
+            let at = out[row * outputs + column..].as_mut_ptr();
+            _mm256_storeu_ps(
+                at,
+                _mm256_add_ps(_mm256_loadu_ps(at), _mm256_mul_ps(sum, scale)),
+            );
+        }
+    }
+
     /// Tiles of up to 4 rows × half a block (8 columns): 8 sums, 2 columns'
     /// widened weights and a row's widened inputs in AVX's 16 registers.
     ///
@@ -716,21 +731,8 @@ impl Product<'_> {
             // `hadd`'s lanes hold columns 0, 1, 4, 5 | 2, 3, 6, 7; the
             // permutation puts them in order.
             let sum = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_hadd_epi32(*low, *high));
-            let row_scale = _mm256_set1_ps(self.row_scales[row + r]);
-            let zero_point = _mm256_set1_epi32(self.zero_points[row + r]);
-            // SAFETY: inside `out` and the per-column tables.
-            unsafe {
-                let sums = _mm256_loadu_si256(self.weight.column_sums[column..].as_ptr().cast());
-                let offsets = _mm256_mullo_epi32(sums, zero_point);
-                let scales = _mm256_loadu_ps(self.weight.scales[column..].as_ptr());
-                let scale = _mm256_mul_ps(scales, row_scale);
-                let sum = _mm256_cvtepi32_ps(_mm256_sub_epi32(sum, offsets));
-                let at = out[(row + r) * outputs + column..].as_mut_ptr();
-                _mm256_storeu_ps(
-                    at,
-                    _mm256_add_ps(_mm256_loadu_ps(at), _mm256_mul_ps(sum, scale)),
-                );
-            }
+            // SAFETY: the tile's row and columns lie inside the product.
+            unsafe { self.add_scaled8(out, sum, row + r, column) };
         }
     }
 }
