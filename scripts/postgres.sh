@@ -122,7 +122,10 @@ build() {
   local major pg_config
   major=$(server_major)
   pg_config="/usr/lib/postgresql/$major/bin/pg_config"
-  if [ ! -f "/usr/lib/postgresql/$major/lib/pgxs/src/makefiles/pgxs.mk" ]; then
+  # The server's headers, not only PGXS's makefiles: Debian's client
+  # package carries the makefiles without the headers pgvector includes.
+  if [ ! -f "/usr/lib/postgresql/$major/lib/pgxs/src/makefiles/pgxs.mk" ] ||
+    [ ! -f "$("$pg_config" --includedir-server)/postgres.h" ]; then
     echo "Installing PostgreSQL $major's extension headers with apt-get..." >&2
     { $sudo apt-get update -qq && $sudo apt-get install -y -qq "postgresql-server-dev-$major" make; } >&2
   fi
