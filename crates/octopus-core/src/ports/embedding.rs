@@ -18,6 +18,15 @@ pub trait Embedder: Send + Sync {
     /// One vector per text, in the order given.
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
 
+    /// [`Embedder::embed`] for a reader waiting on the vectors: a search's,
+    /// a recall's or a turn's query. A local model runs these beside the
+    /// batches of stored text rather than queued behind them, where one
+    /// batch of 32 messages holds a core for a tenth of a second. By
+    /// default, the same as `embed`.
+    async fn embed_for_reader(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed(texts).await
+    }
+
     /// The most tokens of one input the model reads; the rest is cut off, so
     /// chunks should not be longer. `None` when unknown.
     fn max_input_tokens(&self) -> Option<usize> {

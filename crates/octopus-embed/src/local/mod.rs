@@ -92,10 +92,15 @@ struct Inner {
     folder: FolderConfig,
     dimension: usize,
     batching: Batching,
-    /// Embeddings running at once: each already uses `batching.threads`
-    /// cores, so more only queue as threads (each with its own scratch
-    /// memory) and slow each other down; callers wait here as tasks.
+    /// Embeddings of stored text running at once: each already uses
+    /// `batching.threads` cores, so more only queue as threads (each with
+    /// its own scratch memory) and slow each other down; callers wait here
+    /// as tasks.
     running: tokio::sync::Semaphore,
+    /// The same for readers' queries, apart: a query of a few milliseconds
+    /// never waits behind the memory worker's batches, only behind other
+    /// queries, and shares the cores with a batch for those milliseconds.
+    reading: tokio::sync::Semaphore,
 }
 
 /// What a model folder holds, read before choosing the forward pass.
@@ -221,6 +226,7 @@ impl LocalEmbedder {
                 dimension,
                 folder,
                 running: tokio::sync::Semaphore::new(batching.threads.max(1)),
+                reading: tokio::sync::Semaphore::new(batching.threads.max(1)),
                 batching,
             }),
         })
@@ -388,9 +394,22 @@ impl Embedder for LocalEmbedder {
     }
 
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let _turn = self
-            .inner
-            .running
+        self.embed_in_turn(&self.inner.running, texts).await
+    }
+
+    async fn embed_for_reader(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_in_turn(&self.inner.reading, texts).await
+    }
+}
+
+impl LocalEmbedder {
+    /// Embeds on a blocking thread once `queue` lets it run.
+    async fn embed_in_turn(
+        &self,
+        queue: &tokio::sync::Semaphore,
+        texts: &[String],
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let _turn = queue
             .acquire()
             .await
             .map_err(|e| EmbedError::Model(format!("the embedding queue closed: {e}")))?;
@@ -402,5 +421,34 @@ impl Embedder for LocalEmbedder {
         })
         .await
         .map_err(|e| EmbedError::Model(format!("the embedding task failed: {e}")))?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::model_dir::default_model_dir;
+
+    /// With every turn of the stored texts' queue taken, as when the memory
+    /// worker embeds batch after batch, a query still runs; stored text
+    /// waits for a turn.
+    #[tokio::test]
+    async fn a_query_does_not_wait_behind_stored_texts_batches() {
+        let model = LocalEmbedder::load(&default_model_dir()).unwrap();
+        let turns = u32::try_from(model.inner.batching.threads.max(1)).unwrap();
+        let _worker = model.inner.running.acquire_many(turns).await.unwrap();
+        let query = vec!["where did we go hiking last spring?".to_owned()];
+        let vectors =
+            tokio::time::timeout(Duration::from_secs(300), model.embed_for_reader(&query))
+                .await
+                .expect("the query waited behind the stored texts' queue")
+                .unwrap();
+        assert_eq!(vectors.len(), 1);
+        assert_eq!(vectors[0].len(), model.dimension());
+        // It cannot finish while the turns are held, however long it is given.
+        let stored = tokio::time::timeout(Duration::from_millis(50), model.embed(&query)).await;
+        assert!(stored.is_err(), "stored text ran without a turn");
     }
 }

@@ -218,34 +218,13 @@ fn bf16_vectors_stay_close_to_the_reference() {
     );
 }
 
-/// int8 dense layers run on every CPU (VNNI where present, else the scalar
-/// loop): every fixture text within 0.995 of sentence-transformers' vector,
-/// and not f32's own.
+/// int8 dense layers run on every CPU (VNNI where present, else AVX2's
+/// pairs or the scalar loop): every fixture text within 0.995 of
+/// sentence-transformers' vector, and not f32's own.
 #[test]
 fn int8_vectors_stay_close_to_the_reference() {
-    use octopus_embed::local::{Batching, Precision};
-    let fixture = fixture();
-    let batching = Batching {
-        precision: Precision::Int8,
-        ..Batching::default()
-    };
-    let model = LocalEmbedder::load_with(&default_model_dir(), batching).unwrap();
-    assert_eq!(model.precision(), Precision::Int8);
-    let texts: Vec<&str> = fixture.sentences.iter().map(String::as_str).collect();
-    let vectors = model.embed_blocking(&texts).unwrap();
-    assert_eq!(vectors.len(), fixture.vectors.len());
-    let cosines: Vec<f32> = vectors
-        .iter()
-        .zip(&fixture.vectors)
-        .map(|(a, b)| cosine(a, b))
-        .collect();
-    let lowest = cosines.iter().copied().fold(f32::MAX, f32::min);
-    let mean = cosines.iter().sum::<f32>() / cosines.len() as f32;
-    eprintln!("int8: cosine against sentence-transformers: lowest {lowest:.6}, mean {mean:.6}");
-    assert!(lowest >= 0.995, "int8 drifted: cosine {lowest}");
-    assert!(
-        lowest < 0.99999,
-        "int8 must differ from f32 at all: cosine {lowest}"
+    crate::int8_agreement::assert_int8_stays_close(
+        octopus_embed::local::Int8Instructions::detect().name(),
     );
 }
 

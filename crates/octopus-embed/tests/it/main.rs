@@ -5,4 +5,5 @@
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
 mod http_providers;
+mod int8_agreement;
 mod local;

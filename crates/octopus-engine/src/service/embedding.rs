@@ -65,7 +65,10 @@ impl Octopus {
         texts: &[String],
     ) -> std::result::Result<Vec<Vec<f32>>, EmbedError> {
         let started = std::time::Instant::now();
-        let vectors = embedder.embed(texts).await?;
+        let vectors = match purpose {
+            EmbeddingPurpose::Query => embedder.embed_for_reader(texts).await?,
+            EmbeddingPurpose::Memory | EmbeddingPurpose::Knowledge => embedder.embed(texts).await?,
+        };
         if vectors.len() != texts.len() {
             return Err(EmbedError::Model(format!(
                 "{} returned {} vectors for {} texts",

@@ -15,26 +15,30 @@
 //! Packing follows the bf16 kernel's: each block of 16 output columns holds,
 //! for each quad of inputs (4i … 4i+3), the 16 columns' four weights side by
 //! side, the layout the instruction multiplies. Where the CPU has neither
-//! AVX-512 VNNI nor AVX-VNNI, AVX2 widens both to 16 bits and multiplies
-//! pairs exactly (`vpmaddwd`), from the same packed bytes; where it has no
+//! AVX-512 VNNI nor AVX-VNNI, AVX2's `vpmaddwd` multiplies pairs of 16-bit
+//! numbers exactly and adds each pair into 32 bits: the weights' bytes are
+//! widened to 16 bits once, at load (twice int8's bytes, half of f32's),
+//! and each input row's bytes once per product, so the loop is a multiply
+//! and an add per 16 products, with nothing to convert. Where it has no
 //! AVX2 either, a scalar loop computes the same integers. Every path gives
 //! the same floats bit for bit.
 //!
 //! AVX2's `vpmaddubsw` multiplies the bytes as they are, but saturates
 //! pairs of products at 16 bits, which an unsigned byte's range overflows;
-//! widening first keeps the sums exact and the inputs' 256 steps.
+//! weights held to ±63 to fit it took the fixture's lowest cosine from
+//! 0.997 to 0.992, and its multiplies by ones to add the pairs into 32 bits
+//! cost as many multiplies as `vpmaddwd` alone.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::{
-    __m256i, _mm_loadu_si128, _mm_set1_epi32, _mm256_add_epi32, _mm256_add_ps,
-    _mm256_cvtepi8_epi16, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi16, _mm256_dpbusd_avx_epi32,
-    _mm256_hadd_epi32, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_mul_ps,
-    _mm256_mullo_epi32, _mm256_permute4x64_epi64, _mm256_set1_epi32, _mm256_set1_ps,
-    _mm256_setzero_si256, _mm256_storeu_ps, _mm256_sub_epi32, _mm512_add_ps, _mm512_cvtepi32_ps,
-    _mm512_dpbusd_epi32, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mul_ps, _mm512_mullo_epi32,
-    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_storeu_ps, _mm512_sub_epi32,
+    __m256i, _mm256_add_epi32, _mm256_add_ps, _mm256_cvtepi32_ps, _mm256_dpbusd_avx_epi32,
+    _mm256_loadu_ps, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_mul_ps, _mm256_mullo_epi32,
+    _mm256_set1_epi32, _mm256_set1_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm256_sub_epi32,
+    _mm512_add_ps, _mm512_cvtepi32_ps, _mm512_dpbusd_epi32, _mm512_loadu_ps, _mm512_loadu_si512,
+    _mm512_mul_ps, _mm512_mullo_epi32, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512,
+    _mm512_storeu_ps, _mm512_sub_epi32,
 };
 
 /// The fastest of [`Instructions::ALL`] a product may use, by position.
@@ -46,6 +50,8 @@ const BLOCK: usize = 16;
 const HALF_BLOCK: usize = BLOCK / 2;
 /// Inputs per 32-bit word of packed bytes.
 const QUAD: usize = 4;
+/// Inputs per 32-bit word of widened bytes.
+const PAIR: usize = 2;
 /// Rows whose outputs a product finishes before it moves on: their outputs
 /// (at most 6 KB a row) stay in the core's cache while every block of
 /// columns is added in, each block's weights read from the nearer cache for
@@ -61,6 +67,8 @@ pub enum Instructions {
     /// AVX-VNNI: 8 columns per instruction, on CPUs without AVX-512.
     AvxVnni,
     /// AVX2 alone: bytes widened to 16 bits, pairs multiplied and summed.
+    /// Runs on weights packed while it was the fastest present (their
+    /// widened copy); on others it falls back to the scalar loop.
     Avx2,
     /// Plain integer arithmetic, on any CPU.
     Scalar,
@@ -151,6 +159,9 @@ pub struct PackedWeight {
     input_scales: Vec<f32>,
     /// `[outputs / 16][quads][16]` words of four signed bytes.
     data: Vec<u32>,
+    /// The same bytes widened to 16 bits, `[outputs / 16][pairs][16]` words
+    /// of two, for AVX2 alone; empty when packed for other instructions.
+    pairs: Vec<u32>,
     /// Per output column: the value of one step of its bytes.
     scales: Vec<f32>,
     /// Per output column: the sum of its bytes, which each input row's zero
@@ -160,12 +171,13 @@ pub struct PackedWeight {
     outputs: usize,
 }
 
-/// Inputs quantised for a product: each row's bytes packed four to a word,
-/// the value of one step of each row, and the byte that stands for zero.
-/// Kept between products.
+/// Inputs quantised for a product: each row's bytes packed four to a word
+/// (and, for AVX2 alone, widened two to a word), the value of one step of
+/// each row, and the byte that stands for zero. Kept between products.
 #[derive(Default)]
 pub struct QuantisedRows {
     words: Vec<u32>,
+    pairs: Vec<u32>,
     scales: Vec<f32>,
     zero_points: Vec<i32>,
     /// One row scaled, then as bytes: room reused by every product.
@@ -197,7 +209,27 @@ impl PackedWeight {
     /// `s_j = √(range_j / largest weight_j)` before it is quantised and its
     /// weights multiplied by it, which evens out the ranges that the row's
     /// and the column's steps must cover.
+    ///
+    /// Packed for the instructions products in this process run on
+    /// ([`Instructions::detect`]).
     pub fn pack(
+        weight: &[f32],
+        inputs: usize,
+        outputs: usize,
+        input_ranges: &[f32],
+    ) -> Option<Self> {
+        Self::pack_for(
+            Instructions::detect(),
+            weight,
+            inputs,
+            outputs,
+            input_ranges,
+        )
+    }
+
+    /// [`PackedWeight::pack`] for products on `instructions`.
+    fn pack_for(
+        instructions: Instructions,
         weight: &[f32],
         inputs: usize,
         outputs: usize,
@@ -251,9 +283,15 @@ impl PackedWeight {
                 }
             }
         }
+        let pairs = if instructions == Instructions::Avx2 {
+            widen(&data)
+        } else {
+            Vec::new()
+        };
         Some(Self {
             input_scales: smoothing.iter().map(|s| 1.0 / s).collect(),
             data,
+            pairs,
             scales,
             column_sums,
             inputs,
@@ -262,7 +300,37 @@ impl PackedWeight {
     }
 }
 
+/// Each block's words of four bytes as words of two 16-bit numbers: for
+/// each quad, its columns' first two bytes, then their last two. The
+/// layout of the block stays `[pairs][16]`.
+fn widen(data: &[u32]) -> Vec<u32> {
+    let mut pairs = Vec::with_capacity(data.len() * 2);
+    for quad in data.chunks_exact(BLOCK) {
+        for half in 0..QUAD / PAIR {
+            pairs.extend(quad.iter().map(|word| {
+                let bytes = word.to_le_bytes();
+                let low = bytes[half * PAIR] as i8 as i16 as u16;
+                let high = bytes[half * PAIR + 1] as i8 as i16 as u16;
+                u32::from(low) | (u32::from(high) << 16)
+            }));
+        }
+    }
+    pairs
+}
+
 impl QuantisedRows {
+    /// Widens each row's bytes two to a word, as [`widen`] does the weights'.
+    fn widen(&mut self) {
+        self.pairs.clear();
+        self.pairs.extend(self.words.iter().flat_map(|word| {
+            let b = word.to_le_bytes();
+            [
+                u32::from(b[0]) | (u32::from(b[1]) << 16),
+                u32::from(b[2]) | (u32::from(b[3]) << 16),
+            ]
+        }));
+    }
+
     /// Quantises each row of `x` (rows of `inputs` values), each input
     /// multiplied by its scale first.
     fn fill(&mut self, x: &[f32], input_scales: &[f32]) {
@@ -308,6 +376,7 @@ impl QuantisedRows {
             zero_points,
             row,
             bytes,
+            ..
         } = self;
         words.clear();
         scales.clear();
@@ -410,8 +479,18 @@ pub fn matmul_on(
     assert_eq!(out.len(), rows * outputs, "output shape");
     assert!(instructions.present(), "the CPU has no {instructions:?}");
     quantised.fill(x, &weight.input_scales);
+    // Weights packed for faster instructions have no widened copy.
+    let instructions = match instructions {
+        Instructions::Avx2 if weight.pairs.is_empty() => Instructions::Scalar,
+        Instructions::Avx2 => {
+            quantised.widen();
+            Instructions::Avx2
+        }
+        other => other,
+    };
     let product = Product {
         x: &quantised.words,
+        x_pairs: &quantised.pairs,
         row_scales: &quantised.scales,
         zero_points: &quantised.zero_points,
         weight,
@@ -441,6 +520,8 @@ pub fn matmul_on(
 /// `outputs × quads`.
 struct Product<'a> {
     x: &'a [u32],
+    /// `x` widened, `rows × 2 quads` words, for AVX2 alone.
+    x_pairs: &'a [u32],
     row_scales: &'a [f32],
     zero_points: &'a [i32],
     weight: &'a PackedWeight,
@@ -665,26 +746,27 @@ impl Product<'_> {
         }
     }
 
-    /// Tiles of up to 4 rows × half a block (8 columns): 8 sums, 2 columns'
-    /// widened weights and a row's widened inputs in AVX's 16 registers.
+    /// Tiles of up to 4 rows × 1 block (two 256-bit halves of 8 columns):
+    /// 8 sums, the 2 halves' weights and an input pair in AVX's 16 registers.
     ///
-    /// Safety: AVX2 present; lengths as [`Product`] says.
+    /// Safety: AVX2 present; lengths as [`Product`] says; the weight and the
+    /// rows widened.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[allow(unsafe_code)]
     unsafe fn avx2(&self, out: &mut [f32]) {
         let rows = self.row_scales.len();
-        for half in 0..self.weight.outputs / HALF_BLOCK {
+        for block in 0..self.weight.outputs / BLOCK {
             let mut row = 0;
             while row < rows {
                 let high = (rows - row).min(4);
                 // SAFETY: as this function's.
                 unsafe {
                     match high {
-                        4 => self.tile_widened::<4>(out, row, half),
-                        3 => self.tile_widened::<3>(out, row, half),
-                        2 => self.tile_widened::<2>(out, row, half),
-                        _ => self.tile_widened::<1>(out, row, half),
+                        4 => self.tile_pairs::<4>(out, row, block),
+                        3 => self.tile_pairs::<3>(out, row, block),
+                        2 => self.tile_pairs::<2>(out, row, block),
+                        _ => self.tile_pairs::<1>(out, row, block),
                     }
                 }
                 row += high;
@@ -692,47 +774,42 @@ impl Product<'_> {
         }
     }
 
-    /// `R` rows from `row` × the 8 columns of half block `half`. Each quad
-    /// of inputs, widened to 16 bits and repeated, is multiplied by four
-    /// columns' widened bytes at once; `vpmaddwd` sums each column's
-    /// products in pairs, so a column's sum is two lanes, added at the end.
+    /// `R` rows from `row` × the block `block`: each input pair, repeated,
+    /// multiplied by 8 columns' pair of weights, each column's two products
+    /// added into its lane.
     ///
     /// Safety: as [`Product::avx2`]; the tile lies inside the product.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline]
     #[allow(unsafe_code)]
-    unsafe fn tile_widened<const R: usize>(&self, out: &mut [f32], row: usize, half: usize) {
-        let (quads, outputs) = (self.quads, self.weight.outputs);
-        let (block, within) = (half / 2, (half % 2) * HALF_BLOCK);
-        debug_assert!(row + R <= self.row_scales.len() && (half + 1) * HALF_BLOCK <= outputs);
-        let x = self.x[row * quads..].as_ptr();
-        let w = self.weight.data[block * quads * BLOCK + within..].as_ptr();
-        // Per row, two registers: the half's columns 0–3 and 4–7, each
-        // column's sum split over two lanes.
+    unsafe fn tile_pairs<const R: usize>(&self, out: &mut [f32], row: usize, block: usize) {
+        let pairs = self.quads * (QUAD / PAIR);
+        debug_assert!(row + R <= self.row_scales.len());
+        debug_assert!(self.weight.pairs.len() >= (block + 1) * pairs * BLOCK);
+        debug_assert!(self.x_pairs.len() >= (row + R) * pairs);
+        let x = self.x_pairs[row * pairs..].as_ptr();
+        let w = self.weight.pairs[block * pairs * BLOCK..].as_ptr();
         let mut sums = [[_mm256_setzero_si256(); 2]; R];
-        for q in 0..quads {
-            // SAFETY: q < quads and r < R stay inside the tile; each load
-            // reads 4 columns' words (16 bytes) of quad q.
+        for p in 0..pairs {
+            // SAFETY: p < pairs and r < R stay inside the tile.
             unsafe {
-                let columns: [__m256i; 2] = std::array::from_fn(|g| {
-                    _mm256_cvtepi8_epi16(_mm_loadu_si128(w.add(q * BLOCK + g * 4).cast()))
+                let columns: [__m256i; 2] = std::array::from_fn(|h| {
+                    _mm256_loadu_si256(w.add(p * BLOCK + h * HALF_BLOCK).cast())
                 });
                 for (r, sums) in sums.iter_mut().enumerate() {
-                    let input = _mm256_cvtepu8_epi16(_mm_set1_epi32(*x.add(r * quads + q) as i32));
+                    let input = _mm256_set1_epi32(*x.add(r * pairs + p) as i32);
                     for (sum, column) in sums.iter_mut().zip(&columns) {
                         *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(input, *column));
                     }
                 }
             }
         }
-        let column = block * BLOCK + within;
-        for (r, [low, high]) in sums.iter().enumerate() {
-            // `hadd`'s lanes hold columns 0, 1, 4, 5 | 2, 3, 6, 7; the
-            // permutation puts them in order.
-            let sum = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_hadd_epi32(*low, *high));
-            // SAFETY: the tile's row and columns lie inside the product.
-            unsafe { self.add_scaled8(out, sum, row + r, column) };
+        for (r, sums) in sums.iter().enumerate() {
+            for (h, sum) in sums.iter().enumerate() {
+                // SAFETY: the tile's row and columns lie inside the product.
+                unsafe { self.add_scaled8(out, *sum, row + r, block * BLOCK + h * HALF_BLOCK) };
+            }
         }
     }
 }
@@ -748,9 +825,9 @@ mod tests {
     }
 
     /// Every instruction set present gives the scalar loop's floats exactly,
-    /// over every tile shape (1 to 4 rows high; 1, 2 and 4 blocks wide,
-    /// and the half blocks of AVX2), an input width not a multiple of four,
-    /// and a row of zeros.
+    /// each from weights packed for it, over every tile shape (1 to 4 rows
+    /// high; 1, 2 and 4 blocks wide), an input width not a multiple of four
+    /// or of two, and a row of zeros.
     #[test]
     fn every_instruction_set_gives_the_scalar_loops_floats() {
         for (rows, inputs, outputs) in [
@@ -764,8 +841,14 @@ mod tests {
             let mut x = values(rows * inputs, 37, 3.0);
             x[..inputs].fill(0.0);
             let w = values(inputs * outputs, 53, 0.2);
-            let packed = PackedWeight::pack(&w, inputs, outputs, &[]).unwrap();
             let run = |instructions| {
+                let packed =
+                    PackedWeight::pack_for(instructions, &w, inputs, outputs, &[]).unwrap();
+                assert_eq!(
+                    packed.pairs.is_empty(),
+                    instructions != Instructions::Avx2,
+                    "a widened copy for AVX2 alone"
+                );
                 let mut out = values(rows * outputs, 11, 1.0);
                 matmul_on(
                     instructions,
