@@ -76,9 +76,18 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// migrations run; with PostgreSQL or Qdrant, call it from a blocking thread
 /// of a tokio runtime (or use [`connect`]).
 pub fn open(config: &AppConfig) -> Result<Octopus> {
+    open_wrapping(config, |store| store)
+}
+
+/// [`open`], with the store passed through `wrap` before the engine gets
+/// it: a decorator that traces, counts or checks the engine's calls.
+pub fn open_wrapping(
+    config: &AppConfig,
+    wrap: impl FnOnce(Arc<dyn Store>) -> Arc<dyn Store>,
+) -> Result<Octopus> {
     check(config)?;
     let store = backends::open_store(&config.storage, &config.vectors)?;
-    engine(config, store)
+    engine(config, wrap(store))
 }
 
 /// Refuses settings that cannot work, before any backend is touched.

@@ -15,6 +15,7 @@
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
 pub mod appends;
+pub mod counting_store;
 pub mod episodes;
 pub mod fact_changes;
 pub mod facts;

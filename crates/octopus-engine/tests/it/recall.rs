@@ -10,6 +10,7 @@ use octopus_core::recall::{MemoryKind, RecallHit, RecallMode, RecallQuery};
 use octopus_core::recall_ranking::RankingWeights;
 use octopus_core::{AgentId, ConversationId, TenantId};
 use octopus_engine::{EngineConfig, Octopus};
+use octopus_testkit::counting_store::CountingStore;
 use octopus_testkit::fake_chat::{self, Answer, ChatProvider};
 use serde_json::json;
 
@@ -822,4 +823,113 @@ async fn a_sub_question_is_searched_by_meaning_too() {
     .await;
     assert!(with_sub_question > plain, "{plain} {with_sub_question}");
     assert_eq!(fake.received().len(), 1);
+}
+
+/// A recall goes to the store once for the episodes of its hits, at most
+/// once for their facts, and at most twice for messages (the head of the ranking,
+/// then the hits' neighbours), however many hits of each kind it returns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recall_reads_its_hits_episodes_and_facts_in_one_call_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = EngineConfig {
+        limits: crate::fixture_limits(),
+        ..EngineConfig::default()
+    };
+    engine.llm.summarise_episodes = false;
+    crate::same_vectors(&mut engine);
+    let mut counting = None;
+    let octopus = octopus_app::open_wrapping(
+        &octopus_app::AppConfig::in_dir(dir.path(), engine),
+        |store| {
+            let store = Arc::new(CountingStore::new(store));
+            counting = Some(Arc::clone(&store));
+            store
+        },
+    )
+    .unwrap();
+    let counting = counting.unwrap();
+    let s = setup(&octopus).await;
+    let alice = conversation(&octopus, &s, "alice").await;
+    // Three evenings about the dog, each closed with the caller's summary
+    // and key facts: summaries, facts and messages of three episodes.
+    for (evening, fact) in [
+        (1, "Alice's greyhound Biscuit sleeps on the sofa"),
+        (3, "Alice walks her greyhound Biscuit by the river"),
+        (6, "Alice's greyhound Biscuit was a racing dog"),
+    ] {
+        talk(
+            &octopus,
+            &s,
+            alice,
+            day(evening),
+            &[&format!("{fact}, you know"), "Greyhounds are gentle dogs."],
+        )
+        .await;
+        let open = octopus
+            .list_episodes(
+                s.tenant,
+                &octopus_core::episode::EpisodeFilter {
+                    conversation_id: Some(alice),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|episode| episode.ended_at.is_none())
+            .unwrap();
+        octopus
+            .close_episode(
+                s.tenant,
+                open.id,
+                octopus_core::episode::CloseEpisode {
+                    reason: octopus_core::episode::EndReason::UserClosed,
+                    ended_at: None,
+                    summary: Some(octopus_core::episode::EpisodeSummary {
+                        summary: format!("Evening {evening}: Alice talked about her greyhound."),
+                        key_facts: vec![fact.to_owned()],
+                        embedding: None,
+                    }),
+                },
+            )
+            .await
+            .unwrap();
+    }
+    octopus.run_memory_jobs().await.unwrap();
+    assert_eq!(octopus.pending_memory_jobs().await.unwrap(), 0);
+
+    for neighbours in [0, 1] {
+        let mut query = RecallQuery::new("alice", "Alice's greyhound Biscuit");
+        query.top_k = 20;
+        query.neighbours = neighbours;
+        counting.reset();
+        let hits = octopus.recall(s.tenant, s.agent, &query).await.unwrap();
+        let calls = counting.calls();
+        for kind in [MemoryKind::Message, MemoryKind::Summary] {
+            let of_kind = hits.iter().filter(|hit| hit.kind == kind).count();
+            assert!(
+                of_kind >= 2,
+                "{of_kind} {kind:?} hits: {:?}",
+                texts_of(&hits)
+            );
+        }
+        assert_eq!(counting.count("get_episode"), 0, "{calls:?}");
+        assert_eq!(counting.count("get_episodes"), 1, "{calls:?}");
+        assert!(counting.count("get_facts") <= 1, "{calls:?}");
+        assert!(counting.count("message_windows") <= 2, "{calls:?}");
+        // Every hit's episode and conversation were found in that one read.
+        assert!(hits.iter().all(|hit| hit.episode_id.is_some()));
+    }
+}
+
+/// Each hit's text, whatever its kind.
+fn texts_of(hits: &[RecallHit]) -> Vec<String> {
+    hits.iter()
+        .map(|hit| match (&hit.window, &hit.summary, &hit.fact) {
+            (Some(window), _, _) => window.message.content.as_ref().unwrap().text(),
+            (None, Some(summary), _) => format!("summary: {summary}"),
+            (None, None, Some(fact)) => format!("fact: {fact:?}"),
+            (None, None, None) => unreachable!(),
+        })
+        .collect()
 }
