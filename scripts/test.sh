@@ -30,6 +30,19 @@ step "lints: every crate and test compiled with every feature"
 always_features=octopus-postgres/server-tests,octopus-engine/postgres-tests,octopus-server/postgres-tests,octopus-cli/postgres-tests,octopus-cli/client-tests
 check "lints (cargo clippy)" cargo clippy --workspace --all-targets --locked --features "$always_features",octopus-qdrant/server-tests,octopus-qdrant/fault-tests,octopus-server/qdrant-tests,octopus-server/qdrant-fault-tests,octopus-cli/qdrant-tests,octopus-cli/qdrant-fault-tests,octopus-cli/soak-tests,octopus-bench/small-model-tests -- -D warnings
 
+# The encoder's vector kernels are x86-64 code behind `cfg` gates; elsewhere
+# (Arm servers and laptops) its scalar loops run, the references the tests
+# compare every kernel with on this host. Its library is linted for aarch64
+# too, when rustup can install that target's standard library.
+step "lints: the local encoder for aarch64"
+aarch64_checked=""
+if command -v rustup >/dev/null && rustup target add aarch64-unknown-linux-gnu >/dev/null 2>&1; then
+  aarch64_checked=1
+  check "the encoder for aarch64 (cargo clippy --target aarch64-unknown-linux-gnu)" \
+    cargo clippy --locked -p octopus-embed --lib --no-default-features --features local \
+    --target aarch64-unknown-linux-gnu -- -D warnings
+fi
+
 log=$(mktemp)
 cleanup() {
   rm -f "$log"
@@ -103,6 +116,9 @@ steps_report
 awk '/^test result:/ { passed += $4; failed += $6 } END { printf "tests: %d passed, %d failed\n", passed, failed }' "$log"
 if [ -z "${OCTOPUS_TEST_QDRANT_BIN:-}" ] && [ -n "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
   echo "NOT RUN: the Qdrant fault tests (they need a server binary of their own: OCTOPUS_TEST_QDRANT_BIN)"
+fi
+if [ -z "$aarch64_checked" ]; then
+  echo "NOT RUN: the encoder's aarch64 lint (rustup could not install the aarch64-unknown-linux-gnu target)"
 fi
 if [ -z "${OCTOPUS_TEST_QDRANT_URL:-}" ]; then
   echo "NOT RUN: the Qdrant suite (no Qdrant server: set OCTOPUS_TEST_QDRANT_BIN to a qdrant binary, put one on PATH, or set OCTOPUS_TEST_QDRANT_URL)"

@@ -4,8 +4,13 @@
 //! conversation imported with `POST /v1/conversations/import` (one session
 //! per episode), the client waiting until `/metrics` shows no queued memory
 //! job; then every question asked with `POST /v1/agents/{id}/recall`,
-//! `top_k` 20 (without summaries unless `--summaries`), and as the next
-//! message of a fresh conversation with `POST /v1/conversations/{id}/context`.
+//! `top_k` 20 (without summaries unless `--summaries`), once per pass, and as
+//! the next message of a fresh conversation with
+//! `POST /v1/conversations/{id}/context`.
+//!
+//! The server keeps its default cache of query vectors, as a user's does, so
+//! the passes' order says what each one pays: the first pass to embed a
+//! question pays for its embedding, and every later one finds it cached.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -28,7 +33,7 @@ struct Remote {
     dia_ids: HashMap<(String, u64), String>,
 }
 
-/// One mode's questions over HTTP: each one's recall, and the latency of
+/// One pass's questions over HTTP: each one's recall, and the latency of
 /// each request as the client saw it.
 pub struct ModeResult {
     pub scored: Vec<Scored>,
@@ -45,7 +50,8 @@ pub async fn run(
     conversations: &[Conversation],
     config: AppConfig,
     text_of: impl Fn(&Turn, &str) -> String,
-    modes: &[&str],
+    // The recall mode of each pass over the questions, in order.
+    passes: &[&str],
     summaries: bool,
 ) -> anyhow::Result<(Vec<ModeResult>, ContextResult)> {
     let octopus = octopus_app::connect(&config).await?;
@@ -127,7 +133,7 @@ pub async fn run(
     );
 
     let mut results = Vec::new();
-    for mode in modes {
+    for mode in passes {
         let mut scored = Vec::new();
         let mut latencies = Vec::new();
         for (c, (conversation, remote)) in conversations.iter().zip(&remotes).enumerate() {

@@ -451,9 +451,14 @@ async fn measure(
         }
         None => String::new(),
     };
+    // Every request's question embedded, as a question not asked before
+    // is: the clients draw from a few thousand texts, which the server's
+    // cache of query vectors would soon hold.
     std::fs::write(
         &config,
-        format!("{storage}[llm]\nsummarise_episodes = false\n"),
+        format!(
+            "{storage}[llm]\nsummarise_episodes = false\n[embedding]\nquery_cache_entries = 0\n"
+        ),
     )?;
     let server = tokio::task::block_in_place(|| SoakServer::start(binary, dir, Some(&config)))
         .context("start octopus serve")?;

@@ -47,6 +47,7 @@ fn pair(low: f32, high: f32) -> u32 {
 /// A dense layer's `[inputs, outputs]` weight, packed for [`matmul`].
 pub struct PackedWeight {
     /// `[outputs / 16][pairs][16]` pairs of bf16.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     data: Vec<u32>,
     inputs: usize,
     outputs: usize,
@@ -96,7 +97,6 @@ pub fn matmul(out: &mut [f32], x: &[f32], weight: &PackedWeight, packed_x: &mut 
     let rows = x.len() / inputs;
     assert_eq!(out.len(), rows * outputs, "output shape");
     assert!(supported(), "the CPU has no AVX-512 BF16");
-    let pairs = inputs.div_ceil(2);
     packed_x.clear();
     for row in x.chunks_exact(inputs) {
         let mut values = row.chunks_exact(2);
@@ -108,7 +108,14 @@ pub fn matmul(out: &mut [f32], x: &[f32], weight: &PackedWeight, packed_x: &mut 
     // `tiles` relies on are the ones checked above and built here.
     #[allow(unsafe_code)]
     unsafe {
-        tiles(out, packed_x, &weight.data, rows, pairs, outputs);
+        tiles(
+            out,
+            packed_x,
+            &weight.data,
+            rows,
+            inputs.div_ceil(2),
+            outputs,
+        );
     }
 }
 

@@ -16,12 +16,14 @@
 //! for each quad of inputs (4i … 4i+3), the 16 columns' four weights side by
 //! side, the layout the instruction multiplies. Where the CPU has neither
 //! AVX-512 VNNI nor AVX-VNNI, AVX2's `vpmaddwd` multiplies pairs of 16-bit
-//! numbers exactly and adds each pair into 32 bits: the weights' bytes are
-//! widened to 16 bits once, at load (twice int8's bytes, half of f32's),
-//! and each input row's bytes once per product, so the loop is a multiply
-//! and an add per 16 products, with nothing to convert. Where it has no
-//! AVX2 either, a scalar loop computes the same integers. Every path gives
-//! the same floats bit for bit.
+//! numbers exactly and adds each pair into 32 bits: the same packed bytes
+//! are widened to 16 bits in registers as they are loaded (`vpmovsxbw`), so
+//! that a product reads a quarter of f32's bytes on every path, which is
+//! what one short question's time is spent on; each input row's bytes are
+//! widened once per product. The loop is then a multiply and an add per 16
+//! products, each column's two partial sums added at the end of its tile.
+//! Where it has no AVX2 either, a scalar loop computes the same integers.
+//! Every path gives the same floats bit for bit.
 //!
 //! AVX2's `vpmaddubsw` multiplies the bytes as they are, but saturates
 //! pairs of products at 16 bits, which an unsigned byte's range overflows;
@@ -33,12 +35,13 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::{
-    __m256i, _mm256_add_epi32, _mm256_add_ps, _mm256_cvtepi32_ps, _mm256_dpbusd_avx_epi32,
-    _mm256_loadu_ps, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_mul_ps, _mm256_mullo_epi32,
-    _mm256_set1_epi32, _mm256_set1_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm256_sub_epi32,
-    _mm512_add_ps, _mm512_cvtepi32_ps, _mm512_dpbusd_epi32, _mm512_loadu_ps, _mm512_loadu_si512,
-    _mm512_mul_ps, _mm512_mullo_epi32, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512,
-    _mm512_storeu_ps, _mm512_sub_epi32,
+    __m256i, _mm_loadu_si128, _mm256_add_epi32, _mm256_add_ps, _mm256_cvtepi8_epi16,
+    _mm256_cvtepi32_ps, _mm256_dpbusd_avx_epi32, _mm256_hadd_epi32, _mm256_loadu_ps,
+    _mm256_loadu_si256, _mm256_madd_epi16, _mm256_mul_ps, _mm256_mullo_epi32,
+    _mm256_permute4x64_epi64, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_set1_ps,
+    _mm256_setzero_si256, _mm256_storeu_ps, _mm256_sub_epi32, _mm512_add_ps, _mm512_cvtepi32_ps,
+    _mm512_dpbusd_epi32, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mul_ps, _mm512_mullo_epi32,
+    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_storeu_ps, _mm512_sub_epi32,
 };
 
 /// The fastest of [`Instructions::ALL`] a product may use, by position.
@@ -46,18 +49,24 @@ static CEILING: AtomicU8 = AtomicU8::new(0);
 
 /// Output columns per block: one 512-bit register of i32 sums.
 const BLOCK: usize = 16;
-/// Half a block: the columns of one 256-bit register of i32 sums.
-const HALF_BLOCK: usize = BLOCK / 2;
 /// Inputs per 32-bit word of packed bytes.
 const QUAD: usize = 4;
 /// Inputs per 32-bit word of widened bytes.
+#[cfg(target_arch = "x86_64")]
 const PAIR: usize = 2;
 /// Rows whose outputs a product finishes before it moves on: their outputs
 /// (at most 6 KB a row) stay in the core's cache while every block of
 /// columns is added in, each block's weights read from the nearer cache for
 /// each tile. Walking every row for each block instead read and wrote the
 /// outputs from memory, a quarter of the product's time.
+#[cfg(target_arch = "x86_64")]
 const PANEL_ROWS: usize = 64;
+/// AVX2's tile: rows, and groups of 4 columns. 11 of AVX's 16 registers;
+/// 6 rows, or a whole block of 4 groups, measured no faster.
+#[cfg(target_arch = "x86_64")]
+const TILE_ROWS: usize = 4;
+#[cfg(target_arch = "x86_64")]
+const TILE_GROUPS: usize = 2;
 
 /// The instructions a product runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,8 +76,6 @@ pub enum Instructions {
     /// AVX-VNNI: 8 columns per instruction, on CPUs without AVX-512.
     AvxVnni,
     /// AVX2 alone: bytes widened to 16 bits, pairs multiplied and summed.
-    /// Runs on weights packed while it was the fastest present (their
-    /// widened copy); on others it falls back to the scalar loop.
     Avx2,
     /// Plain integer arithmetic, on any CPU.
     Scalar,
@@ -159,9 +166,6 @@ pub struct PackedWeight {
     input_scales: Vec<f32>,
     /// `[outputs / 16][quads][16]` words of four signed bytes.
     data: Vec<u32>,
-    /// The same bytes widened to 16 bits, `[outputs / 16][pairs][16]` words
-    /// of two, for AVX2 alone; empty when packed for other instructions.
-    pairs: Vec<u32>,
     /// Per output column: the value of one step of its bytes.
     scales: Vec<f32>,
     /// Per output column: the sum of its bytes, which each input row's zero
@@ -209,27 +213,7 @@ impl PackedWeight {
     /// `s_j = √(range_j / largest weight_j)` before it is quantised and its
     /// weights multiplied by it, which evens out the ranges that the row's
     /// and the column's steps must cover.
-    ///
-    /// Packed for the instructions products in this process run on
-    /// ([`Instructions::detect`]).
     pub fn pack(
-        weight: &[f32],
-        inputs: usize,
-        outputs: usize,
-        input_ranges: &[f32],
-    ) -> Option<Self> {
-        Self::pack_for(
-            Instructions::detect(),
-            weight,
-            inputs,
-            outputs,
-            input_ranges,
-        )
-    }
-
-    /// [`PackedWeight::pack`] for products on `instructions`.
-    fn pack_for(
-        instructions: Instructions,
         weight: &[f32],
         inputs: usize,
         outputs: usize,
@@ -283,15 +267,9 @@ impl PackedWeight {
                 }
             }
         }
-        let pairs = if instructions == Instructions::Avx2 {
-            widen(&data)
-        } else {
-            Vec::new()
-        };
         Some(Self {
             input_scales: smoothing.iter().map(|s| 1.0 / s).collect(),
             data,
-            pairs,
             scales,
             column_sums,
             inputs,
@@ -300,26 +278,8 @@ impl PackedWeight {
     }
 }
 
-/// Each block's words of four bytes as words of two 16-bit numbers: for
-/// each quad, its columns' first two bytes, then their last two. The
-/// layout of the block stays `[pairs][16]`.
-fn widen(data: &[u32]) -> Vec<u32> {
-    let mut pairs = Vec::with_capacity(data.len() * 2);
-    for quad in data.chunks_exact(BLOCK) {
-        for half in 0..QUAD / PAIR {
-            pairs.extend(quad.iter().map(|word| {
-                let bytes = word.to_le_bytes();
-                let low = bytes[half * PAIR] as i8 as i16 as u16;
-                let high = bytes[half * PAIR + 1] as i8 as i16 as u16;
-                u32::from(low) | (u32::from(high) << 16)
-            }));
-        }
-    }
-    pairs
-}
-
 impl QuantisedRows {
-    /// Widens each row's bytes two to a word, as [`widen`] does the weights'.
+    /// Widens each row's bytes to 16 bits, two to a word, for AVX2 alone.
     fn widen(&mut self) {
         self.pairs.clear();
         self.pairs.extend(self.words.iter().flat_map(|word| {
@@ -479,15 +439,9 @@ pub fn matmul_on(
     assert_eq!(out.len(), rows * outputs, "output shape");
     assert!(instructions.present(), "the CPU has no {instructions:?}");
     quantised.fill(x, &weight.input_scales);
-    // Weights packed for faster instructions have no widened copy.
-    let instructions = match instructions {
-        Instructions::Avx2 if weight.pairs.is_empty() => Instructions::Scalar,
-        Instructions::Avx2 => {
-            quantised.widen();
-            Instructions::Avx2
-        }
-        other => other,
-    };
+    if instructions == Instructions::Avx2 {
+        quantised.widen();
+    }
     let product = Product {
         x: &quantised.words,
         x_pairs: &quantised.pairs,
@@ -521,6 +475,7 @@ pub fn matmul_on(
 struct Product<'a> {
     x: &'a [u32],
     /// `x` widened, `rows × 2 quads` words, for AVX2 alone.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     x_pairs: &'a [u32],
     row_scales: &'a [f32],
     zero_points: &'a [i32],
@@ -746,69 +701,98 @@ impl Product<'_> {
         }
     }
 
-    /// Tiles of up to 4 rows × 1 block (two 256-bit halves of 8 columns):
-    /// 8 sums, the 2 halves' weights and an input pair in AVX's 16 registers.
+    /// Tiles of up to `TILE_ROWS` rows × `TILE_GROUPS` groups of 4 columns,
+    /// in panels of [`PANEL_ROWS`] rows as on AVX-512.
     ///
-    /// Safety: AVX2 present; lengths as [`Product`] says; the weight and the
-    /// rows widened.
+    /// Safety: AVX2 present; lengths as [`Product`] says; the rows widened.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[allow(unsafe_code)]
     unsafe fn avx2(&self, out: &mut [f32]) {
+        const G: usize = TILE_GROUPS;
         let rows = self.row_scales.len();
-        for block in 0..self.weight.outputs / BLOCK {
-            let mut row = 0;
-            while row < rows {
-                let high = (rows - row).min(4);
-                // SAFETY: as this function's.
-                unsafe {
-                    match high {
-                        4 => self.tile_pairs::<4>(out, row, block),
-                        3 => self.tile_pairs::<3>(out, row, block),
-                        2 => self.tile_pairs::<2>(out, row, block),
-                        _ => self.tile_pairs::<1>(out, row, block),
+        let groups = self.weight.outputs / 4;
+        for panel in (0..rows).step_by(PANEL_ROWS) {
+            let panel_end = (panel + PANEL_ROWS).min(rows);
+            for group in (0..groups).step_by(G) {
+                let mut row = panel;
+                while row < panel_end {
+                    let high = (panel_end - row).min(TILE_ROWS);
+                    // SAFETY: as this function's.
+                    unsafe {
+                        match high {
+                            4 => self.tile_widened::<4, G>(out, row, group),
+                            3 => self.tile_widened::<3, G>(out, row, group),
+                            2 => self.tile_widened::<2, G>(out, row, group),
+                            _ => self.tile_widened::<1, G>(out, row, group),
+                        }
                     }
+                    row += high;
                 }
-                row += high;
             }
         }
     }
 
-    /// `R` rows from `row` × the block `block`: each input pair, repeated,
-    /// multiplied by 8 columns' pair of weights, each column's two products
-    /// added into its lane.
+    /// `R` rows from `row` × `G` groups of 4 columns from group `group`.
+    /// Each quad's 4 columns × 4 bytes are widened into one register of 16
+    /// numbers; the row's 4 inputs, widened and repeated, multiply them, and
+    /// `vpmaddwd` adds each column's pairs, which leaves two partial sums per
+    /// column side by side until the tile ends.
     ///
     /// Safety: as [`Product::avx2`]; the tile lies inside the product.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline]
     #[allow(unsafe_code)]
-    unsafe fn tile_pairs<const R: usize>(&self, out: &mut [f32], row: usize, block: usize) {
-        let pairs = self.quads * (QUAD / PAIR);
+    unsafe fn tile_widened<const R: usize, const G: usize>(
+        &self,
+        out: &mut [f32],
+        row: usize,
+        group: usize,
+    ) {
+        const QUAD_BYTES: usize = BLOCK * QUAD;
+        const GROUP_BYTES: usize = 4 * QUAD;
+        let quads = self.quads;
+        let pairs = quads * (QUAD / PAIR);
+        let (block, within) = (group * 4 / BLOCK, group * 4 % BLOCK);
         debug_assert!(row + R <= self.row_scales.len());
-        debug_assert!(self.weight.pairs.len() >= (block + 1) * pairs * BLOCK);
+        debug_assert!(within + G * 4 <= BLOCK && G.is_multiple_of(2));
         debug_assert!(self.x_pairs.len() >= (row + R) * pairs);
         let x = self.x_pairs[row * pairs..].as_ptr();
-        let w = self.weight.pairs[block * pairs * BLOCK..].as_ptr();
-        let mut sums = [[_mm256_setzero_si256(); 2]; R];
-        for p in 0..pairs {
-            // SAFETY: p < pairs and r < R stay inside the tile.
+        let w = self.weight.data[block * quads * BLOCK + within..]
+            .as_ptr()
+            .cast::<u8>();
+        let mut sums = [[_mm256_setzero_si256(); G]; R];
+        #[allow(clippy::needless_range_loop)]
+        for q in 0..quads {
+            // SAFETY: q < quads, g < G and r < R stay inside the tile; a
+            // row's widened inputs of quad q are its words 2q and 2q + 1.
             unsafe {
-                let columns: [__m256i; 2] = std::array::from_fn(|h| {
-                    _mm256_loadu_si256(w.add(p * BLOCK + h * HALF_BLOCK).cast())
-                });
-                for (r, sums) in sums.iter_mut().enumerate() {
-                    let input = _mm256_set1_epi32(*x.add(r * pairs + p) as i32);
-                    for (sum, column) in sums.iter_mut().zip(&columns) {
-                        *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(input, *column));
+                let at = w.add(q * QUAD_BYTES);
+                let mut columns = [_mm256_setzero_si256(); G];
+                for g in 0..G {
+                    columns[g] =
+                        _mm256_cvtepi8_epi16(_mm_loadu_si128(at.add(g * GROUP_BYTES).cast()));
+                }
+                for r in 0..R {
+                    let inputs = x.add(r * pairs + q * (QUAD / PAIR)).cast::<i64>();
+                    let input = _mm256_set1_epi64x(inputs.read_unaligned());
+                    for g in 0..G {
+                        sums[r][g] =
+                            _mm256_add_epi32(sums[r][g], _mm256_madd_epi16(input, columns[g]));
                     }
                 }
             }
         }
         for (r, sums) in sums.iter().enumerate() {
-            for (h, sum) in sums.iter().enumerate() {
+            for (g, pair) in sums.chunks_exact(2).enumerate() {
+                // [c0 c0 c1 c1 | c2 c2 c3 c3] and [c4 c4 c5 c5 | c6 c6 c7 c7]
+                // give [c0 c1 c4 c5 | c2 c3 c6 c7], put in column order.
+                let added = _mm256_hadd_epi32(pair[0], pair[1]);
+                let ordered = _mm256_permute4x64_epi64::<0b11_01_10_00>(added);
+                let column = (group + 2 * g) * 4;
                 // SAFETY: the tile's row and columns lie inside the product.
-                unsafe { self.add_scaled8(out, *sum, row + r, block * BLOCK + h * HALF_BLOCK) };
+                unsafe { self.add_scaled8(out, ordered, row + r, column) };
             }
         }
     }
@@ -825,9 +809,10 @@ mod tests {
     }
 
     /// Every instruction set present gives the scalar loop's floats exactly,
-    /// each from weights packed for it, over every tile shape (1 to 4 rows
-    /// high; 1, 2 and 4 blocks wide), an input width not a multiple of four
-    /// or of two, and a row of zeros.
+    /// from the same packed weights, over every tile shape (1 to 4 rows
+    /// high; 1, 2 and 4 blocks wide; half blocks on AVX2), more rows than a
+    /// panel, an input width not a multiple of four or of two, and a row of
+    /// zeros.
     #[test]
     fn every_instruction_set_gives_the_scalar_loops_floats() {
         for (rows, inputs, outputs) in [
@@ -837,18 +822,13 @@ mod tests {
             (5, 2, 80),
             (3, 40, 48),
             (7, 17, 32),
+            (70, 40, 32),
         ] {
             let mut x = values(rows * inputs, 37, 3.0);
             x[..inputs].fill(0.0);
             let w = values(inputs * outputs, 53, 0.2);
+            let packed = PackedWeight::pack(&w, inputs, outputs, &[]).unwrap();
             let run = |instructions| {
-                let packed =
-                    PackedWeight::pack_for(instructions, &w, inputs, outputs, &[]).unwrap();
-                assert_eq!(
-                    packed.pairs.is_empty(),
-                    instructions != Instructions::Avx2,
-                    "a widened copy for AVX2 alone"
-                );
                 let mut out = values(rows * outputs, 11, 1.0);
                 matmul_on(
                     instructions,
