@@ -26,6 +26,7 @@ pub mod procedure_matching;
 pub mod quotas;
 mod service;
 mod spool;
+mod tenant_turns;
 pub mod token_counting;
 pub mod webhooks;
 mod work_signal;

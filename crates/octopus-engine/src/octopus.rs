@@ -53,6 +53,8 @@ pub struct Octopus {
     /// context of one message sends it twice, and embedding is most of a
     /// query's time. A text's vector changes only with the model.
     pub(crate) query_vectors: Option<Arc<QueryVectors>>,
+    /// Each tenant's share of the embedder's queue of readers' queries.
+    pub(crate) query_turns: Arc<crate::tenant_turns::TenantTurns>,
     /// Sends webhook deliveries under the `[webhooks]` rules.
     pub(crate) webhooks: Arc<crate::webhooks::Sender>,
 }
@@ -200,6 +202,7 @@ impl Octopus {
                 octopus_core::embedding_settings::EmbeddingSettings::default()
                     .query_cache_entries(),
             ),
+            query_turns: Arc::new(crate::tenant_turns::TenantTurns::per_core()),
             webhooks: Arc::new(crate::webhooks::Sender::new(
                 Default::default(),
                 Arc::new(crate::absent::Absent),

@@ -114,7 +114,7 @@ impl Octopus {
         // A message may be longer than a search takes (a pasted document):
         // the searches ask with its opening.
         let query = octopus_core::bounds::query_of(message);
-        let vector = QueryVector::new(query);
+        let vector = QueryVector::new(tenant, query);
         let knowledge_query = KnowledgeQuery {
             text: query.to_owned(),
             top_k: Some(memory.knowledge_top_k),

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use octopus_core::TenantId;
 use octopus_core::embedding::{EmbedError, Embedder};
 
 use crate::embedding_stats::EmbeddingPurpose;
@@ -36,8 +37,9 @@ impl Octopus {
         Ok(Arc::clone(loaded))
     }
 
-    /// The vector of one query text.
-    pub(crate) async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+    /// The vector of one of `tenant`'s query texts, embedded in the
+    /// tenant's turn (see [`crate::tenant_turns`]).
+    pub(crate) async fn embed_query(&self, tenant: TenantId, text: &str) -> Result<Vec<f32>> {
         let cache = self.query_vectors.as_deref();
         if let Some(known) = cache.and_then(|c| c.get(&text.to_owned())) {
             return Ok(known.as_ref().clone());
@@ -45,13 +47,26 @@ impl Octopus {
         let embedder = self.embedder().await?;
         let texts = [text.to_owned()];
         let vectors = self
-            .embed_counted(EmbeddingPurpose::Query, embedder.as_ref(), &texts)
+            .embed_for_request(tenant, embedder.as_ref(), &texts)
             .await?;
         let vector = vectors.into_iter().next().unwrap_or_default();
         if let Some(cache) = cache {
             cache.insert(text.to_owned(), Arc::new(vector.clone()));
         }
         Ok(vector)
+    }
+
+    /// Embeds `texts` for one of `tenant`'s requests waiting on them, in the
+    /// readers' queue, in the tenant's turn.
+    pub(crate) async fn embed_for_request(
+        &self,
+        tenant: TenantId,
+        embedder: &dyn Embedder,
+        texts: &[String],
+    ) -> std::result::Result<Vec<Vec<f32>>, EmbedError> {
+        let _turn = self.query_turns.take(tenant).await;
+        self.embed_counted(EmbeddingPurpose::Query, embedder, texts)
+            .await
     }
 
     /// Embeds `texts`, counted in the embedding statistics, and checks that
@@ -94,13 +109,15 @@ impl Octopus {
 /// A query's vector, embedded on first use and shared by the searches of one
 /// request. Searches by words start at once; only those by meaning wait.
 pub(crate) struct QueryVector {
+    tenant: TenantId,
     text: String,
     vector: tokio::sync::OnceCell<Vec<f32>>,
 }
 
 impl QueryVector {
-    pub(crate) fn new(text: &str) -> Self {
+    pub(crate) fn new(tenant: TenantId, text: &str) -> Self {
         Self {
+            tenant,
             text: text.to_owned(),
             vector: tokio::sync::OnceCell::new(),
         }
@@ -109,7 +126,7 @@ impl QueryVector {
     pub(crate) async fn get(&self, octopus: &Octopus) -> Result<Vec<f32>> {
         let vector = self
             .vector
-            .get_or_try_init(|| octopus.embed_query(&self.text))
+            .get_or_try_init(|| octopus.embed_query(self.tenant, &self.text))
             .await?;
         Ok(vector.clone())
     }

@@ -160,7 +160,7 @@ impl Octopus {
         agent: AgentId,
         query: KnowledgeQuery,
     ) -> Result<Vec<KnowledgeHit>> {
-        let vector = QueryVector::new(&query.text);
+        let vector = QueryVector::new(tenant, &query.text);
         self.search_knowledge_with(tenant, agent, query, &vector)
             .await
     }

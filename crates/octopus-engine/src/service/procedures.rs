@@ -14,7 +14,6 @@ use octopus_core::{Error as DomainError, ProcedureId, TenantId, now};
 use serde_json::Value;
 
 use super::QueryVector;
-use crate::embedding_stats::EmbeddingPurpose;
 use crate::error::Result;
 use crate::octopus::Octopus;
 use crate::procedure_matching::{ProcedureMatcher, best, check_pattern, compiled_size};
@@ -45,7 +44,7 @@ impl Octopus {
         self.ensure_room_for_a_procedure(tenant).await?;
         self.ensure_room_for_a_pattern(tenant, None, content.trigger_pattern.as_deref())
             .await?;
-        let version = self.new_version(content, author).await?;
+        let version = self.new_version(tenant, content, author).await?;
         Ok(self
             .store
             .create_procedure(tenant, ProcedureId::new(), spec.agent_id, version, now())
@@ -85,7 +84,7 @@ impl Octopus {
             let content = patched(base, &patch)?;
             self.ensure_room_for_a_pattern(tenant, Some(id), content.trigger_pattern.as_deref())
                 .await?;
-            let version = self.new_version(content, author).await?;
+            let version = self.new_version(tenant, content, author).await?;
             procedure = self
                 .store
                 .add_procedure_version(tenant, id, version, now())
@@ -268,6 +267,7 @@ impl Octopus {
     /// Validates a version's content and embeds it for matching by meaning.
     async fn new_version(
         &self,
+        tenant: TenantId,
         content: ProcedureContent,
         author: Option<String>,
     ) -> Result<NewVersion> {
@@ -278,7 +278,7 @@ impl Octopus {
         let embedder = self.embedder().await?;
         let text = [content.semantic_text()];
         let embedding = self
-            .embed_counted(EmbeddingPurpose::Query, embedder.as_ref(), &text)
+            .embed_for_request(tenant, embedder.as_ref(), &text)
             .await?
             .pop();
         Ok(NewVersion {
@@ -474,7 +474,9 @@ impl Octopus {
         }
         let author = Some(format!("learned:{}", episode.episode.id));
         self.ensure_room_for_a_procedure(tenant).await?;
-        let version = self.new_version(content.clone(), author.clone()).await?;
+        let version = self
+            .new_version(tenant, content.clone(), author.clone())
+            .await?;
         let created = self
             .store
             .create_procedure(tenant, ProcedureId::new(), Some(agent.id), version, now())
@@ -487,7 +489,7 @@ impl Octopus {
                 // The agent has one of that name: this one says where it came from.
                 let mut renamed = content;
                 renamed.name = format!("{} (learned from {})", renamed.name, episode.episode.id);
-                let version = self.new_version(renamed, author).await?;
+                let version = self.new_version(tenant, renamed, author).await?;
                 Ok(self
                     .store
                     .create_procedure(tenant, ProcedureId::new(), Some(agent.id), version, now())

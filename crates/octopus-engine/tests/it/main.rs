@@ -16,6 +16,7 @@ mod egress;
 mod model_access;
 mod procedures;
 mod query_cache;
+mod query_turns;
 mod recall;
 mod turns;
 
@@ -111,6 +112,18 @@ impl Place {
 }
 
 /// An engine over SQLite in `dir`, as a server process would open it.
+/// An engine with the default settings but the fixtures' limits.
+fn open_with_fixture_limits(dir: &std::path::Path) -> Octopus {
+    open_in(
+        dir,
+        EngineConfig {
+            limits: fixture_limits(),
+            ..EngineConfig::default()
+        },
+    )
+    .unwrap()
+}
+
 fn open_in(dir: &std::path::Path, mut engine: EngineConfig) -> octopus_app::Result<Octopus> {
     same_vectors(&mut engine);
     octopus_app::open(&AppConfig::in_dir(dir, engine))

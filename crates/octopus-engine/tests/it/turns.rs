@@ -32,15 +32,7 @@ async fn setup(provider: &str) -> Setup {
         allowed_base_urls: vec![url.clone()],
         ..LlmSettings::default()
     };
-    let octopus = crate::open_in(
-        dir.path(),
-        EngineConfig {
-            limits: crate::fixture_limits(),
-            ..EngineConfig::default()
-        },
-    )
-    .unwrap()
-    .with_chat_models(crate::chat_models(
+    let octopus = crate::open_with_fixture_limits(dir.path()).with_chat_models(crate::chat_models(
         &settings,
         Arc::new(|name| (name == "OPENAI_API_KEY").then(|| "sk-test".to_owned())),
     ));

@@ -41,8 +41,14 @@ impl Octopus {
         agent: AgentId,
         query: &RecallQuery,
     ) -> Result<Vec<RecallHit>> {
-        self.recall_with(tenant, agent, query, &QueryVector::new(&query.query), None)
-            .await
+        self.recall_with(
+            tenant,
+            agent,
+            query,
+            &QueryVector::new(tenant, &query.query),
+            None,
+        )
+        .await
     }
 
     /// [`Self::recall`], with the query's vector shared with the caller's

@@ -113,7 +113,7 @@ impl Octopus {
         };
         let mut lists = vec![self.store.search_memory(tenant, &search).await?];
         for sub_question in sub_questions {
-            search.vector = self.embed_query(sub_question).await?;
+            search.vector = self.embed_query(tenant, sub_question).await?;
             lists.push(self.store.search_memory(tenant, &search).await?);
         }
         Ok(lists)
