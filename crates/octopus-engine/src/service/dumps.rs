@@ -223,7 +223,7 @@ impl Octopus {
                             (Some(ids), Some(names)) => names.rename(ids.remap(record)),
                             _ => record,
                         };
-                        self.prepare(record, &mut prepare)
+                        self.prepare(tenant, record, &mut prepare)
                             .await
                             .map_err(|error| at_line(error, line, kind))
                     }
@@ -268,7 +268,12 @@ impl Octopus {
 
     /// Checks a record as the API would check its object, and embeds its
     /// vectors again when this server's model did not make them.
-    async fn prepare(&self, record: DumpRecord, prepare: &mut Preparation) -> Result<DumpRecord> {
+    async fn prepare(
+        &self,
+        tenant: TenantId,
+        record: DumpRecord,
+        prepare: &mut Preparation,
+    ) -> Result<DumpRecord> {
         match record {
             DumpRecord::Header(_) => Err(DomainError::invalid("dump", "a second header").into()),
             DumpRecord::Agent(agent) => {
@@ -288,7 +293,7 @@ impl Octopus {
                 Ok(DumpRecord::Conversation(conversation))
             }
             DumpRecord::Procedure(procedure) => Ok(DumpRecord::Procedure(
-                self.prepare_procedure(procedure, prepare).await?,
+                self.prepare_procedure(tenant, procedure, prepare).await?,
             )),
             DumpRecord::KnowledgeChunk(chunk) => Ok(DumpRecord::KnowledgeChunk(
                 self.prepare_chunk(chunk, prepare).await?,
@@ -299,6 +304,7 @@ impl Octopus {
 
     async fn prepare_procedure(
         &self,
+        tenant: TenantId,
         mut dumped: DumpedProcedure,
         prepare: &mut Preparation,
     ) -> Result<DumpedProcedure> {
@@ -316,7 +322,7 @@ impl Octopus {
             if stale {
                 let text = [content.semantic_text()];
                 let vector = self
-                    .embed_counted(EmbeddingPurpose::Query, embedder.as_ref(), &text)
+                    .embed_for_request(tenant, embedder.as_ref(), &text)
                     .await?
                     .pop();
                 dumped_version.embedding = vector.map(|vector| octopus_core::dump::DumpedVector {
