@@ -15,7 +15,7 @@ use octopus_core::conversation::{ConversationImport, ImportedSession};
 use octopus_core::message::{NewMessage, Role};
 use octopus_core::recall::{RecallHit, RecallMode, RecallQuery};
 use octopus_core::{AgentId, EpisodeId, TenantId};
-use octopus_engine::{EngineConfig, Octopus};
+use octopus_engine::Octopus;
 
 use crate::locomo::{self, Conversation, category_name, recall_at_depths};
 use crate::locomo_cv::{self, Scored};
@@ -158,20 +158,9 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         let dir = tempfile::tempdir()?;
-        let mut config = AppConfig::in_dir(dir.path(), EngineConfig::default());
-        config.engine.embedding = octopus_core::embedding_settings::EmbeddingSettings::Local(
-            octopus_core::embedding_settings::LocalEmbedding {
-                model_dir: options.model_dir.clone(),
-                precision: serde_json::from_value(serde_json::Value::String(
-                    options.precision.clone(),
-                ))
-                .map_err(|e| anyhow::anyhow!("--precision: {e}"))?,
-                ..octopus_core::embedding_settings::LocalEmbedding::default()
-            },
-        );
-        // No model to call here: summaries are extractive, as on a server
-        // without one (recall is measured over turns, without summaries).
-        config.engine.llm.summarise_episodes = false;
+        // No model to call: summaries are extractive, facts are not made.
+        let mut config =
+            crate::setup::local_model_config(dir.path(), options.model_dir.clone(), &options.precision)?;
         config.engine.recall.speaker_first = !options.no_speaker_first;
         if let Some(date_first) = options.date_first {
             config.engine.recall.date_first = date_first;
@@ -439,7 +428,7 @@ async fn run_over_http(
 }
 
 /// One row of latencies: `what` and its percentiles, `note` in brackets.
-fn print_latency(what: &str, mut latencies: Vec<f64>, note: &str) {
+pub(crate) fn print_latency(what: &str, mut latencies: Vec<f64>, note: &str) {
     if latencies.is_empty() {
         return;
     }

@@ -109,6 +109,7 @@ pub fn method_grid(methods: &[&Method]) -> Vec<RankingWeights> {
                         names_searched: false,
                         feedback: false,
                         sub_questions: false,
+                        restated: 0.0,
                     };
                     for method in methods {
                         (method.turn_on)(&mut weights);

@@ -13,18 +13,16 @@
 //! question pays for its embedding, and every later one finds it cached.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use octopus_app::AppConfig;
 use octopus_client::operations as op;
-use octopus_client::{Client, Operation};
 use serde_json::{Value, json};
 
 use crate::locomo::{Conversation, Turn};
 use crate::locomo_context::ContextScore;
 use crate::locomo_cv::Scored;
-
-const ADMIN_KEY: &str = "oct_bench_admin";
+use crate::setup::send;
 
 /// A conversation as the server knows it: its agent, and the dialogue id of
 /// each (episode, ordinal).
@@ -54,26 +52,13 @@ pub async fn run(
     passes: &[&str],
     summaries: bool,
 ) -> anyhow::Result<(Vec<ModeResult>, ContextResult)> {
-    let octopus = octopus_app::connect(&config).await?;
-    octopus.ensure_admin_key(Some(ADMIN_KEY)).await?;
-    let tenant = octopus.create_tenant("locomo-http").await?;
-    let (_, key) = octopus.create_api_key(tenant.id, "bench").await?;
-    octopus.start_memory_worker();
-    let url = crate::setup::serve_on_loopback(octopus.clone()).await?;
-    let api = Client::new(&url, Some(&key));
-    let post = |operation: Operation, path: Option<&str>, body: Value| {
-        let call = api.call(operation).json(&body);
-        let call = match path {
-            Some(value) => call.param(value),
-            None => call,
-        };
-        call.send()
-    };
+    let api = crate::setup::tenant_on_loopback(&config, "locomo-http").await?;
 
     let started = Instant::now();
     let mut remotes = Vec::new();
     for conversation in conversations {
-        let agent = post(
+        let agent = send(
+            &api,
             op::CREATE_AGENT,
             None,
             json!({"name": format!("locomo-{}", conversation.id),
@@ -103,7 +88,8 @@ pub async fn run(
                 json!({"messages": messages})
             })
             .collect();
-        let report = post(
+        let report = send(
+            &api,
             op::IMPORT_CONVERSATION,
             None,
             json!({"agent_id": agent, "user_id": conversation.speaker_a, "sessions": sessions}),
@@ -125,7 +111,7 @@ pub async fn run(
         remotes.push(Remote { agent, dia_ids });
     }
     let imported = started.elapsed().as_secs_f64();
-    wait_for_memory_jobs(&api.with_key(ADMIN_KEY)).await?;
+    crate::api::wait_for_memory_jobs(&api.with_key(crate::setup::ADMIN_KEY)).await?;
     println!(
         "over HTTP: {} conversations imported in {imported:.1} s, memory jobs done after {:.1} s",
         conversations.len(),
@@ -145,7 +131,7 @@ pub async fn run(
                 let body = json!({"user_id": conversation.speaker_a, "query": question.question,
                                   "top_k": 20, "mode": mode, "include_summaries": summaries});
                 let asked = Instant::now();
-                let answer = post(op::RECALL, Some(&remote.agent), body).await?;
+                let answer = send(&api, op::RECALL, Some(&remote.agent), body).await?;
                 latencies.push(asked.elapsed().as_secs_f64() * 1e3);
                 let retrieved = turns(&answer, &remote.dia_ids);
                 if let Some(recall) =
@@ -169,7 +155,8 @@ pub async fn run(
         latencies: Vec::new(),
     };
     for (c, (conversation, remote)) in conversations.iter().zip(&remotes).enumerate() {
-        let fresh = post(
+        let fresh = send(
+            &api,
             op::CREATE_CONVERSATION,
             None,
             json!({"agent_id": remote.agent, "user_id": conversation.speaker_a}),
@@ -183,7 +170,8 @@ pub async fn run(
             .filter(|q| (1..=4).contains(&q.category))
         {
             let asked = Instant::now();
-            let context = post(
+            let context = send(
+                &api,
                 op::BUILD_CONTEXT,
                 Some(&fresh),
                 json!({"message": question.question}),
@@ -236,17 +224,4 @@ fn turns(answer: &Value, dia_ids: &HashMap<(String, u64), String>) -> Vec<String
         }
     }
     found
-}
-
-/// Polls `/metrics` until no memory job is queued.
-async fn wait_for_memory_jobs(admin: &Client) -> anyhow::Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(1800);
-    while crate::api::queued_jobs(admin).await? > 0.0 {
-        anyhow::ensure!(
-            Instant::now() < deadline,
-            "memory jobs still queued after 30 minutes"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-    Ok(())
 }

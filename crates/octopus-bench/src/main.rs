@@ -6,6 +6,7 @@
 //! `cargo run --release -p octopus-bench -- vectors`
 //! `cargo run --release -p octopus-bench -- documents`
 //! `cargo run --release -p octopus-bench -- locomo`
+//! `cargo run --release -p octopus-bench -- beam --data DIR`
 //! `cargo run --release -p octopus-bench -- context`
 //! `cargo run --release -p octopus-bench -- procedures`
 //! `cargo run --release -p octopus-bench -- memory` (after `cargo build --release -p octopus-cli`)
@@ -17,8 +18,12 @@
 #![allow(clippy::unwrap_used)] // a benchmark: a panic is how it reports a broken setup
 
 mod api;
+mod beam;
+mod beam_bench;
 mod context;
 mod corpus;
+mod dev_set;
+mod dev_set_http;
 mod documents;
 mod embed;
 mod fairness;
@@ -35,6 +40,7 @@ mod memory;
 mod procedures;
 mod proxy;
 mod scale;
+mod selection;
 mod setup;
 mod soak;
 mod tokenizer_check;
@@ -61,6 +67,8 @@ enum Bench {
     Documents(documents::Options),
     /// Evidence recall on the LoCoMo dev split, in keyword, vector and hybrid modes.
     Locomo(locomo_bench::Options),
+    /// Evidence recall on BEAM's user–assistant chats, by ability; `--select` chooses recall's methods by k-fold over BEAM and LoCoMo.
+    Beam(beam_bench::Options),
     /// What learning facts during sessions adds, in model calls and tokens, on the LoCoMo conversations.
     Learning(learning::Options),
     /// Context assembly latency with 100k knowledge chunks and 10k episodes in store.
@@ -101,6 +109,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Context(options) => context::run(options),
         Bench::Documents(options) => documents::run(options),
         Bench::Locomo(options) => locomo_bench::run(options),
+        Bench::Beam(options) => beam_bench::run(options),
         Bench::Procedures(options) => procedures::run(options),
         Bench::Memory(options) => memory::run(options),
         Bench::Wakeup(options) => wakeup::run(options),

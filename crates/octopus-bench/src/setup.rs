@@ -229,3 +229,57 @@ fn stand_in_outcome<'a>(
         }
     })
 }
+
+/// A configuration in `dir` whose embeddings come from the local model in
+/// `model_dir` (the default cache when `None`) at `precision` (auto, f32,
+/// bf16 or int8), with no model to summarise episodes: summaries are
+/// extractive, as on a server without one.
+pub fn local_model_config(
+    dir: &std::path::Path,
+    model_dir: Option<std::path::PathBuf>,
+    precision: &str,
+) -> anyhow::Result<octopus_app::AppConfig> {
+    use octopus_core::embedding_settings::{EmbeddingSettings, LocalEmbedding};
+    let mut config = octopus_app::AppConfig::in_dir(dir, octopus_engine::EngineConfig::default());
+    config.engine.embedding = EmbeddingSettings::Local(LocalEmbedding {
+        model_dir,
+        precision: serde_json::from_value(serde_json::Value::String(precision.to_owned()))
+            .map_err(|e| anyhow::anyhow!("--precision: {e}"))?,
+        ..LocalEmbedding::default()
+    });
+    config.engine.llm.summarise_episodes = false;
+    Ok(config)
+}
+
+/// The admin key of the servers the benches start on loopback.
+pub const ADMIN_KEY: &str = "oct_bench_admin";
+
+/// A server on loopback over `config`, its memory worker running as
+/// `octopus serve`'s does, and a client holding the key of a new tenant
+/// named `tenant` (its admin key is [`ADMIN_KEY`]).
+pub async fn tenant_on_loopback(
+    config: &octopus_app::AppConfig,
+    tenant: &str,
+) -> anyhow::Result<octopus_client::Client> {
+    let octopus = octopus_app::connect(config).await?;
+    octopus.ensure_admin_key(Some(ADMIN_KEY)).await?;
+    let tenant = octopus.create_tenant(tenant).await?;
+    let (_, key) = octopus.create_api_key(tenant.id, "bench").await?;
+    octopus.start_memory_worker();
+    let url = serve_on_loopback(octopus).await?;
+    Ok(octopus_client::Client::new(&url, Some(&key)))
+}
+
+/// `operation` sent with the JSON `body`, `path` its one path parameter.
+pub async fn send(
+    api: &octopus_client::Client,
+    operation: octopus_client::Operation,
+    path: Option<&str>,
+    body: serde_json::Value,
+) -> octopus_client::Result<serde_json::Value> {
+    let call = api.call(operation).json(&body);
+    match path {
+        Some(value) => call.param(value).send().await,
+        None => call.send().await,
+    }
+}

@@ -751,4 +751,40 @@ impl MemoryStore for PostgresStore {
         })
         .await
     }
+
+    async fn message_vectors(
+        &self,
+        tenant: TenantId,
+        messages: &[(EpisodeId, MessageId)],
+    ) -> Result<Vec<(MessageId, Vec<f32>)>> {
+        if messages.is_empty() {
+            return Ok(Vec::new());
+        }
+        domain(async {
+            let mut episodes: Vec<Uuid> = messages.iter().map(|(e, _)| e.0).collect();
+            episodes.sort();
+            episodes.dedup();
+            let ids: Vec<Uuid> = messages.iter().map(|(_, m)| m.0).collect();
+            // By the episodes' index, then each row checked.
+            let rows = query(
+                "SELECT message_id, embedding FROM memory_vectors
+                 WHERE episode_id = ANY($1) AND kind = 'message' AND tenant_id = $2
+                   AND message_id = ANY($3)",
+            )
+            .bind(episodes)
+            .bind(tenant.0)
+            .bind(ids)
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter()
+                .map(|row| {
+                    Ok((
+                        MessageId(row.try_get("message_id")?),
+                        row.try_get::<PgVector, _>("embedding")?.0,
+                    ))
+                })
+                .collect()
+        })
+        .await
+    }
 }

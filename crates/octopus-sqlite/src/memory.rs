@@ -727,6 +727,58 @@ impl MemoryStore for SqliteStore {
             })
             .await
     }
+
+    async fn message_vectors(
+        &self,
+        tenant: TenantId,
+        messages: &[(EpisodeId, MessageId)],
+    ) -> Result<Vec<(MessageId, Vec<f32>)>> {
+        self.read_message_vectors(tenant, messages).await
+    }
+}
+
+impl SqliteStore {
+    /// See [`MemoryStore::message_vectors`]: read by the episodes' index,
+    /// then each row checked for its message and tenant.
+    pub(crate) async fn read_message_vectors(
+        &self,
+        tenant: TenantId,
+        messages: &[(EpisodeId, MessageId)],
+    ) -> Result<Vec<(MessageId, Vec<f32>)>> {
+        if messages.is_empty() {
+            return Ok(Vec::new());
+        }
+        let messages = messages.to_vec();
+        self.db
+            .read(move |conn| {
+                let mut episodes: Vec<EpisodeId> = messages.iter().map(|(e, _)| *e).collect();
+                episodes.sort();
+                episodes.dedup();
+                let wanted: std::collections::HashSet<MessageId> =
+                    messages.iter().map(|(_, m)| *m).collect();
+                let placeholders = vec!["?"; episodes.len()].join(", ");
+                let mut stmt = conn.prepare(&format!(
+                    "SELECT message_id, embedding FROM memory_vectors
+                     WHERE episode_id IN ({placeholders}) AND kind = 'message' AND +tenant_id = ?"
+                ))?;
+                let mut values: Vec<rusqlite::types::Value> =
+                    episodes.iter().map(|e| rows::blob(&e.0)).collect();
+                values.push(rows::blob(&tenant.0));
+                let mut found = Vec::new();
+                let mut read = stmt.query(rusqlite::params_from_iter(values))?;
+                while let Some(row) = read.next()? {
+                    let Some(id) = rows::opt_uuid(row, "message_id")?.map(MessageId) else {
+                        continue;
+                    };
+                    if wanted.contains(&id) {
+                        let bytes: Vec<u8> = row.get("embedding")?;
+                        found.push((id, codec::embedding_from(&bytes)?));
+                    }
+                }
+                Ok(found)
+            })
+            .await
+    }
 }
 
 type MemoryRow = (

@@ -156,6 +156,7 @@ counted! {
         fn tenant_memory_jobs(&self, tenant: TenantId) -> Result<u64>;
         fn memory_queues(&self) -> Result<Vec<MemoryQueue>>;
         fn search_memory(&self, tenant: TenantId, query: &MemoryVectorQuery) -> Result<Vec<MemoryVectorHit>>;
+        fn message_vectors(&self, tenant: TenantId, messages: &[(octopus_core::EpisodeId, octopus_core::MessageId)]) -> Result<Vec<(octopus_core::MessageId, Vec<f32>)>>;
     }
     FactStore {
         fn list_facts(&self, tenant: TenantId, filter: &octopus_core::fact::FactFilter) -> Result<Vec<octopus_core::fact::Fact>>;

@@ -120,7 +120,8 @@ macro_rules! store_conformance_tests {
             successive_claims_go_round_every_tenant,
             parked_jobs_wait_aside_until_released,
             a_copy_left_behind_catches_up_without_a_search,
-            a_users_memory_vectors_are_read_apart_from_everyone_elses
+            a_users_memory_vectors_are_read_apart_from_everyone_elses,
+            recalled_turns_are_read_back_with_their_vectors
         );
         $crate::store_conformance_tests!(@in facts, $backend;
             a_replaced_fact_is_kept_with_the_period_it_held,

@@ -1007,3 +1007,62 @@ pub async fn a_users_memory_vectors_are_read_apart_from_everyone_elses(backend: 
         "she has no summary"
     );
 }
+
+/// Recall compares its best turns with each other by their stored vectors:
+/// each embedded message asked for is read back with the vector it was
+/// embedded with, whatever the order asked, and no other; one named with
+/// the wrong episode, and another tenant's, are left out.
+pub async fn recalled_turns_are_read_back_with_their_vectors(backend: &impl Backend) {
+    let (store, world, said) = acme_saying(
+        backend,
+        &[
+            "I live in Lyon, near the river",
+            "We moved to Paris in January",
+            "The museum opens at nine",
+        ],
+    )
+    .await;
+    let axis = |m: &Message| said.iter().position(|s| s.id == m.id).unwrap();
+    assert_eq!(embed_all(store.as_ref(), axis).await, 3);
+    let asked: Vec<_> = said[..2]
+        .iter()
+        .rev()
+        .map(|m| (m.episode_id, m.id))
+        .collect();
+    let mut found = store.message_vectors(world.tenant, &asked).await.unwrap();
+    found.sort_by_key(|(id, _)| said.iter().position(|m| m.id == *id));
+    assert_eq!(
+        found.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        vec![said[0].id, said[1].id]
+    );
+    for ((_, vector), axis) in found.iter().zip([0, 1]) {
+        let expected = direction(axis, 0.0);
+        assert_eq!(vector.len(), expected.len());
+        let cosine: f32 = vector.iter().zip(&expected).map(|(a, b)| a * b).sum();
+        assert!(cosine > 0.999, "the vector it was embedded with: {cosine}");
+    }
+    let globex = World::create(store.as_ref(), "globex").await;
+    assert!(
+        store
+            .message_vectors(globex.tenant, &asked)
+            .await
+            .unwrap()
+            .is_empty(),
+        "another tenant's messages are not read"
+    );
+    let elsewhere = octopus_core::EpisodeId::new();
+    assert!(
+        store
+            .message_vectors(world.tenant, &[(elsewhere, said[0].id)])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .message_vectors(world.tenant, &[])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -24,6 +24,12 @@ use crate::working_memory::Retrieved;
 /// benchmark), as the tokens of neighbours went to more recalled turns.
 const FEW_WORDS: usize = 8;
 
+/// A turn longer than this many words (an assistant's answer with code, a
+/// pasted log) shows its opening words only: whole, one such turn could
+/// take the snippets' whole budget, and then no passage would fit. A turn
+/// of a two-person chat seldom comes near it (LoCoMo's longest: 80 words).
+const LONG_TURN_WORDS: usize = 100;
+
 /// A run of consecutive turns of one episode, as it is being built.
 struct Passage {
     /// The id the trace names it by: its best hit's.
@@ -177,7 +183,8 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
 /// speaker's label ("Caroline: …") as it is. `None` for a turn with no text.
 fn line(message: &Message, redact: bool) -> Option<String> {
     let text = outgoing_text(message, redact)?;
-    let text = text.trim();
+    let text = first_words(text.trim(), LONG_TURN_WORDS);
+    let text = text.as_ref();
     if text.is_empty() {
         return None;
     }
@@ -187,6 +194,25 @@ fn line(message: &Message, redact: bool) -> Option<String> {
         (None, None) => message.role.as_str(),
     };
     Some(format!("{speaker}: {text}"))
+}
+
+/// `text` up to its `words`-th word, and " …" when there was more; spacing
+/// and line breaks inside it kept (code stays code).
+fn first_words(text: &str, words: usize) -> std::borrow::Cow<'_, str> {
+    let mut seen = 0;
+    let mut in_word = false;
+    for (at, c) in text.char_indices() {
+        if c.is_whitespace() {
+            in_word = false;
+        } else if !in_word {
+            in_word = true;
+            seen += 1;
+            if seen > words {
+                return format!("{} …", text[..at].trim_end()).into();
+            }
+        }
+    }
+    text.into()
 }
 
 /// Whether a recalled turn, as a [`line`], says enough to be understood
@@ -391,6 +417,26 @@ mod tests {
             format!("{said}\nMelanie: Wow, where was that?"),
             "a reaction comes with what it reacts to"
         );
+    }
+
+    #[test]
+    fn a_long_turn_shows_its_opening_words_and_its_line_breaks() {
+        let long = format!(
+            "Here is the fix:\n```python\n{}\n```",
+            "x = 1\n".repeat(200)
+        );
+        let cut = first_words(&long, LONG_TURN_WORDS);
+        assert!(
+            cut.starts_with("Here is the fix:\n```python\nx = 1\n"),
+            "{cut}"
+        );
+        assert!(cut.ends_with(" …"));
+        assert_eq!(cut.split_whitespace().count(), LONG_TURN_WORDS + 1);
+        let short = "I live in Lyon, near the river";
+        assert_eq!(first_words(short, LONG_TURN_WORDS), short);
+        let episode = episode(&[&long]);
+        let shown = passages(vec![hit(&episode, 0, 0.9)], false);
+        assert!(shown[0].text.len() < 700, "{}", shown[0].text);
     }
 
     #[test]

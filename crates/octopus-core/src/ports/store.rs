@@ -425,6 +425,15 @@ pub trait MemoryStore: Send + Sync {
         tenant: TenantId,
         query: &MemoryVectorQuery,
     ) -> Result<Vec<MemoryVectorHit>>;
+    /// The stored vectors of these messages of the tenant, each named with
+    /// its episode (the vectors are filed by episode), so that recalled
+    /// turns can be compared with each other; a message not embedded, or
+    /// not the tenant's, is left out. The order is not the request's.
+    async fn message_vectors(
+        &self,
+        tenant: TenantId,
+        messages: &[(EpisodeId, MessageId)],
+    ) -> Result<Vec<(MessageId, Vec<f32>)>>;
 }
 
 /// Facts learned about users ([`crate::fact`]). They are written by

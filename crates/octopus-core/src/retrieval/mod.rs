@@ -2,8 +2,8 @@
 //! and episodes summarised, token counts, and recall: its query, how the
 //! retrievers' lists are fused and ranked in context, whom, what and when a
 //! question names, which words its best hits add to it, which simpler
-//! questions a model splits it into, and whether it asks what holds now or
-//! what held before.
+//! questions a model splits it into, whether it asks what holds now or
+//! what held before, and which of two statements of one thing it wants.
 
 pub mod chunking;
 pub mod dates_named;
@@ -12,6 +12,7 @@ pub mod feedback;
 pub mod fusion;
 pub mod recall;
 pub mod recall_ranking;
+pub mod restated;
 pub mod speakers;
 pub mod sub_questions;
 pub mod summary;

@@ -61,6 +61,13 @@ pub struct RankingWeights {
     /// fusion. A model call per recall; when the model cannot answer, the
     /// query is searched alone.
     pub sub_questions: bool,
+    /// When two of the best-ranked turns say much the same thing (their
+    /// vectors' cosine at least this, or two of the question's topic words
+    /// shared) at different times, the one the
+    /// question's tense wants goes first: the later for a question about
+    /// now, the earlier for one about the past (see [`crate::restated`]).
+    /// 0 leaves them where they rank.
+    pub restated: f64,
 }
 
 impl Default for RankingWeights {
@@ -81,6 +88,7 @@ impl Default for RankingWeights {
             names_searched: false,
             feedback: false,
             sub_questions: false,
+            restated: 0.0,
         }
     }
 }
@@ -93,6 +101,7 @@ impl RankingWeights {
             ("recall.neighbour", self.neighbour),
             ("recall.episode", self.episode),
             ("recall.diversity", self.diversity),
+            ("recall.restated", self.restated),
         ] {
             if !(0.0..=1.0).contains(&weight) {
                 return Err(crate::Error::invalid(name, "must be between 0 and 1"));

@@ -919,3 +919,73 @@ async fn a_recall_reads_its_hits_episodes_in_one_call() {
         assert!(hits.iter().all(|hit| hit.episode_id.is_some()));
     }
 }
+
+/// A value stated twice, weeks apart, without a model to learn facts from
+/// it: asked in the present, the later statement leads, though the earlier
+/// shares more of the question's words; asked about the past, the earlier.
+/// Off (`restated = 0`), they keep the order their scores give.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restated_value_leads_in_the_tense_asked_without_a_model() {
+    const OLD: &str = "The dashboard API response time is about 400 ms on average at the moment.";
+    const NEW: &str = "After the caching tweaks, the dashboard API now answers in 250 ms.";
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let s = setup(&octopus).await;
+    let alice = conversation(&octopus, &s, "alice").await;
+    talk(
+        &octopus,
+        &s,
+        alice,
+        day(1),
+        &[
+            OLD,
+            "That is acceptable for now.",
+            "I also started on the login page",
+            "Good.",
+        ],
+    )
+    .await;
+    talk(
+        &octopus,
+        &s,
+        alice,
+        day(20),
+        &[
+            NEW,
+            "A nice improvement!",
+            "The export to CSV works too",
+            "Great.",
+        ],
+    )
+    .await;
+    octopus.run_memory_jobs().await.unwrap();
+    let order = |weights: RankingWeights, question: &'static str| {
+        let octopus = octopus.clone().with_recall_weights(weights);
+        let (tenant, agent) = (s.tenant, s.agent);
+        async move {
+            let mut query = RecallQuery::new("alice", question);
+            query.top_k = 1;
+            query.include_summaries = false;
+            texts(&octopus.recall(tenant, agent, &query).await.unwrap())
+        }
+    };
+    let on = RankingWeights {
+        restated: 0.6,
+        ..RankingWeights::default()
+    };
+    let off = RankingWeights {
+        restated: 0.0,
+        ..RankingWeights::default()
+    };
+    let now = "What is the average response time of the dashboard API?";
+    assert_eq!(
+        order(off, now).await,
+        [OLD],
+        "by its words the old one leads"
+    );
+    assert_eq!(order(on, now).await, [NEW]);
+    assert_eq!(
+        order(on, "What was the dashboard API response time before?").await,
+        [OLD]
+    );
+}

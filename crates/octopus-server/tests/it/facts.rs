@@ -244,6 +244,23 @@ async fn facts_learned_at_close_are_replaced_recalled_shown_and_forgotten() {
     assert_eq!(order("Where does Dana live?").await, (true, true));
     assert_eq!(order("Where did Dana live in 2023?").await, (false, false));
     assert_eq!(order("Where did Dana live before?").await, (false, false));
+    // Asked for one memory, what holds now is the one: the new value,
+    // though the old one's turn shares the question's word ("live").
+    let one = server
+        .ok(
+            Method::POST,
+            &format!("/v1/agents/{agent}/recall"),
+            &key,
+            Some(json!({"user_id": "dana", "query": "Where does Dana live?", "top_k": 1})),
+            StatusCode::OK,
+        )
+        .await;
+    let top = &one["items"][0];
+    let text = top["fact"]["text"]
+        .as_str()
+        .or(top["window"]["message"]["content"].as_str())
+        .unwrap();
+    assert!(text.contains("Paris"), "{one}");
 
     // By its own words, as a keyword recall.
     let by_words = server

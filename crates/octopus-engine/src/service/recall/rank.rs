@@ -2,16 +2,18 @@
 //! its context, reordered by what the query names and the time it asks
 //! about, and cut to the hits asked for.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use octopus_core::dates_named::dates_named;
 use octopus_core::fact::Fact;
 use octopus_core::message::Message;
 use octopus_core::recall::{MessagePosition, RecallQuery};
 use octopus_core::recall_ranking::{Memory, rank_in_context};
+use octopus_core::restated;
+use octopus_core::search::topic_terms;
 use octopus_core::speakers::{speaker_of, the_one_named};
 use octopus_core::time_asked::{TimeAsked, put_what_held_first};
-use octopus_core::{FactId, MessageId, TenantId, Timestamp};
+use octopus_core::{EpisodeId, FactId, MessageId, TenantId, Timestamp};
 
 use super::retrieve::{Evidence, Retrieved};
 use crate::error::Result;
@@ -51,6 +53,8 @@ impl Octopus {
             .message_positions(tenant, &messages_among(&fused))
             .await?;
         let positions = within_range(positions, query, &mut evidence);
+        let episodes: HashMap<MessageId, EpisodeId> =
+            positions.iter().map(|p| (p.id, p.episode_id)).collect();
         let mut ranked = rank_in_context(&fused, &positions, weights);
         self.summaries_as_keys(query, &mut ranked);
         if let Some(half_life) = query.recency_half_life_days {
@@ -68,6 +72,14 @@ impl Octopus {
             .map(|fact| (fact.id, fact))
             .collect();
         put_held_first(&mut ranked, query, &facts);
+        self.put_restatements_in_order(
+            tenant,
+            &mut ranked,
+            query,
+            &evidence,
+            (&episodes, &mut messages),
+        )
+        .await?;
         if let Some(category) = &query.fact_category {
             ranked.retain(|(memory, _)| match memory {
                 Memory::Fact(id, _) => facts
@@ -154,16 +166,99 @@ impl Octopus {
     }
 }
 
+impl Octopus {
+    /// With `[recall] restated` on: among the best-ranked turns, each
+    /// restatement of one thing said at different times ordered as the
+    /// question's tense wants (see [`octopus_core::restated`]), by the
+    /// turns' stored vectors (read in one call) and the question's topics
+    /// each holds. The messages it reads join `read`.
+    async fn put_restatements_in_order(
+        &self,
+        tenant: TenantId,
+        ranked: &mut Vec<(Memory, f64)>,
+        query: &RecallQuery,
+        evidence: &HashMap<Memory, Evidence>,
+        (episodes, read): (
+            &HashMap<MessageId, EpisodeId>,
+            &mut HashMap<MessageId, Message>,
+        ),
+    ) -> Result<()> {
+        let similarity = self.recall_weights.restated;
+        if similarity <= 0.0 {
+            return Ok(());
+        }
+        let asked = TimeAsked::of(&query.query, query.from, query.to);
+        let Some(wanted) = restated::wanted(&query.query, asked) else {
+            return Ok(());
+        };
+        let head = ranked.len().min(head_of(query).max(MIN_TIME_ORDERED_HEAD));
+        let among: Vec<(EpisodeId, MessageId)> = messages_among(&ranked[..head])
+            .into_iter()
+            .filter_map(|id| Some((*episodes.get(&id)?, id)))
+            .collect();
+        if among.len() < 2 {
+            return Ok(());
+        }
+        let unread: Vec<MessageId> = among
+            .iter()
+            .map(|(_, id)| *id)
+            .filter(|id| !read.contains_key(id))
+            .collect();
+        let (vectors, windows) =
+            tokio::try_join!(self.store.message_vectors(tenant, &among), async {
+                match unread.is_empty() {
+                    true => Ok(Vec::new()),
+                    false => self.store.message_windows(tenant, &unread, 0).await,
+                }
+            })?;
+        read.extend(windows.into_iter().map(|w| (w.message.id, w.message)));
+        let vectors: HashMap<Memory, Vec<f32>> = vectors
+            .into_iter()
+            .map(|(id, vector)| (Memory::Message(id), vector))
+            .collect();
+        let topics = topic_terms(&query.query);
+        let held: HashMap<Memory, HashSet<String>> = among
+            .iter()
+            .filter_map(|(_, id)| {
+                let text = read.get(id)?.content.as_ref()?.text();
+                Some((Memory::Message(*id), restated::topics_held(&topics, &text)))
+            })
+            .collect();
+        let mut top: Vec<(Memory, f64)> = ranked.drain(..head).collect();
+        restated::put_restatements_in_order(
+            &mut top,
+            restated::same_by_vectors_or_topics(&vectors, &held, similarity as f32),
+            |memory| match memory {
+                Memory::Message(_) => evidence.get(memory).and_then(|e| e.at),
+                Memory::Summary(_) | Memory::Fact(..) => None,
+            },
+            wanted,
+        );
+        let floor = top.last().map_or(f64::INFINITY, |(_, score)| *score);
+        for (_, score) in ranked.iter_mut() {
+            *score = score.min(floor);
+        }
+        ranked.splice(0..0, top);
+        Ok(())
+    }
+}
+
+/// The fewest of the best-ranked that the orderings by time (what held
+/// when asked, restatements) look among, whatever the hits asked for: at
+/// one hit, the turn with the new value must be found to take its place.
+const MIN_TIME_ORDERED_HEAD: usize = 10;
+
 /// How many of the best-ranked the reorderings look at.
 fn head_of(query: &RecallQuery) -> usize {
     (query.top_k * SPEAKER_HEAD_PER_HIT) as usize
 }
 
-/// When facts lead the ranking, puts those that held at the time the
-/// query asks about ([`TimeAsked`]), and the turns they were learned
+/// When facts are among the candidates, puts those that held at the time
+/// the query asks about ([`TimeAsked`]), and the turns they were learned
 /// from, ahead of the facts that did not and the turns that stated
-/// those; within the places those take, the rest keeping theirs. A turn
-/// is judged by the best-ranked of the leading facts learned from it:
+/// those, among the best-ranked (at least [`MIN_TIME_ORDERED_HEAD`]); within
+/// the places those take, the rest keeping theirs. A turn is judged by
+/// the best-ranked of the candidate facts learned from it:
 /// "I live in Lyon with my cat" is about Lyon to "where does she live?"
 /// and about the cat to "does she have pets?".
 fn put_held_first(
@@ -171,12 +266,15 @@ fn put_held_first(
     query: &RecallQuery,
     facts: &HashMap<FactId, Fact>,
 ) {
-    let head = ranked.len().min(head_of(query));
-    let ranked = &mut ranked[..head];
+    // Every candidate fact gives its verdict, so that a turn stating a
+    // replaced value meets the turn stating the new one even when only a
+    // hit or two were asked for.
     let leading: Vec<&Fact> = facts_among(ranked)
         .iter()
         .filter_map(|id| facts.get(id))
         .collect();
+    let head = ranked.len().min(head_of(query).max(MIN_TIME_ORDERED_HEAD));
+    let ranked = &mut ranked[..head];
     if leading.is_empty() {
         return;
     }
