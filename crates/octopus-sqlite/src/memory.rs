@@ -733,18 +733,8 @@ impl MemoryStore for SqliteStore {
         tenant: TenantId,
         messages: &[(EpisodeId, MessageId)],
     ) -> Result<Vec<(MessageId, Vec<f32>)>> {
-        self.read_message_vectors(tenant, messages).await
-    }
-}
-
-impl SqliteStore {
-    /// See [`MemoryStore::message_vectors`]: read by the episodes' index,
-    /// then each row checked for its message and tenant.
-    pub(crate) async fn read_message_vectors(
-        &self,
-        tenant: TenantId,
-        messages: &[(EpisodeId, MessageId)],
-    ) -> Result<Vec<(MessageId, Vec<f32>)>> {
+        // By the episodes' index, then each row checked for its message
+        // and tenant.
         if messages.is_empty() {
             return Ok(Vec::new());
         }

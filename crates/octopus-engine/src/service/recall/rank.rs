@@ -164,9 +164,7 @@ impl Octopus {
         }
         Ok(())
     }
-}
 
-impl Octopus {
     /// With `[recall] restated` on: among the best-ranked turns, each
     /// restatement of one thing said at different times ordered as the
     /// question's tense wants (see [`octopus_core::restated`]), by the
