@@ -241,7 +241,9 @@ export interface paths {
          *     messages it came from, when it became true (`valid_from`) and, once a
          *     newer fact replaced it, until when (`valid_to`, `superseded_by`). Facts
          *     are learned during a session and when an episode closes, by the agent's
-         *     model, or added by a person; the newest first.
+         *     model, or added by a person; a user's standing instructions and
+         *     preferences are filed as the memory worker reads their messages. The
+         *     newest first.
          */
         get: operations["list_facts"];
         put?: never;
@@ -1434,13 +1436,15 @@ export interface components {
         Fact: {
             agent_id: components["schemas"]["AgentId"];
             /**
-             * @description The category the agent's model filed it under, one of the agent's
-             *     `memory.fact_categories`; absent when the agent names none.
+             * @description The category it is filed under: one of the agent's
+             *     `memory.fact_categories`, or `instruction` or `preference` for a
+             *     user's standing request; absent when none applies.
              */
             category?: string | null;
             /**
-             * @description Who wrote this version: `model` for a learned one, else the name of
-             *     the API key that made the change.
+             * @description Who wrote this version: `model` for one the model learned,
+             *     `patterns` for a standing request recognised in the user's words,
+             *     else the name of the API key that made the change.
              */
             changed_by?: string;
             /** Format: date-time */
@@ -1869,9 +1873,10 @@ export interface components {
              */
             learn_procedures: boolean;
             /**
-             * @description Most of the user's current facts (learned by the agent's
-             *     model) put in a turn's context, in their own block, the newest first.
-             *     Default 20; 0 puts none.
+             * @description Most of the user's current facts put in a turn's context, in their
+             *     own block: the user's standing instructions and preferences first
+             *     (up to 20, whatever `context_fact_categories` says), then the other
+             *     facts, each kind the newest first. Default 20; 0 puts none.
              * @default 20
              */
             max_context_facts: number;
@@ -2021,7 +2026,11 @@ export interface components {
         };
         /** @description What a person writes to add a fact about a user by hand. */
         NewFactSpec: {
-            /** @description One of the agent's `memory.fact_categories`; none when absent. */
+            /**
+             * @description One of the agent's `memory.fact_categories`, or `instruction` or
+             *     `preference` (a standing request, shown first in every context);
+             *     none when absent.
+             */
             category?: string | null;
             /**
              * @description A name of the client's for the fact, up to 200 characters, by which
@@ -3100,9 +3109,10 @@ export interface operations {
                          */
                         learn_procedures?: boolean | null;
                         /**
-                         * @description Most of the user's current facts (learned by the agent's
-                         *     model) put in a turn's context, in their own block, the newest first.
-                         *     Default 20; 0 puts none.
+                         * @description Most of the user's current facts put in a turn's context, in their
+                         *     own block: the user's standing instructions and preferences first
+                         *     (up to 20, whatever `context_fact_categories` says), then the other
+                         *     facts, each kind the newest first. Default 20; 0 puts none.
                          * @default 20
                          */
                         max_context_facts?: number | null;
@@ -3284,9 +3294,10 @@ export interface operations {
                          */
                         learn_procedures?: boolean | null;
                         /**
-                         * @description Most of the user's current facts (learned by the agent's
-                         *     model) put in a turn's context, in their own block, the newest first.
-                         *     Default 20; 0 puts none.
+                         * @description Most of the user's current facts put in a turn's context, in their
+                         *     own block: the user's standing instructions and preferences first
+                         *     (up to 20, whatever `context_fact_categories` says), then the other
+                         *     facts, each kind the newest first. Default 20; 0 puts none.
                          * @default 20
                          */
                         max_context_facts?: number | null;
@@ -4278,7 +4289,8 @@ export interface operations {
                 include_replaced?: boolean;
                 /**
                  * @description Only facts filed under this category (one of the agent's
-                 *     `memory.fact_categories`).
+                 *     `memory.fact_categories`, or a standing request's `instruction` or
+                 *     `preference`).
                  */
                 category?: string;
                 /**

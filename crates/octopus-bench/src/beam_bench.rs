@@ -47,6 +47,10 @@ pub struct Options {
     /// With `--select`: the number of folds the chats are dealt into.
     #[arg(long, default_value_t = 10)]
     folds: usize,
+    /// Keep the store in this folder, and on a later run over the same
+    /// chats, recall from it without importing or embedding again.
+    #[arg(long, conflicts_with = "http")]
+    keep: Option<PathBuf>,
 }
 
 const MODES: [(RecallMode, &str); 3] = [
@@ -62,13 +66,17 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     }
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
-        let dir = tempfile::tempdir()?;
+        let temporary = tempfile::tempdir()?;
+        let dir = match &options.keep {
+            Some(keep) => {
+                std::fs::create_dir_all(keep)?;
+                keep.as_path()
+            }
+            None => temporary.path(),
+        };
         // No model to call: summaries are extractive, facts are not made.
-        let mut config = crate::setup::local_model_config(
-            dir.path(),
-            options.model_dir.clone(),
-            &options.precision,
-        )?;
+        let mut config =
+            crate::setup::local_model_config(dir, options.model_dir.clone(), &options.precision)?;
         let messages: usize = chats
             .iter()
             .flat_map(|c| &c.sessions)
@@ -96,27 +104,22 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 .map(dev_set::from_locomo)
                 .collect();
             all.extend(chats);
-            return crate::selection::run(config, &all, options.folds).await;
+            return crate::selection::run(config, &all, options.folds, options.keep.as_deref())
+                .await;
         }
         config.engine.embedding.set_query_cache_entries(0);
         let octopus = octopus_app::connect(&config).await?;
-        let tenant = octopus.create_tenant("beam").await?;
         let started = Instant::now();
-        let mut imported = Vec::new();
-        for chat in &chats {
-            imported.push(dev_set::import(&octopus, tenant.id, chat).await?);
-        }
-        let import_secs = started.elapsed().as_secs_f64();
-        let started = Instant::now();
-        octopus.run_memory_jobs().await?;
+        let (tenant, imported) =
+            dev_set::import_all(&octopus, "beam", &chats, options.keep.as_deref()).await?;
         println!(
-            "import {import_secs:.1} s, embedding {:.1} s\n",
+            "import and embedding {:.1} s\n",
             started.elapsed().as_secs_f64()
         );
         let mut runs = Vec::new();
         for (mode, name) in MODES {
             let (scored, latencies) =
-                dev_set::recall_all(&octopus, tenant.id, &chats, &imported, mode).await?;
+                dev_set::recall_all(&octopus, tenant, &chats, &imported, mode).await?;
             runs.push((name, scored, latencies));
         }
         println!("{}", dev_set::RECALL_HEADER);
@@ -132,7 +135,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 "the question's embedding included",
             );
         }
-        let contexts = dev_set::contexts(&octopus, tenant.id, &chats, &imported).await?;
+        let contexts = dev_set::contexts(&octopus, tenant, &chats, &imported).await?;
         dev_set::print_contexts("default agent settings", &contexts);
         anyhow::Ok(())
     })

@@ -156,6 +156,84 @@ pub async fn import(octopus: &Octopus, tenant: TenantId, chat: &Chat) -> anyhow:
     })
 }
 
+/// Imports `chats` into a new tenant named `tenant` and embeds them, or,
+/// when `keep` holds a record of an import of these chats (and perhaps
+/// others: a store opened in the same folder by an earlier run), reads
+/// theirs back: importing and embedding BEAM's larger chats takes most of
+/// an hour, choosing among methods seconds.
+pub async fn import_all(
+    octopus: &Octopus,
+    tenant: &str,
+    chats: &[Chat],
+    keep: Option<&std::path::Path>,
+) -> anyhow::Result<(TenantId, Vec<Imported>)> {
+    let names: Vec<String> = chats
+        .iter()
+        .map(|chat| format!("{} {}", chat.source.name(), chat.id))
+        .collect();
+    let record_path = keep.map(|dir| dir.join("imported.json"));
+    if let Some(path) = record_path.as_deref().filter(|path| path.is_file()) {
+        let record: Record = serde_json::from_slice(&std::fs::read(path)?)?;
+        let mut kept: HashMap<String, Imported> = record
+            .chats
+            .into_iter()
+            .zip(record.imported)
+            .map(|(name, (agent, ids))| {
+                let ids = ids
+                    .into_iter()
+                    .map(|(episode, ordinal, source)| ((episode, ordinal), source))
+                    .collect();
+                (name, Imported { agent, ids })
+            })
+            .collect();
+        let imported = names
+            .iter()
+            .map(|name| kept.remove(name))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{} was kept for other chats: start with an empty folder",
+                    path.display()
+                )
+            })?;
+        return Ok((record.tenant, imported));
+    }
+    let tenant = octopus.create_tenant(tenant).await?.id;
+    let mut imported = Vec::new();
+    for chat in chats {
+        imported.push(import(octopus, tenant, chat).await?);
+    }
+    octopus.run_memory_jobs().await?;
+    if let Some(path) = record_path {
+        let record = Record {
+            chats: names,
+            tenant,
+            imported: imported
+                .iter()
+                .map(|one| {
+                    let ids = one
+                        .ids
+                        .iter()
+                        .map(|((episode, ordinal), source)| (*episode, *ordinal, source.clone()))
+                        .collect();
+                    (one.agent, ids)
+                })
+                .collect(),
+        };
+        std::fs::write(path, serde_json::to_vec(&record)?)?;
+    }
+    Ok((tenant, imported))
+}
+
+/// What [`import_all`] keeps of an import beside its store.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Record {
+    chats: Vec<String>,
+    tenant: TenantId,
+    #[allow(clippy::type_complexity)]
+    imported: Vec<(AgentId, Vec<(EpisodeId, u32, String)>)>,
+}
+
 /// Scores one question against the source ids recalled for it, best first;
 /// `None` for a question without evidence.
 pub fn score(chat: usize, question: &Question, ranked: &[String]) -> Option<Scored> {
@@ -242,27 +320,87 @@ pub fn shown_in(text: &str, context: &str) -> bool {
 }
 
 /// `question`'s evidence in a context whose messages read `shown`, taking
-/// `total_tokens`; `None` when none of its evidence is a known message.
+/// `total_tokens`; `None` when none of its evidence is a known message. A
+/// message is there when its opening is (see [`shown_in`]), or a fact
+/// learned from it (`learned`: by source id, the facts' texts).
 pub fn in_context(
     question: &Question,
-    texts: &HashMap<&str, &str>,
+    (texts, learned): (&HashMap<&str, &str>, &HashMap<String, Vec<String>>),
     shown: &str,
     total_tokens: u32,
 ) -> Option<InContext> {
     let known: Vec<&str> = question
         .evidence
         .iter()
-        .filter_map(|id| texts.get(id.as_str()).copied())
+        .map(String::as_str)
+        .filter(|id| texts.contains_key(id))
         .collect();
     if known.is_empty() {
         return None;
     }
-    let found = known.iter().filter(|t| shown_in(t, shown)).count();
+    let found = known
+        .iter()
+        .filter(|id| {
+            shown_in(texts[*id], shown)
+                || learned
+                    .get(**id)
+                    .is_some_and(|facts| facts.iter().any(|fact| shown.contains(fact.as_str())))
+        })
+        .count();
     Some(InContext {
         ability: question.ability,
         evidence: found as f64 / known.len() as f64,
         total_tokens,
     })
+}
+
+/// The texts of the chat user's current facts by the source id of each
+/// message they were learned from.
+async fn learned_from(
+    octopus: &Octopus,
+    tenant: TenantId,
+    chat: &Chat,
+    scope: &Imported,
+) -> anyhow::Result<HashMap<String, Vec<String>>> {
+    let filter = octopus_core::fact::FactFilter {
+        agent_id: scope.agent,
+        user_id: chat.user.clone(),
+        include_replaced: false,
+        categories: Vec::new(),
+        key: None,
+        page: octopus_core::page::Page {
+            limit: octopus_core::page::Page::MAX_LIMIT,
+            offset: 0,
+        },
+    };
+    let mut ordinals = HashMap::new();
+    let mut learned: HashMap<String, Vec<String>> = HashMap::new();
+    for fact in octopus.list_facts(tenant, &filter).await? {
+        let Some(episode) = fact.episode_id else {
+            continue;
+        };
+        if let std::collections::hash_map::Entry::Vacant(entry) = ordinals.entry(episode) {
+            let read = octopus.get_episode(tenant, episode).await?;
+            entry.insert(
+                read.messages
+                    .into_iter()
+                    .map(|m| (m.id, m.ordinal))
+                    .collect::<HashMap<_, _>>(),
+            );
+        }
+        for message in &fact.message_ids {
+            let source = ordinals[&episode]
+                .get(message)
+                .and_then(|ordinal| scope.ids.get(&(episode, *ordinal)));
+            if let Some(source) = source {
+                learned
+                    .entry(source.clone())
+                    .or_default()
+                    .push(fact.text.clone());
+            }
+        }
+    }
+    Ok(learned)
 }
 
 /// Every question with evidence, each asked as the next message of a fresh
@@ -286,6 +424,7 @@ pub async fn contexts(
             "agent_id": scope.agent, "user_id": chat.user,
         }))?;
         let fresh = octopus.create_conversation(tenant, spec).await?;
+        let learned = learned_from(octopus, tenant, chat, scope).await?;
         for question in chat.questions.iter().filter(|q| !q.evidence.is_empty()) {
             let context = octopus
                 .build_context(tenant, fresh.id, &question.question)
@@ -297,7 +436,7 @@ pub async fn contexts(
                 .collect();
             scores.extend(in_context(
                 question,
-                &texts,
+                (&texts, &learned),
                 &shown.join("\n"),
                 context.trace.total_tokens,
             ));

@@ -114,7 +114,7 @@ pub async fn run(chats: &[Chat], config: AppConfig) -> anyhow::Result<()> {
 
     let mut contexts = Vec::new();
     let mut latencies = Vec::new();
-    for (chat, (agent, _)) in chats.iter().zip(&remotes) {
+    for (chat, (agent, ids)) in chats.iter().zip(&remotes) {
         let texts: HashMap<&str, &str> = chat
             .sessions
             .iter()
@@ -129,6 +129,7 @@ pub async fn run(chats: &[Chat], config: AppConfig) -> anyhow::Result<()> {
         )
         .await?;
         let fresh = fresh["id"].as_str().unwrap_or_default().to_owned();
+        let learned = learned_over_http(&api, agent, &chat.user, ids).await?;
         for question in chat.questions.iter().filter(|q| !q.evidence.is_empty()) {
             let asked = Instant::now();
             let context = send(
@@ -149,7 +150,7 @@ pub async fn run(chats: &[Chat], config: AppConfig) -> anyhow::Result<()> {
             let tokens = context["trace"]["total_tokens"].as_u64().unwrap_or(0);
             contexts.extend(dev_set::in_context(
                 question,
-                &texts,
+                (&texts, &learned),
                 &shown,
                 u32::try_from(tokens).unwrap_or(u32::MAX),
             ));
@@ -162,6 +163,53 @@ pub async fn run(chats: &[Chat], config: AppConfig) -> anyhow::Result<()> {
         "the question's embedding cached",
     );
     Ok(())
+}
+
+/// The texts of the user's current facts by the source id of each message
+/// they were learned from, read as a client reads them.
+async fn learned_over_http(
+    api: &octopus_client::Client,
+    agent: &str,
+    user: &str,
+    ids: &SourceIds,
+) -> anyhow::Result<HashMap<String, Vec<String>>> {
+    let facts = api
+        .call(op::LIST_FACTS)
+        .param(agent)
+        .param(user)
+        .query("limit", 1000)
+        .send()
+        .await?;
+    let mut ordinals: HashMap<String, HashMap<String, u64>> = HashMap::new();
+    let mut learned: HashMap<String, Vec<String>> = HashMap::new();
+    for fact in facts["items"].as_array().into_iter().flatten() {
+        let Some(episode) = fact["episode_id"].as_str() else {
+            continue;
+        };
+        if !ordinals.contains_key(episode) {
+            let read = api.call(op::GET_EPISODE).param(episode).send().await?;
+            let by_id = read["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|m| Some((m["id"].as_str()?.to_owned(), m["ordinal"].as_u64()?)))
+                .collect();
+            ordinals.insert(episode.to_owned(), by_id);
+        }
+        for message in fact["message_ids"].as_array().into_iter().flatten() {
+            let source = message
+                .as_str()
+                .and_then(|id| ordinals[episode].get(id))
+                .and_then(|ordinal| ids.get(&(episode.to_owned(), *ordinal)));
+            if let (Some(source), Some(text)) = (source, fact["text"].as_str()) {
+                learned
+                    .entry(source.clone())
+                    .or_default()
+                    .push(text.to_owned());
+            }
+        }
+    }
+    Ok(learned)
 }
 
 /// The source ids of a recall answer's message hits, in rank order.

@@ -108,6 +108,7 @@ pub fn method_grid(methods: &[&Method]) -> Vec<RankingWeights> {
                         session_keys: false,
                         names_searched: false,
                         feedback: false,
+                        meaning_feedback: false,
                         sub_questions: false,
                         restated: 0.0,
                     };

@@ -44,25 +44,30 @@ pub enum Aim {
 pub const ORDER_RECALL_TOLERANCE: f64 = 0.005;
 
 /// The methods in the order they are tried.
-pub const METHODS: [Method; 7] = [
+pub const METHODS: [Method; 9] = [
     Method {
-        name: "restatements ordered by the question's tense (shared topics, or cosine ≥ 0.9)",
-        turn_on: |w| w.restated = 0.9,
-        aim: Aim::Order,
-    },
-    Method {
-        name: "restatements ordered by the question's tense (shared topics, or cosine ≥ 0.75)",
+        name: "a restated value first in the question's tense (shared topics, or cosine ≥ 0.75)",
         turn_on: |w| w.restated = 0.75,
         aim: Aim::Order,
     },
     Method {
-        name: "restatements ordered by the question's tense (shared topics, or cosine ≥ 0.6)",
+        name: "a restated value first in the question's tense (shared topics, or cosine ≥ 0.6)",
         turn_on: |w| w.restated = 0.6,
+        aim: Aim::Order,
+    },
+    Method {
+        name: "a restated value first in the question's tense (shared topics, or cosine ≥ 0.45)",
+        turn_on: |w| w.restated = 0.45,
         aim: Aim::Order,
     },
     Method {
         name: "diversity across episodes (0.15)",
         turn_on: |w| w.diversity = 0.15,
+        aim: Aim::Recall,
+    },
+    Method {
+        name: "diversity across episodes (0.3)",
+        turn_on: |w| w.diversity = 0.3,
         aim: Aim::Recall,
     },
     Method {
@@ -78,6 +83,11 @@ pub const METHODS: [Method; 7] = [
     Method {
         name: "query expansion from the best keyword hits",
         turn_on: |w| w.feedback = true,
+        aim: Aim::Recall,
+    },
+    Method {
+        name: "query expansion from the best hits by meaning (the user's own words)",
+        turn_on: |w| w.meaning_feedback = true,
         aim: Aim::Recall,
     },
 ];
@@ -262,16 +272,16 @@ fn show(values: &[f64]) -> String {
 
 /// Imports every chat, then prints the modes' folds and the methods'
 /// forward selection.
-pub async fn run(mut config: AppConfig, chats: &[Chat], k: usize) -> anyhow::Result<()> {
+pub async fn run(
+    mut config: AppConfig,
+    chats: &[Chat],
+    k: usize,
+    keep: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
     // Each question is embedded once for every candidate.
     config.engine.embedding.set_query_cache_entries(16_384);
     let octopus = octopus_app::connect(&config).await?;
-    let tenant = octopus.create_tenant("selection").await?.id;
-    let mut imported = Vec::new();
-    for chat in chats {
-        imported.push(dev_set::import(&octopus, tenant, chat).await?);
-    }
-    octopus.run_memory_jobs().await?;
+    let (tenant, imported) = dev_set::import_all(&octopus, "selection", chats, keep).await?;
     let source_of = |chat: usize| chats[chat].source;
     let names = |fold: usize| {
         chats

@@ -53,7 +53,7 @@ pub const RECALL: Operation = Operation::new("recall", Method::POST, "/v1/agents
 /// The users who have a live conversation with the agent, by user id: how many conversations each has and when the newest last changed.
 pub const LIST_USERS: Operation = Operation::new("list_users", Method::GET, "/v1/agents/{agent_id}/users");
 
-/// The facts the agent learned about a user: each with the episode and messages it came from, when it became true (`valid_from`) and, once a newer fact replaced it, until when (`valid_to`, `superseded_by`). Facts are learned during a session and when an episode closes, by the agent's model, or added by a person; the newest first.
+/// The facts the agent learned about a user: each with the episode and messages it came from, when it became true (`valid_from`) and, once a newer fact replaced it, until when (`valid_to`, `superseded_by`). Facts are learned during a session and when an episode closes, by the agent's model, or added by a person; a user's standing instructions and preferences are filed as the memory worker reads their messages. The newest first.
 pub const LIST_FACTS: Operation = Operation::new("list_facts", Method::GET, "/v1/agents/{agent_id}/users/{user_id}/facts");
 
 /// Add a fact about a user by hand: of no episode or message, `source: manual`, `changed_by` the key's name. It is in the next context and found by its words at once, and by meaning once the memory worker embedded it; it is corrected, deleted and forgotten as a learned fact is. A `key` of the client's names it for reading back (`?key=`): while a fact with the key holds in the category, another is refused (409 `fact_key_taken`); correct that one instead.

@@ -562,7 +562,7 @@ class NewFactSpec(BaseModel):
     )
     category: str | None = Field(
         None,
-        description="One of the agent's `memory.fact_categories`; none when absent.",
+        description="One of the agent's `memory.fact_categories`, or `instruction` or\n`preference` (a standing request, shown first in every context);\nnone when absent.",
     )
     key: str | None = Field(
         None,
@@ -1176,11 +1176,11 @@ class Fact(BaseModel):
     )
     category: str | None = Field(
         None,
-        description="The category the agent's model filed it under, one of the agent's\n`memory.fact_categories`; absent when the agent names none.",
+        description="The category it is filed under: one of the agent's\n`memory.fact_categories`, or `instruction` or `preference` for a\nuser's standing request; absent when none applies.",
     )
     changed_by: str | None = Field(
         None,
-        description='Who wrote this version: `model` for a learned one, else the name of\nthe API key that made the change.',
+        description="Who wrote this version: `model` for one the model learned,\n`patterns` for a standing request recognised in the user's words,\nelse the name of the API key that made the change.",
     )
     created_at: AwareDatetime
     episode_id: UUID | None = None
@@ -1435,7 +1435,7 @@ class MemoryConfig(BaseModel):
     )
     max_context_facts: int | None = Field(
         20,
-        description="Most of the user's current facts (learned by the agent's\nmodel) put in a turn's context, in their own block, the newest first.\nDefault 20; 0 puts none.",
+        description="Most of the user's current facts put in a turn's context, in their\nown block: the user's standing instructions and preferences first\n(up to 20, whatever `context_fact_categories` says), then the other\nfacts, each kind the newest first. Default 20; 0 puts none.",
     )
     max_working_memory_tokens: int | None = Field(
         8000,

@@ -260,9 +260,10 @@ pub struct MemoryConfig {
     pub episodic_neighbours: u32,
     /// Most recent messages of the current episode kept as history. Default 20.
     pub history_max_messages: u32,
-    /// Most of the user's current facts (learned by the agent's
-    /// model) put in a turn's context, in their own block, the newest first.
-    /// Default 20; 0 puts none.
+    /// Most of the user's current facts put in a turn's context, in their
+    /// own block: the user's standing instructions and preferences first
+    /// (up to 20, whatever `context_fact_categories` says), then the other
+    /// facts, each kind the newest first. Default 20; 0 puts none.
     pub max_context_facts: u32,
     /// An open episode with no message for this long is closed with reason
     /// `timeout`; the next message opens a new one. Default 1800 (30 minutes).

@@ -118,12 +118,14 @@ pub struct Fact {
     /// Whether the model learned it or a person wrote it.
     #[serde(default)]
     pub source: FactSource,
-    /// Who wrote this version: `model` for a learned one, else the name of
-    /// the API key that made the change.
+    /// Who wrote this version: `model` for one the model learned,
+    /// `patterns` for a standing request recognised in the user's words,
+    /// else the name of the API key that made the change.
     #[serde(default = "by_model")]
     pub changed_by: String,
-    /// The category the agent's model filed it under, one of the agent's
-    /// `memory.fact_categories`; absent when the agent names none.
+    /// The category it is filed under: one of the agent's
+    /// `memory.fact_categories`, or `instruction` or `preference` for a
+    /// user's standing request; absent when none applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
     /// The name the client gave a fact it added, by which it reads and
@@ -145,7 +147,9 @@ pub const MODEL: &str = "model";
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FactSource {
-    /// The agent's model learned it from a conversation.
+    /// Learned from a conversation: by the agent's model, or, for a
+    /// standing instruction or preference, by the shape of the user's words
+    /// (see [`crate::standing_requests`]).
     #[default]
     Learned,
     /// A person wrote it (a correction, or a fact added by hand).
@@ -290,7 +294,9 @@ pub struct FactEdit {
 pub struct NewFactSpec {
     /// The fact, 1 to 2,000 characters.
     pub text: String,
-    /// One of the agent's `memory.fact_categories`; none when absent.
+    /// One of the agent's `memory.fact_categories`, or `instruction` or
+    /// `preference` (a standing request, shown first in every context);
+    /// none when absent.
     #[serde(default)]
     pub category: Option<String>,
     /// A name of the client's for the fact, up to 200 characters, by which

@@ -14,5 +14,6 @@ pub mod knowledge;
 pub mod message;
 pub mod page;
 pub mod procedure;
+pub mod standing_requests;
 pub mod tenant;
 pub mod webhook;

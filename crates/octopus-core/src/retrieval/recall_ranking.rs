@@ -55,18 +55,25 @@ pub struct RankingWeights {
     /// [`crate::feedback`]) are searched for again with the query's, and
     /// what that finds joins the fusion.
     pub feedback: bool,
+    /// The words the best hits by meaning share and the query lacks are
+    /// searched for again with the query's, and what that finds joins the
+    /// fusion: the question's words in the user's own ("martial arts"
+    /// finds turns about karate, and then the other turns about karate).
+    /// The search by words waits for the one by meaning.
+    pub meaning_feedback: bool,
     /// The agent's summary model (its model when it has none) rewrites the
     /// query into simpler questions (see [`crate::sub_questions`]), each
     /// searched by meaning and by words, and what they find joins the
     /// fusion. A model call per recall; when the model cannot answer, the
     /// query is searched alone.
     pub sub_questions: bool,
-    /// When two of the best-ranked turns say much the same thing (their
-    /// vectors' cosine at least this, or two of the question's topic words
-    /// shared) at different times, the one the
-    /// question's tense wants goes first: the later for a question about
-    /// now, the earlier for one about the past (see [`crate::restated`]).
-    /// 0 leaves them where they rank.
+    /// When a later turn of the user's says that a value changed ("we
+    /// moved to Paris") and is about the same thing as one of the
+    /// best-ranked earlier turns (their vectors' cosine at least this, or
+    /// two of the question's topic words shared), the one the question's
+    /// tense wants goes first: the later for a question about now, the
+    /// earlier for one about the past (see [`crate::restated`]). One turn
+    /// moves at most. 0 leaves them where they rank.
     pub restated: f64,
 }
 
@@ -87,6 +94,7 @@ impl Default for RankingWeights {
             session_keys: false,
             names_searched: false,
             feedback: false,
+            meaning_feedback: false,
             sub_questions: false,
             restated: 0.0,
         }

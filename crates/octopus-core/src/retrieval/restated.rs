@@ -86,51 +86,104 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// Reorders `ranked` (best first) so that each item is preceded by the
-/// restatements of it the question wants first: walking down, an item with
-/// a later (for [`Wanted::Earlier`], an earlier) restatement further down —
-/// `same` of the two, said at another time — gives its place to the latest
-/// (earliest) such one, and moves down one with the rest. Each item is
-/// lifted at most once; items without a time keep their order. A lifted
-/// item takes the score of the place it takes, and scores below are
-/// lowered to keep the order.
+/// Words with which a person says that something changed: "we **moved**
+/// to Paris", "coverage has **recently improved** to 78 %", "the **new**
+/// quota of 1,200 calls". A later turn restates an earlier one's value only
+/// when it says so; otherwise two turns about one thing are two facts about
+/// it, and the ranking stands.
+const CHANGE_WORDS: &[&str] = &[
+    "now",
+    "new",
+    "newly",
+    "recently",
+    "lately",
+    "currently",
+    "anymore",
+    "instead",
+    "longer",
+    "update",
+    "updated",
+    "change",
+    "changed",
+    "move",
+    "moved",
+    "moving",
+    "switch",
+    "switched",
+    "improved",
+    "increased",
+    "decreased",
+    "reduced",
+    "raised",
+    "lowered",
+    "dropped",
+    "grew",
+    "grown",
+    "extended",
+    "shortened",
+    "rescheduled",
+    "postponed",
+    "replaced",
+    "reached",
+    "upgraded",
+    "downgraded",
+    "revised",
+    "adjusted",
+    "expanded",
+    "boosted",
+];
+
+/// Whether `text` says that something changed (see [`CHANGE_WORDS`]).
+pub fn states_a_change(text: &str) -> bool {
+    words(text).any(|w| CHANGE_WORDS.contains(&w.as_str()))
+}
+
+/// Reorders `ranked` (best first) so that the best-ranked item with a
+/// restatement further down is preceded by it, when the question wants
+/// that one first: walking down, the first item with a later (for
+/// [`Wanted::Earlier`], an earlier) restatement below — `same` of the two,
+/// said at another time, the later of the two `changes` (says that
+/// something changed) — gives its place to the latest (earliest) such one,
+/// and moves down one with the rest. One item is lifted at most: a
+/// question asks about one thing, and every lift pushes the others down.
+/// Items without a time keep their order. The lifted item takes the score
+/// of the place it takes, and scores below are lowered to keep the order.
 pub fn put_restatements_in_order<M: Copy + Eq + std::hash::Hash>(
-    ranked: &mut Vec<(M, f64)>,
+    ranked: &mut [(M, f64)],
     same: impl Fn(&M, &M) -> bool,
     at: impl Fn(&M) -> Option<Timestamp>,
+    changes: impl Fn(&M) -> bool,
     wanted: Wanted,
 ) {
-    let mut lifted: HashSet<M> = HashSet::new();
-    let mut i = 0;
-    while i < ranked.len() {
+    let better = |then: Timestamp, best: Timestamp| match wanted {
+        Wanted::Later => then > best,
+        Wanted::Earlier => then < best,
+    };
+    let lift = (0..ranked.len()).find_map(|i| {
         let here = ranked[i].0;
-        let Some(when) = at(&here) else {
-            i += 1;
-            continue;
-        };
-        let better = |then: Timestamp, best: Timestamp| match wanted {
-            Wanted::Later => then > best,
-            Wanted::Earlier => then < best,
-        };
+        let when = at(&here)?;
         let mut pick: Option<(usize, Timestamp)> = None;
         for (j, (other, _)) in ranked.iter().enumerate().skip(i + 1) {
-            if lifted.contains(other) {
-                continue;
-            }
             let Some(then) = at(other) else {
                 continue;
             };
-            if better(then, pick.map_or(when, |(_, best)| best)) && same(&here, other) {
+            let later = match wanted {
+                Wanted::Later => other,
+                Wanted::Earlier => &here,
+            };
+            if better(then, pick.map_or(when, |(_, best)| best))
+                && changes(later)
+                && same(&here, other)
+            {
                 pick = Some((j, then));
             }
         }
-        if let Some((j, _)) = pick {
-            let score = ranked[i].1;
-            let (item, _) = ranked.remove(j);
-            ranked.insert(i, (item, score));
-            lifted.insert(item);
-        }
-        i += 1;
+        pick.map(|(j, _)| (i, j))
+    });
+    if let Some((i, j)) = lift {
+        let score = ranked[i].1;
+        ranked[i..=j].rotate_right(1);
+        ranked[i].1 = score;
     }
     for i in 1..ranked.len() {
         ranked[i].1 = ranked[i].1.min(ranked[i - 1].1);
@@ -197,14 +250,21 @@ mod tests {
         |a, b| cosine(&vectors[a], &vectors[b]) >= 0.8
     }
 
+    /// Items ranked as [`setup`] makes them, ordered for `wanted` where
+    /// every later turn states a change.
+    fn ordered(angles: &[f32], at: impl Fn(&u32) -> Option<Timestamp>, wanted: Wanted) -> Ranked {
+        let (mut ranked, vectors) = setup(angles);
+        put_restatements_in_order(&mut ranked, by_vectors(&vectors), at, |_| true, wanted);
+        ranked
+    }
+
     #[test]
     fn a_later_restatement_goes_above_the_earlier_for_now_and_below_for_the_past() {
         // 0 "I live in Lyon" (day 1), 1 unrelated, 2 "We moved to Paris"
         // (day 5), close to 0 (cosine of 30° ≈ 0.87).
         let days = [1, 3, 5];
         let at = |m: &u32| Some(day(days[*m as usize]));
-        let (mut ranked, vectors) = setup(&[0.0, 90.0, 30.0]);
-        put_restatements_in_order(&mut ranked, by_vectors(&vectors), at, Wanted::Later);
+        let ranked = ordered(&[0.0, 90.0, 30.0], at, Wanted::Later);
         assert_eq!(order(&ranked), [2, 0, 1]);
         assert_eq!(
             ranked[0].1, 1.0,
@@ -212,8 +272,7 @@ mod tests {
         );
         assert!(ranked.windows(2).all(|w| w[0].1 >= w[1].1));
 
-        let (mut ranked, vectors) = setup(&[0.0, 90.0, 30.0]);
-        put_restatements_in_order(&mut ranked, by_vectors(&vectors), at, Wanted::Earlier);
+        let ranked = ordered(&[0.0, 90.0, 30.0], at, Wanted::Earlier);
         assert_eq!(order(&ranked), [0, 1, 2], "the earlier already leads");
     }
 
@@ -222,29 +281,62 @@ mod tests {
         let days = [1, 5, 9];
         let at = |m: &u32| Some(day(days[*m as usize]));
         // 2 is newer and 60° from 0 (cosine 0.5); 1 is far from both.
-        let (mut ranked, vectors) = setup(&[0.0, -90.0, 60.0]);
-        put_restatements_in_order(&mut ranked, by_vectors(&vectors), at, Wanted::Later);
+        let ranked = ordered(&[0.0, -90.0, 60.0], at, Wanted::Later);
         assert_eq!(order(&ranked), [0, 1, 2]);
         // Without a time, a turn is not compared.
         let (mut ranked, vectors) = setup(&[0.0, -90.0, 0.0]);
         let undated = |m: &u32| (*m != 0).then(|| day(days[*m as usize]));
-        put_restatements_in_order(&mut ranked, by_vectors(&vectors), undated, Wanted::Later);
+        put_restatements_in_order(
+            &mut ranked,
+            by_vectors(&vectors),
+            undated,
+            |_| true,
+            Wanted::Later,
+        );
         assert_eq!(order(&ranked), [0, 1, 2]);
     }
 
     #[test]
-    fn the_latest_of_several_restatements_leads_and_each_moves_once() {
+    fn the_latest_of_several_restatements_leads_and_one_moves_at_most() {
         // Three statements of one value on days 1, 7, 4; an unrelated turn.
         let days = [1, 2, 7, 4];
         let at = |m: &u32| Some(day(days[*m as usize]));
-        let (mut ranked, vectors) = setup(&[0.0, 90.0, 10.0, 20.0]);
-        put_restatements_in_order(&mut ranked, by_vectors(&vectors), at, Wanted::Later);
-        // Day 7 takes the top; day 1 (next) gives its place to day 4.
-        assert_eq!(order(&ranked), [2, 3, 0, 1]);
-        let (mut ranked, vectors) = setup(&[0.0, 90.0, 10.0, 20.0]);
-        put_restatements_in_order(&mut ranked, by_vectors(&vectors), at, Wanted::Earlier);
-        // Day 1 already leads; day 7 gives its place to day 4.
+        let ranked = ordered(&[0.0, 90.0, 10.0, 20.0], at, Wanted::Later);
+        // Day 7 takes the top; the rest keep their order below it.
+        assert_eq!(order(&ranked), [2, 0, 1, 3]);
+        let ranked = ordered(&[0.0, 90.0, 10.0, 20.0], at, Wanted::Earlier);
+        // Day 1 already leads its restatements; day 7 gives its place to day 4.
         assert_eq!(order(&ranked), [0, 1, 3, 2]);
+    }
+
+    /// Turns 0 (most similar), 1 (unrelated) and 2 (close to 0), said on
+    /// `days` with `texts`, ordered for `wanted` with the change words as
+    /// the test of a change.
+    fn ordered_with_texts(days: [u32; 3], texts: [&str; 3], wanted: Wanted) -> Vec<u32> {
+        let at = |m: &u32| Some(day(days[*m as usize]));
+        let changes = |m: &u32| states_a_change(texts[*m as usize]);
+        let (mut ranked, vectors) = setup(&[0.0, 90.0, 30.0]);
+        put_restatements_in_order(&mut ranked, by_vectors(&vectors), at, changes, wanted);
+        order(&ranked)
+    }
+
+    #[test]
+    fn a_later_turn_that_says_nothing_changed_is_not_lifted() {
+        let later = ordered_with_texts(
+            [1, 3, 5],
+            ["I live in Lyon", "unrelated", "Lyon is lovely in spring"],
+            Wanted::Later,
+        );
+        assert_eq!(later, [0, 1, 2]);
+        // For the past, the later of the two must say it changed too.
+        let earlier = ordered_with_texts(
+            [5, 3, 1],
+            ["We moved to Paris", "unrelated", "I live in Lyon"],
+            Wanted::Earlier,
+        );
+        assert_eq!(earlier, [2, 0, 1]);
+        assert!(states_a_change("coverage has recently improved to 78 %"));
+        assert!(!states_a_change("coverage is at 65 % after the first run"));
     }
 
     #[test]

@@ -142,7 +142,14 @@ impl Octopus {
                 offset: 0,
             },
         };
-        let (knowledge, episodic, procedures, facts) = tokio::join!(
+        let standing_filter = super::standing_requests::standing_filter(
+            agent.id,
+            &conversation.user_id,
+            memory
+                .max_context_facts
+                .min(super::standing_requests::MAX_STANDING_IN_CONTEXT),
+        );
+        let (knowledge, episodic, procedures, (standing, facts)) = tokio::join!(
             async {
                 if !wants_knowledge {
                     return Ok(Vec::new());
@@ -160,8 +167,11 @@ impl Octopus {
             self.match_procedures(tenant, agent, written, &vector),
             async {
                 match memory.max_context_facts {
-                    0 => Ok(Vec::new()),
-                    _ => self.store.list_facts(tenant, &facts_filter).await,
+                    0 => (Ok(Vec::new()), Ok(Vec::new())),
+                    _ => tokio::join!(
+                        self.store.list_facts(tenant, &standing_filter),
+                        self.store.list_facts(tenant, &facts_filter)
+                    ),
                 }
             }
         );
@@ -193,7 +203,12 @@ impl Octopus {
         let parts = ContextParts {
             system_prompt: agent.system_prompt.clone(),
             procedures,
-            facts: fact_items(facts?, memory.redact_pii),
+            facts: fact_items(
+                standing?,
+                facts?,
+                memory.max_context_facts,
+                memory.redact_pii,
+            ),
             knowledge: relative(
                 knowledge?
                     .into_iter()
@@ -373,25 +388,46 @@ fn relative(mut items: Vec<Retrieved>) -> Vec<Retrieved> {
     items
 }
 
-/// The user's current facts (the newest first) as the facts block's items,
-/// each saying since when it holds. Scored from 1 for the newest down
-/// towards 0.5 for the oldest: short of room, the oldest goes first, and
-/// after the weaker half of what was retrieved.
-fn fact_items(facts: Vec<Fact>, redact: bool) -> Vec<Retrieved> {
-    let count = facts.len().max(1) as f64;
-    facts
+/// The user's standing requests, then their other current facts (each
+/// list the newest first, `limit` in all), as the facts block's items,
+/// each saying since when it holds. A standing request scores 1: short of
+/// room, the other facts go first. Those score from just under 1 for the
+/// newest down towards 0.5 for the oldest: the oldest goes first, and after
+/// the weaker half of what was retrieved.
+fn fact_items(standing: Vec<Fact>, facts: Vec<Fact>, limit: u32, redact: bool) -> Vec<Retrieved> {
+    let item = |fact: Fact, label: String, score: f64| Retrieved {
+        id: fact.id.to_string(),
+        label,
+        text: match redact {
+            true => octopus_core::pii::egress(&fact.text).into_owned(),
+            false => fact.text,
+        },
+        score,
+    };
+    let since = |fact: &Fact| fact.valid_from.format("%Y-%m-%d").to_string();
+    let shown: std::collections::HashSet<_> = standing.iter().map(|fact| fact.id).collect();
+    let rest: Vec<Fact> = facts
         .into_iter()
-        .enumerate()
-        .map(|(i, fact)| Retrieved {
-            id: fact.id.to_string(),
-            label: format!("since {}", fact.valid_from.format("%Y-%m-%d")),
-            text: match redact {
-                true => octopus_core::pii::egress(&fact.text).into_owned(),
-                false => fact.text,
-            },
-            score: 1.0 - 0.5 * i as f64 / count,
+        .filter(|fact| !shown.contains(&fact.id))
+        .take((limit as usize).saturating_sub(standing.len()))
+        .collect();
+    let count = rest.len().max(1) as f64;
+    let mut items: Vec<Retrieved> = standing
+        .into_iter()
+        .map(|fact| {
+            let kind = match fact.category.as_deref() {
+                Some(octopus_core::standing_requests::INSTRUCTION) => "standing instruction",
+                _ => "preference",
+            };
+            let label = format!("{kind}, since {}", since(&fact));
+            item(fact, label, 1.0)
         })
-        .collect()
+        .collect();
+    items.extend(rest.into_iter().enumerate().map(|(i, fact)| {
+        let label = format!("since {}", since(&fact));
+        item(fact, label, 0.99 - 0.49 * i as f64 / count)
+    }));
+    items
 }
 
 fn knowledge_item(hit: KnowledgeHit, redact: bool) -> Retrieved {

@@ -105,11 +105,13 @@ impl Octopus {
         octopus_core::conversation::validate_user_id(user_id)?;
         if let Some(category) = &spec.category
             && !agent.memory.fact_categories.contains(category)
+            && !octopus_core::standing_requests::is_standing(category)
         {
+            let standing = octopus_core::standing_requests::CATEGORIES.join(", ");
             let known = match agent.memory.fact_categories.is_empty() {
-                true => "the agent files facts under no category".to_owned(),
+                true => format!("the agent files facts under no category but {standing}"),
                 false => format!(
-                    "the agent's fact_categories are {}",
+                    "the agent's fact_categories are {}, besides {standing}",
                     agent.memory.fact_categories.join(", ")
                 ),
             };
@@ -220,11 +222,10 @@ impl Octopus {
             false => self.reconcile(agent, &known, &texts).await,
         };
         let category = |index: usize| {
-            categories
-                .get(index)
-                .cloned()
-                .flatten()
-                .filter(|c| agent.memory.fact_categories.contains(c))
+            categories.get(index).cloned().flatten().filter(|c| {
+                agent.memory.fact_categories.contains(c)
+                    || octopus_core::standing_requests::is_standing(c)
+            })
         };
         Ok(changes
             .into_iter()

@@ -327,6 +327,14 @@ impl Octopus {
             };
             self.job_stats.record(stored);
             if stored
+                && let MemoryWork::EmbedMessage(message) = &job.work
+                && let Err(error) = self
+                    .note_standing_requests(job.tenant_id, job.agent_id, message)
+                    .await
+            {
+                tracing::warn!(%error, job = job.id, "standing requests in a message not filed");
+            }
+            if stored
                 && learn
                 && let MemoryWork::SummariseEpisode(episode) = &job.work
             {

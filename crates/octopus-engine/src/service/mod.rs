@@ -17,6 +17,7 @@ mod learning;
 mod memory_jobs;
 pub(crate) mod procedures;
 mod recall;
+pub(crate) mod standing_requests;
 mod summaries;
 mod tenants;
 pub(crate) mod transcript;

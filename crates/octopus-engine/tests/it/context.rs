@@ -338,3 +338,154 @@ async fn an_agent_may_not_ask_for_more_memory_than_the_server_allows() {
         "nothing was stored"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standing_requests_lead_every_later_context_and_are_corrected_like_facts() {
+    standing_requests_lead_later_contexts(Place::sqlite()).await;
+}
+
+#[cfg(feature = "postgres-tests")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_standing_requests_lead_every_later_context() {
+    standing_requests_lead_later_contexts(Place::postgres().await).await;
+}
+
+/// An instruction and a preference said once in one conversation are filed
+/// as the user's facts (once, however often said) and shown in the context
+/// of a later conversation whose question shares no word with them; a
+/// correction shows, a deletion removes, and another user never sees them.
+async fn standing_requests_lead_later_contexts(place: Place) {
+    use octopus_core::fact::{FactEdit, FactFilter};
+    use octopus_core::working_memory::FACTS_HEADER;
+    const INSTRUCTION: &str = "Always include version numbers when I ask about libraries.";
+    let octopus = place.open_with(|_| {}).await;
+    let tenant = octopus.create_tenant("acme").await.unwrap().id;
+    let spec = serde_json::from_value(json!({
+        "name": "helper", "llm": {"provider": "openai", "model": "gpt-4o"}
+    }))
+    .unwrap();
+    let agent = octopus.create_agent(tenant, spec).await.unwrap();
+    let start = |user: &'static str| {
+        let octopus = octopus.clone();
+        async move {
+            let spec =
+                serde_json::from_value(json!({"agent_id": agent.id, "user_id": user})).unwrap();
+            octopus.create_conversation(tenant, spec).await.unwrap().id
+        }
+    };
+    let first = start("dana").await;
+    let at = Utc.with_ymd_and_hms(2026, 6, 1, 9, 0, 0).unwrap();
+    let turn = |i: i64, role, text: &str| NewMessage {
+        timestamp: Some(at + Duration::minutes(i)),
+        ..NewMessage::text(role, text)
+    };
+    let said = octopus
+        .append_messages(
+            tenant,
+            first,
+            vec![
+                turn(0, Role::User, INSTRUCTION),
+                turn(1, Role::Assistant, "Noted: always with versions."),
+                turn(
+                    2,
+                    Role::User,
+                    "I'm keeping the shop small, so I prefer minimal dependencies, how do I start?",
+                ),
+                turn(3, Role::Assistant, "Start with the standard library."),
+                turn(4, Role::User, INSTRUCTION),
+            ],
+        )
+        .await
+        .unwrap();
+    octopus.run_memory_jobs().await.unwrap();
+    let filter = |user: &str| FactFilter {
+        agent_id: agent.id,
+        user_id: user.to_owned(),
+        include_replaced: false,
+        categories: vec!["instruction".into(), "preference".into()],
+        key: None,
+        page: octopus_core::page::Page {
+            limit: 10,
+            offset: 0,
+        },
+    };
+    let mut held = octopus.list_facts(tenant, &filter("dana")).await.unwrap();
+    held.sort_by(|a, b| a.category.cmp(&b.category));
+    let summary: Vec<(Option<&str>, &str, &str)> = held
+        .iter()
+        .map(|f| {
+            (
+                f.category.as_deref(),
+                f.text.as_str(),
+                f.changed_by.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (Some("instruction"), INSTRUCTION, "patterns"),
+            (
+                Some("preference"),
+                "I prefer minimal dependencies",
+                "patterns"
+            ),
+        ],
+        "said twice, filed once"
+    );
+    assert_eq!(
+        held[0].message_ids,
+        [said[0].id],
+        "its source is the first saying"
+    );
+    assert_eq!(held[0].valid_from, at);
+
+    let facts_block = |user: &'static str| {
+        let octopus = octopus.clone();
+        async move {
+            let fresh = start(user).await;
+            let context = octopus
+                .build_context(
+                    tenant,
+                    fresh,
+                    "Which web framework should I pick for the shop?",
+                )
+                .await
+                .unwrap();
+            let at = context
+                .messages
+                .iter()
+                .position(|m| m.content.starts_with(FACTS_HEADER));
+            if let Some(at) = at {
+                assert!(at < context.messages.len() - 1, "ahead of the question");
+            }
+            at.map(|at| context.messages[at].content.clone())
+        }
+    };
+    let block = facts_block("dana").await.expect("a facts block");
+    assert!(block.contains(INSTRUCTION), "{block}");
+    assert!(block.contains("standing instruction"), "{block}");
+    assert!(block.contains("I prefer minimal dependencies"), "{block}");
+    assert_eq!(
+        facts_block("erin").await,
+        None,
+        "another user's are not shown"
+    );
+
+    let edit: FactEdit = serde_json::from_value(json!({
+        "text": "Always include version numbers and licences when I ask about libraries."
+    }))
+    .unwrap();
+    octopus
+        .correct_fact(tenant, held[0].id, edit, "support")
+        .await
+        .unwrap();
+    octopus
+        .delete_fact(tenant, held[1].id, None, "support")
+        .await
+        .unwrap();
+    let block = facts_block("dana").await.expect("a facts block");
+    assert!(block.contains("and licences"), "{block}");
+    assert!(!block.contains(INSTRUCTION), "{block}");
+    assert!(!block.contains("minimal dependencies"), "{block}");
+}

@@ -501,6 +501,60 @@ async fn words_the_best_hits_share_find_a_turn_without_the_questions_words() {
     assert!(found[..2].iter().all(|t| t.contains("relax")), "{found:?}");
 }
 
+/// The words the best hits by meaning share are the user's own for what
+/// the question asks ("martial arts" is "karate" and "dojo" here): searched
+/// for, they lift a turn about something else that holds them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn words_the_best_hits_by_meaning_share_lift_a_turn_in_the_users_own_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let s = setup(&octopus).await;
+    let lee = conversation(&octopus, &s, "lee").await;
+    let parking = "Parking by the dojo costs five euros an evening now";
+    let turns = [
+        "I signed up for karate classes at the dojo downtown",
+        "Good luck!",
+        "Karate at the dojo was tough today, my legs hurt",
+        "Rest well.",
+        "I finally got my yellow belt in karate",
+        "Congratulations!",
+        "The weather was grey all week",
+        "Shame.",
+        "I bought a new laptop for work",
+        "Nice.",
+        parking,
+        "Good to know.",
+        "My sister visited on Sunday",
+        "Lovely.",
+    ];
+    talk(&octopus, &s, lee, day(1), &turns).await;
+    octopus.run_memory_jobs().await.unwrap();
+    let rank = |weights: RankingWeights| {
+        let octopus = octopus.clone().with_recall_weights(weights);
+        let (tenant, agent) = (s.tenant, s.agent);
+        async move {
+            let mut query = RecallQuery::new("lee", "What martial arts has Lee done?");
+            query.top_k = 14;
+            query.include_summaries = false;
+            let found = texts(&octopus.recall(tenant, agent, &query).await.unwrap());
+            found
+                .iter()
+                .position(|t| t == parking)
+                .unwrap_or(found.len())
+        }
+    };
+    let plain = rank(RankingWeights::default()).await;
+    let fed_back = rank(RankingWeights {
+        meaning_feedback: true,
+        ..RankingWeights::default()
+    })
+    .await;
+    assert!(
+        fed_back < plain,
+        "the parking turn at {plain}, then {fed_back}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_recall_queries_name_the_field() {
     let dir = tempfile::tempdir().unwrap();

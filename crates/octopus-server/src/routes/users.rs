@@ -70,7 +70,8 @@ pub(crate) struct FactParams {
     #[serde(default)]
     pub include_replaced: bool,
     /// Only facts filed under this category (one of the agent's
-    /// `memory.fact_categories`).
+    /// `memory.fact_categories`, or a standing request's `instruction` or
+    /// `preference`).
     pub category: Option<String>,
     /// Only the fact the client added under this key (one per category,
     /// with `include_replaced`, its replaced versions too).
@@ -85,7 +86,9 @@ pub(crate) struct FactParams {
 /// messages it came from, when it became true (`valid_from`) and, once a
 /// newer fact replaced it, until when (`valid_to`, `superseded_by`). Facts
 /// are learned during a session and when an episode closes, by the agent's
-/// model, or added by a person; the newest first.
+/// model, or added by a person; a user's standing instructions and
+/// preferences are filed as the memory worker reads their messages. The
+/// newest first.
 #[utoipa::path(get, path = "/v1/agents/{agent_id}/users/{user_id}/facts", tag = "users",
     security(("bearer" = [])),
     params(("agent_id" = AgentId, Path), ("user_id" = String, Path), FactParams),

@@ -7,6 +7,7 @@
 //!   searched for by words on its own;
 //! - `feedback`: the words the best keyword hits share are searched for
 //!   again with the query's;
+//! - `meaning_feedback`: the same from the best hits by meaning;
 //! - `sub_questions`: the agent's summary model splits the question into
 //!   simpler ones, each searched by meaning and by words;
 //! - `session_keys`: summaries are searched as keys to their episodes, and
@@ -16,12 +17,13 @@
 
 use std::borrow::Cow;
 
-use octopus_core::TenantId;
 use octopus_core::agent::Agent;
 use octopus_core::chat::{ChatPurpose, ChatRequest};
 use octopus_core::feedback::{FEEDBACK_HITS, feedback_terms};
+use octopus_core::memory_vectors::MemoryVectorHit;
 use octopus_core::message::Role;
 use octopus_core::pii::egress_for;
+use octopus_core::recall::MemoryKind;
 use octopus_core::recall::RecallQuery;
 use octopus_core::recall_ranking::Memory;
 use octopus_core::search::{MessageHit, MessageSearchQuery, topic_terms};
@@ -29,9 +31,12 @@ use octopus_core::speakers::speaker_of;
 use octopus_core::sub_questions::{SUB_QUESTION_INSTRUCTIONS, read_sub_questions};
 use octopus_core::things_named::things_named;
 use octopus_core::working_memory::ChatMessage;
+use octopus_core::{MessageId, TenantId};
 
 use crate::error::Result;
 use crate::octopus::Octopus;
+
+use super::retrieve::users_turns;
 
 impl Octopus {
     /// The turns that mention each person, place or thing `question` names
@@ -147,6 +152,50 @@ impl Octopus {
             ..search.clone()
         };
         let hits = self.store.search_messages(tenant, &expanded).await?;
+        Ok(match hits.is_empty() {
+            true => Vec::new(),
+            false => vec![hits],
+        })
+    }
+
+    /// The query's topic words searched again with those its best turns
+    /// by meaning share ([`feedback_terms`]): the user's own words for what
+    /// the question asks. Nothing when the switch is off, when fewer than
+    /// two turns were found by meaning, or when they share no word.
+    pub(super) async fn search_meaning_fed_back(
+        &self,
+        tenant: TenantId,
+        agent: &Agent,
+        query: &RecallQuery,
+        depth: u32,
+        by_meaning: &[Vec<MemoryVectorHit>],
+    ) -> Result<Vec<Vec<MessageHit>>> {
+        if !self.recall_weights.meaning_feedback {
+            return Ok(Vec::new());
+        }
+        let terms = topic_terms(&query.query).join(" ");
+        let best: Vec<MessageId> = by_meaning
+            .first()
+            .into_iter()
+            .flatten()
+            .filter(|hit| hit.kind == MemoryKind::Message)
+            .filter_map(|hit| hit.message_id)
+            .take(FEEDBACK_HITS)
+            .collect();
+        if terms.is_empty() || best.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let windows = self.store.message_windows(tenant, &best, 0).await?;
+        let texts: Vec<String> = windows
+            .iter()
+            .filter_map(|window| window.message.content.as_ref().map(|c| c.text()))
+            .collect();
+        let added = feedback_terms(&terms, texts.iter().map(String::as_str));
+        if added.is_empty() {
+            return Ok(Vec::new());
+        }
+        let search = users_turns(agent, query, format!("{terms} {}", added.join(" ")), depth);
+        let hits = self.store.search_messages(tenant, &search).await?;
         Ok(match hits.is_empty() {
             true => Vec::new(),
             false => vec![hits],

@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use octopus_core::dates_named::dates_named;
 use octopus_core::fact::Fact;
-use octopus_core::message::Message;
+use octopus_core::message::{Message, Role};
 use octopus_core::recall::{MessagePosition, RecallQuery};
 use octopus_core::recall_ranking::{Memory, rank_in_context};
 use octopus_core::restated;
@@ -222,6 +222,20 @@ impl Octopus {
                 Some((Memory::Message(*id), restated::topics_held(&topics, &text)))
             })
             .collect();
+        // A value that changes for a user is the user's to state: an
+        // assistant's reply that repeats it is not a restatement.
+        let changes: HashSet<Memory> = among
+            .iter()
+            .filter_map(|(_, id)| read.get(id))
+            .filter(|message| message.role == Role::User)
+            .filter(|message| {
+                message
+                    .content
+                    .as_ref()
+                    .is_some_and(|content| restated::states_a_change(&content.text()))
+            })
+            .map(|message| Memory::Message(message.id))
+            .collect();
         let mut top: Vec<(Memory, f64)> = ranked.drain(..head).collect();
         restated::put_restatements_in_order(
             &mut top,
@@ -230,6 +244,7 @@ impl Octopus {
                 Memory::Message(_) => evidence.get(memory).and_then(|e| e.at),
                 Memory::Summary(_) | Memory::Fact(..) => None,
             },
+            |memory| changes.contains(memory),
             wanted,
         );
         let floor = top.last().map_or(f64::INFINITY, |(_, score)| *score);

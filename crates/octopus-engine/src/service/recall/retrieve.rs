@@ -68,7 +68,13 @@ impl Octopus {
         let by_meaning =
             self.search_by_meaning(tenant, agent, query, vector, depth, &sub_questions);
         let by_words = self.search_by_words(tenant, agent, query, depth, &sub_questions);
-        let (vector_hits, keyword_hits) = tokio::try_join!(by_meaning, by_words)?;
+        let (vector_hits, mut keyword_hits) = tokio::try_join!(by_meaning, by_words)?;
+        if query.mode == RecallMode::Hybrid && query.include_messages {
+            let fed_back = self
+                .search_meaning_fed_back(tenant, agent, query, depth, &vector_hits)
+                .await?;
+            keyword_hits.further.extend(fed_back);
+        }
         Ok(scored_lists(
             vector_hits,
             keyword_hits,
@@ -133,15 +139,7 @@ impl Octopus {
         if query.mode == RecallMode::Vector || terms.is_empty() {
             return Ok(KeywordHits::default());
         }
-        let search = MessageSearchQuery {
-            text: terms.join(" "),
-            agent_id: Some(agent.id),
-            user_id: Some(query.user_id.clone()),
-            conversation_id: None,
-            from: query.from,
-            to: query.to,
-            limit: depth,
-        };
+        let search = users_turns(agent, query, terms.join(" "), depth);
         let facts = FactSearchQuery {
             agent_id: agent.id,
             user_id: query.user_id.clone(),
@@ -285,5 +283,24 @@ fn scored_lists(
         lists,
         evidence,
         messages: read,
+    }
+}
+
+/// A search of `text` among the user's turns with this agent, within the
+/// query's time range.
+pub(super) fn users_turns(
+    agent: &Agent,
+    query: &RecallQuery,
+    text: String,
+    depth: u32,
+) -> MessageSearchQuery {
+    MessageSearchQuery {
+        text,
+        agent_id: Some(agent.id),
+        user_id: Some(query.user_id.clone()),
+        conversation_id: None,
+        from: query.from,
+        to: query.to,
+        limit: depth,
     }
 }
