@@ -53,6 +53,16 @@ export declare class Octopus {
     healthz(): Promise<{
         status: string;
     }>;
+    /** Whether the process is up (as `healthz`). */
+    health(): Promise<{
+        status: string;
+    }>;
+    /**
+     * The server's version, storage and embedding model, and the memory work
+     * waiting for the caller's tenant (every tenant's, with the admin key):
+     * recall finds new messages by meaning once `waiting` is 0.
+     */
+    status(): Promise<Schemas["ServerStatus"]>;
     /** Whether the server can serve: its storage answers. */
     readyz(): Promise<{
         status: string;

@@ -73,6 +73,18 @@ export class Octopus {
     healthz() {
         return this.json("GET", "/healthz");
     }
+    /** Whether the process is up (as `healthz`). */
+    health() {
+        return this.json("GET", "/health");
+    }
+    /**
+     * The server's version, storage and embedding model, and the memory work
+     * waiting for the caller's tenant (every tenant's, with the admin key):
+     * recall finds new messages by meaning once `waiting` is 0.
+     */
+    status() {
+        return this.json("GET", "/v1/status");
+    }
     /** Whether the server can serve: its storage answers. */
     readyz() {
         return this.json("GET", "/readyz");

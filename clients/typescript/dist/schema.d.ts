@@ -1,4 +1,21 @@
 export interface paths {
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The process is up: `/healthz` under the name other servers use. */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -819,6 +836,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The server's version and backends, the embedding model, and the caller's
+         *     memory queue: with a tenant's key its tenant's, with the admin key every
+         *     tenant's together.
+         */
+        get: operations["status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants": {
         parameters: {
             query?: never;
@@ -1340,6 +1378,20 @@ export interface components {
             new_ids?: components["schemas"]["NewIds"] | null;
             /** @description The tenant the dump went into. */
             tenant_id: components["schemas"]["TenantId"];
+        };
+        /**
+         * @description The embedding model. It loads at the first text to embed: until then,
+         *     its fields are empty.
+         */
+        EmbeddingStatus: {
+            dimensions?: number | null;
+            model?: string | null;
+            /**
+             * @description The local model's number format (`f32`, `bf16`, `int8`), chosen by
+             *     timing each at load (`precision = "auto"`) or by the setting; none for
+             *     a remote provider.
+             */
+            precision?: string | null;
         };
         /**
          * @description Why an episode ended.
@@ -2214,6 +2266,29 @@ export interface components {
         QueueCounts: {
             jobs: number;
         };
+        /**
+         * @description Memory work waiting: embeddings, summaries and facts the memory worker
+         *     has yet to make. Recall finds a message by its words at once, and by
+         *     meaning once `waiting` reaches 0.
+         */
+        QueueStatus: {
+            /** @description Jobs of imports and other bulk writes. */
+            bulk: number;
+            /** @description Jobs of live conversations, done first. */
+            live: number;
+            /**
+             * Format: date-time
+             * @description When the oldest waiting job was queued.
+             */
+            oldest_queued_at?: string | null;
+            /**
+             * @description Jobs set aside: they cannot succeed as the server is configured
+             *     (a summary with no model reachable).
+             */
+            parked: number;
+            /** @description Jobs waiting (`live` and `bulk` together). */
+            waiting: number;
+        };
         /** @description One recalled memory. */
         RecallHit: {
             /** Format: date-time */
@@ -2236,6 +2311,17 @@ export interface components {
             score: number;
             /** @description For a summary hit: the episode's summary. */
             summary?: string | null;
+            /**
+             * @description What the memory says, whatever its kind: the message's words, the
+             *     summary, or the fact (`jq '.items[].text'`).
+             */
+            text?: string;
+            /**
+             * @description How many of the speaker's messages said these words (the same words
+             *     whatever their case, spacing and final `.`, `!` or `?`): a message
+             *     said more than once is one hit, the newest time it was said.
+             */
+            times_said?: number;
             /**
              * Format: float
              * @description Cosine similarity, when the vector search found it.
@@ -2342,6 +2428,17 @@ export interface components {
          * @enum {string}
          */
         SearchMode: "hybrid" | "vector" | "keyword";
+        /** @description The server, and the caller's memory queue. */
+        ServerStatus: {
+            /** @description Where data is kept: `sqlite` or `postgres`. */
+            database: string;
+            embedding: components["schemas"]["EmbeddingStatus"];
+            memory_queue: components["schemas"]["QueueStatus"];
+            /** @description Where vectors are searched: `embedded`, `pgvector` or `qdrant`. */
+            vectors: string;
+            /** @description The server's version. */
+            version: string;
+        };
         StreamOptions: {
             /**
              * @description Send usage in a last chunk with no choices, as OpenAI does; otherwise
@@ -2525,6 +2622,24 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description alive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     healthz: {
         parameters: {
             query?: never;
@@ -8038,6 +8153,61 @@ export interface operations {
             };
             /** @description `procedure_not_found`: no such procedure for this tenant */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerStatus"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,29 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// How answers are printed: tables for a person at a terminal, JSON for
+/// scripts.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct OutputArgs {
+    /// Print the server's JSON answer [default when the output is not a
+    /// terminal, as in `octopus agents list | jq`].
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Print a table (a list) or fields (one object) [default on a terminal].
+    #[arg(long, global = true, conflicts_with = "json")]
+    pub table: bool,
+}
+
+impl OutputArgs {
+    /// Whether answers are printed as JSON.
+    pub fn is_json(self) -> bool {
+        use std::io::IsTerminal;
+        self.json || (!self.table && !std::io::stdout().is_terminal())
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -25,6 +48,13 @@ pub enum Command {
     Remember(RememberArgs),
     /// Create or upgrade the database schema, then exit.
     Migrate(ServerArgs),
+    /// The server's version, storage and embedding model, and your memory
+    /// queue: how much work waits before recall finds the newest messages by
+    /// meaning (a tenant's key sees its own; the admin key, every tenant's).
+    Status {
+        #[command(flatten)]
+        remote: Remote,
+    },
     /// Tenants (admin key).
     #[command(subcommand)]
     Tenants(TenantCommand),
@@ -235,6 +265,10 @@ pub struct InitArgs {
     /// The new key's name.
     #[arg(long, default_value = "init")]
     pub key_name: String,
+    /// Make no agent (and export no OCTOPUS_AGENT): for a tenant that a
+    /// dump will fill (`octopus import`), whose agents keep their names.
+    #[arg(long, conflicts_with_all = ["provider", "model"])]
+    pub no_agent: bool,
     #[command(flatten)]
     pub remote: AdminRemote,
 }
@@ -268,6 +302,7 @@ pub enum TenantCommand {
     },
     /// One tenant (admin key).
     Get {
+        /// The tenant: its name or id.
         tenant_id: String,
         #[command(flatten)]
         remote: AdminRemote,
@@ -278,6 +313,7 @@ pub enum TenantCommand {
 pub enum KeyCommand {
     /// Mint a key; its secret is printed only now.
     Create {
+        /// The tenant: its name or id.
         tenant_id: String,
         #[arg(long, default_value = "default")]
         name: String,
@@ -286,13 +322,16 @@ pub enum KeyCommand {
     },
     /// List a tenant's keys: names, prefixes, when made and revoked.
     List {
+        /// The tenant: its name or id.
         tenant_id: String,
         #[command(flatten)]
         remote: AdminRemote,
     },
     /// Revoke a key: it opens nothing from now on.
     Revoke {
+        /// The tenant: its name or id.
         tenant_id: String,
+        /// The key: its name (when one live key has it) or id.
         key_id: String,
         #[command(flatten)]
         remote: AdminRemote,
@@ -458,6 +497,7 @@ pub enum ProcedureCommand {
     },
     /// One procedure.
     Get {
+        /// The procedure: its name (when one procedure has it) or id.
         procedure_id: String,
         #[command(flatten)]
         remote: Remote,
@@ -466,6 +506,7 @@ pub enum ProcedureCommand {
     /// `description`, `trigger_pattern`, `steps`, and makes the next version;
     /// --active alone makes none.
     Update {
+        /// The procedure: its name (when one procedure has it) or id.
         procedure_id: String,
         #[arg(long)]
         file: Option<PathBuf>,
@@ -476,24 +517,28 @@ pub enum ProcedureCommand {
     },
     /// Approve the pending version: it serves from now on.
     Approve {
+        /// The procedure: its name (when one procedure has it) or id.
         procedure_id: String,
         #[command(flatten)]
         remote: Remote,
     },
     /// Reject the pending version.
     Reject {
+        /// The procedure: its name (when one procedure has it) or id.
         procedure_id: String,
         #[command(flatten)]
         remote: Remote,
     },
     /// Every version, with who wrote and who decided each.
     Versions {
+        /// The procedure: its name (when one procedure has it) or id.
         procedure_id: String,
         #[command(flatten)]
         remote: Remote,
     },
     /// Make an earlier approved version serve again.
     Rollback {
+        /// The procedure: its name (when one procedure has it) or id.
         procedure_id: String,
         #[arg(long)]
         version: u32,
@@ -502,6 +547,7 @@ pub enum ProcedureCommand {
     },
     /// Delete a procedure and all its versions.
     Delete {
+        /// The procedure: its name (when one procedure has it) or id.
         procedure_id: String,
         #[command(flatten)]
         remote: Remote,

@@ -1,29 +1,37 @@
 //! The subcommands that talk to a running server, as a table: [`plan`]
 //! turns each command into the one operation it asks for (its path's
 //! values, query and body), and [`run`] sends it and prints the server's
-//! JSON answer, pretty, on standard output. Agents are named by id or by
+//! answer on standard output: JSON, pretty, for scripts, or a table for a
+//! person ([`crate::table`]). Agents are named by id or by
 //! name; a name is looked up when the request is sent.
 
 use std::io::Read;
 
 use anyhow::Context;
-use octopus_client::Operation;
 use octopus_client::operations as op;
+use octopus_client::{Named, Operation};
 use serde_json::{Value, json};
 
 use crate::cli::{
     AgentCommand, Command, ConversationCommand, EpisodeCommand, FactCommand, KeyCommand,
-    KnowledgeCommand, MessageCommand, ProcedureCommand, Remote, SearchCommand, TenantCommand,
-    UserCommand, WebhookCommand,
+    KnowledgeCommand, MessageCommand, OutputArgs, ProcedureCommand, Remote, SearchCommand,
+    TenantCommand, UserCommand, WebhookCommand,
 };
 use crate::output::print_out;
 
-/// A value of the path or the query: text as it is, or an agent's name or
-/// id, which becomes the agent's id.
+/// A value of the path or the query: text as it is, or the name or id of
+/// something that has a name, which becomes its id.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Arg {
     Text(String),
     Agent(String),
+    Tenant(String),
+    /// A key of a tenant, each by name or id.
+    Key {
+        tenant: String,
+        key: String,
+    },
+    Procedure(String),
 }
 
 /// One request a command asks for.
@@ -57,6 +65,12 @@ impl Request {
 
     fn agent(mut self, agent: impl Into<String>) -> Self {
         self.path.push(Arg::Agent(agent.into()));
+        self
+    }
+
+    /// A path value that may be a name: `arg` as it is given.
+    fn named(mut self, arg: Arg) -> Self {
+        self.path.push(arg);
         self
     }
 
@@ -97,6 +111,11 @@ impl Request {
                 match arg {
                     Arg::Text(text) => Ok::<_, octopus_client::Error>(text),
                     Arg::Agent(agent) => client.agent_id(&agent).await,
+                    Arg::Tenant(tenant) => client.id_of(Named::Tenant, &tenant).await,
+                    Arg::Key { tenant, key } => {
+                        client.id_of(Named::Key { tenant: &tenant }, &key).await
+                    }
+                    Arg::Procedure(name) => client.id_of(Named::Procedure, &name).await,
                 }
             }
         };
@@ -127,7 +146,7 @@ pub(crate) enum Plan {
     Own(Command),
 }
 
-pub async fn run(command: Command) -> anyhow::Result<()> {
+pub async fn run(command: Command, output: OutputArgs) -> anyhow::Result<()> {
     let answer = match plan(command)? {
         Plan::Request(request) => request.send().await?,
         Plan::Own(Command::Export(args)) => return crate::dumps::export(args).await,
@@ -137,10 +156,13 @@ pub async fn run(command: Command) -> anyhow::Result<()> {
         Plan::Own(Command::Import(args)) => import(args).await?,
         Plan::Own(_) => unreachable!("handled by main"),
     };
-    if !answer.is_null() {
-        print_out(&format!("{}\n", serde_json::to_string_pretty(&answer)?))?;
+    match answer {
+        Value::Null => Ok(()),
+        answer if output.is_json() => {
+            print_out(&format!("{}\n", serde_json::to_string_pretty(&answer)?))
+        }
+        answer => print_out(&crate::table::render(&answer)),
     }
-    Ok(())
 }
 
 /// The table: each command, the operation it asks for, and how its
@@ -199,6 +221,13 @@ pub(crate) fn plan(command: Command) -> anyhow::Result<Plan> {
                 .agent(args.agent)
                 .body(body)
         }
+        Command::Status { mut remote } => {
+            // The admin key answers too, with every tenant's queue.
+            if remote.api_key.is_none() {
+                remote.api_key = std::env::var("OCTOPUS_ADMIN_KEY").ok();
+            }
+            Request::new(remote, op::STATUS)
+        }
         Command::Context(args) => Request::new(args.remote, op::BUILD_CONTEXT)
             .path(args.conversation)
             .body(json!({"message": args.message})),
@@ -234,7 +263,7 @@ fn tenants(command: TenantCommand) -> anyhow::Result<Request> {
         }
         TenantCommand::List { remote } => Request::new(remote.remote()?, op::LIST_TENANTS),
         TenantCommand::Get { tenant_id, remote } => {
-            Request::new(remote.remote()?, op::GET_TENANT).path(tenant_id)
+            Request::new(remote.remote()?, op::GET_TENANT).named(Arg::Tenant(tenant_id))
         }
     })
 }
@@ -246,18 +275,21 @@ fn keys(command: KeyCommand) -> anyhow::Result<Request> {
             name,
             remote,
         } => Request::new(remote.remote()?, op::CREATE_API_KEY)
-            .path(tenant_id)
+            .named(Arg::Tenant(tenant_id))
             .body(json!({"name": name})),
         KeyCommand::List { tenant_id, remote } => {
-            Request::new(remote.remote()?, op::LIST_API_KEYS).path(tenant_id)
+            Request::new(remote.remote()?, op::LIST_API_KEYS).named(Arg::Tenant(tenant_id))
         }
         KeyCommand::Revoke {
             tenant_id,
             key_id,
             remote,
         } => Request::new(remote.remote()?, op::REVOKE_API_KEY)
-            .path(tenant_id)
-            .path(key_id),
+            .named(Arg::Tenant(tenant_id.clone()))
+            .named(Arg::Key {
+                tenant: tenant_id,
+                key: key_id,
+            }),
     })
 }
 
@@ -438,7 +470,7 @@ fn procedures(command: ProcedureCommand) -> anyhow::Result<Request> {
         ProcedureCommand::Get {
             procedure_id,
             remote,
-        } => Request::new(remote, op::GET_PROCEDURE).path(procedure_id),
+        } => Request::new(remote, op::GET_PROCEDURE).named(Arg::Procedure(procedure_id)),
         ProcedureCommand::Update {
             procedure_id,
             file,
@@ -455,32 +487,32 @@ fn procedures(command: ProcedureCommand) -> anyhow::Result<Request> {
                 "nothing to change: give --file or --active"
             );
             Request::new(remote, op::UPDATE_PROCEDURE)
-                .path(procedure_id)
+                .named(Arg::Procedure(procedure_id))
                 .body(patch)
         }
         ProcedureCommand::Approve {
             procedure_id,
             remote,
-        } => Request::new(remote, op::APPROVE_PROCEDURE).path(procedure_id),
+        } => Request::new(remote, op::APPROVE_PROCEDURE).named(Arg::Procedure(procedure_id)),
         ProcedureCommand::Reject {
             procedure_id,
             remote,
-        } => Request::new(remote, op::REJECT_PROCEDURE).path(procedure_id),
+        } => Request::new(remote, op::REJECT_PROCEDURE).named(Arg::Procedure(procedure_id)),
         ProcedureCommand::Versions {
             procedure_id,
             remote,
-        } => Request::new(remote, op::PROCEDURE_VERSIONS).path(procedure_id),
+        } => Request::new(remote, op::PROCEDURE_VERSIONS).named(Arg::Procedure(procedure_id)),
         ProcedureCommand::Rollback {
             procedure_id,
             version,
             remote,
         } => Request::new(remote, op::ROLLBACK_PROCEDURE)
-            .path(procedure_id)
+            .named(Arg::Procedure(procedure_id))
             .body(json!({"version": version})),
         ProcedureCommand::Delete {
             procedure_id,
             remote,
-        } => Request::new(remote, op::DELETE_PROCEDURE).path(procedure_id),
+        } => Request::new(remote, op::DELETE_PROCEDURE).named(Arg::Procedure(procedure_id)),
         ProcedureCommand::Propose { episode_id, remote } => {
             Request::new(remote, op::PROPOSE_PROCEDURE).path(episode_id)
         }
@@ -767,6 +799,20 @@ mod tests {
         let create = planned("octopus conversations create --agent support --user ann --api-key k");
         assert_eq!(create.body_agent.as_deref(), Some("support"));
         assert_eq!(create.body.unwrap()["user_id"], "ann");
+        // Tenants, keys and procedures by name too.
+        let revoke = planned("octopus keys revoke default init --admin-key a");
+        assert_eq!(
+            revoke.path,
+            [
+                Arg::Tenant("default".into()),
+                Arg::Key {
+                    tenant: "default".into(),
+                    key: "init".into()
+                }
+            ]
+        );
+        let approve = planned("octopus procedures approve refunds --api-key k");
+        assert_eq!(approve.path, [Arg::Procedure("refunds".into())]);
     }
 
     #[test]

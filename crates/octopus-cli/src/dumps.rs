@@ -52,11 +52,23 @@ pub fn is_dump(text: &str) -> bool {
         .is_some_and(|first| first["type"] == "header" && first["format"] == "octopus-dump")
 }
 
-/// Sends a dump to the server, which imports it whole or not at all.
+/// Sends a dump to the server, which imports it whole or not at all. An
+/// agent renamed because the tenant has one of its name is said on standard
+/// error, where a person sees it.
 pub async fn import(client: &Client, dump: Vec<u8>) -> anyhow::Result<Value> {
-    Ok(client
+    let imported = client
         .call(op::IMPORT_DUMP)
         .bytes("application/x-ndjson", dump)
         .send()
-        .await?)
+        .await?;
+    if let Some(renamed) = imported["new_ids"]["agent_names"].as_object() {
+        for (old, new) in renamed {
+            eprintln!(
+                "note: the agent {old:?} came in as {:?}: the tenant has an agent named {old:?} \
+                 (to keep the names, import into a tenant made with `octopus init --no-agent`)",
+                new.as_str().unwrap_or_default()
+            );
+        }
+    }
+    Ok(imported)
 }

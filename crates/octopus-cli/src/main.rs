@@ -13,6 +13,7 @@ mod mcp;
 mod output;
 mod serve;
 mod start;
+mod table;
 
 use clap::Parser;
 
@@ -42,7 +43,7 @@ async fn run(cli: cli::Cli) -> std::process::ExitCode {
         cli::Command::Migrate(args) => serve::migrate(args).await,
         cli::Command::Chat(args) => chat::chat(args).await,
         cli::Command::Mcp(args) => mcp::run(args).await,
-        other => commands::run(other).await,
+        other => commands::run(other, cli.output).await,
     };
     match outcome {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -79,20 +79,23 @@ pub async fn serve(args: ServerArgs) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     let opened = open(&config).await?;
     let octopus = &opened.octopus;
-    if let Some(secret) = octopus
+    let generated = octopus
         .ensure_admin_key(config.admin_key.as_deref())
-        .await?
-    {
-        // Printed once: only its hash is kept.
-        println!(
-            "Generated the admin key (shown only this once; keep it):\n  OCTOPUS_ADMIN_KEY={secret}"
-        );
-    }
+        .await?;
     // Tests and scripts read this line to find a port chosen with :0.
     println!("Octopus listening on http://{address}");
     println!("The console: http://{address}/console");
     tracing::info!(%address, data_dir = %config.storage.data_dir.display(), "serving");
     start_workers(octopus, &config);
+    if let Some(secret) = generated {
+        // Printed once, last, where it is seen: only its hash is kept.
+        println!(
+            "\nNo admin key was set, so Octopus made one. It is shown only this once: keep it.\n\
+             \n    export OCTOPUS_ADMIN_KEY={secret}\n\
+             \nTo choose the key yourself, start the server with OCTOPUS_ADMIN_KEY set; it then\n\
+             replaces this one.\n"
+        );
+    }
     octopus_server::serve(listener, octopus.clone(), &config.server, shutdown_signal())
         .await
         .context("serve HTTP")?;

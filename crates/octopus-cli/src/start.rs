@@ -23,17 +23,67 @@ pub async fn init(args: InitArgs) -> anyhow::Result<()> {
         }
     };
     let tenant_id = id_of(&tenant)?;
-    let minted = admin
-        .call(op::CREATE_API_KEY)
+    let keys = admin
+        .call(op::LIST_API_KEYS)
         .param(&tenant_id)
-        .json(&json!({"name": args.key_name}))
         .send()
         .await?;
-    let key = minted["key"]
-        .as_str()
-        .context("the server returned no key")?
-        .to_owned();
+    let live: Vec<&Value> = keys["items"]
+        .as_array()
+        .map(|items| items.iter().filter(|k| k["revoked_at"].is_null()).collect())
+        .unwrap_or_default();
+    // The key exported by an earlier `init` serves again when it is still a
+    // live key of this tenant: running init twice does not mint a second.
+    let mut exported = std::env::var("OCTOPUS_API_KEY")
+        .ok()
+        .filter(|secret| live.iter().any(|k| is_prefix_of(k, secret)));
+    if let Some(secret) = &exported {
+        let opens = admin
+            .with_key(secret)
+            .call(op::LIST_AGENTS)
+            .query("limit", 1)
+            .send()
+            .await;
+        if opens.is_err() {
+            exported = None;
+        }
+    }
+    let (key, key_was) = match exported {
+        Some(secret) => (secret, "reused (OCTOPUS_API_KEY)".to_owned()),
+        None => {
+            let minted = admin
+                .call(op::CREATE_API_KEY)
+                .param(&tenant_id)
+                .json(&json!({"name": args.key_name}))
+                .send()
+                .await?;
+            let key = minted["key"]
+                .as_str()
+                .context("the server returned no key")?
+                .to_owned();
+            let named = 1 + live.iter().filter(|k| k["name"] == args.key_name).count();
+            let was = match named {
+                1 => "made (its secret is shown only now)".to_owned(),
+                n => format!(
+                    "made (its secret is shown only now; the tenant holds {n} live keys named {:?}: \
+                     `octopus keys list {}` shows them, `octopus keys revoke` retires one)",
+                    args.key_name, args.tenant
+                ),
+            };
+            (key, was)
+        }
+    };
 
+    if args.no_agent {
+        return print_out(&format!(
+            "# tenant {:?} {tenant_was} ({tenant_id}), no agent, key {:?} {key_was}\n\
+             export OCTOPUS_URL={}\nexport OCTOPUS_API_KEY={}\n",
+            args.tenant,
+            args.key_name,
+            shell_quoted(&args.remote.url),
+            shell_quoted(&key),
+        ));
+    }
     let client = admin.with_key(&key);
     let agent_was = match client.agent_id(&args.agent).await {
         Ok(_) => "found",
@@ -47,7 +97,7 @@ pub async fn init(args: InitArgs) -> anyhow::Result<()> {
         }
     };
     print_out(&format!(
-        "# tenant {:?} {tenant_was} ({tenant_id}), agent {:?} {agent_was}, key {:?} made (its secret is shown only now)\n\
+        "# tenant {:?} {tenant_was} ({tenant_id}), agent {:?} {agent_was}, key {:?} {key_was}\n\
          export OCTOPUS_URL={}\nexport OCTOPUS_API_KEY={}\nexport OCTOPUS_AGENT={}\n",
         args.tenant,
         args.agent,
@@ -98,6 +148,14 @@ fn named(list: &Value, name: &str) -> Option<Value> {
         .iter()
         .find(|item| item["name"] == name)
         .cloned()
+}
+
+/// Whether the listed key `key` is the one whose secret is `secret`, by the
+/// first characters the server shows of it.
+fn is_prefix_of(key: &Value, secret: &str) -> bool {
+    key["prefix"]
+        .as_str()
+        .is_some_and(|prefix| !prefix.is_empty() && secret.starts_with(prefix))
 }
 
 fn id_of(object: &Value) -> anyhow::Result<String> {

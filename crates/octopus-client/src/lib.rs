@@ -155,32 +155,90 @@ impl Client {
     /// The id of the agent `agent` names: an id as it is, or else the
     /// tenant's agent of that name.
     pub async fn agent_id(&self, agent: &str) -> Result<String> {
-        if is_id(agent) {
-            return Ok(agent.to_owned());
+        self.id_of(Named::Agent, agent).await
+    }
+
+    /// The id of what `name` names: an id as it is, or else the one object
+    /// of the kind with that name (a key's and a procedure's names need not
+    /// be unique: several with the name are an error that lists them).
+    pub async fn id_of(&self, kind: Named<'_>, name: &str) -> Result<String> {
+        if is_id(name) {
+            return Ok(name.to_owned());
         }
+        let (operation, what, listed_by) = match kind {
+            Named::Agent => (
+                operations::LIST_AGENTS,
+                "agent",
+                "octopus agents list".to_owned(),
+            ),
+            Named::Tenant => (
+                operations::LIST_TENANTS,
+                "tenant",
+                "octopus tenants list".to_owned(),
+            ),
+            Named::Key { tenant } => (
+                operations::LIST_API_KEYS,
+                "live key",
+                format!("octopus keys list {tenant}"),
+            ),
+            Named::Procedure => (
+                operations::LIST_PROCEDURES,
+                "procedure",
+                "octopus procedures list".to_owned(),
+            ),
+        };
+        let tenant = match kind {
+            Named::Key { tenant } => Some(Box::pin(self.id_of(Named::Tenant, tenant)).await?),
+            _ => None,
+        };
         const PAGE: usize = 200;
+        let mut found = Vec::new();
         for offset in (0..).step_by(PAGE) {
-            let page = self
-                .call(operations::LIST_AGENTS)
-                .query("limit", PAGE)
-                .query("offset", offset)
-                .send()
-                .await?;
-            let agents = page["items"].as_array().cloned().unwrap_or_default();
-            if let Some(found) = agents.iter().find(|a| a["name"] == agent) {
-                return Ok(found["id"].as_str().unwrap_or_default().to_owned());
-            }
-            if agents.len() < PAGE {
+            let mut call = self.call(operation.clone());
+            call = match &tenant {
+                // A tenant's keys come in one list.
+                Some(tenant) => call.param(tenant),
+                None => call.query("limit", PAGE).query("offset", offset),
+            };
+            let page = call.send().await?;
+            let items = page["items"].as_array().cloned().unwrap_or_default();
+            found.extend(
+                items
+                    .iter()
+                    .filter(|item| item["name"] == name && item["revoked_at"].is_null())
+                    .filter_map(|item| item["id"].as_str().map(str::to_owned)),
+            );
+            if tenant.is_some() || items.len() < PAGE {
                 break;
             }
         }
-        Err(Error::Call {
-            operation: operations::LIST_AGENTS.id,
-            problem: format!(
-                "no agent named {agent:?} (`octopus agents list` shows the tenant's agents)"
-            ),
-        })
+        match found.len() {
+            1 => Ok(found.remove(0)),
+            0 => Err(Error::Call {
+                operation: operation.id,
+                problem: format!("no {what} named {name:?} (`{listed_by}` shows them)"),
+            }),
+            n => Err(Error::Call {
+                operation: operation.id,
+                problem: format!(
+                    "{n} {what}s are named {name:?} ({}): give the id (`{listed_by}` shows them)",
+                    found.join(", ")
+                ),
+            }),
+        }
     }
+}
+
+/// A kind of object that has a name a person may give instead of its id.
+#[derive(Clone, Copy, Debug)]
+pub enum Named<'a> {
+    Agent,
+    Tenant,
+    /// A key of the tenant named or numbered `tenant` (the admin key's).
+    Key {
+        tenant: &'a str,
+    },
+    Procedure,
 }
 
 /// Whether `text` is written as an id (a UUID) rather than a name.

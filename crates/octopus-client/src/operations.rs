@@ -5,6 +5,9 @@
 
 use crate::{Method, Operation};
 
+/// The process is up: `/healthz` under the name other servers use.
+pub const HEALTH: Operation = Operation::new("health", Method::GET, "/health");
+
 /// The process is up.
 pub const HEALTHZ: Operation = Operation::new("healthz", Method::GET, "/healthz");
 
@@ -164,6 +167,9 @@ pub const ROLLBACK_PROCEDURE: Operation = Operation::new("rollback_procedure", M
 /// Every version of a procedure, oldest first, with who wrote and who decided each.
 pub const PROCEDURE_VERSIONS: Operation = Operation::new("procedure_versions", Method::GET, "/v1/procedures/{procedure_id}/versions");
 
+/// The server's version and backends, the embedding model, and the caller's memory queue: with a tenant's key its tenant's, with the admin key every tenant's together.
+pub const STATUS: Operation = Operation::new("status", Method::GET, "/v1/status");
+
 /// List tenants.
 pub const LIST_TENANTS: Operation = Operation::new("list_tenants", Method::GET, "/v1/tenants");
 
@@ -208,6 +214,7 @@ pub const ENABLE_WEBHOOK: Operation = Operation::new("enable_webhook", Method::P
 
 /// Every operation above.
 pub const ALL: &[Operation] = &[
+    HEALTH,
     HEALTHZ,
     METRICS,
     READYZ,
@@ -261,6 +268,7 @@ pub const ALL: &[Operation] = &[
     REJECT_PROCEDURE,
     ROLLBACK_PROCEDURE,
     PROCEDURE_VERSIONS,
+    STATUS,
     LIST_TENANTS,
     CREATE_TENANT,
     GET_TENANT,

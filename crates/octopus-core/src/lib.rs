@@ -47,8 +47,8 @@ pub use store_rules::{
 };
 mod retrieval;
 pub use retrieval::{
-    chunking, dates_named, embedded_text, feedback, fusion, recall, recall_ranking, restated,
-    speakers, sub_questions, summary, things_named, time_asked, tokens,
+    chunking, dates_named, embedded_text, feedback, fusion, recall, recall_ranking, repeats,
+    restated, speakers, sub_questions, summary, things_named, time_asked, tokens,
 };
 mod context;
 pub use context::{chat_history, episodic_snippets, working_memory};

@@ -266,4 +266,18 @@ impl Octopus {
     pub async fn ready(&self) -> Result<()> {
         Ok(self.store.ready().await?)
     }
+
+    /// What keeps the data: the database and the vector index.
+    pub fn backends(&self) -> octopus_core::store::Backends {
+        self.store.backends()
+    }
+
+    /// The embedding model's name and dimension, once it is loaded (it is
+    /// loaded at the first text to embed, not for asking).
+    pub fn embedder_in_use(&self) -> Option<(String, usize)> {
+        self.embedding
+            .loaded
+            .get()
+            .map(|embedder| (embedder.model().to_owned(), embedder.dimension()))
+    }
 }

@@ -109,6 +109,13 @@ impl PostgresStore {
 
 #[async_trait]
 impl octopus_core::store::Health for PostgresStore {
+    fn backends(&self) -> octopus_core::store::Backends {
+        octopus_core::store::Backends {
+            database: "postgres",
+            vectors: self.vectors.name(),
+        }
+    }
+
     async fn ready(&self) -> octopus_core::Result<()> {
         sqlx_core::query::query("SELECT 1")
             .execute(&self.pool)

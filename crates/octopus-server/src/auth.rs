@@ -19,6 +19,9 @@ pub struct TenantCaller(pub TenantId);
 /// A caller holding the admin key.
 pub struct AdminCaller;
 
+/// Why a key sent to an admin route was refused.
+const NOT_THE_ADMIN_KEY: &str = "this is not the server's admin key: the server holds the key set in OCTOPUS_ADMIN_KEY (or --admin-key) when it last started, or, started without one, the key it generated on its first start and printed once (the line `export OCTOPUS_ADMIN_KEY=…` in its output); start the server with OCTOPUS_ADMIN_KEY set to choose the key";
+
 /// The key a request presents (`Authorization: Bearer <key>`), if any.
 fn bearer(parts: &Parts) -> Option<&str> {
     parts
@@ -56,9 +59,19 @@ impl FromRequestParts<AppState> for AdminCaller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        match caller(parts, state).await? {
-            Caller::Admin => Ok(AdminCaller),
-            Caller::Tenant(_) => Err(EngineError::AdminOnly.into()),
+        match caller(parts, state).await {
+            Ok(Caller::Admin) => Ok(AdminCaller),
+            Ok(Caller::Tenant(_)) => Err(EngineError::AdminOnly.into()),
+            // A key sent to an admin route is meant as the admin key; the
+            // usual cause is a key chosen by hand for a server that holds
+            // another, so say which key the server holds.
+            Err(error) if error.code == ErrorCode::Unauthenticated && bearer(parts).is_some() => {
+                Err(ApiError::from_code(
+                    ErrorCode::Unauthenticated,
+                    NOT_THE_ADMIN_KEY,
+                ))
+            }
+            Err(error) => Err(error),
         }
     }
 }

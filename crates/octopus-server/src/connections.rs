@@ -179,7 +179,7 @@ const TOO_MANY_CONNECTIONS: &str = r#"{"error":{"code":"too_many_connections","m
 /// Whether a request is a health probe, which the reserve serves.
 fn is_probe(request: &hyper::Request<Incoming>) -> bool {
     matches!(*request.method(), hyper::Method::GET | hyper::Method::HEAD)
-        && matches!(request.uri().path(), "/healthz" | "/readyz")
+        && matches!(request.uri().path(), "/healthz" | "/health" | "/readyz")
 }
 
 /// The answer to a request the probes' reserve does not serve.

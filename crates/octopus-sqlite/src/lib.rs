@@ -97,6 +97,13 @@ impl SqliteStore {
 
 #[async_trait]
 impl octopus_core::store::Health for SqliteStore {
+    fn backends(&self) -> octopus_core::store::Backends {
+        octopus_core::store::Backends {
+            database: "sqlite",
+            vectors: self.vectors.name(),
+        }
+    }
+
     fn erased_words_waiting(&self) -> Option<std::time::Duration> {
         self.compaction.waiting()
     }

@@ -203,6 +203,10 @@ counted! {
 
 #[async_trait]
 impl Health for CountingStore {
+    fn backends(&self) -> octopus_core::store::Backends {
+        self.inner.backends()
+    }
+
     async fn ready(&self) -> Result<()> {
         self.called("ready");
         self.inner.ready().await

@@ -60,6 +60,7 @@ pub trait Backend: Send + Sync {
 macro_rules! store_conformance_tests {
     ($backend:expr) => {
         $crate::store_conformance_tests!(@in tenants, $backend;
+            a_store_is_ready_and_names_its_backends,
             tenants_and_api_keys,
             agents_are_tenant_scoped_and_names_unique,
             deleted_agents_are_not_found_and_free_their_name,

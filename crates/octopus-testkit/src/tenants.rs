@@ -13,6 +13,22 @@ use octopus_core::{ApiKeyId, EpisodeId, Error, now};
 use crate::Backend;
 use crate::fixtures::{self, World, batch, search, text};
 
+/// A store answers that it is ready and names what it is made of, for a
+/// server's status.
+pub async fn a_store_is_ready_and_names_its_backends(backend: &impl Backend) {
+    let store = backend.open().await;
+    store.ready().await.unwrap();
+    let backends = store.backends();
+    assert!(
+        ["sqlite", "postgres"].contains(&backends.database),
+        "{backends:?}"
+    );
+    assert!(
+        ["embedded", "pgvector", "qdrant"].contains(&backends.vectors),
+        "{backends:?}"
+    );
+}
+
 pub async fn tenants_and_api_keys(backend: &impl Backend) {
     let store = backend.open().await;
     let tenant = fixtures::tenant("acme");

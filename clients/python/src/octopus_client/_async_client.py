@@ -86,6 +86,16 @@ class AsyncOctopus:
         """Whether the process is up."""
         return (await self._send("GET", "/healthz")).json()
 
+    async def health(self) -> dict[str, Any]:
+        """Whether the process is up (as ``healthz``)."""
+        return (await self._send("GET", "/health")).json()
+
+    async def status(self) -> models.ServerStatus:
+        """The server's version, storage and embedding model, and the memory
+        work waiting for the caller's tenant (every tenant's, with the admin
+        key): recall finds new messages by meaning once ``waiting`` is 0."""
+        return await self._get("/v1/status", models.ServerStatus)
+
     async def readyz(self) -> dict[str, Any]:
         """Whether the server can serve: its storage answers."""
         return (await self._send("GET", "/readyz")).json()

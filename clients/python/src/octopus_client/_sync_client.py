@@ -86,6 +86,16 @@ class Octopus:
         """Whether the process is up."""
         return (self._send("GET", "/healthz")).json()
 
+    def health(self) -> dict[str, Any]:
+        """Whether the process is up (as ``healthz``)."""
+        return (self._send("GET", "/health")).json()
+
+    def status(self) -> models.ServerStatus:
+        """The server's version, storage and embedding model, and the memory
+        work waiting for the caller's tenant (every tenant's, with the admin
+        key): recall finds new messages by meaning once ``waiting`` is 0."""
+        return self._get("/v1/status", models.ServerStatus)
+
     def readyz(self) -> dict[str, Any]:
         """Whether the server can serve: its storage answers."""
         return (self._send("GET", "/readyz")).json()

@@ -152,6 +152,15 @@ class DocumentSummary(BaseModel):
     source: str
 
 
+class EmbeddingStatus(BaseModel):
+    dimensions: int | None = None
+    model: str | None = None
+    precision: str | None = Field(
+        None,
+        description='The local model\'s number format (`f32`, `bf16`, `int8`), chosen by\ntiming each at load (`precision = "auto"`) or by the setting; none for\na remote provider.',
+    )
+
+
 class EndReason(Enum):
     user_closed = 'user_closed'
     agent_closed = 'agent_closed'
@@ -669,6 +678,19 @@ class QueueCounts(BaseModel):
     jobs: int
 
 
+class QueueStatus(BaseModel):
+    bulk: int = Field(..., description='Jobs of imports and other bulk writes.')
+    live: int = Field(..., description='Jobs of live conversations, done first.')
+    oldest_queued_at: AwareDatetime | None = Field(
+        None, description='When the oldest waiting job was queued.'
+    )
+    parked: int = Field(
+        ...,
+        description='Jobs set aside: they cannot succeed as the server is configured\n(a summary with no model reachable).',
+    )
+    waiting: int = Field(..., description='Jobs waiting (`live` and `bulk` together).')
+
+
 class RecallMode(Enum):
     hybrid = 'hybrid'
     vector = 'vector'
@@ -771,6 +793,19 @@ class SearchMode(Enum):
     hybrid = 'hybrid'
     vector = 'vector'
     keyword = 'keyword'
+
+
+class ServerStatus(BaseModel):
+    database: str = Field(
+        ..., description='Where data is kept: `sqlite` or `postgres`.'
+    )
+    embedding: EmbeddingStatus
+    memory_queue: QueueStatus
+    vectors: str = Field(
+        ...,
+        description='Where vectors are searched: `embedded`, `pgvector` or `qdrant`.',
+    )
+    version: str = Field(..., description="The server's version.")
 
 
 class StreamOptions(BaseModel):
@@ -1876,6 +1911,14 @@ class RecallHit(BaseModel):
     )
     summary: str | None = Field(
         None, description="For a summary hit: the episode's summary."
+    )
+    text: str | None = Field(
+        None,
+        description="What the memory says, whatever its kind: the message's words, the\nsummary, or the fact (`jq '.items[].text'`).",
+    )
+    times_said: int | None = Field(
+        None,
+        description="How many of the speaker's messages said these words (the same words\nwhatever their case, spacing and final `.`, `!` or `?`): a message\nsaid more than once is one hit, the newest time it was said.",
     )
     vector_score: float | None = Field(
         None, description='Cosine similarity, when the vector search found it.'

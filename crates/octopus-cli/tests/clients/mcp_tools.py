@@ -53,8 +53,21 @@ def text(result):
     return "\n".join(block.text for block in result.content)
 
 
+async def failed(call, code):
+    """The tool `call` ran and failed: a result marked `isError`, whose text
+    (what the model reads) and structured content carry the REST API's
+    `code`."""
+    result = await call
+    assert result.is_error, result
+    assert result.structured_content["error"]["code"] == code, result
+    said = "\n".join(block.text for block in result.content)
+    assert said.startswith(f"{code}: "), said
+    return said
+
+
 async def refused(call, code):
-    """`call` fails with an MCP error carrying the REST API's `code`."""
+    """`call` (not a tool's) fails with an MCP error carrying the REST API's
+    `code`."""
     try:
         result = await call
     except MCPError as error:
@@ -114,16 +127,16 @@ async def first_tenant():
         document = (await client.read_resource(documents[0].uri)).contents[0].text
         assert "14 days" in document, document
 
-        await refused(client.call_tool("recall", {"agent": "nobody", "user": USER, "query": "dog"}), "agent_not_found")
+        await failed(client.call_tool("recall", {"agent": "nobody", "user": USER, "query": "dog"}), "agent_not_found")
         await invalid_params(client, "tools/call", {"arguments": {"agent": AGENT}})
         await invalid_params(client, "tools/call", {"name": "recall", "arguments": "not an object"})
         await invalid_params(client, "resources/read", {})
-        await refused(client.call_tool("remember", {"agent": AGENT, "user": USER}), "invalid_request")
+        await failed(client.call_tool("remember", {"agent": AGENT, "user": USER}), "invalid_request")
 
         if os.environ.get("OCTOPUS_EXPECT_FORGET") == "1":
             text(await client.call_tool("remember", {"agent": AGENT, "user": USER + "-leaving", "content": "My passport number is X1234567."}))
             forgot = text(await client.call_tool("forget_user", {"user": USER + "-leaving"}))
-            assert "Forgot" in forgot, forgot
+            assert "Forgot" in forgot and "1 conversation removed" in forgot, forgot
             after = text(await client.call_tool("recall", {"agent": AGENT, "user": USER + "-leaving", "query": "passport number"}))
             assert "X1234567" not in after, after
             fact = await correct_and_delete_a_fact(client, stored)
@@ -165,13 +178,13 @@ async def correct_and_delete_a_fact(client, remembered: str) -> str:
     assert "Biscuit is a basset hound" in corrected, corrected
     recalled = text(await client.call_tool("recall", {"agent": AGENT, "user": USER, "query": "Biscuit basset hound"}))
     assert "Biscuit is a basset hound" in recalled, recalled
-    await refused(client.call_tool("update_memory", {"fact_id": fact, "text": "a poodle"}), "fact_replaced")
-    await refused(client.call_tool("update_memory", {"fact_id": "not-an-id", "text": "a poodle"}), "invalid_request")
+    await failed(client.call_tool("update_memory", {"fact_id": fact, "text": "a poodle"}), "fact_replaced")
+    await failed(client.call_tool("update_memory", {"fact_id": "not-an-id", "text": "a poodle"}), "invalid_request")
     deleted = text(await client.call_tool("delete_memory", {"fact_id": fact}))
     assert "Deleted fact" in deleted and '"versions":2' in deleted, deleted
     recalled = text(await client.call_tool("recall", {"agent": AGENT, "user": USER, "query": "Biscuit basset hound beagle"}))
     assert "basset" not in recalled and "beagle" not in recalled, recalled
-    await refused(client.call_tool("delete_memory", {"fact_id": fact}), "fact_not_found")
+    await failed(client.call_tool("delete_memory", {"fact_id": fact}), "fact_not_found")
     return fact
 
 
@@ -179,8 +192,8 @@ async def second_tenant(uris, fact):
     """Another tenant's key: none of the first's data, by name or by id."""
     async with connect(os.environ["OCTOPUS_OTHER_KEY"]) as client:
         if fact:
-            await refused(client.call_tool("update_memory", {"fact_id": fact, "text": "intruder"}), "fact_not_found")
-            await refused(client.call_tool("delete_memory", {"fact_id": fact}), "fact_not_found")
+            await failed(client.call_tool("update_memory", {"fact_id": fact, "text": "intruder"}), "fact_not_found")
+            await failed(client.call_tool("delete_memory", {"fact_id": fact}), "fact_not_found")
         resources = (await client.list_resources()).resources
         assert resources == [], resources
         for uri in uris:
@@ -188,9 +201,9 @@ async def second_tenant(uris, fact):
             assert "Biscuit" not in str(error)
         agent_id = uris[-1].split("/")[3]
         for name in (AGENT, agent_id):
-            await refused(client.call_tool("recall", {"agent": name, "user": USER, "query": "dog"}), "agent_not_found")
-            await refused(client.call_tool("search_knowledge", {"agent": name, "query": "refunds"}), "agent_not_found")
-            await refused(client.call_tool("remember", {"agent": name, "user": USER, "content": "intruder"}), "agent_not_found")
+            await failed(client.call_tool("recall", {"agent": name, "user": USER, "query": "dog"}), "agent_not_found")
+            await failed(client.call_tool("search_knowledge", {"agent": name, "query": "refunds"}), "agent_not_found")
+            await failed(client.call_tool("remember", {"agent": name, "user": USER, "content": "intruder"}), "agent_not_found")
 
 
 async def main():

@@ -12,6 +12,7 @@ use crate::process::{ADMIN_KEY, Server};
 
 /// The command that calls each operation.
 const COMMANDS: &[(&str, &str, &str)] = &[
+    ("get", "/v1/status", "status"),
     ("get", "/v1/tenants", "tenants list"),
     ("post", "/v1/tenants", "tenants create"),
     ("get", "/v1/tenants/{tenant_id}", "tenants get"),
@@ -173,6 +174,7 @@ const NO_COMMAND: &[(&str, &str)] = &[
     // Probes and scraping, for load balancers and monitoring, not people:
     // `curl` is the tool.
     ("get", "/healthz"),
+    ("get", "/health"),
     ("get", "/readyz"),
     ("get", "/metrics"),
     // OpenAI's wire format, for OpenAI's own clients (tests/it/clients.rs
@@ -230,6 +232,10 @@ async fn the_commands_that_closed_the_gaps_reach_their_operations() {
     );
     let key = octopus(&server, ADMIN_KEY, &["keys", "create", tenant_id]);
     let key = key["key"].as_str().unwrap();
+    // A tenant's key sees the server and its own (empty) memory queue.
+    let status = octopus(&server, key, &["status"]);
+    assert_eq!(status["database"], "sqlite", "{status}");
+    assert_eq!(status["memory_queue"]["waiting"], 0, "{status}");
 
     // Azure's settings, each by its own flag.
     let azure = octopus(

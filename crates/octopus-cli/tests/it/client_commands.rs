@@ -632,6 +632,18 @@ async fn init_gives_a_key_and_an_agent_that_remember_and_recall_take_by_name() {
     assert!(!refused.status.success());
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(said.contains("OCTOPUS_ADMIN_KEY"), "{said}");
+    // A key chosen by hand for a server that holds another.
+    let wrong = octopus_with(
+        &server,
+        &[("OCTOPUS_ADMIN_KEY", "oct_admin_choose_your_own")],
+        &["init"],
+    );
+    assert!(!wrong.status.success());
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        said.contains("not the server's admin key") && said.contains("printed once"),
+        "{said}"
+    );
 
     let first = exports(&octopus_with(
         &server,
@@ -644,13 +656,51 @@ async fn init_gives_a_key_and_an_agent_that_remember_and_recall_take_by_name() {
     assert_eq!(first[2].1, "assistant");
     let key = first[1].1.as_str();
 
-    // Run again: the same tenant and agent, found by name; a new key.
+    // Run again: the same tenant and agent, found by name; a new key, and
+    // word of how many the tenant holds.
     let again = octopus_with(&server, &[("OCTOPUS_ADMIN_KEY", ADMIN_KEY)], &["init"]);
-    assert!(String::from_utf8_lossy(&again.stdout).contains("found"));
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        said.contains("found") && said.contains("2 live keys named \"init\""),
+        "{said}"
+    );
     let second = exports(&again);
     assert_ne!(second[1].1, key);
+    // With the key it exported in the environment, init reuses it.
+    let reused = octopus_with(
+        &server,
+        &[("OCTOPUS_ADMIN_KEY", ADMIN_KEY), ("OCTOPUS_API_KEY", key)],
+        &["init"],
+    );
+    assert!(String::from_utf8_lossy(&reused.stdout).contains("reused"));
+    assert_eq!(exports(&reused)[1].1, key);
     let tenants = octopus(&server, ADMIN_KEY, &["tenants", "list"]);
     assert_eq!(tenants["items"].as_array().unwrap().len(), 1);
+    // Tenants and keys by name: two live keys share the name "init".
+    let keys = octopus(&server, ADMIN_KEY, &["keys", "list", "default"]);
+    assert_eq!(keys["items"].as_array().unwrap().len(), 2, "{keys}");
+    let ambiguous = octopus_with(
+        &server,
+        &[("OCTOPUS_ADMIN_KEY", ADMIN_KEY)],
+        &["keys", "revoke", "default", "init"],
+    );
+    assert!(!ambiguous.status.success());
+    let said = String::from_utf8_lossy(&ambiguous.stderr);
+    assert!(said.contains("2 live keys are named \"init\""), "{said}");
+    octopus(
+        &server,
+        ADMIN_KEY,
+        &["keys", "create", "default", "--name", "spare"],
+    );
+    octopus(&server, ADMIN_KEY, &["keys", "revoke", "default", "spare"]);
+    let keys = octopus(&server, ADMIN_KEY, &["keys", "list", "default"]);
+    let spare = keys["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|key| key["name"] == "spare")
+        .unwrap();
+    assert!(!spare["revoked_at"].is_null(), "{keys}");
     let agents = octopus(&server, key, &["agents", "list"]);
     assert_eq!(agents["items"].as_array().unwrap().len(), 1);
 
@@ -710,5 +760,196 @@ async fn init_gives_a_key_and_an_agent_that_remember_and_recall_take_by_name() {
             .unwrap()
             .contains("a name is not an id"),
         "{body}"
+    );
+
+    // A restore into a tenant made for it: no agent of its own, so the
+    // dump's agent keeps its name and recall by that name finds its memory.
+    let dump = dir.path().join("default.jsonl");
+    let exported = octopus_with(&server, &[("OCTOPUS_API_KEY", key)], &["export"]);
+    assert!(exported.status.success());
+    std::fs::write(&dump, &exported.stdout).unwrap();
+    let restored = octopus_with(
+        &server,
+        &[("OCTOPUS_ADMIN_KEY", ADMIN_KEY)],
+        &["init", "--tenant", "restored", "--no-agent"],
+    );
+    let restored = exports(&restored);
+    let names: Vec<&str> = restored.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["OCTOPUS_URL", "OCTOPUS_API_KEY"]);
+    let restored_key = restored[1].1.as_str();
+    let imported = octopus_with(
+        &server,
+        &[("OCTOPUS_API_KEY", restored_key)],
+        &["import", dump.to_str().unwrap()],
+    );
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    let found = octopus_with(
+        &server,
+        &[
+            ("OCTOPUS_API_KEY", restored_key),
+            ("OCTOPUS_AGENT", "assistant"),
+        ],
+        &[
+            "recall",
+            "--user",
+            "alice",
+            "bees roof",
+            "--mode",
+            "keyword",
+        ],
+    );
+    let found: Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(
+        found["items"][0]["text"], "I keep bees on the roof",
+        "{found}"
+    );
+    // Into a tenant that has an agent of the name, the copy is renamed, and
+    // the command says so.
+    let copied = octopus_with(
+        &server,
+        &[("OCTOPUS_API_KEY", key)],
+        &["import", dump.to_str().unwrap()],
+    );
+    let said = String::from_utf8_lossy(&copied.stderr);
+    assert!(
+        copied.status.success() && said.contains("came in as \"assistant (copy)\""),
+        "{said}"
+    );
+}
+
+/// Started without an admin key, the server makes one and prints it last,
+/// after the lines about where it listens, as a line to paste.
+#[test]
+fn a_generated_admin_key_is_printed_last_as_an_export() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_octopus"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--log",
+            "warn",
+            "--data-dir",
+        ])
+        .arg(dir.path())
+        .env_remove("OCTOPUS_ADMIN_KEY")
+        .env_remove("OCTOPUS_CONFIG")
+        .env_remove("OCTOPUS_DATABASE_URL")
+        .env_remove("OCTOPUS_QDRANT_URL")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let key = loop {
+        let line = lines.next().expect("the server ended").unwrap();
+        if let Some(key) = line.trim().strip_prefix("export OCTOPUS_ADMIN_KEY=") {
+            break key.to_owned();
+        }
+        seen.push(line);
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        seen.iter()
+            .any(|line| line.starts_with("Octopus listening on")),
+        "the key comes after where the server listens: {seen:?}"
+    );
+    assert!(key.starts_with("oct_"), "{key}");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(
+        rest.iter()
+            .any(|line| line.contains("OCTOPUS_ADMIN_KEY set")),
+        "it says how to choose one: {rest:?}"
+    );
+}
+
+/// `text` with what changes from run to run (short ids, minutes) masked.
+fn masked(text: &str) -> String {
+    text.split_inclusive(['\n', ' '])
+        .map(|word| {
+            let bare = word.trim_end();
+            let id_like = bare.len() == 8 && bare.chars().all(|c| c.is_ascii_hexdigit());
+            let time_like = bare.len() == 5 && bare.as_bytes()[2] == b':';
+            let date_like =
+                bare.len() == 10 && bare.as_bytes()[4] == b'-' && bare.as_bytes()[7] == b'-';
+            match (id_like, time_like, date_like) {
+                (true, _, _) => word.replacen(bare, "<id>    ", 1),
+                (_, true, _) => word.replacen(bare, "hh:mm", 1),
+                (_, _, true) => word.replacen(bare, "yyyy-mm-dd", 1),
+                _ => word.to_owned(),
+            }
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_gets_tables_and_a_script_gets_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let (_, key) = server.tenant("acme").await;
+    for (name, prompt) in [
+        ("support", "You are Acme's support agent."),
+        ("concierge", "You find restaurants."),
+    ] {
+        octopus(
+            &server,
+            &key,
+            &[
+                "agents",
+                "create",
+                "--name",
+                name,
+                "--model",
+                "gpt-4o-mini",
+                "--system-prompt",
+                prompt,
+            ],
+        );
+    }
+    let env = [("OCTOPUS_API_KEY", key.as_str())];
+    let table = octopus_with(&server, &env, &["agents", "list", "--table"]);
+    assert!(table.status.success());
+    assert_eq!(
+        masked(&String::from_utf8_lossy(&table.stdout)),
+        "name       id        created_at        is_active  system_prompt\n\
+         support    <id>      yyyy-mm-dd hh:mm  true       You are Acme's support agent.\n\
+         concierge  <id>      yyyy-mm-dd hh:mm  true       You find restaurants.\n"
+    );
+    let one = octopus_with(&server, &env, &["agents", "get", "support", "--table"]);
+    let one = String::from_utf8_lossy(&one.stdout);
+    assert!(one.starts_with("name:  "), "{one}");
+    assert!(
+        one.contains("\nsystem_prompt:  You are Acme's support agent.\n"),
+        "{one}"
+    );
+    // Piped, the answer is JSON; --json says so on a terminal too.
+    for args in [&["agents", "list"][..], &["agents", "list", "--json"]] {
+        let piped = octopus_with(&server, &env, args);
+        let answer: Value = serde_json::from_slice(&piped.stdout).unwrap();
+        assert_eq!(answer["items"].as_array().unwrap().len(), 2);
+    }
+    // A reader that closes the pipe before the answer comes (`| head -0`)
+    // took what it wanted: no panic, no error.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_octopus"))
+        .args(["agents", "list"])
+        .env("OCTOPUS_URL", &server.url)
+        .env("OCTOPUS_API_KEY", &key)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        !said.contains("panicked") && !said.contains("Broken pipe"),
+        "{said}"
     );
 }

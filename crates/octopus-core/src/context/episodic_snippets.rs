@@ -7,7 +7,7 @@
 //! passage instead of being shown twice; a turn whose words were already
 //! shown (a greeting, a repeated "thanks!") is not shown again. Every passage
 //! carries its date: questions about when need it, and a turn's own text
-//! seldom says.
+//! seldom says; a hit said more than once says how many times.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -142,7 +142,10 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                             id: window.message.id.to_string(),
                             episode: window.message.episode_id,
                             score: hit.score,
-                            label: date.to_string(),
+                            label: match hit.times_said {
+                                0 | 1 => date.to_string(),
+                                n => format!("{date}, said {n} times"),
+                            },
                             lines: BTreeMap::new(),
                             summary: false,
                         });
@@ -270,6 +273,12 @@ mod tests {
         let message = turns[at].clone();
         RecallHit {
             kind: MemoryKind::Message,
+            text: message
+                .content
+                .as_ref()
+                .map(|c| c.text())
+                .unwrap_or_default(),
+            times_said: 1,
             score,
             vector_score: None,
             keyword_score: None,
@@ -290,6 +299,8 @@ mod tests {
     fn summary_hit(turns: &[Message], text: &str, score: f64) -> RecallHit {
         RecallHit {
             kind: MemoryKind::Summary,
+            text: text.into(),
+            times_said: 1,
             score,
             vector_score: None,
             keyword_score: None,
@@ -326,6 +337,15 @@ mod tests {
         );
         assert_eq!(shown[0].id, trip[1].id.to_string());
         assert_eq!(shown[0].score, 0.9);
+    }
+
+    #[test]
+    fn a_hit_said_more_than_once_says_how_many_times() {
+        let turns = episode(&["My flight is on Friday at 9.", "Noted.", "ok"]);
+        let mut repeated = hit(&turns, 0, 0.9);
+        repeated.times_said = 3;
+        let shown = passages(vec![repeated], false);
+        assert_eq!(shown[0].label, "2023-05-08, said 3 times");
     }
 
     #[test]

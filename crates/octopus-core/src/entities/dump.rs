@@ -327,7 +327,7 @@ pub fn in_record(error: Error, number: u64, kind: &str) -> Error {
 pub fn import_conflict() -> Error {
     Error::conflict(
         DomainCode::ImportConflict,
-        "this server already holds an object with its id (or name)",
+        "this server already holds an object with its id (or name): a dump imported with the admin key keeps its ids, so it goes back only where they are free; to bring it in as a copy with new ids (into its own tenant or another), import it with that tenant's key (`octopus import` with OCTOPUS_API_KEY, or POST /v1/import)",
     )
 }
 

@@ -579,6 +579,11 @@ pub trait Health: Send + Sync {
     /// Fails when the backend cannot serve requests.
     async fn ready(&self) -> Result<()>;
 
+    /// What keeps the data, for people reading a server's status: the
+    /// database's name (`sqlite`, `postgres`) and the vector index's
+    /// (`embedded`, `pgvector`, `qdrant`).
+    fn backends(&self) -> Backends;
+
     /// How long words an erasure removed have waited to leave the backend's
     /// files, when a reader holds back what takes them off (retried off the
     /// write path); `None` when none wait. Backends that remove them within
@@ -586,6 +591,13 @@ pub trait Health: Send + Sync {
     fn erased_words_waiting(&self) -> Option<std::time::Duration> {
         None
     }
+}
+
+/// The backends a store is made of ([`Health::backends`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backends {
+    pub database: &'static str,
+    pub vectors: &'static str,
 }
 
 /// Procedures and their versions (procedural memory). Every version is kept.

@@ -3,7 +3,8 @@
 //! retrievers' lists are fused and ranked in context, whom, what and when a
 //! question names, which words its best hits add to it, which simpler
 //! questions a model splits it into, whether it asks what holds now or
-//! what held before, and which of two statements of one thing it wants.
+//! what held before, which of two statements of one thing it wants, and
+//! which hits say the same words again.
 
 pub mod chunking;
 pub mod dates_named;
@@ -12,6 +13,7 @@ pub mod feedback;
 pub mod fusion;
 pub mod recall;
 pub mod recall_ranking;
+pub mod repeats;
 pub mod restated;
 pub mod speakers;
 pub mod sub_questions;

@@ -209,6 +209,15 @@ impl RecallQuery {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct RecallHit {
     pub kind: MemoryKind,
+    /// What the memory says, whatever its kind: the message's words, the
+    /// summary, or the fact (`jq '.items[].text'`).
+    #[serde(default)]
+    pub text: String,
+    /// How many of the speaker's messages said these words (the same words
+    /// whatever their case, spacing and final `.`, `!` or `?`): a message
+    /// said more than once is one hit, the newest time it was said.
+    #[serde(default = "once")]
+    pub times_said: u32,
     /// The final score, higher is better: the retrievers' scores fused, then
     /// raised by the neighbouring turns and the episode (see
     /// `recall_ranking`), then weighted by recency when asked.
@@ -232,6 +241,10 @@ pub struct RecallHit {
     /// when it became true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fact: Option<crate::fact::Fact>,
+}
+
+fn once() -> u32 {
+    1
 }
 
 #[cfg(test)]

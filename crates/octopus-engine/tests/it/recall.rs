@@ -1043,3 +1043,80 @@ async fn a_restated_value_leads_in_the_tense_asked_without_a_model() {
         [OLD]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_words_said_twice_are_recalled_once_the_newest_with_the_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let octopus = open(dir.path());
+    let s = setup(&octopus).await;
+    let alice = conversation(&octopus, &s, "alice").await;
+    let flight = "My flight to Oslo leaves on Friday at nine";
+    talk(
+        &octopus,
+        &s,
+        alice,
+        day(1),
+        &[flight, "Noted, Friday at nine."],
+    )
+    .await;
+    talk(
+        &octopus,
+        &s,
+        alice,
+        day(3),
+        &[
+            "my flight to Oslo leaves on friday at nine.",
+            "Noted again.",
+        ],
+    )
+    .await;
+    talk(
+        &octopus,
+        &s,
+        alice,
+        day(4),
+        &["I bought a red scarf for the trip"],
+    )
+    .await;
+    octopus.run_memory_jobs().await.unwrap();
+    let search = octopus_core::search::MessageSearchQuery {
+        text: "Oslo".into(),
+        agent_id: Some(s.agent),
+        user_id: Some("alice".into()),
+        conversation_id: Some(alice),
+        from: None,
+        to: None,
+        limit: 10,
+    };
+    let said = octopus.search_messages(s.tenant, &search).await.unwrap();
+    assert_eq!(said.len(), 2, "the log keeps every message as said");
+
+    for mode in [RecallMode::Keyword, RecallMode::Vector, RecallMode::Hybrid] {
+        let mut query = RecallQuery::new("alice", "When does my flight to Oslo leave?");
+        query.mode = mode;
+        query.top_k = 3;
+        let hits = octopus.recall(s.tenant, s.agent, &query).await.unwrap();
+        let flights: Vec<&RecallHit> = hits
+            .iter()
+            .filter(|hit| hit.text.to_lowercase().contains("flight to oslo"))
+            .collect();
+        assert_eq!(flights.len(), 1, "{mode:?}: {:?}", texts(&hits));
+        assert_eq!(flights[0].times_said, 2, "{mode:?}");
+        assert_eq!(
+            flights[0].at,
+            day(3),
+            "{mode:?}: the newest time it was said"
+        );
+        assert_eq!(
+            hits.len(),
+            3,
+            "{mode:?}: the repeat's place goes to another hit"
+        );
+        assert!(hits.iter().all(|hit| !hit.text.is_empty()));
+        assert!(
+            hits.iter()
+                .filter(|hit| hit.kind == MemoryKind::Message)
+                .all(|hit| hit.text == texts(std::slice::from_ref(hit))[0])
+        );
+    }
+}

@@ -21,8 +21,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::{McpOptions, engine_error};
+use super::McpOptions;
 use crate::auth::TenantAuthor;
+use crate::error::ApiError;
 use crate::routes::knowledge::is_markdown;
 
 /// Who said a remembered message.
@@ -219,7 +220,11 @@ fn tool<T: JsonSchema + 'static>(
         .with_annotations(annotations)
 }
 
-/// Runs the tool `request` names for `caller`.
+/// Runs the tool `request` names for `caller`. A tool that fails (an
+/// unknown agent, arguments that do not fit) answers with a result marked
+/// `isError`, its text the API's code and message, so that the model reads
+/// why and can try again; only a tool that does not exist is refused as a
+/// protocol error.
 pub(super) async fn call(
     octopus: &Octopus,
     caller: &TenantAuthor,
@@ -228,21 +233,21 @@ pub(super) async fn call(
 ) -> Result<CallToolResult, ErrorData> {
     let tenant = caller.tenant;
     let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
-    let text = match request.name.as_ref() {
-        "remember" => remember(octopus, tenant, parse(arguments)?).await,
-        "recall" => recall(octopus, tenant, parse(arguments)?).await,
-        "search_knowledge" => search_knowledge(octopus, tenant, parse(arguments)?).await,
-        "get_context" => get_context(octopus, tenant, parse(arguments)?).await,
-        "list_procedures" => list_procedures(octopus, tenant, parse(arguments)?).await,
-        "add_document" => add_document(octopus, tenant, parse(arguments)?).await,
+    let outcome = match request.name.as_ref() {
+        "remember" => run(arguments, |args| remember(octopus, tenant, args)).await,
+        "recall" => run(arguments, |args| recall(octopus, tenant, args)).await,
+        "search_knowledge" => run(arguments, |args| search_knowledge(octopus, tenant, args)).await,
+        "get_context" => run(arguments, |args| get_context(octopus, tenant, args)).await,
+        "list_procedures" => run(arguments, |args| list_procedures(octopus, tenant, args)).await,
+        "add_document" => run(arguments, |args| add_document(octopus, tenant, args)).await,
         "forget_user" if options.allow_forget_user => {
-            forget_user(octopus, tenant, parse(arguments)?).await
+            run(arguments, |args| forget_user(octopus, tenant, args)).await
         }
         "update_memory" if options.allow_forget_user => {
-            update_memory(octopus, caller, parse(arguments)?).await
+            run(arguments, |args| update_memory(octopus, caller, args)).await
         }
         "delete_memory" if options.allow_forget_user => {
-            delete_memory(octopus, caller, parse(arguments)?).await
+            run(arguments, |args| delete_memory(octopus, caller, args)).await
         }
         other => {
             return Err(ErrorData::invalid_params(
@@ -250,20 +255,45 @@ pub(super) async fn call(
                 Some(json!({"code": "tool_not_found"})),
             ));
         }
-    }
-    .map_err(engine_error)?;
-    Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+    };
+    Ok(match outcome {
+        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Err(error) => failed(error),
+    })
+}
+
+/// Reads the arguments as `A` and runs `tool` with them.
+async fn run<A, F>(arguments: Value, tool: impl FnOnce(A) -> F) -> Result<String, ApiError>
+where
+    A: DeserializeOwned,
+    F: Future<Output = ToolResult>,
+{
+    let args = parse(arguments)?;
+    Ok(tool(args).await?)
+}
+
+/// A failed tool's result: the API's error body as structured content and,
+/// for the model, its code and message as text.
+fn failed(error: ApiError) -> CallToolResult {
+    let body = error.body();
+    let structured = json!({"error": body.error, "status": error.status.as_u16()});
+    let mut result = CallToolResult::structured_error(structured);
+    result.content = vec![ContentBlock::text(format!(
+        "{}: {}",
+        body.error.code, body.error.message
+    ))];
+    result
 }
 
 /// The arguments as `T`, or an error naming the field that is wrong.
-fn parse<T: DeserializeOwned>(arguments: Value) -> Result<T, ErrorData> {
+fn parse<T: DeserializeOwned>(arguments: Value) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(arguments).map_err(|error| {
         // A missing field is reported at the root, whose path is ".".
         let field = match error.path().to_string() {
             root if root == "." => "arguments".to_owned(),
             path => format!("arguments.{path}"),
         };
-        engine_error(DomainError::invalid(field, error.inner().to_string()))
+        ApiError::from(DomainError::invalid(field, error.inner().to_string()))
     })
 }
 
@@ -306,7 +336,10 @@ async fn recall(octopus: &Octopus, tenant: TenantId, args: RecallArgs) -> ToolRe
             query.user_id, agent.name
         ));
     }
-    let mut text = format!("{} memories, best first:\n", hits.len());
+    let mut text = format!(
+        "{}, best first:\n",
+        counted(hits.len(), "memory", "memories")
+    );
     for (rank, hit) in hits.iter().enumerate() {
         let what = match hit.kind {
             MemoryKind::Message => hit
@@ -369,7 +402,10 @@ async fn search_knowledge(
     if hits.is_empty() {
         return Ok(format!("No passage of {}'s knowledge matches.", agent.name));
     }
-    let mut text = format!("{} passages, best first:\n", hits.len());
+    let mut text = format!(
+        "{}, best first:\n",
+        counted(hits.len(), "passage", "passages")
+    );
     for (rank, hit) in hits.iter().enumerate() {
         let chunk = &hit.chunk;
         let heading = chunk
@@ -472,8 +508,11 @@ async fn add_document(octopus: &Octopus, tenant: TenantId, args: AddDocumentArgs
         )
         .await?;
     Ok(format!(
-        "Added {} to {}'s knowledge: {} chunks, {} tokens.",
-        report.source, agent.name, report.chunks, report.tokens
+        "Added {} to {}'s knowledge: {}, {}.",
+        report.source,
+        agent.name,
+        counted(report.chunks, "chunk", "chunks"),
+        counted(report.tokens, "token", "tokens")
     ))
 }
 
@@ -492,9 +531,13 @@ async fn forget_user(octopus: &Octopus, tenant: TenantId, args: ForgetUserArgs) 
         )
         .await?;
     Ok(format!(
-        "Forgot {}: {} conversations removed. Receipt: {}",
+        "Forgot {}: {} removed. Receipt: {}",
         args.user,
-        receipt.conversation_ids.len(),
+        counted(
+            receipt.conversation_ids.len(),
+            "conversation",
+            "conversations"
+        ),
         serde_json::to_string(&receipt).unwrap_or_default()
     ))
 }
@@ -529,12 +572,18 @@ async fn delete_memory(
         .delete_fact(caller.tenant, id, args.reason, caller.name())
         .await?;
     Ok(format!(
-        "Deleted fact {}: {} versions and {} vectors removed. Receipt: {}",
+        "Deleted fact {}: {} and {} removed. Receipt: {}",
         args.fact_id,
-        receipt.versions,
-        receipt.vectors,
+        counted(receipt.versions, "version", "versions"),
+        counted(receipt.vectors, "vector", "vectors"),
         serde_json::to_string(&receipt).unwrap_or_default()
     ))
+}
+
+/// "1 memory", "3 memories".
+fn counted(n: impl TryInto<u64>, one: &str, many: &str) -> String {
+    let n: u64 = n.try_into().unwrap_or(u64::MAX);
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn fact_id(text: &str) -> Result<FactId, octopus_engine::Error> {

@@ -1,4 +1,5 @@
-//! Health probes without a key: `/healthz` (the process) and `/readyz` (the store).
+//! Health probes without a key: `/healthz` (the process; `/health` too)
+//! and `/readyz` (the store).
 
 use axum::Json;
 use axum::extract::State;
@@ -13,6 +14,12 @@ use crate::error::ApiResult;
 #[utoipa::path(get, path = "/healthz", tag = "health", responses((status = 200, description = "alive")))]
 pub(crate) async fn healthz() -> Json<Value> {
     Json(json!({"status": "ok"}))
+}
+
+/// The process is up: `/healthz` under the name other servers use.
+#[utoipa::path(get, path = "/health", tag = "health", responses((status = 200, description = "alive")))]
+pub(crate) async fn health() -> Json<Value> {
+    healthz().await
 }
 
 /// The store answers queries.

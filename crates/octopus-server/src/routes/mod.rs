@@ -14,6 +14,7 @@ pub(crate) mod openai;
 mod procedures;
 mod recall;
 mod search;
+mod status;
 mod tenants;
 mod turns;
 mod users;
@@ -67,8 +68,10 @@ impl Modify for BearerAuth {
 pub(crate) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
+        .routes(routes!(health::health))
         .routes(routes!(health::readyz))
         .routes(routes!(health::metrics))
+        .routes(routes!(status::status))
         .routes(routes!(tenants::create_tenant, tenants::list_tenants))
         .routes(routes!(tenants::get_tenant))
         .routes(routes!(tenants::create_api_key, tenants::list_api_keys))

@@ -231,8 +231,16 @@ async fn a_blank_user_message_is_refused_by_append_and_remember_as_by_turns() {
         json!({"agent": "support", "user": "alice", "content": "  "}),
     )
     .await;
+    // The model reads why, as the tool's result.
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert_eq!(
-        answer["error"]["data"]["code"], "invalid_request",
+        answer["result"]["structuredContent"]["error"]["code"], "invalid_request",
+        "{answer}"
+    );
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|text| text.starts_with("invalid_request: ")),
         "{answer}"
     );
     // An assistant may say nothing in words (a call, a pause).

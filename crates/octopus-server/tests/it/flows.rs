@@ -326,6 +326,7 @@ async fn openapi_lists_every_route_with_its_security() {
         "/v1/episodes/{episode_id}/purge",
         "/v1/messages/search",
         "/healthz",
+        "/health",
         "/readyz",
     ] {
         assert!(
@@ -339,6 +340,11 @@ async fn openapi_lists_every_route_with_its_security() {
     );
     let health = server.raw(Method::GET, "/readyz", None, None).await;
     assert_eq!(health.status, StatusCode::OK);
+    for probe in ["/healthz", "/health"] {
+        let alive = server.raw(Method::GET, probe, None, None).await;
+        assert_eq!(alive.status, StatusCode::OK, "{probe}");
+        assert_eq!(alive.body["status"], "ok", "{probe}");
+    }
 }
 
 /// An id the document calls valid is one the server reads, and one it

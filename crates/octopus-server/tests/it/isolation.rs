@@ -498,11 +498,16 @@ async fn walk_mcp(server: &TestServer, victim: &Seeded, intruder: &Seeded) {
     let tools = tools["result"]["tools"].as_array().unwrap().clone();
     assert!(tools.len() >= 6, "{tools:?}");
     // A 404 may name the id it could not find, which the intruder sent.
+    // A tool fails as a result marked `isError`; a resource read, as an
+    // MCP error. Either carries the API's code.
     let refused = |reply: &Reply, sent: &str, context: &str| {
         assert_eq!(reply.status, StatusCode::OK, "{context}: {}", reply.body);
-        let code = reply.body["error"]["data"]["code"]
-            .as_str()
-            .unwrap_or_default();
+        let result = &reply.body["result"];
+        let code = match result["isError"] == true {
+            true => &result["structuredContent"]["error"]["code"],
+            false => &reply.body["error"]["data"]["code"],
+        };
+        let code = code.as_str().unwrap_or_default();
         assert!(code.ends_with("_not_found"), "{context}: {}", reply.body);
         assert_reveals_nothing(&reply.body, victim, sent, context);
     };

@@ -23,6 +23,7 @@ mod procedures;
 mod qdrant_outage;
 mod recall;
 mod reply_bounds;
+mod status;
 mod tool_races;
 mod turns;
 mod webhooks;

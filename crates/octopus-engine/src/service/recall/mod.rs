@@ -23,6 +23,7 @@
 mod experiments;
 mod rank;
 mod read;
+mod repeats;
 mod retrieve;
 
 use octopus_core::recall::{RecallHit, RecallQuery};

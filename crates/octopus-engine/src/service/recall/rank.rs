@@ -1,6 +1,6 @@
 //! The second stage: the retrievers' lists fused, each candidate ranked in
 //! its context, reordered by what the query names and the time it asks
-//! about, and cut to the hits asked for.
+//! about, its repeats collapsed, and cut to the hits asked for.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -26,12 +26,14 @@ const SPEAKER_HEAD_PER_HIT: u32 = 2;
 
 /// What the second stage hands the third: the memories to answer with,
 /// best first, with their scores; what the retrievers said of them; and
-/// the messages and facts already read whole, which are not read again.
+/// the messages and facts already read whole, which are not read again;
+/// and how many times a kept message's words were said, when more than once.
 pub(super) struct Ranked {
     pub memories: Vec<(Memory, f64)>,
     pub evidence: HashMap<Memory, Evidence>,
     pub messages: HashMap<MessageId, Message>,
     pub facts: HashMap<FactId, Fact>,
+    pub times_said: HashMap<MessageId, u32>,
 }
 
 impl Octopus {
@@ -88,12 +90,16 @@ impl Octopus {
                 _ => true,
             });
         }
+        let times_said = self
+            .collapse_repeats(tenant, &mut ranked, query, &mut messages)
+            .await?;
         ranked.truncate(query.top_k as usize);
         Ok(Ranked {
             memories: ranked,
             evidence,
             messages,
             facts,
+            times_said,
         })
     }
 
@@ -120,14 +126,8 @@ impl Octopus {
             return Ok(());
         }
         let head = ranked.len().min(head_of(query));
-        let unread: Vec<MessageId> = messages_among(&ranked[..head])
-            .into_iter()
-            .filter(|id| !read.contains_key(id))
-            .collect();
-        if !unread.is_empty() {
-            let windows = self.store.message_windows(tenant, &unread, 0).await?;
-            read.extend(windows.into_iter().map(|w| (w.message.id, w.message)));
-        }
+        self.read_messages_among(tenant, &ranked[..head], read)
+            .await?;
         let messages = &*read;
         let message = |memory: &Memory| match memory {
             Memory::Message(id) => messages.get(id),
@@ -317,6 +317,27 @@ pub(super) fn facts_among(memories: &[(Memory, f64)]) -> Vec<FactId> {
             Memory::Message(_) | Memory::Summary(_) => None,
         })
         .collect()
+}
+
+impl Octopus {
+    /// Reads the messages among `memories` that `read` does not hold yet
+    /// into it.
+    pub(super) async fn read_messages_among(
+        &self,
+        tenant: TenantId,
+        memories: &[(Memory, f64)],
+        read: &mut HashMap<MessageId, Message>,
+    ) -> Result<()> {
+        let unread: Vec<MessageId> = messages_among(memories)
+            .into_iter()
+            .filter(|id| !read.contains_key(id))
+            .collect();
+        if !unread.is_empty() {
+            let windows = self.store.message_windows(tenant, &unread, 0).await?;
+            read.extend(windows.into_iter().map(|w| (w.message.id, w.message)));
+        }
+        Ok(())
+    }
 }
 
 pub(super) fn messages_among(memories: &[(Memory, f64)]) -> Vec<MessageId> {

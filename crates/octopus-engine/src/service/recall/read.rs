@@ -26,6 +26,7 @@ impl Octopus {
             mut evidence,
             messages,
             facts,
+            times_said,
         } = ranked;
         let mut windows = self
             .windows(tenant, &memories, query.neighbours, messages)
@@ -38,6 +39,13 @@ impl Octopus {
             let hit = match memory {
                 Memory::Message(id) => windows.remove(&id).map(|window| RecallHit {
                     kind: MemoryKind::Message,
+                    text: window
+                        .message
+                        .content
+                        .as_ref()
+                        .map(|content| content.text())
+                        .unwrap_or_default(),
+                    times_said: times_said.get(&id).copied().unwrap_or(1),
                     score,
                     vector_score: found.vector_score,
                     keyword_score: found.keyword_score,
@@ -59,6 +67,8 @@ impl Octopus {
                     };
                     Some(RecallHit {
                         kind: MemoryKind::Fact,
+                        text: fact.text.clone(),
+                        times_said: 1,
                         score,
                         vector_score: found.vector_score,
                         keyword_score: found.keyword_score,
@@ -71,8 +81,11 @@ impl Octopus {
                     })
                 }),
                 Memory::Summary(id) => episodes.get(&id).and_then(|episode| {
+                    let summary = episode.summary.clone()?;
                     Some(RecallHit {
                         kind: MemoryKind::Summary,
+                        text: summary.clone(),
+                        times_said: 1,
                         score,
                         vector_score: found.vector_score,
                         keyword_score: None,
@@ -80,7 +93,7 @@ impl Octopus {
                         conversation_id: Some(episode.conversation_id),
                         at: episode.last_message_at,
                         window: None,
-                        summary: Some(episode.summary.clone()?),
+                        summary: Some(summary),
                         fact: None,
                     })
                 }),

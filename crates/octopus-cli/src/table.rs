@@ -1,0 +1,311 @@
+//! The server's JSON answers as text for a person at a terminal: a list as a
+//! table (names, short ids, times, counts), one object as its fields, one per
+//! line. Scripts get the JSON itself (`--json`, or any output that is not a
+//! terminal).
+
+use serde_json::{Map, Value};
+
+/// The columns a list shows first, in this order, when its items have them;
+/// other fields fill the table up to [`MAX_COLUMNS`].
+const FIRST_COLUMNS: &[&str] = &[
+    "name",
+    "id",
+    "kind",
+    "role",
+    "user_id",
+    "title",
+    "text",
+    "content",
+    "url",
+    "status",
+    "state",
+    "score",
+    "times_said",
+    "message_count",
+    "chunk_count",
+    "version",
+    "prefix",
+    "at",
+    "started_at",
+    "last_message_at",
+    "created_at",
+];
+
+/// Fields that are never a column: ids of what the list is already about,
+/// and bookkeeping a person does not read in a table.
+const NOT_COLUMNS: &[&str] = &["tenant_id", "hash", "metadata", "updated_at"];
+
+const MAX_COLUMNS: usize = 6;
+
+/// Text longer than this many characters is cut, with "…".
+const MAX_CELL_CHARS: usize = 60;
+
+/// `answer` as a person reads it.
+pub fn render(answer: &Value) -> String {
+    match answer {
+        Value::Object(object) => match object.get("items") {
+            Some(Value::Array(items)) => {
+                let mut text = table(items);
+                if let Some(Value::String(cursor)) = object.get("next_cursor") {
+                    text.push_str(&format!("(more: --cursor {cursor})\n"));
+                }
+                text
+            }
+            _ => fields(object),
+        },
+        Value::Array(items) => table(items),
+        other => format!("{}\n", cell(other, false)),
+    }
+}
+
+/// Items as a table: a header, then a row each.
+fn table(items: &[Value]) -> String {
+    if items.is_empty() {
+        return "(none)\n".to_owned();
+    }
+    let columns = columns(items);
+    if columns.is_empty() {
+        return items
+            .iter()
+            .map(|item| format!("{}\n", cell(item, false)))
+            .collect();
+    }
+    let mut rows: Vec<Vec<String>> = vec![columns.iter().map(|c| c.to_string()).collect()];
+    for item in items {
+        rows.push(
+            columns
+                .iter()
+                .map(|column| cell(&item[column.as_str()], true))
+                .collect(),
+        );
+    }
+    aligned(&rows)
+}
+
+/// The scalar fields the items share, the [`FIRST_COLUMNS`] first.
+fn columns(items: &[Value]) -> Vec<String> {
+    let mut present: Vec<String> = Vec::new();
+    for item in items {
+        let Value::Object(object) = item else {
+            continue;
+        };
+        for (key, value) in object {
+            let shown = is_scalar(value) || is_text_of(value);
+            if shown && !NOT_COLUMNS.contains(&key.as_str()) && !present.contains(key) {
+                present.push(key.clone());
+            }
+        }
+    }
+    let mut columns: Vec<String> = FIRST_COLUMNS
+        .iter()
+        .filter(|column| present.iter().any(|p| p == *column))
+        .map(|column| column.to_string())
+        .collect();
+    // An item that names itself needs no bare id beside its name only when
+    // the id is all it adds; the id stays, short, so a command can take it.
+    for key in present {
+        if columns.len() >= MAX_COLUMNS {
+            break;
+        }
+        if !columns.contains(&key) && !key.ends_with("_id") {
+            columns.push(key);
+        }
+    }
+    columns.truncate(MAX_COLUMNS);
+    columns
+}
+
+/// One object: its fields, one per line, the [`FIRST_COLUMNS`] first, ids
+/// whole (to be copied into the next command).
+fn fields(object: &Map<String, Value>) -> String {
+    let rank = |key: &str| {
+        FIRST_COLUMNS
+            .iter()
+            .position(|first| *first == key)
+            .unwrap_or(FIRST_COLUMNS.len())
+    };
+    let mut keys: Vec<&String> = object.keys().collect();
+    keys.sort_by_key(|key| rank(key));
+    let rows: Vec<Vec<String>> = keys
+        .into_iter()
+        .map(|key| vec![format!("{key}:"), summary(&object[key])])
+        .collect();
+    aligned(&rows)
+}
+
+/// A nested value in one line: a list's length, an object's name or id.
+fn summary(value: &Value) -> String {
+    match value {
+        Value::Array(items) if items.iter().all(is_scalar) && items.len() <= 8 => items
+            .iter()
+            .map(|item| cell(item, false))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::Array(items) => match items.len() {
+            1 => "1 item".to_owned(),
+            n => format!("{n} items"),
+        },
+        Value::Object(object) => {
+            let named = ["name", "text", "id"]
+                .iter()
+                .find_map(|key| object.get(*key).filter(|v| is_scalar(v)));
+            match named {
+                Some(value) => cell(value, false),
+                None => {
+                    let inner: Vec<String> = object
+                        .iter()
+                        .filter(|(_, v)| is_scalar(v))
+                        .map(|(k, v)| format!("{k}={}", cell(v, false)))
+                        .collect();
+                    cut(&inner.join(" "), MAX_CELL_CHARS * 2)
+                }
+            }
+        }
+        other => cell(other, false),
+    }
+}
+
+fn is_scalar(value: &Value) -> bool {
+    !matches!(value, Value::Array(_) | Value::Object(_))
+}
+
+/// A message's content given as parts (text and images): read as its text.
+fn is_text_of(value: &Value) -> bool {
+    matches!(value, Value::Array(parts) if parts.iter().all(|p| p.get("type").is_some()))
+}
+
+/// One value as a cell: ids shortened to their first 8 characters when
+/// `short_ids`, times to the minute, long text cut, nothing as "-".
+fn cell(value: &Value, short_ids: bool) -> String {
+    match value {
+        Value::Null => "-".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() => format!("{f:.3}"),
+            _ => n.to_string(),
+        },
+        Value::String(text) if short_ids && octopus_client::is_id(text) => {
+            text.chars().take(8).collect()
+        }
+        Value::String(text) if is_time(text) => format!("{} {}", &text[..10], &text[11..16]),
+        Value::String(text) => cut(
+            &text.split_whitespace().collect::<Vec<_>>().join(" "),
+            MAX_CELL_CHARS,
+        ),
+        Value::Array(parts) if is_text_of(value) => cut(
+            &parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            MAX_CELL_CHARS,
+        ),
+        other => cut(&other.to_string(), MAX_CELL_CHARS),
+    }
+}
+
+/// Whether `text` is an RFC 3339 time, as the API writes them.
+fn is_time(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 20
+        && bytes[4] == b'-'
+        && bytes[7] == b'-'
+        && bytes[10] == b'T'
+        && bytes[13] == b':'
+        && bytes[..4].iter().all(u8::is_ascii_digit)
+}
+
+fn cut(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", text[..at].trim_end()),
+        None => text.to_owned(),
+    }
+}
+
+/// Rows with each column as wide as its widest cell, two spaces apart; the
+/// last column not padded.
+fn aligned(rows: &[Vec<String>]) -> String {
+    let width = |column: usize| {
+        rows.iter()
+            .map(|row| row.get(column).map_or(0, |c| c.chars().count()))
+            .max()
+            .unwrap_or(0)
+    };
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns).map(width).collect();
+    let mut text = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (column, value) in row.iter().enumerate() {
+            if column + 1 == row.len() {
+                line.push_str(value);
+            } else {
+                let pad = widths[column] - value.chars().count();
+                line.push_str(value);
+                line.push_str(&" ".repeat(pad + 2));
+            }
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_list_is_a_table_of_names_short_ids_times_and_counts() {
+        let agents = json!({"items": [
+            {"id": "0b7f5a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "tenant_id": "9b7f5a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
+             "name": "support", "system_prompt": "You are Acme's support agent.\nBe brief.",
+             "llm": {"provider": "openai", "model": "gpt-4o-mini"},
+             "created_at": "2026-03-02T10:00:00.123456Z"},
+            {"id": "1b7f5a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "tenant_id": "9b7f5a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
+             "name": "concierge", "system_prompt": null, "llm": {"provider": "ollama", "model": "llama3.2"},
+             "created_at": "2026-03-03T11:30:00Z"}
+        ], "next_cursor": null});
+        assert_eq!(
+            render(&agents),
+            "name       id        created_at        system_prompt\n\
+             support    0b7f5a4e  2026-03-02 10:00  You are Acme's support agent. Be brief.\n\
+             concierge  1b7f5a4e  2026-03-03 11:30  -\n"
+        );
+    }
+
+    #[test]
+    fn one_object_is_its_fields_and_nested_values_in_a_line() {
+        let key = json!({"id": "0b7f5a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "name": "init",
+                         "prefix": "oct_1a2b3c4d", "scopes": ["read", "write"],
+                         "agent": {"name": "support", "id": "x"}, "calls": [{"a": 1}, {"a": 2}],
+                         "revoked_at": null});
+        assert_eq!(
+            render(&key),
+            "name:        init\n\
+             id:          0b7f5a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b\n\
+             prefix:      oct_1a2b3c4d\n\
+             agent:       support\n\
+             calls:       2 items\n\
+             revoked_at:  -\n\
+             scopes:      read, write\n"
+        );
+    }
+
+    #[test]
+    fn long_text_is_cut_and_an_empty_list_says_so() {
+        let long = "word ".repeat(40);
+        let hits = json!({"items": [{"kind": "message", "text": long, "score": 0.5}]});
+        let shown = render(&hits);
+        let row = shown.lines().nth(1).unwrap();
+        assert!(row.ends_with('…') || row.contains("… "), "{row}");
+        assert!(row.chars().count() < 90, "{row}");
+        assert_eq!(render(&json!({"items": []})), "(none)\n");
+        assert_eq!(
+            render(&json!({"items": [{"name": "a"}], "next_cursor": "abc"})),
+            "name\na\n(more: --cursor abc)\n"
+        );
+    }
+}
