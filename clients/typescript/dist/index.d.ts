@@ -60,9 +60,12 @@ export declare class Octopus {
     /**
      * The server's version, storage and embedding model, and the memory work
      * waiting for the caller's tenant (every tenant's, with the admin key):
-     * recall finds new messages by meaning once `waiting` is 0.
+     * recall finds new messages by meaning once `waiting` is 0. With
+     * `agent_id`, whether that agent's model can be called.
      */
-    status(): Promise<Schemas["ServerStatus"]>;
+    status(query?: {
+        agent_id?: Id;
+    }): Promise<Schemas["ServerStatus"]>;
     /** Whether the server can serve: its storage answers. */
     readyz(): Promise<{
         status: string;

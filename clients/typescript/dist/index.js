@@ -80,10 +80,11 @@ export class Octopus {
     /**
      * The server's version, storage and embedding model, and the memory work
      * waiting for the caller's tenant (every tenant's, with the admin key):
-     * recall finds new messages by meaning once `waiting` is 0.
+     * recall finds new messages by meaning once `waiting` is 0. With
+     * `agent_id`, whether that agent's model can be called.
      */
-    status() {
-        return this.json("GET", "/v1/status");
+    status(query = {}) {
+        return this.json("GET", "/v1/status", { query });
     }
     /** Whether the server can serve: its storage answers. */
     readyz() {

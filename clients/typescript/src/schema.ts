@@ -846,7 +846,8 @@ export interface paths {
         /**
          * The server's version and backends, the embedding model, and the caller's
          *     memory queue: with a tenant's key its tenant's, with the admin key every
-         *     tenant's together.
+         *     tenant's together. With `agent_id`, whether that agent's model can be
+         *     called.
          */
         get: operations["status"];
         put?: never;
@@ -1076,6 +1077,24 @@ export interface components {
             memory?: components["schemas"]["MemoryConfig"];
             name: string;
             system_prompt?: string;
+        };
+        /** @description An agent's model, as far as the server can tell without calling it. */
+        AgentStatus: {
+            id: components["schemas"]["AgentId"];
+            /** @description `provider/model` of the model that writes summaries and learns facts. */
+            model: string;
+            /**
+             * @description Whether that model can be called as the server is set up. Without
+             *     it, messages are stored, embedded and recalled, but episodes get
+             *     their opening lines as summaries and no fact is learned.
+             */
+            model_callable: boolean;
+            name: string;
+            /**
+             * @description Why it cannot be (no key for the provider, a base URL the operator's
+             *     rules forbid).
+             */
+            problem?: string | null;
         };
         /** @description An API key as stored: its hash, never its secret. */
         ApiKey: {
@@ -2430,6 +2449,7 @@ export interface components {
         SearchMode: "hybrid" | "vector" | "keyword";
         /** @description The server, and the caller's memory queue. */
         ServerStatus: {
+            agent?: components["schemas"]["AgentStatus"] | null;
             /** @description Where data is kept: `sqlite` or `postgres`. */
             database: string;
             embedding: components["schemas"]["EmbeddingStatus"];
@@ -8182,7 +8202,10 @@ export interface operations {
     };
     status: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also say whether this agent's model can be called (a tenant's key). */
+                agent_id?: components["schemas"]["AgentId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8197,6 +8220,15 @@ export interface operations {
                     "application/json": components["schemas"]["ServerStatus"];
                 };
             };
+            /** @description `invalid_query`: a query parameter is unknown or of the wrong type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `unauthenticated`: no API key, or an unknown or revoked one */
             401: {
                 headers: {
@@ -8208,6 +8240,24 @@ export interface operations {
             };
             /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `agent_not_found`: no such agent for this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_request`: valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

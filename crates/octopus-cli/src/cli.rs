@@ -52,6 +52,9 @@ pub enum Command {
     /// queue: how much work waits before recall finds the newest messages by
     /// meaning (a tenant's key sees its own; the admin key, every tenant's).
     Status {
+        /// Also say whether this agent's model can be called (its id or name).
+        #[arg(long)]
+        agent: Option<String>,
         #[command(flatten)]
         remote: Remote,
     },

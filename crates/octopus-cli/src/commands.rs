@@ -221,12 +221,12 @@ pub(crate) fn plan(command: Command) -> anyhow::Result<Plan> {
                 .agent(args.agent)
                 .body(body)
         }
-        Command::Status { mut remote } => {
+        Command::Status { agent, mut remote } => {
             // The admin key answers too, with every tenant's queue.
             if remote.api_key.is_none() {
                 remote.api_key = std::env::var("OCTOPUS_ADMIN_KEY").ok();
             }
-            Request::new(remote, op::STATUS)
+            Request::new(remote, op::STATUS).query_agent(agent)
         }
         Command::Context(args) => Request::new(args.remote, op::BUILD_CONTEXT)
             .path(args.conversation)

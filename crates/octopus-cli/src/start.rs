@@ -139,6 +139,21 @@ pub async fn remember(args: RememberArgs) -> anyhow::Result<Value> {
         .json(&body)
         .send()
         .await?;
+    // Said where a person sees it, not in the answer a script reads.
+    let status = client
+        .call(op::STATUS)
+        .query("agent_id", &agent)
+        .send()
+        .await?;
+    if status["agent"]["model_callable"] == false {
+        eprintln!(
+            "note: stored and recalled now; facts and summaries wait for a model: {} ({})",
+            status["agent"]["problem"]
+                .as_str()
+                .unwrap_or("it cannot be called"),
+            status["agent"]["model"].as_str().unwrap_or_default()
+        );
+    }
     Ok(stored["messages"].get(0).cloned().unwrap_or(stored))
 }
 

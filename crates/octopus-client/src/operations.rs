@@ -167,7 +167,7 @@ pub const ROLLBACK_PROCEDURE: Operation = Operation::new("rollback_procedure", M
 /// Every version of a procedure, oldest first, with who wrote and who decided each.
 pub const PROCEDURE_VERSIONS: Operation = Operation::new("procedure_versions", Method::GET, "/v1/procedures/{procedure_id}/versions");
 
-/// The server's version and backends, the embedding model, and the caller's memory queue: with a tenant's key its tenant's, with the admin key every tenant's together.
+/// The server's version and backends, the embedding model, and the caller's memory queue: with a tenant's key its tenant's, with the admin key every tenant's together. With `agent_id`, whether that agent's model can be called.
 pub const STATUS: Operation = Operation::new("status", Method::GET, "/v1/status");
 
 /// List tenants.

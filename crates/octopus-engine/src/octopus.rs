@@ -272,6 +272,17 @@ impl Octopus {
         self.store.backends()
     }
 
+    /// Why the agent's summary model cannot be called as the server is set
+    /// up (no key for its provider, a base URL the rules forbid), so that
+    /// summaries and facts wait; `None` when it can be called, which says
+    /// nothing of whether it answers.
+    pub fn model_problem(&self, agent: &octopus_core::agent::Agent) -> Option<String> {
+        self.chat
+            .for_agent(agent, octopus_core::chat::ChatPurpose::Summary)
+            .err()
+            .map(|error| error.message)
+    }
+
     /// The embedding model's name and dimension, once it is loaded (it is
     /// loaded at the first text to embed, not for asking).
     pub fn embedder_in_use(&self) -> Option<(String, usize)> {

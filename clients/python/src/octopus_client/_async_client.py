@@ -90,11 +90,12 @@ class AsyncOctopus:
         """Whether the process is up (as ``healthz``)."""
         return (await self._send("GET", "/health")).json()
 
-    async def status(self) -> models.ServerStatus:
+    async def status(self, *, agent_id: Id | None = None) -> models.ServerStatus:
         """The server's version, storage and embedding model, and the memory
         work waiting for the caller's tenant (every tenant's, with the admin
-        key): recall finds new messages by meaning once ``waiting`` is 0."""
-        return await self._get("/v1/status", models.ServerStatus)
+        key): recall finds new messages by meaning once ``waiting`` is 0.
+        With ``agent_id``, whether that agent's model can be called."""
+        return await self._get("/v1/status", models.ServerStatus, agent_id=agent_id)
 
     async def readyz(self) -> dict[str, Any]:
         """Whether the server can serve: its storage answers."""

@@ -10,6 +10,25 @@ from uuid import UUID
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
 
 
+class AgentStatus(BaseModel):
+    id: UUID = Field(
+        ..., description='An agent: a configured assistant with its own memory.'
+    )
+    model: str = Field(
+        ...,
+        description='`provider/model` of the model that writes summaries and learns facts.',
+    )
+    model_callable: bool = Field(
+        ...,
+        description='Whether that model can be called as the server is set up. Without\nit, messages are stored, embedded and recalled, but episodes get\ntheir opening lines as summaries and no fact is learned.',
+    )
+    name: str
+    problem: str | None = Field(
+        None,
+        description="Why it cannot be (no key for the provider, a base URL the operator's\nrules forbid).",
+    )
+
+
 class Block(Enum):
     system_prompt = 'system_prompt'
     procedures = 'procedures'
@@ -796,6 +815,7 @@ class SearchMode(Enum):
 
 
 class ServerStatus(BaseModel):
+    agent: AgentStatus | None = None
     database: str = Field(
         ..., description='Where data is kept: `sqlite` or `postgres`.'
     )

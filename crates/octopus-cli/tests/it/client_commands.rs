@@ -715,6 +715,14 @@ async fn init_gives_a_key_and_an_agent_that_remember_and_recall_take_by_name() {
         "{}",
         String::from_utf8_lossy(&stored.stderr)
     );
+    if std::env::var_os("OPENAI_API_KEY").is_none() {
+        let said = String::from_utf8_lossy(&stored.stderr);
+        assert!(
+            said.contains("facts and summaries wait for a model")
+                && said.contains("OPENAI_API_KEY"),
+            "{said}"
+        );
+    }
     let stored: Value = serde_json::from_slice(&stored.stdout).unwrap();
     assert_eq!(stored["role"], "user");
     let again = octopus_with(

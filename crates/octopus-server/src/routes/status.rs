@@ -4,13 +4,23 @@
 
 use axum::extract::State;
 use chrono::{DateTime, Utc};
+use octopus_core::AgentId;
 use octopus_engine::Caller;
-use serde::Serialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 
 use crate::AppState;
 use crate::auth::AnyCaller;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult, ErrorBody, ErrorCode};
+use crate::extract::Query;
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StatusParams {
+    /// Also say whether this agent's model can be called (a tenant's key).
+    pub agent_id: Option<AgentId>,
+}
 
 /// The server, and the caller's memory queue.
 #[derive(Serialize, ToSchema)]
@@ -23,6 +33,26 @@ pub(crate) struct ServerStatus {
     pub vectors: &'static str,
     pub embedding: EmbeddingStatus,
     pub memory_queue: QueueStatus,
+    /// With `agent_id`: that agent's model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentStatus>,
+}
+
+/// An agent's model, as far as the server can tell without calling it.
+#[derive(Serialize, ToSchema)]
+pub(crate) struct AgentStatus {
+    pub id: AgentId,
+    pub name: String,
+    /// `provider/model` of the model that writes summaries and learns facts.
+    pub model: String,
+    /// Whether that model can be called as the server is set up. Without
+    /// it, messages are stored, embedded and recalled, but episodes get
+    /// their opening lines as summaries and no fact is learned.
+    pub model_callable: bool,
+    /// Why it cannot be (no key for the provider, a base URL the operator's
+    /// rules forbid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// The embedding model. It loads at the first text to embed: until then,
@@ -57,14 +87,39 @@ pub(crate) struct QueueStatus {
 
 /// The server's version and backends, the embedding model, and the caller's
 /// memory queue: with a tenant's key its tenant's, with the admin key every
-/// tenant's together.
+/// tenant's together. With `agent_id`, whether that agent's model can be
+/// called.
 #[utoipa::path(get, path = "/v1/status", tag = "health", security(("bearer" = [])),
-    responses((status = 200, body = ServerStatus)))]
+    params(StatusParams),
+    responses((status = 200, body = ServerStatus), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
 pub(crate) async fn status(
     State(state): State<AppState>,
     AnyCaller(caller): AnyCaller,
+    Query(params): Query<StatusParams>,
 ) -> ApiResult<axum::Json<ServerStatus>> {
     let octopus = &state.octopus;
+    let agent = match (params.agent_id, caller) {
+        (None, _) => None,
+        (Some(id), Caller::Tenant(tenant)) => {
+            let agent = octopus.get_agent(tenant, id).await?;
+            let problem = octopus.model_problem(&agent);
+            let llm = agent.llm.summary_model.as_ref().unwrap_or(&agent.llm.model);
+            Some(AgentStatus {
+                id: agent.id,
+                model: format!("{}/{llm}", agent.llm.provider.as_str()),
+                name: agent.name,
+                model_callable: problem.is_none(),
+                problem,
+            })
+        }
+        (Some(_), Caller::Admin) => {
+            return Err(ApiError::from_code(
+                ErrorCode::TenantKeyRequired,
+                "an agent belongs to a tenant: ask with the tenant's key",
+            ));
+        }
+    };
     let queues = octopus.memory_queues().await?;
     let mine = queues.iter().filter(|queue| match caller {
         Caller::Tenant(tenant) => queue.tenant_id == tenant,
@@ -102,5 +157,6 @@ pub(crate) async fn status(
                 .map(|choice| choice.chosen),
         },
         memory_queue: queue,
+        agent,
     }))
 }

@@ -56,3 +56,55 @@ async fn a_tenant_sees_the_server_and_its_own_queue_only() {
     let keyless = server.raw(Method::GET, "/v1/status", None, None).await;
     assert_eq!(keyless.status, StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_whose_model_cannot_be_called_is_named_with_why() {
+    let server = TestServer::start().await;
+    let (_, key) = server.tenant("acme").await;
+    let openai = server.agent(&key, "support").await;
+    let local = server
+        .ok(
+            Method::POST,
+            "/v1/agents",
+            &key,
+            Some(json!({"name": "local", "llm": {"provider": "ollama", "model": "llama3.2:1b"}})),
+            StatusCode::CREATED,
+        )
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let of = |agent: &str| format!("/v1/status?agent_id={agent}");
+    let local_sees = server.call(Method::GET, &of(&local), &key, None).await.body;
+    assert_eq!(local_sees["agent"]["name"], "local", "{local_sees}");
+    assert_eq!(local_sees["agent"]["model"], "ollama/llama3.2:1b");
+    assert_eq!(local_sees["agent"]["model_callable"], true, "{local_sees}");
+    if std::env::var_os("OPENAI_API_KEY").is_none() {
+        let openai_sees = server
+            .call(Method::GET, &of(&openai), &key, None)
+            .await
+            .body;
+        assert_eq!(
+            openai_sees["agent"]["model_callable"], false,
+            "{openai_sees}"
+        );
+        assert!(
+            openai_sees["agent"]["problem"]
+                .as_str()
+                .is_some_and(|why| why.contains("OPENAI_API_KEY")),
+            "{openai_sees}"
+        );
+    }
+    // Another tenant's agent is not found; the admin key has no agents.
+    let (_, other) = server.tenant("other").await;
+    let foreign = server.call(Method::GET, &of(&local), &other, None).await;
+    assert_eq!(foreign.status, StatusCode::NOT_FOUND, "{}", foreign.body);
+    let admin = server.call(Method::GET, &of(&local), ADMIN_KEY, None).await;
+    assert_eq!(admin.status, StatusCode::FORBIDDEN, "{}", admin.body);
+    // Without agent_id, no agent is said.
+    let plain = server
+        .call(Method::GET, "/v1/status", &key, None)
+        .await
+        .body;
+    assert!(plain.get("agent").is_none(), "{plain}");
+}
