@@ -115,6 +115,16 @@ async def first_tenant():
 
         context = text(await client.call_tool("get_context", {"agent": AGENT, "user": USER, "message": "Can you remind me of my dog's name?"}))
         assert "You are Acme's support agent." in context and "Biscuit" in context, context
+        # A standing request, once the memory worker has read it, leads
+        # every later context, though the later message shares no word.
+        text(await client.call_tool("remember", {"agent": AGENT, "user": USER,
+                                                 "content": "Always call me by my first name, Dana."}))
+        for _ in range(600):
+            context = text(await client.call_tool("get_context", {"agent": AGENT, "user": USER, "message": "What is the weather like?"}))
+            if "standing instruction" in context:
+                break
+            await asyncio.sleep(0.1)
+        assert "Always call me by my first name, Dana." in context, context
         procedures = text(await client.call_tool("list_procedures", {"agent": AGENT}))
         assert "refund request" in procedures and "Check the order date" in procedures, procedures
 
