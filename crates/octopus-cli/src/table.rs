@@ -101,8 +101,8 @@ fn columns(items: &[Value]) -> Vec<String> {
         .filter(|column| present.iter().any(|p| p == *column))
         .map(|column| column.to_string())
         .collect();
-    // An item that names itself needs no bare id beside its name only when
-    // the id is all it adds; the id stays, short, so a command can take it.
+    // Other fields fill the rest; ids of other objects (`agent_id`, …) are
+    // left to the JSON, where a script reads them.
     for key in present {
         if columns.len() >= MAX_COLUMNS {
             break;

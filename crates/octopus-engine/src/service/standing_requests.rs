@@ -6,6 +6,7 @@
 use octopus_core::fact::{Fact, FactAddition, FactFilter, FactSource};
 use octopus_core::message::{Message, Role};
 use octopus_core::page::Page;
+use octopus_core::repeats::said_as;
 use octopus_core::standing_requests::{self, CATEGORIES};
 use octopus_core::{AgentId, FactId, TenantId, now};
 
@@ -23,7 +24,7 @@ impl Octopus {
     /// Files the standing requests in `message` (a user's) as facts of its
     /// conversation's user, with the message as their source and its time
     /// as when they began to hold; a request the user's current ones hold
-    /// in the same words already is not filed again.
+    /// in the same words ([`said_as`]) already is not filed again.
     pub(crate) async fn note_standing_requests(
         &self,
         tenant: TenantId,
@@ -51,10 +52,10 @@ impl Octopus {
                 &standing_filter(agent, &conversation.user_id, Page::MAX_LIMIT),
             )
             .await?;
-        let mut known: Vec<String> = held.iter().map(|fact| same_words(&fact.text)).collect();
+        let mut known: Vec<String> = held.iter().map(|fact| said_as(&fact.text)).collect();
         let mut filed = 0;
         for request in requests {
-            let words = same_words(&request.text);
+            let words = said_as(&request.text);
             if known.contains(&words) {
                 continue;
             }
@@ -100,14 +101,4 @@ pub(crate) fn standing_filter(agent: AgentId, user: &str, limit: u32) -> FactFil
         key: None,
         page: Page { limit, offset: 0 },
     }
-}
-
-/// A request's words as compared with those held: lower case, single spaces,
-/// no closing stop.
-fn same_words(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .trim_end_matches(['.', '!'])
-        .to_lowercase()
 }
