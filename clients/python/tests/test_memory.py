@@ -165,6 +165,13 @@ def test_forgetting_a_user_and_moving_a_dump(octopus: Octopus, agent_spec: dict,
         copied_agent = copy.list_agents()[0]
         assert [u.user_id for u in copy.list_users(copied_agent.id)] == ["alice", "bob"]
 
+        # The copy deleted by the operator: its messages counted, its key refused.
+        deleted = admin.delete_tenant(tenant.id)
+        assert (deleted.tenant_id, deleted.relational.messages) == (tenant.id, 2)
+        with pytest.raises(OctopusError) as refused:
+            copy.list_agents()
+        assert refused.value.code == "unauthenticated"
+
 
 def with_a_fact(dump: str, text: str) -> str:
     """The dump with one fact more, about the user of its first episode: how

@@ -78,6 +78,8 @@ export declare class Octopus {
     }): Promise<Schemas["Tenant"][]>;
     createTenant(body: Schemas["CreateTenant"]): Promise<Schemas["Tenant"]>;
     getTenant(tenantId: Id): Promise<Schemas["Tenant"]>;
+    /** Delete a tenant and everything under it (admin key). Cannot be undone. */
+    deleteTenant(tenantId: Id): Promise<Schemas["TenantDeletionReceipt"]>;
     listApiKeys(tenantId: Id): Promise<Schemas["ApiKey"][]>;
     /** A new key for the tenant; its secret is in the answer, and only there. */
     createApiKey(tenantId: Id, body: Schemas["CreateApiKey"]): Promise<Schemas["CreatedApiKey"]>;

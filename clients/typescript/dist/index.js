@@ -104,6 +104,10 @@ export class Octopus {
     getTenant(tenantId) {
         return this.json("GET", `/v1/tenants/${segment(tenantId)}`);
     }
+    /** Delete a tenant and everything under it (admin key). Cannot be undone. */
+    deleteTenant(tenantId) {
+        return this.json("DELETE", `/v1/tenants/${segment(tenantId)}`);
+    }
     listApiKeys(tenantId) {
         return this.items(`/v1/tenants/${segment(tenantId)}/keys`);
     }

@@ -887,7 +887,14 @@ export interface paths {
         get: operations["get_tenant"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a tenant and everything under it: its API keys, agents,
+         *     conversations, episodes, messages, facts, procedures, knowledge, memory
+         *     vectors, queued work, webhooks and their deliveries, with their full-text
+         *     entries and their copies in the vector index; then compact the stores'
+         *     files. The receipt counts what each store removed. Cannot be undone.
+         */
+        delete: operations["delete_tenant"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2477,11 +2484,60 @@ export interface components {
             id: components["schemas"]["TenantId"];
             name: string;
         };
+        /** @description What deleting a tenant removed, counted per store. */
+        TenantDeletionReceipt: {
+            /** @description Conversation histories held in this server's memory. */
+            cache: components["schemas"]["CacheCounts"];
+            /**
+             * @description No removed text is left in the data directory now (see
+             *     [`ForgetReceipt::compacted`]).
+             */
+            compacted: boolean;
+            /**
+             * @description Entries of the full-text index over messages (those over knowledge
+             *     and facts go with their rows).
+             */
+            full_text: components["schemas"]["FullTextCounts"];
+            /** @description Memory work that was queued for the tenant. */
+            queue: components["schemas"]["QueueCounts"];
+            /** @description Rows of the relational store. */
+            relational: components["schemas"]["TenantRowCounts"];
+            tenant_id: components["schemas"]["TenantId"];
+            /** @description Vectors removed, and the vector sets erased from the vector index. */
+            vectors: components["schemas"]["TenantVectorCounts"];
+        };
         /**
          * Format: uuid
          * @description A tenant: the unit of isolation. Nothing of one tenant is visible to another.
          */
         TenantId: string;
+        TenantRowCounts: {
+            /** @description Agents, deleted ones included. */
+            agents: number;
+            api_keys: number;
+            conversations: number;
+            episodes: number;
+            fact_history: number;
+            /** @description Facts, current and replaced. */
+            facts: number;
+            knowledge_chunks: number;
+            messages: number;
+            /** @description Procedures, each with all its versions. */
+            procedures: number;
+            /** @description Webhook deliveries, sent or waiting. */
+            webhook_deliveries: number;
+            webhooks: number;
+        };
+        TenantVectorCounts: {
+            knowledge_vectors: number;
+            /** @description Vectors of messages, summaries and facts. */
+            memory_vectors: number;
+            /**
+             * @description Vector sets (an agent's memories, an agent's knowledge) erased from
+             *     the vector index.
+             */
+            sets: number;
+        };
         /** @description A call the model asked for. */
         ToolCall: {
             /** @description The arguments as JSON (an object, when the model kept to the schema). */
@@ -8495,6 +8551,81 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `admin_only`: the operation needs the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_not_found`: no such tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_tenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: components["schemas"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantDeletionReceipt"];
                 };
             };
             /** @description `invalid_id`: a path parameter is not a valid id */

@@ -160,6 +160,11 @@ export class Octopus {
     return this.json("GET", `/v1/tenants/${segment(tenantId)}`);
   }
 
+  /** Delete a tenant and everything under it (admin key). Cannot be undone. */
+  deleteTenant(tenantId: Id): Promise<Schemas["TenantDeletionReceipt"]> {
+    return this.json("DELETE", `/v1/tenants/${segment(tenantId)}`);
+  }
+
   listApiKeys(tenantId: Id): Promise<Schemas["ApiKey"][]> {
     return this.items(`/v1/tenants/${segment(tenantId)}/keys`);
   }

@@ -153,6 +153,11 @@ test("forgetting a user, and moving a dump", async () => {
   assert.equal((await copy.importDump(dump)).tenant_id, tenant.id);
   const [copied] = await copy.listAgents();
   assert.deepEqual((await copy.listUsers(copied.id)).map((u) => u.user_id), ["alice", "bob"]);
+
+  // The copy deleted by the operator: its messages counted, its key refused.
+  const deleted = await admin().deleteTenant(tenant.id);
+  assert.deepEqual([deleted.tenant_id, deleted.relational.messages], [tenant.id, 2]);
+  await assert.rejects(copy.listAgents(), (error) => error.code === "unauthenticated");
 });
 
 test("a fact is corrected and deleted, with its history", async () => {

@@ -310,6 +310,18 @@ pub enum TenantCommand {
         #[command(flatten)]
         remote: AdminRemote,
     },
+    /// Delete a tenant and everything under it (keys, agents, conversations,
+    /// facts, procedures, knowledge, webhooks), for good, and print the
+    /// receipt: what each store removed (admin key).
+    Delete {
+        /// The tenant: its name or id.
+        tenant_id: String,
+        /// Confirms that all of the tenant's data is to go.
+        #[arg(long)]
+        yes: bool,
+        #[command(flatten)]
+        remote: AdminRemote,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -265,6 +265,18 @@ fn tenants(command: TenantCommand) -> anyhow::Result<Request> {
         TenantCommand::Get { tenant_id, remote } => {
             Request::new(remote.remote()?, op::GET_TENANT).named(Arg::Tenant(tenant_id))
         }
+        TenantCommand::Delete {
+            tenant_id,
+            yes,
+            remote,
+        } => {
+            anyhow::ensure!(
+                yes,
+                "deleting tenant {tenant_id} erases all of its data for good: \
+                 run `octopus tenants delete {tenant_id} --yes` to go ahead"
+            );
+            Request::new(remote.remote()?, op::DELETE_TENANT).named(Arg::Tenant(tenant_id))
+        }
     })
 }
 

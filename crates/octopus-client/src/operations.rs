@@ -176,6 +176,9 @@ pub const LIST_TENANTS: Operation = Operation::new("list_tenants", Method::GET, 
 /// Create a tenant.
 pub const CREATE_TENANT: Operation = Operation::new("create_tenant", Method::POST, "/v1/tenants");
 
+/// Delete a tenant and everything under it: its API keys, agents, conversations, episodes, messages, facts, procedures, knowledge, memory vectors, queued work, webhooks and their deliveries, with their full-text entries and their copies in the vector index; then compact the stores' files. The receipt counts what each store removed. Cannot be undone.
+pub const DELETE_TENANT: Operation = Operation::new("delete_tenant", Method::DELETE, "/v1/tenants/{tenant_id}");
+
 /// Get a tenant.
 pub const GET_TENANT: Operation = Operation::new("get_tenant", Method::GET, "/v1/tenants/{tenant_id}");
 
@@ -271,6 +274,7 @@ pub const ALL: &[Operation] = &[
     STATUS,
     LIST_TENANTS,
     CREATE_TENANT,
+    DELETE_TENANT,
     GET_TENANT,
     EXPORT_TENANT_DUMP,
     LIST_API_KEYS,

@@ -12,7 +12,7 @@ use octopus_core::episode::{
 use octopus_core::memory_jobs::WorkClass;
 use octopus_core::message::Message;
 use octopus_core::recall::{Adjacent, MessagePosition, MessageWindow};
-use octopus_core::store::{EpisodeStore, UserErasure};
+use octopus_core::store::{EpisodeStore, Erasure};
 use octopus_core::{
     AgentId, ConversationId, EpisodeId, Error as DomainError, MessageId, Result, TenantId,
     Timestamp,

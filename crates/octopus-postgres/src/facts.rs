@@ -14,7 +14,7 @@ use octopus_core::fact::{
     Fact, FactAction, FactCorrection, FactDeletion, FactDeletionReceipt, FactFilter,
     FactHistoryEntry, FactHit, FactSearchQuery,
 };
-use octopus_core::store::{FactStore, UserErasure};
+use octopus_core::store::{Erasure, FactStore};
 use octopus_core::{FactId, Result, TenantId};
 use sqlx_core::query::query;
 use sqlx_core::query_builder::QueryBuilder;

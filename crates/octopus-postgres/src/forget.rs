@@ -8,8 +8,10 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use octopus_core::forget::{ErasedSet, ForgetReceipt, ForgetUser, PendingErasure};
-use octopus_core::store::UserErasure;
+use octopus_core::forget::{
+    ErasedSet, ForgetReceipt, ForgetUser, PendingErasure, TenantDeletionReceipt,
+};
+use octopus_core::store::Erasure;
 use octopus_core::{AgentId, ConversationId, Result, TenantId};
 use sqlx_core::executor::Executor;
 use sqlx_core::query::query;
@@ -23,10 +25,12 @@ use crate::error::Result as StoreResult;
 use crate::vector_sets::{MemoryTable, key_of, record_change};
 use crate::{PostgresStore, domain};
 
-const TABLES: &str = "messages, facts, fact_history, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, vector_points, pending_erasures, webhook_deliveries";
+/// Every table an erasure removes rows from (a tenant's deletion, from all
+/// of them).
+const TABLES: &str = "messages, facts, fact_history, episodes, conversations, memory_vectors, memory_jobs, procedures, procedure_versions, procedure_revisions, vector_points, vector_sets, pending_erasures, webhook_deliveries, webhooks, knowledge_chunks, knowledge_collections, memory_collections, agents, api_keys, tenants";
 
 #[async_trait]
-impl UserErasure for PostgresStore {
+impl Erasure for PostgresStore {
     async fn forget_user(&self, tenant: TenantId, who: &ForgetUser) -> Result<ForgetReceipt> {
         self.finish_erasures().await?;
         domain(async {
@@ -68,11 +72,24 @@ impl UserErasure for PostgresStore {
                 .bind(&finished)
                 .execute(&self.pool)
                 .await?;
-            tracing::info!(
-                erasures = finished.len(),
-                "finished interrupted erasures of users"
-            );
+            tracing::info!(erasures = finished.len(), "finished interrupted erasures");
             Ok(finished.len())
+        })
+        .await
+    }
+
+    async fn delete_tenant(&self, tenant: TenantId) -> Result<TenantDeletionReceipt> {
+        self.finish_erasures().await?;
+        domain(async {
+            let (mut receipt, pending, record) =
+                crate::error::retrying(|| self.remove_tenant_rows(tenant)).await?;
+            self.finish_erasure(tenant, &pending, record).await?;
+            receipt.compacted = true;
+            tracing::info!(
+                tenant_id = %tenant, messages = receipt.relational.messages,
+                agents = receipt.relational.agents, "deleted a tenant"
+            );
+            Ok(receipt)
         })
         .await
     }

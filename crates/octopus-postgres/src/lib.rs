@@ -40,6 +40,7 @@ mod pgvector;
 mod procedures;
 mod rows;
 mod search;
+mod tenant_deletion;
 mod tenants;
 mod vector_sets;
 mod vectors;

@@ -216,3 +216,34 @@ pub async fn analyze(url: &str) {
         .await
         .unwrap_or_else(|e| panic!("analyze: {e}"));
 }
+
+/// The tables of the database `url` names with a row whose text (every
+/// column, as PostgreSQL prints the row) contains `needle`, ignoring case.
+///
+/// # Panics
+/// When the server refuses.
+pub async fn tables_containing(url: &str, needle: &str) -> Vec<String> {
+    let mut conn = sqlx_postgres::PgConnection::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connect to {url}: {e}"));
+    let tables: Vec<String> = sqlx_core::query_scalar::query_scalar(
+        "SELECT relname::text FROM pg_statio_user_tables ORDER BY relname",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap_or_else(|e| panic!("list tables: {e}"));
+    let mut found = Vec::new();
+    for table in tables {
+        let hit: bool = sqlx_core::query_scalar::query_scalar(&format!(
+            "SELECT EXISTS (SELECT 1 FROM \"{table}\" AS r WHERE r::text ILIKE '%' || $1 || '%')"
+        ))
+        .bind(needle)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("scan {table}: {e}"));
+        if hit {
+            found.push(table);
+        }
+    }
+    found
+}

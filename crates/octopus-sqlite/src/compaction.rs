@@ -20,7 +20,7 @@ use octopus_core::Result;
 
 use crate::SqliteStore;
 use crate::db::Db;
-use crate::search::Indexer;
+use crate::search::{Indexer, merge_step, most_merge_steps};
 
 /// Tries, a few milliseconds apart, before a checkpoint is owed.
 const QUICK_TRIES: u32 = 8;
@@ -56,6 +56,37 @@ impl SqliteStore {
     pub(crate) async fn compact(&self) -> Result<bool> {
         self.indexer.merge().await?;
         self.checkpoint_logs().await
+    }
+
+    /// Merges the main file's full-text indexes (knowledge and facts) into
+    /// one segment each, which drops the terms of deleted entries, a
+    /// bounded number of pages per write so that other writers go on
+    /// between steps. Needed when a whole tenant's knowledge went; a fact's
+    /// terms leave at once (`secure-delete`), yet a segment that other
+    /// entries share can keep a term's text until it is rewritten.
+    pub(crate) async fn merge_main_indexes(&self) -> Result<()> {
+        for table in ["knowledge_fts", "fact_fts"] {
+            let pages: i64 = self
+                .db
+                .read(move |conn| {
+                    Ok(
+                        conn.query_row(&format!("SELECT count(*) FROM {table}_data"), [], |r| {
+                            r.get(0)
+                        })?,
+                    )
+                })
+                .await?;
+            for _ in 0..most_merge_steps(pages) {
+                let merged = self
+                    .db
+                    .write(move |conn| merge_step(conn, "main", table))
+                    .await?;
+                if !merged {
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Tries to empty both logs, merging nothing (at start, for words a

@@ -8,7 +8,7 @@ use octopus_core::fact::{
     Fact, FactAction, FactCorrection, FactDeletion, FactDeletionReceipt, FactFilter,
     FactHistoryEntry, FactHit, FactSearchQuery,
 };
-use octopus_core::store::{FactStore, UserErasure};
+use octopus_core::store::{Erasure, FactStore};
 use octopus_core::{FactId, Result, TenantId};
 
 use crate::SqliteStore;

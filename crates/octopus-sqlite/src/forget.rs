@@ -7,8 +7,10 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use octopus_core::forget::{ErasedSet, ForgetReceipt, ForgetUser, PendingErasure};
-use octopus_core::store::UserErasure;
+use octopus_core::forget::{
+    ErasedSet, ForgetReceipt, ForgetUser, PendingErasure, TenantDeletionReceipt,
+};
+use octopus_core::store::Erasure;
 use octopus_core::{AgentId, ConversationId, Result, TenantId};
 use rusqlite::{Connection, params};
 
@@ -16,6 +18,7 @@ use crate::SqliteStore;
 use crate::codec;
 use crate::error::Result as StoreResult;
 use crate::rows;
+use crate::tenant_deletion::{RemovedTenant, remove_tenant_rows};
 use crate::vector_sets::MemoryTable;
 use crate::vector_sets::{Committed, VectorTable, record_change};
 use octopus_core::vectors::{VectorChange, VectorSet};
@@ -26,6 +29,14 @@ const EPISODES: &str = "SELECT id FROM episodes WHERE tenant_id = ?1 AND user_id
 const FACTS: &str =
     "SELECT id FROM facts WHERE tenant_id = ?1 AND user_id = ?2 AND (?3 IS NULL OR agent_id = ?3)";
 
+/// What finishing an erasure did: full-text entries removed, saved graphs
+/// dropped, and whether the files were compacted.
+struct Finished {
+    entries: u64,
+    graphs: u64,
+    compacted: bool,
+}
+
 /// What the relational transaction removed, and the record of what is left.
 struct Removed {
     receipt: ForgetReceipt,
@@ -34,7 +45,7 @@ struct Removed {
 }
 
 #[async_trait]
-impl UserErasure for SqliteStore {
+impl Erasure for SqliteStore {
     async fn forget_user(&self, tenant: TenantId, who: &ForgetUser) -> Result<ForgetReceipt> {
         self.finish_erasures().await?;
         let who = who.clone();
@@ -46,16 +57,10 @@ impl UserErasure for SqliteStore {
             .db
             .write(move |conn| remove_rows(conn, tenant, &who))
             .await?;
-        let (entries, graphs) = self.erase_derived(tenant, &pending).await?;
-        receipt.full_text.entries = entries;
-        receipt.vectors.graphs_rebuilt = graphs;
-        receipt.compacted = self.compact().await?;
-        self.db
-            .write(move |conn| {
-                conn.execute("DELETE FROM pending_erasures WHERE id = ?1", [record])?;
-                Ok(())
-            })
-            .await?;
+        let finished = self.finish_counted(tenant, &pending, record).await?;
+        receipt.full_text.entries = finished.entries;
+        receipt.vectors.graphs_rebuilt = finished.graphs;
+        receipt.compacted = finished.compacted;
         tracing::info!(
             tenant_id = %tenant, messages = receipt.relational.messages,
             episodes = receipt.relational.episodes, compacted = receipt.compacted,
@@ -90,6 +95,8 @@ impl UserErasure for SqliteStore {
             self.erase_derived(tenant, &work).await?;
             finished.push(id);
         }
+        // A tenant's deletion leaves its knowledge's terms to a merge.
+        self.merge_main_indexes().await?;
         self.compact().await?;
         let count = finished.len();
         self.db
@@ -102,8 +109,31 @@ impl UserErasure for SqliteStore {
                 Ok(())
             })
             .await?;
-        tracing::info!(erasures = count, "finished interrupted erasures of users");
+        tracing::info!(erasures = count, "finished interrupted erasures");
         Ok(count)
+    }
+
+    async fn delete_tenant(&self, tenant: TenantId) -> Result<TenantDeletionReceipt> {
+        self.finish_erasures().await?;
+        let RemovedTenant {
+            mut receipt,
+            pending,
+            record,
+        } = self
+            .db
+            .write(move |conn| remove_tenant_rows(conn, tenant))
+            .await?;
+        // Its knowledge's terms leave the index only with a merge.
+        self.merge_main_indexes().await?;
+        let finished = self.finish_counted(tenant, &pending, record).await?;
+        receipt.full_text.entries = finished.entries;
+        receipt.compacted = finished.compacted;
+        tracing::info!(
+            tenant_id = %tenant, messages = receipt.relational.messages,
+            agents = receipt.relational.agents, compacted = receipt.compacted,
+            "deleted a tenant"
+        );
+        Ok(receipt)
     }
 }
 
@@ -117,7 +147,20 @@ impl SqliteStore {
         pending: &PendingErasure,
         record: i64,
     ) -> Result<bool> {
-        self.erase_derived(tenant, pending).await?;
+        Ok(self
+            .finish_counted(tenant, pending, record)
+            .await?
+            .compacted)
+    }
+
+    /// [`Self::finish_erasure`], saying what it erased.
+    async fn finish_counted(
+        &self,
+        tenant: TenantId,
+        pending: &PendingErasure,
+        record: i64,
+    ) -> Result<Finished> {
+        let (entries, graphs) = self.erase_derived(tenant, pending).await?;
         let compacted = self.compact().await?;
         self.db
             .write(move |conn| {
@@ -125,7 +168,11 @@ impl SqliteStore {
                 Ok(())
             })
             .await?;
-        Ok(compacted)
+        Ok(Finished {
+            entries,
+            graphs,
+            compacted,
+        })
     }
 
     /// Erases what `pending` names from the derived stores: full-text

@@ -37,6 +37,7 @@ mod migrations;
 mod procedures;
 mod rows;
 mod search;
+mod tenant_deletion;
 mod tenants;
 mod vector_sets;
 mod webhooks;

@@ -149,17 +149,9 @@ impl Indexer {
                 )
             })
             .await?;
-        let most_steps = 2 * pages.unsigned_abs() / u64::from(MERGE_STEP_PAGES) + 8;
-        for _ in 0..most_steps {
+        for _ in 0..most_merge_steps(pages) {
             let merged = self
-                .with_connection(|conn| {
-                    let before = conn.total_changes();
-                    conn.execute_batch(&format!(
-                        "INSERT INTO search.message_fts (message_fts, rank) VALUES ('merge', -{MERGE_STEP_PAGES})"
-                    ))?;
-                    // FTS5 writes at least two rows when a step did any work.
-                    Ok(conn.total_changes() - before >= 2)
-                })
+                .with_connection(|conn| merge_step(conn, "search", "message_fts"))
                 .await?;
             if !merged {
                 break;
@@ -767,6 +759,25 @@ impl SqliteStore {
             })
             .await
     }
+}
+
+/// How many merge steps an FTS5 index of `pages` pages is given: as many
+/// as merge them all twice over, a bound should a step ever report work
+/// forever.
+pub(crate) fn most_merge_steps(pages: i64) -> u64 {
+    2 * pages.unsigned_abs() / u64::from(MERGE_STEP_PAGES) + 8
+}
+
+/// One step of merging the FTS5 table `table` of the database `schema` into
+/// one segment (FTS5's `merge` with a negative size: an `optimize` in
+/// steps), which drops the terms of deleted entries; whether it did any work.
+pub(crate) fn merge_step(conn: &Connection, schema: &str, table: &str) -> StoreResult<bool> {
+    let before = conn.total_changes();
+    conn.execute_batch(&format!(
+        "INSERT INTO {schema}.{table} ({table}, rank) VALUES ('merge', -{MERGE_STEP_PAGES})"
+    ))?;
+    // FTS5 writes at least two rows when a step did any work.
+    Ok(conn.total_changes() - before >= 2)
 }
 
 #[cfg(test)]

@@ -167,9 +167,10 @@ counted! {
         fn delete_fact(&self, tenant: TenantId, deletion: &octopus_core::fact::FactDeletion) -> Result<octopus_core::fact::FactDeletionReceipt>;
         fn fact_history(&self, tenant: TenantId, id: octopus_core::FactId) -> Result<Vec<octopus_core::fact::FactHistoryEntry>>;
     }
-    UserErasure {
+    Erasure {
         fn forget_user(&self, tenant: TenantId, who: &octopus_core::forget::ForgetUser) -> Result<octopus_core::forget::ForgetReceipt>;
         fn finish_erasures(&self) -> Result<usize>;
+        fn delete_tenant(&self, tenant: TenantId) -> Result<octopus_core::forget::TenantDeletionReceipt>;
     }
     DumpStore {
         fn export_records(&self, tenant: TenantId, user: Option<String>, sink: Box<dyn FnMut(octopus_core::dump::DumpRecord) -> bool + Send>) -> Result<u64>;

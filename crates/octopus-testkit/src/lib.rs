@@ -5,7 +5,7 @@
 //! per rule of the storage contract, so a failure names the rule broken. The
 //! rules are grouped by area: [`tenants`], [`appends`], [`episodes`],
 //! [`message_search`], [`knowledge`], [`memory`], [`facts`], [`fact_changes`], [`lifecycle`],
-//! [`procedures`], [`webhooks`].
+//! [`procedures`], [`webhooks`], [`tenant_deletion`].
 //! A vector index (an implementation of `octopus_core::vectors::VectorIndex`)
 //! calls [`vector_conformance_tests!`] likewise, with the rules in [`vectors`].
 //! [`soak`] drives the real server under load with faults, for a test and a
@@ -29,6 +29,7 @@ pub mod message_erasure;
 pub mod message_search;
 pub mod procedures;
 pub mod soak;
+pub mod tenant_deletion;
 pub mod tenants;
 pub mod vectors;
 pub mod webhook_receiver;
@@ -162,6 +163,10 @@ macro_rules! store_conformance_tests {
             forgetting_a_user_removes_all_of_theirs_and_nothing_else,
             an_interrupted_forget_is_finished_by_the_next_and_at_start,
             a_dump_moves_a_tenant_into_an_empty_store_whole_or_not_at_all
+        );
+        $crate::store_conformance_tests!(@in tenant_deletion, $backend;
+            deleting_a_tenant_removes_all_of_it_and_nothing_else,
+            an_interrupted_tenant_deletion_is_finished_at_start
         );
         $crate::store_conformance_tests!(@in procedures, $backend;
             procedures_serve_only_approved_versions_and_keep_every_version,

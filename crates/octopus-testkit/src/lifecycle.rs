@@ -193,7 +193,7 @@ pub async fn expired_episodes_are_archived_once_and_leave_recall(backend: &impl 
 }
 
 /// Does every queued job: messages embedded along axis 0, summaries along 1.
-async fn work_off_the_queue(store: &dyn Store) {
+pub(crate) async fn work_off_the_queue(store: &dyn Store) {
     let jobs = store.claim_memory_jobs(100, now(), LEASE).await.unwrap();
     for job in &jobs {
         let outcome = match &job.work {
@@ -442,7 +442,11 @@ pub async fn forgetting_a_user_removes_all_of_theirs_and_nothing_else(backend: &
 }
 
 /// Every record of the tenant (or user), in dump order.
-async fn exported(store: &dyn Store, tenant: TenantId, user: Option<&str>) -> Vec<DumpRecord> {
+pub(crate) async fn exported(
+    store: &dyn Store,
+    tenant: TenantId,
+    user: Option<&str>,
+) -> Vec<DumpRecord> {
     let records = Arc::new(Mutex::new(Vec::new()));
     let into = Arc::clone(&records);
     let sink = Box::new(move |record| {

@@ -37,7 +37,11 @@ fn endpoint(tenant: TenantId, url: &str, events: &[EventType]) -> Webhook {
     }
 }
 
-async fn registered(store: &dyn Store, tenant: TenantId, events: &[EventType]) -> Webhook {
+pub(crate) async fn registered(
+    store: &dyn Store,
+    tenant: TenantId,
+    events: &[EventType],
+) -> Webhook {
     let webhook = endpoint(tenant, "https://hooks.example.com/octopus", events);
     store.create_webhook(&webhook).await.unwrap();
     webhook

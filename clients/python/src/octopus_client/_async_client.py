@@ -116,6 +116,11 @@ class AsyncOctopus:
     async def get_tenant(self, tenant_id: Id) -> models.Tenant:
         return await self._get(f"/v1/tenants/{segment(tenant_id)}", models.Tenant)
 
+    async def delete_tenant(self, tenant_id: Id) -> models.TenantDeletionReceipt:
+        """Delete a tenant and everything under it (admin key). Cannot be undone."""
+        response = await self._send("DELETE", f"/v1/tenants/{segment(tenant_id)}")
+        return models.TenantDeletionReceipt.model_validate(response.json())
+
     async def list_api_keys(self, tenant_id: Id) -> list[models.ApiKey]:
         return (await self._get(f"/v1/tenants/{segment(tenant_id)}/keys", models.ItemsApiKey)).items
 

@@ -116,6 +116,11 @@ class Octopus:
     def get_tenant(self, tenant_id: Id) -> models.Tenant:
         return self._get(f"/v1/tenants/{segment(tenant_id)}", models.Tenant)
 
+    def delete_tenant(self, tenant_id: Id) -> models.TenantDeletionReceipt:
+        """Delete a tenant and everything under it (admin key). Cannot be undone."""
+        response = self._send("DELETE", f"/v1/tenants/{segment(tenant_id)}")
+        return models.TenantDeletionReceipt.model_validate(response.json())
+
     def list_api_keys(self, tenant_id: Id) -> list[models.ApiKey]:
         return (self._get(f"/v1/tenants/{segment(tenant_id)}/keys", models.ItemsApiKey)).items
 

@@ -841,6 +841,33 @@ class SummarySource(Enum):
     extractive = 'extractive'
 
 
+class TenantRowCounts(BaseModel):
+    agents: int = Field(..., description='Agents, deleted ones included.')
+    api_keys: int
+    conversations: int
+    episodes: int
+    fact_history: int
+    facts: int = Field(..., description='Facts, current and replaced.')
+    knowledge_chunks: int
+    messages: int
+    procedures: int = Field(..., description='Procedures, each with all its versions.')
+    webhook_deliveries: int = Field(
+        ..., description='Webhook deliveries, sent or waiting.'
+    )
+    webhooks: int
+
+
+class TenantVectorCounts(BaseModel):
+    knowledge_vectors: int
+    memory_vectors: int = Field(
+        ..., description='Vectors of messages, summaries and facts.'
+    )
+    sets: int = Field(
+        ...,
+        description="Vector sets (an agent's memories, an agent's knowledge) erased from\nthe vector index.",
+    )
+
+
 class ToolCall(BaseModel):
     arguments: dict[str, Any] = Field(
         ...,
@@ -1702,6 +1729,34 @@ class Tenant(BaseModel):
         description='A tenant: the unit of isolation. Nothing of one tenant is visible to another.',
     )
     name: str
+
+
+class TenantDeletionReceipt(BaseModel):
+    cache: CacheCounts = Field(
+        ..., description="Conversation histories held in this server's memory."
+    )
+    compacted: bool = Field(
+        ...,
+        description='No removed text is left in the data directory now (see\n[`ForgetReceipt::compacted`]).',
+    )
+    full_text: FullTextCounts = Field(
+        ...,
+        description='Entries of the full-text index over messages (those over knowledge\nand facts go with their rows).',
+    )
+    queue: QueueCounts = Field(
+        ..., description='Memory work that was queued for the tenant.'
+    )
+    relational: TenantRowCounts = Field(
+        ..., description='Rows of the relational store.'
+    )
+    tenant_id: UUID = Field(
+        ...,
+        description='A tenant: the unit of isolation. Nothing of one tenant is visible to another.',
+    )
+    vectors: TenantVectorCounts = Field(
+        ...,
+        description='Vectors removed, and the vector sets erased from the vector index.',
+    )
 
 
 class Agent(BaseModel):

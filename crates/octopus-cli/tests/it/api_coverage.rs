@@ -16,6 +16,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ("get", "/v1/tenants", "tenants list"),
     ("post", "/v1/tenants", "tenants create"),
     ("get", "/v1/tenants/{tenant_id}", "tenants get"),
+    ("delete", "/v1/tenants/{tenant_id}", "tenants delete"),
     ("get", "/v1/tenants/{tenant_id}/keys", "keys list"),
     ("post", "/v1/tenants/{tenant_id}/keys", "keys create"),
     (

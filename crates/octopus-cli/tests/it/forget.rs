@@ -36,6 +36,37 @@ pub(crate) fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
     found
 }
 
+/// Imports 1,000 short messages (stored as written, not compressed) for
+/// `user`, in ten sessions, each message with `marker`.
+pub(crate) async fn import_marked(
+    server: &Server,
+    key: &str,
+    agent: &str,
+    user: &str,
+    marker: &str,
+) {
+    let sessions: Vec<Value> = (0..10)
+        .map(|s| {
+            let messages: Vec<Value> = (0..100)
+                .map(|m| {
+                    json!({"role": if m % 2 == 0 {"user"} else {"assistant"},
+                           "content": format!("note {s}-{m}: {marker} is on shelf {m}"),
+                           "timestamp": format!("2026-03-{:02}T10:{:02}:{:02}Z", 1 + s, m / 60, m % 60)})
+                })
+                .collect();
+            json!({"messages": messages})
+        })
+        .collect();
+    server
+        .call(
+            key,
+            Method::POST,
+            "/v1/conversations/import",
+            Some(json!({"agent_id": agent, "user_id": user, "sessions": sessions})),
+        )
+        .await;
+}
+
 /// Waits until the tenant has no memory work queued.
 pub(crate) async fn memory_work_done(server: &Server, tenant: &str) {
     let started = Instant::now();
@@ -301,28 +332,7 @@ async fn a_forget_killed_at_any_point_is_finished_at_restart_and_by_a_retry() {
         std::fs::write(&config, "[llm]\nsummarise_episodes = false\n").unwrap();
         let data = dir.path().join("data");
         let (server, key, agent) = victim_server(&data, &config).await;
-        // 1,000 short messages (stored as written, not compressed), in ten
-        // sessions, each with the marker.
-        let sessions: Vec<Value> = (0..10)
-            .map(|s| {
-                let messages: Vec<Value> = (0..100)
-                    .map(|m| {
-                        json!({"role": if m % 2 == 0 {"user"} else {"assistant"},
-                               "content": format!("note {s}-{m}: {KILL_MARKER} is on shelf {m}"),
-                               "timestamp": format!("2026-03-{:02}T10:{:02}:{:02}Z", 1 + s, m / 60, m % 60)})
-                    })
-                    .collect();
-                json!({"messages": messages})
-            })
-            .collect();
-        server
-            .call(
-                &key,
-                Method::POST,
-                "/v1/conversations/import",
-                Some(json!({"agent_id": agent, "user_id": "victim0", "sessions": sessions})),
-            )
-            .await;
+        import_marked(&server, &key, &agent, "victim0", KILL_MARKER).await;
         // The full-text index holds them too (a search catches it up).
         let found = server
             .call(

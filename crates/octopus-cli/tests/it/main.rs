@@ -24,6 +24,7 @@ mod slow_clients;
 #[cfg(feature = "soak-tests")]
 mod soak;
 mod summaries;
+mod tenant_deletion;
 #[cfg(feature = "postgres-tests")]
 mod two_servers;
 #[cfg(feature = "postgres-tests")]

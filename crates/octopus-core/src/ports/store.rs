@@ -493,7 +493,7 @@ pub trait FactStore: Send + Sync {
     /// transaction that records the deletion in the history (by whom and
     /// when, none of its words, which leave the history's older entries
     /// too); then the vector index and the files, as forgetting a user does
-    /// and resumable the same way (see [`UserErasure`]). `NotFound` as for
+    /// and resumable the same way (see [`Erasure`]). `NotFound` as for
     /// a correction.
     async fn delete_fact(
         &self,
@@ -513,9 +513,9 @@ pub trait FactStore: Send + Sync {
     ) -> Result<Vec<crate::fact::FactHistoryEntry>>;
 }
 
-/// Erasure: removing everything about one user.
+/// Erasure: removing everything about one user, or a whole tenant.
 #[async_trait]
-pub trait UserErasure: Send + Sync {
+pub trait Erasure: Send + Sync {
     /// Removes, in one transaction, every conversation of the user (with
     /// `agent_id`, of that agent only), their episodes with summaries, key
     /// facts and facts learned, their messages, the memory vectors and queued work of those,
@@ -536,10 +536,23 @@ pub trait UserErasure: Send + Sync {
         who: &crate::forget::ForgetUser,
     ) -> Result<crate::forget::ForgetReceipt>;
 
-    /// Finishes every erasure an interrupted `forget_user` left recorded:
-    /// their full-text entries and vectors erased, the files compacted, the
-    /// records deleted. Returns how many it finished; called at start.
+    /// Finishes every erasure an interrupted `forget_user` or
+    /// `delete_tenant` left recorded: their full-text entries and vectors
+    /// erased, the files compacted, the records deleted. Returns how many it
+    /// finished; called at start.
     async fn finish_erasures(&self) -> Result<usize>;
+
+    /// Removes the tenant and everything under it, in one transaction: its
+    /// API keys, agents (deleted ones too), conversations, episodes,
+    /// messages, facts with their histories, procedures with every version,
+    /// knowledge chunks, memory vectors, queued memory work, webhooks with
+    /// their deliveries, and the vector sets' rows; then, as `forget_user`
+    /// does and resumable the same way, their full-text entries, every
+    /// vector of its sets in the vector index, and the files compacted.
+    /// Other tenants' data is untouched. `NotFound` for a tenant that does
+    /// not exist (or whose deletion has committed already).
+    async fn delete_tenant(&self, tenant: TenantId)
+    -> Result<crate::forget::TenantDeletionReceipt>;
 }
 
 /// Dumps: a tenant's data read out in dump order, and written back.
@@ -740,7 +753,7 @@ pub trait Store:
     + MemoryStore
     + FactStore
     + ProcedureStore
-    + UserErasure
+    + Erasure
     + DumpStore
     + WebhookStore
     + Health
@@ -757,7 +770,7 @@ impl<T> Store for T where
         + MemoryStore
         + FactStore
         + ProcedureStore
-        + UserErasure
+        + Erasure
         + DumpStore
         + WebhookStore
         + Health

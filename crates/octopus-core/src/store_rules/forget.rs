@@ -1,5 +1,5 @@
-//! Forgetting a user: what was removed, store by store, as a receipt the
-//! caller can keep.
+//! Forgetting a user, or deleting a tenant: what was removed, store by
+//! store, as a receipt the caller can keep.
 
 use serde::{Deserialize, Serialize};
 
@@ -82,12 +82,80 @@ pub struct CacheCounts {
     pub histories: u64,
 }
 
+/// What deleting a tenant removed, counted per store.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TenantDeletionReceipt {
+    pub tenant_id: TenantId,
+    /// Rows of the relational store.
+    pub relational: TenantRowCounts,
+    /// Entries of the full-text index over messages (those over knowledge
+    /// and facts go with their rows).
+    pub full_text: FullTextCounts,
+    /// Vectors removed, and the vector sets erased from the vector index.
+    pub vectors: TenantVectorCounts,
+    /// Memory work that was queued for the tenant.
+    pub queue: QueueCounts,
+    /// Conversation histories held in this server's memory.
+    pub cache: CacheCounts,
+    /// No removed text is left in the data directory now (see
+    /// [`ForgetReceipt::compacted`]).
+    pub compacted: bool,
+    /// The conversations removed: the engine drops what it caches of them.
+    #[serde(skip)]
+    pub conversation_ids: Vec<ConversationId>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TenantRowCounts {
+    pub api_keys: u64,
+    /// Agents, deleted ones included.
+    pub agents: u64,
+    pub conversations: u64,
+    pub episodes: u64,
+    pub messages: u64,
+    /// Facts, current and replaced.
+    pub facts: u64,
+    pub fact_history: u64,
+    /// Procedures, each with all its versions.
+    pub procedures: u64,
+    pub knowledge_chunks: u64,
+    pub webhooks: u64,
+    /// Webhook deliveries, sent or waiting.
+    pub webhook_deliveries: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TenantVectorCounts {
+    /// Vectors of messages, summaries and facts.
+    pub memory_vectors: u64,
+    pub knowledge_vectors: u64,
+    /// Vector sets (an agent's memories, an agent's knowledge) erased from
+    /// the vector index.
+    pub sets: u64,
+}
+
+impl TenantDeletionReceipt {
+    /// A receipt of zeros for `tenant`, to be counted up.
+    pub fn new(tenant_id: TenantId) -> Self {
+        Self {
+            tenant_id,
+            relational: TenantRowCounts::default(),
+            full_text: FullTextCounts::default(),
+            vectors: TenantVectorCounts::default(),
+            queue: QueueCounts::default(),
+            cache: CacheCounts::default(),
+            compacted: false,
+            conversation_ids: Vec::new(),
+        }
+    }
+}
+
 /// What forgetting a user still has to do once its rows are gone: their
 /// copies in derived stores (full-text entries kept apart from the rows,
 /// vectors in the vector index) and the free space of the store's files.
 /// A store writes it in the transaction that removes the rows and deletes
 /// it once all of that is done, so a crash in between leaves it for
-/// `UserErasure::finish_erasures` (at start, and before the next forget).
+/// `Erasure::finish_erasures` (at start, and before the next forget).
 /// It names rows by number only: no word of the user's is in it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingErasure {

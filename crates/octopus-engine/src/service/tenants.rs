@@ -1,5 +1,6 @@
 //! Tenants and their API keys, and the admin key: what a bearer key opens.
 
+use octopus_core::forget::TenantDeletionReceipt;
 use octopus_core::store::Page;
 use octopus_core::tenant::{ApiKey, Tenant, validate_name};
 use octopus_core::{ApiKeyId, TenantId, now};
@@ -27,6 +28,26 @@ impl Octopus {
 
     pub async fn list_tenants(&self, page: Page) -> Result<Vec<Tenant>> {
         Ok(self.store.list_tenants(page).await?)
+    }
+
+    /// Deletes the tenant and everything under it from every store (see
+    /// `Erasure::delete_tenant`), and drops what this server caches of it.
+    /// Another server process on the same data stops taking its keys within
+    /// the key cache's few seconds.
+    pub async fn delete_tenant(&self, id: TenantId) -> Result<TenantDeletionReceipt> {
+        let mut receipt = self.store.delete_tenant(id).await?;
+        for &conversation in &receipt.conversation_ids {
+            if self.history.remove((id, conversation)) {
+                receipt.cache.histories += 1;
+            }
+            self.caches.conversation_agents.remove(&(id, conversation));
+        }
+        // Cached by key hash and agent id, which the receipt does not list.
+        self.caches.key_tenants.clear();
+        self.caches.key_names.clear();
+        self.caches.agents.clear();
+        tracing::info!(tenant_id = %id, "deleted tenant");
+        Ok(receipt)
     }
 
     /// Mints a key for the tenant; returns it with its secret, shown only now.

@@ -164,7 +164,7 @@ async fn another_servers_queued_work_wakes_a_listener() {
 async fn forgetting_a_user_completes_through_a_deadlock_with_the_memory_worker() {
     use octopus_core::episode::{CloseEpisode, EndReason};
     use octopus_core::forget::ForgetUser;
-    use octopus_core::store::{EpisodeStore, UserErasure};
+    use octopus_core::store::{EpisodeStore, Erasure};
     use octopus_testkit::fixtures::World;
     use sqlx_core::query_scalar::query_scalar;
 

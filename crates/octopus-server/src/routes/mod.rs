@@ -73,7 +73,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(health::metrics))
         .routes(routes!(status::status))
         .routes(routes!(tenants::create_tenant, tenants::list_tenants))
-        .routes(routes!(tenants::get_tenant))
+        .routes(routes!(tenants::get_tenant, tenants::delete_tenant))
         .routes(routes!(tenants::create_api_key, tenants::list_api_keys))
         .routes(routes!(tenants::revoke_api_key))
         .routes(routes!(agents::create_agent, agents::list_agents))

@@ -2,6 +2,7 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
+use octopus_core::forget::TenantDeletionReceipt;
 use octopus_core::tenant::{ApiKey, Tenant};
 use octopus_core::{ApiKeyId, TenantId};
 use serde::{Deserialize, Serialize};
@@ -73,6 +74,22 @@ pub(crate) async fn get_tenant(
     Path(id): Path<TenantId>,
 ) -> ApiResult<axum::Json<Tenant>> {
     Ok(axum::Json(state.octopus.get_tenant(id).await?))
+}
+
+/// Delete a tenant and everything under it: its API keys, agents,
+/// conversations, episodes, messages, facts, procedures, knowledge, memory
+/// vectors, queued work, webhooks and their deliveries, with their full-text
+/// entries and their copies in the vector index; then compact the stores'
+/// files. The receipt counts what each store removed. Cannot be undone.
+#[utoipa::path(delete, path = "/v1/tenants/{tenant_id}", tag = "admin", security(("bearer" = [])),
+    params(("tenant_id" = TenantId, Path)),
+    responses((status = 200, body = TenantDeletionReceipt), (status = 404, body = ErrorBody)))]
+pub(crate) async fn delete_tenant(
+    State(state): State<AppState>,
+    _: AdminCaller,
+    Path(id): Path<TenantId>,
+) -> ApiResult<axum::Json<TenantDeletionReceipt>> {
+    Ok(axum::Json(state.octopus.delete_tenant(id).await?))
 }
 
 /// Create an API key for a tenant. The response is the only time its secret is shown.
