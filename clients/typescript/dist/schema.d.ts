@@ -1301,6 +1301,13 @@ export interface components {
             deleted_at?: string | null;
             id: components["schemas"]["ConversationId"];
             metadata: Record<string, never>;
+            /**
+             * @description The first words the user said in it (of its first user message, the
+             *     redacted copy when there is one), for naming it in a list: at most
+             *     [`OPENING_CHARS`] characters, cut at a word. Absent until the user
+             *     has said something, and in dumps.
+             */
+            opening?: string | null;
             title?: string | null;
             /** Format: date-time */
             updated_at: string;
@@ -1969,12 +1976,15 @@ export interface components {
              */
             min_embedding_tokens: number;
             /**
-             * @description PII looked for in stored messages the caller did not mark: `off`,
-             *     `flag` (`contains_pii`), or `redact` (also `redacted_content`, with
-             *     typed placeholders such as `[EMAIL]`). Default `redact`.
+             * @description What is done about PII in messages the caller did not mark, each
+             *     level adding to the one before: `off`; `flag` (`contains_pii`);
+             *     `redact` (also a redacted copy, `redacted_content`, with typed
+             *     placeholders such as `[EMAIL]`); `redact_outgoing` (only redacted
+             *     text goes to the model and the embedder); `redact_stored` (the
+             *     redacted text is stored in place of the original). Default `redact`.
              * @default redact
              */
-            pii_detection: components["schemas"]["PiiDetection"];
+            pii: components["schemas"]["PiiPolicy"];
             /**
              * @description The region (ISO 3166 code in capitals: `US`, `GB`, `DE`, ...) whose numbering
              *     plan reads phone numbers written without a country code, in messages
@@ -1984,12 +1994,6 @@ export interface components {
              * @enum {string}
              */
             pii_region: "AC" | "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GT" | "GU" | "GW" | "GY" | "HK" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TA" | "TC" | "TD" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "XK" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
-            /**
-             * @description `redacted_only`: a message with PII is stored as its redacted text,
-             *     the original never written. Default `original`.
-             * @default original
-             */
-            pii_storage: components["schemas"]["PiiStorage"];
             /**
              * Format: double
              * @description A procedure without a trigger-pattern match joins the context when
@@ -2005,11 +2009,6 @@ export interface components {
              * @default 3
              */
             procedures_top_k: number;
-            /**
-             * @description Send only PII-redacted content to the LLM and the vector store. Default false.
-             * @default false
-             */
-            redact_pii: boolean;
             /**
              * @description Episodes older than this are archived by the retention job; none when absent.
              * @default null
@@ -2179,15 +2178,11 @@ export interface components {
             url: string;
         };
         /**
-         * @description What Octopus does with the PII it finds in the messages it stores.
+         * @description What an agent does about the PII in its messages: one setting, each
+         *     level doing what the one before it does and more.
          * @enum {string}
          */
-        PiiDetection: "off" | "flag" | "redact";
-        /**
-         * @description Whether a message's original text is kept when it holds PII.
-         * @enum {string}
-         */
-        PiiStorage: "original" | "redacted_only";
+        PiiPolicy: "off" | "flag" | "redact" | "redact_outgoing" | "redact_stored";
         /**
          * @description A procedure: the version that serves (or, before any is approved, the
          *     latest), and where its versions stand.
@@ -3317,7 +3312,7 @@ export interface operations {
                          * @default 4
                          */
                         min_embedding_tokens?: number | null;
-                        pii_detection?: components["schemas"]["PiiDetection"] | null;
+                        pii?: components["schemas"]["PiiPolicy"] | null;
                         /**
                          * @description The region (ISO 3166 code in capitals: `US`, `GB`, `DE`, ...) whose numbering
                          *     plan reads phone numbers written without a country code, in messages
@@ -3327,7 +3322,6 @@ export interface operations {
                          * @enum {string|null}
                          */
                         pii_region?: "AC" | "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GT" | "GU" | "GW" | "GY" | "HK" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TA" | "TC" | "TD" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "XK" | "YE" | "YT" | "ZA" | "ZM" | "ZW" | null;
-                        pii_storage?: components["schemas"]["PiiStorage"] | null;
                         /**
                          * Format: double
                          * @description A procedure without a trigger-pattern match joins the context when
@@ -3343,11 +3337,6 @@ export interface operations {
                          * @default 3
                          */
                         procedures_top_k?: number | null;
-                        /**
-                         * @description Send only PII-redacted content to the LLM and the vector store. Default false.
-                         * @default false
-                         */
-                        redact_pii?: boolean | null;
                         /**
                          * @description Episodes older than this are archived by the retention job; none when absent.
                          * @default null
@@ -3502,7 +3491,7 @@ export interface operations {
                          * @default 4
                          */
                         min_embedding_tokens?: number | null;
-                        pii_detection?: components["schemas"]["PiiDetection"] | null;
+                        pii?: components["schemas"]["PiiPolicy"] | null;
                         /**
                          * @description The region (ISO 3166 code in capitals: `US`, `GB`, `DE`, ...) whose numbering
                          *     plan reads phone numbers written without a country code, in messages
@@ -3512,7 +3501,6 @@ export interface operations {
                          * @enum {string|null}
                          */
                         pii_region?: "AC" | "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GT" | "GU" | "GW" | "GY" | "HK" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TA" | "TC" | "TD" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "XK" | "YE" | "YT" | "ZA" | "ZM" | "ZW" | null;
-                        pii_storage?: components["schemas"]["PiiStorage"] | null;
                         /**
                          * Format: double
                          * @description A procedure without a trigger-pattern match joins the context when
@@ -3528,11 +3516,6 @@ export interface operations {
                          * @default 3
                          */
                         procedures_top_k?: number | null;
-                        /**
-                         * @description Send only PII-redacted content to the LLM and the vector store. Default false.
-                         * @default false
-                         */
-                        redact_pii?: boolean | null;
                         /**
                          * @description Episodes older than this are archived by the retention job; none when absent.
                          * @default null

@@ -14,6 +14,7 @@ const FIRST_COLUMNS: &[&str] = &[
     "role",
     "user_id",
     "title",
+    "opening",
     "text",
     "content",
     "url",

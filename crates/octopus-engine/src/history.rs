@@ -25,7 +25,7 @@ pub(crate) struct HistoryVersion {
     /// The episode's `updated_at`: an erased message changes it, and not
     /// the count.
     pub updated_at: octopus_core::Timestamp,
-    /// Built from redacted text (the agent's `redact_pii`).
+    /// Built from redacted text (the agent's `pii` policy redacting outgoing text).
     pub redacted: bool,
 }
 

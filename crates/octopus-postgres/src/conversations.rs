@@ -31,6 +31,36 @@ impl ConversationStore for PostgresStore {
         domain(get_conversation(&self.pool, tenant, id, Lock::None)).await
     }
 
+    async fn opening_messages(
+        &self,
+        tenant: TenantId,
+        ids: &[ConversationId],
+    ) -> octopus_core::Result<Vec<octopus_core::message::Message>> {
+        let ids: Vec<uuid::Uuid> = ids.iter().map(|id| id.0).collect();
+        domain(async {
+            // By each conversation's first episode, then that episode's
+            // messages in order: both read through their indexes.
+            let rows = query(&format!(
+                "SELECT {} FROM unnest($2::uuid[]) AS c (id)
+                 CROSS JOIN LATERAL (SELECT e.id FROM episodes e
+                                     WHERE e.conversation_id = c.id AND e.tenant_id = $1
+                                     ORDER BY e.started_at, e.id LIMIT 1) AS first
+                 CROSS JOIN LATERAL (SELECT * FROM messages m
+                                     WHERE m.episode_id = first.id AND m.role = 'user'
+                                     ORDER BY m.ordinal LIMIT 1) AS m",
+                crate::messages::COLUMNS
+            ))
+            .bind(tenant.0)
+            .bind(&ids)
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter()
+                .map(crate::messages::message_from_row)
+                .collect::<Result<Vec<_>, Error>>()
+        })
+        .await
+    }
+
     async fn list_conversations(
         &self,
         tenant: TenantId,
@@ -178,6 +208,7 @@ pub(crate) fn conversation_from_row(row: &PgRow) -> Result<Conversation, Error> 
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
         deleted_at: row.try_get("deleted_at")?,
+        opening: None,
     })
 }
 

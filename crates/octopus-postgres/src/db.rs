@@ -100,6 +100,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0014_fact_keys",
         include_str!("../migrations/0014_fact_keys.sql"),
     ),
+    (
+        "0015_one_pii_setting",
+        include_str!("../migrations/0015_one_pii_setting.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

@@ -468,7 +468,7 @@ async function user(agentId, userId) {
     h("section", { id: "conversations" }, h("h2", {}, "Conversations"),
       conversations.length
         ? table(["Conversation", "Started", "Last change"], conversations.map((c) => [
-          link(`#/conversations/${enc(c.id)}`, c.title ?? c.id.slice(0, 13)),
+          link(`#/conversations/${enc(c.id)}`, conversationName(c)),
           when(c.created_at),
           when(c.updated_at),
         ]))
@@ -551,13 +551,22 @@ function receiptTable(receipt) {
     table(["Store", "What", "Removed"], rows));
 }
 
+// A conversation by its title, else by what the user said first, else by
+// when it began.
+function conversationName(c) {
+  if (c.title) return c.title;
+  if (c.opening) return `“${c.opening}”`;
+  return `Conversation of ${when(c.created_at)}`;
+}
+
 async function conversation(id) {
   const [c, episodes] = await Promise.all([
     api.get(`/v1/conversations/${enc(id)}`),
     api.items("/v1/episodes", { conversation_id: id, limit: 1000 }),
   ]);
   return h("div", {},
-    h("h1", {}, c.title ?? `Conversation with ${c.user_id}`),
+    h("h1", {}, conversationName(c)),
+    h("p", {}, `With ${c.user_id}, since ${when(c.created_at)}.`),
     h("p", {}, link(`#/agents/${enc(c.agent_id)}/users/${enc(c.user_id)}`, `${c.user_id}'s page`)),
     episodes.length
       ? table(["Episode", "Started", "Ended", "Messages", "Summary"], episodes.map((e) => [
@@ -651,7 +660,7 @@ async function context(agentId) {
   const picture = h("div", { id: "context-result" });
   const playground = form([
     field("Conversation", h("select", { name: "conversation" }, conversations.map((c) =>
-      h("option", { value: c.id }, `${c.user_id} · ${c.title ?? when(c.updated_at)}`)))),
+      h("option", { value: c.id }, `${c.user_id} · ${conversationName(c)} · ${when(c.updated_at)}`)))),
     field("The user's next message", h("textarea", { name: "message", required: true })),
   ], "Build the context", async ({ conversation, message }) => {
     const built = await api.post(`/v1/conversations/${enc(conversation)}/context`, { message });

@@ -33,6 +33,38 @@ impl ConversationStore for SqliteStore {
             .await
     }
 
+    async fn opening_messages(
+        &self,
+        tenant: TenantId,
+        ids: &[ConversationId],
+    ) -> Result<Vec<octopus_core::message::Message>> {
+        let ids = ids.to_vec();
+        self.db
+            .read(move |conn| {
+                // By the conversation's first episode, then that episode's
+                // messages in order: both read through their indexes.
+                let mut stmt = conn.prepare_cached(&format!(
+                    "SELECT {} FROM messages m
+                     WHERE m.episode_id = (SELECT e.id FROM episodes e
+                                           WHERE e.conversation_id = ?1 AND e.tenant_id = ?2
+                                           ORDER BY e.started_at, e.id LIMIT 1)
+                       AND m.role = 'user'
+                     ORDER BY m.ordinal LIMIT 1",
+                    crate::messages::columns("m")
+                ))?;
+                let mut found = Vec::with_capacity(ids.len());
+                for id in ids {
+                    found.extend(rows::collect(
+                        &mut stmt,
+                        params![id.0.as_bytes(), tenant.0.as_bytes()],
+                        crate::messages::message_from_row,
+                    )?);
+                }
+                Ok(found)
+            })
+            .await
+    }
+
     async fn list_conversations(
         &self,
         tenant: TenantId,
@@ -167,6 +199,7 @@ pub(crate) fn conversation_from_row(row: &rusqlite::Row<'_>) -> Result<Conversat
         created_at: rows::time(row, "created_at")?,
         updated_at: rows::time(row, "updated_at")?,
         deleted_at: rows::opt_time(row, "deleted_at")?,
+        opening: None,
     })
 }
 

@@ -103,6 +103,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0022_fact_keys",
         sql: include_str!("../migrations/main/0022_fact_keys.sql"),
     },
+    Migration {
+        name: "main/0023_one_pii_setting",
+        sql: include_str!("../migrations/main/0023_one_pii_setting.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

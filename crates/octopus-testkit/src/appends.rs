@@ -609,3 +609,102 @@ pub async fn an_import_is_all_or_nothing(backend: &impl Backend) {
             .all(|hit| hit.message.conversation_id == imported.id)
     );
 }
+
+/// What names a conversation in a list: the first user message of its
+/// first episode, past a system prompt and before the assistant's turn and
+/// any later episode; none for a conversation where the user said nothing,
+/// or another tenant's.
+pub async fn a_conversation_opens_with_its_users_first_message(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let opening = |at: u32| {
+        vec![
+            text(
+                Role::System,
+                "You are a parcel assistant",
+                fixtures::at(9, at),
+            ),
+            text(
+                Role::Assistant,
+                "Hello! How can I help?",
+                fixtures::at(9, at + 1),
+            ),
+            text(
+                Role::User,
+                "Where is my parcel from Lyon?",
+                fixtures::at(9, at + 2),
+            ),
+            text(Role::User, "It was due on Monday", fixtures::at(9, at + 3)),
+        ]
+    };
+    let first = store
+        .append_messages(world.tenant, batch(world.conversation, opening(0)))
+        .await
+        .unwrap();
+    store
+        .close_episode(
+            world.tenant,
+            first[0].episode_id,
+            CloseEpisode {
+                reason: EndReason::UserClosed,
+                ended_at: None,
+                summary: None,
+            },
+            fixtures::at(9, 10),
+        )
+        .await
+        .unwrap();
+    store
+        .append_messages(
+            world.tenant,
+            batch(
+                world.conversation,
+                vec![text(Role::User, "Any news?", fixtures::at(10, 0))],
+            ),
+        )
+        .await
+        .unwrap();
+    let quiet = fixtures::conversation(world.tenant, world.agent, "bob");
+    store.create_conversation(&quiet).await.unwrap();
+    store
+        .append_messages(
+            world.tenant,
+            batch(
+                quiet.id,
+                vec![text(Role::Assistant, "Hello?", fixtures::at(9, 0))],
+            ),
+        )
+        .await
+        .unwrap();
+    let empty = fixtures::conversation(world.tenant, world.agent, "carol");
+    store.create_conversation(&empty).await.unwrap();
+    let other = World::create(&*store, "globex").await;
+    other
+        .say(&*store, fixtures::at(9, 0), &["Globex's own question"])
+        .await;
+
+    let ids = [world.conversation, quiet.id, empty.id, other.conversation];
+    let openings: Vec<_> = store
+        .opening_messages(world.tenant, &ids)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.conversation_id, m.search_text()))
+        .collect();
+    assert_eq!(
+        openings,
+        vec![(
+            world.conversation,
+            "Where is my parcel from Lyon?".to_owned()
+        )]
+    );
+    assert_eq!(
+        store
+            .opening_messages(other.tenant, &ids)
+            .await
+            .unwrap()
+            .len(),
+        1,
+        "globex's own conversation opens with its question"
+    );
+}

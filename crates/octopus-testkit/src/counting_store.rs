@@ -107,6 +107,7 @@ counted! {
     ConversationStore {
         fn create_conversation(&self, conversation: &Conversation) -> Result<()>;
         fn get_conversation(&self, tenant: TenantId, id: ConversationId) -> Result<Conversation>;
+        fn opening_messages(&self, tenant: TenantId, ids: &[ConversationId]) -> Result<Vec<octopus_core::message::Message>>;
         fn list_conversations(&self, tenant: TenantId, filter: &ConversationFilter) -> Result<Vec<Conversation>>;
         fn delete_conversation(&self, tenant: TenantId, id: ConversationId, at: Timestamp) -> Result<()>;
         fn list_users(&self, tenant: TenantId, agent: AgentId, page: Page) -> Result<Vec<UserSummary>>;

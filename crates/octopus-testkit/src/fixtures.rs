@@ -60,6 +60,7 @@ pub fn conversation(tenant: TenantId, agent: AgentId, user: &str) -> Conversatio
         created_at: at,
         updated_at: at,
         deleted_at: None,
+        opening: None,
     }
 }
 
@@ -160,4 +161,29 @@ pub fn assert_not_found<T: std::fmt::Debug>(outcome: octopus_core::Result<T>) {
         Err(octopus_core::Error::NotFound { .. }) => {}
         other => panic!("expected NotFound, got {other:?}"),
     }
+}
+
+/// Memory settings as agents were stored with the three PII settings that
+/// became `pii`, each with the policy a migration must read it as.
+pub fn earlier_pii_settings() -> [(&'static str, octopus_core::pii::PiiPolicy); 5] {
+    use octopus_core::pii::PiiPolicy;
+    [
+        (
+            r#"{"pii_detection": "off", "redact_pii": false}"#,
+            PiiPolicy::Off,
+        ),
+        (r#"{"pii_detection": "flag"}"#, PiiPolicy::Flag),
+        (
+            r#"{"pii_detection": "redact", "pii_storage": "original"}"#,
+            PiiPolicy::Redact,
+        ),
+        (
+            r#"{"pii_detection": "off", "redact_pii": true}"#,
+            PiiPolicy::RedactOutgoing,
+        ),
+        (
+            r#"{"redact_pii": false, "pii_storage": "redacted_only"}"#,
+            PiiPolicy::RedactStored,
+        ),
+    ]
 }

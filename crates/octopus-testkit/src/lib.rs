@@ -79,7 +79,8 @@ macro_rules! store_conformance_tests {
             a_batch_that_must_follow_what_was_read_is_refused_once_the_conversation_moved,
             deleted_conversation_takes_no_messages,
             an_episode_cannot_end_before_its_last_message,
-            concurrent_appends_keep_ordinals_dense
+            concurrent_appends_keep_ordinals_dense,
+            a_conversation_opens_with_its_users_first_message
         );
         $crate::store_conformance_tests!(@in episodes, $backend;
             restoring_a_live_episode_is_a_conflict,

@@ -639,15 +639,12 @@ class NewWebhook(BaseModel):
     )
 
 
-class PiiDetection(Enum):
+class PiiPolicy(Enum):
     off = 'off'
     flag = 'flag'
     redact = 'redact'
-
-
-class PiiStorage(Enum):
-    original = 'original'
-    redacted_only = 'redacted_only'
+    redact_outgoing = 'redact_outgoing'
+    redact_stored = 'redact_stored'
 
 
 class ProcedureMatch(BaseModel):
@@ -1127,6 +1124,10 @@ class Conversation(BaseModel):
         description='A conversation: the long-lived thread between one user and one agent.',
     )
     metadata: dict[str, Any]
+    opening: str | None = Field(
+        None,
+        description='The first words the user said in it (of its first user message, the\nredacted copy when there is one), for naming it in a list: at most\n[`OPENING_CHARS`] characters, cut at a word. Absent until the user\nhas said something, and in dumps.',
+    )
     title: str | None = None
     updated_at: AwareDatetime
     user_id: str = Field(
@@ -1527,17 +1528,13 @@ class MemoryConfig(BaseModel):
         4,
         description='Messages shorter than this many tokens are not embedded. Default 4.',
     )
-    pii_detection: PiiDetection | None = Field(
+    pii: PiiPolicy | None = Field(
         'redact',
-        description='PII looked for in stored messages the caller did not mark: `off`,\n`flag` (`contains_pii`), or `redact` (also `redacted_content`, with\ntyped placeholders such as `[EMAIL]`). Default `redact`.',
+        description='What is done about PII in messages the caller did not mark, each\nlevel adding to the one before: `off`; `flag` (`contains_pii`);\n`redact` (also a redacted copy, `redacted_content`, with typed\nplaceholders such as `[EMAIL]`); `redact_outgoing` (only redacted\ntext goes to the model and the embedder); `redact_stored` (the\nredacted text is stored in place of the original). Default `redact`.',
     )
     pii_region: PiiRegion | None = Field(
         'US',
         description='The region (ISO 3166 code in capitals: `US`, `GB`, `DE`, ...) whose numbering\nplan reads phone numbers written without a country code, in messages\nas they are stored and as they leave for the model. National numbers\nwith a trunk `0` are also read in 28 other regions. Default `US`.',
-    )
-    pii_storage: PiiStorage | None = Field(
-        'original',
-        description='`redacted_only`: a message with PII is stored as its redacted text,\nthe original never written. Default `original`.',
     )
     procedure_min_score: float | None = Field(
         0.45,
@@ -1546,10 +1543,6 @@ class MemoryConfig(BaseModel):
     procedures_top_k: int | None = Field(
         3,
         description="Procedures put in one turn's context, best matches first. Default 3.",
-    )
-    redact_pii: bool | None = Field(
-        False,
-        description='Send only PII-redacted content to the LLM and the vector store. Default false.',
     )
     retention_days: int | None = Field(
         None,

@@ -218,8 +218,12 @@ def walk_as_the_tenant(console: Console, world: dict) -> None:
     console.click_text("alice")
     console.heading("alice, with support")
     console.screenshot("user")
-    console.find("#conversations td a").click()
-    console.heading("Conversation with alice")
+    # Named by the user's first words, beside when it began.
+    named = console.find("#conversations td a")
+    assert named.text == "“Where is my order 4417? It was due on Monday.”", named.text
+    named.click()
+    console.heading("“Where is my order 4417? It was due on Monday.”")
+    assert console.text("main h1 + p").startswith("With alice, since "), console.text("main h1 + p")
     episodes = console.driver.find_elements(By.CSS_SELECTOR, "main tbody tr")
     assert len(episodes) == 2, [e.text for e in episodes]
     console.screenshot("conversation")

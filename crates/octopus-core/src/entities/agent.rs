@@ -277,8 +277,6 @@ pub struct MemoryConfig {
     pub embed_messages: bool,
     /// Messages shorter than this many tokens are not embedded. Default 4.
     pub min_embedding_tokens: u32,
-    /// Send only PII-redacted content to the LLM and the vector store. Default false.
-    pub redact_pii: bool,
     /// Procedures put in one turn's context, best matches first. Default 3.
     pub procedures_top_k: u32,
     /// A procedure without a trigger-pattern match joins the context when
@@ -287,13 +285,13 @@ pub struct MemoryConfig {
     /// `octopus-bench procedures` (every fold chose it; held-out F1 of
     /// pattern and meaning together 0.67 ± 0.06), for all-MiniLM-L6-v2.
     pub procedure_min_score: f64,
-    /// PII looked for in stored messages the caller did not mark: `off`,
-    /// `flag` (`contains_pii`), or `redact` (also `redacted_content`, with
-    /// typed placeholders such as `[EMAIL]`). Default `redact`.
-    pub pii_detection: crate::pii::PiiDetection,
-    /// `redacted_only`: a message with PII is stored as its redacted text,
-    /// the original never written. Default `original`.
-    pub pii_storage: crate::pii::PiiStorage,
+    /// What is done about PII in messages the caller did not mark, each
+    /// level adding to the one before: `off`; `flag` (`contains_pii`);
+    /// `redact` (also a redacted copy, `redacted_content`, with typed
+    /// placeholders such as `[EMAIL]`); `redact_outgoing` (only redacted
+    /// text goes to the model and the embedder); `redact_stored` (the
+    /// redacted text is stored in place of the original). Default `redact`.
+    pub pii: crate::pii::PiiPolicy,
     /// The region (ISO 3166 code in capitals: `US`, `GB`, `DE`, ...) whose numbering
     /// plan reads phone numbers written without a country code, in messages
     /// as they are stored and as they leave for the model. National numbers
@@ -393,13 +391,11 @@ impl Default for MemoryConfig {
             summarize_on_close: true,
             embed_messages: true,
             min_embedding_tokens: 4,
-            redact_pii: false,
             procedures_top_k: 3,
             procedure_min_score: 0.45,
             learn_procedures: false,
             learn_every_messages: 10,
-            pii_detection: crate::pii::PiiDetection::Redact,
-            pii_storage: crate::pii::PiiStorage::Original,
+            pii: crate::pii::PiiPolicy::Redact,
             pii_region: "US".to_owned(),
             fact_instructions: None,
             fact_categories: Vec::new(),

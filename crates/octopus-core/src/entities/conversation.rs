@@ -28,6 +28,49 @@ pub struct Conversation {
     pub updated_at: DateTime<Utc>,
     /// A deleted conversation takes no new messages.
     pub deleted_at: Option<DateTime<Utc>>,
+    /// The first words the user said in it (of its first user message, the
+    /// redacted copy when there is one), for naming it in a list: at most
+    /// [`OPENING_CHARS`] characters, cut at a word. Absent until the user
+    /// has said something, and in dumps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening: Option<String>,
+}
+
+/// Most characters of a conversation's [`Conversation::opening`].
+pub const OPENING_CHARS: usize = 80;
+
+/// A conversation's opening, from its first user message: the redacted
+/// copy when there is one, whitespace collapsed, cut at a word within
+/// [`OPENING_CHARS`] characters (with `…` when cut); `None` for a message
+/// without text.
+pub fn opening_of(message: &crate::message::Message) -> Option<String> {
+    let text = match &message.redacted_content {
+        Some(redacted) => redacted.clone(),
+        None => message.content.as_ref()?.text(),
+    };
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() {
+        return None;
+    }
+    let mut opening = String::new();
+    for (i, word) in words.iter().enumerate() {
+        let wanted =
+            opening.chars().count() + usize::from(!opening.is_empty()) + word.chars().count();
+        // One character is kept for the `…` of a cut, unless this word ends it.
+        let last = i + 1 == words.len();
+        if wanted > OPENING_CHARS || (wanted == OPENING_CHARS && !last) {
+            if opening.is_empty() {
+                opening = word.chars().take(OPENING_CHARS - 1).collect();
+            }
+            opening.push('…');
+            return Some(opening);
+        }
+        if !opening.is_empty() {
+            opening.push(' ');
+        }
+        opening.push_str(word);
+    }
+    Some(opening)
 }
 
 /// The fields a caller gives to start a conversation.
@@ -160,5 +203,65 @@ impl ConversationImport {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{Message, MessageContent, Role};
+    use crate::{ConversationId, EpisodeId, MessageId};
+
+    fn said(content: &str, redacted: Option<&str>) -> Message {
+        Message {
+            id: MessageId::new(),
+            episode_id: EpisodeId::new(),
+            conversation_id: ConversationId::new(),
+            ordinal: 0,
+            role: Role::User,
+            content: Some(MessageContent::Text(content.into())),
+            name: None,
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+            token_count: 1,
+            timestamp: Utc::now(),
+            agent_id: None,
+            contains_pii: redacted.is_some(),
+            redacted_content: redacted.map(str::to_owned),
+            embedding_ref: None,
+            usage: None,
+            created_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn an_opening_is_the_users_first_words_cut_at_a_word() {
+        assert_eq!(
+            opening_of(&said("  Where is\n my parcel?  ", None)).as_deref(),
+            Some("Where is my parcel?")
+        );
+        let long = "I would like to know why the parcel I sent to my sister in Lyon last \
+                    Tuesday has still not arrived";
+        let opening = opening_of(&said(long, None)).unwrap();
+        assert_eq!(
+            opening,
+            "I would like to know why the parcel I sent to my sister in Lyon last Tuesday…"
+        );
+        assert!(opening.chars().count() <= OPENING_CHARS);
+        let word = "a".repeat(200);
+        assert_eq!(
+            opening_of(&said(&word, None)).unwrap().chars().count(),
+            OPENING_CHARS
+        );
+        assert_eq!(
+            opening_of(&said(
+                "Mail me at ann@example.com",
+                Some("Mail me at [EMAIL]")
+            ))
+            .as_deref(),
+            Some("Mail me at [EMAIL]"),
+            "the redacted copy, when there is one"
+        );
+        assert_eq!(opening_of(&said("   ", None)), None);
     }
 }

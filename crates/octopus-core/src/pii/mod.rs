@@ -17,27 +17,94 @@ pub use phone::PhoneRegion;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-/// What Octopus does with the PII it finds in the messages it stores.
+/// What an agent does about the PII in its messages: one setting, each
+/// level doing what the one before it does and more.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum PiiDetection {
-    /// Nothing is looked for; only what the caller sends is kept.
+pub enum PiiPolicy {
+    /// Nothing is looked for; only what the caller marks is kept.
     Off,
-    /// `contains_pii` is set.
+    /// A stored message holding PII is marked (`contains_pii`).
     Flag,
-    /// `contains_pii` is set and `redacted_content` computed.
+    /// Marked, and a redacted copy kept beside it (`redacted_content`,
+    /// with typed placeholders such as `[EMAIL]`); the model and the
+    /// embedder are given the original.
     #[default]
     Redact,
+    /// As `redact`, and only redacted text leaves Octopus: the model, the
+    /// embedder and their providers never see the PII found.
+    RedactOutgoing,
+    /// As `redact_outgoing`, and the redacted text is stored in place of
+    /// the original, which is never written.
+    RedactStored,
 }
 
-/// Whether a message's original text is kept when it holds PII.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PiiStorage {
-    #[default]
-    Original,
-    /// The redacted text replaces the content: the original is never written.
-    RedactedOnly,
+impl PiiPolicy {
+    /// Whether stored messages are searched for PII.
+    pub fn detects(self) -> bool {
+        self != Self::Off
+    }
+
+    /// Whether a redacted copy is made of a message holding PII.
+    pub fn keeps_redacted_copy(self) -> bool {
+        matches!(
+            self,
+            Self::Redact | Self::RedactOutgoing | Self::RedactStored
+        )
+    }
+
+    /// Whether only redacted text is sent to models and embedders.
+    pub fn redacts_outgoing(self) -> bool {
+        matches!(self, Self::RedactOutgoing | Self::RedactStored)
+    }
+
+    /// Whether the redacted text replaces the original in storage.
+    pub fn stores_redacted_only(self) -> bool {
+        self == Self::RedactStored
+    }
+
+    /// The policy that the three settings it replaced (`redact_pii`,
+    /// `pii_detection`, `pii_storage`) described, for agents stored and
+    /// dumps written before it: the storage setting first, then egress,
+    /// then detection.
+    pub fn from_earlier_settings(
+        redact_pii: Option<bool>,
+        detection: Option<&str>,
+        storage: Option<&str>,
+    ) -> Self {
+        if storage == Some("redacted_only") {
+            return Self::RedactStored;
+        }
+        if redact_pii == Some(true) {
+            return Self::RedactOutgoing;
+        }
+        match detection {
+            Some("off") => Self::Off,
+            Some("flag") => Self::Flag,
+            _ => Self::Redact,
+        }
+    }
+
+    /// Rewrites an agent's memory settings as JSON written before this
+    /// policy (with `redact_pii`, `pii_detection` or `pii_storage`) into
+    /// its terms; settings without them are left as they are.
+    pub fn upgrade_memory_settings(memory: &mut serde_json::Map<String, serde_json::Value>) {
+        let earlier = ["redact_pii", "pii_detection", "pii_storage"];
+        if !earlier.iter().any(|name| memory.contains_key(*name)) {
+            return;
+        }
+        let redact = memory.remove("redact_pii").and_then(|v| v.as_bool());
+        let detection = memory.remove("pii_detection");
+        let storage = memory.remove("pii_storage");
+        let policy = Self::from_earlier_settings(
+            redact,
+            detection.as_ref().and_then(|v| v.as_str()),
+            storage.as_ref().and_then(|v| v.as_str()),
+        );
+        memory
+            .entry("pii")
+            .or_insert_with(|| serde_json::to_value(policy).unwrap_or_default());
+    }
 }
 
 /// A text as it may leave Octopus when PII must not: redacted where anything
@@ -418,6 +485,76 @@ fn looks_random(token: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_three_earlier_settings_read_as_one_policy() {
+        use serde_json::json;
+        let cases = [
+            (json!({}), None),
+            (json!({"pii_detection": "off"}), Some("off")),
+            (
+                json!({"pii_detection": "flag", "redact_pii": false}),
+                Some("flag"),
+            ),
+            (
+                json!({"pii_detection": "redact", "pii_storage": "original"}),
+                Some("redact"),
+            ),
+            (
+                json!({"pii_detection": "off", "redact_pii": true}),
+                Some("redact_outgoing"),
+            ),
+            (
+                json!({"redact_pii": true, "pii_storage": "redacted_only"}),
+                Some("redact_stored"),
+            ),
+            // A setting already in the new terms wins over an earlier one.
+            (json!({"pii": "flag", "redact_pii": true}), Some("flag")),
+        ];
+        for (before, policy) in cases {
+            let mut memory = before.as_object().unwrap().clone();
+            memory.insert("knowledge_top_k".into(), json!(3));
+            PiiPolicy::upgrade_memory_settings(&mut memory);
+            assert_eq!(
+                memory.get("pii").and_then(|p| p.as_str()),
+                policy,
+                "{before}"
+            );
+            assert_eq!(memory["knowledge_top_k"], 3, "other settings stay");
+            for earlier in ["redact_pii", "pii_detection", "pii_storage"] {
+                assert!(!memory.contains_key(earlier), "{before}: {earlier} left");
+            }
+        }
+        let levels = [
+            PiiPolicy::Off,
+            PiiPolicy::Flag,
+            PiiPolicy::Redact,
+            PiiPolicy::RedactOutgoing,
+            PiiPolicy::RedactStored,
+        ];
+        let what: Vec<_> = levels
+            .iter()
+            .map(|p| {
+                (
+                    p.detects(),
+                    p.keeps_redacted_copy(),
+                    p.redacts_outgoing(),
+                    p.stores_redacted_only(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            what,
+            [
+                (false, false, false, false),
+                (true, false, false, false),
+                (true, true, false, false),
+                (true, true, true, false),
+                (true, true, true, true),
+            ],
+            "each level does what the one before does, and more"
+        );
+    }
 
     fn kinds(text: &str) -> Vec<(PiiKind, &str)> {
         detect(text)

@@ -89,6 +89,15 @@ pub trait ConversationStore: Send + Sync {
         tenant: TenantId,
         filter: &ConversationFilter,
     ) -> Result<Vec<Conversation>>;
+    /// The first user message of each of these conversations' first
+    /// episode, in no particular order: what names a conversation in a
+    /// list. Conversations of another tenant, or without such a message,
+    /// have none.
+    async fn opening_messages(
+        &self,
+        tenant: TenantId,
+        ids: &[ConversationId],
+    ) -> Result<Vec<Message>>;
     /// Marks the conversation deleted, closes its open episode (`user_closed`)
     /// and soft-deletes its live episodes, which then leave search and recall
     /// and can be restored or purged one by one.

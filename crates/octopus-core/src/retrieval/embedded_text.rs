@@ -23,7 +23,7 @@ pub fn worth_embedding(role: Role, content: Option<&MessageContent>) -> bool {
 
 /// The text a message's vector is made from: its speaker's name, when it has
 /// one, before its text, so that "what did Caroline say about…" finds her turns.
-/// With `redact` (the agent's `redact_pii`), the redacted content when there is one.
+/// With `redact` (the agent's `pii` policy redacting outgoing text), the redacted content when there is one.
 pub fn embedded_text(message: &Message, redact: bool) -> String {
     let text = outgoing_text(message, redact).unwrap_or_default();
     match &message.name {
@@ -33,7 +33,7 @@ pub fn embedded_text(message: &Message, redact: bool) -> String {
 }
 
 /// A message's text as it may leave for a model or an embedder: with
-/// `redact` (the agent's `redact_pii`), the redacted content, or the content
+/// `redact` (the agent's `pii` policy redacting outgoing text), the redacted content, or the content
 /// redacted now when none was stored; the content's text otherwise.
 pub fn outgoing_text(message: &Message, redact: bool) -> Option<String> {
     let original = message.content.as_ref().map(|c| c.text());

@@ -103,10 +103,10 @@ impl Octopus {
         let memory = &agent.memory;
         // The message is embedded once, for knowledge and recall alike; their
         // searches by words run while it is embedded.
-        // With `redact_pii`, the message leaves (for the embedder and the
+        // When the agent's `pii` policy redacts outgoing text, the message leaves (for the embedder and the
         // model) redacted; its trigger patterns still see it as written.
         let written = message;
-        let redacted = match memory.redact_pii {
+        let redacted = match memory.pii.redacts_outgoing() {
             true => octopus_core::pii::egress_for(message, memory.phone_region()),
             false => std::borrow::Cow::Borrowed(message),
         };
@@ -207,15 +207,15 @@ impl Octopus {
                 standing?,
                 facts?,
                 memory.max_context_facts,
-                memory.redact_pii,
+                memory.pii.redacts_outgoing(),
             ),
             knowledge: relative(
                 knowledge?
                     .into_iter()
-                    .map(|hit| knowledge_item(hit, memory.redact_pii))
+                    .map(|hit| knowledge_item(hit, memory.pii.redacts_outgoing()))
                     .collect(),
             ),
-            episodic: relative(passages(episodic?, memory.redact_pii)),
+            episodic: relative(passages(episodic?, memory.pii.redacts_outgoing())),
             episodic_max_tokens: Some(memory.episodic_max_tokens),
             history,
             user_message: message.to_owned(),
@@ -264,7 +264,7 @@ impl Octopus {
         conversation: ConversationId,
         agent: &Agent,
     ) -> Result<(Option<SeenTail>, Arc<History>)> {
-        let redact = agent.memory.redact_pii;
+        let redact = agent.memory.pii.redacts_outgoing();
         let (budget, limit) = self.limits.bounded_memory(&agent.memory);
         let Some(open) = self.open_episode(tenant, conversation).await? else {
             // The next message opens a new episode: no history yet.

@@ -42,6 +42,7 @@ impl Octopus {
             created_at: at,
             updated_at: at,
             deleted_at: None,
+            opening: None,
         };
         Ok(conversation)
     }
@@ -51,7 +52,11 @@ impl Octopus {
         tenant: TenantId,
         id: ConversationId,
     ) -> Result<Conversation> {
-        Ok(self.store.get_conversation(tenant, id).await?)
+        let conversation = self.store.get_conversation(tenant, id).await?;
+        Ok(self
+            .with_openings(tenant, vec![conversation])
+            .await?
+            .remove(0))
     }
 
     /// Lists conversations; an agent named in the filter must be the tenant's.
@@ -61,7 +66,33 @@ impl Octopus {
         filter: &ConversationFilter,
     ) -> Result<Vec<Conversation>> {
         self.check_agent(tenant, filter.agent_id).await?;
-        Ok(self.store.list_conversations(tenant, filter).await?)
+        let conversations = self.store.list_conversations(tenant, filter).await?;
+        self.with_openings(tenant, conversations).await
+    }
+
+    /// The conversations, each with its opening (the user's first words).
+    async fn with_openings(
+        &self,
+        tenant: TenantId,
+        mut conversations: Vec<Conversation>,
+    ) -> Result<Vec<Conversation>> {
+        let ids: Vec<ConversationId> = conversations.iter().map(|c| c.id).collect();
+        let openings: std::collections::HashMap<ConversationId, String> = self
+            .store
+            .opening_messages(tenant, &ids)
+            .await?
+            .iter()
+            .filter_map(|m| {
+                Some((
+                    m.conversation_id,
+                    octopus_core::conversation::opening_of(m)?,
+                ))
+            })
+            .collect();
+        for conversation in &mut conversations {
+            conversation.opening = openings.get(&conversation.id).cloned();
+        }
+        Ok(conversations)
     }
 
     /// The users who have a live conversation with the agent, by user id.

@@ -285,7 +285,9 @@ impl Octopus {
                 }
                 .validate()?;
                 self.limits.check_memory(&agent.memory)?;
-                prepare.redact.insert(agent.id, agent.memory.redact_pii);
+                prepare
+                    .redact
+                    .insert(agent.id, agent.memory.pii.redacts_outgoing());
                 Ok(DumpRecord::Agent(agent))
             }
             DumpRecord::Conversation(conversation) => {
@@ -373,7 +375,7 @@ impl Octopus {
 #[derive(Default)]
 struct Preparation {
     embedder: Option<std::sync::Arc<dyn Embedder>>,
-    /// Each imported agent's `redact_pii`, for the chunks embedded again.
+    /// Whether each imported agent's `pii` policy redacts outgoing text, for the chunks embedded again.
     redact: HashMap<AgentId, bool>,
     embedded_again: u64,
 }
@@ -480,11 +482,34 @@ impl DumpReader {
             if self.buffer.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            return serde_json::from_slice(&self.buffer).map(Some).map_err(|e| {
+            let parsed = if is_earlier_agent(&self.buffer) {
+                serde_json::from_slice::<serde_json::Value>(&self.buffer).and_then(|mut value| {
+                    let agent = value["type"] == "agent";
+                    if let Some(memory) = value
+                        .get_mut("memory")
+                        .and_then(serde_json::Value::as_object_mut)
+                        .filter(|_| agent)
+                    {
+                        octopus_core::pii::PiiPolicy::upgrade_memory_settings(memory);
+                    }
+                    serde_json::from_value(value)
+                })
+            } else {
+                serde_json::from_slice(&self.buffer)
+            };
+            return parsed.map(Some).map_err(|e| {
                 DomainError::invalid("dump", format!("line {}: {e}", self.line)).into()
             });
         }
     }
+}
+
+/// Whether a dump line may be an agent written before its PII settings
+/// became one (`redact_pii`, `pii_detection`, `pii_storage`): such an agent
+/// is rewritten in the one setting's terms as it is read.
+fn is_earlier_agent(line: &[u8]) -> bool {
+    let has = |needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
+    has(br#""pii_detection""#) || has(br#""redact_pii""#)
 }
 
 fn line(record: &DumpRecord) -> String {

@@ -332,9 +332,9 @@ fn with_pii_policy(
     memory: &octopus_core::agent::MemoryConfig,
 ) -> MessageRecord {
     use octopus_core::message::MessageContent;
-    use octopus_core::pii::{PiiDetection, PiiStorage, detect_for, redact};
+    use octopus_core::pii::{detect_for, redact};
     let marked = record.contains_pii || record.redacted_content.is_some();
-    if memory.pii_detection != PiiDetection::Off && !marked {
+    if memory.pii.detects() && !marked {
         let text = record
             .content
             .as_ref()
@@ -343,12 +343,12 @@ fn with_pii_policy(
         let findings = detect_for(&text, memory.phone_region());
         if !findings.is_empty() {
             record.contains_pii = true;
-            if memory.pii_detection == PiiDetection::Redact {
+            if memory.pii.keeps_redacted_copy() {
                 record.redacted_content = Some(redact(&text, &findings));
             }
         }
     }
-    if memory.pii_storage == PiiStorage::RedactedOnly
+    if memory.pii.stores_redacted_only()
         && let Some(redacted) = &record.redacted_content
     {
         record.content = Some(MessageContent::Text(redacted.clone()));

@@ -199,7 +199,7 @@ impl Octopus {
             return Ok(Vec::new());
         }
         // What leaves for the embedder is redacted where the agent says so.
-        let outgoing: Vec<String> = match agent.memory.redact_pii {
+        let outgoing: Vec<String> = match agent.memory.pii.redacts_outgoing() {
             true => texts
                 .iter()
                 .map(|text| octopus_core::pii::egress(text).into_owned())
@@ -324,7 +324,7 @@ impl Octopus {
             }
         };
         let mut message = reconcile_message(known, new);
-        if agent.memory.redact_pii {
+        if agent.memory.pii.redacts_outgoing() {
             message = octopus_core::pii::egress(&message).into_owned();
         }
         let request = ChatRequest {

@@ -76,7 +76,12 @@ impl Octopus {
         check_chars("source", &document.source, 1, MAX_SOURCE_CHARS)?;
         check_optional_chars("category", document.category.as_deref(), MAX_CATEGORY_CHARS)?;
         check_chars("text", &document.text, 1, self.limits.max_document_bytes)?;
-        let redact = self.active_agent(tenant, agent).await?.memory.redact_pii;
+        let redact = self
+            .active_agent(tenant, agent)
+            .await?
+            .memory
+            .pii
+            .redacts_outgoing();
         let _slot = self.quotas.start_ingest(tenant)?;
         let embedder = self.embedder().await?;
         let dimension = u32::try_from(embedder.dimension()).unwrap_or(u32::MAX);
@@ -109,7 +114,7 @@ impl Octopus {
                     Some(heading) => format!("{heading}\n\n{}", piece.text),
                     None => piece.text.clone(),
                 })
-                // With `redact_pii` the embedder sees no PII of a document either.
+                // When the agent's `pii` policy redacts outgoing text the embedder sees no PII of a document either.
                 .map(|text| match redact {
                     true => octopus_core::pii::egress(&text).into_owned(),
                     false => text,

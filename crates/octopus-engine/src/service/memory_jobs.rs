@@ -366,7 +366,7 @@ impl Octopus {
                     && worth_embedding(message.role, message.content.as_ref())
                     && message.token_count >= memory.min_embedding_tokens;
                 match wanted {
-                    true => Plan::Message(embedded_text(message, memory.redact_pii)),
+                    true => Plan::Message(embedded_text(message, memory.pii.redacts_outgoing())),
                     false => Plan::Skip,
                 }
             }
@@ -376,7 +376,7 @@ impl Octopus {
                 }
                 _ => Plan::Skip,
             },
-            MemoryWork::EmbedFact(fact) => match memory.redact_pii {
+            MemoryWork::EmbedFact(fact) => match memory.pii.redacts_outgoing() {
                 true => Plan::Fact(octopus_core::pii::egress(&fact.text).into_owned()),
                 false => Plan::Fact(fact.text.clone()),
             },
@@ -411,7 +411,7 @@ impl Octopus {
                 }
             }
         };
-        Ok((plan, memory.redact_pii))
+        Ok((plan, memory.pii.redacts_outgoing()))
     }
 
     /// Asks the agents' models for the summaries the batch needs, all at once.

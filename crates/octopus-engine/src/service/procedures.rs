@@ -450,7 +450,7 @@ impl Octopus {
         let model = self
             .chat
             .for_agent(&agent, octopus_core::chat::ChatPurpose::Summary)?;
-        let request = proposal_request(&episode, agent.memory.redact_pii);
+        let request = proposal_request(&episode, agent.memory.pii.redacts_outgoing());
         let reply = model.chat(&request, None).await?;
         let mut content = parse_proposal(&reply.text).ok_or_else(|| {
             octopus_core::chat::ChatError::new(

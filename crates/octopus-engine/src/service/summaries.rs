@@ -80,7 +80,7 @@ fn summary_request(episode: &EpisodeWithMessages, agent: &Agent) -> ChatRequest 
 /// The transcript of `episode` with its tool calls (redacted where the
 /// agent says so), its latest part when it is long.
 pub(crate) fn latest_transcript(episode: &EpisodeWithMessages, agent: &Agent) -> String {
-    let transcript = super::transcript::transcript(episode, agent.memory.redact_pii);
+    let transcript = super::transcript::transcript(episode, agent.memory.pii.redacts_outgoing());
     let skip = transcript
         .chars()
         .count()

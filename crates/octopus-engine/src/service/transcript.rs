@@ -8,7 +8,7 @@ use octopus_core::episode::EpisodeWithMessages;
 use octopus_core::message::Role;
 use serde_json::Value;
 
-/// The transcript, redacted where the agent's `redact_pii` says so.
+/// The transcript, redacted where the agent's `pii` policy redacting outgoing text says so.
 pub(crate) fn transcript(episode: &EpisodeWithMessages, redact: bool) -> String {
     let out = |json: &Value| match redact {
         true => octopus_core::pii::egress_json(json).to_string(),

@@ -295,11 +295,11 @@ impl Octopus {
             .await?;
         let history = octopus_core::chat_history::history(
             &messages[..user_at],
-            agent.memory.redact_pii,
+            agent.memory.pii.redacts_outgoing(),
             limit as usize,
         );
-        let user_text =
-            outgoing_text(&messages[user_at], agent.memory.redact_pii).unwrap_or_default();
+        let user_text = outgoing_text(&messages[user_at], agent.memory.pii.redacts_outgoing())
+            .unwrap_or_default();
         let memory = self
             .assemble_context(
                 tenant,
@@ -310,7 +310,7 @@ impl Octopus {
                 history.messages,
             )
             .await?;
-        let redact = agent.memory.redact_pii;
+        let redact = agent.memory.pii.redacts_outgoing();
         let tail = since
             .iter()
             .chain(&stored)

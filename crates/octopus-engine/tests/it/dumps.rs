@@ -102,3 +102,38 @@ async fn a_dump_goes_from_sqlite_to_postgres_and_back_unchanged() {
         assert_eq!(round_trip, from_sqlite, "and back, user {user:?}");
     }
 }
+
+/// A dump written while an agent's PII handling was three settings
+/// (`redact_pii`, `pii_detection`, `pii_storage`) imports with them read as
+/// the one `pii` setting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dump_with_the_earlier_pii_settings_imports_under_the_one_setting() {
+    let sqlite = Place::sqlite().open_with(|_| {}).await;
+    let tenant = seed(&sqlite).await;
+    let (text, _) = dump(&sqlite, tenant, None).await;
+    let earlier: String = text
+        .lines()
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            if record["type"] == "agent" {
+                let memory = record["memory"].as_object_mut().unwrap();
+                assert_eq!(memory.remove("pii"), Some(json!("redact")));
+                memory.insert("redact_pii".into(), json!(true));
+                memory.insert("pii_detection".into(), json!("flag"));
+                memory.insert("pii_storage".into(), json!("original"));
+            }
+            format!("{record}\n")
+        })
+        .collect();
+    let back = Place::sqlite().open_with(|_| {}).await;
+    import(&back, earlier).await;
+    let agents = back
+        .list_agents(tenant, octopus_core::store::Page::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        agents[0].memory.pii,
+        octopus_core::pii::PiiPolicy::RedactOutgoing,
+        "redact_pii: true reads as redact_outgoing"
+    );
+}

@@ -1,4 +1,4 @@
-//! One way out: with `redact_pii`, no PII of a conversation reaches the
+//! One way out: with the `pii` policy `redact_outgoing`, no PII of a conversation reaches the
 //! embedder, the model, or an assembled context, on any path: turns and
 //! their history, tool rounds, message and summary embeddings, summaries by
 //! the model, recalled snippets, knowledge excerpts, and procedure learning.
@@ -25,7 +25,7 @@ fn leaks(text: &str) -> Vec<&'static str> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn with_redact_pii_nothing_detected_leaves_by_any_path() {
+async fn with_redact_outgoing_nothing_detected_leaves_by_any_path() {
     let embedder = Arc::new(Provider::default());
     let embed_url = fake_providers::serve(Arc::clone(&embedder)).await;
     let chat = Arc::new(ChatProvider::default());
@@ -48,7 +48,7 @@ async fn with_redact_pii_nothing_detected_leaves_by_any_path() {
     let spec = serde_json::from_value(json!({
         "name": "support", "system_prompt": "Be brief.",
         "llm": {"provider": "ollama", "model": "llama3.2", "base_url": chat_url},
-        "memory": {"redact_pii": true, "knowledge_min_score": -1.0, "learn_procedures": true}
+        "memory": {"pii": "redact_outgoing", "knowledge_min_score": -1.0, "learn_procedures": true}
     }))
     .unwrap();
     let agent = octopus.create_agent(tenant, spec).await.unwrap().id;
@@ -188,7 +188,7 @@ async fn with_redact_pii_nothing_detected_leaves_by_any_path() {
             leaks(body)
         );
     }
-    // What is stored keeps the original (pii_storage: original), flagged.
+    // What is stored keeps the original, flagged, with a redacted copy.
     let episode = octopus.get_episode(tenant, first.episode_id).await.unwrap();
     assert!(episode.messages[0].contains_pii);
     assert!(
@@ -214,8 +214,8 @@ async fn each_pii_policy_stores_what_it_says() {
     let tenant = octopus.create_tenant("acme").await.unwrap().id;
     let text = format!("Reach me at {EMAIL} please");
     for (policy, flagged, redacted, content) in [
-        (json!({"pii_detection": "off"}), false, None, text.clone()),
-        (json!({"pii_detection": "flag"}), true, None, text.clone()),
+        (json!({"pii": "off"}), false, None, text.clone()),
+        (json!({"pii": "flag"}), true, None, text.clone()),
         (
             json!({}),
             true,
@@ -223,7 +223,7 @@ async fn each_pii_policy_stores_what_it_says() {
             text.clone(),
         ),
         (
-            json!({"pii_storage": "redacted_only"}),
+            json!({"pii": "redact_stored"}),
             true,
             Some("Reach me at [EMAIL] please"),
             "Reach me at [EMAIL] please".to_owned(),

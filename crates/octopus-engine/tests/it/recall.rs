@@ -816,7 +816,7 @@ async fn sub_questions_from_the_agents_model_find_what_the_question_does_not() {
     );
 
     // An agent that redacts personal data sends the question redacted.
-    let redacting = json!({"memory": {"redact_pii": true}});
+    let redacting = json!({"memory": {"pii": "redact_outgoing"}});
     octopus
         .update_agent(s.tenant, s.agent, &redacting)
         .await

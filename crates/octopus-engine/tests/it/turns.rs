@@ -491,7 +491,7 @@ async fn without_a_model_an_extractive_summary_stands_in_until_the_model_answers
     let spec = serde_json::from_value(json!({
         "name": "support", "llm": {"provider": "ollama", "model": "llama3.2", "base_url": url,
         "summary_model": "small-summariser"},
-        "memory": {"redact_pii": true}
+        "memory": {"pii": "redact_outgoing"}
     }))
     .unwrap();
     let agent = octopus.create_agent(tenant, spec).await.unwrap();
@@ -570,7 +570,7 @@ async fn without_a_model_an_extractive_summary_stands_in_until_the_model_answers
     assert!(transcript.contains("My card is [CARD]"), "{transcript}");
     assert!(
         !transcript.contains("4111"),
-        "redact_pii: the card never leaves"
+        "redact_outgoing: the card never leaves"
     );
 }
 
@@ -653,7 +653,7 @@ async fn an_abandoned_episode_is_swept_closed_summarised_and_recalled() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn with_redact_pii_the_model_is_sent_redacted_history() {
+async fn with_redact_outgoing_the_model_is_sent_redacted_history() {
     let s = setup("ollama").await;
     let agent = s
         .octopus
@@ -662,7 +662,11 @@ async fn with_redact_pii_the_model_is_sent_redacted_history() {
         .unwrap()
         .agent_id;
     s.octopus
-        .update_agent(s.tenant, agent, &json!({"memory": {"redact_pii": true}}))
+        .update_agent(
+            s.tenant,
+            agent,
+            &json!({"memory": {"pii": "redact_outgoing"}}),
+        )
         .await
         .unwrap();
     let earlier: Vec<octopus_core::message::NewMessage> = serde_json::from_value(json!([

@@ -248,3 +248,40 @@ async fn forgetting_a_user_completes_through_a_deadlock_with_the_memory_worker()
         .unwrap();
     assert_eq!(left, 0, "nothing of alice's is left");
 }
+
+/// Agents stored with the three PII settings that became one are read in
+/// its terms once the migration has run: each combination as the rules say.
+#[tokio::test]
+async fn the_migration_reads_the_earlier_pii_settings_as_one() {
+    use octopus_core::store::{AgentStore, TenantStore};
+    let url = testing::fresh_database().await;
+    let store = PostgresStore::connect(PostgresOptions::new(url.clone()))
+        .await
+        .unwrap();
+    let tenant = octopus_testkit::fixtures::tenant("acme");
+    store.create_tenant(&tenant).await.unwrap();
+    let cases = octopus_testkit::fixtures::earlier_pii_settings();
+    let mut conn = sqlx_postgres::PgConnection::connect(&url).await.unwrap();
+    let mut agents = Vec::new();
+    for (i, (earlier, policy)) in cases.iter().enumerate() {
+        let agent = octopus_testkit::fixtures::agent(tenant.id, &format!("agent{i}"));
+        store.create_agent(&agent).await.unwrap();
+        // As an agent was stored before: the three settings, no `pii`.
+        sqlx_core::query::query(
+            "UPDATE agents SET memory_config = (memory_config - 'pii') || $1::jsonb WHERE id = $2",
+        )
+        .bind(*earlier)
+        .bind(agent.id.0)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        agents.push((agent.id, *earlier, *policy));
+    }
+    conn.execute(include_str!("../../migrations/0015_one_pii_setting.sql"))
+        .await
+        .unwrap();
+    for (id, earlier, policy) in agents {
+        let agent = store.get_agent(tenant.id, id).await.unwrap();
+        assert_eq!(agent.memory.pii, policy, "{earlier}");
+    }
+}

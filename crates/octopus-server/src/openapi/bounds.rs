@@ -696,7 +696,7 @@ mod tests {
             "MemoryConfig": {"type": "object", "properties": {
                 "pii_region": {"type": "string", "enum": ["US", "GB"]},
                 "knowledge_top_k": {"type": "integer"},
-                "pii_detection": {"$ref": "#/components/schemas/PiiDetection"},
+                "pii": {"$ref": "#/components/schemas/PiiPolicy"},
             }},
         }}});
         declare_bodies(&mut doc);

@@ -285,3 +285,49 @@ async fn a_reader_held_open_delays_neither_an_erasure_nor_anyone_s_writes() {
         Vec::<String>::new()
     );
 }
+
+/// Agents stored with the three PII settings that became one are read in
+/// its terms once the migration has run: each combination as the rules say.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_migration_reads_the_earlier_pii_settings_as_one() {
+    use octopus_core::store::Page;
+    let backend = TempSqlite::default();
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let cases = octopus_testkit::fixtures::earlier_pii_settings();
+    let mut agents = Vec::new();
+    for (i, (earlier, policy)) in cases.iter().enumerate() {
+        let agent = octopus_testkit::fixtures::agent(world.tenant, &format!("agent{i}"));
+        store.create_agent(&agent).await.unwrap();
+        agents.push((agent.id, *earlier, *policy));
+    }
+    drop(store);
+    let conn = rusqlite::Connection::open(backend.dir.path().join("octopus.sqlite")).unwrap();
+    for (id, earlier, _) in &agents {
+        // As an agent was stored before: the three settings, no `pii`.
+        conn.execute(
+            "UPDATE agents SET memory_config = json_patch(json_remove(memory_config, '$.pii'), ?1)
+             WHERE id = ?2",
+            rusqlite::params![earlier, id.0.as_bytes()],
+        )
+        .unwrap();
+    }
+    conn.execute_batch(include_str!(
+        "../../migrations/main/0023_one_pii_setting.sql"
+    ))
+    .unwrap();
+    drop(conn);
+    let store = backend.open().await;
+    for (id, earlier, policy) in agents {
+        let agent = store.get_agent(world.tenant, id).await.unwrap();
+        assert_eq!(agent.memory.pii, policy, "{earlier}");
+    }
+    assert_eq!(
+        store
+            .list_agents(world.tenant, Page::default())
+            .await
+            .unwrap()
+            .len(),
+        6
+    );
+}

@@ -73,13 +73,13 @@ impl Octopus {
     /// The simpler questions the agent's summary model splits `question`
     /// into ([`read_sub_questions`]); none when it cannot answer (no key,
     /// the provider down, no questions in its answer), and the recall goes
-    /// on with the question alone. With `redact_pii`, the question leaves
+    /// on with the question alone. When the agent's `pii` policy redacts outgoing text, the question leaves
     /// redacted, as a turn's message does.
     pub(super) async fn sub_questions(&self, agent: &Agent, question: &str) -> Vec<String> {
         if !self.recall_weights.sub_questions {
             return Vec::new();
         }
-        let question = match agent.memory.redact_pii {
+        let question = match agent.memory.pii.redacts_outgoing() {
             true => egress_for(question, agent.memory.phone_region()),
             false => Cow::Borrowed(question),
         };
