@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The book, checked as a reader meets it: built by mdBook (installed pinned,
 # once, into the cache), its links and words
-# checked, and its runnable blocks run in order against a real server, with
-# `octopus` installed on the PATH the way scripts/install.sh installs it.
+# checked, and each page's runnable blocks run against a server of their own
+# (after the quickstart and the pages the page says it builds on, pages in a
+# shuffled order: OCTOPUS_DOCS_SEED repeats one), with `octopus` installed on
+# the PATH the way scripts/install.sh installs it.
 # Run by test.sh after the clients are installed (the Python blocks use
 # the official clients' virtualenv; the TypeScript block, npm).
 set -euo pipefail

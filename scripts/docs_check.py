@@ -4,12 +4,14 @@
     docs_check.py links             every relative link and anchor resolves
     docs_check.py words             no text a user reads tells how it was developed,
                                     and every source file says its job
-    docs_check.py run WORKDIR       runs the book's runnable blocks, in order, and
-                                    compares each shown output with what came out
+    docs_check.py run WORKDIR       runs each page's runnable blocks in a session of
+                                    its own (after the quickstart and the pages it
+                                    says it builds on), pages in a shuffled order,
+                                    and compares each shown output with what came out
 
 Runnable blocks are fenced blocks whose info string says so:
 
-    ```bash,run                 run in one shell session shared by every page
+    ```bash,run                 run in the page's shell session
     ```bash,background,port=N   started in the background; the next block runs
                                 once 127.0.0.1:N accepts connections
     ```json,output              what the block before printed (JSON values)
@@ -203,8 +205,68 @@ def output_matches(kind_of_output, expected, actual):
     return len(want) == len(got) and all(matches(w, g) for w, g in zip(want, got))
 
 
+QUICKSTART = Path("docs/src/getting-started/quickstart.md")
+# A page that builds on others says so, for its readers in words and for this
+# check in a comment: <!-- runs after: guide/walkthrough.md guide/recall.md -->
+RUNS_AFTER = re.compile(r"<!--\s*runs after:\s*(.*?)\s*-->")
+
+
+def runs_after(page):
+    """The pages `page` (relative to the repository) builds on, as it declares them."""
+    found = RUNS_AFTER.search((ROOT / page).read_text())
+    return [Path("docs/src") / name for name in found.group(1).split()] if found else []
+
+
+def chain(page, order):
+    """The quickstart, the pages `page` builds on (and those they build on), in
+    book order, then the page itself."""
+    wanted, pending = set(), [page]
+    while pending:
+        for before in runs_after(pending.pop()):
+            if before not in wanted:
+                wanted.add(before)
+                pending.append(before)
+    before = [p for p in order if p in wanted and p not in (page, QUICKSTART)]
+    return [QUICKSTART] + before + ([page] if page != QUICKSTART else [])
+
+
 def run(workdir):
+    """Runs every page with runnable blocks in a session of its own, each with
+    a fresh server: the quickstart, the pages it declares it builds on, then
+    its own blocks, whose outputs are compared. The pages go in a shuffled
+    order (OCTOPUS_DOCS_SEED repeats one), so that none leans on what
+    another left behind without saying so."""
+    import random
+    import shutil
     workdir = Path(workdir)
+    blocks = runnable_blocks()
+    order = []
+    for block in blocks:
+        if block[0] not in order:
+            order.append(block[0])
+    seed = int(os.environ.get("OCTOPUS_DOCS_SEED") or random.randrange(1 << 16))
+    pages = [page for page in order if page != QUICKSTART]
+    random.Random(seed).shuffle(pages)
+    print(f"docs: each page alone after the quickstart, in the order of OCTOPUS_DOCS_SEED={seed}")
+    problems, ran, checked = [], 0, 0
+    for number, page in enumerate([QUICKSTART] + pages):
+        session = workdir / f"session{number}"
+        session.mkdir()
+        shutil.copytree(workdir / "home", session / "home", symlinks=True)
+        pages_run = chain(page, order)
+        session_blocks = [b for p in pages_run for b in blocks if b[0] == p]
+        found, counts = run_session(session, session_blocks, page)
+        problems += [f"(running {page} after {', '.join(map(str, pages_run[:-1])) or 'nothing'})\n{f}"
+                     for f in found]
+        ran, checked = ran + counts[0], checked + counts[1]
+    print(f"docs: {ran} runnable blocks ran, {checked} outputs compared, in {len(order)} sessions")
+    return problems
+
+
+def run_session(workdir, blocks, page):
+    """Runs `blocks` in one shell session against a server of its own; compares
+    the outputs of `page`'s. Returns the problems, and how many of the page's
+    blocks ran and outputs were compared."""
     ports = {port: str(free_port()) for port in ("7700", "7701", "8787", "11434")}
 
     def local(text):
@@ -212,7 +274,6 @@ def run(workdir):
             text = text.replace(default, port)
         return text
 
-    blocks = runnable_blocks()
     script = [
         "set -eo pipefail",
         'trap \'echo $? > "$OCTOPUS_DOCS_RUN/exit"\' EXIT',
@@ -249,7 +310,6 @@ def run(workdir):
     environment["OCTOPUS_LISTEN"] = f"127.0.0.1:{ports['7700']}"
     environment["OCTOPUS_URL"] = f"http://127.0.0.1:{ports['7700']}"
     session_dir = workdir / "home"
-    session_dir.mkdir(exist_ok=True)
     try:
         subprocess.run(["bash", str(workdir / "session.sh")], cwd=session_dir, env=environment, timeout=1800,
                        stdin=subprocess.DEVNULL)
@@ -275,20 +335,21 @@ def run(workdir):
             if said.exists():
                 problems.append(f"(the background block at {blocks[index][0]}:{blocks[index][1]} said:)\n"
                                 + said.read_text()[-3000:])
-        return problems
+        return problems, (0, 0)
     previous = None
     checked = 0
-    for index, (page, line, kind, _, text, language) in enumerate(blocks):
+    for index, (at, line, kind, _, text, language) in enumerate(blocks):
         if kind != "output":
             previous = index
             continue
+        if at != page:
+            continue
         actual = (workdir / f"out{previous}").read_text()
         if not output_matches(language, local(text), actual):
-            problems.append(f"{page}:{line}: the block above printed something else.\n"
+            problems.append(f"{at}:{line}: the block above printed something else.\n"
                             f"--- expected:\n{text}--- printed:\n{actual}")
         checked += 1
-    print(f"docs: {sum(1 for b in blocks if b[2] != 'output')} runnable blocks ran, {checked} outputs compared")
-    return problems
+    return problems, (sum(1 for b in blocks if b[0] == page and b[2] != "output"), checked)
 
 
 def main():
