@@ -4,7 +4,8 @@ The server and its chat model are the test command's: `crates/octopus-cli/
 tests/it/our_clients.rs` starts them and names them here in
 ``OCTOPUS_URL`` and ``OCTOPUS_ADMIN_KEY``, and ``OCTOPUS_TEST_CHAT_URL``
 (a loopback server that speaks OpenAI's wire format and answers
-``echo: <the user's last message>``). To run these by hand, point them at a
+``echo: <the user's last message>``), and ``OCTOPUS_TEST_CHAT_EXPORTS``
+(the folder of a ChatGPT and a Claude export to import). To run these by hand, point them at a
 server of your own whose environment has ``OPENAI_API_KEY`` set and whose
 ``[llm] allowed_base_urls`` holds that URL.
 """

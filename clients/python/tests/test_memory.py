@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 
 import pytest
 
 from octopus_client import AsyncOctopus, Octopus, OctopusError, TextDelta, TurnDone, models
 
-from conftest import eventually
+from conftest import eventually, required
 
 
 def text_of(message: models.Message) -> str:
@@ -48,6 +49,32 @@ def test_messages_are_stored_and_recalled_by_meaning(octopus: Octopus, agent_spe
     assert all(hit.score > 0 for hit in recalled)
     # Another user of the same agent remembers nothing of alice's.
     assert octopus.recall(agent.id, {"user_id": "bob", "query": "a delivery that got lost"}) == []
+
+
+def exports() -> Path:
+    """The folder of the ChatGPT and Claude exports the test command gives."""
+    return Path(required("OCTOPUS_TEST_CHAT_EXPORTS"))
+
+
+def test_a_claude_export_is_imported_once_and_recalled(octopus: Octopus, agent_spec: dict) -> None:
+    agent = octopus.create_agent(agent_spec)
+    export = (exports() / "claude.json").read_bytes()
+    first = octopus.import_chats(export, format="claude", agent_id=agent.id, user_id="ana")
+    assert (first.imported, first.already_imported, first.messages) == (2, 0, 4)
+    assert first.conversations[0].title == "Rent in the budget sheet"
+    assert first.conversations[0].status == models.ImportStatus.imported
+    again = octopus.import_chats(export, format="claude", agent_id=agent.id, user_id="ana")
+    assert (again.imported, again.already_imported, again.messages) == (0, 2, 0)
+    assert {c.conversation_id for c in again.conversations} == {c.conversation_id for c in first.conversations}
+    eventually(
+        lambda: octopus.recall(agent.id, {"user_id": "ana", "query": "what does my cat eat?"}),
+        lambda hits: any("salmon kibble" in (hit.text or "") for hit in hits),
+        "an imported conversation is recalled by meaning",
+    )
+    with pytest.raises(OctopusError) as refused:
+        octopus.import_chats(export[: len(export) // 2], format="claude", agent_id=agent.id, user_id="bo")
+    assert refused.value.status == 422 and "line" in str(refused.value)
+    assert octopus.list_conversations(user_id="bo") == []
 
 
 def test_the_context_shows_what_the_model_would_see(octopus: Octopus, agent_spec: dict) -> None:

@@ -150,6 +150,16 @@ export declare class Octopus {
     createConversation(body: Schemas["ConversationSpec"]): Promise<Schemas["Conversation"]>;
     /** Past conversations with their original timestamps: one episode per session. */
     importConversation(body: Schemas["ConversationImport"]): Promise<Schemas["ImportResponse"]>;
+    /**
+     * A person's conversations from a ChatGPT or Claude data export (its
+     * `conversations.json`, as it is) as their past with the agent. Importing
+     * the same conversations again adds nothing.
+     */
+    importChats(exported: string, options: {
+        format: "chatgpt" | "claude";
+        agentId: Id;
+        userId: string;
+    }): Promise<Schemas["ChatsImported"]>;
     getConversation(conversationId: Id): Promise<Schemas["Conversation"]>;
     deleteConversation(conversationId: Id): Promise<void>;
     /** Store messages (`{messages: [...]}`, or one message) in the conversation. */

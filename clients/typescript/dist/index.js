@@ -208,6 +208,18 @@ export class Octopus {
     importConversation(body) {
         return this.json("POST", "/v1/conversations/import", { body });
     }
+    /**
+     * A person's conversations from a ChatGPT or Claude data export (its
+     * `conversations.json`, as it is) as their past with the agent. Importing
+     * the same conversations again adds nothing.
+     */
+    importChats(exported, options) {
+        return this.json("POST", `/v1/conversations/import/${segment(options.format)}`, {
+            text: exported,
+            headers: { "content-type": "application/json" },
+            query: { agent_id: options.agentId, user_id: options.userId },
+        });
+    }
     getConversation(conversationId) {
         return this.json("GET", `/v1/conversations/${segment(conversationId)}`);
     }

@@ -302,6 +302,22 @@ export class Octopus {
     return this.json("POST", "/v1/conversations/import", { body });
   }
 
+  /**
+   * A person's conversations from a ChatGPT or Claude data export (its
+   * `conversations.json`, as it is) as their past with the agent. Importing
+   * the same conversations again adds nothing.
+   */
+  importChats(
+    exported: string,
+    options: { format: "chatgpt" | "claude"; agentId: Id; userId: string },
+  ): Promise<Schemas["ChatsImported"]> {
+    return this.json("POST", `/v1/conversations/import/${segment(options.format)}`, {
+      text: exported,
+      headers: { "content-type": "application/json" },
+      query: { agent_id: options.agentId, user_id: options.userId },
+    });
+  }
+
   getConversation(conversationId: Id): Promise<Schemas["Conversation"]> {
     return this.json("GET", `/v1/conversations/${segment(conversationId)}`);
   }

@@ -343,6 +343,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/conversations/import/{format}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a person's past conversations from the `conversations.json` of a
+         *     ChatGPT or Claude data export, sent as it is. Each conversation becomes
+         *     one conversation of the user with the agent, of one closed episode, every
+         *     message at its own time: of ChatGPT's message trees, the branch the user
+         *     last saw; system and tool messages as such; the words of attached files
+         *     where the export holds them. Embeddings, summaries and facts follow in
+         *     the background, as for any import. The same conversations imported again
+         *     are found and left as they are. The whole file is read before anything
+         *     is stored: a file cut short or of another shape is refused, naming the
+         *     line or the conversation.
+         */
+        post: operations["import_chats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/conversations/{conversation_id}": {
         parameters: {
             query?: never;
@@ -1192,6 +1220,25 @@ export interface components {
             /** @description Always `function`. */
             type: string;
         };
+        /** @description What an import of an export did. */
+        ChatsImported: {
+            /**
+             * @description How many an earlier import of the same conversations stored; they are
+             *     left as they are.
+             */
+            already_imported: number;
+            /**
+             * @description Each conversation of the export with something said in it, in the
+             *     export's order.
+             */
+            conversations: components["schemas"]["ImportedChat"][];
+            /** @description Conversations of the export with nothing said in them, not stored. */
+            empty: number;
+            /** @description How many of them this import stored. */
+            imported: number;
+            /** @description Messages this import stored. */
+            messages: number;
+        };
         /** @description A stored chunk, without its vector. */
         Chunk: components["schemas"]["ChunkMetadata"] & {
             agent_id: components["schemas"]["AgentId"];
@@ -1677,6 +1724,23 @@ export interface components {
             /** @description One episode per imported session, in order. */
             episodes: components["schemas"]["EpisodeId"][];
             messages: number;
+        };
+        /**
+         * @description Whether this import stored the conversation.
+         * @enum {string}
+         */
+        ImportStatus: "imported" | "already_imported";
+        /** @description One conversation of the export, and the conversation it is in Octopus. */
+        ImportedChat: {
+            conversation_id: components["schemas"]["ConversationId"];
+            /** @description The export's own id of the conversation. */
+            export_id: string;
+            /** @description Its place in the export's array. */
+            index: number;
+            /** @description Messages this import stored of it. */
+            messages: number;
+            status: components["schemas"]["ImportStatus"];
+            title?: string | null;
         };
         /** @description A message as a caller sends it. */
         ImportedMessage: {
@@ -5126,6 +5190,160 @@ export interface operations {
                 };
             };
             /** @description `agent_inactive`: the agent is deactivated; `speaker_not_found`: a message's `agent_id` names no agent of this tenant */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `body_too_large`: the request body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_request`: valid JSON, but a field is missing, of the wrong type or out of bounds; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `quota_exceeded`: the tenant is over a quota; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `server_busy`: the server is receiving as many request bodies as it holds at once; retry after `retry-after`; `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_chats: {
+        parameters: {
+            query: {
+                /** @description The agent the conversations were with, from now on. */
+                agent_id: components["schemas"]["AgentId"];
+                /** @description The person whose conversations they are. */
+                user_id: string;
+            };
+            header?: never;
+            path: {
+                /** @description whose export: chatgpt or claude */
+                format: "chatgpt" | "claude";
+            };
+            cookie?: never;
+        };
+        /** @description the export's conversations.json */
+        requestBody: {
+            content: {
+                "application/json": string;
+            };
+        };
+        responses: {
+            /** @description every conversation was stored already, or the export had none */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatsImported"];
+                };
+            };
+            /** @description conversations were stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatsImported"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id; `invalid_query`: a query parameter is unknown or of the wrong type; `malformed_json`: the body is not valid JSON; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `agent_not_found`: no such agent for this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `request_timeout`: the request body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `agent_inactive`: the agent is deactivated */
             409: {
                 headers: {
                     [name: string]: unknown;

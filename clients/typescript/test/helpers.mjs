@@ -1,6 +1,7 @@
 // The server the tests run against: `crates/octopus-cli/tests/it/our_clients.rs`
 // starts it and names it in OCTOPUS_URL and OCTOPUS_ADMIN_KEY, with a loopback
-// chat model at OCTOPUS_TEST_CHAT_URL that answers `echo: <the last user message>`.
+// chat model at OCTOPUS_TEST_CHAT_URL that answers `echo: <the last user message>`,
+// and OCTOPUS_TEST_CHAT_EXPORTS, the folder of a ChatGPT and a Claude export to import.
 
 import { randomUUID } from "node:crypto";
 

@@ -2,11 +2,12 @@
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { Octopus, OctopusError } from "octopus-client";
 
-import { admin, agentSpec, eventually, newTenant, textOf, url } from "./helpers.mjs";
+import { admin, agentSpec, eventually, newTenant, required, textOf, url } from "./helpers.mjs";
 
 test("messages are stored and recalled by meaning", async () => {
   const octopus = await newTenant();
@@ -36,6 +37,25 @@ test("messages are stored and recalled by meaning", async () => {
     "the lost parcel is recalled by meaning",
   );
   assert.deepEqual(await octopus.recall(agent.id, { user_id: "bob", query: "a delivery that got lost" }), []);
+});
+
+test("a ChatGPT export is imported once, its current branch alone", async () => {
+  const octopus = await newTenant();
+  const agent = await octopus.createAgent(agentSpec());
+  const exported = readFileSync(`${required("OCTOPUS_TEST_CHAT_EXPORTS")}/chatgpt.json`, "utf8");
+  const options = { format: "chatgpt", agentId: agent.id, userId: "ana" };
+  const first = await octopus.importChats(exported, options);
+  assert.deepEqual([first.imported, first.empty, first.messages], [2, 1, 9]);
+  const again = await octopus.importChats(exported, options);
+  assert.deepEqual([again.imported, again.already_imported, again.messages], [0, 2, 0]);
+  const [lisbon] = await octopus.listEpisodes({ conversation_id: first.conversations[0].conversation_id });
+  const words = (await octopus.getEpisode(lisbon.id)).messages.map(textOf).join("\n");
+  assert.ok(words.includes("Sintra") && !words.includes("Porto"), words);
+  await assert.rejects(
+    octopus.importChats(exported.slice(0, exported.length / 2), { ...options, userId: "bo" }),
+    (error) => error instanceof OctopusError && error.status === 422 && /line/.test(error.message),
+  );
+  assert.deepEqual(await octopus.listConversations({ user_id: "bo" }), []);
 });
 
 test("the context shows what the model would see", async () => {

@@ -109,6 +109,10 @@ pub enum Command {
     /// conversations from a JSON file (one episode per session; give --agent
     /// and --user).
     Import(ImportArgs),
+    /// Import a person's conversations from a ChatGPT or Claude data export
+    /// (the conversations.json in its zip) as their past with an agent.
+    /// Importing the same export again adds nothing.
+    ImportChats(ImportChatsArgs),
     /// Export a tenant's data, or one user's, as a dump (JSON Lines) to
     /// standard output: the tenant key's own tenant, or with the admin key
     /// the tenant of --tenant.
@@ -1011,6 +1015,23 @@ pub struct ImportArgs {
     pub user: Option<String>,
     #[arg(long)]
     pub title: Option<String>,
+    #[command(flatten)]
+    pub remote: Remote,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportChatsArgs {
+    /// The export's conversations.json (unzipped from the export).
+    pub file: PathBuf,
+    /// Whose export it is: chatgpt or claude; told from the file when not given.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// The agent the conversations go with.
+    #[arg(long)]
+    pub agent: String,
+    /// The person whose conversations they are.
+    #[arg(long)]
+    pub user: String,
     #[command(flatten)]
     pub remote: Remote,
 }

@@ -154,6 +154,7 @@ pub async fn run(command: Command, output: OutputArgs) -> anyhow::Result<()> {
         Plan::Own(Command::Remember(args)) => crate::start::remember(args).await?,
         Plan::Own(Command::Ingest(args)) => crate::ingest::run(args).await?,
         Plan::Own(Command::Import(args)) => import(args).await?,
+        Plan::Own(Command::ImportChats(args)) => crate::chat_imports::run(args).await?,
         Plan::Own(_) => unreachable!("handled by main"),
     };
     match answer {

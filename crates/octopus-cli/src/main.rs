@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 mod chat;
+mod chat_imports;
 mod cli;
 mod commands;
 mod config;

@@ -74,6 +74,9 @@ pub const CREATE_CONVERSATION: Operation = Operation::new("create_conversation",
 /// Import past conversations with their original timestamps: a new conversation, one closed episode per session. Everything is validated before anything is stored; embeddings and summaries follow in the background, as for live messages.
 pub const IMPORT_CONVERSATION: Operation = Operation::new("import_conversation", Method::POST, "/v1/conversations/import");
 
+/// Import a person's past conversations from the `conversations.json` of a ChatGPT or Claude data export, sent as it is. Each conversation becomes one conversation of the user with the agent, of one closed episode, every message at its own time: of ChatGPT's message trees, the branch the user last saw; system and tool messages as such; the words of attached files where the export holds them. Embeddings, summaries and facts follow in the background, as for any import. The same conversations imported again are found and left as they are. The whole file is read before anything is stored: a file cut short or of another shape is refused, naming the line or the conversation.
+pub const IMPORT_CHATS: Operation = Operation::new("import_chats", Method::POST, "/v1/conversations/import/{format}");
+
 /// Delete a conversation: it takes no more messages, and its open episode closes.
 pub const DELETE_CONVERSATION: Operation = Operation::new("delete_conversation", Method::DELETE, "/v1/conversations/{conversation_id}");
 
@@ -240,6 +243,7 @@ pub const ALL: &[Operation] = &[
     LIST_CONVERSATIONS,
     CREATE_CONVERSATION,
     IMPORT_CONVERSATION,
+    IMPORT_CHATS,
     DELETE_CONVERSATION,
     GET_CONVERSATION,
     BUILD_CONTEXT,

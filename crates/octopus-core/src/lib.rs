@@ -22,7 +22,8 @@
 //!   [`episodic_snippets`]);
 //! - `settings/`: what the engine and an adapter both read of the embedder's
 //!   ([`embedding_settings`]) and the chat models' ([`llm_settings`]) settings;
-//! - [`pii`]: finding and redacting personal data.
+//! - [`pii`]: finding and redacting personal data;
+//! - [`chat_exports`]: conversations read from ChatGPT's and Claude's exports.
 //!
 //! The folders are for reading: each module is reached from the crate's root
 //! (`octopus_core::agent`). Every store method that touches tenant data takes
@@ -31,6 +32,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod chat_exports;
 mod error;
 pub mod pii;
 

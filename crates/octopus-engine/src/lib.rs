@@ -39,6 +39,7 @@ pub use keys::{Caller, MintedKey};
 pub use octopus::{Octopus, Ports, check_config};
 pub use octopus_core::chat::TurnReply;
 pub use quotas::Quotas;
+pub use service::chat_imports::{ChatStatus, ChatsImport, ChatsImported, ImportedChat};
 pub use service::completions::{ClientMessage, ClientRole, CompletionRequest, PreparedCompletion};
 pub use service::context::WorkingMemory;
 pub use service::conversations::ImportReport;

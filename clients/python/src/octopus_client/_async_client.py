@@ -284,6 +284,22 @@ class AsyncOctopus:
         """Past conversations with their original timestamps: one episode per session."""
         return await self._post("/v1/conversations/import", body, models.ImportResponse)
 
+    async def import_chats(
+        self, export: str | bytes, *, format: str, agent_id: Id, user_id: str
+    ) -> models.ChatsImported:
+        """A person's conversations from a ChatGPT or Claude data export (its
+        ``conversations.json``, as it is; ``format`` is ``"chatgpt"`` or
+        ``"claude"``) as their past with the agent. Importing the same
+        conversations again adds nothing."""
+        response = await self._send(
+            "POST",
+            f"/v1/conversations/import/{segment(format)}",
+            params=query_of(agent_id=agent_id, user_id=user_id),
+            content=export,
+            headers={"content-type": "application/json"},
+        )
+        return models.ChatsImported.model_validate(response.json())
+
     async def get_conversation(self, conversation_id: Id) -> models.Conversation:
         return await self._get(f"/v1/conversations/{segment(conversation_id)}", models.Conversation)
 

@@ -275,6 +275,23 @@ class ImportCounts(BaseModel):
     )
 
 
+class ImportStatus(Enum):
+    imported = 'imported'
+    already_imported = 'already_imported'
+
+
+class ImportedChat(BaseModel):
+    conversation_id: UUID = Field(
+        ...,
+        description='A conversation: the long-lived thread between one user and one agent.',
+    )
+    export_id: str = Field(..., description="The export's own id of the conversation.")
+    index: int = Field(..., description="Its place in the export's array.")
+    messages: int = Field(..., description='Messages this import stored of it.')
+    status: ImportStatus
+    title: str | None = None
+
+
 class ImportedMessage1(BaseModel):
     content: Any
 
@@ -1039,6 +1056,23 @@ class ChatMessage(BaseModel):
 class ChatTool(BaseModel):
     function: ToolSpec
     type: str = Field(..., description='Always `function`.')
+
+
+class ChatsImported(BaseModel):
+    already_imported: int = Field(
+        ...,
+        description='How many an earlier import of the same conversations stored; they are\nleft as they are.',
+    )
+    conversations: list[ImportedChat] = Field(
+        ...,
+        description="Each conversation of the export with something said in it, in the\nexport's order.",
+    )
+    empty: int = Field(
+        ...,
+        description='Conversations of the export with nothing said in them, not stored.',
+    )
+    imported: int = Field(..., description='How many of them this import stored.')
+    messages: int = Field(..., description='Messages this import stored.')
 
 
 class Chunk(ChunkMetadata):

@@ -61,6 +61,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ("get", "/v1/conversations", "conversations list"),
     ("post", "/v1/conversations", "conversations create"),
     ("post", "/v1/conversations/import", "import"),
+    ("post", "/v1/conversations/import/{format}", "import-chats"),
     (
         "get",
         "/v1/conversations/{conversation_id}",

@@ -961,3 +961,104 @@ async fn a_person_gets_tables_and_a_script_gets_json() {
         "{said}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_chats_brings_an_export_once_and_refuses_a_file_cut_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let tenant = octopus(&server, ADMIN_KEY, &["tenants", "create", "acme"]);
+    let key = octopus(
+        &server,
+        ADMIN_KEY,
+        &["keys", "create", tenant["id"].as_str().unwrap()],
+    );
+    let key = key["key"].as_str().unwrap();
+    octopus(
+        &server,
+        key,
+        &[
+            "agents",
+            "create",
+            "--name",
+            "companion",
+            "--model",
+            "gpt-4o-mini",
+        ],
+    );
+    let fixtures = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../octopus-core/tests/fixtures/chat_exports"
+    );
+    let chatgpt = format!("{fixtures}/chatgpt.json");
+    let import = |file: &str| {
+        Command::new(env!("CARGO_BIN_EXE_octopus"))
+            .args([
+                "import-chats",
+                file,
+                "--agent",
+                "companion",
+                "--user",
+                "ana",
+                "--json",
+            ])
+            .env("OCTOPUS_URL", &server.url)
+            .env("OCTOPUS_API_KEY", key)
+            .env_remove("OCTOPUS_AGENT")
+            .output()
+            .unwrap()
+    };
+    let answer = |output: std::process::Output| -> Value {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+
+    // A file cut short: refused before anything is sent.
+    let text = std::fs::read_to_string(&chatgpt).unwrap();
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, &text[..text.len() - 40]).unwrap();
+    let refused = import(cut.to_str().unwrap());
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("is not a whole export") && said.contains("line"),
+        "{said}"
+    );
+    let none = octopus(&server, key, &["conversations", "list", "--user", "ana"]);
+    assert_eq!(none["items"], json!([]), "a refused file stores nothing");
+
+    // The format is told from the file; the second import finds it all stored.
+    let first = answer(import(&chatgpt));
+    assert_eq!(
+        (&first["imported"], &first["messages"]),
+        (&json!(2), &json!(9)),
+        "{first}"
+    );
+    let again = answer(import(&chatgpt));
+    assert_eq!(
+        (&again["imported"], &again["already_imported"]),
+        (&json!(0), &json!(2)),
+        "{again}"
+    );
+    let listed = octopus(&server, key, &["conversations", "list", "--user", "ana"]);
+    let mut titles: Vec<_> = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["title"].clone())
+        .collect();
+    titles.sort_by_key(Value::to_string);
+    assert_eq!(titles, [json!("Lisbon in May"), json!("Sourdough starter")]);
+
+    // The export's zip is named as such.
+    let zip = dir.path().join("export.zip");
+    std::fs::write(&zip, b"PK\x03\x04rest of a zip").unwrap();
+    let refused = import(zip.to_str().unwrap());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("unzip it"),
+        "{refused:?}"
+    );
+}

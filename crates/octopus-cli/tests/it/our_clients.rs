@@ -112,9 +112,18 @@ async fn the_python_client_passes_its_suite() {
             ("OCTOPUS_URL", &server.url),
             ("OCTOPUS_ADMIN_KEY", ADMIN_KEY),
             ("OCTOPUS_TEST_CHAT_URL", &chat_url),
+            ("OCTOPUS_TEST_CHAT_EXPORTS", &chat_exports()),
         ],
     );
     assert!(printed.contains(" passed"), "{printed}");
+}
+
+/// The folder of the ChatGPT and Claude exports the suites import.
+fn chat_exports() -> String {
+    repository()
+        .join("crates/octopus-core/tests/fixtures/chat_exports")
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The python of a new virtual environment in `dir/site` that sees the
@@ -202,10 +211,12 @@ async fn the_typescript_client_passes_its_suite() {
     assert!(tests.len() >= 2, "{tests:?}");
     let mut args: Vec<&Path> = vec![Path::new("--test")];
     args.extend(tests.iter().map(PathBuf::as_path));
+    let exports = chat_exports();
     let env = [
         ("OCTOPUS_URL", server.url.as_str()),
         ("OCTOPUS_ADMIN_KEY", ADMIN_KEY),
         ("OCTOPUS_TEST_CHAT_URL", chat_url.as_str()),
+        ("OCTOPUS_TEST_CHAT_EXPORTS", exports.as_str()),
     ];
     let printed = run_in(&package, Path::new("node"), &args, &env);
     assert!(printed.contains("# fail 0"), "{printed}");

@@ -24,7 +24,7 @@ impl Octopus {
     }
 
     /// A conversation of an active agent, validated, not yet stored.
-    async fn new_conversation(
+    pub(crate) async fn new_conversation(
         &self,
         tenant: TenantId,
         spec: ConversationSpec,

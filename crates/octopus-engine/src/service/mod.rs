@@ -3,6 +3,7 @@
 
 mod agents;
 mod callers;
+pub(crate) mod chat_imports;
 pub(crate) mod completions;
 pub(crate) mod context;
 pub(crate) mod conversations;

@@ -26,6 +26,7 @@ const ROUTE_ERRORS: &[(&[&str], &[ErrorCode])] = &[
         &["import_conversation"],
         &[E::AgentInactive, E::QuotaExceeded, E::SpeakerNotFound],
     ),
+    (&["import_chats"], &[E::AgentInactive, E::QuotaExceeded]),
     (
         &["append_messages"],
         &[

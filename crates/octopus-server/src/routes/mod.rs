@@ -3,6 +3,7 @@
 //! routes the server answers.
 
 mod agents;
+mod chat_imports;
 mod conversations;
 mod dumps;
 mod episodes;
@@ -92,6 +93,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(conversations::append_messages))
         .routes(routes!(conversations::import_conversation))
+        .routes(routes!(chat_imports::import_chats))
         .routes(routes!(conversations::build_context))
         .routes(routes!(turns::take_turn))
         .routes(routes!(openai::chat_completion))

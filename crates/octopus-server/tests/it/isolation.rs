@@ -44,6 +44,13 @@ fn body_for(operation: &str, victim: &Seeded) -> Value {
             "agent_id": victim.agent, "user_id": "alice",
             "sessions": [{"messages": [{"role": "user", "content": "pwned", "timestamp": "2026-01-01T00:00:00Z"}]}]
         }),
+        // An export holding one conversation of the victim's words.
+        "import_chats" => Value::String(
+            json!([{"conversation_id": "c1", "current_node": "n1", "mapping": {"n1": {"parent": null,
+                "message": {"author": {"role": "user"}, "create_time": 1_700_000_000.0,
+                    "content": {"content_type": "text", "parts": ["pwned"]}}}}}])
+            .to_string(),
+        ),
         // A dump of the intruder's own making: it lands in the intruder's tenant.
         "import_dump" => Value::String(
             [
@@ -74,6 +81,8 @@ fn id_for(parameter: &str, victim: &Seeded) -> String {
         "webhook_id" => victim.webhook.clone(),
         // Not an object id: each tenant has its own users of that name.
         "user_id" => "alice".to_owned(),
+        // Not an id: whose export a file is.
+        "format" => "chatgpt".to_owned(),
         other => panic!("path parameter `{other}` is new: map it to one of the victim's ids"),
     }
 }
@@ -161,26 +170,36 @@ async fn foreign_key_reaches_nothing(server: TestServer) {
                 concrete =
                     concrete.replace(&format!("{{{param_name}}}"), &id_for(param_name, &victim));
                 let unknown = match param_name {
-                    "user_id" => "alice".to_owned(),
+                    "user_id" | "format" => id_for(param_name, &victim),
                     _ => uuid::Uuid::now_v7().to_string(),
                 };
                 nobodys = nobodys.replace(&format!("{{{param_name}}}"), &unknown);
                 // The caller's own user of that name: the call succeeds and
                 // touches nothing of B's (checked after the walk).
-                names_victim |= param_name != "user_id";
+                names_victim |= !matches!(param_name, "user_id" | "format");
             }
             let required_query: Vec<&str> = params
                 .iter()
                 .filter(|p| p["in"] == "query" && p["required"] == true)
                 .map(|p| p["name"].as_str().unwrap())
                 .collect();
-            let base_query = if required_query.contains(&"q") {
+            let mut base_query = if required_query.contains(&"q") {
                 "q=victim+secret+roadmap".to_owned()
             } else if required_query.contains(&"source") {
                 "source=victim.md".to_owned()
             } else {
                 String::new()
             };
+            // Required ids in the query (an import's agent) are B's, as in a path.
+            let mut query_names_victim = false;
+            for name in required_query
+                .iter()
+                .filter(|n| matches!(**n, "agent_id" | "user_id"))
+            {
+                let separator = if base_query.is_empty() { "" } else { "&" };
+                base_query = format!("{base_query}{separator}{name}={}", id_for(name, &victim));
+                query_names_victim |= *name == "agent_id";
+            }
             let body = operation
                 .get("requestBody")
                 .map(|_| body_for(name, &victim));
@@ -234,7 +253,7 @@ async fn foreign_key_reaches_nothing(server: TestServer) {
                     "{context}: {}",
                     reply.body
                 );
-            } else if names_victim || body_names_victim {
+            } else if names_victim || body_names_victim || query_names_victim {
                 assert_eq!(
                     reply.status,
                     StatusCode::NOT_FOUND,
@@ -280,7 +299,9 @@ async fn foreign_key_reaches_nothing(server: TestServer) {
             // Every id-valued query filter, pointed at B's objects, is a 404 too.
             for param in params.iter().filter(|p| p["in"] == "query") {
                 let param_name = param["name"].as_str().unwrap();
-                if !matches!(param_name, "agent_id" | "conversation_id") {
+                if !matches!(param_name, "agent_id" | "conversation_id")
+                    || required_query.contains(&param_name)
+                {
                     continue;
                 }
                 let separator = if base_query.is_empty() { "" } else { "&" };

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)] // test code: a panic is how it fails
 
 mod bad_input;
+mod chat_imports;
 mod client_operations;
 mod console;
 mod declared_limits;
