@@ -248,6 +248,14 @@ def test_a_fact_is_corrected_and_deleted_with_its_history(octopus: Octopus, agen
         ]
         added = desk.add_fact(copied.id, "dana", {"text": "Dana is allergic to peanuts", "reason": "she called"})
         assert (added.source.value, added.episode_id, added.changed_by) == ("manual", None, "support-desk")
+        profile = desk.user_profile(copied.id, "dana")
+        assert [f.text for group in profile.facts for f in group.facts] == [
+            "Dana is allergic to peanuts", "Dana lives in Paris",
+        ]
+        assert (profile.activity.conversations, profile.activity.messages) == (1, 1)
+        with pytest.raises(OctopusError) as nobody:
+            desk.user_profile(copied.id, "erin")
+        assert (nobody.value.status, nobody.value.code) == (404, "user_not_found")
         with pytest.raises(OctopusError) as unknown:
             desk.add_fact(copied.id, "dana", {"text": "Dana runs", "category": "sports"})
         assert (unknown.value.status, unknown.value.code) == (409, "unknown_fact_category")

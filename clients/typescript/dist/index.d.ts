@@ -102,6 +102,9 @@ export declare class Octopus {
         limit?: number;
         offset?: number;
     }): Promise<Schemas["UserSummary"][]>;
+    /** What holds about a user now: instructions, preferences, facts by
+     * category, recent conversations a line each, and how much they talked. */
+    userProfile(agentId: Id, userId: string): Promise<Schemas["UserProfile"]>;
     listFacts(agentId: Id, userId: string, query?: {
         include_replaced?: boolean;
         category?: string;

@@ -144,6 +144,11 @@ export class Octopus {
     listUsers(agentId, query = {}) {
         return this.items(`/v1/agents/${segment(agentId)}/users`, query);
     }
+    /** What holds about a user now: instructions, preferences, facts by
+     * category, recent conversations a line each, and how much they talked. */
+    userProfile(agentId, userId) {
+        return this.json("GET", `/v1/agents/${segment(agentId)}/users/${segment(userId)}/profile`);
+    }
     listFacts(agentId, userId, query = {}) {
         return this.items(`/v1/agents/${segment(agentId)}/users/${segment(userId)}/facts`, query);
     }

@@ -280,6 +280,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agent_id}/users/{user_id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What holds about a user now, in one view: their standing instructions and
+         *     preferences, every other current fact by category with when it became
+         *     true, the newest past conversations' summaries a line each, and how
+         *     much they have talked. Assembled from what is stored when asked, so a
+         *     corrected fact shows its new text and a deleted one is gone at once.
+         *     `404 user_not_found` when the agent has no live conversation and no
+         *     fact of the user (a forgotten user among them).
+         */
+        get: operations["user_profile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -1165,7 +1190,7 @@ export interface components {
          * @description The blocks of a context, in order.
          * @enum {string}
          */
-        Block: "system_prompt" | "procedures" | "facts" | "knowledge" | "episodic" | "history" | "user_message";
+        Block: "system_prompt" | "procedures" | "profile" | "facts" | "knowledge" | "episodic" | "history" | "user_message";
         BlockTokens: {
             block: components["schemas"]["Block"];
             /** @description Items kept: messages of history, chunks, snippets. */
@@ -1326,6 +1351,8 @@ export interface components {
             knowledge: components["schemas"]["Retrieved"][];
             /** @description The procedures that matched the message, and why (kept or pruned). */
             procedures?: components["schemas"]["ProcedureMatch"][];
+            /** @description The profile's lines offered, kept or not. */
+            profile?: components["schemas"]["Retrieved"][];
             /** @description In the order they were dropped. */
             pruned: components["schemas"]["Pruned"][];
             /** @description Tokens of the whole prompt, reply priming included. */
@@ -1537,6 +1564,15 @@ export interface components {
          * @description An episode: one session of a conversation, from its first message to its close.
          */
         EpisodeId: string;
+        /** @description A past conversation in a line. */
+        EpisodeLine: {
+            conversation_id: components["schemas"]["ConversationId"];
+            episode_id: components["schemas"]["EpisodeId"];
+            /** Format: date-time */
+            started_at: string;
+            /** @description The first sentence of its summary. */
+            summary: string;
+        };
         EpisodeSummaryRequest: {
             key_facts?: string[];
             summary: string;
@@ -1640,6 +1676,12 @@ export interface components {
              * @description Since when the corrected words hold; now when absent.
              */
             valid_from?: string | null;
+        };
+        /** @description The facts of one category, the newest first. */
+        FactGroup: {
+            /** @description Absent for the facts filed under none. */
+            category?: string | null;
+            facts: components["schemas"]["ProfileFact"][];
         };
         /** @description One change in a fact's history, oldest first. */
         FactHistoryEntry: {
@@ -2074,6 +2116,14 @@ export interface components {
              */
             procedures_top_k: number;
             /**
+             * @description Most tokens of a profile block in a turn's context: how long and how
+             *     often the user has talked with the agent, and their newest past
+             *     conversations a line each (the lines go first when it is over, the
+             *     oldest first). Default 0: no profile block.
+             * @default 0
+             */
+            profile_max_tokens: number;
+            /**
              * @description Episodes older than this are archived by the retention job; none when absent.
              * @default null
              */
@@ -2331,6 +2381,25 @@ export interface components {
             steps: components["schemas"]["ProcedureStep"][];
             trigger_pattern?: string | null;
             version: number;
+        };
+        /** @description A fact that holds. */
+        ProfileFact: {
+            /**
+             * @description Who wrote this version: `model`, `patterns` (a standing request
+             *     recognised in the user's words), or the name of the key that did.
+             */
+            changed_by: string;
+            id: components["schemas"]["FactId"];
+            /** @description The name a client gave it. */
+            key?: string | null;
+            /**
+             * Format: date-time
+             * @description When it became true.
+             */
+            since: string;
+            /** @description `learned` or `manual`. */
+            source: components["schemas"]["FactSource"];
+            text: string;
         };
         /**
          * @description Why an item was left out of a context.
@@ -2696,6 +2765,49 @@ export interface components {
         Usage: {
             input_tokens: number;
             output_tokens: number;
+        };
+        /** @description One user's conversations with an agent, in numbers. */
+        UserActivity: {
+            /** @description Live conversations. */
+            conversations: number;
+            /** @description Live episodes of those conversations. */
+            episodes: number;
+            /**
+             * Format: date-time
+             * @description When the first of the conversations began.
+             */
+            first_seen_at: string;
+            /**
+             * Format: date-time
+             * @description When the newest of them last changed.
+             */
+            last_active_at: string;
+            /** @description Messages of those episodes. */
+            messages: number;
+        };
+        /** @description What holds about one user of one agent, now. */
+        UserProfile: {
+            activity?: components["schemas"]["UserActivity"] | null;
+            agent_id: components["schemas"]["AgentId"];
+            /**
+             * @description Every other fact that holds, by category: the agent's
+             *     `fact_categories` in their order, then any other category, then the
+             *     facts filed under none.
+             */
+            facts: components["schemas"]["FactGroup"][];
+            /**
+             * @description What they asked for every later turn ("always answer in French"),
+             *     the newest first.
+             */
+            instructions: components["schemas"]["ProfileFact"][];
+            /** @description What they said they prefer, the newest first. */
+            preferences: components["schemas"]["ProfileFact"][];
+            /**
+             * @description The newest past conversations with a summary (up to 5), newest
+             *     first, a line each.
+             */
+            recent_episodes: components["schemas"]["EpisodeLine"][];
+            user_id: string;
         };
         /** @description One user of an agent, as its live conversations show them. */
         UserSummary: {
@@ -3402,6 +3514,14 @@ export interface operations {
                          */
                         procedures_top_k?: number | null;
                         /**
+                         * @description Most tokens of a profile block in a turn's context: how long and how
+                         *     often the user has talked with the agent, and their newest past
+                         *     conversations a line each (the lines go first when it is over, the
+                         *     oldest first). Default 0: no profile block.
+                         * @default 0
+                         */
+                        profile_max_tokens?: number | null;
+                        /**
                          * @description Episodes older than this are archived by the retention job; none when absent.
                          * @default null
                          */
@@ -3580,6 +3700,14 @@ export interface operations {
                          * @default 3
                          */
                         procedures_top_k?: number | null;
+                        /**
+                         * @description Most tokens of a profile block in a turn's context: how long and how
+                         *     often the user has talked with the agent, and their newest past
+                         *     conversations a line each (the lines go first when it is over, the
+                         *     oldest first). Default 0: no profile block.
+                         * @default 0
+                         */
+                        profile_max_tokens?: number | null;
                         /**
                          * @description Episodes older than this are archived by the retention job; none when absent.
                          * @default null
@@ -4742,6 +4870,90 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again. */
                     "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    user_profile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: components["schemas"]["AgentId"];
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserProfile"];
+                };
+            };
+            /** @description `invalid_id`: a path parameter is not a valid id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthenticated`: no API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tenant_key_required`: tenant data needs a tenant's key, not the admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `agent_not_found`: no such agent for this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: a failure inside the server; see its log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: the store or a configured part is unavailable */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -213,6 +213,12 @@ export class Octopus {
     return this.items(`/v1/agents/${segment(agentId)}/users`, query);
   }
 
+  /** What holds about a user now: instructions, preferences, facts by
+   * category, recent conversations a line each, and how much they talked. */
+  userProfile(agentId: Id, userId: string): Promise<Schemas["UserProfile"]> {
+    return this.json("GET", `/v1/agents/${segment(agentId)}/users/${segment(userId)}/profile`);
+  }
+
   listFacts(
     agentId: Id,
     userId: string,

@@ -213,6 +213,12 @@ test("a fact is corrected and deleted, with its history", async () => {
   );
   const added = await desk.addFact(copied.id, "dana", { text: "Dana is allergic to peanuts" });
   assert.deepEqual([added.source, added.episode_id], ["manual", null]);
+  const profile = await desk.userProfile(copied.id, "dana");
+  assert.deepEqual(profile.facts.flatMap((group) => group.facts.map((f) => f.text)),
+    ["Dana is allergic to peanuts", "Dana lives in Paris"]);
+  assert.equal(profile.activity?.conversations, 1);
+  await assert.rejects(desk.userProfile(copied.id, "erin"), (error) =>
+    error instanceof OctopusError && error.status === 404 && error.code === "user_not_found");
   await assert.rejects(desk.addFact(copied.id, "dana", { text: " " }), (error) =>
     error instanceof OctopusError && error.status === 422 && error.field === "text");
   assert.equal((await desk.deleteFact(added.id)).versions, 1);

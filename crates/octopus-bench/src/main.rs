@@ -38,6 +38,7 @@ mod locomo_cv;
 mod locomo_http;
 mod memory;
 mod procedures;
+mod profile;
 mod proxy;
 mod scale;
 mod selection;
@@ -73,6 +74,8 @@ enum Bench {
     Learning(learning::Options),
     /// Context assembly latency with 100k knowledge chunks and 10k episodes in store.
     Context(context::Options),
+    /// A user's profile with a thousand facts: read through the engine and over HTTP.
+    Profile(profile::Options),
     /// Procedure matching: precision and recall on the labelled set, and speed at 10k procedures.
     Procedures(procedures::Options),
     /// Vector search: exact and HNSW at 100k real and 1M synthetic embeddings.
@@ -111,6 +114,7 @@ fn main() -> anyhow::Result<()> {
         Bench::Locomo(options) => locomo_bench::run(options),
         Bench::Beam(options) => beam_bench::run(options),
         Bench::Procedures(options) => procedures::run(options),
+        Bench::Profile(options) => profile::run(options),
         Bench::Memory(options) => memory::run(options),
         Bench::Wakeup(options) => wakeup::run(options),
         Bench::Webhooks(options) => webhooks::run(options),

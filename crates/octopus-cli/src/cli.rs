@@ -685,6 +685,17 @@ pub enum UserCommand {
         #[command(flatten)]
         remote: Remote,
     },
+    /// What holds about a user now, in one view: their standing
+    /// instructions and preferences, every other current fact by category,
+    /// the newest past conversations a line each, and how much they talked.
+    Profile {
+        user_id: String,
+        /// The agent they talk to.
+        #[arg(long, env = "OCTOPUS_AGENT")]
+        agent: String,
+        #[command(flatten)]
+        remote: Remote,
+    },
     /// The facts an agent learned about a user, the newest first: each with
     /// when it became true and, once replaced, until when.
     Facts {

@@ -550,6 +550,13 @@ fn users(command: UserCommand) -> Request {
         } => Request::new(remote, op::FORGET_USER)
             .path(user_id)
             .query_agent(agent),
+        UserCommand::Profile {
+            user_id,
+            agent,
+            remote,
+        } => Request::new(remote, op::USER_PROFILE)
+            .agent(agent)
+            .path(user_id),
         UserCommand::Facts {
             user_id,
             agent,

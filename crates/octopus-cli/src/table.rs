@@ -52,11 +52,76 @@ pub fn render(answer: &Value) -> String {
                 }
                 text
             }
+            _ if is_profile(object) => profile(object),
             _ => fields(object),
         },
         Value::Array(items) => table(items),
         other => format!("{}\n", cell(other, false)),
     }
+}
+
+/// A user's profile, as the server answers it.
+fn is_profile(object: &Map<String, Value>) -> bool {
+    ["instructions", "preferences", "facts", "recent_episodes"]
+        .iter()
+        .all(|key| object.contains_key(*key))
+}
+
+/// A profile as a person reads it: who, how much they talked, then each
+/// kind of fact under its heading, then their recent conversations.
+fn profile(object: &Map<String, Value>) -> String {
+    let date = |value: &Value| {
+        value
+            .as_str()
+            .map_or("-".to_owned(), |t| t.chars().take(10).collect())
+    };
+    let mut text = format!("{}\n", cell(&object["user_id"], false));
+    if let Some(activity) = object.get("activity").filter(|a| a.is_object()) {
+        text.push_str(&format!(
+            "{} conversations, {} episodes, {} messages; since {}, last active {}\n",
+            activity["conversations"],
+            activity["episodes"],
+            activity["messages"],
+            date(&activity["first_seen_at"]),
+            date(&activity["last_active_at"]),
+        ));
+    }
+    let mut section = |heading: String, facts: &Value| {
+        let facts = facts.as_array().map(Vec::as_slice).unwrap_or_default();
+        if facts.is_empty() {
+            return;
+        }
+        text.push_str(&format!("\n{heading}\n"));
+        for fact in facts {
+            let words = fact["text"].as_str().unwrap_or_default();
+            text.push_str(&format!("  - {words} (since {})\n", date(&fact["since"])));
+        }
+    };
+    section("Instructions".to_owned(), &object["instructions"]);
+    section("Preferences".to_owned(), &object["preferences"]);
+    for group in object["facts"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let heading = group["category"]
+            .as_str()
+            .unwrap_or("Other facts")
+            .to_owned();
+        section(heading, &group["facts"]);
+    }
+    let episodes = object["recent_episodes"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    if !episodes.is_empty() {
+        text.push_str("\nRecent conversations\n");
+        for episode in episodes {
+            let summary = episode["summary"].as_str().unwrap_or_default();
+            text.push_str(&format!("  {}  {summary}\n", date(&episode["started_at"])));
+        }
+    }
+    text
 }
 
 /// Items as a table: a header, then a row each.
@@ -257,6 +322,30 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_profile_reads_as_headed_lists() {
+        let fact = |text: &str| json!({"id": "f", "text": text, "since": "2026-03-02T10:00:00Z", "source": "learned"});
+        let profile = json!({
+            "agent_id": "a", "user_id": "alice",
+            "activity": {"conversations": 2, "episodes": 3, "messages": 40,
+                "first_seen_at": "2026-01-05T09:00:00Z", "last_active_at": "2026-03-02T10:00:00Z"},
+            "instructions": [fact("Always answer in French.")],
+            "preferences": [],
+            "facts": [{"category": "travel", "facts": [fact("Alice flies to Lisbon on 12 May, with her sister Ana and their two children")]},
+                      {"category": null, "facts": [fact("Alice works nights")]}],
+            "recent_episodes": [{"episode_id": "e", "conversation_id": "c",
+                "started_at": "2026-03-01T08:00:00Z", "summary": "Alice planned her Lisbon trip."}]
+        });
+        assert_eq!(
+            render(&profile),
+            "alice\n2 conversations, 3 episodes, 40 messages; since 2026-01-05, last active 2026-03-02\n\n\
+             Instructions\n  - Always answer in French. (since 2026-03-02)\n\n\
+             travel\n  - Alice flies to Lisbon on 12 May, with her sister Ana and their two children (since 2026-03-02)\n\n\
+             Other facts\n  - Alice works nights (since 2026-03-02)\n\n\
+             Recent conversations\n  2026-03-01  Alice planned her Lisbon trip.\n"
+        );
+    }
 
     #[test]
     fn a_list_is_a_table_of_names_short_ids_times_and_counts() {

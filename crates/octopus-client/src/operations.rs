@@ -62,6 +62,9 @@ pub const LIST_FACTS: Operation = Operation::new("list_facts", Method::GET, "/v1
 /// Add a fact about a user by hand: of no episode or message, `source: manual`, `changed_by` the key's name. It is in the next context and found by its words at once, and by meaning once the memory worker embedded it; it is corrected, deleted and forgotten as a learned fact is. A `key` of the client's names it for reading back (`?key=`): while a fact with the key holds in the category, another is refused (409 `fact_key_taken`); correct that one instead.
 pub const ADD_FACT: Operation = Operation::new("add_fact", Method::POST, "/v1/agents/{agent_id}/users/{user_id}/facts");
 
+/// What holds about a user now, in one view: their standing instructions and preferences, every other current fact by category with when it became true, the newest past conversations' summaries a line each, and how much they have talked. Assembled from what is stored when asked, so a corrected fact shows its new text and a deleted one is gone at once. `404 user_not_found` when the agent has no live conversation and no fact of the user (a forgotten user among them).
+pub const USER_PROFILE: Operation = Operation::new("user_profile", Method::GET, "/v1/agents/{agent_id}/users/{user_id}/profile");
+
 /// Complete a chat as the agent `model` names, with its memory: the new user message (or tool results) stored, the working memory assembled around it, the agent's model called, the reply stored and returned in OpenAI's shape, with what memory was used in `octopus.trace`. The answer's `x-octopus-conversation` header names the conversation used.
 pub const CHAT_COMPLETION: Operation = Operation::new("chat_completion", Method::POST, "/v1/chat/completions");
 
@@ -239,6 +242,7 @@ pub const ALL: &[Operation] = &[
     LIST_USERS,
     LIST_FACTS,
     ADD_FACT,
+    USER_PROFILE,
     CHAT_COMPLETION,
     LIST_CONVERSATIONS,
     CREATE_CONVERSATION,

@@ -79,6 +79,8 @@ object_kinds! {
     Chunk = "chunk",
     /// A document of a collection, by its source.
     Document = "document",
+    /// A user of an agent: someone with a conversation or a fact.
+    User = "user",
 }
 
 impl fmt::Display for ObjectKind {

@@ -78,6 +78,34 @@ pub fn to_stored_precision(at: Timestamp) -> Timestamp {
     at.trunc_subsecs(6)
 }
 
+/// A text's first words within `most` characters, whitespace collapsed,
+/// cut at a word (with `…` when cut; a first word longer than `most` is cut
+/// itself); `None` for a text without words.
+pub fn words_within(text: &str, most: usize) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() || most == 0 {
+        return None;
+    }
+    let mut kept = String::new();
+    for (i, word) in words.iter().enumerate() {
+        let wanted = kept.chars().count() + usize::from(!kept.is_empty()) + word.chars().count();
+        // One character is kept for the `…` of a cut, unless this word ends it.
+        let last = i + 1 == words.len();
+        if wanted > most || (wanted == most && !last) {
+            if kept.is_empty() {
+                kept = word.chars().take(most - 1).collect();
+            }
+            kept.push('…');
+            return Some(kept);
+        }
+        if !kept.is_empty() {
+            kept.push(' ');
+        }
+        kept.push_str(word);
+    }
+    Some(kept)
+}
+
 /// The start of a text for a log line or an error: trimmed, at most 300
 /// characters, and said to be empty when it is.
 pub fn excerpt(text: &str) -> String {

@@ -46,4 +46,5 @@ pub use service::conversations::ImportReport;
 pub use service::dumps::{ImportInto, ImportReport as DumpImportReport};
 pub use service::knowledge::{IngestDocument, IngestReport, KnowledgeQuery};
 pub use service::procedures::ProcedureUpdate;
+pub use service::profiles::{EpisodeLine, FactGroup, ProfileFact, UserProfile};
 pub use service::turns::{MAX_TOOLS, PreparedTurn, ToolResult, TurnInput};

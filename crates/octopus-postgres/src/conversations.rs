@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use octopus_core::appending::Closing;
-use octopus_core::conversation::{Conversation, ConversationFilter, UserSummary};
+use octopus_core::conversation::{Conversation, ConversationFilter, UserActivity, UserSummary};
 use octopus_core::store::ConversationStore;
 use octopus_core::store::Page;
 use octopus_core::{
@@ -118,6 +118,47 @@ impl ConversationStore for PostgresStore {
                     })
                 })
                 .collect()
+        })
+        .await
+    }
+
+    async fn user_activity(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        user_id: &str,
+    ) -> Result<Option<UserActivity>> {
+        domain(async {
+            let row = query(
+                "WITH live AS (
+                     SELECT id, created_at, updated_at FROM conversations
+                     WHERE tenant_id = $1 AND agent_id = $2 AND user_id = $3 AND deleted_at IS NULL)
+                 SELECT (SELECT COUNT(*) FROM live)::int AS conversations,
+                        (SELECT MIN(created_at) FROM live) AS first_seen_at,
+                        (SELECT MAX(updated_at) FROM live) AS last_active_at,
+                        COUNT(e.id)::int AS episodes,
+                        COALESCE(SUM(e.message_count), 0)::bigint AS messages
+                 FROM episodes e
+                 WHERE e.tenant_id = $1 AND e.agent_id = $2 AND e.user_id = $3
+                   AND e.deleted_at IS NULL AND e.conversation_id IN (SELECT id FROM live)",
+            )
+            .bind(tenant.0)
+            .bind(agent.0)
+            .bind(user_id)
+            .fetch_one(&self.pool)
+            .await?;
+            let conversations = u32_at(&row, "conversations")?;
+            if conversations == 0 {
+                return Ok(None);
+            }
+            let messages: i64 = row.try_get("messages")?;
+            Ok(Some(UserActivity {
+                conversations,
+                episodes: u32_at(&row, "episodes")?,
+                messages: messages.unsigned_abs(),
+                first_seen_at: row.try_get("first_seen_at")?,
+                last_active_at: row.try_get("last_active_at")?,
+            }))
         })
         .await
     }

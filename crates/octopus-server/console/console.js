@@ -444,10 +444,12 @@ async function users(agentId) {
 }
 
 async function user(agentId, userId) {
-  const [a, conversations, facts] = await Promise.all([
+  const [a, conversations, profile] = await Promise.all([
     api.get(`/v1/agents/${enc(agentId)}`),
     api.items("/v1/conversations", { agent_id: agentId, user_id: userId, limit: 1000 }),
-    api.items(`/v1/agents/${enc(agentId)}/users/${enc(userId)}/facts`, { limit: 1000 }),
+    // A user the agent knows nothing of yet has no profile: an empty page.
+    api.get(`/v1/agents/${enc(agentId)}/users/${enc(userId)}/profile`)
+      .catch((error) => (error.status === 404 ? null : Promise.reject(error))),
   ]);
   const forget = h("section", { id: "forget" }, h("h2", {}, "Forget this user"),
     h("p", {}, `Erases every conversation, episode, message, summary, fact and memory vector of ${userId}, with every agent, for good.`));
@@ -462,9 +464,35 @@ async function user(agentId, userId) {
     confirm.hidden = false;
     confirm.focus();
   }, { class: "secondary", id: "forget-start" }), confirm));
+  const activity = profile?.activity;
+  // What holds now, under a heading each: standing requests first, then
+  // the agent's categories in its order, then facts of no category.
+  const groups = profile ? [
+    ["Instructions", "instruction", profile.instructions],
+    ["Preferences", "preference", profile.preferences],
+    ...profile.facts.map((g) => [g.category ?? (profile.facts.length > 1 ? "Other facts" : null), g.category, g.facts]),
+  ].filter(([, , facts]) => facts.length) : [];
+  const asFact = (category) => (f) => ({ ...f, category, valid_from: f.since });
   return h("div", {},
     h("h1", {}, `${userId}, with ${a.name}`),
     h("p", {}, link(`#/agents/${enc(agentId)}/users`, `All users of ${a.name}`)),
+    activity
+      ? h("p", { id: "activity" }, `${activity.conversations} conversations, ${activity.episodes} episodes, ${activity.messages} messages; since ${when(activity.first_seen_at)}, last active ${when(activity.last_active_at)}.`)
+      : null,
+    h("section", { id: "facts" }, h("h2", {}, "What holds now"),
+      groups.length
+        ? groups.map(([heading, category, facts]) => h("div", { class: "fact-group" },
+          heading ? h("h3", {}, heading) : null,
+          h("ul", { class: "facts" }, facts.map((f) => factItem(asFact(category)(f), render)))))
+        : empty("No facts yet: they are learned as the user talks, or added below."),
+      addFactForm(agentId, userId, a.memory.fact_categories ?? [])),
+    profile?.recent_episodes.length
+      ? h("section", { id: "recent" }, h("h2", {}, "Recent conversations"),
+        table(["Began", "Summary"], profile.recent_episodes.map((e) => [
+          when(e.started_at),
+          link(`#/episodes/${enc(e.episode_id)}`, e.summary),
+        ])))
+      : null,
     h("section", { id: "conversations" }, h("h2", {}, "Conversations"),
       conversations.length
         ? table(["Conversation", "Started", "Last change"], conversations.map((c) => [
@@ -473,11 +501,6 @@ async function user(agentId, userId) {
           when(c.updated_at),
         ]))
         : empty("No live conversations.")),
-    h("section", { id: "facts" }, h("h2", {}, "What the agent knows"),
-      facts.length
-        ? h("ul", { class: "facts" }, facts.map((f) => factItem(f, render)))
-        : empty("No facts yet: they are learned as the user talks, or added below."),
-      addFactForm(agentId, userId, a.memory.fact_categories ?? [])),
     forget);
 }
 

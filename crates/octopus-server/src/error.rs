@@ -58,6 +58,7 @@ error_codes! {
     CollectionNotFound = (NOT_FOUND, "collection_not_found", "the agent has no knowledge yet"),
     ChunkNotFound = (NOT_FOUND, "chunk_not_found", "no such knowledge chunk"),
     DocumentNotFound = (NOT_FOUND, "document_not_found", "the agent's knowledge has no document of that source"),
+    UserNotFound = (NOT_FOUND, "user_not_found", "the agent has no conversation or fact of this user"),
     ProcedureNotFound = (NOT_FOUND, "procedure_not_found", "no such procedure for this tenant"),
     ProcedureVersionNotFound = (NOT_FOUND, "procedure_version_not_found", "the procedure has no such version"),
     FactNotFound = (NOT_FOUND, "fact_not_found", "no such fact for this tenant (or its episode is deleted or archived)"),
@@ -120,6 +121,7 @@ impl ErrorCode {
             ObjectKind::Collection => Self::CollectionNotFound,
             ObjectKind::Chunk => Self::ChunkNotFound,
             ObjectKind::Document => Self::DocumentNotFound,
+            ObjectKind::User => Self::UserNotFound,
         }
     }
 

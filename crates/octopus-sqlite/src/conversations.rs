@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use octopus_core::appending::Closing;
-use octopus_core::conversation::{Conversation, ConversationFilter, UserSummary};
+use octopus_core::conversation::{Conversation, ConversationFilter, UserActivity, UserSummary};
 use octopus_core::store::ConversationStore;
 use octopus_core::store::Page;
 use octopus_core::{
@@ -123,6 +123,65 @@ impl ConversationStore for SqliteStore {
                         last_active_at: rows::time(row, "last_active_at")?,
                     })
                 })
+            })
+            .await
+    }
+
+    async fn user_activity(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        user_id: &str,
+    ) -> Result<Option<UserActivity>> {
+        let user_id = user_id.to_owned();
+        self.db
+            .read(move |conn| {
+                // Both through the (tenant, agent, user) indexes of the two
+                // tables; an episode counts when its conversation is live.
+                let mut stmt = conn.prepare_cached(
+                    "SELECT COUNT(*) AS conversations, MIN(c.created_at) AS first_seen_at,
+                            MAX(c.updated_at) AS last_active_at,
+                            (SELECT COUNT(*) FROM episodes e
+                              WHERE e.agent_id = ?2 AND e.user_id = ?3 AND e.tenant_id = ?1
+                                AND e.deleted_at IS NULL
+                                AND e.conversation_id IN (SELECT id FROM conversations
+                                    WHERE tenant_id = ?1 AND agent_id = ?2 AND user_id = ?3
+                                      AND deleted_at IS NULL)) AS episodes,
+                            (SELECT COALESCE(SUM(e.message_count), 0) FROM episodes e
+                              WHERE e.agent_id = ?2 AND e.user_id = ?3 AND e.tenant_id = ?1
+                                AND e.deleted_at IS NULL
+                                AND e.conversation_id IN (SELECT id FROM conversations
+                                    WHERE tenant_id = ?1 AND agent_id = ?2 AND user_id = ?3
+                                      AND deleted_at IS NULL)) AS messages
+                     FROM conversations c
+                     WHERE c.tenant_id = ?1 AND c.agent_id = ?2 AND c.user_id = ?3 AND c.deleted_at IS NULL",
+                )?;
+                let params = params![tenant.0.as_bytes(), agent.0.as_bytes(), user_id];
+                let activity = stmt.query_row(params, |row| {
+                    let conversations: u32 = row.get("conversations")?;
+                    if conversations == 0 {
+                        return Ok(None);
+                    }
+                    let messages: i64 = row.get("messages")?;
+                    Ok(Some((
+                        conversations,
+                        row.get::<_, u32>("episodes")?,
+                        messages.unsigned_abs(),
+                        row.get::<_, i64>("first_seen_at")?,
+                        row.get::<_, i64>("last_active_at")?,
+                    )))
+                })?;
+                activity
+                    .map(|(conversations, episodes, messages, first, last)| {
+                        Ok(UserActivity {
+                            conversations,
+                            episodes,
+                            messages,
+                            first_seen_at: crate::codec::instant(first)?,
+                            last_active_at: crate::codec::instant(last)?,
+                        })
+                    })
+                    .transpose()
             })
             .await
     }

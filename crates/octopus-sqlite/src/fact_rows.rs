@@ -25,29 +25,50 @@ const IN_USE: &str = "LEFT JOIN episodes e ON e.id = f.episode_id";
 const IN_USE_WHERE: &str =
     "(f.episode_id IS NULL OR (e.deleted_at IS NULL AND e.archived_at IS NULL))";
 
+/// Where each field is among [`COLUMNS`], which every query reading facts
+/// selects first: a profile reads a thousand facts, and a lookup by name
+/// compares the name with every column's, for every field of every row.
+mod at {
+    pub const ID: usize = 0;
+    pub const TENANT_ID: usize = 1;
+    pub const AGENT_ID: usize = 2;
+    pub const USER_ID: usize = 3;
+    pub const EPISODE_ID: usize = 4;
+    pub const MESSAGE_IDS: usize = 5;
+    pub const TEXT: usize = 6;
+    pub const VALID_FROM: usize = 7;
+    pub const VALID_TO: usize = 8;
+    pub const SUPERSEDED_BY: usize = 9;
+    pub const CREATED_AT: usize = 10;
+    pub const SOURCE: usize = 11;
+    pub const CHANGED_BY: usize = 12;
+    pub const CATEGORY: usize = 13;
+    pub const KEY: usize = 14;
+}
+
 pub(crate) fn fact_from_row(row: &rusqlite::Row<'_>) -> StoreResult<Fact> {
-    let message_ids: String = row.get("message_ids")?;
+    let message_ids: String = row.get(at::MESSAGE_IDS)?;
     let message_ids: Vec<MessageId> =
         serde_json::from_str(&message_ids).map_err(|e| corrupt("fact message ids", e))?;
     Ok(Fact {
-        id: FactId(rows::uuid(row, "id")?),
-        tenant_id: TenantId(rows::uuid(row, "tenant_id")?),
-        agent_id: AgentId(rows::uuid(row, "agent_id")?),
-        user_id: row.get("user_id")?,
-        episode_id: rows::opt_uuid(row, "episode_id")?.map(EpisodeId),
+        id: FactId(rows::uuid(row, at::ID)?),
+        tenant_id: TenantId(rows::uuid(row, at::TENANT_ID)?),
+        agent_id: AgentId(rows::uuid(row, at::AGENT_ID)?),
+        user_id: row.get(at::USER_ID)?,
+        episode_id: rows::opt_uuid(row, at::EPISODE_ID)?.map(EpisodeId),
         message_ids,
-        text: row.get("text")?,
-        valid_from: rows::time(row, "valid_from")?,
-        valid_to: rows::opt_time(row, "valid_to")?,
-        superseded_by: rows::opt_uuid(row, "superseded_by")?.map(FactId),
-        created_at: rows::time(row, "created_at")?,
+        text: row.get(at::TEXT)?,
+        valid_from: rows::time(row, at::VALID_FROM)?,
+        valid_to: rows::opt_time(row, at::VALID_TO)?,
+        superseded_by: rows::opt_uuid(row, at::SUPERSEDED_BY)?.map(FactId),
+        created_at: rows::time(row, at::CREATED_AT)?,
         source: {
-            let source: String = row.get("source")?;
+            let source: String = row.get(at::SOURCE)?;
             FactSource::parse(&source).ok_or_else(|| corrupt("fact source", source))?
         },
-        changed_by: row.get("changed_by")?,
-        category: row.get("category")?,
-        key: row.get("key")?,
+        changed_by: row.get(at::CHANGED_BY)?,
+        category: row.get(at::CATEGORY)?,
+        key: row.get(at::KEY)?,
     })
 }
 
@@ -341,4 +362,38 @@ pub(crate) fn search(
             })
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_positions_are_those_of_the_columns() {
+        let names: Vec<&str> = COLUMNS
+            .split(',')
+            .map(|c| c.trim().trim_start_matches("f."))
+            .collect();
+        let positions = [
+            ("id", at::ID),
+            ("tenant_id", at::TENANT_ID),
+            ("agent_id", at::AGENT_ID),
+            ("user_id", at::USER_ID),
+            ("episode_id", at::EPISODE_ID),
+            ("message_ids", at::MESSAGE_IDS),
+            ("text", at::TEXT),
+            ("valid_from", at::VALID_FROM),
+            ("valid_to", at::VALID_TO),
+            ("superseded_by", at::SUPERSEDED_BY),
+            ("created_at", at::CREATED_AT),
+            ("source", at::SOURCE),
+            ("changed_by", at::CHANGED_BY),
+            ("category", at::CATEGORY),
+            ("key", at::KEY),
+        ];
+        assert_eq!(names.len(), positions.len());
+        for (name, position) in positions {
+            assert_eq!(names[position], name);
+        }
+    }
 }

@@ -33,7 +33,7 @@ pub(crate) fn time(row: &Row<'_>, column: impl RowIndex) -> Result<DateTime<Utc>
     codec::instant(row.get(column)?)
 }
 
-pub(crate) fn opt_time(row: &Row<'_>, column: &str) -> Result<Option<DateTime<Utc>>> {
+pub(crate) fn opt_time(row: &Row<'_>, column: impl RowIndex) -> Result<Option<DateTime<Utc>>> {
     let micros: Option<i64> = row.get(column)?;
     micros.map(codec::instant).transpose()
 }

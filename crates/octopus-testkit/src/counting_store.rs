@@ -111,6 +111,7 @@ counted! {
         fn list_conversations(&self, tenant: TenantId, filter: &ConversationFilter) -> Result<Vec<Conversation>>;
         fn delete_conversation(&self, tenant: TenantId, id: ConversationId, at: Timestamp) -> Result<()>;
         fn list_users(&self, tenant: TenantId, agent: AgentId, page: Page) -> Result<Vec<UserSummary>>;
+        fn user_activity(&self, tenant: TenantId, agent: AgentId, user_id: &str) -> Result<Option<octopus_core::conversation::UserActivity>>;
     }
     EpisodeStore {
         fn append_messages(&self, tenant: TenantId, batch: AppendMessages) -> Result<Vec<Message>>;

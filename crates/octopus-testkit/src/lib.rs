@@ -66,7 +66,8 @@ macro_rules! store_conformance_tests {
             agents_are_tenant_scoped_and_names_unique,
             deleted_agents_are_not_found_and_free_their_name,
             foreign_tenant_sees_nothing,
-            users_are_listed_per_agent_with_their_live_conversations
+            users_are_listed_per_agent_with_their_live_conversations,
+            a_users_activity_counts_their_live_conversations_only
         );
         $crate::store_conformance_tests!(@in appends, $backend;
             append_opens_an_episode_and_continues_it,

@@ -262,6 +262,140 @@ pub async fn foreign_tenant_sees_nothing(backend: &impl Backend) {
     );
 }
 
+/// A user's activity with an agent counts their live conversations, the
+/// live episodes and messages of those, and nothing of a deleted
+/// conversation, another user, another agent or another tenant; a user
+/// with no live conversation has none.
+pub async fn a_users_activity_counts_their_live_conversations_only(backend: &impl Backend) {
+    let store = backend.open().await;
+    let world = World::create(&*store, "acme").await;
+    let other = World::create(&*store, "globex").await;
+    let sales = fixtures::agent(world.tenant, "sales");
+    store.create_agent(&sales).await.unwrap();
+    let talk = |conversation, hour, texts: &[&str]| {
+        let records = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| text(Role::User, t, fixtures::at(hour, i as u32)))
+            .collect();
+        batch(conversation, records)
+    };
+    // alice: two messages in the world's conversation; three in another,
+    // over two episodes (one closed); one in a conversation she deleted;
+    // one with the other agent. bob: one. globex's alice: one.
+    store
+        .append_messages(world.tenant, talk(world.conversation, 9, &["a", "b"]))
+        .await
+        .unwrap();
+    let second = fixtures::conversation(world.tenant, world.agent, "alice");
+    store.create_conversation(&second).await.unwrap();
+    let first_episode = store
+        .append_messages(world.tenant, talk(second.id, 10, &["c"]))
+        .await
+        .unwrap()[0]
+        .episode_id;
+    store
+        .close_episode(
+            world.tenant,
+            first_episode,
+            CloseEpisode {
+                reason: EndReason::UserClosed,
+                ended_at: None,
+                summary: None,
+            },
+            fixtures::at(10, 30),
+        )
+        .await
+        .unwrap();
+    store
+        .append_messages(world.tenant, talk(second.id, 11, &["d", "e"]))
+        .await
+        .unwrap();
+    let deleted = fixtures::conversation(world.tenant, world.agent, "alice");
+    store.create_conversation(&deleted).await.unwrap();
+    store
+        .append_messages(world.tenant, talk(deleted.id, 12, &["gone"]))
+        .await
+        .unwrap();
+    store
+        .delete_conversation(world.tenant, deleted.id, now())
+        .await
+        .unwrap();
+    for (tenant, agent, user) in [
+        (world.tenant, sales.id, "alice"),
+        (world.tenant, world.agent, "bob"),
+        (other.tenant, other.agent, "alice"),
+    ] {
+        let conversation = fixtures::conversation(tenant, agent, user);
+        store.create_conversation(&conversation).await.unwrap();
+        store
+            .append_messages(tenant, talk(conversation.id, 13, &["elsewhere"]))
+            .await
+            .unwrap();
+    }
+
+    let activity = store
+        .user_activity(world.tenant, world.agent, "alice")
+        .await
+        .unwrap()
+        .expect("alice has talked to the agent");
+    assert_eq!(
+        (activity.conversations, activity.episodes, activity.messages),
+        (2, 3, 5)
+    );
+    let live = [
+        store
+            .get_conversation(world.tenant, world.conversation)
+            .await
+            .unwrap(),
+        store
+            .get_conversation(world.tenant, second.id)
+            .await
+            .unwrap(),
+    ];
+    assert_eq!(
+        activity.first_seen_at,
+        live.iter().map(|c| c.created_at).min().unwrap()
+    );
+    assert_eq!(
+        activity.last_active_at,
+        live.iter().map(|c| c.updated_at).max().unwrap()
+    );
+    let bob = store
+        .user_activity(world.tenant, world.agent, "bob")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((bob.conversations, bob.episodes, bob.messages), (1, 1, 1));
+    for (tenant, agent, user) in [
+        (world.tenant, world.agent, "carol"),
+        (other.tenant, world.agent, "alice"),
+        (world.tenant, other.agent, "alice"),
+    ] {
+        assert_eq!(
+            store.user_activity(tenant, agent, user).await.unwrap(),
+            None,
+            "{user} of {agent} in {tenant}"
+        );
+    }
+    // A user whose every conversation is deleted has none.
+    store
+        .delete_conversation(world.tenant, world.conversation, now())
+        .await
+        .unwrap();
+    store
+        .delete_conversation(world.tenant, second.id, now())
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .user_activity(world.tenant, world.agent, "alice")
+            .await
+            .unwrap(),
+        None
+    );
+}
+
 pub async fn users_are_listed_per_agent_with_their_live_conversations(backend: &impl Backend) {
     let store = backend.open().await;
     let world = World::create(&*store, "acme").await;

@@ -166,6 +166,12 @@ class AsyncOctopus:
         path = f"/v1/agents/{segment(agent_id)}/users"
         return (await self._get(path, models.ItemsUserSummary, limit=limit, offset=offset)).items
 
+    async def user_profile(self, agent_id: Id, user_id: str) -> models.UserProfile:
+        """What holds about a user now: instructions, preferences, facts by
+        category, recent conversations a line each, and how much they talked."""
+        path = f"/v1/agents/{segment(agent_id)}/users/{segment(user_id)}/profile"
+        return await self._get(path, models.UserProfile)
+
     async def list_facts(
         self,
         agent_id: Id,

@@ -166,6 +166,12 @@ class Octopus:
         path = f"/v1/agents/{segment(agent_id)}/users"
         return (self._get(path, models.ItemsUserSummary, limit=limit, offset=offset)).items
 
+    def user_profile(self, agent_id: Id, user_id: str) -> models.UserProfile:
+        """What holds about a user now: instructions, preferences, facts by
+        category, recent conversations a line each, and how much they talked."""
+        path = f"/v1/agents/{segment(agent_id)}/users/{segment(user_id)}/profile"
+        return self._get(path, models.UserProfile)
+
     def list_facts(
         self,
         agent_id: Id,

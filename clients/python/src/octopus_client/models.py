@@ -32,6 +32,7 @@ class AgentStatus(BaseModel):
 class Block(Enum):
     system_prompt = 'system_prompt'
     procedures = 'procedures'
+    profile = 'profile'
     facts = 'facts'
     knowledge = 'knowledge'
     episodic = 'episodic'
@@ -185,6 +186,19 @@ class EndReason(Enum):
     agent_closed = 'agent_closed'
     timeout = 'timeout'
     imported = 'imported'
+
+
+class EpisodeLine(BaseModel):
+    conversation_id: UUID = Field(
+        ...,
+        description='A conversation: the long-lived thread between one user and one agent.',
+    )
+    episode_id: UUID = Field(
+        ...,
+        description='An episode: one session of a conversation, from its first message to its close.',
+    )
+    started_at: AwareDatetime
+    summary: str = Field(..., description='The first sentence of its summary.')
 
 
 class EpisodeSummaryRequest(BaseModel):
@@ -689,6 +703,21 @@ class ProcedureStep(BaseModel):
     tool: str | None = Field(None, description='A tool to call for this step.')
 
 
+class ProfileFact(BaseModel):
+    changed_by: str = Field(
+        ...,
+        description="Who wrote this version: `model`, `patterns` (a standing request\nrecognised in the user's words), or the name of the key that did.",
+    )
+    id: UUID = Field(
+        ...,
+        description='A fact learned about a user: a memory item of its own, with the period\nit held true.',
+    )
+    key: str | None = Field(None, description='The name a client gave it.')
+    since: AwareDatetime = Field(..., description='When it became true.')
+    source: FactSource = Field(..., description='`learned` or `manual`.')
+    text: str
+
+
 class PruneReason(Enum):
     block_limit = 'block_limit'
     oldest_history = 'oldest_history'
@@ -981,6 +1010,18 @@ class Usage(BaseModel):
     output_tokens: int
 
 
+class UserActivity(BaseModel):
+    conversations: int = Field(..., description='Live conversations.')
+    episodes: int = Field(..., description='Live episodes of those conversations.')
+    first_seen_at: AwareDatetime = Field(
+        ..., description='When the first of the conversations began.'
+    )
+    last_active_at: AwareDatetime = Field(
+        ..., description='When the newest of them last changed.'
+    )
+    messages: int = Field(..., description='Messages of those episodes.')
+
+
 class UserSummary(BaseModel):
     conversation_count: int = Field(
         ..., description='Live conversations between this user and the agent.'
@@ -1134,6 +1175,9 @@ class ContextTrace(BaseModel):
     procedures: list[ProcedureMatch] | None = Field(
         None,
         description='The procedures that matched the message, and why (kept or pruned).',
+    )
+    profile: list[Retrieved] | None = Field(
+        None, description="The profile's lines offered, kept or not."
     )
     pruned: list[Pruned] = Field(..., description='In the order they were dropped.')
     total_tokens: int = Field(
@@ -1346,6 +1390,13 @@ class FactDeletionReceipt(BaseModel):
     versions: int = Field(
         ..., description='Its versions removed, the current one and those it replaced.'
     )
+
+
+class FactGroup(BaseModel):
+    category: str | None = Field(
+        None, description='Absent for the facts filed under none.'
+    )
+    facts: list[ProfileFact]
 
 
 class FactHistoryEntry(BaseModel):
@@ -1578,6 +1629,10 @@ class MemoryConfig(BaseModel):
         3,
         description="Procedures put in one turn's context, best matches first. Default 3.",
     )
+    profile_max_tokens: int | None = Field(
+        0,
+        description="Most tokens of a profile block in a turn's context: how long and how\noften the user has talked with the agent, and their newest past\nconversations a line each (the lines go first when it is over, the\noldest first). Default 0: no profile block.",
+    )
     retention_days: int | None = Field(
         None,
         description='Episodes older than this are archived by the retention job; none when absent.',
@@ -1784,6 +1839,29 @@ class TenantDeletionReceipt(BaseModel):
         ...,
         description='Vectors removed, and the vector sets erased from the vector index.',
     )
+
+
+class UserProfile(BaseModel):
+    activity: UserActivity | None = None
+    agent_id: UUID = Field(
+        ..., description='An agent: a configured assistant with its own memory.'
+    )
+    facts: list[FactGroup] = Field(
+        ...,
+        description="Every other fact that holds, by category: the agent's\n`fact_categories` in their order, then any other category, then the\nfacts filed under none.",
+    )
+    instructions: list[ProfileFact] = Field(
+        ...,
+        description='What they asked for every later turn ("always answer in French"),\nthe newest first.',
+    )
+    preferences: list[ProfileFact] = Field(
+        ..., description='What they said they prefer, the newest first.'
+    )
+    recent_episodes: list[EpisodeLine] = Field(
+        ...,
+        description='The newest past conversations with a summary (up to 5), newest\nfirst, a line each.',
+    )
+    user_id: str
 
 
 class Agent(BaseModel):

@@ -322,6 +322,9 @@ def walk_as_the_tenant(console: Console, world: dict) -> None:
     # A fact corrected, its history read, then deleted, from alice's page.
     console.go(f"#/agents/{agent['id']}/users/alice", "alice, with support")
     assert console.text("#facts .fact-text") == "Alice prefers email over phone calls"
+    # The profile's counts are the conversations the page lists below.
+    listed = len(console.find("#conversations").find_elements(By.CSS_SELECTOR, "tbody tr"))
+    assert console.text("#activity").startswith(f"{listed} conversations, "), console.text("#activity")
     console.click("#facts .fact-correct")
     corrected = console.find("#facts .fact-edit input[name=text]")
     corrected.clear()

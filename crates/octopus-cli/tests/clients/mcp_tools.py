@@ -20,6 +20,7 @@ import json
 import os
 import re
 import uuid
+from urllib.parse import quote
 
 import httpx
 
@@ -137,6 +138,14 @@ async def first_tenant():
         document = (await client.read_resource(documents[0].uri)).contents[0].text
         assert "14 days" in document, document
 
+        # The user's profile, a resource of its own: the instruction leads it.
+        agent_id = documents[0].uri.split("/")[3]
+        profile_uri = f"octopus://agents/{agent_id}/users/{quote(USER, safe='')}/profile"
+        templates = (await client.list_resource_templates()).resource_templates
+        assert any(t.uri_template.endswith("/users/{user_id}/profile") for t in templates), templates
+        profile = (await client.read_resource(profile_uri)).contents[0].text
+        assert "Instructions\n  - Always call me by my first name, Dana." in profile, profile
+
         await failed(client.call_tool("recall", {"agent": "nobody", "user": USER, "query": "dog"}), "agent_not_found")
         await invalid_params(client, "tools/call", {"arguments": {"agent": AGENT}})
         await invalid_params(client, "tools/call", {"name": "recall", "arguments": "not an object"})
@@ -152,7 +161,7 @@ async def first_tenant():
             fact = await correct_and_delete_a_fact(client, stored)
         else:
             fact = None
-        return [r.uri for r in episodes + documents], fact
+        return [r.uri for r in episodes + documents] + [profile_uri], fact
 
 
 def learned_fact(episode: str, text: str) -> str:
@@ -207,7 +216,7 @@ async def second_tenant(uris, fact):
         resources = (await client.list_resources()).resources
         assert resources == [], resources
         for uri in uris:
-            error = await refused(client.read_resource(uri), "agent_not_found" if "/documents/" in uri else "episode_not_found")
+            error = await refused(client.read_resource(uri), "agent_not_found" if "octopus://agents/" in uri else "episode_not_found")
             assert "Biscuit" not in str(error)
         agent_id = uris[-1].split("/")[3]
         for name in (AGENT, agent_id):

@@ -58,6 +58,11 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("post", "/v1/agents/{agent_id}/recall", "recall"),
     ("get", "/v1/agents/{agent_id}/users", "users list"),
+    (
+        "get",
+        "/v1/agents/{agent_id}/users/{user_id}/profile",
+        "users profile",
+    ),
     ("get", "/v1/conversations", "conversations list"),
     ("post", "/v1/conversations", "conversations create"),
     ("post", "/v1/conversations/import", "import"),

@@ -76,6 +76,12 @@ pub struct ContextParts {
     pub system_prompt: String,
     /// Matched procedures: `label` is the name, `text` the numbered steps.
     pub procedures: Vec<Retrieved>,
+    /// The user's profile: how long and how often they have talked with the
+    /// agent, and their newest past conversations a line each.
+    pub profile: Vec<Retrieved>,
+    /// Most tokens the profile block may take: past it, its lowest-scored
+    /// lines are pruned first.
+    pub profile_max_tokens: Option<u32>,
     /// The user's current facts: `label` says since when each holds.
     pub facts: Vec<Retrieved>,
     pub knowledge: Vec<Retrieved>,
@@ -94,6 +100,7 @@ pub struct ContextParts {
 pub enum Block {
     SystemPrompt,
     Procedures,
+    Profile,
     Facts,
     Knowledge,
     Episodic,
@@ -146,6 +153,9 @@ pub struct ContextTrace {
     /// Tokens of the whole prompt, reply priming included.
     pub total_tokens: u32,
     pub blocks: Vec<BlockTokens>,
+    /// The profile's lines offered, kept or not.
+    #[serde(default)]
+    pub profile: Vec<Retrieved>,
     /// Every fact, knowledge chunk and episodic snippet offered, kept or not.
     #[serde(default)]
     pub facts: Vec<Retrieved>,
@@ -226,6 +236,7 @@ fn render_procedures(procedures: &[Retrieved]) -> Option<ChatMessage> {
     })
 }
 
+pub const PROFILE_HEADER: &str = "[About the User]";
 pub const FACTS_HEADER: &str = "[Known Facts About the User]";
 pub const KNOWLEDGE_HEADER: &str = "[Retrieved Knowledge]";
 pub const EPISODIC_HEADER: &str = "[Relevant Past Conversations]";
@@ -387,17 +398,30 @@ pub fn assemble(
         counter,
         &mut pruned,
     );
+    let trace_profile = parts.profile.clone();
     let trace_facts = parts.facts.clone();
     let trace_knowledge = parts.knowledge.clone();
     let trace_episodic = parts.episodic.clone();
     // The blocks of retrieved items, in the order a tie in score prunes them.
     let mut retrieved = [
+        RetrievedBlock::new(Block::Profile, PROFILE_HEADER, parts.profile, counter),
         RetrievedBlock::new(Block::Knowledge, KNOWLEDGE_HEADER, parts.knowledge, counter),
         RetrievedBlock::new(Block::Episodic, EPISODIC_HEADER, parts.episodic, counter),
         RetrievedBlock::new(Block::Facts, FACTS_HEADER, parts.facts, counter),
     ];
     {
-        let episodic = &mut retrieved[1];
+        let profile = &mut retrieved[0];
+        profile.counted = keep_within(
+            &mut profile.items,
+            parts.profile_max_tokens.unwrap_or(u32::MAX),
+            Block::Profile,
+            &|items| render_block(PROFILE_HEADER, items),
+            counter,
+            &mut pruned,
+        );
+    }
+    {
+        let episodic = &mut retrieved[2];
         episodic.counted = keep_within(
             &mut episodic.items,
             parts.episodic_max_tokens.unwrap_or(u32::MAX),
@@ -469,8 +493,9 @@ pub fn assemble(
 
     let history = &parts.history[first_kept..];
     let mut messages: Vec<ChatMessage> = system.iter().cloned().collect();
-    let [knowledge, episodic, facts] = retrieved;
+    let [profile, knowledge, episodic, facts] = retrieved;
     messages.extend(procedures.message.clone());
+    messages.extend(profile.counted.message.clone());
     messages.extend(facts.counted.message.clone());
     messages.extend(knowledge.counted.message.clone());
     messages.extend(episodic.counted.message.clone());
@@ -487,6 +512,7 @@ pub fn assemble(
             tokens: procedures.tokens,
             items: procedure_items.len(),
         },
+        profile.tokens(),
         facts.tokens(),
         knowledge.tokens(),
         episodic.tokens(),
@@ -506,6 +532,7 @@ pub fn assemble(
             budget,
             total_tokens: count_prompt(&messages, counter),
             blocks,
+            profile: trace_profile,
             facts: trace_facts,
             knowledge: trace_knowledge,
             episodic: trace_episodic,
@@ -550,6 +577,8 @@ mod tests {
         ContextParts {
             system_prompt: "You are a helpful support agent.".into(),
             procedures: vec![],
+            profile: vec![],
+            profile_max_tokens: None,
             facts: vec![],
             knowledge: knowledge
                 .iter()
@@ -648,6 +677,46 @@ mod tests {
         let expected = ["e1", "e3", "e2", "e0"][..4 - episodic.items].to_vec();
         assert_eq!(pruned, expected, "lowest score first, knowledge untouched");
         assert_eq!(context.trace.episodic.len(), 4, "the trace lists them all");
+    }
+
+    #[test]
+    fn the_profile_comes_before_the_facts_within_its_own_limit() {
+        let mut input = parts(0, &[(0.9, 10)], &[]);
+        input.facts = vec![item("f0", "Dana lives in Paris", 1.0)];
+        input.profile = vec![
+            item("activity", "12 conversations since 2024-01-05", 0.6),
+            item("e1", &"they planned the move ".repeat(4), 0.55),
+            item("e0", &"they talked about tea ".repeat(4), 0.4),
+        ];
+        let all = assemble(input.clone(), 100_000, &ApproximateTokenCounter).unwrap();
+        let sent: Vec<&str> = all.messages.iter().map(|m| m.content.as_str()).collect();
+        assert!(
+            sent[1].starts_with(PROFILE_HEADER) && sent[1].contains("12 conversations"),
+            "{sent:?}"
+        );
+        assert!(sent[2].starts_with(FACTS_HEADER), "{sent:?}");
+        let tokens = |trace: &ContextTrace| {
+            trace
+                .blocks
+                .iter()
+                .find(|b| b.block == Block::Profile)
+                .unwrap()
+                .tokens
+        };
+        let whole = tokens(&all.trace);
+        assert_eq!(all.trace.profile.len(), 3);
+
+        // Its own limit drops its lowest-scored lines first, whatever the budget.
+        input.profile_max_tokens = Some(whole - 1);
+        let limited = assemble(input.clone(), 100_000, &ApproximateTokenCounter).unwrap();
+        let pruned: Vec<(&str, PruneReason)> = limited
+            .trace
+            .pruned
+            .iter()
+            .map(|p| (p.id.as_str(), p.reason))
+            .collect();
+        assert_eq!(pruned, [("e0", PruneReason::BlockLimit)]);
+        assert!(tokens(&limited.trace) < whole);
     }
 
     #[test]

@@ -258,6 +258,11 @@ pub struct MemoryConfig {
     /// so that "Wow, where was that?" comes with what it answers (a longer
     /// turn is shown alone). Default 1.
     pub episodic_neighbours: u32,
+    /// Most tokens of a profile block in a turn's context: how long and how
+    /// often the user has talked with the agent, and their newest past
+    /// conversations a line each (the lines go first when it is over, the
+    /// oldest first). Default 0: no profile block.
+    pub profile_max_tokens: u32,
     /// Most recent messages of the current episode kept as history. Default 20.
     pub history_max_messages: u32,
     /// Most of the user's current facts put in a turn's context, in their
@@ -384,6 +389,7 @@ impl Default for MemoryConfig {
             episodic_top_k: 45,
             episodic_max_tokens: 2000,
             episodic_neighbours: 1,
+            profile_max_tokens: 0,
             history_max_messages: 20,
             max_context_facts: 20,
             episode_idle_timeout_secs: 1800,
@@ -440,6 +446,12 @@ impl MemoryConfig {
             return Err(Error::invalid(
                 "episodic_neighbours",
                 format!("must be at most {}", crate::recall::MAX_NEIGHBOURS),
+            ));
+        }
+        if self.profile_max_tokens > self.max_working_memory_tokens {
+            return Err(Error::invalid(
+                "profile_max_tokens",
+                "must be at most max_working_memory_tokens",
             ));
         }
         if self.max_context_facts > 100 {

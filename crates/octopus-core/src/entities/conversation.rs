@@ -48,29 +48,7 @@ pub fn opening_of(message: &crate::message::Message) -> Option<String> {
         Some(redacted) => redacted.clone(),
         None => message.content.as_ref()?.text(),
     };
-    let words: Vec<&str> = text.split_whitespace().collect();
-    if words.is_empty() {
-        return None;
-    }
-    let mut opening = String::new();
-    for (i, word) in words.iter().enumerate() {
-        let wanted =
-            opening.chars().count() + usize::from(!opening.is_empty()) + word.chars().count();
-        // One character is kept for the `…` of a cut, unless this word ends it.
-        let last = i + 1 == words.len();
-        if wanted > OPENING_CHARS || (wanted == OPENING_CHARS && !last) {
-            if opening.is_empty() {
-                opening = word.chars().take(OPENING_CHARS - 1).collect();
-            }
-            opening.push('…');
-            return Some(opening);
-        }
-        if !opening.is_empty() {
-            opening.push(' ');
-        }
-        opening.push_str(word);
-    }
-    Some(opening)
+    crate::words_within(&text, OPENING_CHARS)
 }
 
 /// The fields a caller gives to start a conversation.
@@ -129,6 +107,21 @@ pub struct UserSummary {
     pub user_id: String,
     /// Live conversations between this user and the agent.
     pub conversation_count: u32,
+    /// When the newest of them last changed.
+    pub last_active_at: DateTime<Utc>,
+}
+
+/// One user's conversations with an agent, in numbers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct UserActivity {
+    /// Live conversations.
+    pub conversations: u32,
+    /// Live episodes of those conversations.
+    pub episodes: u32,
+    /// Messages of those episodes.
+    pub messages: u64,
+    /// When the first of the conversations began.
+    pub first_seen_at: DateTime<Utc>,
     /// When the newest of them last changed.
     pub last_active_at: DateTime<Utc>,
 }

@@ -114,6 +114,16 @@ pub trait ConversationStore: Send + Sync {
         agent: AgentId,
         page: Page,
     ) -> Result<Vec<UserSummary>>;
+    /// What one user has said to `agent`, in numbers: their live
+    /// conversations with it, the live episodes and messages of those, and
+    /// when the first began and the last changed. `None` when they have no
+    /// live conversation with it (a user of another tenant or agent alike).
+    async fn user_activity(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        user_id: &str,
+    ) -> Result<Option<crate::conversation::UserActivity>>;
 }
 
 /// Messages and episodes.

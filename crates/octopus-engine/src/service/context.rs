@@ -149,7 +149,7 @@ impl Octopus {
                 .max_context_facts
                 .min(super::standing_requests::MAX_STANDING_IN_CONTEXT),
         );
-        let (knowledge, episodic, procedures, (standing, facts)) = tokio::join!(
+        let (knowledge, episodic, procedures, (standing, facts), profile) = tokio::join!(
             async {
                 if !wants_knowledge {
                     return Ok(Vec::new());
@@ -173,8 +173,20 @@ impl Octopus {
                         self.store.list_facts(tenant, &facts_filter)
                     ),
                 }
+            },
+            async {
+                if memory.profile_max_tokens == 0 {
+                    return Ok((None, Vec::new()));
+                }
+                let recent = super::profiles::recent_filter(agent.id, &conversation.user_id);
+                tokio::try_join!(
+                    self.store
+                        .user_activity(tenant, agent.id, &conversation.user_id),
+                    self.store.list_episodes(tenant, &recent)
+                )
             }
         );
+        let (activity, recent) = profile?;
         let (procedures, procedure_matches) = procedures?;
         // A turn goes on while the vector backend is out of reach: what the
         // words find, with the trace saying why there is nothing by meaning.
@@ -203,6 +215,8 @@ impl Octopus {
         let parts = ContextParts {
             system_prompt: agent.system_prompt.clone(),
             procedures,
+            profile: profile_items(activity, &recent, memory.pii.redacts_outgoing()),
+            profile_max_tokens: Some(memory.profile_max_tokens),
             facts: fact_items(
                 standing?,
                 facts?,
@@ -426,6 +440,45 @@ fn fact_items(standing: Vec<Fact>, facts: Vec<Fact>, limit: u32, redact: bool) -
     items.extend(rest.into_iter().enumerate().map(|(i, fact)| {
         let label = format!("since {}", since(&fact));
         item(fact, label, 0.99 - 0.49 * i as f64 / count)
+    }));
+    items
+}
+
+/// The profile block's lines: how much the user has talked with the agent
+/// (scoring 0.6), then their newest past conversations a line each, from
+/// just under that for the newest down to 0.3: short of room, the profile
+/// goes before most of what was retrieved for the message, the oldest line
+/// first.
+fn profile_items(
+    activity: Option<octopus_core::conversation::UserActivity>,
+    episodes: &[octopus_core::episode::Episode],
+    redact: bool,
+) -> Vec<Retrieved> {
+    let date = |at: octopus_core::Timestamp| at.format("%Y-%m-%d").to_string();
+    let mut items: Vec<Retrieved> = activity
+        .map(|activity| Retrieved {
+            id: "activity".into(),
+            label: format!("since {}", date(activity.first_seen_at)),
+            text: format!(
+                "{} conversations with you ({} messages), the last active on {}",
+                activity.conversations,
+                activity.messages,
+                date(activity.last_active_at)
+            ),
+            score: 0.6,
+        })
+        .into_iter()
+        .collect();
+    let lines = super::profiles::recent_lines(episodes);
+    let count = lines.len().max(1) as f64;
+    items.extend(lines.into_iter().enumerate().map(|(i, line)| Retrieved {
+        id: line.episode_id.to_string(),
+        label: format!("conversation of {}", date(line.started_at)),
+        text: match redact {
+            true => octopus_core::pii::egress(&line.summary).into_owned(),
+            false => line.summary,
+        },
+        score: 0.59 - 0.29 * i as f64 / count,
     }));
     items
 }

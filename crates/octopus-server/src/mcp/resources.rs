@@ -4,7 +4,9 @@
 //!
 //! - `octopus://episodes/{episode_id}`
 //! - `octopus://agents/{agent_id}/documents/{source}`, the source
-//!   percent-encoded (a source is often a path).
+//!   percent-encoded (a source is often a path);
+//! - `octopus://agents/{agent_id}/users/{user_id}/profile`, the user id
+//!   percent-encoded: what holds about the user now.
 
 use std::fmt::Write as _;
 
@@ -34,6 +36,14 @@ pub(super) fn templates() -> Vec<ResourceTemplate> {
             "document",
         )
         .with_description("A document of an agent's knowledge, whole (source percent-encoded).")
+        .with_mime_type("text/plain"),
+        ResourceTemplate::new(
+            format!("{AGENTS}{{agent_id}}/users/{{user_id}}/profile"),
+            "profile",
+        )
+        .with_description(
+            "What holds about a user now: their instructions, preferences and facts, and their recent conversations (user id percent-encoded).",
+        )
         .with_mime_type("text/plain"),
     ]
 }
@@ -111,6 +121,18 @@ pub(super) async fn read(
     let text = if let Some(id) = uri.strip_prefix(EPISODES) {
         let id: EpisodeId = id.parse().map_err(|_| unknown(uri))?;
         episode_text(octopus, tenant, id).await?
+    } else if let Some((agent, user)) = uri
+        .strip_prefix(AGENTS)
+        .and_then(|rest| rest.strip_suffix("/profile"))
+        .and_then(|rest| rest.split_once("/users/"))
+    {
+        let agent: AgentId = agent.parse().map_err(|_| unknown(uri))?;
+        let user = decode(user).ok_or_else(|| unknown(uri))?;
+        let profile = octopus
+            .user_profile(tenant, agent, &user)
+            .await
+            .map_err(engine_error)?;
+        profile_text(&profile)
     } else if let Some(rest) = uri.strip_prefix(AGENTS) {
         let (agent, source) = rest.split_once("/documents/").ok_or_else(|| unknown(uri))?;
         let agent: AgentId = agent.parse().map_err(|_| unknown(uri))?;
@@ -181,11 +203,61 @@ async fn episode_text(
     Ok(text)
 }
 
+/// A profile as a model reads it: headed lists, a line each.
+fn profile_text(profile: &octopus_engine::UserProfile) -> String {
+    let mut text = format!("What holds about {} now.\n", profile.user_id);
+    if let Some(activity) = &profile.activity {
+        let _ = writeln!(
+            text,
+            "{} conversations ({} messages) since {}, the last on {}.",
+            activity.conversations,
+            activity.messages,
+            activity.first_seen_at.format("%Y-%m-%d"),
+            activity.last_active_at.format("%Y-%m-%d")
+        );
+    }
+    let mut section = |heading: &str, facts: &[octopus_engine::ProfileFact]| {
+        if facts.is_empty() {
+            return;
+        }
+        let _ = writeln!(text, "\n{heading}");
+        for fact in facts {
+            let _ = writeln!(
+                text,
+                "  - {} (since {})",
+                fact.text,
+                fact.since.format("%Y-%m-%d")
+            );
+        }
+    };
+    section("Instructions", &profile.instructions);
+    section("Preferences", &profile.preferences);
+    for group in &profile.facts {
+        section(
+            group.category.as_deref().unwrap_or("Other facts"),
+            &group.facts,
+        );
+    }
+    if !profile.recent_episodes.is_empty() {
+        let _ = writeln!(text, "\nRecent conversations");
+        for line in &profile.recent_episodes {
+            let _ = writeln!(
+                text,
+                "  {}  {} (octopus://episodes/{})",
+                line.started_at.format("%Y-%m-%d"),
+                line.summary,
+                line.episode_id
+            );
+        }
+    }
+    text
+}
+
 fn unknown(uri: &str) -> ErrorData {
     engine_error(DomainError::invalid(
         "uri",
         format!(
-            "`{uri}` is not an Octopus resource (octopus://episodes/{{id}} or octopus://agents/{{id}}/documents/{{source}})"
+            "`{uri}` is not an Octopus resource (octopus://episodes/{{id}}, octopus://agents/{{id}}/documents/{{source}} or octopus://agents/{{id}}/users/{{user_id}}/profile)"
         ),
     ))
 }

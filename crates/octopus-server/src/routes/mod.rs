@@ -13,6 +13,7 @@ pub(crate) mod knowledge;
 mod messages;
 pub(crate) mod openai;
 mod procedures;
+mod profiles;
 mod recall;
 mod search;
 mod status;
@@ -132,6 +133,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(users::forget_user))
         .routes(routes!(users::list_users))
         .routes(routes!(users::list_facts, users::add_fact))
+        .routes(routes!(profiles::user_profile))
         .routes(routes!(
             facts::get_fact,
             facts::correct_fact,

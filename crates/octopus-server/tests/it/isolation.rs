@@ -547,6 +547,7 @@ async fn walk_mcp(server: &TestServer, victim: &Seeded, intruder: &Seeded) {
     for uri in [
         format!("octopus://episodes/{}", victim.episode),
         format!("octopus://agents/{}/documents/victim.md", victim.agent),
+        format!("octopus://agents/{}/users/alice/profile", victim.agent),
     ] {
         let reply = mcp(server, key, "resources/read", json!({"uri": uri})).await;
         refused(&reply, &uri, &format!("MCP resource {uri}"));

@@ -20,6 +20,7 @@ mod pii;
 #[cfg(feature = "postgres-tests")]
 mod postgres_outage;
 mod procedures;
+mod profiles;
 #[cfg(feature = "qdrant-fault-tests")]
 mod qdrant_outage;
 mod recall;
