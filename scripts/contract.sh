@@ -105,7 +105,8 @@ run_groups() {
     --exclude-operation-id recall \
     --exclude-operation-id propose_procedure --exclude-operation-id import_dump \
     --exclude-operation-id create_procedure --exclude-operation-id update_procedure \
-    --exclude-operation-id update_agent --exclude-operation-id create_webhook || status=1
+    --exclude-operation-id update_agent --exclude-operation-id create_webhook \
+    --exclude-operation-id import_chats || status=1
   # A time window's `from` must not be later than its `to`, which JSON Schema
   # cannot state across two fields: a schema-valid window may rightly be a
   # 422 naming `from`. Every other check holds.
@@ -129,6 +130,14 @@ run_groups() {
   # schema-valid URL may rightly be a 422 naming `url`. Every other check holds.
   echo "== contract: webhooks, endpoint URLs" >&2
   run -H "Authorization: Bearer $key" --include-operation-id create_webhook \
+    --exclude-checks positive_data_acceptance || status=1
+  # A chat export's conversations must hold what their service writes (a
+  # ChatGPT conversation's `current_node` one of its `mapping`'s nodes, a
+  # message's author), which the body's schema, an array of objects, cannot
+  # state: a schema-valid file may rightly be a 422 naming the conversation.
+  # Every other check holds.
+  echo "== contract: chat exports" >&2
+  run -H "Authorization: Bearer $key" --include-operation-id import_chats \
     --exclude-checks positive_data_acceptance || status=1
   # With no model reachable, a turn's documented answer is a 502 or 503
   # naming the provider: every other check still holds for it.

@@ -1600,6 +1600,11 @@ export interface components {
          * @enum {string}
          */
         EventType: "fact.added" | "fact.updated" | "fact.deleted" | "message.erased" | "episode.closed" | "procedure.pending" | "user.forgotten";
+        /**
+         * @description The `conversations.json` of a data export, as the service wrote it: an
+         *     array of conversations (one conversation alone is read as an array of one).
+         */
+        ExportFile: Record<string, never>[];
         /** @description A fact about a user, as stored. */
         Fact: {
             agent_id: components["schemas"]["AgentId"];
@@ -2119,7 +2124,7 @@ export interface components {
              * @description Most tokens of a profile block in a turn's context: how long and how
              *     often the user has talked with the agent, and their newest past
              *     conversations a line each (the lines go first when it is over, the
-             *     oldest first). Default 0: no profile block.
+             *     oldest first). Default 0: no profile block; at most 4000.
              * @default 0
              */
             profile_max_tokens: number;
@@ -3517,7 +3522,7 @@ export interface operations {
                          * @description Most tokens of a profile block in a turn's context: how long and how
                          *     often the user has talked with the agent, and their newest past
                          *     conversations a line each (the lines go first when it is over, the
-                         *     oldest first). Default 0: no profile block.
+                         *     oldest first). Default 0: no profile block; at most 4000.
                          * @default 0
                          */
                         profile_max_tokens?: number | null;
@@ -3704,7 +3709,7 @@ export interface operations {
                          * @description Most tokens of a profile block in a turn's context: how long and how
                          *     often the user has talked with the agent, and their newest past
                          *     conversations a line each (the lines go first when it is over, the
-                         *     oldest first). Default 0: no profile block.
+                         *     oldest first). Default 0: no profile block; at most 4000.
                          * @default 0
                          */
                         profile_max_tokens?: number | null;
@@ -5488,7 +5493,7 @@ export interface operations {
         /** @description the export's conversations.json */
         requestBody: {
             content: {
-                "application/json": string;
+                "application/json": components["schemas"]["ExportFile"];
             };
         };
         responses: {

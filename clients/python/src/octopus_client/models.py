@@ -219,6 +219,13 @@ class EventType(Enum):
     user_forgotten = 'user.forgotten'
 
 
+class ExportFile(RootModel[list[dict[str, Any]]]):
+    root: list[dict[str, Any]] = Field(
+        ...,
+        description='The `conversations.json` of a data export, as the service wrote it: an\narray of conversations (one conversation alone is read as an array of one).',
+    )
+
+
 class FactAction(Enum):
     learned = 'learned'
     added = 'added'
@@ -1631,7 +1638,7 @@ class MemoryConfig(BaseModel):
     )
     profile_max_tokens: int | None = Field(
         0,
-        description="Most tokens of a profile block in a turn's context: how long and how\noften the user has talked with the agent, and their newest past\nconversations a line each (the lines go first when it is over, the\noldest first). Default 0: no profile block.",
+        description="Most tokens of a profile block in a turn's context: how long and how\noften the user has talked with the agent, and their newest past\nconversations a line each (the lines go first when it is over, the\noldest first). Default 0: no profile block; at most 4000.",
     )
     retention_days: int | None = Field(
         None,

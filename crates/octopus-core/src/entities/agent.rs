@@ -233,6 +233,10 @@ impl LlmConfig {
     }
 }
 
+/// Most tokens a context's profile block may be given; the budget keeps
+/// it smaller still when the context is full.
+pub const MAX_PROFILE_TOKENS: u32 = 4000;
+
 /// How an agent's memory behaves. Every field has a default, so `{}` is valid.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -261,7 +265,7 @@ pub struct MemoryConfig {
     /// Most tokens of a profile block in a turn's context: how long and how
     /// often the user has talked with the agent, and their newest past
     /// conversations a line each (the lines go first when it is over, the
-    /// oldest first). Default 0: no profile block.
+    /// oldest first). Default 0: no profile block; at most 4000.
     pub profile_max_tokens: u32,
     /// Most recent messages of the current episode kept as history. Default 20.
     pub history_max_messages: u32,
@@ -448,10 +452,10 @@ impl MemoryConfig {
                 format!("must be at most {}", crate::recall::MAX_NEIGHBOURS),
             ));
         }
-        if self.profile_max_tokens > self.max_working_memory_tokens {
+        if self.profile_max_tokens > MAX_PROFILE_TOKENS {
             return Err(Error::invalid(
                 "profile_max_tokens",
-                "must be at most max_working_memory_tokens",
+                format!("must be at most {MAX_PROFILE_TOKENS}"),
             ));
         }
         if self.max_context_facts > 100 {

@@ -162,6 +162,11 @@ pub(super) fn declare_bounds(doc: &mut Value, limits: &Limits, now: DateTime<Utc
         ("MemoryConfig", "max_context_facts", json!({"maximum": 100})),
         (
             "MemoryConfig",
+            "profile_max_tokens",
+            json!({"maximum": octopus_core::agent::MAX_PROFILE_TOKENS}),
+        ),
+        (
+            "MemoryConfig",
             "learn_every_messages",
             json!({"maximum": octopus_core::agent::MAX_LEARN_EVERY_MESSAGES}),
         ),

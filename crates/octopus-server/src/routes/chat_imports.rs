@@ -24,6 +24,13 @@ pub(crate) struct ChatsImportParams {
     pub user_id: String,
 }
 
+/// The `conversations.json` of a data export, as the service wrote it: an
+/// array of conversations (one conversation alone is read as an array of one).
+#[derive(ToSchema)]
+#[schema(value_type = Vec<Object>)]
+#[allow(dead_code)] // describes the body, which is read as bytes
+pub(crate) struct ExportFile(Vec<serde_json::Value>);
+
 /// What an import of an export did.
 #[derive(Serialize, ToSchema)]
 pub(crate) struct ChatsImported {
@@ -77,7 +84,7 @@ pub(crate) enum ImportStatus {
 /// line or the conversation.
 #[utoipa::path(post, path = "/v1/conversations/import/{format}", tag = "conversations", security(("bearer" = [])),
     params(("format" = inline(ExportFormat), Path, description = "whose export: chatgpt or claude"), ChatsImportParams),
-    request_body(content = String, content_type = "application/json", description = "the export's conversations.json"),
+    request_body(content = ExportFile, content_type = "application/json", description = "the export's conversations.json"),
     responses((status = 201, description = "conversations were stored", body = ChatsImported),
         (status = 200, description = "every conversation was stored already, or the export had none", body = ChatsImported),
         (status = 404, body = ErrorBody),
