@@ -47,6 +47,11 @@ def test_messages_are_stored_and_recalled_by_meaning(octopus: Octopus, agent_spe
         "the lost parcel is recalled by meaning",
     )
     assert all(hit.score > 0 for hit in recalled)
+    explained = octopus.recall(agent.id, {"user_id": "alice", "query": "parcel 4417", "explain": True})
+    why = next(h.explanation for h in explained if h.window and "4417" in text_of(h.window.message))
+    assert models.RecallSearch.keyword in [found.search for found in why.found_by], why
+    assert abs(sum(found.contribution for found in why.found_by) - why.fused) < 1e-9
+    assert recalled[0].explanation is None
     # Another user of the same agent remembers nothing of alice's.
     assert octopus.recall(agent.id, {"user_id": "bob", "query": "a delivery that got lost"}) == []
 

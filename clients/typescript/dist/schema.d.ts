@@ -1202,6 +1202,11 @@ export interface components {
             histories: number;
         };
         /**
+         * @description What became of a candidate.
+         * @enum {string}
+         */
+        CandidateFate: "kept" | "joined" | "repeat" | "no_text" | "block_limit" | "over_budget";
+        /**
          * @description A chat completion request in OpenAI's shape. Fields not listed are
          *     accepted and ignored.
          */
@@ -1326,12 +1331,53 @@ export interface components {
             /** @enum {string} */
             type: "file";
         };
+        /** @description One candidate and what became of it. */
+        ContextCandidate: {
+            block: components["schemas"]["Block"];
+            fate: components["schemas"]["CandidateFate"];
+            /**
+             * @description The id the trace names it by: a procedure's, a fact's, a chunk's, a
+             *     message's, an episode's.
+             */
+            id: string;
+            /** @description Whether its words are in the context. */
+            kept: boolean;
+            recall?: components["schemas"]["RecallExplanation"] | null;
+            /**
+             * @description The personal data replaced in what went out (the agent's `pii`
+             *     policy redacts outgoing text), by kind.
+             */
+            redacted?: components["schemas"]["PiiKind"][];
+            /**
+             * Format: double
+             * @description Its score as the pruning compared it (each block's best 1); absent
+             *     for a recalled memory that was not an item of its own.
+             */
+            score?: number | null;
+            /** @description For a recalled memory shown with another: the id of the passage. */
+            shown_in?: string | null;
+        };
+        /** @description Why the context holds what it holds. */
+        ContextExplanation: {
+            /**
+             * @description Every candidate offered, block by block in the context's order,
+             *     each block's in the order offered (recalled memories best first).
+             */
+            candidates: components["schemas"]["ContextCandidate"][];
+        };
         ContextRequest: {
+            /**
+             * @description Also say why each candidate was kept or left out, and why recall
+             *     found each memory where it did (`explanation`). Off, none of that
+             *     work is done.
+             */
+            explain?: boolean;
             /** @description The user's new message. It is not stored: append it as usual. */
             message: string;
         };
         ContextResponse: {
             episode_id?: components["schemas"]["EpisodeId"] | null;
+            explanation?: components["schemas"]["ContextExplanation"] | null;
             /**
              * @description Ready for any chat-completions API: system prompt, retrieved knowledge,
              *     episodic snippets, history, and the user's message.
@@ -1747,6 +1793,11 @@ export interface components {
         FullTextCounts: {
             entries: number;
         };
+        /**
+         * @description How recall combines its retrievers' lists (`[recall] fusion`).
+         * @enum {string}
+         */
+        Fusion: "scores" | "standardised" | "ranks";
         ImageUrl: {
             detail?: string | null;
             url: string;
@@ -2297,6 +2348,11 @@ export interface components {
             url: string;
         };
         /**
+         * @description What kind of personal or secret data a span holds.
+         * @enum {string}
+         */
+        PiiKind: "email" | "phone" | "card" | "iban" | "ssn" | "ip_address" | "secret";
+        /**
          * @description What an agent does about the PII in its messages: one setting, each
          *     level doing what the one before it does and more.
          * @enum {string}
@@ -2448,12 +2504,64 @@ export interface components {
             /** @description Jobs waiting (`live` and `bulk` together). */
             waiting: number;
         };
+        /** @description Why a recall hit was returned where it was. */
+        RecallExplanation: {
+            /**
+             * @description Every search that found it, best contribution first. Empty for a
+             *     turn no search found, brought in next to one that was.
+             */
+            found_by: components["schemas"]["RecallFinding"][];
+            /**
+             * Format: double
+             * @description The fusion's score: the sum of the contributions.
+             */
+            fused: number;
+            /** @description How the searches' lists were combined. */
+            fusion: components["schemas"]["Fusion"];
+            /**
+             * Format: double
+             * @description The score once ranked in context: the fused score raised by a share
+             *     of its best neighbouring turn's and of its episode's best.
+             */
+            in_context: number;
+            /** @description Each reordering that changed its place, in the order they ran. */
+            moved: components["schemas"]["RecallMove"][];
+        };
+        /** @description A search that found a memory. */
+        RecallFinding: {
+            /**
+             * Format: double
+             * @description What it added to the fused score: its score scaled as the fusion
+             *     scales its list, times the weight. A hit's contributions sum to its
+             *     `fused` score.
+             */
+            contribution: number;
+            /**
+             * @description What the search looked for when it was not the query: the name, the
+             *     sub-question, the words.
+             */
+            looked_for?: string | null;
+            /** @description The memory's place in that search's list, from 1. */
+            rank: number;
+            /**
+             * Format: double
+             * @description The search's own score: a cosine similarity by meaning, BM25 by words.
+             */
+            score: number;
+            search: components["schemas"]["RecallSearch"];
+            /**
+             * Format: double
+             * @description The list's share of the fused score.
+             */
+            weight: number;
+        };
         /** @description One recalled memory. */
         RecallHit: {
             /** Format: date-time */
             at: string;
             conversation_id?: components["schemas"]["ConversationId"] | null;
             episode_id?: components["schemas"]["EpisodeId"] | null;
+            explanation?: components["schemas"]["RecallExplanation"] | null;
             fact?: components["schemas"]["Fact"] | null;
             /**
              * Format: double
@@ -2493,8 +2601,23 @@ export interface components {
          * @enum {string}
          */
         RecallMode: "hybrid" | "vector" | "keyword";
+        /**
+         * @description A reordering that moved a memory: its place before and after, from 1,
+         *     among the candidates as they stood at that step.
+         */
+        RecallMove: {
+            by: components["schemas"]["RecallReordering"];
+            from: number;
+            to: number;
+        };
         /** @description A recall query: what an agent remembers of one user. */
         RecallQuery: {
+            /**
+             * @description Each hit says why it was returned where it was (`explanation`): the
+             *     searches that found it, the fusion, each reordering that moved it.
+             *     Off, recall does none of that work.
+             */
+            explain?: boolean;
             /**
              * @description Only facts filed under this category (one of the agent's
              *     `memory.fact_categories`); messages and summaries as ever.
@@ -2539,6 +2662,16 @@ export interface components {
             top_k?: number;
             user_id: string;
         };
+        /**
+         * @description A step of recall's ranking that reorders the candidates.
+         * @enum {string}
+         */
+        RecallReordering: "recency" | "named_speaker" | "named_date" | "held_at_time_asked" | "restated";
+        /**
+         * @description One of recall's searches.
+         * @enum {string}
+         */
+        RecallSearch: "vector" | "keyword" | "name" | "sub_question_vector" | "sub_question_keyword" | "keyword_feedback" | "meaning_feedback";
         RelationalCounts: {
             conversations: number;
             episodes: number;

@@ -37,6 +37,11 @@ test("messages are stored and recalled by meaning", async () => {
     "the lost parcel is recalled by meaning",
   );
   assert.deepEqual(await octopus.recall(agent.id, { user_id: "bob", query: "a delivery that got lost" }), []);
+  const explained = await octopus.recall(agent.id, { user_id: "alice", query: "parcel 4417", explain: true });
+  const parcel = explained.find((hit) => hit.window && textOf(hit.window.message).includes("4417"));
+  assert.ok(parcel.explanation.found_by.some((found) => found.search === "keyword"), JSON.stringify(parcel));
+  const sum = parcel.explanation.found_by.reduce((total, found) => total + found.contribution, 0);
+  assert.ok(Math.abs(sum - parcel.explanation.fused) < 1e-9);
 });
 
 test("a ChatGPT export is imported once, its current branch alone", async () => {

@@ -375,7 +375,8 @@ async fn contexts(
 /// The bench through the HTTP API. The server keeps its default cache of
 /// query vectors, so the passes are ordered to say what each pays: hybrid
 /// first, each question new to the server and embedded; hybrid again, each
-/// question repeated; then vector and keyword, whose recall the table shows
+/// question repeated; hybrid again with each hit explained; then vector and
+/// keyword, whose recall the table shows
 /// (vector's embeddings found in the cache, keyword's needing none); then
 /// the context, whose question is cached too.
 async fn run_over_http(
@@ -385,7 +386,7 @@ async fn run_over_http(
     names: &[&str],
 ) -> anyhow::Result<()> {
     let format = options.turn_text;
-    let passes = ["hybrid", "hybrid", "vector", "keyword"];
+    let passes = ["hybrid", "hybrid", "hybrid+explain", "vector", "keyword"];
     let (results, contexts) = crate::locomo_http::run(
         conversations,
         config,
@@ -403,8 +404,8 @@ async fn run_over_http(
         }
     }
     println!();
-    let [new, repeated, vector, keyword] =
-        <[_; 4]>::try_from(results).map_err(|_| anyhow::anyhow!("one result per pass"))?;
+    let [new, repeated, explained, vector, keyword] =
+        <[_; 5]>::try_from(results).map_err(|_| anyhow::anyhow!("one result per pass"))?;
     let request = |what: &str| format!("{what} HTTP request");
     print_latency(
         &request("hybrid"),
@@ -415,6 +416,11 @@ async fn run_over_http(
         &request("hybrid"),
         repeated.latencies,
         "the same question again: its embedding cached",
+    );
+    print_latency(
+        &request("hybrid"),
+        explained.latencies,
+        "explain: true, each hit explained; its embedding cached",
     );
     print_latency(&request("vector"), vector.latencies, "its embedding cached");
     print_latency(&request("keyword"), keyword.latencies, "no embedding");

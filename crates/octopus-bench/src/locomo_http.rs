@@ -4,7 +4,8 @@
 //! conversation imported with `POST /v1/conversations/import` (one session
 //! per episode), the client waiting until `/metrics` shows no queued memory
 //! job; then every question asked with `POST /v1/agents/{id}/recall`,
-//! `top_k` 20 (without summaries unless `--summaries`), once per pass, and as
+//! `top_k` 20 (without summaries unless `--summaries`), once per pass (a
+//! pass named `hybrid+explain` asks each hit's explanation), and as
 //! the next message of a fresh conversation with
 //! `POST /v1/conversations/{id}/context`.
 //!
@@ -128,8 +129,16 @@ pub async fn run(
                 .iter()
                 .filter(|q| (1..=4).contains(&q.category))
             {
-                let body = json!({"user_id": conversation.speaker_a, "query": question.question,
+                // "hybrid+explain": hybrid, each hit explained.
+                let (mode, explain) = match mode.strip_suffix("+explain") {
+                    Some(mode) => (mode, true),
+                    None => (*mode, false),
+                };
+                let mut body = json!({"user_id": conversation.speaker_a, "query": question.question,
                                   "top_k": 20, "mode": mode, "include_summaries": summaries});
+                if explain {
+                    body["explain"] = true.into();
+                }
                 let asked = Instant::now();
                 let answer = send(&api, op::RECALL, Some(&remote.agent), body).await?;
                 latencies.push(asked.elapsed().as_secs_f64() * 1e3);

@@ -940,6 +940,10 @@ pub struct RecallArgs {
     /// Whether episode summaries are recalled beside turns [default: true].
     #[arg(long)]
     pub include_summaries: Option<bool>,
+    /// Say why each hit was recalled where it was: the searches that found
+    /// it, the fusion, each reordering that moved it.
+    #[arg(long)]
+    pub explain: bool,
     #[command(flatten)]
     pub remote: Remote,
 }
@@ -1008,6 +1012,10 @@ pub struct ContextArgs {
     pub message: String,
     #[arg(long)]
     pub conversation: String,
+    /// Say why each candidate was kept or left out, and why recall found
+    /// each memory where it did.
+    #[arg(long)]
+    pub explain: bool,
     #[command(flatten)]
     pub remote: Remote,
 }

@@ -218,6 +218,9 @@ pub(crate) fn plan(command: Command) -> anyhow::Result<Plan> {
             );
             set(&mut body, "min_score", args.min_score);
             set(&mut body, "include_summaries", args.include_summaries);
+            if args.explain {
+                body["explain"] = true.into();
+            }
             Request::new(args.remote, op::RECALL)
                 .agent(args.agent)
                 .body(body)
@@ -231,7 +234,10 @@ pub(crate) fn plan(command: Command) -> anyhow::Result<Plan> {
         }
         Command::Context(args) => Request::new(args.remote, op::BUILD_CONTEXT)
             .path(args.conversation)
-            .body(json!({"message": args.message})),
+            .body(match args.explain {
+                true => json!({"message": args.message, "explain": true}),
+                false => json!({"message": args.message}),
+            }),
         Command::Turn(args) => {
             let mut body = json!({});
             set(&mut body, "message", args.message);

@@ -45,6 +45,9 @@ const MAX_CELL_CHARS: usize = 60;
 pub fn render(answer: &Value) -> String {
     match answer {
         Value::Object(object) => match object.get("items") {
+            Some(Value::Array(items)) if items.iter().any(|i| i.get("explanation").is_some()) => {
+                explained_hits(items)
+            }
             Some(Value::Array(items)) => {
                 let mut text = table(items);
                 if let Some(Value::String(cursor)) = object.get("next_cursor") {
@@ -53,7 +56,16 @@ pub fn render(answer: &Value) -> String {
                 text
             }
             _ if is_profile(object) => profile(object),
-            _ => fields(object),
+            _ => match object.get("explanation") {
+                Some(explanation) => {
+                    let mut rest = object.clone();
+                    rest.remove("explanation");
+                    let mut text = fields(&rest);
+                    text.push_str(&candidates(explanation));
+                    text
+                }
+                None => fields(object),
+            },
         },
         Value::Array(items) => table(items),
         other => format!("{}\n", cell(other, false)),
@@ -122,6 +134,95 @@ fn profile(object: &Map<String, Value>) -> String {
         }
     }
     text
+}
+
+/// Recall hits with their explanations: a line each, and under it the
+/// searches that found it and each reordering that moved it.
+fn explained_hits(items: &[Value]) -> String {
+    let number = |value: &Value| value.as_f64().map_or("-".to_owned(), |n| format!("{n:.3}"));
+    let mut text = String::new();
+    for (place, hit) in items.iter().enumerate() {
+        text.push_str(&format!(
+            "{}. {} {}  {}\n",
+            place + 1,
+            number(&hit["score"]),
+            cell(&hit["kind"], false),
+            cell(&hit["text"], true),
+        ));
+        let explanation = &hit["explanation"];
+        let found: Vec<String> = explanation["found_by"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .map(|found| {
+                let looked_for = match found["looked_for"].as_str() {
+                    Some(words) => format!(" \"{words}\""),
+                    None => String::new(),
+                };
+                format!(
+                    "{}{looked_for} #{} ({}, adds {})",
+                    cell(&found["search"], false),
+                    found["rank"],
+                    number(&found["score"]),
+                    number(&found["contribution"]),
+                )
+            })
+            .collect();
+        let found = match found.is_empty() {
+            true => "next to a turn that was found".to_owned(),
+            false => found.join(", "),
+        };
+        text.push_str(&format!("   found by {found}\n"));
+        let mut scores = format!(
+            "   {} fusion {} → in context {}",
+            cell(&explanation["fusion"], false),
+            number(&explanation["fused"]),
+            number(&explanation["in_context"]),
+        );
+        for moved in explanation["moved"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            scores.push_str(&format!(
+                "; {} moved it {} → {}",
+                cell(&moved["by"], false),
+                moved["from"],
+                moved["to"]
+            ));
+        }
+        text.push_str(&scores);
+        text.push('\n');
+    }
+    text
+}
+
+/// A context's candidates, a line each: kept or why not, its block, its id.
+fn candidates(explanation: &Value) -> String {
+    let mut rows = vec![vec![
+        "fate".to_owned(),
+        "block".to_owned(),
+        "id".to_owned(),
+        "score".to_owned(),
+        "shown in".to_owned(),
+    ]];
+    for candidate in explanation["candidates"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        rows.push(
+            ["fate", "block", "id", "score", "shown_in"]
+                .iter()
+                .map(|field| cell(&candidate[*field], true))
+                .collect(),
+        );
+    }
+    format!(
+        "\nWhy each candidate was kept or left out\n{}",
+        aligned(&rows)
+    )
 }
 
 /// Items as a table: a header, then a row each.
@@ -344,6 +445,29 @@ mod tests {
              travel\n  - Alice flies to Lisbon on 12 May, with her sister Ana and their two children (since 2026-03-02)\n\n\
              Other facts\n  - Alice works nights (since 2026-03-02)\n\n\
              Recent conversations\n  2026-03-01  Alice planned her Lisbon trip.\n"
+        );
+    }
+
+    #[test]
+    fn an_explained_hit_says_what_found_it_and_what_moved_it() {
+        let hits = json!({"items": [{"kind": "fact", "text": "Ann has moved house to Paris", "score": 0.8,
+            "explanation": {"fusion": "standardised", "fused": 0.7, "in_context": 0.8,
+                "found_by": [{"search": "name", "looked_for": "Ann", "rank": 1, "score": 2.5, "weight": 0.25, "contribution": 0.25},
+                             {"search": "vector", "rank": 3, "score": 0.41, "weight": 0.5, "contribution": 0.45}],
+                "moved": [{"by": "held_at_time_asked", "from": 2, "to": 1}]}}]});
+        assert_eq!(
+            render(&hits),
+            "1. 0.800 fact  Ann has moved house to Paris\n   \
+             found by name \"Ann\" #1 (2.500, adds 0.250), vector #3 (0.410, adds 0.450)\n   \
+             standardised fusion 0.700 → in context 0.800; held_at_time_asked moved it 2 → 1\n"
+        );
+        let context = json!({"tokenizer": "o200k_base", "explanation": {"candidates": [
+            {"fate": "over_budget", "block": "episodic", "id": "0b7f5a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "score": 0.25, "kept": false}]}});
+        assert_eq!(
+            render(&context),
+            "tokenizer:  o200k_base\n\nWhy each candidate was kept or left out\n\
+             fate         block     id        score  shown in\n\
+             over_budget  episodic  0b7f5a4e  0.250  -\n"
         );
     }
 

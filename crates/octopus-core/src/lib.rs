@@ -17,9 +17,10 @@
 //! - `retrieval/`: what is embedded ([`embedded_text`]), [`chunking`],
 //!   [`summary`], [`tokens`], and [`recall`] with its ranking
 //!   ([`fusion`], [`recall_ranking`], [`speakers`], [`dates_named`],
-//!   [`time_asked`], [`things_named`], [`feedback`], [`sub_questions`]);
+//!   [`time_asked`], [`things_named`], [`feedback`], [`sub_questions`]) and
+//!   its [`recall_explanation`];
 //! - `context/`: working memory ([`working_memory`], [`chat_history`],
-//!   [`episodic_snippets`]);
+//!   [`episodic_snippets`], [`context_explanation`]);
 //! - `settings/`: what the engine and an adapter both read of the embedder's
 //!   ([`embedding_settings`]) and the chat models' ([`llm_settings`]) settings;
 //! - [`pii`]: finding and redacting personal data;
@@ -49,11 +50,12 @@ pub use store_rules::{
 };
 mod retrieval;
 pub use retrieval::{
-    chunking, dates_named, embedded_text, feedback, fusion, recall, recall_ranking, repeats,
-    restated, speakers, sub_questions, summary, things_named, time_asked, tokens,
+    chunking, dates_named, embedded_text, feedback, fusion, recall, recall_explanation,
+    recall_ranking, repeats, restated, speakers, sub_questions, summary, things_named, time_asked,
+    tokens,
 };
 mod context;
-pub use context::{chat_history, episodic_snippets, working_memory};
+pub use context::{chat_history, context_explanation, episodic_snippets, working_memory};
 mod settings;
 pub use settings::{embedding as embedding_settings, llm as llm_settings};
 

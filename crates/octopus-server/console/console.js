@@ -685,8 +685,11 @@ async function context(agentId) {
     field("Conversation", h("select", { name: "conversation" }, conversations.map((c) =>
       h("option", { value: c.id }, `${c.user_id} · ${conversationName(c)} · ${when(c.updated_at)}`)))),
     field("The user's next message", h("textarea", { name: "message", required: true })),
-  ], "Build the context", async ({ conversation, message }) => {
-    const built = await api.post(`/v1/conversations/${enc(conversation)}/context`, { message });
+    h("label", { class: "check" }, h("input", { type: "checkbox", name: "explain" }),
+      "Say why each candidate was kept or left out, and why recall found it"),
+  ], "Build the context", async ({ conversation, message, explain }) => {
+    const built = await api.post(`/v1/conversations/${enc(conversation)}/context`,
+      explain ? { message, explain: true } : { message });
     picture.replaceChildren(contextPicture(built));
   }, { id: "context-form" });
   return h("div", {},
@@ -727,6 +730,9 @@ function contextPicture(built) {
       : empty("Nothing: everything fit."),
     trace.vector_search_unavailable ? h("p", { class: "error" }, `Search by meaning was unavailable: ${trace.vector_search_unavailable}`) : null,
     retrieved.map(([title, rows]) => h("div", {}, h("h2", {}, title), table(["What", "Text", "Score"], rows))),
+    built.explanation ? h("section", { id: "why" }, h("h2", {}, "Why"),
+      table(["Block", "What", "Fate", "Found by", "Moved"], built.explanation.candidates.map((c) => [
+        c.block, c.id, fate(c), foundBy(c.recall), moves(c.recall)]), { optional: [3, 4] })) : null,
     h("details", {}, h("summary", {}, `The ${built.messages.length} messages sent`),
       built.messages.map((m) => h("div", { class: `message ${m.role}` }, h("div", { class: "meta" }, m.role), h("div", {}, contentText(m.content))))));
 }
@@ -749,6 +755,29 @@ function prunedWhat(group) {
   const n = group.ids.length;
   if (group.block === "history") return n === 1 ? `message ${group.ids[0]} of the history` : `${n} messages of the history`;
   return n === 1 ? group.ids[0] : `${n} items`;
+}
+
+function fate(candidate) {
+  return {
+    kept: "kept",
+    joined: `kept, shown with ${candidate.shown_in}`,
+    repeat: "left out: its words were already shown",
+    no_text: "left out: no text",
+    block_limit: "left out: its block was over its own limit",
+    over_budget: "left out: over the budget, the lowest-scored went",
+  }[candidate.fate] ?? candidate.fate;
+}
+
+// The searches that found a recalled memory, each with its place there.
+function foundBy(recall) {
+  if (!recall) return "—";
+  if (!recall.found_by.length) return "next to a turn that was found";
+  return recall.found_by.map((f) => `${f.search}${f.looked_for ? ` "${f.looked_for}"` : ""} #${f.rank}`).join(", ");
+}
+
+function moves(recall) {
+  if (!recall || !recall.moved.length) return "—";
+  return recall.moved.map((m) => `${m.by.replaceAll("_", " ")}: ${m.from} → ${m.to}`).join("; ");
 }
 
 function pruneReason(reason) {

@@ -54,6 +54,15 @@ class CacheCounts(BaseModel):
     histories: int
 
 
+class CandidateFate(Enum):
+    kept = 'kept'
+    joined = 'joined'
+    repeat = 'repeat'
+    no_text = 'no_text'
+    block_limit = 'block_limit'
+    over_budget = 'over_budget'
+
+
 class ChatContentPart(BaseModel):
     text: str | None = None
     type: str
@@ -120,6 +129,10 @@ class Type3(Enum):
 class ContextRequest(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
+    )
+    explain: bool | None = Field(
+        None,
+        description='Also say why each candidate was kept or left out, and why recall\nfound each memory where it did (`explanation`). Off, none of that\nwork is done.',
     )
     message: str = Field(
         ..., description="The user's new message. It is not stored: append it as usual."
@@ -272,6 +285,12 @@ class FileRef(BaseModel):
 
 class FullTextCounts(BaseModel):
     entries: int
+
+
+class Fusion(Enum):
+    scores = 'scores'
+    standardised = 'standardised'
+    ranks = 'ranks'
 
 
 class ImageUrl(BaseModel):
@@ -677,6 +696,16 @@ class NewWebhook(BaseModel):
     )
 
 
+class PiiKind(Enum):
+    email = 'email'
+    phone = 'phone'
+    card = 'card'
+    iban = 'iban'
+    ssn = 'ssn'
+    ip_address = 'ip_address'
+    secret = 'secret'
+
+
 class PiiPolicy(Enum):
     off = 'off'
     flag = 'flag'
@@ -770,6 +799,10 @@ class RecallQuery(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
+    explain: bool | None = Field(
+        None,
+        description='Each hit says why it was returned where it was (`explanation`): the\nsearches that found it, the fusion, each reordering that moved it.\nOff, recall does none of that work.',
+    )
     fact_category: str | None = Field(
         None,
         description="Only facts filed under this category (one of the agent's\n`memory.fact_categories`); messages and summaries as ever.",
@@ -806,6 +839,24 @@ class RecallQuery(BaseModel):
     to: AwareDatetime | None = None
     top_k: int | None = None
     user_id: str
+
+
+class RecallReordering(Enum):
+    recency = 'recency'
+    named_speaker = 'named_speaker'
+    named_date = 'named_date'
+    held_at_time_asked = 'held_at_time_asked'
+    restated = 'restated'
+
+
+class RecallSearch(Enum):
+    vector = 'vector'
+    keyword = 'keyword'
+    name = 'name'
+    sub_question_vector = 'sub_question_vector'
+    sub_question_keyword = 'sub_question_keyword'
+    keyword_feedback = 'keyword_feedback'
+    meaning_feedback = 'meaning_feedback'
 
 
 class RelationalCounts(BaseModel):
@@ -1811,6 +1862,32 @@ class ProcedureVersion(BaseModel):
     version: int
 
 
+class RecallFinding(BaseModel):
+    contribution: float = Field(
+        ...,
+        description="What it added to the fused score: its score scaled as the fusion\nscales its list, times the weight. A hit's contributions sum to its\n`fused` score.",
+    )
+    looked_for: str | None = Field(
+        None,
+        description='What the search looked for when it was not the query: the name, the\nsub-question, the words.',
+    )
+    rank: int = Field(
+        ..., description="The memory's place in that search's list, from 1."
+    )
+    score: float = Field(
+        ...,
+        description="The search's own score: a cosine similarity by meaning, BM25 by words.",
+    )
+    search: RecallSearch
+    weight: float = Field(..., description="The list's share of the fused score.")
+
+
+class RecallMove(BaseModel):
+    by: RecallReordering
+    from_: int = Field(..., alias='from')
+    to: int
+
+
 class Tenant(BaseModel):
     created_at: AwareDatetime
     id: UUID = Field(
@@ -1917,19 +1994,6 @@ class ChatCompletionRequest(BaseModel):
     tools: list[ChatTool] | None = Field(None, description='Tools the model may call.')
     user: str | None = Field(
         None, description='The user; or send the `x-octopus-user` header.'
-    )
-
-
-class ContextResponse(BaseModel):
-    episode_id: UUID | None = None
-    messages: list[ChatMessage] = Field(
-        ...,
-        description="Ready for any chat-completions API: system prompt, retrieved knowledge,\nepisodic snippets, history, and the user's message.",
-    )
-    tokenizer: str
-    trace: ContextTrace = Field(
-        ...,
-        description='What was retrieved with its scores, what was pruned, tokens per block.',
     )
 
 
@@ -2083,10 +2147,30 @@ class MessageWindow(BaseModel):
     message: Message
 
 
+class RecallExplanation(BaseModel):
+    found_by: list[RecallFinding] = Field(
+        ...,
+        description='Every search that found it, best contribution first. Empty for a\nturn no search found, brought in next to one that was.',
+    )
+    fused: float = Field(
+        ..., description="The fusion's score: the sum of the contributions."
+    )
+    fusion: Fusion = Field(..., description="How the searches' lists were combined.")
+    in_context: float = Field(
+        ...,
+        description="The score once ranked in context: the fused score raised by a share\nof its best neighbouring turn's and of its episode's best.",
+    )
+    moved: list[RecallMove] = Field(
+        ...,
+        description='Each reordering that changed its place, in the order they ran.',
+    )
+
+
 class RecallHit(BaseModel):
     at: AwareDatetime
     conversation_id: UUID | None = None
     episode_id: UUID | None = None
+    explanation: RecallExplanation | None = None
     fact: Fact | None = None
     keyword_score: float | None = Field(
         None, description='BM25, when the full-text search found it.'
@@ -2149,6 +2233,50 @@ class AppendBody(RootModel[AppendMessagesRequest | NewMessage4 | NewMessage5]):
 class AppendedMessages(BaseModel):
     messages: list[Message] = Field(
         ..., description='The stored messages, with their ids, episodes and ordinals.'
+    )
+
+
+class ContextCandidate(BaseModel):
+    block: Block
+    fate: CandidateFate
+    id: str = Field(
+        ...,
+        description="The id the trace names it by: a procedure's, a fact's, a chunk's, a\nmessage's, an episode's.",
+    )
+    kept: bool = Field(..., description='Whether its words are in the context.')
+    recall: RecallExplanation | None = None
+    redacted: list[PiiKind] | None = Field(
+        None,
+        description="The personal data replaced in what went out (the agent's `pii`\npolicy redacts outgoing text), by kind.",
+    )
+    score: float | None = Field(
+        None,
+        description="Its score as the pruning compared it (each block's best 1); absent\nfor a recalled memory that was not an item of its own.",
+    )
+    shown_in: str | None = Field(
+        None,
+        description='For a recalled memory shown with another: the id of the passage.',
+    )
+
+
+class ContextExplanation(BaseModel):
+    candidates: list[ContextCandidate] = Field(
+        ...,
+        description="Every candidate offered, block by block in the context's order,\neach block's in the order offered (recalled memories best first).",
+    )
+
+
+class ContextResponse(BaseModel):
+    episode_id: UUID | None = None
+    explanation: ContextExplanation | None = None
+    messages: list[ChatMessage] = Field(
+        ...,
+        description="Ready for any chat-completions API: system prompt, retrieved knowledge,\nepisodic snippets, history, and the user's message.",
+    )
+    tokenizer: str
+    trace: ContextTrace = Field(
+        ...,
+        description='What was retrieved with its scores, what was pruned, tokens per block.',
     )
 
 

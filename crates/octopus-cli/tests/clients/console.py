@@ -309,6 +309,16 @@ def walk_as_the_tenant(console: Console, world: dict) -> None:
     used, budget = int(heading.split()[0]), int(heading.split()[2])
     assert used <= budget == 256, heading
     console.screenshot("context")
+    # Asked why: a row per candidate, each with what became of it.
+    console.click("#context-form input[name=explain]")
+    console.click("#context-form button[type=submit]")
+    why = [[cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td")]
+           for row in console.find("#why").find_elements(By.CSS_SELECTOR, "tbody tr")]
+    chosen = console.find("#context-form select[name=conversation]").get_attribute("value")
+    built = api(key, "POST", f"/v1/conversations/{chosen}/context",
+                {"message": "Can I get a refund for the parcel?", "explain": True})
+    assert len(why) == len(built["explanation"]["candidates"]) > 0, why
+    assert all(row[2].startswith(("kept", "left out")) for row in why), why
 
     console.go("#/export", "Export")
     console.click("#export-form button[type=submit]")

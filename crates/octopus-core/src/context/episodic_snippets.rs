@@ -54,10 +54,32 @@ impl Passage {
     }
 }
 
+/// Where a recall hit went among the passages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Shown in the passage of this id: its own, or a better-ranked hit's
+    /// whose turns it touches.
+    Passage(String),
+    /// Not shown: its words were already in a passage.
+    Repeat,
+    /// Not shown: it has no text.
+    NoText,
+}
+
 /// The ranked hits (best first) as passages, best first: message hits with
 /// their windows, joined where they touch in one episode, and summaries on
 /// their own. With `redact`, the text that may leave (see [`outgoing_text`]).
 pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
+    passages_placing(hits, redact, |_, _| {})
+}
+
+/// [`passages`], telling `placed` where each hit went, by the hit's id
+/// (its message's, summary's episode's or fact's).
+pub fn passages_placing(
+    hits: Vec<RecallHit>,
+    redact: bool,
+    mut placed: impl FnMut(String, Placement),
+) -> Vec<Retrieved> {
     let mut built: Vec<Passage> = Vec::new();
     // The words of every line shown so far, for folding repeats.
     let mut shown: HashSet<String> = HashSet::new();
@@ -71,8 +93,10 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                     false => fact.text,
                 };
                 if !shown.insert(fold_key(&text)) {
+                    placed(fact.id.to_string(), Placement::Repeat);
                     continue;
                 }
+                placed(fact.id.to_string(), Placement::Passage(fact.id.to_string()));
                 let label = match fact.valid_to {
                     Some(to) => format!("fact, {date} to {}", to.format("%Y-%m-%d")),
                     None => format!("fact, since {date}"),
@@ -102,9 +126,11 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                     .filter(|key| !key.is_empty())
                     .collect();
                 if keys.iter().all(|key| shown.contains(key)) {
+                    placed(episode.to_string(), Placement::Repeat);
                     continue;
                 }
                 shown.extend(keys);
+                placed(episode.to_string(), Placement::Passage(episode.to_string()));
                 built.push(Passage {
                     id: episode.to_string(),
                     episode,
@@ -115,11 +141,14 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                 });
             }
             (MemoryKind::Message, Some(window), _, _) => {
+                let id = window.message.id.to_string();
                 let Some(said) = line(&window.message, redact) else {
+                    placed(id, Placement::NoText);
                     continue;
                 };
                 // A hit that only repeats words already shown adds nothing.
                 if shown.contains(&fold_key(&said)) {
+                    placed(id, Placement::Repeat);
                     continue;
                 }
                 let alone = stands_alone(&said);
@@ -136,10 +165,14 @@ pub fn passages(hits: Vec<RecallHit>, redact: bool) -> Vec<Retrieved> {
                     .iter()
                     .position(|p| p.touches(window.message.episode_id, first, last));
                 let passage = match at {
-                    Some(i) => &mut built[i],
+                    Some(i) => {
+                        placed(id, Placement::Passage(built[i].id.clone()));
+                        &mut built[i]
+                    }
                     None => {
+                        placed(id.clone(), Placement::Passage(id.clone()));
                         built.push(Passage {
-                            id: window.message.id.to_string(),
+                            id,
                             episode: window.message.episode_id,
                             score: hit.score,
                             label: match hit.times_said {
@@ -292,6 +325,7 @@ mod tests {
             }),
             summary: None,
             fact: None,
+            explanation: None,
         }
     }
 
@@ -310,6 +344,7 @@ mod tests {
             window: None,
             fact: None,
             summary: Some(text.into()),
+            explanation: None,
         }
     }
 

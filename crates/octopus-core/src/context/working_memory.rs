@@ -95,7 +95,7 @@ pub struct ContextParts {
 }
 
 /// The blocks of a context, in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Block {
     SystemPrompt,

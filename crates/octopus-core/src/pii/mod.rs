@@ -167,6 +167,25 @@ pub enum PiiKind {
 }
 
 impl PiiKind {
+    pub const ALL: [PiiKind; 7] = [
+        PiiKind::Email,
+        PiiKind::Phone,
+        PiiKind::Card,
+        PiiKind::Iban,
+        PiiKind::Ssn,
+        PiiKind::IpAddress,
+        PiiKind::Secret,
+    ];
+
+    /// The kinds whose placeholder `text` holds: what redaction replaced in
+    /// it (or what its author wrote as such).
+    pub fn placeholders_in(text: &str) -> Vec<PiiKind> {
+        Self::ALL
+            .into_iter()
+            .filter(|kind| text.contains(kind.placeholder()))
+            .collect()
+    }
+
     /// The placeholder a redacted span becomes.
     pub fn placeholder(self) -> &'static str {
         match self {

@@ -49,44 +49,21 @@ pub struct ScoredList<T> {
 /// (Bruch et al., 2023, found it ahead of RRF; so did our LoCoMo recall).
 /// Best first; ties keep the order of first appearance.
 pub fn score_fusion<T: Eq + Hash + Clone>(lists: &[ScoredList<T>]) -> Vec<(T, f64)> {
-    linear_fusion(lists, |scores, worst| {
-        let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        best - worst
-    })
-}
-
-/// Each list's scores less its worst (or its floor), divided by what
-/// `divisor` makes of the list's scores and worst (an item scores 1 when
-/// that is not positive), weighted and summed. Best first; ties keep the
-/// order of first appearance.
-fn linear_fusion<T: Eq + Hash + Clone>(
-    lists: &[ScoredList<T>],
-    divisor: impl Fn(&[f64], f64) -> f64,
-) -> Vec<(T, f64)> {
-    let mut scores: HashMap<T, (f64, usize)> = HashMap::new();
-    let mut order = 0;
-    for list in lists {
-        let values: Vec<f64> = list.items.iter().map(|(_, s)| *s).collect();
-        let worst = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let worst = list.floor.map_or(worst, |floor| floor.min(worst));
-        let by = divisor(&values, worst);
-        for (item, score) in &list.items {
-            let scaled = match by > 0.0 {
-                true => (score - worst) / by,
-                false => 1.0,
-            };
-            let entry = scores.entry(item.clone()).or_insert_with(|| {
-                order += 1;
-                (0.0, order)
-            });
-            entry.0 += list.weight * scaled;
-        }
-    }
-    best_first(scores)
+    Fusion::Scores.fuse(lists)
 }
 
 /// How recall combines its retrievers' lists (`[recall] fusion`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Fusion {
     /// [`score_fusion`]: each list's scores scaled to [0, 1] by its range.
@@ -99,13 +76,62 @@ pub enum Fusion {
 }
 
 impl Fusion {
+    /// The lists fused: each item scores the sum, over the lists holding
+    /// it, of the list's weight times the item's [`Self::scaled`] score
+    /// there. Best first; ties keep the order of first appearance.
     pub fn fuse<T: Eq + Hash + Clone>(self, lists: &[ScoredList<T>]) -> Vec<(T, f64)> {
+        let mut scores: HashMap<T, (f64, usize)> = HashMap::new();
+        let mut order = 0;
+        for list in lists {
+            for ((item, _), scaled) in list.items.iter().zip(self.scaled(list)) {
+                let entry = scores.entry(item.clone()).or_insert_with(|| {
+                    order += 1;
+                    (0.0, order)
+                });
+                entry.0 += list.weight * scaled;
+            }
+        }
+        best_first(scores)
+    }
+
+    /// Each item's score in one list as this fusion scales it, before the
+    /// list's weight, in the list's order.
+    pub fn scaled<T>(self, list: &ScoredList<T>) -> Vec<f64> {
         match self {
-            Fusion::Scores => score_fusion(lists),
-            Fusion::Standardised => standardised_fusion(lists),
-            Fusion::Ranks => weighted_rank_fusion(lists),
+            Fusion::Scores => linearly_scaled(list, |scores, worst| {
+                let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                best - worst
+            }),
+            Fusion::Standardised => linearly_scaled(list, |scores, _| {
+                let n = scores.len() as f64;
+                let mean = scores.iter().sum::<f64>() / n;
+                (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt()
+            }),
+            Fusion::Ranks => {
+                let first = 1.0 / (f64::from(RRF_K) + 1.0);
+                (0..list.items.len())
+                    .map(|rank| 1.0 / (f64::from(RRF_K) + rank as f64 + 1.0) / first)
+                    .collect()
+            }
         }
     }
+}
+
+/// A list's scores less its worst (or its floor), divided by what
+/// `divisor` makes of the list's scores and worst (each scores 1 when that
+/// is not positive).
+fn linearly_scaled<T>(list: &ScoredList<T>, divisor: impl Fn(&[f64], f64) -> f64) -> Vec<f64> {
+    let values: Vec<f64> = list.items.iter().map(|(_, s)| *s).collect();
+    let worst = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let worst = list.floor.map_or(worst, |floor| floor.min(worst));
+    let by = divisor(&values, worst);
+    values
+        .iter()
+        .map(|score| match by > 0.0 {
+            true => (score - worst) / by,
+            false => 1.0,
+        })
+        .collect()
 }
 
 /// Per-query standardisation (z-scores, Montague & Aslam 2001): each list's
@@ -113,30 +139,14 @@ impl Fusion {
 /// deviation, so that a list whose scores bunch together counts its lead for
 /// more than one whose scores spread out. Weighted and summed; best first.
 pub fn standardised_fusion<T: Eq + Hash + Clone>(lists: &[ScoredList<T>]) -> Vec<(T, f64)> {
-    linear_fusion(lists, |scores, _| {
-        let n = scores.len() as f64;
-        let mean = scores.iter().sum::<f64>() / n;
-        (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt()
-    })
+    Fusion::Standardised.fuse(lists)
 }
 
 /// Reciprocal rank fusion with a weight per list: each item scores the
 /// weighted sum of `1 / (RRF_K + rank)`, scaled so that an item first in
 /// every list scores 1. Scores are ignored.
 pub fn weighted_rank_fusion<T: Eq + Hash + Clone>(lists: &[ScoredList<T>]) -> Vec<(T, f64)> {
-    let mut scores: HashMap<T, (f64, usize)> = HashMap::new();
-    let mut order = 0;
-    let first = 1.0 / (f64::from(RRF_K) + 1.0);
-    for list in lists {
-        for (rank, (item, _)) in list.items.iter().enumerate() {
-            let entry = scores.entry(item.clone()).or_insert_with(|| {
-                order += 1;
-                (0.0, order)
-            });
-            entry.0 += list.weight / (f64::from(RRF_K) + rank as f64 + 1.0) / first;
-        }
-    }
-    best_first(scores)
+    Fusion::Ranks.fuse(lists)
 }
 
 /// Items by score, best first; ties by order of first appearance.

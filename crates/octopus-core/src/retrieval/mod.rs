@@ -4,7 +4,8 @@
 //! question names, which words its best hits add to it, which simpler
 //! questions a model splits it into, whether it asks what holds now or
 //! what held before, which of two statements of one thing it wants, and
-//! which hits say the same words again.
+//! which hits say the same words again, and why each hit was returned
+//! where it was.
 
 pub mod chunking;
 pub mod dates_named;
@@ -12,6 +13,7 @@ pub mod embedded_text;
 pub mod feedback;
 pub mod fusion;
 pub mod recall;
+pub mod recall_explanation;
 pub mod recall_ranking;
 pub mod repeats;
 pub mod restated;

@@ -134,6 +134,11 @@ pub struct RecallQuery {
     /// `memory.fact_categories`); messages and summaries as ever.
     #[serde(default)]
     pub fact_category: Option<String>,
+    /// Each hit says why it was returned where it was (`explanation`): the
+    /// searches that found it, the fusion, each reordering that moved it.
+    /// Off, recall does none of that work.
+    #[serde(default)]
+    pub explain: bool,
 }
 
 fn default_top_k() -> u32 {
@@ -160,6 +165,7 @@ impl RecallQuery {
             include_summaries: true,
             include_facts: true,
             fact_category: None,
+            explain: false,
         }
     }
 
@@ -241,6 +247,9 @@ pub struct RecallHit {
     /// when it became true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fact: Option<crate::fact::Fact>,
+    /// Why it was returned where it was, when the query asked (`explain`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<crate::recall_explanation::RecallExplanation>,
 }
 
 fn once() -> u32 {

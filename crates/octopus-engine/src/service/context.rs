@@ -13,12 +13,15 @@ use std::sync::Arc;
 
 use octopus_core::agent::Agent;
 use octopus_core::appending::SeenTail;
+use octopus_core::context_explanation::{ContextExplanation, RecalledCandidate, explain_context};
 use octopus_core::conversation::Conversation;
 use octopus_core::episode::EpisodeFilter;
-use octopus_core::episodic_snippets::passages;
+use octopus_core::episodic_snippets::{Placement, passages_placing};
 use octopus_core::fact::{Fact, FactFilter};
 use octopus_core::knowledge::{ChunkFilter, KnowledgeHit, SearchMode};
+use octopus_core::recall::RecallHit;
 use octopus_core::recall::{RecallMode, RecallQuery};
+use octopus_core::recall_explanation::RecallExplanation;
 use octopus_core::store::Page;
 use octopus_core::working_memory::{
     AssembledContext, ChatMessage, ContextParts, ContextTrace, Retrieved, assemble,
@@ -60,6 +63,8 @@ pub struct WorkingMemory {
     /// How tokens were counted: `o200k_base`, `cl100k_base`, or
     /// `cl100k_base+10%`.
     pub tokenizer: &'static str,
+    /// Why each candidate was kept or left out, when asked.
+    pub explanation: Option<ContextExplanation>,
 }
 
 impl Octopus {
@@ -70,6 +75,29 @@ impl Octopus {
         tenant: TenantId,
         conversation_id: ConversationId,
         message: &str,
+    ) -> Result<WorkingMemory> {
+        self.context_for(tenant, conversation_id, message, false)
+            .await
+    }
+
+    /// [`Self::build_context`], saying why each candidate was kept or left
+    /// out, and why recall found each memory where it did.
+    pub async fn build_context_explained(
+        &self,
+        tenant: TenantId,
+        conversation_id: ConversationId,
+        message: &str,
+    ) -> Result<WorkingMemory> {
+        self.context_for(tenant, conversation_id, message, true)
+            .await
+    }
+
+    async fn context_for(
+        &self,
+        tenant: TenantId,
+        conversation_id: ConversationId,
+        message: &str,
+        explain: bool,
     ) -> Result<WorkingMemory> {
         octopus_core::bounds::check_chars("message", message, 1, self.limits.max_message_bytes)?;
         let conversation = self.store.get_conversation(tenant, conversation_id).await?;
@@ -83,22 +111,23 @@ impl Octopus {
             &conversation,
             &agent,
             message,
-            seen.map(|tail| tail.episode_id),
-            history.messages.clone(),
+            (seen.map(|tail| tail.episode_id), history.messages.clone()),
+            explain,
         )
         .await
     }
 
-    /// Retrieval and assembly for `message`, after `history` (the open
-    /// episode's turns before it).
+    /// Retrieval and assembly for `message`, after the open episode's
+    /// turns before it (its `history`); with `explain`, why each candidate was
+    /// kept or left out.
     pub(crate) async fn assemble_context(
         &self,
         tenant: TenantId,
         conversation: &Conversation,
         agent: &Agent,
         message: &str,
-        episode_id: Option<EpisodeId>,
-        history: Vec<ChatMessage>,
+        (episode_id, history): (Option<EpisodeId>, Vec<ChatMessage>),
+        explain: bool,
     ) -> Result<WorkingMemory> {
         let memory = &agent.memory;
         // The message is embedded once, for knowledge and recall alike; their
@@ -129,6 +158,7 @@ impl Octopus {
         recall_query.neighbours = memory.episodic_neighbours;
         // The user's current facts have a block of their own.
         recall_query.include_facts = false;
+        recall_query.explain = explain;
         let wants_recall = memory.episodic_top_k > 0;
         let wants_knowledge = memory.knowledge_top_k > 0;
         let facts_filter = FactFilter {
@@ -212,6 +242,7 @@ impl Octopus {
             }
             None => episodic,
         };
+        let mut recalled = Vec::new();
         let parts = ContextParts {
             system_prompt: agent.system_prompt.clone(),
             procedures,
@@ -229,7 +260,11 @@ impl Octopus {
                     .map(|hit| knowledge_item(hit, memory.pii.redacts_outgoing()))
                     .collect(),
             ),
-            episodic: relative(passages(episodic?, memory.pii.redacts_outgoing())),
+            episodic: relative(placed_passages(
+                episodic?,
+                memory.pii.redacts_outgoing(),
+                explain.then_some(&mut recalled),
+            )),
             episodic_max_tokens: Some(memory.episodic_max_tokens),
             history,
             user_message: message.to_owned(),
@@ -241,11 +276,14 @@ impl Octopus {
         } = assemble(parts, self.limits.bounded_memory(memory).0, &counter)?;
         trace.procedures = procedure_matches;
         trace.vector_search_unavailable = vector_search_unavailable;
+        let explanation =
+            explain.then(|| explain_context(&trace, recalled, memory.pii.redacts_outgoing()));
         Ok(WorkingMemory {
             messages,
             trace,
             episode_id,
             tokenizer: counter.tokenizer().name(),
+            explanation,
         })
     }
 
@@ -389,6 +427,42 @@ const LAST_HISTORY_PAGE: u32 = 64;
 
 pub(super) fn counter_for(agent: &Agent) -> ModelTokenCounter {
     ModelTokenCounter::for_model(agent.llm.provider, &agent.llm.model)
+}
+
+/// The recall hits as passages ([`passages_placing`]); with `recalled`,
+/// each hit noted there in rank order, with where it went and recall's
+/// explanation of it.
+fn placed_passages(
+    mut hits: Vec<RecallHit>,
+    redact: bool,
+    recalled: Option<&mut Vec<RecalledCandidate>>,
+) -> Vec<Retrieved> {
+    let Some(recalled) = recalled else {
+        return passages_placing(hits, redact, |_, _| {});
+    };
+    let mut explained: std::collections::HashMap<String, RecallExplanation> = hits
+        .iter_mut()
+        .filter_map(|hit| Some((hit_id(hit)?, hit.explanation.take()?)))
+        .collect();
+    passages_placing(hits, redact, |id: String, placement: Placement| {
+        recalled.push(RecalledCandidate {
+            recall: explained.remove(&id),
+            id,
+            placement,
+        });
+    })
+}
+
+/// The id a passage names a hit by: its message's, its fact's, its
+/// summary's episode's.
+fn hit_id(hit: &RecallHit) -> Option<String> {
+    if let Some(window) = &hit.window {
+        return Some(window.message.id.to_string());
+    }
+    if let Some(fact) = &hit.fact {
+        return Some(fact.id.to_string());
+    }
+    hit.episode_id.map(|episode| episode.to_string())
 }
 
 /// Scores relative to the block's best, which scores 1. Pruning compares

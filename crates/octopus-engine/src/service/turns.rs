@@ -173,8 +173,8 @@ impl Octopus {
                 conversation,
                 agent,
                 message,
-                seen.map(|tail| tail.episode_id),
-                history.messages.clone(),
+                (seen.map(|tail| tail.episode_id), history.messages.clone()),
+                false,
             )
             .await?;
         // Calls the caller never answered are recorded as abandoned before
@@ -306,8 +306,8 @@ impl Octopus {
                 conversation,
                 agent,
                 &user_text,
-                Some(episode_id),
-                history.messages,
+                (Some(episode_id), history.messages),
+                false,
             )
             .await?;
         let redact = agent.memory.pii.redacts_outgoing();

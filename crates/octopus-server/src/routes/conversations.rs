@@ -198,6 +198,11 @@ pub(crate) async fn import_conversation(
 pub(crate) struct ContextRequest {
     /// The user's new message. It is not stored: append it as usual.
     pub message: String,
+    /// Also say why each candidate was kept or left out, and why recall
+    /// found each memory where it did (`explanation`). Off, none of that
+    /// work is done.
+    #[serde(default)]
+    pub explain: bool,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -209,6 +214,9 @@ pub(crate) struct ContextResponse {
     pub trace: octopus_core::working_memory::ContextTrace,
     pub episode_id: Option<octopus_core::EpisodeId>,
     pub tokenizer: String,
+    /// Why each candidate was kept or left out, when asked (`explain`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<octopus_core::context_explanation::ContextExplanation>,
 }
 
 /// Assemble the working memory for the user's next message: retrieval for every
@@ -223,14 +231,25 @@ pub(crate) async fn build_context(
     Path(conversation): Path<ConversationId>,
     Json(body): Json<ContextRequest>,
 ) -> ApiResult<axum::Json<ContextResponse>> {
-    let context = state
-        .octopus
-        .build_context(tenant, conversation, &body.message)
-        .await?;
+    let context = match body.explain {
+        true => {
+            state
+                .octopus
+                .build_context_explained(tenant, conversation, &body.message)
+                .await?
+        }
+        false => {
+            state
+                .octopus
+                .build_context(tenant, conversation, &body.message)
+                .await?
+        }
+    };
     Ok(axum::Json(ContextResponse {
         messages: context.messages,
         trace: context.trace,
         episode_id: context.episode_id,
         tokenizer: context.tokenizer.to_owned(),
+        explanation: context.explanation,
     }))
 }

@@ -8,6 +8,7 @@ mod client_operations;
 mod console;
 mod declared_limits;
 mod dumps;
+mod explain;
 mod fact_changes;
 mod facts;
 mod flows;

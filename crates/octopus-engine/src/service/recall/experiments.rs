@@ -25,6 +25,7 @@ use octopus_core::message::Role;
 use octopus_core::pii::egress_for;
 use octopus_core::recall::MemoryKind;
 use octopus_core::recall::RecallQuery;
+use octopus_core::recall_explanation::{RecallSearch, SearchList};
 use octopus_core::recall_ranking::Memory;
 use octopus_core::search::{MessageHit, MessageSearchQuery, topic_terms};
 use octopus_core::speakers::speaker_of;
@@ -48,7 +49,7 @@ impl Octopus {
         tenant: TenantId,
         question: &str,
         search: &MessageSearchQuery,
-    ) -> Result<Vec<Vec<MessageHit>>> {
+    ) -> Result<Vec<(SearchList, Vec<MessageHit>)>> {
         if !self.recall_weights.names_searched {
             return Ok(Vec::new());
         }
@@ -64,7 +65,7 @@ impl Octopus {
                 speaker_of(&hit.message, user).is_some_and(|s| s.eq_ignore_ascii_case(&name))
             });
             if !a_speaker && !hits.is_empty() {
-                lists.push(hits);
+                lists.push((SearchList::looking_for(RecallSearch::Name, name), hits));
             }
         }
         Ok(lists)
@@ -110,7 +111,7 @@ impl Octopus {
         tenant: TenantId,
         sub_questions: &[String],
         search: &MessageSearchQuery,
-    ) -> Result<Vec<Vec<MessageHit>>> {
+    ) -> Result<Vec<(SearchList, Vec<MessageHit>)>> {
         let mut lists = Vec::new();
         for sub_question in sub_questions {
             let terms = topic_terms(sub_question);
@@ -121,7 +122,11 @@ impl Octopus {
                 text: terms.join(" "),
                 ..search.clone()
             };
-            lists.push(self.store.search_messages(tenant, &by_words).await?);
+            let hits = self.store.search_messages(tenant, &by_words).await?;
+            lists.push((
+                SearchList::looking_for(RecallSearch::SubQuestionKeyword, sub_question.clone()),
+                hits,
+            ));
         }
         Ok(lists)
     }
@@ -134,7 +139,7 @@ impl Octopus {
         tenant: TenantId,
         search: &MessageSearchQuery,
         best: &[MessageHit],
-    ) -> Result<Vec<Vec<MessageHit>>> {
+    ) -> Result<Vec<(SearchList, Vec<MessageHit>)>> {
         if !self.recall_weights.feedback {
             return Ok(Vec::new());
         }
@@ -154,7 +159,10 @@ impl Octopus {
         let hits = self.store.search_messages(tenant, &expanded).await?;
         Ok(match hits.is_empty() {
             true => Vec::new(),
-            false => vec![hits],
+            false => vec![(
+                SearchList::looking_for(RecallSearch::KeywordFeedback, expanded.text),
+                hits,
+            )],
         })
     }
 
@@ -169,7 +177,7 @@ impl Octopus {
         query: &RecallQuery,
         depth: u32,
         by_meaning: &[Vec<MemoryVectorHit>],
-    ) -> Result<Vec<Vec<MessageHit>>> {
+    ) -> Result<Vec<(SearchList, Vec<MessageHit>)>> {
         if !self.recall_weights.meaning_feedback {
             return Ok(Vec::new());
         }
@@ -198,7 +206,10 @@ impl Octopus {
         let hits = self.store.search_messages(tenant, &search).await?;
         Ok(match hits.is_empty() {
             true => Vec::new(),
-            false => vec![hits],
+            false => vec![(
+                SearchList::looking_for(RecallSearch::MeaningFeedback, search.text),
+                hits,
+            )],
         })
     }
 

@@ -15,12 +15,16 @@
 //! 3. [`read`]: the winners' text is read from SQL, one call each for
 //!    their messages' windows, their facts and their episodes.
 //!
+//! Asked to (`explain`), the stages note why each hit is where it is
+//! ([`explain`]): the searches that found it, the fusion, each reordering.
+//!
 //! The retrieval methods that lost under cross-validation (searching each
 //! name on its own, feedback from the best hits, a model's sub-questions,
 //! summaries as keys to their episodes) stay, off, in [`experiments`],
 //! for the quality benchmarks to measure again.
 
 mod experiments;
+mod explain;
 mod rank;
 mod read;
 mod repeats;

@@ -8,6 +8,7 @@ use octopus_core::dates_named::dates_named;
 use octopus_core::fact::Fact;
 use octopus_core::message::{Message, Role};
 use octopus_core::recall::{MessagePosition, RecallQuery};
+use octopus_core::recall_explanation::RecallReordering;
 use octopus_core::recall_ranking::{Memory, rank_in_context};
 use octopus_core::restated;
 use octopus_core::search::topic_terms;
@@ -15,6 +16,7 @@ use octopus_core::speakers::{speaker_of, the_one_named};
 use octopus_core::time_asked::{TimeAsked, put_what_held_first};
 use octopus_core::{EpisodeId, FactId, MessageId, TenantId, Timestamp};
 
+use super::explain::Explainer;
 use super::retrieve::{Evidence, Retrieved};
 use crate::error::Result;
 use crate::octopus::Octopus;
@@ -27,13 +29,15 @@ const SPEAKER_HEAD_PER_HIT: u32 = 2;
 /// What the second stage hands the third: the memories to answer with,
 /// best first, with their scores; what the retrievers said of them; and
 /// the messages and facts already read whole, which are not read again;
-/// and how many times a kept message's words were said, when more than once.
+/// and how many times a kept message's words were said, when more than once;
+/// and, when the query asked, the notes that explain each.
 pub(super) struct Ranked {
     pub memories: Vec<(Memory, f64)>,
     pub evidence: HashMap<Memory, Evidence>,
     pub messages: HashMap<MessageId, Message>,
     pub facts: HashMap<FactId, Fact>,
     pub times_said: HashMap<MessageId, u32>,
+    pub explainer: Explainer,
 }
 
 impl Octopus {
@@ -46,10 +50,13 @@ impl Octopus {
         let weights = &self.recall_weights;
         let Retrieved {
             lists,
+            searches,
             mut evidence,
             mut messages,
         } = retrieved;
         let fused = weights.fusion.fuse(&lists);
+        let mut explainer =
+            Explainer::new(query.explain, weights.fusion, &lists, &searches, &fused);
         let positions = self
             .store
             .message_positions(tenant, &messages_among(&fused))
@@ -58,11 +65,14 @@ impl Octopus {
         let episodes: HashMap<MessageId, EpisodeId> =
             positions.iter().map(|p| (p.id, p.episode_id)).collect();
         let mut ranked = rank_in_context(&fused, &positions, weights);
+        explainer.ranked_in_context(&ranked);
         self.summaries_as_keys(query, &mut ranked);
         if let Some(half_life) = query.recency_half_life_days {
+            let before = explainer.before(&ranked);
             weigh_recency(&mut ranked, &evidence, half_life);
+            explainer.reordered(RecallReordering::Recency, before, &ranked);
         }
-        self.put_the_named_first(tenant, &mut ranked, query, &mut messages)
+        self.put_the_named_first(tenant, &mut ranked, query, &mut messages, &mut explainer)
             .await?;
         // The candidates' facts, read once: for the time asked about, the
         // category asked for, and the hits.
@@ -73,7 +83,10 @@ impl Octopus {
             .into_iter()
             .map(|fact| (fact.id, fact))
             .collect();
+        let before = explainer.before(&ranked);
         put_held_first(&mut ranked, query, &facts);
+        explainer.reordered(RecallReordering::HeldAtTimeAsked, before, &ranked);
+        let before = explainer.before(&ranked);
         self.put_restatements_in_order(
             tenant,
             &mut ranked,
@@ -82,6 +95,7 @@ impl Octopus {
             (&episodes, &mut messages),
         )
         .await?;
+        explainer.reordered(RecallReordering::Restated, before, &ranked);
         if let Some(category) = &query.fact_category {
             ranked.retain(|(memory, _)| match memory {
                 Memory::Fact(id, _) => facts
@@ -100,6 +114,7 @@ impl Octopus {
             messages,
             facts,
             times_said,
+            explainer,
         })
     }
 
@@ -116,6 +131,7 @@ impl Octopus {
         ranked: &mut [(Memory, f64)],
         query: &RecallQuery,
         read: &mut HashMap<MessageId, Message>,
+        explainer: &mut Explainer,
     ) -> Result<()> {
         let weights = &self.recall_weights;
         let dates = match weights.date_first {
@@ -157,8 +173,14 @@ impl Octopus {
                     !dates.iter().any(|span| span.holds(day))
                 })
         };
-        ranked[..head]
-            .sort_by_key(|(memory, _)| (by_someone_else(memory), said_another_time(memory)));
+        // The dates first, then the speaker: two stable sorts that order as
+        // one by (speaker, date) would, each noted on its own.
+        let before = explainer.before(ranked);
+        ranked[..head].sort_by_key(|(memory, _)| said_another_time(memory));
+        explainer.reordered(RecallReordering::NamedDate, before, ranked);
+        let before = explainer.before(ranked);
+        ranked[..head].sort_by_key(|(memory, _)| by_someone_else(memory));
+        explainer.reordered(RecallReordering::NamedSpeaker, before, ranked);
         for i in 1..ranked.len() {
             ranked[i].1 = ranked[i].1.min(ranked[i - 1].1);
         }

@@ -27,6 +27,7 @@ impl Octopus {
             messages,
             facts,
             times_said,
+            mut explainer,
         } = ranked;
         let mut windows = self
             .windows(tenant, &memories, query.neighbours, messages)
@@ -36,6 +37,7 @@ impl Octopus {
         let mut hits = Vec::with_capacity(memories.len());
         for (memory, score) in memories {
             let found = evidence.remove(&memory).unwrap_or_default();
+            let explanation = explainer.explain(&memory);
             let hit = match memory {
                 Memory::Message(id) => windows.remove(&id).map(|window| RecallHit {
                     kind: MemoryKind::Message,
@@ -55,6 +57,7 @@ impl Octopus {
                     window: Some(window),
                     summary: None,
                     fact: None,
+                    explanation,
                 }),
                 Memory::Fact(id, _) => facts.remove(&id).and_then(|fact| {
                     // A fact a person added has no episode to hold it back.
@@ -78,6 +81,7 @@ impl Octopus {
                         window: None,
                         summary: None,
                         fact: Some(fact),
+                        explanation,
                     })
                 }),
                 Memory::Summary(id) => episodes.get(&id).and_then(|episode| {
@@ -95,6 +99,7 @@ impl Octopus {
                         window: None,
                         summary: Some(summary),
                         fact: None,
+                        explanation,
                     })
                 }),
             };

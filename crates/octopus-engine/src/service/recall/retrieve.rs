@@ -10,6 +10,7 @@ use octopus_core::fusion::ScoredList;
 use octopus_core::memory_vectors::{MemoryVectorHit, MemoryVectorQuery};
 use octopus_core::message::Message;
 use octopus_core::recall::{MemoryKind, RecallMode, RecallQuery};
+use octopus_core::recall_explanation::{RecallSearch, SearchList};
 use octopus_core::recall_ranking::Memory;
 use octopus_core::search::{MAX_SEARCH_LIMIT, MessageHit, MessageSearchQuery, topic_terms};
 use octopus_core::{EpisodeId, MessageId, TenantId, Timestamp};
@@ -32,11 +33,13 @@ pub(super) struct Evidence {
     pub at: Option<Timestamp>,
 }
 
-/// What the first stage hands the second: the retrievers' lists, what
-/// they said of each memory, and the messages the searches read whole (by
-/// id, so that they are not read again).
+/// What the first stage hands the second: the retrievers' lists (each
+/// named by the search that made it, in the same order), what they said of
+/// each memory, and the messages the searches read whole (by id, so that
+/// they are not read again).
 pub(super) struct Retrieved {
     pub lists: Vec<ScoredList<Memory>>,
+    pub searches: Vec<SearchList>,
     pub evidence: HashMap<Memory, Evidence>,
     pub messages: HashMap<MessageId, Message>,
 }
@@ -48,7 +51,7 @@ struct KeywordHits {
     messages: Vec<MessageHit>,
     facts: Vec<FactHit>,
     /// Further searches by words, each weighing half the query's own.
-    further: Vec<Vec<MessageHit>>,
+    further: Vec<(SearchList, Vec<MessageHit>)>,
 }
 
 impl Octopus {
@@ -78,7 +81,7 @@ impl Octopus {
         Ok(scored_lists(
             vector_hits,
             keyword_hits,
-            query,
+            (query, &sub_questions),
             depth,
             self.recall_weights.vector,
             |episode| Some(episode) != skip_episode,
@@ -184,11 +187,11 @@ impl Octopus {
 /// The two retrievers' hits as lists for fusion, with what each
 /// said of every memory; hits below `min_score` or in a left-out episode
 /// dropped. The first of `vector_hits` is the query's own search; each
-/// further one (a sub-question's) weighs half.
+/// further one (a sub-question's, in order) weighs half.
 fn scored_lists(
     vector_hits: Vec<Vec<MemoryVectorHit>>,
     keyword_hits: KeywordHits,
-    query: &RecallQuery,
+    (query, sub_questions): (&RecallQuery, &[String]),
     depth: u32,
     vector_weight: f64,
     elsewhere: impl Fn(EpisodeId) -> bool,
@@ -201,6 +204,7 @@ fn scored_lists(
         floor: complete.then_some(0.0),
     };
     let mut vector_lists = Vec::new();
+    let mut searches = Vec::new();
     for (nth, hits) in vector_hits.into_iter().enumerate() {
         // A list shorter than asked for holds every match: its worst is a
         // weak match, not zero (cosine and BM25 both mean "unrelated" at 0).
@@ -222,10 +226,17 @@ fn scored_lists(
             entry.at = Some(hit.at);
             items.push((memory, f64::from(hit.score)));
         }
-        let weight = match nth {
-            0 => vector_weight,
-            _ => vector_weight / 2.0,
+        let (weight, search) = match nth {
+            0 => (vector_weight, SearchList::of(RecallSearch::Vector)),
+            _ => (
+                vector_weight / 2.0,
+                SearchList {
+                    search: RecallSearch::SubQuestionVector,
+                    looked_for: sub_questions.get(nth - 1).cloned(),
+                },
+            ),
         };
+        searches.push(search);
         vector_lists.push(scored(items, weight, complete));
     }
     let keyword_complete =
@@ -265,9 +276,10 @@ fn scored_lists(
     keyword_list.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut lists = vector_lists;
     lists.push(scored(keyword_list, 1.0 - vector_weight, keyword_complete));
+    searches.push(SearchList::of(RecallSearch::Keyword));
     // Each further search by words weighs half what the query's own does:
     // it found what a part of the question, or a guess at it, names.
-    for hits in keyword_hits.further {
+    for (search, hits) in keyword_hits.further {
         let complete = (hits.len() as u32) < depth;
         let mut items = Vec::with_capacity(hits.len());
         for hit in hits.into_iter().filter(|h| elsewhere(h.message.episode_id)) {
@@ -278,9 +290,11 @@ fn scored_lists(
             read.entry(hit.message.id).or_insert(hit.message);
         }
         lists.push(scored(items, (1.0 - vector_weight) / 2.0, complete));
+        searches.push(search);
     }
     Retrieved {
         lists,
+        searches,
         evidence,
         messages: read,
     }
