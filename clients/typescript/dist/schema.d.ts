@@ -2180,6 +2180,16 @@ export interface components {
              */
             profile_max_tokens: number;
             /**
+             * @description Have the agent's summary model write a paragraph about each user
+             *     from their current facts and newest conversations, written again by
+             *     the memory worker as they talk (a model call each time one of their
+             *     conversations is summarised or facts are learned from it). The
+             *     profile shows it, and the profile block leads with it, while every
+             *     fact it was written from holds. Default false.
+             * @default false
+             */
+            profile_summary: boolean;
+            /**
              * @description Episodes older than this are archived by the retention job; none when absent.
              * @default null
              */
@@ -2461,6 +2471,16 @@ export interface components {
             /** @description `learned` or `manual`. */
             source: components["schemas"]["FactSource"];
             text: string;
+        };
+        /** @description The paragraph written about one user of one agent. */
+        ProfileSummary: {
+            agent_id: components["schemas"]["AgentId"];
+            /** @description The facts it was written from. */
+            fact_ids: components["schemas"]["FactId"][];
+            text: string;
+            user_id: string;
+            /** Format: date-time */
+            written_at: string;
         };
         /**
          * @description Why an item was left out of a context.
@@ -2945,6 +2965,7 @@ export interface components {
              *     first, a line each.
              */
             recent_episodes: components["schemas"]["EpisodeLine"][];
+            summary?: components["schemas"]["ProfileSummary"] | null;
             user_id: string;
         };
         /** @description One user of an agent, as its live conversations show them. */
@@ -3660,6 +3681,16 @@ export interface operations {
                          */
                         profile_max_tokens?: number | null;
                         /**
+                         * @description Have the agent's summary model write a paragraph about each user
+                         *     from their current facts and newest conversations, written again by
+                         *     the memory worker as they talk (a model call each time one of their
+                         *     conversations is summarised or facts are learned from it). The
+                         *     profile shows it, and the profile block leads with it, while every
+                         *     fact it was written from holds. Default false.
+                         * @default false
+                         */
+                        profile_summary?: boolean | null;
+                        /**
                          * @description Episodes older than this are archived by the retention job; none when absent.
                          * @default null
                          */
@@ -3846,6 +3877,16 @@ export interface operations {
                          * @default 0
                          */
                         profile_max_tokens?: number | null;
+                        /**
+                         * @description Have the agent's summary model write a paragraph about each user
+                         *     from their current facts and newest conversations, written again by
+                         *     the memory worker as they talk (a model call each time one of their
+                         *     conversations is summarised or facts are learned from it). The
+                         *     profile shows it, and the profile block leads with it, while every
+                         *     fact it was written from holds. Default false.
+                         * @default false
+                         */
+                        profile_summary?: boolean | null;
                         /**
                          * @description Episodes older than this are archived by the retention job; none when absent.
                          * @default null

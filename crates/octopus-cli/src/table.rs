@@ -98,6 +98,9 @@ fn profile(object: &Map<String, Value>) -> String {
             date(&activity["last_active_at"]),
         ));
     }
+    if let Some(summary) = object.get("summary").and_then(|s| s["text"].as_str()) {
+        text.push_str(&format!("\n{summary}\n"));
+    }
     let mut section = |heading: String, facts: &Value| {
         let facts = facts.as_array().map(Vec::as_slice).unwrap_or_default();
         if facts.is_empty() {
@@ -436,11 +439,13 @@ mod tests {
             "facts": [{"category": "travel", "facts": [fact("Alice flies to Lisbon on 12 May, with her sister Ana and their two children")]},
                       {"category": null, "facts": [fact("Alice works nights")]}],
             "recent_episodes": [{"episode_id": "e", "conversation_id": "c",
-                "started_at": "2026-03-01T08:00:00Z", "summary": "Alice planned her Lisbon trip."}]
+                "started_at": "2026-03-01T08:00:00Z", "summary": "Alice planned her Lisbon trip."}],
+            "summary": {"text": "Alice, a night nurse, is flying to Lisbon in May.", "fact_ids": [], "written_at": "2026-03-02T10:00:00Z"}
         });
         assert_eq!(
             render(&profile),
             "alice\n2 conversations, 3 episodes, 40 messages; since 2026-01-05, last active 2026-03-02\n\n\
+             Alice, a night nurse, is flying to Lisbon in May.\n\n\
              Instructions\n  - Always answer in French. (since 2026-03-02)\n\n\
              travel\n  - Alice flies to Lisbon on 12 May, with her sister Ana and their two children (since 2026-03-02)\n\n\
              Other facts\n  - Alice works nights (since 2026-03-02)\n\n\

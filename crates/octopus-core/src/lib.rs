@@ -40,7 +40,7 @@ pub mod pii;
 mod entities;
 pub use entities::{
     agent, bounds, conversation, dump, episode, fact, ids, knowledge, message, page, procedure,
-    standing_requests, tenant, webhook,
+    profile_summary, standing_requests, tenant, webhook,
 };
 mod ports;
 pub use ports::{chat, embedding, store, vectors, webhook_sender};

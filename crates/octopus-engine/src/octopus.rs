@@ -57,6 +57,8 @@ pub struct Octopus {
     pub(crate) query_turns: Arc<crate::tenant_turns::TenantTurns>,
     /// Sends webhook deliveries under the `[webhooks]` rules.
     pub(crate) webhooks: Arc<crate::webhooks::Sender>,
+    /// The users whose profile summary is being written.
+    pub(crate) profile_writes: Arc<crate::service::profile_summaries::ProfileWrites>,
 }
 
 /// What the service is handed besides its settings: the store, and the
@@ -207,6 +209,7 @@ impl Octopus {
                 Default::default(),
                 Arc::new(crate::absent::Absent),
             )),
+            profile_writes: Arc::default(),
         }
     }
 

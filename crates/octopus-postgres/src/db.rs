@@ -104,6 +104,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0015_one_pii_setting",
         include_str!("../migrations/0015_one_pii_setting.sql"),
     ),
+    (
+        "0016_profile_summaries",
+        include_str!("../migrations/0016_profile_summaries.sql"),
+    ),
 ];
 
 /// The advisory lock that serialises migrations: "octopus" in ASCII.

@@ -291,9 +291,19 @@ impl PostgresStore {
         .await?;
         receipt.relational.conversations = conversations.len() as u64;
         receipt.conversation_ids = conversations.into_iter().map(ConversationId).collect();
-        // What its events said goes with the user; that it was forgotten
-        // is announced.
-        crate::webhooks::forget_user(&mut tx, tenant, &who.user_id, who.agent_id).await?;
+        // What their events said goes with the user, and the paragraphs
+        // written about them; that they were forgotten is announced.
+        for table in ["webhook_deliveries", "profile_summaries"] {
+            query(&format!(
+                "DELETE FROM {table}
+                 WHERE tenant_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR agent_id = $3)"
+            ))
+            .bind(tenant.0)
+            .bind(&who.user_id)
+            .bind(who.agent_id.map(|a| a.0))
+            .execute(&mut *tx)
+            .await?;
+        }
         let forgotten = octopus_core::webhook::user_forgotten(
             tenant,
             &who.user_id,

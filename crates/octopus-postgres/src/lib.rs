@@ -38,6 +38,7 @@ mod message_erasure;
 mod messages;
 mod pgvector;
 mod procedures;
+mod profile_summaries;
 mod rows;
 mod search;
 mod tenant_deletion;

@@ -49,6 +49,7 @@ impl PostgresStore {
         receipt.queue.jobs = delete(&mut tx, "memory_jobs", tenant).await?;
         receipt.relational.fact_history = delete(&mut tx, "fact_history", tenant).await?;
         receipt.relational.facts = delete(&mut tx, "facts", tenant).await?;
+        delete(&mut tx, "profile_summaries", tenant).await?;
         delete(&mut tx, "memory_vectors", tenant).await?;
         delete(&mut tx, "knowledge_chunks", tenant).await?;
         let messages = query(

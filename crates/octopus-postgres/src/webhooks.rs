@@ -10,7 +10,7 @@ use octopus_core::webhook::{
     self, Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryClaim, DeliveryState,
     DueDelivery, EventType, MAX_WEBHOOKS_PER_TENANT, Webhook, message_id, too_many_webhooks,
 };
-use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp, WebhookId};
+use octopus_core::{Error as DomainError, Result, TenantId, Timestamp, WebhookId};
 use sqlx_core::query::query;
 use sqlx_core::row::Row;
 use sqlx_postgres::PgRow;
@@ -41,26 +41,6 @@ pub(crate) async fn record(tx: &mut Tx<'_>, event: &ChangeEvent) -> StoreResult<
     .execute(&mut **tx)
     .await?;
     Ok(())
-}
-
-/// Removes, in `tx`, every delivery about `user` (with `agent`, or any):
-/// what a forgotten user's events said goes with the user.
-pub(crate) async fn forget_user(
-    tx: &mut Tx<'_>,
-    tenant: TenantId,
-    user: &str,
-    agent: Option<AgentId>,
-) -> StoreResult<u64> {
-    Ok(query(
-        "DELETE FROM webhook_deliveries
-         WHERE tenant_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR agent_id = $3)",
-    )
-    .bind(tenant.0)
-    .bind(user)
-    .bind(agent.map(|a| a.0))
-    .execute(&mut **tx)
-    .await?
-    .rows_affected())
 }
 
 fn webhook_from_row(row: &PgRow) -> StoreResult<Webhook> {

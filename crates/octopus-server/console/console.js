@@ -479,6 +479,7 @@ async function user(agentId, userId) {
     activity
       ? h("p", { id: "activity" }, `${activity.conversations} conversations, ${activity.episodes} episodes, ${activity.messages} messages; since ${when(activity.first_seen_at)}, last active ${when(activity.last_active_at)}.`)
       : null,
+    profile?.summary ? h("p", { id: "profile-summary" }, profile.summary.text) : null,
     h("section", { id: "facts" }, h("h2", {}, "What holds now"),
       groups.length
         ? groups.map(([heading, category, facts]) => h("div", { class: "fact-group" },

@@ -293,9 +293,14 @@ fn remove_rows(conn: &mut Connection, tenant: TenantId, who: &ForgetUser) -> Sto
     )?;
     receipt.relational.conversations = conversations.len() as u64;
     receipt.conversation_ids = conversations.into_iter().map(ConversationId).collect();
-    // What its events said goes with the user; that it was forgotten is
-    // announced.
-    crate::webhooks::forget_user(&tx, tenant, &who.user_id, who.agent_id)?;
+    // What their events said goes with the user, and the paragraphs
+    // written about them; that they were forgotten is announced.
+    for table in ["webhook_deliveries", "profile_summaries"] {
+        tx.execute(
+            &format!("DELETE FROM {table} WHERE tenant_id = ?1 AND user_id = ?2 AND (?3 IS NULL OR agent_id = ?3)"),
+            scope,
+        )?;
+    }
     let forgotten = octopus_core::webhook::user_forgotten(
         tenant,
         &who.user_id,

@@ -35,6 +35,7 @@ mod message_erasure;
 mod messages;
 mod migrations;
 mod procedures;
+mod profile_summaries;
 mod rows;
 mod search;
 mod tenant_deletion;

@@ -107,6 +107,10 @@ pub(crate) const MAIN: &[Migration] = &[
         name: "main/0023_one_pii_setting",
         sql: include_str!("../migrations/main/0023_one_pii_setting.sql"),
     },
+    Migration {
+        name: "main/0024_profile_summaries",
+        sql: include_str!("../migrations/main/0024_profile_summaries.sql"),
+    },
 ];
 
 pub(crate) const SEARCH: &[Migration] = &[

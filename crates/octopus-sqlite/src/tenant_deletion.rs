@@ -55,6 +55,7 @@ pub(crate) fn remove_tenant_rows(
     receipt.relational.fact_history = delete("fact_history")?;
     // Their full-text entries go with them (triggers), compacted after.
     receipt.relational.facts = delete("facts")?;
+    delete("profile_summaries")?;
     delete("memory_vectors")?;
     delete("knowledge_chunks")?;
     let message_seqs: Vec<i64> = rows::collect(

@@ -8,7 +8,7 @@ use octopus_core::webhook::{
     self, Attempt, AttemptOutcome, ChangeEvent, Delivery, DeliveryClaim, DeliveryState,
     DueDelivery, EventType, MAX_WEBHOOKS_PER_TENANT, Webhook, message_id, too_many_webhooks,
 };
-use octopus_core::{AgentId, Error as DomainError, Result, TenantId, Timestamp, WebhookId};
+use octopus_core::{Error as DomainError, Result, TenantId, Timestamp, WebhookId};
 use rusqlite::{Connection, Row, params};
 
 use crate::SqliteStore;
@@ -39,21 +39,6 @@ pub(crate) fn record(tx: &Connection, event: &ChangeEvent) -> StoreResult<()> {
         format!(",{},", event.event_type.as_str()),
     ])?;
     Ok(())
-}
-
-/// Removes, in `tx`, every delivery about `user` (with `agent`, or any):
-/// what a forgotten user's events said goes with the user.
-pub(crate) fn forget_user(
-    tx: &Connection,
-    tenant: TenantId,
-    user: &str,
-    agent: Option<AgentId>,
-) -> StoreResult<usize> {
-    Ok(tx.execute(
-        "DELETE FROM webhook_deliveries
-         WHERE tenant_id = ?1 AND user_id = ?2 AND (?3 IS NULL OR agent_id = ?3)",
-        params![tenant.0.as_bytes(), user, agent.map(|a| *a.0.as_bytes())],
-    )?)
 }
 
 fn events_column(events: &[EventType]) -> String {

@@ -169,6 +169,10 @@ counted! {
         fn delete_fact(&self, tenant: TenantId, deletion: &octopus_core::fact::FactDeletion) -> Result<octopus_core::fact::FactDeletionReceipt>;
         fn fact_history(&self, tenant: TenantId, id: octopus_core::FactId) -> Result<Vec<octopus_core::fact::FactHistoryEntry>>;
     }
+    ProfileSummaryStore {
+        fn save_profile_summary(&self, tenant: TenantId, summary: &octopus_core::profile_summary::ProfileSummary) -> Result<()>;
+        fn profile_summary(&self, tenant: TenantId, agent: octopus_core::AgentId, user_id: &str) -> Result<Option<octopus_core::profile_summary::ProfileSummary>>;
+    }
     Erasure {
         fn forget_user(&self, tenant: TenantId, who: &octopus_core::forget::ForgetUser) -> Result<octopus_core::forget::ForgetReceipt>;
         fn finish_erasures(&self) -> Result<usize>;

@@ -5,7 +5,7 @@
 //! per rule of the storage contract, so a failure names the rule broken. The
 //! rules are grouped by area: [`tenants`], [`appends`], [`episodes`],
 //! [`message_search`], [`knowledge`], [`memory`], [`facts`], [`fact_changes`], [`lifecycle`],
-//! [`procedures`], [`webhooks`], [`tenant_deletion`].
+//! [`procedures`], [`profile_summaries`], [`webhooks`], [`tenant_deletion`].
 //! A vector index (an implementation of `octopus_core::vectors::VectorIndex`)
 //! calls [`vector_conformance_tests!`] likewise, with the rules in [`vectors`].
 //! [`soak`] drives the real server under load with faults, for a test and a
@@ -28,6 +28,7 @@ pub mod memory;
 pub mod message_erasure;
 pub mod message_search;
 pub mod procedures;
+pub mod profile_summaries;
 pub mod soak;
 pub mod tenant_deletion;
 pub mod tenants;
@@ -126,6 +127,9 @@ macro_rules! store_conformance_tests {
             a_copy_left_behind_catches_up_without_a_search,
             a_users_memory_vectors_are_read_apart_from_everyone_elses,
             recalled_turns_are_read_back_with_their_vectors
+        );
+        $crate::store_conformance_tests!(@in profile_summaries, $backend;
+            a_profile_summary_is_its_users_alone_until_forgotten
         );
         $crate::store_conformance_tests!(@in facts, $backend;
             a_replaced_fact_is_kept_with_the_period_it_held,

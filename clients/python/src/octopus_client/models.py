@@ -754,6 +754,16 @@ class ProfileFact(BaseModel):
     text: str
 
 
+class ProfileSummary(BaseModel):
+    agent_id: UUID = Field(
+        ..., description='An agent: a configured assistant with its own memory.'
+    )
+    fact_ids: list[UUID] = Field(..., description='The facts it was written from.')
+    text: str
+    user_id: str
+    written_at: AwareDatetime
+
+
 class PruneReason(Enum):
     block_limit = 'block_limit'
     oldest_history = 'oldest_history'
@@ -1691,6 +1701,10 @@ class MemoryConfig(BaseModel):
         0,
         description="Most tokens of a profile block in a turn's context: how long and how\noften the user has talked with the agent, and their newest past\nconversations a line each (the lines go first when it is over, the\noldest first). Default 0: no profile block; at most 4000.",
     )
+    profile_summary: bool | None = Field(
+        False,
+        description="Have the agent's summary model write a paragraph about each user\nfrom their current facts and newest conversations, written again by\nthe memory worker as they talk (a model call each time one of their\nconversations is summarised or facts are learned from it). The\nprofile shows it, and the profile block leads with it, while every\nfact it was written from holds. Default false.",
+    )
     retention_days: int | None = Field(
         None,
         description='Episodes older than this are archived by the retention job; none when absent.',
@@ -1945,6 +1959,7 @@ class UserProfile(BaseModel):
         ...,
         description='The newest past conversations with a summary (up to 5), newest\nfirst, a line each.',
     )
+    summary: ProfileSummary | None = None
     user_id: str
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -329,8 +330,18 @@ def walk_as_the_tenant(console: Console, world: dict) -> None:
     assert records == len([line for line in dump.splitlines() if line]), records
     console.screenshot("export")
 
+    # With a paragraph about her written by the agent's model (the loopback
+    # one echoes what it is asked: her facts), the page shows it.
+    api(key, "PATCH", f"/v1/agents/{agent['id']}", {"memory": {"profile_summary": True}})
+    profile_path = f"/v1/agents/{agent['id']}/users/alice/profile"
+    deadline = time.monotonic() + 30
+    while not (written := api(key, "GET", profile_path).get("summary")):
+        assert time.monotonic() < deadline, "no paragraph written"
+        time.sleep(0.1)
+    assert "Alice prefers email over phone calls" in written["text"], written
     # A fact corrected, its history read, then deleted, from alice's page.
     console.go(f"#/agents/{agent['id']}/users/alice", "alice, with support")
+    assert console.text("#profile-summary") == " ".join(written["text"].split()), console.text("#profile-summary")
     assert console.text("#facts .fact-text") == "Alice prefers email over phone calls"
     # The profile's counts are the conversations the page lists below.
     listed = len(console.find("#conversations").find_elements(By.CSS_SELECTOR, "tbody tr"))

@@ -267,6 +267,13 @@ pub struct MemoryConfig {
     /// conversations a line each (the lines go first when it is over, the
     /// oldest first). Default 0: no profile block; at most 4000.
     pub profile_max_tokens: u32,
+    /// Have the agent's summary model write a paragraph about each user
+    /// from their current facts and newest conversations, written again by
+    /// the memory worker as they talk (a model call each time one of their
+    /// conversations is summarised or facts are learned from it). The
+    /// profile shows it, and the profile block leads with it, while every
+    /// fact it was written from holds. Default false.
+    pub profile_summary: bool,
     /// Most recent messages of the current episode kept as history. Default 20.
     pub history_max_messages: u32,
     /// Most of the user's current facts put in a turn's context, in their
@@ -394,6 +401,7 @@ impl Default for MemoryConfig {
             episodic_max_tokens: 2000,
             episodic_neighbours: 1,
             profile_max_tokens: 0,
+            profile_summary: false,
             history_max_messages: 20,
             max_context_facts: 20,
             episode_idle_timeout_secs: 1800,

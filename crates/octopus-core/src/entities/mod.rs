@@ -14,6 +14,7 @@ pub mod knowledge;
 pub mod message;
 pub mod page;
 pub mod procedure;
+pub mod profile_summary;
 pub mod standing_requests;
 pub mod tenant;
 pub mod webhook;

@@ -538,7 +538,8 @@ pub trait Erasure: Send + Sync {
     /// Removes, in one transaction, every conversation of the user (with
     /// `agent_id`, of that agent only), their episodes with summaries, key
     /// facts and facts learned, their messages, the memory vectors and queued work of those,
-    /// and procedures learned from those episodes; then their full-text
+    /// procedures learned from those episodes, and the paragraphs written
+    /// about them ([`ProfileSummaryStore`]); then their full-text
     /// entries, and the saved vector graphs that held their vectors. Then
     /// compacts the store's files, so that nothing removed is left on disk.
     /// Other users' data is untouched. A user with nothing stored gets a
@@ -563,7 +564,8 @@ pub trait Erasure: Send + Sync {
 
     /// Removes the tenant and everything under it, in one transaction: its
     /// API keys, agents (deleted ones too), conversations, episodes,
-    /// messages, facts with their histories, procedures with every version,
+    /// messages, facts with their histories, the paragraphs written about
+    /// its users, procedures with every version,
     /// knowledge chunks, memory vectors, queued memory work, webhooks with
     /// their deliveries, and the vector sets' rows; then, as `forget_user`
     /// does and resumable the same way, their full-text entries, every
@@ -572,6 +574,27 @@ pub trait Erasure: Send + Sync {
     /// not exist (or whose deletion has committed already).
     async fn delete_tenant(&self, tenant: TenantId)
     -> Result<crate::forget::TenantDeletionReceipt>;
+}
+
+/// The paragraph written about each user (see [`crate::profile_summary`]).
+/// Forgetting the user removes theirs, and deleting the tenant every one.
+#[async_trait]
+pub trait ProfileSummaryStore: Send + Sync {
+    /// Keeps `summary` as its user's with its agent, in place of any
+    /// earlier one.
+    async fn save_profile_summary(
+        &self,
+        tenant: TenantId,
+        summary: &crate::profile_summary::ProfileSummary,
+    ) -> Result<()>;
+
+    /// The user's with `agent`, when one was written.
+    async fn profile_summary(
+        &self,
+        tenant: TenantId,
+        agent: AgentId,
+        user_id: &str,
+    ) -> Result<Option<crate::profile_summary::ProfileSummary>>;
 }
 
 /// Dumps: a tenant's data read out in dump order, and written back.
@@ -771,6 +794,7 @@ pub trait Store:
     + KnowledgeStore
     + MemoryStore
     + FactStore
+    + ProfileSummaryStore
     + ProcedureStore
     + Erasure
     + DumpStore
@@ -788,6 +812,7 @@ impl<T> Store for T where
         + KnowledgeStore
         + MemoryStore
         + FactStore
+        + ProfileSummaryStore
         + ProcedureStore
         + Erasure
         + DumpStore

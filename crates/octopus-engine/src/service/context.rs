@@ -206,17 +206,18 @@ impl Octopus {
             },
             async {
                 if memory.profile_max_tokens == 0 {
-                    return Ok((None, Vec::new()));
+                    return Ok((None, Vec::new(), None));
                 }
                 let recent = super::profiles::recent_filter(agent.id, &conversation.user_id);
                 tokio::try_join!(
                     self.store
                         .user_activity(tenant, agent.id, &conversation.user_id),
-                    self.store.list_episodes(tenant, &recent)
+                    self.store.list_episodes(tenant, &recent),
+                    self.standing_profile_summary(tenant, agent.id, &conversation.user_id),
                 )
             }
         );
-        let (activity, recent) = profile?;
+        let (activity, recent, summary) = profile?;
         let (procedures, procedure_matches) = procedures?;
         // A turn goes on while the vector backend is out of reach: what the
         // words find, with the trace saying why there is nothing by meaning.
@@ -246,7 +247,7 @@ impl Octopus {
         let parts = ContextParts {
             system_prompt: agent.system_prompt.clone(),
             procedures,
-            profile: profile_items(activity, &recent, memory.pii.redacts_outgoing()),
+            profile: profile_items(summary, activity, &recent, memory.pii.redacts_outgoing()),
             profile_max_tokens: Some(memory.profile_max_tokens),
             facts: fact_items(
                 standing?,
@@ -518,31 +519,42 @@ fn fact_items(standing: Vec<Fact>, facts: Vec<Fact>, limit: u32, redact: bool) -
     items
 }
 
-/// The profile block's lines: how much the user has talked with the agent
-/// (scoring 0.6), then their newest past conversations a line each, from
+/// The profile block's lines: the paragraph written about the user, when
+/// there is one that stands (scoring 0.61), how much they have talked with
+/// the agent (0.6), then their newest past conversations a line each, from
 /// just under that for the newest down to 0.3: short of room, the profile
 /// goes before most of what was retrieved for the message, the oldest line
 /// first.
 fn profile_items(
+    summary: Option<octopus_core::profile_summary::ProfileSummary>,
     activity: Option<octopus_core::conversation::UserActivity>,
     episodes: &[octopus_core::episode::Episode],
     redact: bool,
 ) -> Vec<Retrieved> {
     let date = |at: octopus_core::Timestamp| at.format("%Y-%m-%d").to_string();
-    let mut items: Vec<Retrieved> = activity
-        .map(|activity| Retrieved {
-            id: "activity".into(),
-            label: format!("since {}", date(activity.first_seen_at)),
-            text: format!(
-                "{} conversations with you ({} messages), the last active on {}",
-                activity.conversations,
-                activity.messages,
-                date(activity.last_active_at)
-            ),
-            score: 0.6,
+    let mut items: Vec<Retrieved> = summary
+        .map(|summary| Retrieved {
+            id: "summary".into(),
+            label: format!("as of {}", date(summary.written_at)),
+            text: match redact {
+                true => octopus_core::pii::egress(&summary.text).into_owned(),
+                false => summary.text,
+            },
+            score: 0.61,
         })
         .into_iter()
         .collect();
+    items.extend(activity.map(|activity| Retrieved {
+        id: "activity".into(),
+        label: format!("since {}", date(activity.first_seen_at)),
+        text: format!(
+            "{} conversations with you ({} messages), the last active on {}",
+            activity.conversations,
+            activity.messages,
+            date(activity.last_active_at)
+        ),
+        score: 0.6,
+    }));
     let lines = super::profiles::recent_lines(episodes);
     let count = lines.len().max(1) as f64;
     items.extend(lines.into_iter().enumerate().map(|(i, line)| Retrieved {

@@ -84,6 +84,7 @@ impl Octopus {
         correction.validate()?;
         let fact = self.store.correct_fact(tenant, &correction).await?;
         self.work_signal.poke();
+        self.write_profile_summary_in_background(tenant, fact.agent_id, &fact.user_id);
         tracing::info!(tenant_id = %tenant, fact_id = %fact.id, corrected = %id, "corrected a fact");
         Ok(fact)
     }
@@ -145,6 +146,7 @@ impl Octopus {
         addition.validate()?;
         let fact = self.store.add_fact(tenant, &addition).await?;
         self.work_signal.poke();
+        self.write_profile_summary_in_background(tenant, fact.agent_id, &fact.user_id);
         tracing::info!(tenant_id = %tenant, fact_id = %fact.id, "added a fact");
         Ok(fact)
     }
@@ -164,7 +166,13 @@ impl Octopus {
             at: now(),
         };
         deletion.validate()?;
+        // Its user's paragraph no longer stands once it is gone (see
+        // `standing_profile_summary`): written again without it.
+        let fact = self.store.get_facts(tenant, &[id]).await?.pop();
         let receipt = self.store.delete_fact(tenant, &deletion).await?;
+        if let Some(fact) = fact {
+            self.write_profile_summary_in_background(tenant, fact.agent_id, &fact.user_id);
+        }
         tracing::info!(tenant_id = %tenant, fact_id = %receipt.fact_id, versions = receipt.versions, "deleted a fact");
         Ok(receipt)
     }

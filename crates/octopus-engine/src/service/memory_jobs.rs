@@ -334,6 +334,18 @@ impl Octopus {
             {
                 tracing::warn!(%error, job = job.id, "standing requests in a message not filed");
             }
+            // What is known of the user changed: the paragraph about them
+            // is written again (when their agent asks for one).
+            if stored
+                && let MemoryWork::SummariseEpisode(episode) | MemoryWork::LearnFacts(episode) =
+                    &job.work
+            {
+                self.write_profile_summary_in_background(
+                    job.tenant_id,
+                    episode.episode.agent_id,
+                    &episode.episode.user_id,
+                );
+            }
             if stored
                 && learn
                 && let MemoryWork::SummariseEpisode(episode) = &job.work

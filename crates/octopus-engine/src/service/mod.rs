@@ -17,6 +17,7 @@ pub(crate) mod knowledge;
 mod learning;
 mod memory_jobs;
 pub(crate) mod procedures;
+pub(crate) mod profile_summaries;
 pub(crate) mod profiles;
 mod recall;
 pub(crate) mod standing_requests;

@@ -11,6 +11,7 @@ use octopus_core::conversation::{UserActivity, validate_user_id};
 use octopus_core::episode::{Episode, EpisodeFilter};
 use octopus_core::fact::{Fact, FactFilter, FactSource};
 use octopus_core::page::Page;
+use octopus_core::profile_summary::ProfileSummary;
 use octopus_core::standing_requests::{INSTRUCTION, PREFERENCE};
 use octopus_core::{AgentId, ConversationId, EpisodeId, FactId, ObjectKind, TenantId};
 
@@ -42,6 +43,10 @@ pub struct UserProfile {
     pub facts: Vec<FactGroup>,
     /// The newest past conversations with a summary, newest first.
     pub recent_episodes: Vec<EpisodeLine>,
+    /// The paragraph the agent's summary model wrote about them
+    /// (`memory.profile_summary`), while every fact it was written from
+    /// holds.
+    pub summary: Option<ProfileSummary>,
 }
 
 /// One fact that holds.
@@ -88,28 +93,27 @@ impl Octopus {
     ) -> Result<UserProfile> {
         validate_user_id(user_id)?;
         let agent = self.cached_agent(tenant, agent).await?;
-        let facts = FactFilter {
-            agent_id: agent.id,
-            user_id: user_id.to_owned(),
-            include_replaced: false,
-            categories: Vec::new(),
-            key: None,
-            page: Page {
-                limit: Page::MAX_LIMIT,
-                offset: 0,
-            },
-        };
+        let facts = current_facts(agent.id, user_id, Page::MAX_LIMIT);
         let episodes = recent_filter(agent.id, user_id);
-        // Three reads, at once: each a read connection of its own.
-        let (activity, facts, episodes) = tokio::try_join!(
+        // Four reads, at once: each a read connection of its own.
+        let (activity, facts, episodes, summary) = tokio::try_join!(
             self.store.user_activity(tenant, agent.id, user_id),
             self.all_current_facts(tenant, facts),
             self.store.list_episodes(tenant, &episodes),
+            self.store.profile_summary(tenant, agent.id, user_id),
         )?;
         if activity.is_none() && facts.is_empty() {
             return Err(octopus_core::Error::not_found(ObjectKind::User, user_id).into());
         }
-        Ok(assemble(&agent, user_id, activity, facts, &episodes))
+        let holding: std::collections::HashSet<FactId> = facts.iter().map(|f| f.id).collect();
+        let summary = summary.filter(|summary| summary.stands(&holding));
+        if summary.is_none() && agent.memory.profile_summary {
+            // None yet, or one a change of facts has outdated.
+            self.write_profile_summary_in_background(tenant, agent.id, user_id);
+        }
+        let mut profile = assemble(&agent, user_id, activity, facts, &episodes);
+        profile.summary = summary;
+        Ok(profile)
     }
 
     /// Every fact of the user that holds, page by page.
@@ -186,6 +190,7 @@ fn assemble(
         preferences,
         facts: groups,
         recent_episodes,
+        summary: None,
     }
 }
 
@@ -204,6 +209,18 @@ pub(crate) fn recent_lines(episodes: &[Episode]) -> Vec<EpisodeLine> {
         })
         .take(PROFILE_EPISODES)
         .collect()
+}
+
+/// The user's facts that hold, the newest first, `limit` a page.
+pub(crate) fn current_facts(agent: AgentId, user_id: &str, limit: u32) -> FactFilter {
+    FactFilter {
+        agent_id: agent,
+        user_id: user_id.to_owned(),
+        include_replaced: false,
+        categories: Vec::new(),
+        key: None,
+        page: Page { limit, offset: 0 },
+    }
 }
 
 /// The filter of the episodes [`recent_lines`] is read from.

@@ -216,6 +216,9 @@ fn profile_text(profile: &octopus_engine::UserProfile) -> String {
             activity.last_active_at.format("%Y-%m-%d")
         );
     }
+    if let Some(summary) = &profile.summary {
+        let _ = writeln!(text, "\n{}", summary.text);
+    }
     let mut section = |heading: &str, facts: &[octopus_engine::ProfileFact]| {
         if facts.is_empty() {
             return;

@@ -32,6 +32,13 @@ pub(crate) struct UserProfile {
     /// The newest past conversations with a summary (up to 5), newest
     /// first, a line each.
     pub recent_episodes: Vec<EpisodeLine>,
+    /// A paragraph about the user, written by the agent's summary model
+    /// from their facts and newest conversations when the agent's
+    /// `memory.profile_summary` asks for one; absent until it is written,
+    /// and while a fact it was written from has been corrected or deleted
+    /// (it is then written again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<octopus_core::profile_summary::ProfileSummary>,
 }
 
 /// A fact that holds.
@@ -127,5 +134,6 @@ pub(crate) async fn user_profile(
                 summary: line.summary,
             })
             .collect(),
+        summary: profile.summary,
     }))
 }

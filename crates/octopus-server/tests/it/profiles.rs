@@ -279,3 +279,181 @@ async fn profile_holds_now(server: TestServer) {
         .ok(Method::GET, &theirs, &other.key, None, StatusCode::OK)
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_summary_follows_the_facts() {
+    let (server, _fake, url) = TestServer::with_fake_chat().await;
+    profile_summary_follows_the_facts(server, &url).await;
+}
+
+#[cfg(feature = "postgres-tests")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_profile_summary_follows_the_facts() {
+    use octopus_testkit::fake_chat::{self, ChatProvider};
+    let url = fake_chat::serve(std::sync::Arc::new(ChatProvider::default())).await;
+    let database = octopus_postgres::testing::fresh_database().await;
+    let server = TestServer::with_backends(Default::default(), |app| {
+        app.storage.backend = octopus_app::settings::StorageBackend::Postgres;
+        app.storage.postgres.url = database;
+        app.engine.llm.max_retries = 0;
+        app.engine.llm.allowed_base_urls = vec![url.clone()];
+    })
+    .await;
+    profile_summary_follows_the_facts(server, &url).await;
+}
+
+/// The profile as it is once `written` holds of it, read until then (the
+/// paragraph is written in a task of its own).
+async fn profile_once(
+    server: &TestServer,
+    key: &str,
+    path: &str,
+    written: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let profile = server
+            .ok(Method::GET, path, key, None, StatusCode::OK)
+            .await;
+        if written(&profile) {
+            return profile;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never written: {profile:#}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// The loopback model echoes what it is asked, so the paragraph shows the
+/// facts it was written from.
+async fn profile_summary_follows_the_facts(server: TestServer, url: &str) {
+    let (tenant, key) = server.tenant("acme").await;
+    let (agent, conversation) = server
+        .chat_agent(
+            &key,
+            url,
+            json!({"profile_summary": true, "profile_max_tokens": 400}),
+        )
+        .await;
+    let path = format!("/v1/agents/{agent}/users/dana/profile");
+    let facts = format!("/v1/agents/{agent}/users/dana/facts");
+    let lyon = server
+        .ok(
+            Method::POST,
+            &facts,
+            &key,
+            Some(json!({"text": "Dana lives in Lyon"})),
+            StatusCode::CREATED,
+        )
+        .await;
+    server
+        .ok(
+            Method::POST,
+            &format!("/v1/conversations/{conversation}/messages"),
+            &key,
+            Some(json!({"role": "user", "content": "I keep bees on my roof."})),
+            StatusCode::CREATED,
+        )
+        .await;
+    server.octopus.run_memory_jobs().await.unwrap();
+    let profile = profile_once(&server, &key, &path, |p| {
+        p["summary"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Dana lives in Lyon"))
+    })
+    .await;
+    assert_eq!(
+        profile["summary"]["fact_ids"],
+        json!([lyon["id"]]),
+        "{profile:#}"
+    );
+
+    // It leads the context's profile block.
+    let context = server
+        .ok(
+            Method::POST,
+            &format!("/v1/conversations/{conversation}/context"),
+            &key,
+            Some(json!({"message": "Where do I live?"})),
+            StatusCode::OK,
+        )
+        .await;
+    let trace = &context["trace"]["profile"];
+    assert_eq!(trace[0]["id"], "summary", "{trace:#}");
+    assert!(
+        trace[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Dana lives in Lyon")
+    );
+
+    // Corrected: the old paragraph is never shown again; a new one is written.
+    let paris = server
+        .ok(
+            Method::PATCH,
+            &format!("/v1/facts/{}", lyon["id"].as_str().unwrap()),
+            &key,
+            Some(json!({"text": "Dana lives in Paris"})),
+            StatusCode::OK,
+        )
+        .await;
+    let shows_lyon = |p: &Value| {
+        p["summary"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Lyon"))
+    };
+    let profile = server
+        .ok(Method::GET, &path, &key, None, StatusCode::OK)
+        .await;
+    assert!(!shows_lyon(&profile), "{profile:#}");
+    let profile = profile_once(&server, &key, &path, |p| {
+        p["summary"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Dana lives in Paris"))
+    })
+    .await;
+    assert!(!shows_lyon(&profile), "{profile:#}");
+
+    // Deleted: gone from the paragraph at once.
+    server
+        .ok(
+            Method::DELETE,
+            &format!("/v1/facts/{}", paris["id"].as_str().unwrap()),
+            &key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    let profile = server
+        .ok(Method::GET, &path, &key, None, StatusCode::OK)
+        .await;
+    let says_paris = profile["summary"]["text"]
+        .as_str()
+        .is_some_and(|t| t.contains("Paris"));
+    assert!(!says_paris, "{profile:#}");
+
+    // Forgotten: no profile, and no paragraph left to show.
+    server
+        .ok(
+            Method::DELETE,
+            &format!("/v1/users/dana?agent_id={agent}"),
+            &key,
+            None,
+            StatusCode::OK,
+        )
+        .await;
+    let reply = server.call(Method::GET, &path, &key, None).await;
+    assert_eq!(
+        (reply.status, reply.code()),
+        (StatusCode::NOT_FOUND, "user_not_found")
+    );
+    let summary = server
+        .octopus
+        .store()
+        .profile_summary(tenant.parse().unwrap(), agent.parse().unwrap(), "dana")
+        .await
+        .unwrap();
+    assert_eq!(summary, None);
+}
