@@ -24,6 +24,9 @@ use crate::octopus::Octopus;
 
 type Key = (TenantId, AgentId, String);
 
+/// Most paragraphs of one tenant's users written at once.
+const WRITES_PER_TENANT: usize = 4;
+
 /// The users whose paragraph is being written, each with whether it was
 /// asked for again meanwhile.
 #[derive(Default)]
@@ -31,19 +34,28 @@ pub(crate) struct ProfileWrites(Mutex<HashMap<Key, bool>>);
 
 impl ProfileWrites {
     /// Whether the caller is to write `key`'s paragraph: false when one is
-    /// being written, which is then written once more when it ends.
+    /// being written, which is then written once more when it ends, and
+    /// false when its tenant has [`WRITES_PER_TENANT`] being written (that
+    /// request is dropped: the paragraph stays hidden until the user's next
+    /// change or profile read asks again), so that a tenant whose model
+    /// stalls, or who touches many users at once, holds a bounded share of
+    /// the server's tasks and connections.
     fn begin(&self, key: &Key) -> bool {
         let mut writing = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        match writing.get_mut(key) {
-            Some(again) => {
-                *again = true;
-                false
-            }
-            None => {
-                writing.insert(key.clone(), false);
-                true
-            }
+        if let Some(again) = writing.get_mut(key) {
+            *again = true;
+            return false;
         }
+        if writing
+            .keys()
+            .filter(|(tenant, ..)| *tenant == key.0)
+            .count()
+            >= WRITES_PER_TENANT
+        {
+            return false;
+        }
+        writing.insert(key.clone(), false);
+        true
     }
 
     /// Whether `key`'s paragraph is to be written once more: it was asked
@@ -195,5 +207,22 @@ mod tests {
         assert!(writes.begin(&key), "a later request writes it again");
         let other = (key.0, key.1, "bob".to_owned());
         assert!(writes.begin(&other), "another user's is written beside it");
+    }
+
+    #[test]
+    fn a_tenant_writes_a_bounded_number_at_once_and_never_holds_back_another() {
+        let writes = ProfileWrites::default();
+        let (busy, agent) = (TenantId::new(), AgentId::new());
+        let user = |tenant, n: usize| (tenant, agent, format!("user-{n}"));
+        for n in 0..WRITES_PER_TENANT {
+            assert!(writes.begin(&user(busy, n)));
+        }
+        assert!(!writes.begin(&user(busy, 99)), "over its share: dropped");
+        let other = TenantId::new();
+        for n in 0..WRITES_PER_TENANT {
+            assert!(writes.begin(&user(other, n)), "another tenant's own share");
+        }
+        assert!(!writes.again(&user(busy, 0)));
+        assert!(writes.begin(&user(busy, 99)), "a place freed is taken");
     }
 }
